@@ -1,0 +1,161 @@
+/* format.h — on-disk layout of ringprof recordings (format version 1). */
+#ifndef RP_FORMAT_H
+#define RP_FORMAT_H
+
+#include <stdint.h>
+#include <linux/perf_event.h>
+
+/*
+ * A recording is a sequence of units, each unit being
+ *
+ *	[zstd skippable frame holding struct rp_frame_desc][one zstd frame]
+ *
+ * so `zstd -t` and `zstdcat` accept a complete recording (they skip skippable frames).
+ * The descriptor says how long the zstd frame is, which time range its records cover and
+ * carries its own CRC; the zstd frame carries zstd's content checksum. A reader that finds
+ * a damaged unit skips it and resynchronises on the next descriptor magic.
+ *
+ * The decompressed content of a frame is a sequence of records, each starting with a
+ * struct perf_event_header whose size covers the whole record, a multiple of 8. Records
+ * never span frames. Kernel records (PERF_RECORD_*) are stored exactly as the kernel wrote
+ * them, with the sample_type and sample_id_all layout given by the header record. Our own
+ * records have types >= RP_REC_BASE and carry their time as the first u64 after the header.
+ *
+ * Frame 0 starts with the RP_REC_HEADER record. Everything is little-endian as written by
+ * the recording host; version 1 is only written and read on little-endian hosts.
+ */
+
+#define RP_FORMAT_MAJOR 1
+#define RP_FORMAT_MINOR 0
+
+#define RP_SKIPPABLE_MAGIC 0x184D2A5EU /* zstd skippable frame, nibble 0xE */
+#define RP_DESC_MAGIC 0x44465052U      /* "RPFD" */
+#define RP_HEADER_MAGIC "RINGPROF"
+
+/* Bounds a reader enforces before trusting a length from a file. */
+#define RP_FRAME_RAW_MAX (64u << 20)
+#define RP_FRAME_Z_MAX (72u << 20)
+
+/*
+ * Frame descriptor. Time bounds are CLOCK_MONOTONIC ns of the recording host:
+ * every record in the frame has t_lo <= time <= t_hi, and every record in any later
+ * frame has time >= t_safe (the reader's ordering watermark: records older than it may
+ * be emitted once this frame is read).
+ */
+struct rp_frame_desc {
+	uint32_t skip_magic; /* RP_SKIPPABLE_MAGIC */
+	uint32_t skip_size;  /* sizeof(struct rp_frame_desc) - 8 */
+	uint32_t magic;      /* RP_DESC_MAGIC */
+	uint16_t major;
+	uint16_t minor;
+	uint64_t seq;         /* frame number within the file, from 0 */
+	uint64_t t_lo;
+	uint64_t t_hi;
+	uint64_t t_safe;
+	uint64_t sample_type; /* copy of the header's, so frames stay readable without frame 0 */
+	uint32_t n_records;
+	uint32_t raw_size; /* decompressed size */
+	uint32_t zsize;    /* size of the zstd frame that follows */
+	uint32_t crc;      /* CRC-32C of all bytes before this field */
+};
+_Static_assert(sizeof(struct rp_frame_desc) == 72, "rp_frame_desc is 72 bytes");
+
+/* Our own record types; kernel types are far below. */
+enum rp_record_type {
+	RP_REC_BASE = 0x10000,
+	RP_REC_HEADER = 0x10001,    /* struct rp_header_rec */
+	RP_REC_KSYMS = 0x10002,     /* struct rp_ksyms_rec: a batch of kernel symbols */
+	RP_REC_CPU_STATS = 0x10003, /* struct rp_cpu_stats_rec: per-CPU accounting at the end */
+	RP_REC_FINISH = 0x10004,    /* struct rp_finish_rec: clean end of recording */
+};
+
+/* Recording flags in rp_header_rec.flags. */
+enum {
+	RP_HDR_SYSTEM_WIDE = 1u << 0,
+	RP_HDR_KERNEL = 1u << 1,    /* kernel samples were allowed (exclude_kernel = 0) */
+	RP_HDR_CALLCHAIN = 1u << 2,
+	RP_HDR_SWITCH = 1u << 3,
+	RP_HDR_KSYMS = 1u << 4,     /* a kallsyms snapshot follows */
+	RP_HDR_BUILD_ID = 1u << 5,  /* the kernel was asked for build-ids in MMAP2 */
+	RP_HDR_FREQ = 1u << 6,      /* frequency mode, else fixed period */
+	RP_HDR_COMMAND = 1u << 7,   /* a command was started and followed */
+};
+
+/* Synthesized records (from /proc at start) carry this CPU number in their sample_id. */
+#define RP_CPU_SYNTH 0xffffffffu
+
+/*
+ * The file header record. Strings are NUL-terminated within their arrays; cmdline runs
+ * from the end of the fixed part to the end of the record (NUL-padded to 8 bytes).
+ */
+struct rp_header_rec {
+	struct perf_event_header hdr; /* type RP_REC_HEADER */
+	uint64_t time;                /* CLOCK_MONOTONIC ns when recording started */
+	char magic[8];                /* RP_HEADER_MAGIC, not NUL-terminated */
+	uint16_t major;
+	uint16_t minor;
+	uint32_t flags;         /* RP_HDR_* */
+	int64_t realtime_offset; /* CLOCK_REALTIME - CLOCK_MONOTONIC in ns at start */
+	int32_t clockid;
+	uint32_t n_cpus_online;
+	uint32_t n_cpus_recorded;
+	uint32_t page_size;
+	uint64_t sample_type;
+	uint64_t freq_requested; /* Hz asked for (0 with a fixed period) */
+	uint64_t freq;           /* Hz used (after capping to perf_event_max_sample_rate) */
+	uint64_t period;         /* fixed period when not in frequency mode */
+	uint32_t event_type;     /* perf_event_attr.type */
+	uint32_t attr_size;      /* valid bytes in attr */
+	uint64_t event_config;
+	uint8_t attr[256];       /* struct perf_event_attr as opened */
+	char event_name[64];
+	char hostname[72];
+	char release[72];
+	char arch[24];
+	char boot_id[40];
+	uint64_t reserved[4];
+	/* char cmdline[]; */
+};
+_Static_assert(sizeof(struct rp_header_rec) == 664, "rp_header_rec is 664 bytes");
+
+/*
+ * Kernel symbols: n entries packed after the fixed part, each
+ *	u64 addr (unaligned, use memcpy); char type; char name[] NUL; char module[] NUL
+ * with module empty for the core kernel.
+ */
+struct rp_ksyms_rec {
+	struct perf_event_header hdr; /* type RP_REC_KSYMS */
+	uint64_t time;
+	uint32_t n;
+	uint32_t reserved;
+};
+_Static_assert(sizeof(struct rp_ksyms_rec) == 24, "rp_ksyms_rec is 24 bytes");
+
+/* Per-CPU accounting, written once per recorded CPU when the recording ends. */
+struct rp_cpu_stats_rec {
+	struct perf_event_header hdr; /* type RP_REC_CPU_STATS */
+	uint64_t time;
+	uint32_t cpu;
+	uint32_t reserved;
+	uint64_t samples;        /* SAMPLE records drained from this CPU's ring */
+	uint64_t lost;           /* sum of PERF_RECORD_LOST.lost seen in the ring */
+	uint64_t lost_unreported; /* PERF_FORMAT_LOST total minus lost (never got a LOST record) */
+	uint64_t throttles;
+	uint64_t unthrottles;
+	uint64_t bad;             /* records with impossible sizes found in the ring */
+};
+_Static_assert(sizeof(struct rp_cpu_stats_rec) == 72, "rp_cpu_stats_rec is 72 bytes");
+
+/* Written last on a clean stop; its absence means the recorder did not finish. */
+struct rp_finish_rec {
+	struct perf_event_header hdr; /* type RP_REC_FINISH */
+	uint64_t time;                /* CLOCK_MONOTONIC ns when recording stopped */
+	uint64_t samples;
+	uint64_t lost;               /* all CPUs, lost + lost_unreported */
+	uint64_t dropped_records; /* drained but not written (disk full, write errors) */
+	int32_t exit_status;         /* of the command, -1 when none */
+	uint32_t reserved;
+};
+_Static_assert(sizeof(struct rp_finish_rec) == 48, "rp_finish_rec is 48 bytes");
+
+#endif

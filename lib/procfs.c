@@ -1,0 +1,636 @@
+/* procfs: defensive readers for /proc (maps, kallsyms, comm, status, pid/tid lists, sysctls). */
+#include "procfs.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+/* "" means the real /proc; a root filling the whole buffer was too long (see procfs_path). */
+static char procfs_root[PATH_MAX];
+
+void procfs_set_root(const char *root)
+{
+	size_t n;
+
+	if (!root)
+		root = "";
+	n = strnlen(root, sizeof(procfs_root) - 1);
+	memcpy(procfs_root, root, n);
+	procfs_root[n] = '\0';
+}
+
+int procfs_path(char *buf, size_t size, const char *fmt, ...)
+{
+	size_t n = strlen(procfs_root);
+	va_list ap;
+	int r;
+
+	/* A root of PATH_MAX - 1 bytes leaves no room for "/proc": it was truncated or useless. */
+	if (n >= sizeof(procfs_root) - 1 || n >= size)
+		return -ENAMETOOLONG;
+	memcpy(buf, procfs_root, n);
+	va_start(ap, fmt);
+	r = vsnprintf(buf + n, size - n, fmt, ap);
+	va_end(ap);
+	if (r < 0 || (size_t)r >= size - n)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+static int hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* 1..MAX_DIGITS hex digits; no prefix, sign or leading blanks (unlike strtoull). */
+static bool get_hex(const char **p, unsigned int max_digits, uint64_t *ret)
+{
+	const char *s = *p;
+	uint64_t v = 0;
+	unsigned int n;
+	int d;
+
+	for (n = 0; (d = hex_digit(*s)) >= 0; n++, s++) {
+		if (n == max_digits)
+			return false;
+		v = v << 4 | (uint64_t)d;
+	}
+	if (n == 0)
+		return false;
+	*p = s;
+	*ret = v;
+	return true;
+}
+
+/* 1 or more decimal digits, at most MAX. */
+static bool get_dec(const char **p, uint64_t max, uint64_t *ret)
+{
+	const char *s = *p;
+	uint64_t v = 0;
+
+	if (*s < '0' || *s > '9')
+		return false;
+	for (; *s >= '0' && *s <= '9'; s++) {
+		unsigned int d = (unsigned int)(*s - '0');
+
+		if (v > (max - d) / 10)
+			return false;
+		v = v * 10 + d;
+	}
+	*p = s;
+	*ret = v;
+	return true;
+}
+
+static bool skip_char(const char **p, char c)
+{
+	if (**p != c)
+		return false;
+	(*p)++;
+	return true;
+}
+
+/* "r-xp": exactly four characters, each from its own pair. */
+static bool get_perms(const char **p, uint32_t *ret_prot, uint32_t *ret_flags)
+{
+	const char *s = *p;
+	uint32_t prot = 0;
+
+	if ((s[0] != 'r' && s[0] != '-') || (s[1] != 'w' && s[1] != '-') ||
+	    (s[2] != 'x' && s[2] != '-') || (s[3] != 'p' && s[3] != 's'))
+		return false;
+	if (s[0] == 'r')
+		prot |= PROT_READ;
+	if (s[1] == 'w')
+		prot |= PROT_WRITE;
+	if (s[2] == 'x')
+		prot |= PROT_EXEC;
+	*ret_flags = s[3] == 's' ? MAP_SHARED : MAP_PRIVATE;
+	*ret_prot = prot;
+	*p = s + 4;
+	return true;
+}
+
+static bool all_spaces(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (s[i] != ' ')
+			return false;
+	return true;
+}
+
+/*
+ * Where the path starts, given the header length HL (up to and including the space after
+ * the inode) and the line length LEN. The kernel (show_vma_header_prefix + seq_pad) pads the
+ * header to 25 + 6 * sizeof(void *) - 1 columns, then writes one more space: the path
+ * starts at max(HL, width) + 1. The 64-bit layout is tried first; the 32-bit one cannot be
+ * mistaken for it because its path would have to begin with spaces up to column 73.
+ */
+static size_t maps_path_start(const char *line, size_t hl, size_t len)
+{
+	static const size_t widths[] = { 25 + 6 * 8 - 1, 25 + 6 * 4 - 1 };
+
+	for (size_t i = 0; i < sizeof(widths) / sizeof(widths[0]); i++) {
+		size_t ps = (hl > widths[i] ? hl : widths[i]) + 1;
+
+		if (ps < len && all_spaces(line + hl, ps - hl))
+			return ps;
+	}
+	while (hl < len && line[hl] == ' ')
+		hl++;
+	return hl;
+}
+
+int procfs_parse_maps_line(char *line, struct procfs_map *ret)
+{
+	static const char deleted[] = " (deleted)";
+	const size_t deleted_len = sizeof(deleted) - 1;
+	struct procfs_map m = { 0 };
+	const char *p = line;
+	uint64_t maj, min;
+	size_t len, hl, ps, path_len;
+
+	len = strlen(line);
+	if (len > 0 && line[len - 1] == '\n')
+		len--;
+
+	if (!get_hex(&p, 16, &m.start) || !skip_char(&p, '-') || !get_hex(&p, 16, &m.end) ||
+	    !skip_char(&p, ' ') || !get_perms(&p, &m.prot, &m.flags) || !skip_char(&p, ' ') ||
+	    !get_hex(&p, 16, &m.pgoff) || !skip_char(&p, ' ') ||
+	    !get_hex(&p, 8, &maj) || !skip_char(&p, ':') || !get_hex(&p, 8, &min) ||
+	    !skip_char(&p, ' ') || !get_dec(&p, UINT64_MAX, &m.ino))
+		return -EINVAL;
+	if (m.start > m.end)
+		return -EINVAL;
+
+	hl = (size_t)(p - line);
+	if (hl < len) {
+		/* Anything after the inode must be separated by a space. */
+		if (line[hl] != ' ')
+			return -EINVAL;
+		hl++;
+	}
+	ps = maps_path_start(line, hl, len);
+	path_len = len - ps;
+	if (path_len > deleted_len && !memcmp(line + len - deleted_len, deleted, deleted_len)) {
+		m.deleted = true;
+		path_len -= deleted_len;
+	}
+
+	line[ps + path_len] = '\0';
+	m.path = line + ps;
+	m.maj = (uint32_t)maj;
+	m.min = (uint32_t)min;
+	*ret = m;
+	return 0;
+}
+
+/* Printable ASCII other than space. */
+static bool is_graph(char c)
+{
+	return c > ' ' && c < 0x7f;
+}
+
+int procfs_parse_kallsyms_line(char *line, struct procfs_ksym *ret)
+{
+	const char *p = line;
+	size_t len, i, name, module = 0;
+	uint64_t addr;
+	char type;
+
+	len = strlen(line);
+	if (len > 0 && line[len - 1] == '\n')
+		len--;
+
+	if (!get_hex(&p, 16, &addr) || !skip_char(&p, ' '))
+		return -EINVAL;
+	type = *p;
+	if (!is_graph(type))
+		return -EINVAL;
+	p++;
+	if (!skip_char(&p, ' '))
+		return -EINVAL;
+
+	/* Symbol names never contain blanks; a module follows a tab, in brackets: "\t[kvm]". */
+	name = (size_t)(p - line);
+	for (i = name; i < len && line[i] != '\t'; i++)
+		if (!is_graph(line[i]))
+			return -EINVAL;
+	if (i == name)
+		return -EINVAL;
+	if (i < len) {
+		module = i + 2;
+		if (module >= len || line[i + 1] != '[' || line[len - 1] != ']')
+			return -EINVAL;
+		for (size_t j = module; j < len - 1; j++)
+			if (!is_graph(line[j]) || line[j] == '[' || line[j] == ']')
+				return -EINVAL;
+		if (module == len - 1)
+			return -EINVAL;
+		line[len - 1] = '\0';
+	}
+	line[i] = '\0';
+
+	ret->addr = addr;
+	ret->type = type;
+	ret->name = line + name;
+	ret->module = module ? line + module : NULL;
+	return 0;
+}
+
+/*
+ * Call LINE_FN for each line of PATH. LINE_FN returns 0 for a good line, 1 for a malformed
+ * one (counted), < 0 to stop.
+ */
+static int read_lines(const char *path, int (*line_fn)(char *line, void *ctx), void *ctx,
+		      size_t *ret_n_bad)
+{
+	size_t n_bad = 0, cap = 0;
+	char *line = NULL;
+	ssize_t n;
+	FILE *f;
+	int r = 0;
+
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	for (;;) {
+		errno = 0;
+		n = getline(&line, &cap, f);
+		if (n < 0) {
+			if (ferror(f))
+				r = errno > 0 ? -errno : -EIO;
+			break;
+		}
+		if (strlen(line) != (size_t)n) {
+			n_bad++;	/* an embedded NUL would hide the rest of the line */
+			continue;
+		}
+		r = line_fn(line, ctx);
+		if (r < 0)
+			break;
+		if (r > 0)
+			n_bad++;
+		r = 0;
+	}
+	free(line);
+	fclose(f);
+	if (r == 0 && ret_n_bad)
+		*ret_n_bad = n_bad;
+	return r;
+}
+
+struct maps_ctx {
+	int (*cb)(const struct procfs_map *m, void *arg);
+	void *arg;
+};
+
+static int maps_line(char *line, void *ctx)
+{
+	struct maps_ctx *c = ctx;
+	struct procfs_map m;
+	int r;
+
+	if (procfs_parse_maps_line(line, &m) < 0)
+		return 1;
+	r = c->cb(&m, c->arg);
+	return r < 0 ? r : 0;
+}
+
+int procfs_read_maps_file(const char *path, int (*cb)(const struct procfs_map *m, void *arg),
+			  void *arg, size_t *ret_n_bad)
+{
+	struct maps_ctx c = { .cb = cb, .arg = arg };
+
+	if (!path || !cb)
+		return -EINVAL;
+	return read_lines(path, maps_line, &c, ret_n_bad);
+}
+
+int procfs_read_maps(int pid, int (*cb)(const struct procfs_map *m, void *arg), void *arg,
+		     size_t *ret_n_bad)
+{
+	char path[PATH_MAX];
+	int r;
+
+	if (pid <= 0)
+		return -EINVAL;
+	r = procfs_path(path, sizeof(path), "/proc/%d/maps", pid);
+	if (r < 0)
+		return r;
+	return procfs_read_maps_file(path, cb, arg, ret_n_bad);
+}
+
+struct ksym_ctx {
+	int (*cb)(const struct procfs_ksym *k, void *arg);
+	void *arg;
+};
+
+static int ksym_line(char *line, void *ctx)
+{
+	struct ksym_ctx *c = ctx;
+	struct procfs_ksym k;
+	int r;
+
+	if (procfs_parse_kallsyms_line(line, &k) < 0)
+		return 1;
+	r = c->cb(&k, c->arg);
+	return r < 0 ? r : 0;
+}
+
+int procfs_read_kallsyms(const char *path, int (*cb)(const struct procfs_ksym *k, void *arg),
+			 void *arg, size_t *ret_n_bad)
+{
+	struct ksym_ctx c = { .cb = cb, .arg = arg };
+
+	if (!path || !cb)
+		return -EINVAL;
+	return read_lines(path, ksym_line, &c, ret_n_bad);
+}
+
+/* Read at most SIZE - 1 bytes of PATH into BUF and NUL-terminate. Returns the length or -errno. */
+static ssize_t read_small_file(const char *path, char *buf, size_t size)
+{
+	size_t len = 0;
+	int fd, r = 0;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return -errno;
+	while (len < size - 1) {
+		ssize_t n = read(fd, buf + len, size - 1 - len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			r = -errno;
+			break;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	if (r < 0)
+		return r;
+	buf[len] = '\0';
+	return (ssize_t)len;
+}
+
+int procfs_read_comm(int pid, int tid, char *buf, size_t size)
+{
+	char path[PATH_MAX], comm[256];
+	ssize_t n;
+	int r;
+
+	if (pid <= 0 || tid <= 0 || !buf || size == 0)
+		return -EINVAL;
+	r = procfs_path(path, sizeof(path), "/proc/%d/task/%d/comm", pid, tid);
+	if (r < 0)
+		return r;
+	n = read_small_file(path, comm, sizeof(comm));
+	if (n < 0)
+		return (int)n;
+	if (n > 0 && comm[n - 1] == '\n')
+		n--;
+	if ((size_t)n >= size)
+		n = (ssize_t)size - 1;
+	memcpy(buf, comm, (size_t)n);
+	buf[n] = '\0';
+	return 0;
+}
+
+/* A non-negative int in decimal; *p is advanced past it. */
+static bool get_int(const char **p, int *ret)
+{
+	uint64_t v;
+
+	if (!get_dec(p, INT_MAX, &v))
+		return false;
+	*ret = (int)v;
+	return true;
+}
+
+/* A directory name that is a PID: canonical decimal (no sign, no leading zero), > 0. */
+static bool parse_pid_name(const char *name, int *ret)
+{
+	const char *p = name;
+	int v;
+
+	if (name[0] == '0' || !get_int(&p, &v) || *p != '\0')
+		return false;
+	*ret = v;
+	return true;
+}
+
+struct status_ctx {
+	int tgid, ppid;
+	bool have_tgid, have_ppid;
+};
+
+/* "Name:\t123\n": the value, surrounded by blanks only. */
+static int status_field(const char *line, const char *key, int *ret)
+{
+	size_t klen = strlen(key);
+	const char *p;
+	int v;
+
+	if (strncmp(line, key, klen))
+		return 0;
+	p = line + klen;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (!get_int(&p, &v))
+		return -EINVAL;
+	while (*p == ' ' || *p == '\t' || *p == '\n')
+		p++;
+	if (*p != '\0')
+		return -EINVAL;
+	*ret = v;
+	return 1;
+}
+
+static int status_line(char *line, void *ctx)
+{
+	struct status_ctx *c = ctx;
+	int r;
+
+	r = status_field(line, "Tgid:", &c->tgid);
+	if (r < 0)
+		return r;
+	if (r > 0) {
+		c->have_tgid = true;
+		return 0;
+	}
+	r = status_field(line, "PPid:", &c->ppid);
+	if (r < 0)
+		return r;
+	if (r > 0)
+		c->have_ppid = true;
+	return 0;
+}
+
+int procfs_read_status(int pid, int *ret_tgid, int *ret_ppid)
+{
+	struct status_ctx c = { 0 };
+	char path[PATH_MAX];
+	int r;
+
+	if (pid <= 0)
+		return -EINVAL;
+	r = procfs_path(path, sizeof(path), "/proc/%d/status", pid);
+	if (r < 0)
+		return r;
+	r = read_lines(path, status_line, &c, NULL);
+	if (r < 0)
+		return r;
+	if (!c.have_tgid || !c.have_ppid || c.tgid <= 0)
+		return -EINVAL;
+	if (ret_tgid)
+		*ret_tgid = c.tgid;
+	if (ret_ppid)
+		*ret_ppid = c.ppid;
+	return 0;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Sorted numeric entries of directory PATH; *ret_ids is malloc'ed (NULL when empty). */
+static int list_numeric(const char *path, int **ret_ids, size_t *ret_n)
+{
+	size_t n = 0, cap = 0;
+	int *ids = NULL, r = 0;
+	struct dirent *de;
+	DIR *d;
+
+	d = opendir(path);
+	if (!d)
+		return -errno;
+	for (;;) {
+		int id;
+
+		errno = 0;
+		de = readdir(d);
+		if (!de) {
+			r = -errno;
+			break;
+		}
+		if (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN)
+			continue;
+		if (!parse_pid_name(de->d_name, &id))
+			continue;
+		if (n == cap) {
+			size_t ncap = cap ? cap * 2 : 256;
+			int *nids = reallocarray(ids, ncap, sizeof(*ids));
+
+			if (!nids) {
+				r = -ENOMEM;
+				break;
+			}
+			ids = nids;
+			cap = ncap;
+		}
+		ids[n++] = id;
+	}
+	closedir(d);
+	if (r < 0) {
+		free(ids);
+		return r;
+	}
+	if (n > 1)
+		qsort(ids, n, sizeof(*ids), cmp_int);
+	*ret_ids = ids;
+	*ret_n = n;
+	return 0;
+}
+
+static int for_each_entry(const char *path, int (*cb)(int id, void *arg), void *arg)
+{
+	size_t n = 0;
+	int *ids = NULL;
+	int r;
+
+	if (!cb)
+		return -EINVAL;
+	r = list_numeric(path, &ids, &n);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < n; i++) {
+		r = cb(ids[i], arg);
+		if (r < 0)
+			break;
+		r = 0;
+	}
+	free(ids);
+	return r;
+}
+
+int procfs_for_each_pid(int (*cb)(int pid, void *arg), void *arg)
+{
+	char path[PATH_MAX];
+	int r;
+
+	r = procfs_path(path, sizeof(path), "/proc");
+	if (r < 0)
+		return r;
+	return for_each_entry(path, cb, arg);
+}
+
+int procfs_for_each_tid(int pid, int (*cb)(int tid, void *arg), void *arg)
+{
+	char path[PATH_MAX];
+	int r;
+
+	if (pid <= 0)
+		return -EINVAL;
+	r = procfs_path(path, sizeof(path), "/proc/%d/task", pid);
+	if (r < 0)
+		return r;
+	return for_each_entry(path, cb, arg);
+}
+
+int procfs_read_int(const char *path, long *ret)
+{
+	char buf[64], *end;
+	ssize_t n;
+	long v;
+
+	if (!path || !ret)
+		return -EINVAL;
+	n = read_small_file(path, buf, sizeof(buf));
+	if (n < 0)
+		return (int)n;
+	/* A full buffer is longer than any long; a NUL byte would hide trailing garbage. */
+	if ((size_t)n == sizeof(buf) - 1 || strlen(buf) != (size_t)n)
+		return -EINVAL;
+	errno = 0;
+	v = strtol(buf, &end, 10);
+	if (end == buf)
+		return -EINVAL;
+	while (*end == ' ' || *end == '\t' || *end == '\n')
+		end++;
+	if (*end != '\0')
+		return -EINVAL;
+	if (errno == ERANGE)
+		return -ERANGE;
+	*ret = v;
+	return 0;
+}

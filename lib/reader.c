@@ -1,0 +1,463 @@
+/* reader.c — frame validation, resynchronisation after damage, and the ordering window. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "crc32c.h"
+#include "format.h"
+#include "reader.h"
+#include "record.h"
+#include "zframe.h"
+
+/* A pending record: its time, its arrival number (for a stable order) and where it is. */
+struct entry {
+	uint64_t time;
+	uint64_t seq;
+	size_t off;
+};
+
+struct arena {
+	unsigned char *buf;
+	size_t len, cap;
+};
+
+struct reader {
+	char *path;
+	const unsigned char *map;
+	size_t size;
+	size_t off;               /* next unit to look at */
+	struct zframe *z;
+	unsigned char *raw;       /* decompressed frame */
+	size_t raw_cap;
+	struct rp_frame_desc desc; /* last good descriptor */
+	bool have_desc;
+	struct rp_header_rec *header; /* copy, with cmdline */
+	uint64_t sample_type;
+	bool eof;
+	struct arena arenas[2];
+	int cur;                  /* arena holding the pending records */
+	struct entry *ents;
+	size_t n_ents, cap_ents;
+	size_t emit_pos, emit_end;
+	uint64_t next_seq;
+	uint64_t last_time;
+	void (*warn)(void *arg, const char *msg);
+	void *warn_arg;
+	struct reader_stats st;
+};
+
+static const unsigned char desc_pattern[12] = {
+	0x5E, 0x2A, 0x4D, 0x18, /* RP_SKIPPABLE_MAGIC */
+	0x40, 0x00, 0x00, 0x00, /* skip_size = 64 */
+	'R',  'P',  'F',  'D',  /* RP_DESC_MAGIC */
+};
+_Static_assert(sizeof(struct rp_frame_desc) - 8 == 0x40, "desc_pattern holds skip_size");
+
+static void warnf(struct reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void warnf(struct reader *r, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	if (!r->warn)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	r->warn(r->warn_arg, msg);
+}
+
+static const unsigned char *find_desc(const unsigned char *map, size_t size, size_t from)
+{
+	if (from >= size)
+		return NULL;
+	return memmem(map + from, size - from, desc_pattern, sizeof(desc_pattern));
+}
+
+static bool desc_valid(const struct rp_frame_desc *d)
+{
+	return memcmp(d, desc_pattern, sizeof(desc_pattern)) == 0 &&
+	       d->crc == crc32c(0, d, offsetof(struct rp_frame_desc, crc));
+}
+
+static void describe_foreign(const unsigned char *map, size_t size, char *why, size_t n)
+{
+	if (size >= 8 && memcmp(map, "PERFILE2", 8) == 0)
+		snprintf(why, n, "this is a perf.data file, not a ringprof recording (read it with perf report)");
+	else if (size >= 4 && map[0] == 0x28 && map[1] == 0xB5 && map[2] == 0x2F && map[3] == 0xFD)
+		snprintf(why, n, "this is a zstd file without ringprof frames, not a ringprof recording");
+	else
+		snprintf(why, n, "not a ringprof recording (no ringprof frame found in %zu bytes)", size);
+}
+
+int reader_open(const char *path, struct reader **ret, char *why, size_t why_size)
+{
+	struct reader *r;
+	struct stat sb;
+	const unsigned char *first;
+	void *map;
+	int fd, err;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		err = -errno;
+		snprintf(why, why_size, "cannot open: %s", strerror(errno));
+		return err;
+	}
+	if (fstat(fd, &sb) < 0) {
+		err = -errno;
+		snprintf(why, why_size, "cannot stat: %s", strerror(errno));
+		close(fd);
+		return err;
+	}
+	if (S_ISDIR(sb.st_mode)) {
+		close(fd);
+		snprintf(why, why_size, "is a directory (give a recording file)");
+		return -EISDIR;
+	}
+	if (!S_ISREG(sb.st_mode) || sb.st_size == 0) {
+		close(fd);
+		snprintf(why, why_size, sb.st_size == 0 ? "the file is empty (the recorder wrote nothing yet, or it was cut to nothing)"
+							 : "not a regular file");
+		return sb.st_size == 0 ? -ENODATA : -EPROTO;
+	}
+	map = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	err = -errno;
+	close(fd);
+	if (map == MAP_FAILED) {
+		snprintf(why, why_size, "cannot map: %s", strerror(-err));
+		return err;
+	}
+	first = find_desc(map, (size_t)sb.st_size, 0);
+	while (first && !desc_valid((const void *)first))
+		first = find_desc(map, (size_t)sb.st_size, (size_t)(first - (const unsigned char *)map) + 1);
+	if (!first || (size_t)sb.st_size - (size_t)(first - (const unsigned char *)map) <
+			      sizeof(struct rp_frame_desc)) {
+		describe_foreign(map, (size_t)sb.st_size, why, why_size);
+		munmap(map, (size_t)sb.st_size);
+		return -EPROTO;
+	}
+	if (((const struct rp_frame_desc *)(const void *)first)->major != RP_FORMAT_MAJOR) {
+		snprintf(why, why_size, "written in format version %u by a newer ringprof; this one reads version %u",
+			 ((const struct rp_frame_desc *)(const void *)first)->major, RP_FORMAT_MAJOR);
+		munmap(map, (size_t)sb.st_size);
+		return -EPROTONOSUPPORT;
+	}
+	r = calloc(1, sizeof(*r));
+	if (!r || !(r->path = strdup(path)) || !(r->z = zframe_new(1))) {
+		if (r)
+			free(r->path);
+		free(r);
+		munmap(map, (size_t)sb.st_size);
+		snprintf(why, why_size, "out of memory");
+		return -ENOMEM;
+	}
+	r->map = map;
+	r->size = (size_t)sb.st_size;
+	*ret = r;
+	return 0;
+}
+
+struct reader *reader_free(struct reader *r)
+{
+	if (!r)
+		return NULL;
+	munmap((void *)r->map, r->size);
+	zframe_free(r->z);
+	free(r->raw);
+	free(r->header);
+	free(r->arenas[0].buf);
+	free(r->arenas[1].buf);
+	free(r->ents);
+	free(r->path);
+	free(r);
+	return NULL;
+}
+
+void reader_set_warn(struct reader *r, void (*warn)(void *arg, const char *msg), void *arg)
+{
+	r->warn = warn;
+	r->warn_arg = arg;
+}
+
+const char *reader_path(const struct reader *r)
+{
+	return r->path;
+}
+
+/* Move to the next descriptor after a damaged stretch starting at from. */
+static void resync(struct reader *r, size_t from)
+{
+	const unsigned char *p = find_desc(r->map, r->size, from);
+	size_t next = p ? (size_t)(p - r->map) : r->size;
+
+	r->st.bytes_skipped += next - r->off;
+	r->off = next;
+}
+
+static void keep_header(struct reader *r, const struct perf_event_header *h)
+{
+	const struct rp_header_rec *hr = (const void *)h;
+
+	if (r->header || h->size < sizeof(*hr) || memcmp(hr->magic, RP_HEADER_MAGIC, 8) != 0)
+		return;
+	r->header = malloc(h->size + 1);
+	if (!r->header)
+		return;
+	memcpy(r->header, h, h->size);
+	((char *)r->header)[h->size] = '\0'; /* the cmdline is always terminated */
+	r->sample_type = hr->sample_type;
+}
+
+/* Decode the next good frame into r->raw; returns its size, or 0 at the end of the file. */
+static size_t next_frame(struct reader *r)
+{
+	while (r->off < r->size) {
+		struct rp_frame_desc d;
+		size_t left = r->size - r->off, got;
+		int err;
+
+		if (left < sizeof(d)) {
+			warnf(r, "file ends %zu bytes into a frame descriptor at offset %zu (truncated); the rest is lost",
+			      left, r->off);
+			r->st.truncated = true;
+			r->st.bytes_skipped += left;
+			r->off = r->size;
+			break;
+		}
+		memcpy(&d, r->map + r->off, sizeof(d));
+		if (!desc_valid(&d)) {
+			size_t at = r->off;
+
+			resync(r, r->off + 1);
+			r->st.frames_bad++;
+			warnf(r, "damaged frame descriptor at offset %zu; skipped %zu bytes to the next frame", at,
+			      r->off - at);
+			continue;
+		}
+		if (d.major != RP_FORMAT_MAJOR || d.raw_size > RP_FRAME_RAW_MAX ||
+		    d.zsize > RP_FRAME_Z_MAX) {
+			warnf(r, "frame %llu at offset %zu has an unsupported version or size; skipped",
+			      (unsigned long long)d.seq, r->off);
+			r->st.frames_bad++;
+			resync(r, r->off + 1);
+			continue;
+		}
+		if (d.zsize > left - sizeof(d)) {
+			size_t at = r->off;
+
+			r->st.frames_bad++;
+			r->st.truncated = true;
+			resync(r, r->off + sizeof(d));
+			warnf(r, "frame %llu at offset %zu is truncated (%zu of %u bytes present); its %u records are lost",
+			      (unsigned long long)d.seq, at, left - sizeof(d), d.zsize, d.n_records);
+			continue;
+		}
+		if (d.raw_size > r->raw_cap) {
+			unsigned char *n = NULL;
+			size_t cap = d.raw_size < (1u << 20) ? (1u << 20) : d.raw_size;
+
+			if (posix_memalign((void **)&n, 8, cap)) {
+				warnf(r, "out of memory for frame %llu (%u bytes); skipped", (unsigned long long)d.seq,
+				      d.raw_size);
+				r->st.frames_bad++;
+				r->st.bytes_skipped += sizeof(d) + d.zsize;
+				r->off += sizeof(d) + d.zsize;
+				continue;
+			}
+			free(r->raw);
+			r->raw = n;
+			r->raw_cap = cap;
+		}
+		err = zframe_decompress(r->z, r->raw, d.raw_size, r->map + r->off + sizeof(d), d.zsize, &got);
+		if (err < 0 || got != d.raw_size) {
+			warnf(r, "frame %llu at offset %zu is corrupt (%s); its %u records are skipped",
+			      (unsigned long long)d.seq, r->off,
+			      err < 0 ? zframe_last_error(r->z) : "wrong decompressed size", d.n_records);
+			r->st.frames_bad++;
+			r->st.bytes_skipped += sizeof(d) + d.zsize;
+			r->off += sizeof(d) + d.zsize;
+			continue;
+		}
+		r->off += sizeof(d) + d.zsize;
+		r->desc = d;
+		r->have_desc = true;
+		r->st.frames++;
+		if (!r->st.t_first || d.t_lo < r->st.t_first)
+			r->st.t_first = d.t_lo;
+		if (d.t_hi > r->st.t_last)
+			r->st.t_last = d.t_hi;
+		if (!r->sample_type)
+			r->sample_type = d.sample_type;
+		return got;
+	}
+	return 0;
+}
+
+static int arena_reserve(struct arena *a, size_t n)
+{
+	if (a->len + n > a->cap) {
+		size_t cap = a->cap ? a->cap : (1u << 20);
+		unsigned char *b = NULL;
+
+		while (cap < a->len + n)
+			cap *= 2;
+		if (posix_memalign((void **)&b, 8, cap))
+			return -ENOMEM;
+		if (a->len)
+			memcpy(b, a->buf, a->len);
+		free(a->buf);
+		a->buf = b;
+		a->cap = cap;
+	}
+	return 0;
+}
+
+static int add_entry(struct reader *r, uint64_t time, size_t off)
+{
+	if (r->n_ents == r->cap_ents) {
+		size_t cap = r->cap_ents ? r->cap_ents * 2 : 4096;
+		struct entry *e = realloc(r->ents, cap * sizeof(*e));
+
+		if (!e)
+			return -ENOMEM;
+		r->ents = e;
+		r->cap_ents = cap;
+	}
+	r->ents[r->n_ents++] = (struct entry){ time, r->next_seq++, off };
+	return 0;
+}
+
+/* Append the records of the frame in r->raw to the pending set. */
+static void take_frame(struct reader *r, size_t len)
+{
+	struct arena *a = &r->arenas[r->cur];
+	size_t pos = 0;
+
+	if (arena_reserve(a, len) < 0) {
+		warnf(r, "out of memory; frame %llu skipped", (unsigned long long)r->desc.seq);
+		return;
+	}
+	while (pos + sizeof(struct perf_event_header) <= len) {
+		const struct perf_event_header *h = (const void *)(r->raw + pos);
+
+		if (h->size < sizeof(*h) || h->size % 8 || h->size > len - pos) {
+			warnf(r, "frame %llu holds a record of impossible size %u at byte %zu; the rest of the frame is skipped",
+			      (unsigned long long)r->desc.seq, h->size, pos);
+			r->st.records_bad++;
+			break;
+		}
+		if (h->type == RP_REC_HEADER)
+			keep_header(r, h);
+		memcpy(a->buf + a->len, h, h->size);
+		if (add_entry(r, record_time(h, r->sample_type), a->len) < 0)
+			break;
+		a->len += h->size;
+		pos += h->size;
+	}
+}
+
+static int cmp_entry(const void *a, const void *b)
+{
+	const struct entry *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Drop emitted entries; carry the rest into the other arena. */
+static void compact(struct reader *r)
+{
+	struct arena *from = &r->arenas[r->cur], *to = &r->arenas[!r->cur];
+	size_t i, n = 0;
+
+	to->len = 0;
+	for (i = r->emit_end; i < r->n_ents; i++) {
+		const struct perf_event_header *h = (const void *)(from->buf + r->ents[i].off);
+
+		if (arena_reserve(to, h->size) < 0)
+			break;
+		memcpy(to->buf + to->len, h, h->size);
+		r->ents[n] = r->ents[i];
+		r->ents[n].off = to->len;
+		to->len += h->size;
+		n++;
+	}
+	from->len = 0;
+	r->cur = !r->cur;
+	r->n_ents = n;
+	r->emit_pos = r->emit_end = 0;
+}
+
+const struct perf_event_header *reader_next(struct reader *r)
+{
+	for (;;) {
+		uint64_t bound;
+		size_t len;
+
+		if (r->emit_pos < r->emit_end) {
+			const struct entry *e = &r->ents[r->emit_pos++];
+
+			if (e->time < r->last_time)
+				r->st.late++;
+			else
+				r->last_time = e->time;
+			r->st.records++;
+			return (const void *)(r->arenas[r->cur].buf + e->off);
+		}
+		if (r->eof && r->emit_end >= r->n_ents)
+			return NULL;
+		compact(r);
+		if (!r->eof && (len = next_frame(r)) > 0) {
+			take_frame(r, len);
+			bound = r->desc.t_safe;
+		} else {
+			r->eof = true;
+			bound = UINT64_MAX;
+		}
+		qsort(r->ents, r->n_ents, sizeof(*r->ents), cmp_entry);
+		while (r->emit_end < r->n_ents && (r->ents[r->emit_end].time < bound || bound == UINT64_MAX))
+			r->emit_end++;
+	}
+}
+
+const struct rp_header_rec *reader_header(struct reader *r)
+{
+	/* The header is the first record of frame 0; reading one frame finds it. */
+	if (!r->header && !r->have_desc && !r->eof) {
+		size_t len = next_frame(r);
+
+		if (len) {
+			take_frame(r, len);
+			qsort(r->ents, r->n_ents, sizeof(*r->ents), cmp_entry);
+			while (r->emit_end < r->n_ents && r->ents[r->emit_end].time < r->desc.t_safe)
+				r->emit_end++;
+		} else {
+			r->eof = true;
+		}
+	}
+	return r->header;
+}
+
+uint64_t reader_sample_type(struct reader *r)
+{
+	reader_header(r);
+	return r->sample_type;
+}
+
+const struct rp_frame_desc *reader_last_desc(const struct reader *r)
+{
+	return r->have_desc ? &r->desc : NULL;
+}
+
+const struct reader_stats *reader_stats(const struct reader *r)
+{
+	return &r->st;
+}

@@ -1,0 +1,54 @@
+/* reader.h — reads a recording: validates and decompresses frames, skips damaged ones, and
+ * hands out records as one time-ordered stream across CPUs. */
+#ifndef RP_READER_H
+#define RP_READER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct perf_event_header;
+struct rp_header_rec;
+struct rp_frame_desc;
+
+struct reader_stats {
+	uint64_t frames;        /* frames read */
+	uint64_t frames_bad;    /* frames skipped: corrupt, truncated or unreadable */
+	uint64_t bytes_skipped; /* file bytes not used */
+	uint64_t records;       /* records handed out */
+	uint64_t records_bad;   /* records with impossible sizes inside good frames */
+	uint64_t late;          /* records that came after a later one (ordering window missed) */
+	uint64_t t_first, t_last; /* time bounds of the frames read */
+	bool truncated;         /* the file ends inside a frame */
+};
+
+struct reader;
+
+/*
+ * Open a recording. On failure returns -errno and writes a sentence for the user into why:
+ * -ENODATA empty file, -EISDIR a directory, -EPROTO not a ringprof recording (perf.data,
+ * zstd or other files are named), -EPROTONOSUPPORT a newer major format version.
+ */
+int reader_open(const char *path, struct reader **ret, char *why, size_t why_size);
+struct reader *reader_free(struct reader *r);
+
+/* Called once per damaged or skipped part of the file with a sentence saying what and where. */
+void reader_set_warn(struct reader *r, void (*warn)(void *arg, const char *msg), void *arg);
+
+/* The header record, or NULL when frame 0 was lost (records are still readable). Valid for
+ * the reader's lifetime. Reads the first frame if needed. */
+const struct rp_header_rec *reader_header(struct reader *r);
+uint64_t reader_sample_type(struct reader *r);
+const char *reader_path(const struct reader *r);
+
+/* Next record in time order, or NULL at the end. The record is 8-byte aligned and valid
+ * until the next reader_next() call. */
+const struct perf_event_header *reader_next(struct reader *r);
+
+/* Unordered frame-level access for --stats style scans: the descriptor of the frame most
+ * recently decoded (NULL before the first). */
+const struct rp_frame_desc *reader_last_desc(const struct reader *r);
+
+const struct reader_stats *reader_stats(const struct reader *r);
+
+#endif

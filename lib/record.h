@@ -1,0 +1,53 @@
+/* record.h — decoding of stored records: sample fields, sample_id trailers, times, names. */
+#ifndef RP_RECORD_H
+#define RP_RECORD_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/perf_event.h>
+
+/* The sample_type bits this version of ringprof knows how to lay out. */
+#define RECORD_SAMPLE_KNOWN                                                                   \
+	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |        \
+	 PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |         \
+	 PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN)
+
+/* Identity fields (PERF_RECORD_SAMPLE's, or a side-band record's sample_id trailer). */
+struct record_id {
+	uint32_t pid, tid;
+	uint64_t time;
+	uint32_t cpu;
+};
+
+/* A decoded sample; ips points into the record (8-byte aligned storage). */
+struct record_sample {
+	struct record_id id;
+	uint64_t ip;
+	uint64_t period;
+	uint64_t nr;
+	const uint64_t *ips;
+	uint16_t misc;
+};
+
+/* Size of the sample_id trailer for a sample_type. */
+size_t record_id_size(uint64_t sample_type);
+/* Write a trailer for id at dst (record_id_size bytes); fields not in sample_type are skipped. */
+void record_id_write(void *dst, uint64_t sample_type, const struct record_id *id);
+
+/* Decode a PERF_RECORD_SAMPLE. 0, or -EINVAL when the record is shorter than its fields say
+ * or uses sample_type bits outside RECORD_SAMPLE_KNOWN. */
+int record_parse_sample(const struct perf_event_header *h, uint64_t sample_type,
+			struct record_sample *ret);
+/* Decode the trailer of a kernel side-band record (or our own record's time). */
+int record_parse_id(const struct perf_event_header *h, uint64_t sample_type, struct record_id *ret);
+/* Time of any stored record, 0 when it has none. */
+uint64_t record_time(const struct perf_event_header *h, uint64_t sample_type);
+
+/* "SAMPLE", "MMAP2", ... or NULL for an unknown type. */
+const char *record_type_name(uint32_t type);
+
+/* A NUL-terminated string that starts at off inside the record and must end before
+ * end (the start of the trailer); NULL when it does not. */
+const char *record_string(const struct perf_event_header *h, size_t off, size_t end);
+
+#endif

@@ -1,0 +1,693 @@
+/* recorder.c — opening per-CPU events with perf's fallbacks, and the drain loop. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/perf_event.h>
+
+#include "cpulist.h"
+#include "evsel.h"
+#include "format.h"
+#include "procfs.h"
+#include "recorder.h"
+#include "ring.h"
+#include "synth.h"
+#include "util.h"
+#include "writer.h"
+
+#define MAX_CPUS 4096
+#define MAX_NOTES 8
+/* Records younger than this may still be in flight into a ring when it is drained. */
+#define ORDER_MARGIN_NS (10 * 1000 * 1000ull)
+
+struct rcpu {
+	int cpu;
+	int fd;           /* owner of the ring; other events on this CPU SET_OUTPUT into it */
+	struct ring ring;
+	uint64_t samples, lost, throttles, unthrottles;
+	uint64_t lost_read; /* PERF_FORMAT_LOST summed over this CPU's events at stop */
+};
+
+struct recorder {
+	struct recorder_opts o;
+	struct perf_event_attr attr;
+	struct evsel_def ev;
+	char event_name[64];
+	uint64_t freq_requested;
+	bool kernel;
+	bool build_id;
+	bool format_lost;
+	struct rcpu *cpus;
+	size_t n_cpus;
+	int *fds;          /* every event fd, cpu-major */
+	int *fd_cpu;       /* index into cpus for each fd */
+	size_t n_fds, cap_fds;
+	int epfd;
+	struct writer *w;
+	uint64_t t_start, t_stop;
+	uint64_t flush_ns;
+	char notes[MAX_NOTES][256];
+	size_t n_notes;
+	int write_error;
+	uint64_t bad;
+};
+
+static void note(struct recorder *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void note(struct recorder *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (r->n_notes >= MAX_NOTES)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(r->notes[r->n_notes++], sizeof(r->notes[0]), fmt, ap);
+	va_end(ap);
+}
+
+static long read_sysctl(const char *name, long dflt)
+{
+	char path[128];
+	long v;
+
+	snprintf(path, sizeof(path), "/proc/sys/kernel/%s", name);
+	return procfs_read_int(path, &v) == 0 ? v : dflt;
+}
+
+static bool have_privileges(void)
+{
+	/* Root, or a paranoid level that allows CPU-wide events to everyone. The
+	 * capability check proper is the kernel's; we only choose defaults here. */
+	return geteuid() == 0 || read_sysctl("perf_event_paranoid", 2) < 1;
+}
+
+static void build_attr(struct recorder *r)
+{
+	struct perf_event_attr *a = &r->attr;
+	uint64_t ring_bytes = (uint64_t)r->o.ring_pages * (uint64_t)sysconf(_SC_PAGESIZE);
+
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	a->type = r->ev.type;
+	a->config = r->ev.config;
+	if (r->o.freq) {
+		a->freq = 1;
+		a->sample_freq = r->o.freq;
+	} else {
+		a->sample_period = r->o.period;
+	}
+	a->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
+			 PERF_SAMPLE_PERIOD;
+	if (r->o.callchain)
+		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
+	a->read_format = PERF_FORMAT_ID | (r->format_lost ? PERF_FORMAT_LOST : 0);
+	a->disabled = 1;
+	a->mmap = 1;
+	a->mmap2 = 1;
+	a->comm = 1;
+	a->comm_exec = 1;
+	a->task = 1;
+	a->sample_id_all = 1;
+	a->build_id = r->build_id;
+	a->context_switch = r->o.switch_events;
+	a->use_clockid = 1;
+	a->clockid = CLOCK_MONOTONIC;
+	a->watermark = 1;
+	a->wakeup_watermark = (uint32_t)(ring_bytes / 4);
+	a->exclude_kernel = !r->kernel;
+	a->exclude_hv = 1;
+	a->exclude_callchain_kernel = !r->kernel;
+	a->inherit = r->o.target != RECORDER_SYSTEM;
+	a->enable_on_exec = r->o.target == RECORDER_COMMAND;
+}
+
+static int add_fd(struct recorder *r, int fd, size_t cpu_idx)
+{
+	if (r->n_fds == r->cap_fds) {
+		size_t cap = r->cap_fds ? r->cap_fds * 2 : 64;
+		int *f = realloc(r->fds, cap * sizeof(int));
+		int *c;
+
+		if (!f)
+			return -ENOMEM;
+		r->fds = f;
+		c = realloc(r->fd_cpu, cap * sizeof(int));
+		if (!c)
+			return -ENOMEM;
+		r->fd_cpu = c;
+		r->cap_fds = cap;
+	}
+	r->fds[r->n_fds] = fd;
+	r->fd_cpu[r->n_fds] = (int)cpu_idx;
+	r->n_fds++;
+	return 0;
+}
+
+static const char *target_desc(const struct recorder *r)
+{
+	return r->o.target == RECORDER_SYSTEM ? "system-wide recording" : "recording that process";
+}
+
+/* Turn a failure of the first perf_event_open into advice. */
+static void explain(struct recorder *r, int err, int cpu, char *buf, size_t n)
+{
+	long paranoid = read_sysctl("perf_event_paranoid", 2);
+
+	switch (-err) {
+	case EACCES:
+	case EPERM:
+		if (r->o.target == RECORDER_SYSTEM)
+			snprintf(buf, n,
+				 "permission denied for %s: kernel.perf_event_paranoid is %ld and this process lacks "
+				 "CAP_PERFMON (or CAP_SYS_ADMIN). Run as root, grant CAP_PERFMON, or lower the sysctl "
+				 "(sysctl kernel.perf_event_paranoid=0); without privileges you can still profile your "
+				 "own programs: ringprof record -- CMD, or -p PID",
+				 target_desc(r), paranoid);
+		else
+			snprintf(buf, n,
+				 "permission denied attaching to the process: it belongs to another user or "
+				 "kernel.perf_event_paranoid is %ld%s; run as that user, as root, or with CAP_PERFMON",
+				 paranoid, paranoid > 2 ? " (perf events are disabled for unprivileged users)" : "");
+		break;
+	case EMFILE:
+	case ENFILE:
+		snprintf(buf, n,
+			 "too many open files: one event per CPU%s is needed; raise the limit (ulimit -n) or "
+			 "record fewer CPUs with -C",
+			 r->o.target == RECORDER_PIDS ? " and thread" : "");
+		break;
+	case ESRCH:
+		snprintf(buf, n, "no such process (it exited before recording began)");
+		break;
+	case ENODEV:
+		snprintf(buf, n, "CPU %d is not online (see /sys/devices/system/cpu/online); choose CPUs with -C", cpu);
+		break;
+	case EINVAL:
+		snprintf(buf, n,
+			 "the kernel rejected the event settings (EINVAL) on CPU %d; the frequency may exceed "
+			 "kernel.perf_event_max_sample_rate (%ld) or the kernel is too old (ringprof needs 4.3 or later)",
+			 cpu, read_sysctl("perf_event_max_sample_rate", 0));
+		break;
+	default:
+		if (evsel_is_unsupported(err))
+			snprintf(buf, n, "event '%s' is not supported on this machine (%s); try -e cpu-clock",
+				 r->event_name, strerror(-err));
+		else
+			snprintf(buf, n, "perf_event_open failed on CPU %d: %s", cpu, strerror(-err));
+	}
+}
+
+/* The first open decides the attr: each failure that perf knows how to work around is
+ * worked around once, with a note, and the open is tried again. */
+static int open_probe(struct recorder *r, pid_t pid, int cpu, char *err, size_t err_size)
+{
+	for (;;) {
+		int fd = evsel_open(&r->attr, pid, cpu, -1);
+
+		if (fd >= 0)
+			return fd;
+		if (evsel_is_unsupported(fd) && !r->o.event && r->ev.type == PERF_TYPE_HARDWARE) {
+			note(r, "no hardware PMU for 'cycles' (%s): sampling on cpu-clock instead", strerror(-fd));
+			evsel_lookup("cpu-clock", &r->ev);
+			util_strlcpy(r->event_name, r->ev.name, sizeof(r->event_name));
+		} else if ((fd == -EACCES || fd == -EPERM) && r->kernel && r->o.target != RECORDER_SYSTEM) {
+			note(r, "kernel.perf_event_paranoid is %ld and no CAP_PERFMON: recording user space only, "
+				"without kernel samples", read_sysctl("perf_event_paranoid", 2));
+			r->kernel = false;
+		} else if (fd == -EINVAL) {
+			long max = read_sysctl("perf_event_max_sample_rate", 0);
+
+			if (r->o.freq && max > 0 && (uint64_t)max < r->o.freq) {
+				note(r, "kernel.perf_event_max_sample_rate dropped to %ld Hz; sampling at that rate", max);
+				r->o.freq = (uint64_t)max;
+			} else if (r->build_id) {
+				r->build_id = false; /* pre-5.12 kernel: MMAP2 carries maj/min/ino only */
+				note(r, "kernel does not put build-ids in MMAP2 records; inode numbers are recorded instead");
+			} else if (r->format_lost) {
+				r->format_lost = false; /* pre-6.0 kernel: LOST records are the only loss count */
+			} else {
+				explain(r, fd, cpu, err, err_size);
+				return fd;
+			}
+		} else {
+			explain(r, fd, cpu, err, err_size);
+			return fd;
+		}
+		build_attr(r);
+	}
+}
+
+static int open_one(struct recorder *r, pid_t pid, size_t ci, char *err, size_t err_size)
+{
+	struct rcpu *c = &r->cpus[ci];
+	int fd, e;
+
+	fd = r->n_fds == 0 ? open_probe(r, pid, c->cpu, err, err_size) : evsel_open(&r->attr, pid, c->cpu, -1);
+	if (fd < 0) {
+		if (fd == -ESRCH && r->o.target == RECORDER_PIDS && r->n_fds)
+			return 0; /* a thread ended while we attached */
+		if (r->n_fds)
+			explain(r, fd, c->cpu, err, err_size);
+		return fd;
+	}
+	e = add_fd(r, fd, ci);
+	if (e < 0) {
+		close(fd);
+		snprintf(err, err_size, "out of memory");
+		return e;
+	}
+	if (c->fd < 0) {
+		c->fd = fd;
+		for (;;) {
+			e = ring_mmap(&c->ring, fd, r->o.ring_pages);
+			if (e == 0)
+				break;
+			if (e == -EPERM && r->o.ring_pages > 8) {
+				/* Over the locked-memory allowance (perf_event_mlock_kb); halve and retry. */
+				r->o.ring_pages /= 2;
+				continue;
+			}
+			snprintf(err, err_size,
+				 "cannot map the ring buffer of CPU %d (%u pages): %s%s", c->cpu, r->o.ring_pages,
+				 strerror(-e),
+				 e == -EPERM ? "; the locked-memory limit is exhausted (kernel.perf_event_mlock_kb, "
+					       "ulimit -l) — use a smaller -m or run with CAP_IPC_LOCK"
+					     : "");
+			return e;
+		}
+	} else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, c->fd) < 0) {
+		e = -errno;
+		snprintf(err, err_size, "cannot share the ring of CPU %d: %s", c->cpu, strerror(errno));
+		return e;
+	}
+	return 0;
+}
+
+struct tid_ctx {
+	struct recorder *r;
+	char *err;
+	size_t err_size;
+	int rc;
+};
+
+static int on_target_tid(int tid, void *arg)
+{
+	struct tid_ctx *t = arg;
+
+	for (size_t ci = 0; ci < t->r->n_cpus; ci++) {
+		t->rc = open_one(t->r, tid, ci, t->err, t->err_size);
+		if (t->rc < 0)
+			return t->rc;
+	}
+	return 0;
+}
+
+static int open_events(struct recorder *r, char *err, size_t err_size)
+{
+	int rc = 0;
+
+	switch (r->o.target) {
+	case RECORDER_SYSTEM:
+		for (size_t ci = 0; ci < r->n_cpus && rc == 0; ci++)
+			rc = open_one(r, -1, ci, err, err_size);
+		break;
+	case RECORDER_COMMAND:
+		for (size_t ci = 0; ci < r->n_cpus && rc == 0; ci++)
+			rc = open_one(r, r->o.pids[0], ci, err, err_size);
+		break;
+	case RECORDER_PIDS:
+		for (size_t i = 0; i < r->o.n_pids && rc == 0; i++) {
+			struct tid_ctx t = { r, err, err_size, 0 };
+
+			rc = procfs_for_each_tid(r->o.pids[i], on_target_tid, &t);
+			if (rc == -ENOENT || (rc < 0 && !t.rc)) {
+				snprintf(err, err_size, "no such process: %d", (int)r->o.pids[i]);
+				rc = -ESRCH;
+			} else if (t.rc < 0) {
+				rc = t.rc;
+			}
+		}
+		break;
+	}
+	return rc;
+}
+
+int recorder_new(const struct recorder_opts *o, struct recorder **ret, char *err, size_t err_size)
+{
+	struct recorder *r = calloc(1, sizeof(*r));
+	int online[MAX_CPUS];
+	size_t n_online = 0;
+	int rc;
+
+	if (!r) {
+		snprintf(err, err_size, "out of memory");
+		return -ENOMEM;
+	}
+	r->o = *o;
+	r->epfd = -1;
+	r->kernel = true;
+	r->build_id = true;
+	r->format_lost = true;
+	r->flush_ns = o->flush_ns ? o->flush_ns : NSEC_PER_SEC;
+	rc = evsel_lookup(o->event ? o->event : "cycles", &r->ev);
+	if (rc < 0) {
+		snprintf(err, err_size, "unknown event '%s' (see --list-events)", o->event);
+		goto fail;
+	}
+	util_strlcpy(r->event_name, r->ev.name, sizeof(r->event_name));
+	if (!r->o.ring_pages)
+		r->o.ring_pages = have_privileges() ? 256 : 128;
+	r->freq_requested = o->freq;
+	if (o->freq) {
+		long max = read_sysctl("perf_event_max_sample_rate", 0);
+
+		if (max > 0 && o->freq > (uint64_t)max) {
+			note(r, "-F %llu is above kernel.perf_event_max_sample_rate; sampling at %ld Hz",
+			     (unsigned long long)o->freq, max);
+			r->o.freq = (uint64_t)max;
+		}
+	}
+	rc = cpulist_read_online(online, MAX_CPUS, &n_online);
+	if (rc < 0) {
+		snprintf(err, err_size, "cannot read the online CPUs (/sys/devices/system/cpu/online): %s",
+			 strerror(-rc));
+		goto fail;
+	}
+	r->cpus = calloc(o->cpus ? o->n_cpus : n_online, sizeof(*r->cpus));
+	if (!r->cpus) {
+		rc = -ENOMEM;
+		snprintf(err, err_size, "out of memory");
+		goto fail;
+	}
+	for (size_t i = 0; i < (o->cpus ? o->n_cpus : n_online); i++) {
+		int cpu = o->cpus ? o->cpus[i] : online[i];
+		bool on = false;
+
+		for (size_t k = 0; k < n_online; k++)
+			on |= online[k] == cpu;
+		if (!on) {
+			rc = -ENODEV;
+			snprintf(err, err_size, "CPU %d is not online (online: see /sys/devices/system/cpu/online)", cpu);
+			goto fail;
+		}
+		r->cpus[r->n_cpus].cpu = cpu;
+		r->cpus[r->n_cpus].fd = -1;
+		r->n_cpus++;
+	}
+	build_attr(r);
+	rc = open_events(r, err, err_size);
+	if (rc < 0)
+		goto fail;
+	r->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (r->epfd < 0) {
+		rc = -errno;
+		snprintf(err, err_size, "epoll_create1: %s", strerror(errno));
+		goto fail;
+	}
+	for (size_t ci = 0; ci < r->n_cpus; ci++) {
+		struct epoll_event ev = { .events = EPOLLIN, .data.u64 = RECORDER_TAG_BASE + ci };
+
+		if (r->cpus[ci].fd >= 0 && epoll_ctl(r->epfd, EPOLL_CTL_ADD, r->cpus[ci].fd, &ev) < 0) {
+			rc = -errno;
+			snprintf(err, err_size, "epoll_ctl: %s", strerror(errno));
+			goto fail;
+		}
+	}
+	if (o->freq && r->o.freq != o->freq && !r->n_notes)
+		note(r, "sampling at %llu Hz", (unsigned long long)r->o.freq);
+	*ret = r;
+	return 0;
+fail:
+	recorder_free(r);
+	return rc;
+}
+
+struct recorder *recorder_free(struct recorder *r)
+{
+	if (!r)
+		return NULL;
+	for (size_t ci = 0; ci < r->n_cpus; ci++)
+		ring_done(&r->cpus[ci].ring);
+	for (size_t i = 0; i < r->n_fds; i++)
+		close(r->fds[i]);
+	if (r->epfd >= 0)
+		close(r->epfd);
+	free(r->fds);
+	free(r->fd_cpu);
+	free(r->cpus);
+	free(r);
+	return NULL;
+}
+
+const char *recorder_note(const struct recorder *r, size_t i)
+{
+	return i < r->n_notes ? r->notes[i] : NULL;
+}
+
+const char *recorder_event_name(const struct recorder *r)
+{
+	return r->event_name;
+}
+
+uint64_t recorder_freq(const struct recorder *r)
+{
+	return r->o.freq;
+}
+
+int recorder_epoll_fd(const struct recorder *r)
+{
+	return r->epfd;
+}
+
+static void write_header(struct recorder *r)
+{
+	size_t clen = r->o.cmdline ? strlen(r->o.cmdline) : 0;
+	size_t size = (sizeof(struct rp_header_rec) + clen + 1 + 7) / 8 * 8;
+	struct rp_header_rec *h;
+	struct utsname u;
+	char boot_id[64] = "";
+
+	if (size > 65535) {
+		clen = 65535 - sizeof(*h) - 8;
+		size = (sizeof(*h) + clen + 1 + 7) / 8 * 8;
+	}
+	h = writer_reserve(r->w, size);
+	if (!h)
+		return;
+	memset(h, 0, size);
+	h->hdr.type = RP_REC_HEADER;
+	h->hdr.size = (uint16_t)size;
+	h->time = r->t_start;
+	memcpy(h->magic, RP_HEADER_MAGIC, 8);
+	h->major = RP_FORMAT_MAJOR;
+	h->minor = RP_FORMAT_MINOR;
+	h->flags = (r->o.target == RECORDER_SYSTEM ? RP_HDR_SYSTEM_WIDE : 0) | (r->kernel ? RP_HDR_KERNEL : 0) |
+		   (r->o.callchain ? RP_HDR_CALLCHAIN : 0) | (r->o.switch_events ? RP_HDR_SWITCH : 0) |
+		   (r->build_id ? RP_HDR_BUILD_ID : 0) | (r->o.freq ? RP_HDR_FREQ : 0) |
+		   (r->o.target == RECORDER_COMMAND ? RP_HDR_COMMAND : 0);
+	if (r->kernel && synth_kallsyms_visible(r->o.kallsyms ? r->o.kallsyms : "/proc/kallsyms"))
+		h->flags |= RP_HDR_KSYMS;
+	h->realtime_offset = util_realtime_offset_ns();
+	h->clockid = CLOCK_MONOTONIC;
+	h->n_cpus_online = (uint32_t)sysconf(_SC_NPROCESSORS_ONLN);
+	h->n_cpus_recorded = (uint32_t)r->n_cpus;
+	h->page_size = (uint32_t)sysconf(_SC_PAGESIZE);
+	h->sample_type = r->attr.sample_type;
+	h->freq_requested = r->freq_requested;
+	h->freq = r->o.freq;
+	h->period = r->o.freq ? 0 : r->o.period;
+	h->event_type = r->attr.type;
+	h->event_config = r->attr.config;
+	h->attr_size = sizeof(r->attr) <= sizeof(h->attr) ? sizeof(r->attr) : sizeof(h->attr);
+	memcpy(h->attr, &r->attr, h->attr_size);
+	util_strlcpy(h->event_name, r->event_name, sizeof(h->event_name));
+	if (uname(&u) == 0) {
+		util_strlcpy(h->hostname, u.nodename, sizeof(h->hostname));
+		util_strlcpy(h->release, u.release, sizeof(h->release));
+		util_strlcpy(h->arch, u.machine, sizeof(h->arch));
+	}
+	if (util_read_file("/proc/sys/kernel/random/boot_id", boot_id, sizeof(boot_id)) == 0)
+		util_strlcpy(h->boot_id, boot_id, sizeof(h->boot_id));
+	if (clen)
+		memcpy((char *)(h + 1), r->o.cmdline, clen);
+}
+
+int recorder_start(struct recorder *r, struct writer *w)
+{
+	struct synth s;
+	int rc = 0;
+
+	r->w = w;
+	r->t_start = util_now_ns();
+	writer_set_safe_time(w, r->t_start);
+	write_header(r);
+	/* Enable first, then synthesize: a process that starts meanwhile is seen by the
+	 * kernel, one that existed is seen by /proc; duplicates are ordered by time. */
+	if (r->o.target != RECORDER_COMMAND) {
+		for (size_t i = 0; i < r->n_fds; i++) {
+			if (ioctl(r->fds[i], PERF_EVENT_IOC_ENABLE, 0) < 0 && rc == 0)
+				rc = -errno;
+		}
+	}
+	synth_init(&s, w, r->attr.sample_type, r->t_start);
+	if (r->o.target == RECORDER_SYSTEM)
+		synth_all(&s);
+	else if (r->o.target == RECORDER_PIDS)
+		for (size_t i = 0; i < r->o.n_pids; i++)
+			synth_process(&s, r->o.pids[i]);
+	if (r->kernel)
+		synth_kallsyms(&s, r->o.kallsyms ? r->o.kallsyms : "/proc/kallsyms");
+	synth_done(&s);
+	return rc;
+}
+
+/* Copy one ring's new records into the open frame. No allocation, no syscalls. */
+static void drain_ring(struct recorder *r, struct rcpu *c)
+{
+	const struct perf_event_header *h;
+
+	if (c->fd < 0 || !ring_read_init(&c->ring))
+		return;
+	while ((h = ring_read_event(&c->ring))) {
+		switch (h->type) {
+		case PERF_RECORD_SAMPLE:
+			c->samples++;
+			break;
+		case PERF_RECORD_LOST:
+			if (h->size >= 24) {
+				uint64_t lost;
+
+				memcpy(&lost, (const char *)h + 16, 8);
+				c->lost += lost;
+			}
+			break;
+		case PERF_RECORD_THROTTLE:
+			c->throttles++;
+			break;
+		case PERF_RECORD_UNTHROTTLE:
+			c->unthrottles++;
+			break;
+		}
+		writer_add(r->w, h, h->size);
+	}
+	/* The data is copied; only now may the kernel reuse the space. */
+	ring_read_done(&c->ring);
+}
+
+static int drain_all(struct recorder *r)
+{
+	uint64_t pass = util_now_ns();
+	const struct writer_stats *ws = writer_stats(r->w);
+	uint64_t dropped = ws->dropped_frames;
+	int rc = 0;
+
+	for (size_t ci = 0; ci < r->n_cpus; ci++)
+		drain_ring(r, &r->cpus[ci]);
+	writer_set_safe_time(r->w, pass > ORDER_MARGIN_NS ? pass - ORDER_MARGIN_NS : 0);
+	if (writer_due(r->w, util_now_ns(), r->flush_ns))
+		rc = writer_flush(r->w);
+	if (rc == 0 && ws->dropped_frames != dropped)
+		rc = ws->last_error ? ws->last_error : -EIO; /* a frame filled up mid-pass and failed */
+	return rc;
+}
+
+int recorder_poll(struct recorder *r, int timeout_ms, uint64_t *tags, int max)
+{
+	struct epoll_event evs[64];
+	int n, k = 0, rc;
+
+	n = epoll_wait(r->epfd, evs, 64, timeout_ms);
+	if (n < 0 && errno != EINTR)
+		return -errno;
+	for (int i = 0; i < n; i++) {
+		if (evs[i].data.u64 < RECORDER_TAG_BASE && k < max)
+			tags[k++] = evs[i].data.u64;
+		else if (evs[i].data.u64 >= RECORDER_TAG_BASE && (evs[i].events & (EPOLLHUP | EPOLLERR)))
+			/* The traced task is gone; stop watching this ring, drain it below. */
+			epoll_ctl(r->epfd, EPOLL_CTL_DEL, r->cpus[evs[i].data.u64 - RECORDER_TAG_BASE].fd, NULL);
+	}
+	rc = drain_all(r);
+	if (rc < 0) {
+		r->write_error = rc;
+		return rc;
+	}
+	return k;
+}
+
+int recorder_stop(struct recorder *r, int exit_status)
+{
+	struct rp_finish_rec *f;
+	uint64_t samples = 0, lost = 0;
+	int rc;
+
+	for (size_t i = 0; i < r->n_fds; i++)
+		ioctl(r->fds[i], PERF_EVENT_IOC_DISABLE, 0);
+	r->t_stop = util_now_ns();
+	for (size_t ci = 0; ci < r->n_cpus; ci++)
+		drain_ring(r, &r->cpus[ci]);
+	writer_set_safe_time(r->w, r->t_stop);
+	/* LOST records only come with a later successful write; the kernel's own counter
+	 * also covers losses at the very end. */
+	if (r->format_lost) {
+		for (size_t i = 0; i < r->n_fds; i++) {
+			uint64_t v[3];
+
+			if (read(r->fds[i], v, sizeof(v)) == (ssize_t)sizeof(v))
+				r->cpus[r->fd_cpu[i]].lost_read += v[2];
+		}
+	}
+	for (size_t ci = 0; ci < r->n_cpus; ci++) {
+		struct rcpu *c = &r->cpus[ci];
+		struct rp_cpu_stats_rec *s = writer_reserve(r->w, sizeof(*s));
+
+		if (!s)
+			continue;
+		memset(s, 0, sizeof(*s));
+		s->hdr.type = RP_REC_CPU_STATS;
+		s->hdr.size = sizeof(*s);
+		s->time = r->t_stop;
+		s->cpu = (uint32_t)c->cpu;
+		s->samples = c->samples;
+		s->lost = c->lost;
+		s->lost_unreported = c->lost_read > c->lost ? c->lost_read - c->lost : 0;
+		s->throttles = c->throttles;
+		s->unthrottles = c->unthrottles;
+		s->bad = c->ring.n_bad;
+		samples += c->samples;
+		lost += c->lost + s->lost_unreported;
+	}
+	f = writer_reserve(r->w, sizeof(*f));
+	if (f) {
+		memset(f, 0, sizeof(*f));
+		f->hdr.type = RP_REC_FINISH;
+		f->hdr.size = sizeof(*f);
+		f->time = r->t_stop;
+		f->samples = samples;
+		f->lost = lost;
+		f->dropped_records = writer_stats(r->w)->dropped_records;
+		f->exit_status = exit_status;
+	}
+	rc = writer_flush(r->w);
+	return rc;
+}
+
+void recorder_totals(const struct recorder *r, struct recorder_totals *ret)
+{
+	memset(ret, 0, sizeof(*ret));
+	for (size_t ci = 0; ci < r->n_cpus; ci++) {
+		const struct rcpu *c = &r->cpus[ci];
+
+		ret->samples += c->samples;
+		ret->lost += c->lost_read > c->lost ? c->lost_read : c->lost;
+		ret->throttles += c->throttles;
+		ret->bad += c->ring.n_bad;
+	}
+	ret->duration_ns = (r->t_stop ? r->t_stop : util_now_ns()) - r->t_start;
+}

@@ -1,0 +1,79 @@
+/* recorder.h — the per-CPU recorder shared by `ringprof record` and ringprofd: opens the
+ * sampling events, maps their rings, drains them into a writer, accounts for every loss. */
+#ifndef RP_RECORDER_H
+#define RP_RECORDER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct writer;
+
+enum recorder_target {
+	RECORDER_SYSTEM,  /* every task on the chosen CPUs (pid = -1) */
+	RECORDER_PIDS,    /* existing processes, all their threads, inherited to new ones */
+	RECORDER_COMMAND, /* a child created stopped; events enabled when it execs */
+};
+
+struct recorder_opts {
+	const char *event;        /* NULL: "cycles", falling back to cpu-clock without a PMU */
+	uint64_t freq;            /* Hz; 0 when period is used */
+	uint64_t period;
+	bool callchain;           /* frame-pointer callchains, kernel + user */
+	bool switch_events;
+	unsigned int ring_pages;  /* data pages per ring (power of two); 0: a default */
+	const int *cpus;          /* NULL: all online CPUs */
+	size_t n_cpus;
+	enum recorder_target target;
+	const pid_t *pids;        /* RECORDER_PIDS: the processes; RECORDER_COMMAND: the child */
+	size_t n_pids;
+	const char *cmdline;      /* stored in the header */
+	const char *kallsyms;     /* NULL: /proc/kallsyms */
+	uint64_t flush_ns;        /* close a frame at least this often; 0: 1 s */
+};
+
+struct recorder_totals {
+	uint64_t samples;
+	uint64_t lost;            /* LOST records + losses the kernel never reported */
+	uint64_t throttles;
+	uint64_t bad;
+	uint64_t duration_ns;
+};
+
+struct recorder;
+
+/* Open events and rings. On failure returns -errno, leaves *ret untouched and writes a
+ * sentence for the user into err (naming the sysctl, capability or limit involved). */
+int recorder_new(const struct recorder_opts *o, struct recorder **ret, char *err, size_t err_size);
+struct recorder *recorder_free(struct recorder *r);
+
+/* One-line notes about choices made while opening (fallback event, capped frequency,
+ * user-only mode, smaller rings); index past the end gives NULL. */
+const char *recorder_note(const struct recorder *r, size_t i);
+/* The effective event name and sampling frequency (0 in period mode). */
+const char *recorder_event_name(const struct recorder *r);
+uint64_t recorder_freq(const struct recorder *r);
+
+/* Start writing to w: the header, the start-up synthesis (system-wide: every process and
+ * kallsyms; -p: those processes), then the events are enabled. 0 or -errno. */
+int recorder_start(struct recorder *r, struct writer *w);
+
+/* The epoll set the recorder waits on. Callers may add their own fds with any u64 tag
+ * below RECORDER_TAG_BASE; recorder_poll returns them. */
+#define RECORDER_TAG_BASE (1ull << 62)
+int recorder_epoll_fd(const struct recorder *r);
+
+/* Wait up to timeout_ms for ring data or caller fds, drain every ring into the writer and
+ * close the frame when the flush interval has passed. Returns the number of caller tags
+ * stored in tags (at most max), or -errno from the writer (e.g. -ENOSPC); on a writer error
+ * the recorder keeps running and counts what it drops. */
+int recorder_poll(struct recorder *r, int timeout_ms, uint64_t *tags, int max);
+
+/* Disable the events, drain what is left, read the kernel's loss counters and write the
+ * per-CPU statistics and the finish record. exit_status is the command's, or -1. */
+int recorder_stop(struct recorder *r, int exit_status);
+
+void recorder_totals(const struct recorder *r, struct recorder_totals *ret);
+
+#endif

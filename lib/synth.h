@@ -1,0 +1,46 @@
+/* synth.h — records for what already existed when recording began: processes, threads,
+ * their executable mappings (from /proc) and the kernel symbol table. */
+#ifndef RP_SYNTH_H
+#define RP_SYNTH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct writer;
+
+struct synth_stats {
+	size_t processes, threads, maps;
+	size_t vanished;    /* processes that exited while being read (normal) */
+	size_t unreadable;  /* processes whose maps could not be read (permissions) */
+	size_t build_ids;   /* MMAP2 records that got a build-id */
+	size_t ksyms;       /* kernel symbols stored */
+};
+
+/* Shared state: the build-id cache and the record layout. */
+struct synth {
+	struct writer *w;
+	uint64_t sample_type;
+	uint64_t time;       /* timestamp given to every synthesized record */
+	struct synth_stats st;
+	struct synth_bid *cache;
+	size_t n_cache, cap_cache;
+};
+
+void synth_init(struct synth *s, struct writer *w, uint64_t sample_type, uint64_t time);
+void synth_done(struct synth *s);
+
+/* COMM for each thread and MMAP2 for each executable mapping of pid. -ESRCH when the
+ * process is gone; other per-process failures are counted, not returned. */
+int synth_process(struct synth *s, pid_t pid);
+/* Every process on the system. */
+int synth_all(struct synth *s);
+
+/* Whether /proc/kallsyms shows real addresses to us (kptr_restrict, CAP_SYSLOG). */
+bool synth_kallsyms_visible(const char *path);
+/* The text symbols of path (normally /proc/kallsyms) as RP_REC_KSYMS records; the number
+ * stored, or -errno. */
+int synth_kallsyms(struct synth *s, const char *path);
+
+#endif

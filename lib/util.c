@@ -1,0 +1,122 @@
+/* util.c — small shared helpers used by the front-ends and lib core. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util.h"
+
+uint64_t util_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
+}
+
+int64_t util_realtime_offset_ns(void)
+{
+	struct timespec m1, rt, m2;
+	int64_t best = 0, best_gap = INT64_MAX;
+
+	/* Bracket the REALTIME read between two MONOTONIC reads; keep the tightest pair. */
+	for (int i = 0; i < 5; i++) {
+		clock_gettime(CLOCK_MONOTONIC, &m1);
+		clock_gettime(CLOCK_REALTIME, &rt);
+		clock_gettime(CLOCK_MONOTONIC, &m2);
+		int64_t a = (int64_t)m1.tv_sec * (int64_t)NSEC_PER_SEC + m1.tv_nsec;
+		int64_t b = (int64_t)m2.tv_sec * (int64_t)NSEC_PER_SEC + m2.tv_nsec;
+		int64_t r = (int64_t)rt.tv_sec * (int64_t)NSEC_PER_SEC + rt.tv_nsec;
+
+		if (b - a < best_gap) {
+			best_gap = b - a;
+			best = r - (a + (b - a) / 2);
+		}
+	}
+	return best;
+}
+
+int util_parse_u64(const char *s, uint64_t *ret)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!s || !*s || *s == '-' || *s == ' ')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno)
+		return -errno;
+	if (*end)
+		return -EINVAL;
+	*ret = v;
+	return 0;
+}
+
+int util_parse_seconds(const char *s, uint64_t *ret_ns)
+{
+	char *end;
+	double v;
+
+	if (!s || !*s)
+		return -EINVAL;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || *end || v < 0 || v > 1e9 || v != v)
+		return -EINVAL;
+	*ret_ns = (uint64_t)(v * 1e9 + 0.5);
+	return 0;
+}
+
+const char *util_format_bytes(uint64_t n, char *buf, size_t size)
+{
+	static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	double v = (double)n;
+	int u = 0;
+
+	while (v >= 1024 && u < 4) {
+		v /= 1024;
+		u++;
+	}
+	if (u == 0)
+		snprintf(buf, size, "%llu B", (unsigned long long)n);
+	else
+		snprintf(buf, size, "%.1f %s", v, unit[u]);
+	return buf;
+}
+
+int util_read_file(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, size - 1);
+	if (n < 0) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	close(fd);
+	buf[n] = '\0';
+	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+		buf[--n] = '\0';
+	return 0;
+}
+
+void util_strlcpy(char *dst, const char *src, size_t size)
+{
+	size_t n = strlen(src);
+
+	if (!size)
+		return;
+	if (n >= size)
+		n = size - 1;
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}

@@ -1,0 +1,26 @@
+/* util.h — small shared helpers: clocks, number parsing, byte formatting, small files. */
+#ifndef RP_UTIL_H
+#define RP_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define NSEC_PER_SEC 1000000000ull
+
+uint64_t util_now_ns(void);               /* CLOCK_MONOTONIC */
+int64_t util_realtime_offset_ns(void);    /* CLOCK_REALTIME - CLOCK_MONOTONIC */
+
+/* Whole-string decimal parsing; 0 or -EINVAL / -ERANGE. */
+int util_parse_u64(const char *s, uint64_t *ret);
+int util_parse_seconds(const char *s, uint64_t *ret_ns); /* "2", "0.5", "1.25" */
+
+/* "12.3 KiB", "4.0 MiB"... into buf. */
+const char *util_format_bytes(uint64_t n, char *buf, size_t size);
+
+/* Read a small text file into buf (NUL-terminated, trailing newline removed). 0 or -errno. */
+int util_read_file(const char *path, char *buf, size_t size);
+
+/* Copy a string into a fixed array, always terminating it. */
+void util_strlcpy(char *dst, const char *src, size_t size);
+
+#endif
