@@ -545,6 +545,8 @@ int recorder_start(struct recorder *r, struct writer *w)
 	if (r->kernel)
 		synth_kallsyms(&s, r->o.kallsyms ? r->o.kallsyms : "/proc/kallsyms");
 	synth_done(&s);
+	/* The start-up state gets a frame of its own, committed before the first sample. */
+	writer_flush(w);
 	return rc;
 }
 
@@ -602,7 +604,13 @@ int recorder_poll(struct recorder *r, int timeout_ms, uint64_t *tags, int max)
 {
 	struct epoll_event evs[64];
 	int n, k = 0, rc;
+	/* Wake often enough to close frames on time even when no ring reaches its watermark. */
+	int max_ms = (int)(r->flush_ns / 2 / 1000000);
 
+	if (max_ms < 1)
+		max_ms = 1;
+	if (timeout_ms < 0 || timeout_ms > max_ms)
+		timeout_ms = max_ms;
 	n = epoll_wait(r->epfd, evs, 64, timeout_ms);
 	if (n < 0 && errno != EINTR)
 		return -errno;

@@ -376,6 +376,8 @@ int main(int argc, char **argv)
 		}
 		return 1;
 	}
+	uint64_t t0 = util_now_ns(); /* -d counts from when events are enabled */
+
 	rc = recorder_start(r, w);
 	if (rc < 0)
 		fprintf(stderr, PROG ": warning: could not enable every event: %s\n", strerror(-rc));
@@ -417,7 +419,6 @@ int main(int argc, char **argv)
 		}
 	}
 
-	uint64_t t0 = util_now_ns();
 	bool done = code != 0, interrupted = false;
 
 	while (!done) {

@@ -1,0 +1,75 @@
+#!/bin/bash
+# setup.sh — one entry point for a fresh Debian 12 machine (as root): install what is missing,
+# build, then either run the demo (`demo`) or the test suite (`test`).
+set -euo pipefail
+cd "$(dirname "$0")"
+mode=${1:-demo}
+
+PACKAGES="build-essential autoconf automake pkgconf libelf-dev libdw-dev libzstd-dev zstd elfutils
+	binutils util-linux procps"
+
+install_missing() {
+	local missing=""
+	for p in $PACKAGES; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"
+	done
+	[ -z "$missing" ] && return 0
+	if [ "$(id -u)" != 0 ]; then
+		echo "setup.sh: missing packages:$missing (run as root, or install them first)" >&2
+		exit 1
+	fi
+	echo "setup.sh: installing$missing" >&2
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq
+	apt-get install -y -qq --no-install-recommends $missing >/dev/null
+}
+
+build() {
+	[ -x configure ] && [ configure -nt configure.ac ] && [ Makefile.in -nt Makefile.am ] || autoreconf -fi >/dev/null 2>&1
+	mkdir -p build
+	cd build
+	[ -f Makefile ] && [ Makefile -nt ../configure ] || ../configure -q
+	make -s -j"$(nproc)" >/dev/null
+	cd ..
+}
+
+# Print "N passed, N failed" from automake's test-suite.log; non-zero when anything failed.
+summarize() {
+	local log=build/test-suite.log pass=0 fail=0 skip=0
+	if [ -f "$log" ]; then
+		pass=$(awk '/^# PASS:/ { print $3 }' "$log")
+		skip=$(awk '/^# SKIP:/ { print $3 }' "$log")
+		fail=$(awk '/^# (FAIL|ERROR|XPASS):/ { n += $3 } END { print n + 0 }' "$log")
+		grep -E '^(FAIL|ERROR|SKIP): ' "$log" | sed 's/^/  /' >&2 || true
+	fi
+	[ "${1:-0}" = 0 ] || [ "$fail" != 0 ] || fail=1 # make check itself failed (e.g. a build error)
+	[ "${skip:-0}" = 0 ] || echo "($skip skipped: see the SKIP lines above for why)"
+	echo "${pass:-0} passed, $fail failed"
+	[ "$fail" = 0 ]
+}
+
+install_missing
+case "$mode" in
+demo)
+	build
+	echo "== ringprof record -g -F 999 -- rp-workload -d 3 (a bundled program: 3 threads of known cost)"
+	./build/ringprof record -g -F 999 -o build/demo.data -- ./build/tests/workload/rp-workload -d 3
+	echo
+	echo "== ringprof report -i build/demo.data --stats"
+	./build/ringprof report -i build/demo.data --stats
+	echo
+	echo "== ringprof report -i build/demo.data --dump (side-band of the workload, and a few samples)"
+	./build/ringprof report -i build/demo.data --dump | grep -E '^(COMM|MMAP2|FORK|EXIT) .*(cpu=[0-9])' | head -20
+	./build/ringprof report -i build/demo.data --dump | grep -E '^SAMPLE .* mode=user' | head -3
+	;;
+test)
+	build
+	rc=0
+	(cd build && make -s -j"$(nproc)" check >/dev/null 2>&1) || rc=$?
+	summarize "$rc"
+	;;
+*)
+	echo "usage: setup.sh [demo|test]" >&2
+	exit 2
+	;;
+esac

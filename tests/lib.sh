@@ -1,0 +1,83 @@
+# lib.sh — shared helpers for ringprof's shell tests (sourced, not run).
+set -u
+
+: "${top_builddir:=$(cd "$(dirname "$0")/.." && pwd)}"
+: "${top_srcdir:=$top_builddir}"
+RP="$top_builddir/ringprof"
+WL="$top_builddir/tests/workload/rp-workload"
+TEST_NAME=$(basename "$0" .sh)
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/rp-$TEST_NAME.XXXXXX")
+BG_PIDS=""
+cleanup() {
+	for p in $BG_PIDS; do kill -9 "$p" 2>/dev/null; done
+	wait 2>/dev/null
+	[ -n "${KEEP:-}" ] || rm -rf "$T"
+}
+trap cleanup EXIT
+
+n_checks=0
+fail() {
+	echo "FAIL: $TEST_NAME: $*" >&2
+	exit 1
+}
+skip() {
+	echo "SKIP: $TEST_NAME: $*" >&2
+	exit 77
+}
+ok() {
+	n_checks=$((n_checks + 1))
+	echo "ok $n_checks - $*"
+}
+
+# check_grep PATTERN FILE WHAT: FILE must contain a line matching the extended regex.
+check_grep() {
+	grep -Eq -- "$1" "$2" || { echo "--- $2:" >&2; head -c 3000 "$2" >&2; fail "$3 (no line matches /$1/ in $(basename "$2"))"; }
+	ok "$3"
+}
+check_no_grep() {
+	! grep -Eq -- "$1" "$2" || { grep -E -m5 -- "$1" "$2" >&2; fail "$3 (unexpected /$1/ in $(basename "$2"))"; }
+	ok "$3"
+}
+# check_range VALUE LO HI WHAT (integers)
+check_range() {
+	[ "$1" -ge "$2" ] && [ "$1" -le "$3" ] || fail "$4: $1 not in [$2, $3]"
+	ok "$4 ($1 in [$2, $3])"
+}
+check_eq() {
+	[ "$1" = "$2" ] || fail "$3: got '$1', expected '$2'"
+	ok "$3"
+}
+
+# stat_field NAME FILE: the first number after "NAME" in a --stats output.
+stat_field() {
+	awk -v k="$1" '$1 == k { print $2; exit }' "$2"
+}
+
+# Skip (77) only when this kernel or sandbox really refuses perf events to us.
+require_perf_events() {
+	if ! "$RP" record -q -e cpu-clock -o "$T/probe.data" -- true 2>"$T/probe.err"; then
+		if grep -Eq 'permission denied|not supported|Function not implemented' "$T/probe.err"; then
+			skip "perf_event_open is unavailable here: $(cat "$T/probe.err")"
+		fi
+		fail "a trivial recording failed: $(cat "$T/probe.err")"
+	fi
+}
+
+require_root() {
+	[ "$(id -u)" = 0 ] || skip "needs root"
+}
+
+# The build id of an ELF file as lowercase hex, via readelf (binutils) or eu-readelf.
+build_id_of() {
+	if command -v eu-readelf >/dev/null; then
+		eu-readelf -n "$1" | awk '/Build ID:/ { print $3; exit }'
+	else
+		readelf -n "$1" | awk '/Build ID:/ { print $3; exit }'
+	fi
+}
+
+# Monotonic-ish seconds now (CLOCK_BOOTTIME == CLOCK_MONOTONIC on a host that never suspended).
+uptime_s() {
+	cut -d' ' -f1 /proc/uptime
+}

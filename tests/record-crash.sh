@@ -1,0 +1,31 @@
+#!/bin/bash
+# record-crash.sh — kill -9 of the recorder: the file stays readable up to the last closed
+# frame, which is at most the flush interval (1 s) old.
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
+require_perf_events
+
+F=999
+"$RP" record -e cpu-clock -F $F -g -o "$T/crash.data" -- "$WL" -d 10 >/dev/null 2>&1 &
+rp=$!
+BG_PIDS="$rp"
+sleep 3.2
+wl=$(pgrep -P $rp -f rp-workload | head -1)
+BG_PIDS="$BG_PIDS $wl"
+killed_at=$(uptime_s)
+kill -9 $rp
+wait $rp 2>/dev/null
+
+[ -s "$T/crash.data" ] || fail "nothing written before the crash"
+"$RP" report -i "$T/crash.data" --stats >"$T/stats" 2>"$T/stats.err" || fail "stats on a crashed recording failed: $(cat "$T/stats.err")"
+check_grep '^  finished +no' "$T/stats" "an unfinished recording is recognised"
+"$RP" report -i "$T/crash.data" --dump >"$T/dump" 2>/dev/null || fail "dump on a crashed recording"
+check_grep '^SAMPLE ' "$T/dump" "samples before the crash are readable"
+check_grep '^MMAP2 .*/rp-workload$' "$T/dump" "side-band before the crash is readable"
+
+# The newest sample is at most about a second older than the kill.
+last=$(awk '/^SAMPLE/ { t = $2 } END { print t }' "$T/dump")
+gap_ms=$(awk -v a="$killed_at" -v b="$last" 'BEGIN { printf "%d", (a - b) * 1000 }')
+check_range "$gap_ms" -100 1600 "data older than the flush interval survives kill -9 (gap ${gap_ms} ms)"
+samples=$(stat_field samples "$T/stats")
+check_range "$samples" 1000 100000 "samples of the first seconds are kept"
+exit 0

@@ -1,0 +1,74 @@
+#!/bin/bash
+# record-system.sh — `ringprof record -a -g` as root: every CPU, kernel and user frames,
+# processes that ran before recording (synthesized), kallsyms, -C, sample counts.
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
+require_root
+require_perf_events
+
+F=999
+# One workload starts before recording (it must come from the /proc synthesis), one during
+# it; the recording is stopped with SIGINT once the second one has finished.
+"$WL" -d 30 >"$T/wl1.out" &
+wl1=$!
+BG_PIDS="$wl1"
+sleep 0.5
+"$RP" record -a -g -e cpu-clock -F $F -d 60 -o "$T/sys.data" 2>"$T/rec.err" &
+rp=$!
+BG_PIDS="$BG_PIDS $rp"
+sleep 0.5
+"$WL" -d 1 >"$T/wl2.out"
+sleep 0.3
+kill -INT $rp
+wait $rp || fail "system-wide recording failed: $(cat "$T/rec.err")"
+kill $wl1 2>/dev/null; wait $wl1 2>/dev/null
+"$RP" report -i "$T/sys.data" --dump >"$T/dump" || fail "dump"
+"$RP" report -i "$T/sys.data" --stats >"$T/stats" || fail "stats"
+
+check_grep '^  target +system-wide, [0-9]+ CPUs? recorded' "$T/stats" "header says system-wide"
+check_grep '^  kernel syms +[1-9][0-9]{3,}$' "$T/stats" "kallsyms snapshot stored"
+check_grep '^KSYMS ' "$T/dump" "KSYMS records present"
+
+# A process that ran before recording started is known from synthesis.
+check_grep "^COMM [0-9.]+ cpu=- pid=$wl1 tid=$wl1 exec=0 comm=rp-workload$" "$T/dump" "pre-existing process synthesized (COMM)"
+check_grep "^MMAP2 [0-9.]+ cpu=- pid=$wl1 tid=$wl1 .* build_id=$(build_id_of "$WL") path=.*/rp-workload$" "$T/dump" \
+	"pre-existing process synthesized (MMAP2 with build-id)"
+check_grep '^COMM [0-9.]+ cpu=- pid=1 tid=1 ' "$T/dump" "init is synthesized"
+
+# The workload started during the recording: side-band from the kernel.
+pid2=$(sed -n 's/.*main [0-9.]* (pid \([0-9]*\)).*/\1/p' "$T/wl2.out")
+child2=$(sed -n 's/.*child [0-9.]* (pid \([0-9]*\)).*/\1/p' "$T/wl2.out")
+check_grep "^COMM [0-9.]+ cpu=[0-9]+ pid=$pid2 tid=$pid2 exec=1 comm=rp-workload$" "$T/dump" "exec of a new process"
+check_grep "^MMAP2 [0-9.]+ cpu=[0-9]+ pid=$pid2 .* build_id=$(build_id_of "$top_builddir/tests/workload/librp-worklib.so") path=.*/librp-worklib.so$" \
+	"$T/dump" "MMAP2 of the library with build-id"
+check_grep "^FORK .* pid=$child2 ppid=$pid2 " "$T/dump" "FORK of its child"
+check_grep "^EXIT .* pid=$child2 " "$T/dump" "EXIT of its child"
+
+check_grep '^SAMPLE .* mode=kernel ip=0xffff[0-9a-f]+ nr=[0-9]+ chain=kernel,0xffff' "$T/dump" "kernel samples with kernel callchains"
+n=$(grep -Ec "^SAMPLE .* pid=$pid2 .* chain=user,0x[0-9a-f]+,0x[0-9a-f]+,0x[0-9a-f]+" "$T/dump")
+check_range "$n" 100 100000 "user samples of the new process with >= 3 user frames"
+for cpu in $(seq 0 $(($(nproc) - 1))); do
+	c=$(grep -c "^SAMPLE [0-9.]* cpu=$cpu " "$T/dump")
+	check_range "$c" 100 1000000 "samples on CPU $cpu"
+done
+
+# Every CPU kept busy for D seconds: about F x CPUs x D samples.
+D=2
+ncpu=$(nproc)
+for i in $(seq $ncpu); do (while :; do :; done) & BG_PIDS="$BG_PIDS $!"; done
+"$RP" record -q -a -e cpu-clock -F $F -d $D -o "$T/busy.data" || fail "busy recording"
+for p in $BG_PIDS; do kill $p 2>/dev/null; done
+"$RP" report -i "$T/busy.data" --stats >"$T/busy.stats"
+samples=$(stat_field samples "$T/busy.stats")
+dur_ms=$(awk '$1 == "duration" { printf "%d", $2 * 1000 }' "$T/busy.stats")
+check_range "$dur_ms" $((D * 1000)) $((D * 1000 + 500)) "-d $D records for $D seconds"
+expect=$((F * ncpu * dur_ms / 1000))
+check_range "$samples" $((expect * 85 / 100)) $((expect * 105 / 100)) "sample count is about frequency x CPUs x time"
+check_grep '^  lost +0 \(0\.00%' "$T/busy.stats" "nothing lost at $F Hz on busy CPUs"
+check_grep '^  lost +0 \(0\.00%' "$T/stats" "nothing lost in the -g recording"
+
+# -C limits the CPUs.
+"$RP" record -q -a -C 0 -e cpu-clock -F $F -d 1 -o "$T/cpu0.data" || fail "-C 0 recording"
+"$RP" report -i "$T/cpu0.data" --dump >"$T/dump0"
+check_grep '^SAMPLE [0-9.]+ cpu=0 ' "$T/dump0" "-C 0 has samples on CPU 0"
+check_no_grep '^SAMPLE [0-9.]+ cpu=[1-9]' "$T/dump0" "-C 0 has no samples on other CPUs"
+exit 0
