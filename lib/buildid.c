@@ -1,4 +1,4 @@
-/* buildid: read the GNU build-id note of an ELF file with pread only (no libelf). */
+/* buildid.c — read the GNU build-id note of an ELF file with pread only (no libelf). */
 #include "buildid.h"
 
 #include <elf.h>

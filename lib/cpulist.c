@@ -1,4 +1,4 @@
-/* cpulist: parse CPU list strings such as "0-3,5,7-8" (sysfs cpu masks, perf's -C). */
+/* cpulist.c — parse CPU list strings such as "0-3,5,7-8" (sysfs cpu masks, perf's -C). */
 #include "cpulist.h"
 
 #include <errno.h>

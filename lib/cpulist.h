@@ -1,5 +1,6 @@
-/* cpulist: parse CPU list strings such as "0-3,5,7-8" (sysfs cpu masks, perf's -C). */
-#pragma once
+/* cpulist.h — parse CPU list strings such as "0-3,5,7-8" (sysfs cpu masks, perf's -C). */
+#ifndef RP_CPULIST_H
+#define RP_CPULIST_H
 
 #include <stddef.h>
 
@@ -18,3 +19,5 @@ int cpulist_parse(const char *s, int *cpus, size_t max, size_t *ret_n);
  * Returns 0 or -errno as cpulist_parse() and open/read.
  */
 int cpulist_read_online(int *cpus, size_t max, size_t *ret_n);
+
+#endif

@@ -1,4 +1,4 @@
-/* procfs: defensive readers for /proc (maps, kallsyms, comm, status, pid/tid lists, sysctls). */
+/* procfs.c — defensive readers for /proc (maps, kallsyms, comm, status, pid/tid lists, sysctls). */
 #include "procfs.h"
 
 #include <dirent.h>

@@ -1,5 +1,6 @@
-/* procfs: defensive readers for /proc (maps, kallsyms, comm, status, pid/tid lists, sysctls). */
-#pragma once
+/* procfs.h — defensive readers for /proc (maps, kallsyms, comm, status, pid/tid lists, sysctls). */
+#ifndef RP_PROCFS_H
+#define RP_PROCFS_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -26,7 +27,7 @@ struct procfs_map {
 	uint64_t ino;
 	uint32_t prot;		/* PROT_READ | PROT_WRITE | PROT_EXEC, from "r-xp" */
 	uint32_t flags;		/* MAP_PRIVATE ('p') or MAP_SHARED ('s') */
-	bool deleted;		/* the path ended in " (deleted)"; the suffix is stripped from path */
+	bool deleted;		/* path ended in " (deleted)", which is stripped from path */
 	/*
 	 * Borrowed: points into the line passed to procfs_parse_maps_line() (or the reader's
 	 * line buffer, valid only during the callback). "" for an anonymous mapping. May contain
@@ -126,3 +127,5 @@ int procfs_path(char *buf, size_t size, const char *fmt, ...)
  * a number, -ERANGE when it does not fit a long, or -errno.
  */
 int procfs_read_int(const char *path, long *ret);
+
+#endif

@@ -135,7 +135,8 @@ int reader_open(const char *path, struct reader **ret, char *why, size_t why_siz
 		return err;
 	}
 	first = find_desc(map, (size_t)sb.st_size, 0);
-	while (first && !desc_valid((const void *)first))
+	while (first && ((size_t)sb.st_size - (size_t)(first - (const unsigned char *)map) <
+				 sizeof(struct rp_frame_desc) || !desc_valid((const void *)first)))
 		first = find_desc(map, (size_t)sb.st_size, (size_t)(first - (const unsigned char *)map) + 1);
 	if (!first || (size_t)sb.st_size - (size_t)(first - (const unsigned char *)map) <
 			      sizeof(struct rp_frame_desc)) {
@@ -227,6 +228,7 @@ static size_t next_frame(struct reader *r)
 			warnf(r, "file ends %zu bytes into a frame descriptor at offset %zu (truncated); the rest is lost",
 			      left, r->off);
 			r->st.truncated = true;
+			r->st.frames_bad++;
 			r->st.bytes_skipped += left;
 			r->off = r->size;
 			break;
@@ -295,6 +297,8 @@ static size_t next_frame(struct reader *r)
 			r->st.t_last = d.t_hi;
 		if (!r->sample_type)
 			r->sample_type = d.sample_type;
+		if (!got)
+			continue; /* an empty frame: 0 would mean the end of the file */
 		return got;
 	}
 	return 0;
@@ -422,7 +426,8 @@ const struct perf_event_header *reader_next(struct reader *r)
 			r->eof = true;
 			bound = UINT64_MAX;
 		}
-		qsort(r->ents, r->n_ents, sizeof(*r->ents), cmp_entry);
+		if (r->n_ents) /* ents is still NULL when no record was ever read */
+			qsort(r->ents, r->n_ents, sizeof(*r->ents), cmp_entry);
 		while (r->emit_end < r->n_ents && (r->ents[r->emit_end].time < bound || bound == UINT64_MAX))
 			r->emit_end++;
 	}
@@ -436,7 +441,8 @@ const struct rp_header_rec *reader_header(struct reader *r)
 
 		if (len) {
 			take_frame(r, len);
-			qsort(r->ents, r->n_ents, sizeof(*r->ents), cmp_entry);
+			if (r->n_ents)
+				qsort(r->ents, r->n_ents, sizeof(*r->ents), cmp_entry);
 			while (r->emit_end < r->n_ents && r->ents[r->emit_end].time < r->desc.t_safe)
 				r->emit_end++;
 		} else {

@@ -57,7 +57,7 @@ struct recorder {
 	char notes[MAX_NOTES][256];
 	size_t n_notes;
 	int write_error;
-	uint64_t bad;
+	struct synth_ksyms ksyms;
 };
 
 static void note(struct recorder *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -420,8 +420,9 @@ int recorder_new(const struct recorder_opts *o, struct recorder **ret, char *err
 			goto fail;
 		}
 	}
-	if (o->freq && r->o.freq != o->freq && !r->n_notes)
-		note(r, "sampling at %llu Hz", (unsigned long long)r->o.freq);
+	/* The kernel symbol table is big and slow to read: read it before recording starts. */
+	if (r->kernel)
+		synth_ksyms_read(r->o.kallsyms ? r->o.kallsyms : "/proc/kallsyms", &r->ksyms);
 	*ret = r;
 	return 0;
 fail:
@@ -439,6 +440,7 @@ struct recorder *recorder_free(struct recorder *r)
 		close(r->fds[i]);
 	if (r->epfd >= 0)
 		close(r->epfd);
+	synth_ksyms_free(&r->ksyms);
 	free(r->fds);
 	free(r->fd_cpu);
 	free(r->cpus);
@@ -492,7 +494,7 @@ static void write_header(struct recorder *r)
 		   (r->o.callchain ? RP_HDR_CALLCHAIN : 0) | (r->o.switch_events ? RP_HDR_SWITCH : 0) |
 		   (r->build_id ? RP_HDR_BUILD_ID : 0) | (r->o.freq ? RP_HDR_FREQ : 0) |
 		   (r->o.target == RECORDER_COMMAND ? RP_HDR_COMMAND : 0);
-	if (r->kernel && synth_kallsyms_visible(r->o.kallsyms ? r->o.kallsyms : "/proc/kallsyms"))
+	if (r->ksyms.n)
 		h->flags |= RP_HDR_KSYMS;
 	h->realtime_offset = util_realtime_offset_ns();
 	h->clockid = CLOCK_MONOTONIC;
@@ -519,6 +521,8 @@ static void write_header(struct recorder *r)
 		memcpy((char *)(h + 1), r->o.cmdline, clen);
 }
 
+static void drain_rings(void *arg);
+
 int recorder_start(struct recorder *r, struct writer *w)
 {
 	struct synth s;
@@ -528,24 +532,27 @@ int recorder_start(struct recorder *r, struct writer *w)
 	r->t_start = util_now_ns();
 	writer_set_safe_time(w, r->t_start);
 	write_header(r);
-	/* Enable first, then synthesize: a process that starts meanwhile is seen by the
-	 * kernel, one that existed is seen by /proc; duplicates are ordered by time. */
+	synth_init(&s, w, r->attr.sample_type, r->t_start);
+	synth_ksyms_write(&s, &r->ksyms);
+	synth_ksyms_free(&r->ksyms);
+	/* Enable, then read /proc: a process that starts meanwhile is seen by the kernel, one
+	 * that existed is seen by /proc; duplicates are ordered by time. The rings are drained
+	 * between processes, without advancing the ordering watermark past t_start. */
 	if (r->o.target != RECORDER_COMMAND) {
 		for (size_t i = 0; i < r->n_fds; i++) {
 			if (ioctl(r->fds[i], PERF_EVENT_IOC_ENABLE, 0) < 0 && rc == 0)
 				rc = -errno;
 		}
 	}
-	synth_init(&s, w, r->attr.sample_type, r->t_start);
+	s.tick = drain_rings;
+	s.tick_arg = r;
 	if (r->o.target == RECORDER_SYSTEM)
 		synth_all(&s);
 	else if (r->o.target == RECORDER_PIDS)
 		for (size_t i = 0; i < r->o.n_pids; i++)
 			synth_process(&s, r->o.pids[i]);
-	if (r->kernel)
-		synth_kallsyms(&s, r->o.kallsyms ? r->o.kallsyms : "/proc/kallsyms");
 	synth_done(&s);
-	/* The start-up state gets a frame of its own, committed before the first sample. */
+	/* The start-up state is committed in its own frame before the first sample frame. */
 	writer_flush(w);
 	return rc;
 }
@@ -583,6 +590,14 @@ static void drain_ring(struct recorder *r, struct rcpu *c)
 	ring_read_done(&c->ring);
 }
 
+static void drain_rings(void *arg)
+{
+	struct recorder *r = arg;
+
+	for (size_t ci = 0; ci < r->n_cpus; ci++)
+		drain_ring(r, &r->cpus[ci]);
+}
+
 static int drain_all(struct recorder *r)
 {
 	uint64_t pass = util_now_ns();
@@ -590,8 +605,7 @@ static int drain_all(struct recorder *r)
 	uint64_t dropped = ws->dropped_frames;
 	int rc = 0;
 
-	for (size_t ci = 0; ci < r->n_cpus; ci++)
-		drain_ring(r, &r->cpus[ci]);
+	drain_rings(r);
 	writer_set_safe_time(r->w, pass > ORDER_MARGIN_NS ? pass - ORDER_MARGIN_NS : 0);
 	if (writer_due(r->w, util_now_ns(), r->flush_ns))
 		rc = writer_flush(r->w);
@@ -638,8 +652,7 @@ int recorder_stop(struct recorder *r, int exit_status)
 	for (size_t i = 0; i < r->n_fds; i++)
 		ioctl(r->fds[i], PERF_EVENT_IOC_DISABLE, 0);
 	r->t_stop = util_now_ns();
-	for (size_t ci = 0; ci < r->n_cpus; ci++)
-		drain_ring(r, &r->cpus[ci]);
+	drain_rings(r);
 	writer_set_safe_time(r->w, r->t_stop);
 	/* LOST records only come with a later successful write; the kernel's own counter
 	 * also covers losses at the very end. */

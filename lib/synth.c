@@ -184,7 +184,11 @@ int synth_process(struct synth *s, pid_t pid)
 
 static int on_pid(int pid, void *arg)
 {
-	synth_process(arg, pid);
+	struct synth *s = arg;
+
+	synth_process(s, pid);
+	if (s->tick)
+		s->tick(s->tick_arg);
 	return 0;
 }
 
@@ -193,46 +197,50 @@ int synth_all(struct synth *s)
 	return procfs_for_each_pid(on_pid, s);
 }
 
-static int probe_ksym(const struct procfs_ksym *k, void *arg)
-{
-	*(bool *)arg = k->addr != 0;
-	return -ECANCELED; /* one line is enough */
-}
-
-bool synth_kallsyms_visible(const char *path)
-{
-	bool visible = false;
-
-	procfs_read_kallsyms(path, probe_ksym, &visible, NULL);
-	return visible;
-}
-
 /* Symbols are packed into records of up to KSYMS_BATCH bytes. */
 #define KSYMS_BATCH 60000
 
 struct ksym_ctx {
-	struct synth *s;
+	struct synth_ksyms *out;
+	size_t cap;
 	unsigned char buf[KSYMS_BATCH + 1024];
 	size_t len;
 	uint32_t n;
+	int err;
 };
 
 static void ksyms_flush(struct ksym_ctx *c)
 {
 	size_t size = (sizeof(struct rp_ksyms_rec) + c->len + 7) / 8 * 8;
+	struct synth_ksyms *o = c->out;
 	struct rp_ksyms_rec *k;
 
 	if (!c->n)
 		return;
-	k = writer_reserve(c->s->w, size);
-	if (k) {
-		memset(k, 0, size);
-		k->hdr.type = RP_REC_KSYMS;
-		k->hdr.size = (uint16_t)size;
-		k->time = c->s->time;
-		k->n = c->n;
-		memcpy(k + 1, c->buf, c->len);
+	if (o->len + size > c->cap) {
+		size_t cap = c->cap ? c->cap * 2 : (1u << 20);
+		unsigned char *d = NULL;
+
+		while (cap < o->len + size)
+			cap *= 2;
+		if (posix_memalign((void **)&d, 8, cap)) {
+			c->err = -ENOMEM;
+			return;
+		}
+		if (o->len)
+			memcpy(d, o->data, o->len);
+		free(o->data);
+		o->data = d;
+		c->cap = cap;
 	}
+	k = (void *)(o->data + o->len);
+	memset(k, 0, size);
+	k->hdr.type = RP_REC_KSYMS;
+	k->hdr.size = (uint16_t)size;
+	k->n = c->n;
+	memcpy(k + 1, c->buf, c->len);
+	o->len += size;
+	o->n += c->n;
 	c->len = 0;
 	c->n = 0;
 }
@@ -257,21 +265,49 @@ static int on_ksym(const struct procfs_ksym *k, void *arg)
 	c->buf[c->len + 10 + nl + ml] = '\0';
 	c->len += 11 + nl + ml;
 	c->n++;
-	c->s->st.ksyms++;
-	return 0;
+	return c->err;
 }
 
-int synth_kallsyms(struct synth *s, const char *path)
+int synth_ksyms_read(const char *path, struct synth_ksyms *ret)
 {
 	struct ksym_ctx *c = calloc(1, sizeof(*c));
-	size_t before = s->st.ksyms;
+	struct synth_ksyms k = { NULL, 0, 0 };
 	int r;
 
 	if (!c)
 		return -ENOMEM;
-	c->s = s;
+	c->out = &k;
 	r = procfs_read_kallsyms(path, on_ksym, c, NULL);
 	ksyms_flush(c);
+	if (r == 0)
+		r = c->err;
 	free(c);
-	return r < 0 ? r : (int)(s->st.ksyms - before);
+	if (r < 0) {
+		free(k.data);
+		return r;
+	}
+	*ret = k;
+	return 0;
+}
+
+void synth_ksyms_write(struct synth *s, const struct synth_ksyms *k)
+{
+	for (size_t off = 0; off + sizeof(struct rp_ksyms_rec) <= k->len;) {
+		const struct rp_ksyms_rec *src = (const void *)(k->data + off);
+		struct rp_ksyms_rec *dst = writer_reserve(s->w, src->hdr.size);
+
+		if (dst) {
+			memcpy(dst, src, src->hdr.size);
+			dst->time = s->time;
+		}
+		s->st.ksyms += src->n;
+		off += src->hdr.size;
+	}
+}
+
+void synth_ksyms_free(struct synth_ksyms *k)
+{
+	free(k->data);
+	k->data = NULL;
+	k->len = k->n = 0;
 }

@@ -26,6 +26,8 @@ struct synth {
 	struct synth_stats st;
 	struct synth_bid *cache;
 	size_t n_cache, cap_cache;
+	void (*tick)(void *arg); /* called between processes, e.g. to drain rings; may be NULL */
+	void *tick_arg;
 };
 
 void synth_init(struct synth *s, struct writer *w, uint64_t sample_type, uint64_t time);
@@ -37,10 +39,18 @@ int synth_process(struct synth *s, pid_t pid);
 /* Every process on the system. */
 int synth_all(struct synth *s);
 
-/* Whether /proc/kallsyms shows real addresses to us (kptr_restrict, CAP_SYSLOG). */
-bool synth_kallsyms_visible(const char *path);
-/* The text symbols of path (normally /proc/kallsyms) as RP_REC_KSYMS records; the number
- * stored, or -errno. */
-int synth_kallsyms(struct synth *s, const char *path);
+/* The text symbols of a kallsyms file as ready-made RP_REC_KSYMS records, read ahead of time
+ * (reading takes long enough to matter once events are enabled). */
+struct synth_ksyms {
+	unsigned char *data; /* records, 8-byte aligned; owned */
+	size_t len;
+	size_t n;            /* symbols */
+};
+/* 0, or -errno from reading path; *ret is empty when addresses are hidden from us
+ * (kernel.kptr_restrict without CAP_SYSLOG). */
+int synth_ksyms_read(const char *path, struct synth_ksyms *ret);
+/* Append the records to the writer with time set to s->time. */
+void synth_ksyms_write(struct synth *s, const struct synth_ksyms *k);
+void synth_ksyms_free(struct synth_ksyms *k);
 
 #endif

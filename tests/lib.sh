@@ -81,3 +81,13 @@ build_id_of() {
 uptime_s() {
 	cut -d' ' -f1 /proc/uptime
 }
+
+# wait_for_file FILE: until the recorder has created its output (events are enabled right
+# after), at most 10 s.
+wait_for_file() {
+	for _ in $(seq 100); do
+		[ -e "$1" ] && { sleep 0.2; return 0; }
+		sleep 0.1
+	done
+	fail "$1 did not appear"
+}

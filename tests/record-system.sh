@@ -15,7 +15,7 @@ sleep 0.5
 "$RP" record -a -g -e cpu-clock -F $F -d 60 -o "$T/sys.data" 2>"$T/rec.err" &
 rp=$!
 BG_PIDS="$BG_PIDS $rp"
-sleep 0.5
+wait_for_file "$T/sys.data"
 "$WL" -d 1 >"$T/wl2.out"
 sleep 0.3
 kill -INT $rp
@@ -56,7 +56,21 @@ D=2
 ncpu=$(nproc)
 for i in $(seq $ncpu); do (while :; do :; done) & BG_PIDS="$BG_PIDS $!"; done
 "$RP" record -q -a -e cpu-clock -F $F -d $D -o "$T/busy.data" || fail "busy recording"
+# A one-page ring cannot keep up at 4 kHz with callchains: every loss must be counted, so
+# samples + lost still add up to frequency x CPUs x time.
+"$RP" record -a -g -e cpu-clock -F 4000 -m 1 -d $D -o "$T/tiny.data" 2>"$T/tiny.err" || fail "tiny-ring recording"
 for p in $BG_PIDS; do kill $p 2>/dev/null; done
+"$RP" report -i "$T/tiny.data" --stats >"$T/tiny.stats"
+lost=$(stat_field lost "$T/tiny.stats")
+tsamples=$(stat_field samples "$T/tiny.stats")
+check_range "$lost" 1 1000000 "a one-page ring at 4 kHz loses records and counts them"
+tdur_ms=$(awk '$1 == "duration" { printf "%d", $2 * 1000 }' "$T/tiny.stats")
+texpect=$((4000 * ncpu * tdur_ms / 1000))
+if grep -Eq '^  throttled +0$' "$T/tiny.stats"; then
+	check_range $((tsamples + lost)) $((texpect * 85 / 100)) $((texpect * 105 / 100)) \
+		"samples + lost add up to frequency x CPUs x time"
+fi
+check_grep "^\[ ringprof record: $tsamples samples, $lost lost \([0-9.]+%\)" "$T/tiny.err" "the summary line reports the same loss"
 "$RP" report -i "$T/busy.data" --stats >"$T/busy.stats"
 samples=$(stat_field samples "$T/busy.stats")
 dur_ms=$(awk '$1 == "duration" { printf "%d", $2 * 1000 }' "$T/busy.stats")
