@@ -100,11 +100,13 @@ int reader_open(const char *path, struct reader **ret, char *why, size_t why_siz
 {
 	struct reader *r;
 	struct stat sb;
+	struct rp_frame_desc d;
 	const unsigned char *first;
 	void *map;
 	int fd, err;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO given by mistake must not hang us; it is refused below. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
 		err = -errno;
 		snprintf(why, why_size, "cannot open: %s", strerror(errno));
@@ -121,11 +123,15 @@ int reader_open(const char *path, struct reader **ret, char *why, size_t why_siz
 		snprintf(why, why_size, "is a directory (give a recording file)");
 		return -EISDIR;
 	}
-	if (!S_ISREG(sb.st_mode) || sb.st_size == 0) {
+	if (!S_ISREG(sb.st_mode)) {
 		close(fd);
-		snprintf(why, why_size, sb.st_size == 0 ? "the file is empty (the recorder wrote nothing yet, or it was cut to nothing)"
-							 : "not a regular file");
-		return sb.st_size == 0 ? -ENODATA : -EPROTO;
+		snprintf(why, why_size, "not a regular file (a recording is a file written by ringprof record)");
+		return -EPROTO;
+	}
+	if (sb.st_size == 0) {
+		close(fd);
+		snprintf(why, why_size, "the file is empty (the recorder wrote nothing yet, or it was cut to nothing)");
+		return -ENODATA;
 	}
 	map = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	err = -errno;
@@ -134,19 +140,27 @@ int reader_open(const char *path, struct reader **ret, char *why, size_t why_siz
 		snprintf(why, why_size, "cannot map: %s", strerror(-err));
 		return err;
 	}
-	first = find_desc(map, (size_t)sb.st_size, 0);
-	while (first && ((size_t)sb.st_size - (size_t)(first - (const unsigned char *)map) <
-				 sizeof(struct rp_frame_desc) || !desc_valid((const void *)first)))
-		first = find_desc(map, (size_t)sb.st_size, (size_t)(first - (const unsigned char *)map) + 1);
-	if (!first || (size_t)sb.st_size - (size_t)(first - (const unsigned char *)map) <
-			      sizeof(struct rp_frame_desc)) {
-		describe_foreign(map, (size_t)sb.st_size, why, why_size);
+	/* The first intact descriptor, copied out: the mapping gives no alignment guarantee. */
+	for (first = find_desc(map, (size_t)sb.st_size, 0); first;
+	     first = find_desc(map, (size_t)sb.st_size, (size_t)(first - (const unsigned char *)map) + 1)) {
+		if ((size_t)sb.st_size - (size_t)(first - (const unsigned char *)map) < sizeof(d))
+			continue;
+		memcpy(&d, first, sizeof(d));
+		if (desc_valid(&d))
+			break;
+	}
+	if (!first) {
+		if ((size_t)sb.st_size >= 4 && memcmp(map, desc_pattern, 4) == 0)
+			snprintf(why, why_size, "no complete ringprof frame in %lld bytes: the recording was cut short "
+				 "or damaged before its first frame ended", (long long)sb.st_size);
+		else
+			describe_foreign(map, (size_t)sb.st_size, why, why_size);
 		munmap(map, (size_t)sb.st_size);
 		return -EPROTO;
 	}
-	if (((const struct rp_frame_desc *)(const void *)first)->major != RP_FORMAT_MAJOR) {
+	if (d.major != RP_FORMAT_MAJOR) {
 		snprintf(why, why_size, "written in format version %u by a newer ringprof; this one reads version %u",
-			 ((const struct rp_frame_desc *)(const void *)first)->major, RP_FORMAT_MAJOR);
+			 d.major, RP_FORMAT_MAJOR);
 		munmap(map, (size_t)sb.st_size);
 		return -EPROTONOSUPPORT;
 	}
@@ -287,6 +301,9 @@ static size_t next_frame(struct reader *r)
 			r->off += sizeof(d) + d.zsize;
 			continue;
 		}
+		if (r->have_desc && d.seq <= r->desc.seq)
+			warnf(r, "frame %llu at offset %zu comes after frame %llu (duplicated or reordered); read anyway",
+			      (unsigned long long)d.seq, r->off, (unsigned long long)r->desc.seq);
 		r->off += sizeof(d) + d.zsize;
 		r->desc = d;
 		r->have_desc = true;

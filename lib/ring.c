@@ -1,4 +1,4 @@
-/* ring.c — reader for one perf_event mmap ring: attach or map it, drain records, publish the tail. */
+/* ring.c — reader for one perf_event mmap ring: attach or map, drain records, publish the tail */
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -142,11 +142,11 @@ const struct perf_event_header *ring_read_event(struct ring *r)
 	r->tail = pos + h.size;
 
 	if (off + h.size <= r->size && !(off & 7))
-		return (const struct perf_event_header *)(r->data + off);
+		return (const void *)(r->data + off); /* 8-aligned: see ring_init() */
 
 	/* Straddles the end (or misaligned): stitch the two parts; h.size <= RING_BOUNCE_SIZE. */
 	ring_copy(r, pos, r->bounce, h.size);
-	return (const struct perf_event_header *)r->bounce;
+	return (const void *)r->bounce;
 
 bad:
 	/* No record boundary can be trusted up to head; the kernel's next record starts there. */

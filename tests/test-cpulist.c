@@ -1,5 +1,5 @@
-/* Unit test for lib/cpulist: valid and invalid CPU lists, the online file (real and fake). */
-#define _GNU_SOURCE
+/* test-cpulist.c — unit test of lib/cpulist.c: valid and invalid lists, the online file. */
+#define _GNU_SOURCE 1
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>

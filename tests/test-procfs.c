@@ -1,5 +1,5 @@
-/* Unit test for lib/procfs: hostile maps/kallsyms lines, fixture files, a fake /proc, self. */
-#define _GNU_SOURCE
+/* test-procfs.c — unit test of lib/procfs.c: hostile lines, fixture files, a fake /proc, self. */
+#define _GNU_SOURCE 1
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -53,17 +53,6 @@ static const char *test_ctx = "";
 
 static char tmpdir[256];
 
-static char *xstrdup(const char *s)
-{
-	char *d = strdup(s);
-
-	if (!d) {
-		perror("strdup");
-		exit(1);
-	}
-	return d;
-}
-
 static char *xmalloc(size_t n)
 {
 	char *p = malloc(n);
@@ -73,6 +62,11 @@ static char *xmalloc(size_t n)
 		exit(1);
 	}
 	return p;
+}
+
+static char *xstrdup(const char *s)
+{
+	return strcpy(xmalloc(strlen(s) + 1), s);
 }
 
 /* A string of N copies of C. */
@@ -152,7 +146,7 @@ struct maps_case {
 	const char *name;
 	const char *line;	/* literal line, or the header when kpath is set */
 	const char *kpath;	/* build the line with the kernel's padding before this path */
-	size_t width;		/* padding width for kpath: 72 (64-bit kernel) or 48 (32-bit) */
+	size_t width;		/* padding for kpath: 72 (64-bit kernel) or 48 (32-bit) */
 	int ret;
 	uint64_t start, end, pgoff;
 	uint32_t maj, min;
@@ -321,7 +315,8 @@ static void test_maps_long_paths(void)
 		path[lens[i] / 2] = ' ';
 		full = xmalloc(lens[i] + 16);
 		snprintf(full, lens[i] + 16, "%s (deleted)", path);
-		line = kernel_line("7f0000000000-7f0000002000 r-xp 00003000 fd:01 77", full, 72, true);
+		line = kernel_line("7f0000000000-7f0000002000 r-xp 00003000 fd:01 77", full, 72,
+				   true);
 		CHECK_INT(procfs_parse_maps_line(line, &m), 0);
 		CHECK_U64(m.pgoff, 0x3000);
 		CHECK_U64(m.maj, 0xfd);
@@ -661,7 +656,8 @@ static void test_self_maps_layout(void)
 			free(copy);
 			continue;
 		}
-		snprintf(hdr, sizeof(hdr), "%08" PRIx64 "-%08" PRIx64 " %c%c%c%c %08" PRIx64 " %02x:%02x %" PRIu64,
+		snprintf(hdr, sizeof(hdr),
+			 "%08" PRIx64 "-%08" PRIx64 " %c%c%c%c %08" PRIx64 " %02x:%02x %" PRIu64,
 			 m.start, m.end, m.prot & PROT_READ ? 'r' : '-',
 			 m.prot & PROT_WRITE ? 'w' : '-', m.prot & PROT_EXEC ? 'x' : '-',
 			 m.flags == MAP_SHARED ? 's' : 'p', m.pgoff, m.maj, m.min, m.ino);
@@ -873,7 +869,8 @@ static void test_fake_proc(void)
 	test_ctx = "fake /proc";
 	snprintf(root, sizeof(root), "%s/fake", tmpdir);
 	put_str(root, "proc/123/task/123/comm", "main\n");
-	put_str(root, "proc/123/task/124/comm", "kworker/u8:2-events_unbound-and-more-than-64-bytes-of-name-to-truncate\n");
+	put_str(root, "proc/123/task/124/comm",
+		"kworker/u8:2-events_unbound-and-more-than-64-bytes-of-name-to-truncate\n");
 	put_str(root, "proc/123/status",
 		"Name:\tmain\nUmask:\t0022\nState:\tS (sleeping)\nTgid:\t123\nNgid:\t0\n"
 		"Pid:\t123\nPPid:\t1\nTracerPid:\t0\nGroups:\t4 24 27 30 46 100 118\n");
@@ -882,13 +879,13 @@ static void test_fake_proc(void)
 		"garbage\n"
 		"00651000-00652000 rw-p 00051000 08:02 173521 /usr/bin/fake");
 	put_str(root, "proc/124/status", "Name:\tworker\nTgid:  123 \nPPid:\t1\n");
-	put_str(root, "proc/45/status", "Name:\tx\nTgid:\t45\n");			/* no PPid */
+	put_str(root, "proc/45/status", "Name:\tx\nTgid:\t45\n");		/* no PPid */
 	put_str(root, "proc/45/task/45/comm", "no-newline");
 	put_str(root, "proc/46/status", "Tgid:\tabc\nPPid:\t1\n");
 	put_str(root, "proc/46/task/46/comm", "\n");
 	put_str(root, "proc/47/status", "Tgid:\t-5\nPPid:\t1\n");
 	put_str(root, "proc/47/task/47/comm", "x\n");
-	put_str(root, "proc/9/status", "Tgid:\t9\nPPid:\t99999999999\n");		/* overflow */
+	put_str(root, "proc/9/status", "Tgid:\t9\nPPid:\t99999999999\n");	/* overflow */
 	put_str(root, "proc/9/task/9/x", "");
 	put_str(root, "proc/200/task/200/comm", "doomed\n");
 	put_str(root, "proc/77", "a file, not a process\n");
@@ -975,7 +972,8 @@ static void test_fake_proc(void)
 	{
 		char p[PATH_MAX];
 
-		CHECK_INT(procfs_path(p, sizeof(p), "/proc/sys/kernel/%s", "perf_event_paranoid"), 0);
+		CHECK_INT(procfs_path(p, sizeof(p), "/proc/sys/%s", "kernel/perf_event_paranoid"),
+			  0);
 		CHECK_INT(procfs_read_int(p, &v), 0);
 		CHECK_INT(v, 2);
 		CHECK_INT(procfs_path(p, 8, "/proc/%d", 1), -ENAMETOOLONG);

@@ -1,4 +1,4 @@
-/* test-ring.c — unit test of lib/ring.c against a synthetic ring fed by a kernel-like producer thread. */
+/* test-ring.c — unit test of lib/ring.c: a synthetic ring fed by a kernel-like producer thread. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
@@ -156,7 +156,9 @@ static void *producer_main(void *arg)
 			int waited = 0;
 
 			for (;;) {
-				uint64_t tail = __atomic_load_n(&p->pc->data_tail, __ATOMIC_ACQUIRE);
+				uint64_t tail;
+
+				tail = __atomic_load_n(&p->pc->data_tail, __ATOMIC_ACQUIRE);
 
 				if (size - (head - tail) >= rs)
 					break;
@@ -188,8 +190,8 @@ static int check_record(const char *name, const struct perf_event_header *h, uin
 	uint64_t v, j;
 
 	if (h->type != TEST_TYPE || h->misc != (uint16_t)seq || h->size != size) {
-		fprintf(stderr, "%s: record %llu: header type %#x misc %u size %u, want %#x %u %u\n",
-			name, (unsigned long long)seq, h->type, h->misc, h->size, TEST_TYPE,
+		fprintf(stderr, "%s: record %llu: type %#x misc %u size %u, want %#x %u %u\n", name,
+			(unsigned long long)seq, h->type, h->misc, h->size, TEST_TYPE,
 			(unsigned int)(uint16_t)seq, size);
 		return -1;
 	}
@@ -202,9 +204,10 @@ static int check_record(const char *name, const struct perf_event_header *h, uin
 	for (j = 0; 16 + 8 * j < size; j++) {
 		memcpy(&v, p + 16 + 8 * j, sizeof(v));
 		if (v != pattern(seq, j)) {
-			fprintf(stderr, "%s: record %llu (size %u): payload byte %llu: %#llx, want %#llx\n",
-				name, (unsigned long long)seq, size, (unsigned long long)(16 + 8 * j),
-				(unsigned long long)v, (unsigned long long)pattern(seq, j));
+			fprintf(stderr, "%s: record %llu (size %u): byte %llu: %#llx, want %#llx\n",
+				name, (unsigned long long)seq, size,
+				(unsigned long long)(16 + 8 * j), (unsigned long long)v,
+				(unsigned long long)pattern(seq, j));
 			return -1;
 		}
 	}
@@ -291,9 +294,9 @@ static void run_scenario(const struct scenario *sc, uint64_t total)
 				break;
 			}
 			if ((const void *)h != want) {
-				CHECK(0, "%s: record %llu at offset %llu size %u: pointer %p, want %p (%s)",
-				      sc->name, (unsigned long long)seq, (unsigned long long)off, rs,
-				      (const void *)h, want, straddles ? "bounce" : "ring");
+				CHECK(0, "%s: record %llu at %llu size %u: at %p, want %p (%s)",
+				      sc->name, (unsigned long long)seq, (unsigned long long)off,
+				      rs, (const void *)h, want, straddles ? "bounce" : "ring");
 				bad = 1;
 				break;
 			}
@@ -336,8 +339,8 @@ static void run_scenario(const struct scenario *sc, uint64_t total)
 		if (sc->expect_full)
 			CHECK(n_full > 0, "%s: the ring never became completely full", sc->name);
 	}
-	printf("%-10s %2u pages %7llu records %9llu bytes %6llu straddled %5llu full %6llu producer "
-	       "waits %6llu batches %.2f s\n",
+	printf("%-10s %2u pages %7llu records %9llu bytes %6llu straddled %5llu full "
+	       "%6llu producer waits %6llu batches %.2f s\n",
 	       sc->name, sc->n_pages, (unsigned long long)seq, (unsigned long long)pos,
 	       (unsigned long long)n_straddled, (unsigned long long)n_full,
 	       (unsigned long long)p.n_waits, (unsigned long long)n_batches, now() - t0);
@@ -448,8 +451,8 @@ static void test_init_errors(void)
 	err = ring_init(&r, map, map_len);
 	CHECK(err == 0, "data_size 0, 4 data pages: %d", err);
 	if (!err) {
-		CHECK(r.size == 4 * page_size && r.data == map + page_size, "data_size 0: size %llu",
-		      (unsigned long long)r.size);
+		CHECK(r.size == 4 * page_size && r.data == map + page_size,
+		      "data_size 0: size %llu", (unsigned long long)r.size);
 		ring_done(&r);
 	}
 	err = ring_init(&r, map, 4 * page_size);
@@ -604,7 +607,9 @@ static void test_corrupt(void)
 		for (i = 0; i < (int)n; i++) {
 			uint64_t y = mix(x ^ (uint64_t)i);
 
-			put_header(&r, head + 8 * i, y % 4 ? 8 * (1 + y % 9) : (unsigned int)(y >> 8));
+			/* mostly plausible sizes, some arbitrary u16 values */
+			put_header(&r, head + 8 * i,
+				   y % 4 ? 8 * (1 + y % 9) : (unsigned int)(y >> 8));
 		}
 		head += 8 * n + (x >> 20) % 3 * 4;
 		set_head(&r, head);
