@@ -130,19 +130,20 @@ static pid_t spawn_stopped(char **argv, const sigset_t *saved, int *ret_go, int 
 	return pid;
 }
 
+/* "ringprof record ARGS...", whichever way we were started. */
 static char *join_cmdline(int argc, char **argv)
 {
-	size_t len = 1;
+	size_t len = sizeof("ringprof record");
 	char *s;
 
-	for (int i = 0; i < argc; i++)
+	for (int i = 1; i < argc; i++)
 		len += strlen(argv[i]) + 1;
 	s = calloc(1, len);
 	if (!s)
 		return NULL;
-	for (int i = 0; i < argc; i++) {
-		if (i)
-			strcat(s, " ");
+	strcpy(s, "ringprof record");
+	for (int i = 1; i < argc; i++) {
+		strcat(s, " ");
 		strcat(s, argv[i]);
 	}
 	return s;

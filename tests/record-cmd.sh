@@ -62,6 +62,15 @@ ok "the dump is time-ordered across CPUs"
 "$RP" report -i "$T/cmd.data.old" --stats | grep -Eq '^  exit status +3$' || fail ".old is not the previous recording"
 ok "the previous recording is kept as .old"
 
+# --switch-events: context switches of the workload, both directions.
+"$RP" record -q -e cpu-clock --switch-events -o "$T/sw.data" -- "$WL" -d 0.5 >"$T/sw.wl" || fail "--switch-events recording"
+"$RP" report -i "$T/sw.data" --dump >"$T/sw.dump"
+swpid=$(sed -n 's/.*main [0-9.]* (pid \([0-9]*\)).*/\1/p' "$T/sw.wl")
+check_grep "^SWITCH [0-9.]+ cpu=[0-9]+ pid=$swpid tid=$swpid out=1" "$T/sw.dump" "SWITCH out records of the workload"
+check_grep "^SWITCH [0-9.]+ cpu=[0-9]+ pid=$swpid tid=$swpid out=0" "$T/sw.dump" "SWITCH in records of the workload"
+"$RP" report -i "$T/sw.data" --stats | grep -Eq '^  event .*context switches' || fail "header lacks switch events"
+ok "the header records that switches were asked for"
+
 # SIGINT stops cleanly: file finished, command terminated.
 "$RP" record -e cpu-clock -o "$T/int.data" -- "$WL" -d 20 >/dev/null 2>"$T/int.err" &
 rp=$!
