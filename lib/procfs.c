@@ -361,13 +361,16 @@ int procfs_read_kallsyms(const char *path, int (*cb)(const struct procfs_ksym *k
 	return read_lines(path, ksym_line, &c, ret_n_bad);
 }
 
-/* Read at most SIZE - 1 bytes of PATH into BUF and NUL-terminate. Returns the length or -errno. */
-static ssize_t read_small_file(const char *path, char *buf, size_t size)
+ssize_t procfs_read_file(const char *path, char *buf, size_t size)
 {
 	size_t len = 0;
 	int fd, r = 0;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (!path || !buf || size == 0)
+		return -EINVAL;
+	do
+		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	while (fd < 0 && errno == EINTR);
 	if (fd < 0)
 		return -errno;
 	while (len < size - 1) {
@@ -386,6 +389,8 @@ static ssize_t read_small_file(const char *path, char *buf, size_t size)
 	close(fd);
 	if (r < 0)
 		return r;
+	if (len > 0 && buf[len - 1] == '\n')
+		len--;
 	buf[len] = '\0';
 	return (ssize_t)len;
 }
@@ -401,11 +406,9 @@ int procfs_read_comm(int pid, int tid, char *buf, size_t size)
 	r = procfs_path(path, sizeof(path), "/proc/%d/task/%d/comm", pid, tid);
 	if (r < 0)
 		return r;
-	n = read_small_file(path, comm, sizeof(comm));
+	n = procfs_read_file(path, comm, sizeof(comm));
 	if (n < 0)
 		return (int)n;
-	if (n > 0 && comm[n - 1] == '\n')
-		n--;
 	if ((size_t)n >= size)
 		n = (ssize_t)size - 1;
 	memcpy(buf, comm, (size_t)n);
@@ -615,11 +618,14 @@ int procfs_read_int(const char *path, long *ret)
 
 	if (!path || !ret)
 		return -EINVAL;
-	n = read_small_file(path, buf, sizeof(buf));
+	n = procfs_read_file(path, buf, sizeof(buf));
 	if (n < 0)
 		return (int)n;
-	/* A full buffer is longer than any long; a NUL byte would hide trailing garbage. */
-	if ((size_t)n == sizeof(buf) - 1 || strlen(buf) != (size_t)n)
+	/*
+	 * A full buffer (less a newline that may have been cut off) may hold only the start of
+	 * the file and is longer than any long anyway; a NUL byte would hide trailing garbage.
+	 */
+	if ((size_t)n >= sizeof(buf) - 2 || strlen(buf) != (size_t)n)
 		return -EINVAL;
 	errno = 0;
 	v = strtol(buf, &end, 10);

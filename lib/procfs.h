@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 /*
  * Conventions of this module:
@@ -120,6 +121,15 @@ void procfs_set_root(const char *root);
  */
 int procfs_path(char *buf, size_t size, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+
+/*
+ * Read a small file such as /proc/sys/kernel/random/boot_id (PATH used as given, no root
+ * prefix) into BUF (SIZE > 0): at most SIZE - 1 bytes, longer files are cut there, without
+ * one trailing newline, NUL-terminated (the content may hold NUL bytes of its own). Reads
+ * interrupted by a signal are retried. Returns the length, -EINVAL for bad arguments, or
+ * -errno from open/read (-EISDIR for a directory).
+ */
+ssize_t procfs_read_file(const char *path, char *buf, size_t size);
 
 /*
  * Read a file holding one decimal integer, such as /proc/sys/kernel/perf_event_paranoid

@@ -484,3 +484,32 @@ const struct reader_stats *reader_stats(const struct reader *r)
 {
 	return &r->st;
 }
+
+int reader_time_bounds(const struct reader *r, uint64_t *ret_first, uint64_t *ret_last)
+{
+	uint64_t first = UINT64_MAX, last = 0;
+	const unsigned char *p = find_desc(r->map, r->size, 0);
+
+	while (p) {
+		size_t off = (size_t)(p - r->map);
+		struct rp_frame_desc d;
+
+		if (r->size - off < sizeof(d))
+			break;
+		memcpy(&d, p, sizeof(d));
+		if (desc_valid(&d) && d.zsize <= r->size - off - sizeof(d)) {
+			if (d.t_lo < first)
+				first = d.t_lo;
+			if (d.t_hi > last)
+				last = d.t_hi;
+			p = find_desc(r->map, r->size, off + sizeof(d) + d.zsize);
+		} else {
+			p = find_desc(r->map, r->size, off + 1);
+		}
+	}
+	if (first > last)
+		return -ENODATA;
+	*ret_first = first;
+	*ret_last = last;
+	return 0;
+}

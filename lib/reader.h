@@ -51,4 +51,8 @@ const struct rp_frame_desc *reader_last_desc(const struct reader *r);
 
 const struct reader_stats *reader_stats(const struct reader *r);
 
+/* Time bounds of the whole file from its frame descriptors, without decompressing: the
+ * lowest t_lo and the highest t_hi of the intact descriptors. -ENODATA when there is none. */
+int reader_time_bounds(const struct reader *r, uint64_t *ret_first, uint64_t *ret_last);
+
 #endif

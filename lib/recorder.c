@@ -515,7 +515,7 @@ static void write_header(struct recorder *r)
 		util_strlcpy(h->release, u.release, sizeof(h->release));
 		util_strlcpy(h->arch, u.machine, sizeof(h->arch));
 	}
-	if (util_read_file("/proc/sys/kernel/random/boot_id", boot_id, sizeof(boot_id)) == 0)
+	if (procfs_read_file("/proc/sys/kernel/random/boot_id", boot_id, sizeof(boot_id)) > 0)
 		util_strlcpy(h->boot_id, boot_id, sizeof(h->boot_id));
 	if (clen)
 		memcpy((char *)(h + 1), r->o.cmdline, clen);

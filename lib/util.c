@@ -1,11 +1,9 @@
 /* util.c — small shared helpers used by the front-ends and lib core. */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "util.h"
 
@@ -71,6 +69,23 @@ int util_parse_seconds(const char *s, uint64_t *ret_ns)
 	return 0;
 }
 
+int util_parse_percent(const char *s, double *ret)
+{
+	char *end;
+	double v;
+
+	if (!s || !*s)
+		return -EINVAL;
+	errno = 0;
+	v = strtod(s, &end);
+	if (*end == '%')
+		end++;
+	if (errno || *end || !(v >= 0 && v <= 100))
+		return -EINVAL;
+	*ret = v;
+	return 0;
+}
+
 const char *util_format_bytes(uint64_t n, char *buf, size_t size)
 {
 	static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB" };
@@ -86,27 +101,6 @@ const char *util_format_bytes(uint64_t n, char *buf, size_t size)
 	else
 		snprintf(buf, size, "%.1f %s", v, unit[u]);
 	return buf;
-}
-
-int util_read_file(const char *path, char *buf, size_t size)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, size - 1);
-	if (n < 0) {
-		int err = -errno;
-
-		close(fd);
-		return err;
-	}
-	close(fd);
-	buf[n] = '\0';
-	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
-		buf[--n] = '\0';
-	return 0;
 }
 
 void util_strlcpy(char *dst, const char *src, size_t size)

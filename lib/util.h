@@ -1,4 +1,4 @@
-/* util.h — small shared helpers: clocks, number parsing, byte formatting, small files. */
+/* util.h — small shared helpers: clocks, number parsing, byte formatting, strings. */
 #ifndef RP_UTIL_H
 #define RP_UTIL_H
 
@@ -13,12 +13,10 @@ int64_t util_realtime_offset_ns(void);    /* CLOCK_REALTIME - CLOCK_MONOTONIC */
 /* Whole-string decimal parsing; 0 or -EINVAL / -ERANGE. */
 int util_parse_u64(const char *s, uint64_t *ret);
 int util_parse_seconds(const char *s, uint64_t *ret_ns); /* "2", "0.5", "1.25" */
+int util_parse_percent(const char *s, double *ret);    /* 0..100, "0.5" or "0.5%" */
 
 /* "12.3 KiB", "4.0 MiB"... into buf. */
 const char *util_format_bytes(uint64_t n, char *buf, size_t size);
-
-/* Read a small text file into buf (NUL-terminated, trailing newline removed). 0 or -errno. */
-int util_read_file(const char *path, char *buf, size_t size);
 
 /* Copy a string into a fixed array, always terminating it. */
 void util_strlcpy(char *dst, const char *src, size_t size);

@@ -16,7 +16,9 @@ ok "record --help documents every option"
 ok "ringprof help record"
 
 "$RP" report --help >"$T/phelp" || fail "report --help"
-for opt in --input --stats --dump --help --version; do
+for opt in --input --call-graph --no-children --show-nr-samples --sort --percent-limit --max-stack --folded \
+	--stats --dump --pid --tid --comm --dso --cpu --since --until --symfs --inline --debuginfod \
+	--debuginfod-timeout --help --version; do
 	grep -q -- "$opt" "$T/phelp" || fail "report --help does not document $opt"
 done
 ok "report --help documents every option"
@@ -48,8 +50,14 @@ check_grep "cannot run '/nonexistent/cmd': No such file or directory" "$T/out" "
 check_eq "$rc" 1 "unwritable output exits 1"
 check_grep 'cannot create /nonexistent-dir/x.data: No such file or directory' "$T/out" "unwritable output explained"
 
-"$RP" report >"$T/out" 2>&1; rc=$?
-check_eq "$rc" 2 "report without a mode exits 2"
+(cd "$T" && "$RP" report >"$T/out" 2>&1); rc=$?
+check_eq "$rc" 1 "report without a recording exits 1"
+check_grep '^ringprof report: ringprof.data: cannot open: No such file or directory$' "$T/out" "report reads ringprof.data by default and says it is missing"
+"$RP" report -g sideways >"$T/out" 2>&1; rc=$?
+check_eq "$rc" 2 "a bad -g mode exits 2"
+check_grep "-g takes caller or callee, not 'sideways'" "$T/out" "a bad -g mode is explained"
+"$RP" report -s comm,bogus >"$T/out" 2>&1; rc=$?
+check_grep "invalid sort keys 'comm,bogus' \(choose from comm,pid,tid,dso,sym,cpu\)" "$T/out" "a bad sort key is explained"
 "$RP" report --stats -i "$T/missing.data" >"$T/out" 2>&1; rc=$?
 check_eq "$rc" 1 "missing recording exits 1"
 check_grep 'missing.data: cannot open: No such file or directory' "$T/out" "missing recording explained"

@@ -80,6 +80,14 @@ check_range "$samples" $((expect * 85 / 100)) $((expect * 105 / 100)) "sample co
 check_grep '^  lost +0 \(0\.00%' "$T/busy.stats" "nothing lost at $F Hz on busy CPUs"
 check_grep '^  lost +0 \(0\.00%' "$T/stats" "nothing lost in the -g recording"
 
+# The report resolves kernel frames from the recording's kallsyms snapshot, marked [k].
+"$RP" report -i "$T/sys.data" --no-children -s dso,sym >"$T/report" 2>"$T/report.err" || fail "report: $(cat "$T/report.err")"
+check_grep '^ +[0-9.]+% +\[kernel\.kallsyms\] +\[k\] [a-z_][a-z0-9_.]+$' "$T/report" "kernel symbols in the report"
+"$RP" report -i "$T/sys.data" --folded --pid "$pid2" >"$T/folded"
+check_grep '^rp-workload;.*main;run_main;hot_outer_a;hot_leaf [0-9]+$' "$T/folded" "user stacks of a process started during -a"
+"$RP" report -i "$T/sys.data" --folded >"$T/allfolded"
+check_grep '_\[k\] [0-9]+$' "$T/allfolded" "kernel frames in folded output end in _[k]"
+
 # -C limits the CPUs.
 "$RP" record -q -a -C 0 -e cpu-clock -F $F -d 1 -o "$T/cpu0.data" || fail "-C 0 recording"
 "$RP" report -i "$T/cpu0.data" --dump >"$T/dump0"

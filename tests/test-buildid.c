@@ -12,33 +12,7 @@
 #include <unistd.h>
 
 #include "buildid.h"
-
-static int failures;
-static const char *test_ctx = "";
-
-#define FAIL(fmt, ...)                                                                    \
-	do {                                                                              \
-		fprintf(stderr, "%s:%d: [%s] " fmt "\n", __FILE__, __LINE__, test_ctx,    \
-			__VA_ARGS__);                                                     \
-		failures++;                                                               \
-	} while (0)
-#define CHECK(c)                                              \
-	do {                                                  \
-		if (!(c))                                     \
-			FAIL("check failed: %s", #c);         \
-	} while (0)
-#define CHECK_INT(a, b)                                                                   \
-	do {                                                                              \
-		long long a_ = (long long)(a), b_ = (long long)(b);                       \
-		if (a_ != b_)                                                             \
-			FAIL("%s == %lld, expected %s == %lld", #a, a_, #b, b_);          \
-	} while (0)
-#define CHECK_STR(a, b)                                                                   \
-	do {                                                                              \
-		const char *a_ = (a), *b_ = (b);                                          \
-		if (strcmp(a_, b_))                                                       \
-			FAIL("%s == \"%s\", expected \"%s\"", #a, a_, b_);                \
-	} while (0)
+#include "check.h"
 
 static char tmpfile_path[256];
 
@@ -453,8 +427,8 @@ static void test_damaged(void)
 	for (size_t cut = 0; cut < good.len; cut++) {
 		int r = read_bytes(good.b, cut, id, sizeof(id), &len);
 
-		if (r != -ENOEXEC && r != -EINVAL && r != -ENOENT)
-			FAIL("prefix of %zu bytes: %d", cut, r);
+		CHECK(r == -ENOEXEC || r == -EINVAL || r == -ENOENT, "prefix of %zu bytes: %d", cut,
+		      r);
 	}
 	for (size_t pos = 0; pos < good.len; pos++) {
 		for (int bit = 0; bit < 8; bit += 3) {
@@ -463,11 +437,11 @@ static void test_damaged(void)
 			im = good;
 			im.b[pos] ^= (uint8_t)(0x81 << bit);
 			r = read_img(&im, id, sizeof(id), &len);
-			if (r != 0 && r != -ENOEXEC && r != -EINVAL && r != -ENOENT &&
-			    r != -ENOBUFS)
-				FAIL("byte %zu flipped: %d", pos, r);
-			if (r == 0 && (len == 0 || len > sizeof(id)))
-				FAIL("byte %zu flipped: length %zu", pos, len);
+			CHECK(r == 0 || r == -ENOEXEC || r == -EINVAL || r == -ENOENT ||
+				      r == -ENOBUFS,
+			      "byte %zu flipped: %d", pos, r);
+			CHECK(r != 0 || (len > 0 && len <= sizeof(id)), "byte %zu flipped: length %zu",
+			      pos, len);
 		}
 	}
 	test_ctx = "";
@@ -586,10 +560,5 @@ int main(void)
 	test_real_files();
 
 	unlink(tmpfile_path);
-	if (failures) {
-		fprintf(stderr, "test-buildid: %d failure(s)\n", failures);
-		return 1;
-	}
-	printf("test-buildid: all passed\n");
-	return 0;
+	return check_done("test-buildid");
 }

@@ -9,29 +9,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "check.h"
 #include "cpulist.h"
 #include "procfs.h"
-
-static int failures;
-static const char *test_ctx = "";
-
-#define FAIL(fmt, ...)                                                                    \
-	do {                                                                              \
-		fprintf(stderr, "%s:%d: [%s] " fmt "\n", __FILE__, __LINE__, test_ctx,    \
-			__VA_ARGS__);                                                     \
-		failures++;                                                               \
-	} while (0)
-#define CHECK(c)                                              \
-	do {                                                  \
-		if (!(c))                                     \
-			FAIL("check failed: %s", #c);         \
-	} while (0)
-#define CHECK_INT(a, b)                                                                   \
-	do {                                                                              \
-		long long a_ = (long long)(a), b_ = (long long)(b);                       \
-		if (a_ != b_)                                                             \
-			FAIL("%s == %lld, expected %s == %lld", #a, a_, #b, b_);          \
-	} while (0)
 
 #define END -1	/* terminates an expected CPU list */
 
@@ -135,10 +115,8 @@ static void test_parse(void)
 		CHECK_INT(cpulist_parse(s, cpus, 1024, &n), 0);
 		CHECK_INT(n, 1024);
 		for (size_t i = 0; i < n; i++)
-			if (cpus[i] != (int)i) {
-				FAIL("cpus[%zu] == %d", i, cpus[i]);
+			if (!CHECK(cpus[i] == (int)i, "cpus[%zu] == %d", i, cpus[i]))
 				break;
-			}
 		CHECK_INT(cpulist_parse(s, cpus, 1023, &n), -E2BIG);
 	}
 	test_ctx = "";
@@ -224,10 +202,5 @@ int main(void)
 {
 	test_parse();
 	test_online();
-	if (failures) {
-		fprintf(stderr, "test-cpulist: %d failure(s)\n", failures);
-		return 1;
-	}
-	printf("test-cpulist: all passed\n");
-	return 0;
+	return check_done("test-cpulist");
 }

@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "check.h"
 #include "crc32c.h"
 #include "format.h"
 #include "reader.h"
@@ -50,21 +51,6 @@
 #define N_WARNS 16
 
 _Static_assert(MAX_LAG_NS < MARGIN_NS, "the synthetic recorder keeps its watermark promise");
-
-static int n_failed;
-
-/* Evaluates to whether cond held; prints file:line, the condition and the values if not. */
-#define CHECK(cond, ...)                                                                           \
-	({                                                                                         \
-		bool ok_ = (cond);                                                                 \
-		if (!ok_) {                                                                        \
-			fprintf(stderr, "%s:%d: FAILED: %s: ", __FILE__, __LINE__, #cond);         \
-			fprintf(stderr, __VA_ARGS__);                                              \
-			fputc('\n', stderr);                                                       \
-			n_failed++;                                                                \
-		}                                                                                  \
-		ok_;                                                                               \
-	})
 
 static uint64_t fake_now;
 
@@ -1467,7 +1453,6 @@ int main(void)
 	test_write_errors();
 
 	nftw(tmpdir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-	printf("test-format: %s, %d failed checks, %.2f s\n", n_failed ? "FAIL" : "PASS", n_failed,
-	       now() - t0);
-	return n_failed ? 1 : 0;
+	printf("test-format: %.2f s\n", now() - t0);
+	return check_done("test-format");
 }

@@ -15,41 +15,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "check.h"
 #include "procfs.h"
-
-static int failures;
-static const char *test_ctx = "";
-
-#define FAIL(fmt, ...)                                                                    \
-	do {                                                                              \
-		fprintf(stderr, "%s:%d: [%s] " fmt "\n", __FILE__, __LINE__, test_ctx,    \
-			__VA_ARGS__);                                                     \
-		failures++;                                                               \
-	} while (0)
-#define CHECK(c)                                              \
-	do {                                                  \
-		if (!(c))                                     \
-			FAIL("check failed: %s", #c);         \
-	} while (0)
-#define CHECK_INT(a, b)                                                                   \
-	do {                                                                              \
-		long long a_ = (long long)(a), b_ = (long long)(b);                       \
-		if (a_ != b_)                                                             \
-			FAIL("%s == %lld, expected %s == %lld", #a, a_, #b, b_);          \
-	} while (0)
-#define CHECK_U64(a, b)                                                                   \
-	do {                                                                              \
-		uint64_t a_ = (a), b_ = (b);                                              \
-		if (a_ != b_)                                                             \
-			FAIL("%s == %#" PRIx64 ", expected %#" PRIx64, #a, a_, b_);       \
-	} while (0)
-#define CHECK_STR(a, b)                                                                   \
-	do {                                                                              \
-		const char *a_ = (a), *b_ = (b);                                          \
-		if (!a_ != !b_ || (a_ && strcmp(a_, b_)))                                 \
-			FAIL("%s == \"%.80s\", expected \"%.80s\"", #a, a_ ? a_ : "(null)", \
-			     b_ ? b_ : "(null)");                                         \
-	} while (0)
 
 static char tmpdir[256];
 
@@ -651,8 +618,7 @@ static void test_self_maps_layout(void)
 		struct procfs_map m;
 
 		n_lines++;
-		if (procfs_parse_maps_line(copy, &m) < 0) {
-			FAIL("unparsable line: %s", line);
+		if (!CHECK(procfs_parse_maps_line(copy, &m) >= 0, "unparsable line: %s", line)) {
 			free(copy);
 			continue;
 		}
@@ -666,8 +632,7 @@ static void test_self_maps_layout(void)
 			sprintf(path, "%s%s", m.path, m.deleted ? " (deleted)" : "");
 		}
 		again = kernel_line(hdr, path, 72, true);
-		if (strcmp(again, line))
-			FAIL("re-rendered line differs:\n  %s  %s", line, again);
+		CHECK(!strcmp(again, line), "re-rendered line differs:\n  %s  %s", line, again);
 		free(again);
 		free(path);
 		free(copy);
@@ -696,8 +661,7 @@ static void test_self(void)
 	CHECK_INT(procfs_read_maps(getpid(), self_map, &s, &n_bad), 0);
 	CHECK_INT(n_bad, 0);
 	CHECK(s.n > 5);
-	if (!s.exe_text)
-		FAIL("no executable mapping of %s", exe);
+	CHECK(s.exe_text, "no executable mapping of %s", exe);
 	CHECK(s.vdso_or_stack);
 
 	CHECK_INT(prctl(PR_SET_NAME, "rp test 1"), 0);
@@ -783,10 +747,8 @@ static void test_threads(void)
 	int tgid = 0, ppid = -1;
 
 	test_ctx = "threads";
-	if (pthread_create(&th, NULL, worker_main, &w)) {
-		FAIL("%s", "pthread_create failed");
+	if (!CHECK(pthread_create(&th, NULL, worker_main, &w) == 0, "pthread_create failed"))
 		return;
-	}
 	pthread_mutex_lock(&w.lock);
 	while (!w.ready)
 		pthread_cond_wait(&w.cond, &w.lock);
@@ -1042,6 +1004,44 @@ static void test_read_int(void)
 	test_ctx = "";
 }
 
+/* ---- procfs_read_file ---- */
+
+static void test_read_file(void)
+{
+	char path[PATH_MAX + 64], buf[8], id[64];
+
+	test_ctx = "read_file";
+	snprintf(path, sizeof(path), "%s/small", tmpdir);
+	put_str(tmpdir, "small", "abc\n");
+	CHECK_INT(procfs_read_file(path, buf, sizeof(buf)), 3);
+	CHECK_STR(buf, "abc");
+	put_str(tmpdir, "small", "ab\n\n");		/* only one newline goes */
+	CHECK_INT(procfs_read_file(path, buf, sizeof(buf)), 3);
+	CHECK_STR(buf, "ab\n");
+	put_str(tmpdir, "small", "");
+	CHECK_INT(procfs_read_file(path, buf, sizeof(buf)), 0);
+	CHECK_STR(buf, "");
+	put_str(tmpdir, "small", "0123456789\n");	/* cut at SIZE - 1 bytes */
+	CHECK_INT(procfs_read_file(path, buf, sizeof(buf)), 7);
+	CHECK_STR(buf, "0123456");
+	CHECK_INT(procfs_read_file(path, buf, 1), 0);
+	CHECK_STR(buf, "");
+	CHECK_INT(procfs_read_file(path, buf, 0), -EINVAL);
+	CHECK_INT(procfs_read_file(NULL, buf, sizeof(buf)), -EINVAL);
+	CHECK_INT(procfs_read_file(tmpdir, buf, sizeof(buf)), -EISDIR);
+	snprintf(path, sizeof(path), "%s/nope", tmpdir);
+	CHECK_INT(procfs_read_file(path, buf, sizeof(buf)), -ENOENT);
+
+	/* The recorder's use: a real path, not under the fake root. */
+	procfs_set_root(tmpdir);
+	if (access("/proc/sys/kernel/random/boot_id", R_OK) == 0) {
+		CHECK_INT(procfs_read_file("/proc/sys/kernel/random/boot_id", id, sizeof(id)), 36);
+		CHECK(strlen(id) == 36 && !strchr(id, '\n'), "boot_id \"%s\"", id);
+	}
+	procfs_set_root(NULL);
+	test_ctx = "";
+}
+
 int main(void)
 {
 	const char *t = getenv("TMPDIR");
@@ -1062,12 +1062,8 @@ int main(void)
 	test_threads();
 	test_fake_proc();
 	test_read_int();
+	test_read_file();
 
 	rm_rf(tmpdir);
-	if (failures) {
-		fprintf(stderr, "test-procfs: %d failure(s)\n", failures);
-		return 1;
-	}
-	printf("test-procfs: all passed\n");
-	return 0;
+	return check_done("test-procfs");
 }

@@ -7,23 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "format.h"
 #include "record.h"
-
-static int n_failed;
-
-/* Evaluates to whether cond held; prints file:line, the condition and the values if not. */
-#define CHECK(cond, ...)                                                                           \
-	({                                                                                         \
-		bool ok_ = (cond);                                                                 \
-		if (!ok_) {                                                                        \
-			fprintf(stderr, "%s:%d: FAILED: %s: ", __FILE__, __LINE__, #cond);         \
-			fprintf(stderr, __VA_ARGS__);                                              \
-			fputc('\n', stderr);                                                       \
-			n_failed++;                                                                \
-		}                                                                                  \
-		ok_;                                                                               \
-	})
 
 /* The known sample_type bits in the order the kernel lays out their fields in a sample. */
 static const uint64_t sample_bits[] = {
@@ -507,6 +493,5 @@ int main(void)
 	test_own_records();
 	test_type_names();
 	test_strings();
-	printf("test-record: %s, %d failed checks\n", n_failed ? "FAIL" : "PASS", n_failed);
-	return n_failed ? 1 : 0;
+	return check_done("test-record");
 }

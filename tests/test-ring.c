@@ -1,5 +1,4 @@
 /* test-ring.c — unit test of lib/ring.c: a synthetic ring fed by a kernel-like producer thread. */
-#define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
@@ -11,24 +10,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "check.h"
 #include "ring.h"
 
 #define TEST_TYPE 0x7e57          /* header.type of the test records */
 #define DEFAULT_RECORDS 200000    /* across all scenarios; override with TEST_RING_RECORDS */
 #define STALL_SECONDS 20          /* no progress for this long = failure, not a hang */
 
-static int n_failed;
 static size_t page_size;
-
-#define CHECK(cond, ...)                                                                           \
-	do {                                                                                       \
-		if (!(cond)) {                                                                     \
-			fprintf(stderr, "test-ring.c:%d: FAILED: %s: ", __LINE__, #cond);          \
-			fprintf(stderr, __VA_ARGS__);                                              \
-			fputc('\n', stderr);                                                       \
-			n_failed++;                                                                \
-		}                                                                                  \
-	} while (0)
 
 static double now(void)
 {
@@ -673,7 +662,6 @@ int main(void)
 	for (i = 0; i < sizeof(scenarios) / sizeof(scenarios[0]); i++)
 		run_scenario(&scenarios[i], total);
 
-	printf("test-ring: %s, %d failed checks, %.2f s\n", n_failed ? "FAIL" : "PASS", n_failed,
-	       now() - t0);
-	return n_failed ? 1 : 0;
+	printf("test-ring: %.2f s\n", now() - t0);
+	return check_done("test-ring");
 }

@@ -1,0 +1,320 @@
+/* ksymtab.c — kernel symbol table built from a recording's kallsyms snapshot (RP_REC_KSYMS). */
+#include "ksymtab.h"
+
+#include <assert.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "format.h"
+
+#define MODULES_MAX 0xffffu
+
+/*
+ * 16 bytes per symbol so a binary search over 150k kernel symbols touches few cache lines.
+ * Names and module names are offsets into the arena (it moves while records are added).
+ */
+struct ksym {
+	uint64_t addr;
+	uint32_t name;   /* arena offset */
+	uint16_t module; /* index into mods, 0 = core kernel */
+	uint8_t rank;    /* alias preference, higher wins */
+	uint8_t pad;
+};
+_Static_assert(sizeof(struct ksym) == 16, "struct ksym is 16 bytes");
+
+struct ksymtab {
+	struct ksym *syms;
+	size_t n, cap;
+	char *arena;
+	size_t arena_len, arena_cap;
+	uint32_t *mods;      /* arena offsets of module names; mods[0] unused (core) */
+	size_t n_mods, mods_cap;
+	uint16_t *mod_hash;  /* open addressing over mods indices, 0 = empty */
+	size_t mod_hash_cap; /* power of two, >= 2 * n_mods */
+	uint16_t last_mod;   /* consecutive entries usually share their module */
+	bool sorted;
+};
+
+struct ksymtab *ksymtab_new(void)
+{
+	struct ksymtab *t = calloc(1, sizeof(*t));
+
+	if (t)
+		t->sorted = true;
+	return t;
+}
+
+struct ksymtab *ksymtab_free(struct ksymtab *t)
+{
+	if (!t)
+		return NULL;
+	free(t->syms);
+	free(t->arena);
+	free(t->mods);
+	free(t->mod_hash);
+	free(t);
+	return NULL;
+}
+
+static int grow(void **p, size_t *cap, size_t need, size_t elem, size_t first)
+{
+	size_t c = *cap ? *cap : first;
+	void *q;
+
+	if (need <= *cap)
+		return 0;
+	while (c < need) {
+		if (c > SIZE_MAX / 2 / elem)
+			return -ENOMEM;
+		c *= 2;
+	}
+	q = realloc(*p, c * elem);
+	if (!q)
+		return -ENOMEM;
+	*p = q;
+	*cap = c;
+	return 0;
+}
+
+/* Copy S (LEN bytes, NUL added) into the arena; its offset in *ret. */
+static int arena_add(struct ksymtab *t, const char *s, size_t len, uint32_t *ret)
+{
+	int r;
+
+	if (t->arena_len + len + 1 > UINT32_MAX)
+		return -ENOMEM;
+	r = grow((void **)&t->arena, &t->arena_cap, t->arena_len + len + 1, 1, 1u << 16);
+	if (r < 0)
+		return r;
+	memcpy(t->arena + t->arena_len, s, len);
+	t->arena[t->arena_len + len] = '\0';
+	*ret = (uint32_t)t->arena_len;
+	t->arena_len += len + 1;
+	return 0;
+}
+
+static uint32_t str_hash(const char *s, size_t len)
+{
+	uint32_t h = 2166136261u;
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)s[i]) * 16777619u;
+	return h;
+}
+
+static void mod_hash_insert(struct ksymtab *t, uint16_t idx)
+{
+	const char *m = t->arena + t->mods[idx];
+	size_t mask = t->mod_hash_cap - 1, i = str_hash(m, strlen(m)) & mask;
+
+	while (t->mod_hash[i])
+		i = (i + 1) & mask;
+	t->mod_hash[i] = idx;
+}
+
+/* The index of module M (LEN bytes), added if new; 0 for the core kernel (LEN 0). */
+static int module_index(struct ksymtab *t, const char *m, size_t len, uint16_t *ret)
+{
+	size_t mask, i;
+	uint32_t off;
+	int r;
+
+	if (!len) {
+		*ret = 0;
+		return 0;
+	}
+	if (t->last_mod && !strncmp(t->arena + t->mods[t->last_mod], m, len) &&
+	    t->arena[t->mods[t->last_mod] + len] == '\0') {
+		*ret = t->last_mod;
+		return 0;
+	}
+	if (t->mod_hash_cap) {
+		mask = t->mod_hash_cap - 1;
+		for (i = str_hash(m, len) & mask; t->mod_hash[i]; i = (i + 1) & mask) {
+			const char *s = t->arena + t->mods[t->mod_hash[i]];
+
+			if (!strncmp(s, m, len) && s[len] == '\0') {
+				*ret = t->last_mod = t->mod_hash[i];
+				return 0;
+			}
+		}
+	}
+	if (t->n_mods == 0)
+		t->n_mods = 1; /* index 0 is the core kernel */
+	if (t->n_mods > MODULES_MAX - 1)
+		return -E2BIG;
+	r = grow((void **)&t->mods, &t->mods_cap, t->n_mods + 1, sizeof(*t->mods), 64);
+	if (r < 0)
+		return r;
+	if (2 * (t->n_mods + 1) > t->mod_hash_cap) {
+		size_t cap = t->mod_hash_cap ? t->mod_hash_cap * 2 : 128;
+		uint16_t *h = calloc(cap, sizeof(*h));
+
+		if (!h)
+			return -ENOMEM;
+		free(t->mod_hash);
+		t->mod_hash = h;
+		t->mod_hash_cap = cap;
+		for (size_t k = 1; k < t->n_mods; k++)
+			mod_hash_insert(t, (uint16_t)k);
+	}
+	r = arena_add(t, m, len, &off);
+	if (r < 0)
+		return r;
+	t->mods[t->n_mods] = off;
+	mod_hash_insert(t, (uint16_t)t->n_mods);
+	*ret = t->last_mod = (uint16_t)t->n_mods++;
+	return 0;
+}
+
+/* Global over weak over local, then fewer leading underscores ("_stext" vs "startup_64"). */
+static uint8_t alias_rank(char type, const char *name)
+{
+	unsigned int bind = 0, us = 0;
+
+	if (type >= 'A' && type <= 'Z' && type != 'W' && type != 'V')
+		bind = 3;
+	else if (type == 'W' || type == 'w' || type == 'V' || type == 'v')
+		bind = 2;
+	else if (type >= 'a' && type <= 'z')
+		bind = 1;
+	while (name[us] == '_' && us < 15)
+		us++;
+	return (uint8_t)(bind << 4 | (15 - us));
+}
+
+int ksymtab_add_record(struct ksymtab *t, const void *rec, size_t size)
+{
+	const unsigned char *p = rec;
+	struct rp_ksyms_rec k;
+	size_t end, off;
+	bool damaged = false;
+	int r;
+
+	if (!t || !rec || size < sizeof(k))
+		return -EINVAL;
+	memcpy(&k, rec, sizeof(k));
+	if (k.hdr.type != RP_REC_KSYMS || k.hdr.size < sizeof(k))
+		return -EINVAL;
+	end = size;
+	if (k.hdr.size < size)
+		end = k.hdr.size;
+	else if (k.hdr.size > size)
+		damaged = true; /* the record was cut: parse what is there */
+
+	off = sizeof(k);
+	for (uint32_t i = 0; i < k.n; i++) {
+		const char *name, *mod, *nul;
+		size_t nl, ml;
+		uint64_t addr;
+		uint16_t mi;
+		uint32_t no;
+		char type;
+
+		if (end - off < 8 + 1 + 2) {
+			damaged = true;
+			break;
+		}
+		memcpy(&addr, p + off, 8);
+		type = (char)p[off + 8];
+		name = (const char *)p + off + 9;
+		nul = memchr(name, '\0', end - off - 9);
+		if (!nul) {
+			damaged = true;
+			break;
+		}
+		nl = (size_t)(nul - name);
+		mod = nul + 1;
+		nul = memchr(mod, '\0', (size_t)((const char *)p + end - mod));
+		if (!nul) {
+			damaged = true;
+			break;
+		}
+		ml = (size_t)(nul - mod);
+		off = (size_t)((const unsigned char *)nul + 1 - p);
+		if (!addr || !nl)
+			continue;
+
+		r = grow((void **)&t->syms, &t->cap, t->n + 1, sizeof(*t->syms), 1024);
+		if (r == 0)
+			r = module_index(t, mod, ml, &mi);
+		if (r == 0)
+			r = arena_add(t, name, nl, &no);
+		if (r < 0)
+			return r;
+		t->syms[t->n++] = (struct ksym){
+			.addr = addr,
+			.name = no,
+			.module = mi,
+			.rank = alias_rank(type, t->arena + no),
+		};
+		t->sorted = false;
+	}
+	return damaged ? -EINVAL : 0;
+}
+
+static int cmp_ksym(const void *a, const void *b)
+{
+	const struct ksym *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	if (x->rank != y->rank)
+		return x->rank > y->rank ? -1 : 1;
+	/* Arena offsets grow with insertion order: the first seen wins among equals. */
+	return x->name < y->name ? -1 : x->name > y->name;
+}
+
+void ksymtab_finish(struct ksymtab *t)
+{
+	size_t w = 0;
+
+	if (!t || t->sorted)
+		return;
+	qsort(t->syms, t->n, sizeof(*t->syms), cmp_ksym);
+	for (size_t i = 0; i < t->n; i++)
+		if (w == 0 || t->syms[i].addr != t->syms[w - 1].addr)
+			t->syms[w++] = t->syms[i];
+	t->n = w;
+	t->sorted = true;
+}
+
+size_t ksymtab_count(const struct ksymtab *t)
+{
+	return t ? t->n : 0;
+}
+
+int ksymtab_find(const struct ksymtab *t, uint64_t addr, const char **ret_name,
+		 const char **ret_module, uint64_t *ret_off)
+{
+	size_t lo = 0, hi;
+	const struct ksym *s;
+
+	if (!t || !t->n)
+		return -ENOENT;
+	assert(t->sorted && "ksymtab_finish() must be called after adding records");
+	/* Find the first symbol starting above addr; the one before it is the candidate. */
+	hi = t->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->syms[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return -ENOENT;
+	s = &t->syms[lo - 1];
+	if (addr - s->addr >= KSYMTAB_SPAN_MAX)
+		return -ENOENT;
+	if (ret_name)
+		*ret_name = t->arena + s->name;
+	if (ret_module)
+		*ret_module = s->module ? t->arena + t->mods[s->module] : NULL;
+	if (ret_off)
+		*ret_off = addr - s->addr;
+	return 0;
+}

@@ -1,0 +1,552 @@
+/* print.c — perf-like text reports: entries keyed by the sort keys, Children and Self shares. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "format.h"
+#include "intern.h"
+#include "print.h"
+#include "session.h"
+
+static const char *const key_names[PRINT_N_KEYS] = { "comm", "pid", "tid", "dso", "sym", "cpu" };
+static const char *const key_titles[PRINT_N_KEYS] = { "Command", "Pid", "Tid", "Shared Object", "Symbol", "CPU" };
+
+int print_parse_sort(const char *s, struct print_opts *o)
+{
+	char buf[256], *save = NULL;
+	size_t n = 0;
+
+	if (strlen(s) >= sizeof(buf))
+		return -EINVAL;
+	strcpy(buf, s);
+	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		int k;
+
+		for (k = 0; k < PRINT_N_KEYS && strcmp(t, key_names[k]); k++)
+			;
+		if (k == PRINT_N_KEYS)
+			return -EINVAL;
+		for (size_t i = 0; i < n; i++)
+			if (o->keys[i] == (enum print_key)k)
+				return -EINVAL;
+		o->keys[n++] = (enum print_key)k;
+	}
+	if (!n)
+		return -EINVAL;
+	o->n_keys = n;
+	return 0;
+}
+
+static const char *sym_name(const struct session *s, uint32_t sym)
+{
+	const char *n = session_sym(s, sym)->name;
+
+	return n ? n : "[unknown]";
+}
+
+void print_header(FILE *f, const struct session *s, const char *const *inputs, size_t n_inputs)
+{
+	const struct rp_header_rec *h = session_header(s);
+	const struct session_totals *t = session_totals(s);
+	double all = (double)(t->samples + t->lost);
+
+	fprintf(f, "# ringprof report of %s", inputs[0]);
+	if (n_inputs > 1)
+		fprintf(f, " and %zu more recording%s", n_inputs - 1, n_inputs > 2 ? "s" : "");
+	fputc('\n', f);
+	if (h) {
+		int64_t ns = (int64_t)h->time + h->realtime_offset;
+		time_t sec = (time_t)(ns / 1000000000);
+		struct tm tm;
+		char when[64];
+		const char *cmd = (const char *)(h + 1);
+
+		localtime_r(&sec, &tm);
+		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S %Z", &tm);
+		fprintf(f, "# host: %.72s, Linux %.72s %.24s, %u CPUs\n", h->hostname, h->release, h->arch,
+			h->n_cpus_online);
+		fprintf(f, "# recorded: %s, %.3f s of samples\n", when,
+			t->t_last > t->t_first ? (double)(t->t_last - t->t_first) / 1e9 : 0.0);
+		if (h->hdr.size > sizeof(*h) && *cmd)
+			fprintf(f, "# command: %s\n", cmd);
+		fprintf(f, "# event: %.64s, ", h->event_name);
+		if (h->flags & RP_HDR_FREQ)
+			fprintf(f, "%" PRIu64 " Hz", h->freq);
+		else
+			fprintf(f, "period %" PRIu64, h->period);
+		fprintf(f, "%s%s\n", h->flags & RP_HDR_CALLCHAIN ? ", frame-pointer callchains" : ", no callchains",
+			h->flags & RP_HDR_KERNEL ? ", kernel and user" : ", user space only");
+	} else {
+		fprintf(f, "# header: lost (damaged first frame); host and event unknown\n");
+	}
+	fprintf(f, "# samples: %" PRIu64, t->samples);
+	if (t->samples != t->samples_seen)
+		fprintf(f, " of %" PRIu64 " (filtered)", t->samples_seen);
+	fprintf(f, ", lost: %" PRIu64 " (%.2f%%)", t->lost, all > 0 ? 100.0 * (double)t->lost / all : 0.0);
+	if (t->throttles)
+		fprintf(f, ", throttled %" PRIu64 " times", t->throttles);
+	fprintf(f, ", unresolved frames: %.1f%%\n",
+		t->frames ? 100.0 * (double)t->frames_unknown / (double)t->frames : 0.0);
+	if (t->files_unfinished)
+		fprintf(f, "# note: %zu recording%s did not finish (killed or still running): read up to the last "
+			   "complete frame\n",
+			t->files_unfinished, t->files_unfinished > 1 ? "s" : "");
+	if (t->frames_bad)
+		fprintf(f, "# note: %zu damaged frame%s skipped\n", t->frames_bad, t->frames_bad > 1 ? "s" : "");
+	fprintf(f, "#\n");
+}
+
+/* ---- entries ---- */
+
+struct entry {
+	uint32_t key[PRINT_N_KEYS];
+	uint64_t self, children, n_self, n_children;
+};
+
+struct table {
+	struct seqtab *ids;
+	struct entry *e;
+	size_t n, cap;
+};
+
+static void frame_key(const struct print_opts *o, const struct session *s, const struct session_row *r,
+		      uint32_t sym, uint32_t *key)
+{
+	memset(key, 0xff, PRINT_N_KEYS * sizeof(uint32_t));
+	for (size_t i = 0; i < o->n_keys; i++) {
+		switch (o->keys[i]) {
+		case PRINT_COMM:
+			key[PRINT_COMM] = r->comm;
+			break;
+		case PRINT_PID:
+			key[PRINT_PID] = (uint32_t)r->pid;
+			break;
+		case PRINT_TID:
+			key[PRINT_TID] = (uint32_t)r->tid;
+			break;
+		case PRINT_DSO:
+			key[PRINT_DSO] = session_sym(s, sym)->dso;
+			break;
+		case PRINT_SYM:
+			key[PRINT_SYM] = sym;
+			break;
+		case PRINT_CPU:
+			key[PRINT_CPU] = r->cpu;
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+static int64_t table_entry(struct table *t, const uint32_t *key)
+{
+	int64_t id = seqtab_intern(t->ids, key, PRINT_N_KEYS);
+
+	if (id < 0)
+		return id;
+	if ((size_t)id == t->n) {
+		if (t->n == t->cap) {
+			size_t cap = t->cap ? t->cap * 2 : 1024;
+			struct entry *e = realloc(t->e, cap * sizeof(*e));
+
+			if (!e)
+				return -ENOMEM;
+			t->e = e;
+			t->cap = cap;
+		}
+		memset(&t->e[t->n], 0, sizeof(t->e[0]));
+		memcpy(t->e[t->n].key, key, sizeof(t->e[0].key));
+		t->n++;
+	}
+	return id;
+}
+
+static const struct print_opts *sort_opts;
+
+static int cmp_entries(const void *a, const void *b)
+{
+	const struct entry *x = a, *y = b;
+	uint64_t xa = sort_opts->children ? x->children : x->self, ya = sort_opts->children ? y->children : y->self;
+
+	if (xa != ya)
+		return xa > ya ? -1 : 1;
+	if (x->self != y->self)
+		return x->self > y->self ? -1 : 1;
+	return memcmp(x->key, y->key, sizeof(x->key));
+}
+
+/* ---- call-graph trees ---- */
+
+struct node {
+	uint32_t sym;
+	uint32_t child, sibling; /* node indexes, 0 = none (node 0 is the root) */
+	uint64_t weight;
+};
+
+struct tree {
+	struct node *n;
+	size_t len, cap;
+};
+
+static int64_t tree_child(struct tree *t, uint32_t parent, uint32_t sym)
+{
+	uint32_t c;
+
+	for (c = t->n[parent].child; c; c = t->n[c].sibling)
+		if (t->n[c].sym == sym)
+			return c;
+	if (t->len == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 256;
+		struct node *n = realloc(t->n, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		t->n = n;
+		t->cap = cap;
+	}
+	t->n[t->len] = (struct node){ sym, 0, t->n[parent].child, 0 };
+	t->n[parent].child = (uint32_t)t->len;
+	return (int64_t)t->len++;
+}
+
+static void tree_print(FILE *f, const struct session *s, const struct tree *t, uint32_t parent, double total,
+		       double threshold, char *prefix, size_t plen)
+{
+	uint32_t kids[4096];
+	size_t n = 0;
+
+	for (uint32_t c = t->n[parent].child; c && n < 4096; c = t->n[c].sibling)
+		if (100.0 * (double)t->n[c].weight / total >= threshold)
+			kids[n++] = c;
+	/* Heaviest branch first. */
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && t->n[kids[j]].weight > t->n[kids[j - 1]].weight; j--) {
+			uint32_t tmp = kids[j];
+
+			kids[j] = kids[j - 1];
+			kids[j - 1] = tmp;
+		}
+	for (size_t i = 0; i < n; i++) {
+		const struct node *nd = &t->n[kids[i]];
+		bool last = i + 1 == n;
+
+		fprintf(f, "%s%s%.2f%%--%s%s\n", prefix, last ? "`--" : "|--", 100.0 * (double)nd->weight / total,
+			sym_name(s, nd->sym), session_sym(s, nd->sym)->kernel ? " [k]" : "");
+		if (plen + 5 < 1024) {
+			memcpy(prefix + plen, last ? "    " : "|   ", 5);
+			tree_print(f, s, t, kids[i], total, threshold, prefix, plen + 4);
+			prefix[plen] = '\0';
+		}
+	}
+}
+
+/* Does row r belong to entry e on every key but the symbol? */
+static bool row_matches(const struct print_opts *o, const struct session *s, const struct session_row *r,
+			const struct entry *e, uint32_t sym)
+{
+	uint32_t key[PRINT_N_KEYS];
+
+	frame_key(o, s, r, sym, key);
+	return memcmp(key, e->key, sizeof(key)) == 0;
+}
+
+static int print_graph(FILE *f, const struct session *s, const struct print_opts *o, const struct entry *e,
+		       double total)
+{
+	const struct session_row *rows;
+	size_t n_rows;
+	struct tree t = { NULL, 0, 0 };
+	uint32_t sym = e->key[PRINT_SYM];
+	char prefix[1024] = "            ";
+
+	rows = session_rows(s, &n_rows);
+	t.n = calloc(256, sizeof(*t.n)); /* node 0: the root */
+	if (!t.n)
+		return -ENOMEM;
+	t.cap = 256;
+	t.len = 1;
+	for (size_t i = 0; i < n_rows; i++) {
+		uint32_t n, at = UINT32_MAX, from, cur = 0;
+		const uint32_t *st = session_stack(s, rows[i].stack, &n);
+
+		for (uint32_t k = 0; k < n; k++) {
+			if (st[k] == sym && row_matches(o, s, &rows[i], e, st[k])) {
+				/* Callers: from the innermost occurrence; callees: from the outermost. */
+				if (at == UINT32_MAX || o->graph == PRINT_GRAPH_CALLER)
+					at = k;
+			}
+		}
+		if (at == UINT32_MAX || (!o->children && at != 0))
+			continue;
+		t.n[0].weight += rows[i].period;
+		if (o->graph == PRINT_GRAPH_CALLEE) {
+			for (from = at + 1; from < n; from++) {
+				int64_t c = tree_child(&t, cur, st[from]);
+
+				if (c < 0)
+					goto oom;
+				t.n[c].weight += rows[i].period;
+				cur = (uint32_t)c;
+			}
+		} else if (o->children) {
+			for (from = at; from-- > 0;) {
+				int64_t c = tree_child(&t, cur, st[from]);
+
+				if (c < 0)
+					goto oom;
+				t.n[c].weight += rows[i].period;
+				cur = (uint32_t)c;
+			}
+		} else {
+			/* Self only: the whole path from the outermost caller down to the entry. */
+			for (from = n; from-- > 1;) {
+				int64_t c = tree_child(&t, cur, st[from]);
+
+				if (c < 0)
+					goto oom;
+				t.n[c].weight += rows[i].period;
+				cur = (uint32_t)c;
+			}
+		}
+	}
+	if (t.n[0].child) {
+		fprintf(f, "%s|\n", prefix);
+		tree_print(f, s, &t, 0, total, o->graph_threshold, prefix, strlen(prefix));
+		fputc('\n', f);
+	}
+	free(t.n);
+	return 0;
+oom:
+	free(t.n);
+	return -ENOMEM;
+}
+
+int print_flat(FILE *f, const struct session *s, const struct print_opts *o)
+{
+	const struct session_totals *tot = session_totals(s);
+	const struct session_row *rows;
+	size_t n_rows, w[PRINT_N_KEYS] = { 0 };
+	struct table t = { seqtab_new(), NULL, 0, 0 };
+	int64_t *seen = NULL;
+	size_t cap_seen = 0;
+	double total = tot->period ? (double)tot->period : 1.0;
+	bool has_sym = false;
+
+	if (!t.ids)
+		return -ENOMEM;
+	for (size_t i = 0; i < o->n_keys; i++)
+		has_sym |= o->keys[i] == PRINT_SYM;
+	rows = session_rows(s, &n_rows);
+	for (size_t i = 0; i < n_rows; i++) {
+		const struct session_row *r = &rows[i];
+		uint32_t n, key[PRINT_N_KEYS];
+		const uint32_t *st = session_stack(s, r->stack, &n);
+		int64_t id;
+		size_t n_seen = 0;
+
+		frame_key(o, s, r, st[0], key);
+		id = table_entry(&t, key);
+		if (id < 0)
+			goto oom;
+		t.e[id].self += r->period;
+		t.e[id].n_self += r->count;
+		if (!o->children)
+			continue;
+		/* Children: every distinct entry on the stack, once per sample. */
+		if (cap_seen < n) {
+			int64_t *p = realloc(seen, n * sizeof(*p));
+
+			if (!p)
+				goto oom;
+			seen = p;
+			cap_seen = n;
+		}
+		for (uint32_t k = 0; k < n; k++) {
+			bool dup = false;
+
+			frame_key(o, s, r, st[k], key);
+			id = table_entry(&t, key);
+			if (id < 0)
+				goto oom;
+			for (size_t j = 0; j < n_seen && !dup; j++)
+				dup = seen[j] == id;
+			if (dup)
+				continue;
+			seen[n_seen++] = id;
+			t.e[id].children += r->period;
+			t.e[id].n_children += r->count;
+		}
+	}
+	sort_opts = o;
+	qsort(t.e, t.n, sizeof(*t.e), cmp_entries);
+
+	/* Column widths from what is printed. */
+	for (size_t k = 0; k < o->n_keys; k++)
+		w[o->keys[k]] = strlen(key_titles[o->keys[k]]);
+	for (size_t i = 0; i < t.n; i++) {
+		const struct entry *e = &t.e[i];
+		double share = 100.0 * (double)(o->children ? e->children : e->self) / total;
+		char buf[32];
+
+		if (share < o->percent_limit)
+			continue;
+		for (size_t k = 0; k < o->n_keys; k++) {
+			size_t len = 0;
+
+			switch (o->keys[k]) {
+			case PRINT_COMM:
+				len = strlen(session_comm(s, e->key[PRINT_COMM]));
+				break;
+			case PRINT_DSO:
+				len = strlen(session_dso_name(s, e->key[PRINT_DSO]));
+				break;
+			case PRINT_PID:
+			case PRINT_TID:
+			case PRINT_CPU:
+				len = (size_t)snprintf(buf, sizeof(buf), "%d", (int)e->key[o->keys[k]]);
+				break;
+			default:
+				break;
+			}
+			if (len > w[o->keys[k]])
+				w[o->keys[k]] = len < 40 ? len : 40;
+		}
+	}
+
+	fprintf(f, "#%s%9s %s", o->children ? " Children " : "", "Self", o->show_samples ? "    Samples " : "");
+	/* The last column is not padded: no trailing blanks. */
+	for (size_t k = 0; k + 1 < o->n_keys; k++)
+		fprintf(f, " %-*s", (int)w[o->keys[k]], key_titles[o->keys[k]]);
+	fprintf(f, " %s", key_titles[o->keys[o->n_keys - 1]]);
+	w[o->keys[o->n_keys - 1]] = 0;
+	fputc('\n', f);
+	for (size_t i = 0; i < t.n; i++) {
+		const struct entry *e = &t.e[i];
+		double share = 100.0 * (double)(o->children ? e->children : e->self) / total;
+
+		if (share < o->percent_limit)
+			continue;
+		fputs(" ", f);
+		if (o->children)
+			fprintf(f, "%8.2f%% ", 100.0 * (double)e->children / total);
+		fprintf(f, "%8.2f%%", 100.0 * (double)e->self / total);
+		if (o->show_samples)
+			fprintf(f, " %11" PRIu64, o->children ? e->n_children : e->n_self);
+		for (size_t k = 0; k < o->n_keys; k++) {
+			enum print_key key = o->keys[k];
+
+			switch (key) {
+			case PRINT_COMM:
+				fprintf(f, " %-*.40s", (int)w[key], session_comm(s, e->key[key]));
+				break;
+			case PRINT_DSO:
+				fprintf(f, " %-*.40s", (int)w[key], session_dso_name(s, e->key[key]));
+				break;
+			case PRINT_SYM:
+				fprintf(f, " [%s] %s", session_sym(s, e->key[key])->kernel ? "k" : ".",
+					sym_name(s, e->key[key]));
+				break;
+			default:
+				fprintf(f, " %*d", (int)w[key], (int)e->key[key]);
+			}
+		}
+		fputc('\n', f);
+		if (o->graph != PRINT_GRAPH_NONE && has_sym && print_graph(f, s, o, e, total) < 0)
+			goto oom;
+	}
+	if (!t.n)
+		fprintf(f, "# no samples%s\n", tot->samples_seen ? " match the filters" : "");
+	free(seen);
+	free(t.e);
+	seqtab_free(t.ids);
+	return 0;
+oom:
+	free(seen);
+	free(t.e);
+	seqtab_free(t.ids);
+	return -ENOMEM;
+}
+
+/* ---- folded stacks ---- */
+
+static char *put_folded(char *p, const char *name)
+{
+	for (; *name; name++)
+		*p++ = *name == ';' ? ':' : *name;
+	return p;
+}
+
+struct line {
+	char *text;
+	uint64_t count;
+};
+
+static int cmp_lines(const void *a, const void *b)
+{
+	return strcmp(((const struct line *)a)->text, ((const struct line *)b)->text);
+}
+
+int print_folded(FILE *f, const struct session *s)
+{
+	const struct session_row *rows;
+	size_t n_rows, n_lines = 0;
+	struct pairtab *ids = pairtab_new();
+	struct line *lines = NULL;
+	int rc = 0;
+
+	if (!ids)
+		return -ENOMEM;
+	rows = session_rows(s, &n_rows);
+	lines = calloc(n_rows ? n_rows : 1, sizeof(*lines));
+	if (!lines) {
+		pairtab_free(ids);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n_rows; i++) {
+		bool added;
+		int64_t id = pairtab_intern(ids, rows[i].comm, rows[i].stack, &added);
+
+		if (id < 0) {
+			rc = -ENOMEM;
+			break;
+		}
+		if (added) {
+			uint32_t n;
+			const uint32_t *st = session_stack(s, rows[i].stack, &n);
+			size_t len = strlen(session_comm(s, rows[i].comm)) + 1;
+			char *p;
+
+			for (uint32_t k = 0; k < n; k++)
+				len += strlen(sym_name(s, st[k])) + 5;
+			lines[id].text = p = malloc(len);
+			if (!p) {
+				rc = -ENOMEM;
+				break;
+			}
+			/* ';' separates frames: inside a name it becomes ':'. */
+			p = put_folded(p, session_comm(s, rows[i].comm));
+			for (uint32_t k = n; k-- > 0;) {
+				*p++ = ';';
+				p = put_folded(p, sym_name(s, st[k]));
+				if (session_sym(s, st[k])->kernel)
+					p += sprintf(p, "_[k]");
+			}
+			*p = '\0';
+			n_lines++;
+		}
+		lines[id].count += rows[i].count;
+	}
+	if (rc == 0) {
+		qsort(lines, n_lines, sizeof(*lines), cmp_lines);
+		for (size_t i = 0; i < n_lines; i++)
+			fprintf(f, "%s %" PRIu64 "\n", lines[i].text, lines[i].count);
+	}
+	for (size_t i = 0; i < n_rows; i++)
+		free(lines[i].text);
+	free(lines);
+	pairtab_free(ids);
+	return rc;
+}

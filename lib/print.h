@@ -1,0 +1,39 @@
+/* print.h — text output of a session: header, flat table with call-graph trees, folded stacks. */
+#ifndef RP_PRINT_H
+#define RP_PRINT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+struct session;
+
+enum print_key { PRINT_COMM, PRINT_PID, PRINT_TID, PRINT_DSO, PRINT_SYM, PRINT_CPU, PRINT_N_KEYS };
+
+enum print_graph {
+	PRINT_GRAPH_NONE,
+	PRINT_GRAPH_CALLER, /* under each entry: what it calls, down to the leaves */
+	PRINT_GRAPH_CALLEE, /* under each entry: who calls it, up to the outermost caller */
+};
+
+struct print_opts {
+	enum print_key keys[PRINT_N_KEYS];
+	size_t n_keys;
+	bool children;        /* Children column: time in the entry and everything it calls */
+	bool show_samples;    /* Samples column */
+	double percent_limit; /* hide entries below this share (of the sort column) */
+	enum print_graph graph;
+	double graph_threshold; /* hide call-graph branches below this share of all samples */
+};
+
+/* "comm,dso,sym" and the like; 0 or -EINVAL (unknown or repeated key). */
+int print_parse_sort(const char *s, struct print_opts *o);
+
+/* "# ..." lines: inputs, host, event, duration, samples, lost, unresolved frames. */
+void print_header(FILE *f, const struct session *s, const char *const *inputs, size_t n_inputs);
+/* The flat table, sorted by Children (or Self), with trees when o->graph is set. 0 or -ENOMEM. */
+int print_flat(FILE *f, const struct session *s, const struct print_opts *o);
+/* One line per unique (comm, stack): "comm;outer;...;inner COUNT", kernel frames "_[k]". */
+int print_folded(FILE *f, const struct session *s);
+
+#endif

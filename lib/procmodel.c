@@ -1,0 +1,292 @@
+/* procmodel.c — process state over time: fork copies, exec resets, mmap replaces overlaps. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "intern.h"
+#include "procmodel.h"
+
+struct proc {
+	struct procmodel_map *maps; /* sorted by start, non-overlapping */
+	uint32_t n, cap;
+	int64_t comm;               /* the main thread's name id, -1 unknown */
+};
+
+struct thr {
+	int32_t pid;
+	int64_t comm;
+};
+
+struct procmodel {
+	struct pairtab *pids; /* pid -> index into procs */
+	struct proc *procs;
+	uint32_t n_procs, cap_procs;
+	struct pairtab *tids; /* tid -> index into thrs */
+	struct thr *thrs;
+	uint32_t n_thrs, cap_thrs;
+	struct strtab *comms;
+};
+
+struct procmodel *procmodel_new(void)
+{
+	struct procmodel *m = calloc(1, sizeof(*m));
+
+	if (!m)
+		return NULL;
+	m->pids = pairtab_new();
+	m->tids = pairtab_new();
+	m->comms = strtab_new();
+	if (!m->pids || !m->tids || !m->comms)
+		return procmodel_free(m);
+	return m;
+}
+
+struct procmodel *procmodel_free(struct procmodel *m)
+{
+	if (!m)
+		return NULL;
+	for (uint32_t i = 0; i < m->n_procs; i++)
+		free(m->procs[i].maps);
+	free(m->procs);
+	free(m->thrs);
+	pairtab_free(m->pids);
+	pairtab_free(m->tids);
+	strtab_free(m->comms);
+	free(m);
+	return NULL;
+}
+
+static struct proc *get_proc(struct procmodel *m, int32_t pid)
+{
+	bool added;
+	int64_t id = pairtab_intern(m->pids, (uint32_t)pid, 0, &added);
+
+	if (id < 0)
+		return NULL;
+	if (added) {
+		if (m->n_procs == m->cap_procs) {
+			uint32_t cap = m->cap_procs ? m->cap_procs * 2 : 256;
+			struct proc *p = realloc(m->procs, cap * sizeof(*p));
+
+			if (!p)
+				return NULL; /* the id stays reserved; a later call retries the array */
+			m->procs = p;
+			m->cap_procs = cap;
+		}
+		m->procs[id] = (struct proc){ NULL, 0, 0, -1 };
+		m->n_procs++;
+	}
+	return &m->procs[id];
+}
+
+static const struct proc *find_proc(const struct procmodel *m, int32_t pid)
+{
+	int64_t id = pairtab_find(m->pids, (uint32_t)pid, 0);
+
+	return id < 0 ? NULL : &m->procs[id];
+}
+
+static struct thr *get_thr(struct procmodel *m, int32_t tid)
+{
+	bool added;
+	int64_t id = pairtab_intern(m->tids, (uint32_t)tid, 0, &added);
+
+	if (id < 0)
+		return NULL;
+	if (added) {
+		if (m->n_thrs == m->cap_thrs) {
+			uint32_t cap = m->cap_thrs ? m->cap_thrs * 2 : 256;
+			struct thr *t = realloc(m->thrs, cap * sizeof(*t));
+
+			if (!t)
+				return NULL;
+			m->thrs = t;
+			m->cap_thrs = cap;
+		}
+		m->thrs[id] = (struct thr){ -1, -1 };
+		m->n_thrs++;
+	}
+	return &m->thrs[id];
+}
+
+int procmodel_comm(struct procmodel *m, int32_t pid, int32_t tid, const char *comm, bool exec)
+{
+	struct thr *t = get_thr(m, tid);
+	struct proc *p = get_proc(m, pid);
+	int64_t id = strtab_intern(m->comms, comm);
+
+	if (!t || !p || id < 0)
+		return -ENOMEM;
+	t->pid = pid;
+	t->comm = id;
+	if (pid == tid)
+		p->comm = id;
+	if (exec)
+		p->n = 0; /* a new image: its mappings follow */
+	return 0;
+}
+
+int procmodel_fork(struct procmodel *m, int32_t pid, int32_t ppid, int32_t tid, int32_t ptid)
+{
+	struct thr *t = get_thr(m, tid), *pt;
+	int64_t comm = -1;
+
+	if (!t)
+		return -ENOMEM;
+	pt = get_thr(m, ptid);
+	if (!pt)
+		return -ENOMEM;
+	t = get_thr(m, tid); /* the array may have moved */
+	comm = pt->comm;
+	if (pid != ppid) {
+		const struct proc *parent = find_proc(m, ppid);
+		struct proc *p = get_proc(m, pid);
+
+		if (!p)
+			return -ENOMEM;
+		parent = find_proc(m, ppid); /* the array may have moved */
+		p->n = 0;
+		if (parent && parent->n) {
+			if (p->cap < parent->n) {
+				struct procmodel_map *maps = realloc(p->maps, parent->n * sizeof(*maps));
+
+				if (!maps)
+					return -ENOMEM;
+				p->maps = maps;
+				p->cap = parent->n;
+			}
+			memcpy(p->maps, parent->maps, parent->n * sizeof(*p->maps));
+			p->n = parent->n;
+		}
+		if (comm < 0 && parent)
+			comm = parent->comm;
+		p->comm = comm;
+	}
+	t->pid = pid;
+	t->comm = comm;
+	return 0;
+}
+
+int procmodel_exit(struct procmodel *m, int32_t pid, int32_t tid)
+{
+	int64_t id;
+
+	if (pid != tid)
+		return 0;
+	id = pairtab_find(m->pids, (uint32_t)pid, 0);
+	if (id >= 0) {
+		free(m->procs[id].maps);
+		m->procs[id].maps = NULL;
+		m->procs[id].n = m->procs[id].cap = 0;
+	}
+	return 0;
+}
+
+/* Index of the first mapping whose end is above addr. */
+static uint32_t lower(const struct proc *p, uint64_t addr)
+{
+	uint32_t lo = 0, hi = p->n;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (p->maps[mid].end <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static int reserve_maps(struct proc *p, uint32_t extra)
+{
+	if (p->n + extra > p->cap) {
+		uint32_t cap = p->cap ? p->cap * 2 : 16;
+		struct procmodel_map *maps;
+
+		while (cap < p->n + extra)
+			cap *= 2;
+		maps = realloc(p->maps, cap * sizeof(*maps));
+		if (!maps)
+			return -ENOMEM;
+		p->maps = maps;
+		p->cap = cap;
+	}
+	return 0;
+}
+
+int procmodel_map(struct procmodel *m, int32_t pid, uint64_t start, uint64_t len, uint64_t pgoff, uint32_t dso)
+{
+	struct proc *p = get_proc(m, pid);
+	uint64_t end = start + len;
+	uint32_t i, j;
+
+	if (!p)
+		return -ENOMEM;
+	if (len == 0 || end < start)
+		return 0;
+	if (reserve_maps(p, 2) < 0)
+		return -ENOMEM;
+	i = lower(p, start);
+	/* A mapping that straddles start keeps its head; if it also straddles end, its tail
+	 * becomes a separate mapping. */
+	if (i < p->n && p->maps[i].start < start) {
+		struct procmodel_map old = p->maps[i];
+
+		p->maps[i].end = start;
+		i++;
+		if (old.end > end) {
+			memmove(&p->maps[i + 1], &p->maps[i], (p->n - i) * sizeof(*p->maps));
+			p->maps[i] = old;
+			p->maps[i].pgoff += end - old.start;
+			p->maps[i].start = end;
+			p->n++;
+		}
+	}
+	/* Drop mappings inside [start, end); trim the one that straddles end. */
+	for (j = i; j < p->n && p->maps[j].end <= end; j++)
+		;
+	if (j < p->n && p->maps[j].start < end) {
+		p->maps[j].pgoff += end - p->maps[j].start;
+		p->maps[j].start = end;
+	}
+	memmove(&p->maps[i + 1], &p->maps[j], (p->n - j) * sizeof(*p->maps));
+	p->n -= j - i;
+	p->n++;
+	p->maps[i] = (struct procmodel_map){ start, end, pgoff, dso };
+	return 0;
+}
+
+const struct procmodel_map *procmodel_find_map(const struct procmodel *m, int32_t pid, uint64_t addr)
+{
+	const struct proc *p = find_proc(m, pid);
+	uint32_t i;
+
+	if (!p || !p->n)
+		return NULL;
+	i = lower(p, addr);
+	return i < p->n && p->maps[i].start <= addr ? &p->maps[i] : NULL;
+}
+
+int64_t procmodel_comm_id(struct procmodel *m, int32_t pid, int32_t tid)
+{
+	int64_t id = pairtab_find(m->tids, (uint32_t)tid, 0);
+	const struct proc *p;
+	char buf[32];
+
+	if (id >= 0 && m->thrs[id].comm >= 0)
+		return m->thrs[id].comm;
+	p = find_proc(m, pid);
+	if (p && p->comm >= 0)
+		return p->comm;
+	if (pid == 0 && tid == 0)
+		return strtab_intern(m->comms, "swapper");
+	snprintf(buf, sizeof(buf), ":%d", (int)tid);
+	return strtab_intern(m->comms, buf);
+}
+
+const struct strtab *procmodel_comms(const struct procmodel *m)
+{
+	return m->comms;
+}

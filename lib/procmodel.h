@@ -1,0 +1,39 @@
+/* procmodel.h — processes and threads rebuilt from side-band records: pid/tid -> comm, and
+ * each process's executable mappings, as they were at the time being replayed. */
+#ifndef RP_PROCMODEL_H
+#define RP_PROCMODEL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct strtab;
+
+struct procmodel_map {
+	uint64_t start, end; /* [start, end) */
+	uint64_t pgoff;      /* file offset of start, in bytes */
+	uint32_t dso;        /* the caller's id for the mapped object */
+};
+
+struct procmodel;
+
+struct procmodel *procmodel_new(void);
+struct procmodel *procmodel_free(struct procmodel *m);
+
+/* Replay: call in time order. Each returns 0 or -ENOMEM. */
+/* A thread's name; exec also starts the process image afresh (its mappings are dropped). */
+int procmodel_comm(struct procmodel *m, int32_t pid, int32_t tid, const char *comm, bool exec);
+/* A new process (pid != ppid: copies the parent's mappings and name) or thread (pid == ppid). */
+int procmodel_fork(struct procmodel *m, int32_t pid, int32_t ppid, int32_t tid, int32_t ptid);
+/* A thread ends; when it is the process's main thread the process's mappings are released. */
+int procmodel_exit(struct procmodel *m, int32_t pid, int32_t tid);
+/* A new mapping replaces whatever part of older ones it overlaps. */
+int procmodel_map(struct procmodel *m, int32_t pid, uint64_t start, uint64_t len, uint64_t pgoff, uint32_t dso);
+
+/* The mapping of pid that contains addr, or NULL. Borrowed until the next replay call. */
+const struct procmodel_map *procmodel_find_map(const struct procmodel *m, int32_t pid, uint64_t addr);
+/* The interned name of a thread: its COMM, else its process's, else ":TID". -ENOMEM on failure. */
+int64_t procmodel_comm_id(struct procmodel *m, int32_t pid, int32_t tid);
+/* The table the comm ids index. */
+const struct strtab *procmodel_comms(const struct procmodel *m);
+
+#endif

@@ -1,0 +1,87 @@
+/* session.h — turns recordings into a profile: replays side-band into the process model,
+ * filters and aggregates samples by unique stack, then symbolizes each unique address once. */
+#ifndef RP_SESSION_H
+#define RP_SESSION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct rp_header_rec;
+struct strtab;
+
+struct session_filter {
+	const int32_t *pids;
+	size_t n_pids;
+	const int32_t *tids;
+	size_t n_tids;
+	const char *const *comms;
+	size_t n_comms;
+	const char *const *dsos; /* the sample's own (leaf) object, by short name or path */
+	size_t n_dsos;
+	const int *cpus;
+	size_t n_cpus;
+	/* Time window: "YYYY-MM-DD HH:MM[:SS[.frac]]" or "HH:MM[:SS]" local wall-clock time, or
+	 * "+SECS" after the recording's start, or "-SECS" before its end; NULL = open. */
+	const char *since, *until;
+};
+
+struct session_opts {
+	const char *symfs;
+	bool inline_frames;
+	bool debuginfod;
+	int debuginfod_timeout;
+	unsigned int max_stack; /* frames kept per sample, leaf first; 0 = all */
+	struct session_filter filter;
+	void (*warn)(void *arg, const char *msg);
+	void *warn_arg;
+};
+
+/* A symbol as reported: an interned name (NULL = unknown) in an object. */
+struct session_sym {
+	const char *name;
+	uint32_t dso;
+	bool kernel;
+};
+
+/* One aggregated row: every sample with the same symbolized stack, task and CPU. */
+struct session_row {
+	uint32_t stack;   /* symbol stack id: leaf first */
+	uint32_t comm;    /* id in session_comms() */
+	int32_t pid, tid;
+	uint32_t cpu;
+	uint64_t count;
+	uint64_t period;
+};
+
+struct session_totals {
+	uint64_t samples;        /* after filters */
+	uint64_t period;
+	uint64_t samples_seen;   /* before filters */
+	uint64_t lost;           /* LOST records + losses reported only at the end */
+	uint64_t throttles;
+	uint64_t frames, frames_unknown; /* sample-weighted */
+	uint64_t t_first, t_last;
+	size_t files, files_unfinished, frames_bad;
+};
+
+struct session;
+
+struct session *session_new(const struct session_opts *o);
+struct session *session_free(struct session *s);
+
+/* Read one recording into the session. -errno with a sentence in why when the file cannot
+ * be used at all; damage inside it goes to the warn callback. */
+int session_add_file(struct session *s, const char *path, char *why, size_t why_size);
+/* Symbolize and build the rows; call once, after the last file. */
+int session_finish(struct session *s);
+
+const struct rp_header_rec *session_header(const struct session *s); /* first file's, or NULL */
+const struct session_totals *session_totals(const struct session *s);
+const struct session_row *session_rows(const struct session *s, size_t *ret_n);
+const uint32_t *session_stack(const struct session *s, uint32_t id, uint32_t *ret_n);
+const struct session_sym *session_sym(const struct session *s, uint32_t id);
+const char *session_dso_name(const struct session *s, uint32_t dso);
+const char *session_comm(const struct session *s, uint32_t comm);
+
+#endif

@@ -1,0 +1,1252 @@
+/* symbolizer.c — user-space symbols for file offsets of recorded binaries (the libdw adapter). */
+#include "symbolizer.h"
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "buildid.h"
+
+#define BUILD_ID_MAX 64
+#define ALT_PATHS_MAX 4
+#define INLINE_MAX 32		/* frames kept per address */
+#define ARENA_CHUNK (64u << 10)
+#define UNKNOWN_FRAME UINT32_MAX /* cache entry without a stored frame */
+
+/* Interned strings: one arena, one open-addressing set. */
+struct chunk {
+	struct chunk *next;
+	size_t used, cap;
+	char data[];
+};
+
+struct istr {
+	const char *s; /* NULL = empty slot */
+	uint32_t hash;
+};
+
+/* A PT_LOAD segment: file range [off, off + filesz) is loaded at vaddr. */
+struct load {
+	uint64_t off, filesz, vaddr;
+	bool exec;
+};
+
+/*
+ * A function symbol in module addresses. end is start + size, or for a symbol without
+ * size the next symbol's start (bounded by its section). max_end is the largest end of
+ * this and all earlier entries: a backward scan for a containing symbol stops as soon as it
+ * is <= the address, so nested or overlapping symbols are found without a linear search.
+ */
+struct sym {
+	uint64_t start, end, max_end;
+	const char *name; /* in libelf's string table data, valid until dwfl_end */
+};
+
+/* Per-dso result cache; n == 0 marks an empty slot. */
+struct cache_ent {
+	uint64_t off;
+	uint32_t first; /* index into frames, or UNKNOWN_FRAME */
+	uint32_t n;
+};
+
+enum dso_state {
+	DSO_NEW,      /* not opened yet */
+	DSO_READY,    /* module reported, symbols indexed */
+	DSO_UNUSABLE, /* every lookup is unknown */
+};
+
+struct sym_dso {
+	struct symbolizer *s;
+	char *path;
+	const char *name; /* last component of path */
+	char *alt[ALT_PATHS_MAX];
+	int n_alt;
+	uint8_t build_id[BUILD_ID_MAX];
+	size_t build_id_len;
+	uint32_t maj, min;
+	uint64_t ino;
+	uint64_t hash;
+	enum dso_state state;
+
+	Dwfl *dwfl;
+	Dwfl_Module *mod;
+	struct load *loads; /* executable segments first */
+	size_t n_loads;
+	struct sym *syms;
+	size_t n_syms;
+
+	struct cache_ent *cache;
+	size_t cache_cap, cache_n; /* cap is a power of two */
+	struct sym_frame *frames;
+	size_t n_frames, frames_cap;
+};
+
+struct symbolizer {
+	struct symbolizer_opts o;
+	char *symfs;
+	char *debuginfo_path;
+	Dwfl_Callbacks cb;
+
+	struct sym_dso **dsos; /* every handle, for freeing */
+	size_t n_dsos, dsos_cap;
+	struct sym_dso **index; /* open addressing by identity, cap a power of two */
+	size_t index_cap;
+
+	struct chunk *arena;
+	struct istr *strs;
+	size_t strs_cap, n_strs;
+
+	struct symbolizer_stats st;
+};
+
+/* ---- small helpers ---- */
+
+static void warnf(struct symbolizer *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void warnf(struct symbolizer *s, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	if (!s->o.warn)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	s->o.warn(s->o.warn_arg, msg);
+}
+
+/* libdwfl's last error as text, for messages we compose. */
+static const char *dwfl_why(void)
+{
+	const char *m = dwfl_errmsg(-1);
+
+	return m && *m ? m : "unknown libdwfl error";
+}
+
+static uint64_t hash_bytes(const void *p, size_t n, uint64_t h)
+{
+	const unsigned char *b = p;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * 0x100000001b3ull;
+	return h;
+}
+
+static uint64_t hash_u64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdull;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ull;
+	x ^= x >> 33;
+	return x;
+}
+
+static int grow(void **p, size_t *cap, size_t need, size_t elem, size_t first)
+{
+	size_t c = *cap ? *cap : first;
+	void *q;
+
+	if (need <= *cap)
+		return 0;
+	while (c < need) {
+		if (c > SIZE_MAX / 2 / elem)
+			return -ENOMEM;
+		c *= 2;
+	}
+	q = realloc(*p, c * elem);
+	if (!q)
+		return -ENOMEM;
+	*p = q;
+	*cap = c;
+	return 0;
+}
+
+/* "DIR" + "/" + "REST" without doubling the slash; NULL when out of memory. */
+static char *path_join(const char *dir, const char *rest)
+{
+	size_t dl = strlen(dir);
+	char *p;
+
+	while (dl > 0 && dir[dl - 1] == '/')
+		dl--;
+	while (*rest == '/')
+		rest++;
+	if (asprintf(&p, "%.*s/%s", (int)dl, dir, rest) < 0)
+		return NULL;
+	return p;
+}
+
+/* ---- interning ---- */
+
+static char *arena_alloc(struct symbolizer *s, size_t len)
+{
+	struct chunk *c = s->arena;
+
+	if (!c || c->cap - c->used < len) {
+		size_t cap = len > ARENA_CHUNK ? len : ARENA_CHUNK;
+
+		c = malloc(sizeof(*c) + cap);
+		if (!c)
+			return NULL;
+		c->cap = cap;
+		c->used = 0;
+		c->next = s->arena;
+		s->arena = c;
+	}
+	c->used += len;
+	return c->data + c->used - len;
+}
+
+static int strs_grow(struct symbolizer *s)
+{
+	size_t cap = s->strs_cap ? s->strs_cap * 2 : 1024;
+	struct istr *n = calloc(cap, sizeof(*n));
+
+	if (!n)
+		return -ENOMEM;
+	for (size_t i = 0; i < s->strs_cap; i++) {
+		size_t j;
+
+		if (!s->strs[i].s)
+			continue;
+		for (j = s->strs[i].hash & (cap - 1); n[j].s; j = (j + 1) & (cap - 1))
+			;
+		n[j] = s->strs[i];
+	}
+	free(s->strs);
+	s->strs = n;
+	s->strs_cap = cap;
+	return 0;
+}
+
+/* The one copy of STR owned by S; NULL for NULL or when out of memory. */
+static const char *intern(struct symbolizer *s, const char *str)
+{
+	size_t len, mask, i;
+	uint32_t h;
+	char *p;
+
+	if (!str)
+		return NULL;
+	len = strlen(str);
+	h = (uint32_t)hash_bytes(str, len, 0xcbf29ce484222325ull);
+	if (2 * (s->n_strs + 1) > s->strs_cap && strs_grow(s) < 0)
+		return NULL;
+	mask = s->strs_cap - 1;
+	for (i = h & mask; s->strs[i].s; i = (i + 1) & mask)
+		if (s->strs[i].hash == h && !strcmp(s->strs[i].s, str))
+			return s->strs[i].s;
+	p = arena_alloc(s, len + 1);
+	if (!p)
+		return NULL;
+	memcpy(p, str, len + 1);
+	s->strs[i] = (struct istr){ p, h };
+	s->n_strs++;
+	return p;
+}
+
+/* ---- libdwfl callbacks ---- */
+
+/* The main ELF is always reported with its fd: nothing to find. */
+static int find_elf(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+		    char **file_name, Elf **elfp)
+{
+	(void)mod, (void)userdata, (void)modname, (void)base, (void)file_name, (void)elfp;
+	return -1;
+}
+
+/* FD holds an ELF file whose build-id is MOD's (or MOD has none). */
+static bool debug_file_matches(Dwfl_Module *mod, int fd)
+{
+	const unsigned char *bits;
+	uint8_t id[BUILD_ID_MAX];
+	GElf_Addr vaddr;
+	size_t len;
+	int n = dwfl_module_build_id(mod, &bits, &vaddr);
+
+	if (n <= 0)
+		return true;
+	return buildid_read_fd(fd, id, sizeof(id), &len) == 0 && len == (size_t)n &&
+	       !memcmp(id, bits, len);
+}
+
+/*
+ * libdwfl's standard search (build-id under each absolute debuginfo_path directory, then
+ * .gnu_debuglink next to the file, in .debug/ and under the debug directories; debuginfod
+ * last, when DEBUGINFOD_URLS is set). With a symfs the file was opened under it, so the
+ * standard debuglink search under symfs/usr/lib/debug looks in symfs/usr/lib/debug/SYMFS/…;
+ * look where the recorded path says instead.
+ */
+static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
+			  Dwarf_Addr base, const char *file_name, const char *debuglink_file,
+			  GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+	struct sym_dso *d = *userdata;
+	const char *slash;
+	char *dbg, *p = NULL;
+	int fd;
+
+	fd = dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name,
+					  debuglink_file, debuglink_crc, debuginfo_file_name);
+	if (fd >= 0 || !d || !d->s->symfs)
+		return fd;
+	dbg = path_join(d->s->symfs, "/usr/lib/debug");
+	slash = strrchr(d->path, '/');
+	if (dbg && slash) {
+		if (debuglink_file)
+			fd = asprintf(&p, "%s%.*s/%s", dbg, (int)(slash - d->path), d->path,
+				      debuglink_file);
+		else
+			fd = asprintf(&p, "%s%s.debug", dbg, d->path);
+		if (fd < 0)
+			p = NULL;
+	}
+	free(dbg);
+	fd = p ? open(p, O_RDONLY | O_CLOEXEC) : -1;
+	if (fd >= 0 && !debug_file_matches(mod, fd)) {
+		close(fd);
+		fd = -1;
+	}
+	if (fd >= 0)
+		*debuginfo_file_name = p;
+	else
+		free(p);
+	return fd;
+}
+
+/* ---- symbolizer ---- */
+
+struct symbolizer *symbolizer_new(const struct symbolizer_opts *o)
+{
+	struct symbolizer *s = calloc(1, sizeof(*s));
+	int r;
+
+	if (!s)
+		return NULL;
+	if (o)
+		s->o = *o;
+	if (s->o.symfs && *s->o.symfs) {
+		s->symfs = strdup(s->o.symfs);
+		if (!s->symfs)
+			return symbolizer_free(s);
+	}
+	s->o.symfs = s->symfs;
+
+	/*
+	 * Debug files: next to the file, in .debug/ beside it, then the debug directories
+	 * (symfs's first); build-id lookups use the absolute ones.
+	 */
+	if (s->symfs)
+		r = asprintf(&s->debuginfo_path, ":.debug:%s/usr/lib/debug:/usr/lib/debug",
+			     s->symfs);
+	else
+		r = asprintf(&s->debuginfo_path, ":.debug:/usr/lib/debug");
+	if (r < 0) {
+		s->debuginfo_path = NULL;
+		return symbolizer_free(s);
+	}
+	s->cb.find_elf = find_elf;
+	s->cb.find_debuginfo = find_debuginfo;
+	s->cb.section_address = dwfl_offline_section_address;
+	s->cb.debuginfo_path = &s->debuginfo_path;
+
+	/*
+	 * libdwfl asks debuginfod (when libdebuginfod is installed) whenever no local debug
+	 * file is found, and the client takes its servers from DEBUGINFOD_URLS at each query —
+	 * often set system-wide by the distribution. Off unless asked for.
+	 */
+	if (!s->o.debuginfod) {
+		unsetenv("DEBUGINFOD_URLS");
+	} else if (s->o.debuginfod_timeout > 0) {
+		char t[24];
+
+		snprintf(t, sizeof(t), "%d", s->o.debuginfod_timeout);
+		setenv("DEBUGINFOD_TIMEOUT", t, 1);
+	}
+	return s;
+}
+
+static void dso_free(struct sym_dso *d)
+{
+	if (d->dwfl)
+		dwfl_end(d->dwfl);
+	for (int i = 0; i < d->n_alt; i++)
+		free(d->alt[i]);
+	free(d->loads);
+	free(d->syms);
+	free(d->cache);
+	free(d->frames);
+	free(d->path);
+	free(d);
+}
+
+struct symbolizer *symbolizer_free(struct symbolizer *s)
+{
+	if (!s)
+		return NULL;
+	for (size_t i = 0; i < s->n_dsos; i++)
+		dso_free(s->dsos[i]);
+	free(s->dsos);
+	free(s->index);
+	while (s->arena) {
+		struct chunk *c = s->arena;
+
+		s->arena = c->next;
+		free(c);
+	}
+	free(s->strs);
+	free(s->debuginfo_path);
+	free(s->symfs);
+	free(s);
+	return NULL;
+}
+
+void symbolizer_get_stats(const struct symbolizer *s, struct symbolizer_stats *ret)
+{
+	*ret = s->st;
+	ret->strings = s->n_strs;
+}
+
+/* ---- dso handles ---- */
+
+static uint64_t identity_hash(const char *path, const uint8_t *id, size_t id_len, uint32_t maj,
+			      uint32_t min, uint64_t ino)
+{
+	if (id_len)
+		return hash_bytes(id, id_len, 0x9e3779b97f4a7c15ull);
+	return hash_u64(hash_bytes(path, strlen(path), 0xcbf29ce484222325ull) ^
+			hash_u64((uint64_t)maj << 32 | min) ^ hash_u64(ino + 1));
+}
+
+static bool identity_eq(const struct sym_dso *d, const char *path, const uint8_t *id,
+			size_t id_len, uint32_t maj, uint32_t min, uint64_t ino)
+{
+	if (d->build_id_len != id_len)
+		return false;
+	if (id_len)
+		return !memcmp(d->build_id, id, id_len);
+	return d->maj == maj && d->min == min && d->ino == ino && !strcmp(d->path, path);
+}
+
+static int index_insert(struct symbolizer *s, struct sym_dso *d)
+{
+	size_t mask;
+
+	if (2 * (s->n_dsos + 1) > s->index_cap) {
+		size_t cap = s->index_cap ? s->index_cap * 2 : 256;
+		struct sym_dso **n = calloc(cap, sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		for (size_t i = 0; i < s->n_dsos; i++) {
+			size_t j;
+
+			for (j = s->dsos[i]->hash & (cap - 1); n[j]; j = (j + 1) & (cap - 1))
+				;
+			n[j] = s->dsos[i];
+		}
+		free(s->index);
+		s->index = n;
+		s->index_cap = cap;
+	}
+	mask = s->index_cap - 1;
+	for (size_t j = d->hash & mask;; j = (j + 1) & mask) {
+		if (!s->index[j]) {
+			s->index[j] = d;
+			return 0;
+		}
+	}
+}
+
+/* The handle given when nothing else can be: lookups on it are always unknown. */
+static struct sym_dso unusable_dso = {
+	.path = (char *)"[unknown]",
+	.name = "[unknown]",
+	.state = DSO_UNUSABLE,
+};
+
+/* Remember another path under which a file known by build-id was mapped. */
+static void dso_add_alt(struct sym_dso *d, const char *path)
+{
+	if (d->state != DSO_NEW || d->n_alt == ALT_PATHS_MAX || !strcmp(d->path, path))
+		return;
+	for (int i = 0; i < d->n_alt; i++)
+		if (!strcmp(d->alt[i], path))
+			return;
+	d->alt[d->n_alt] = strdup(path);
+	if (d->alt[d->n_alt])
+		d->n_alt++;
+}
+
+struct sym_dso *symbolizer_dso(struct symbolizer *s, const char *path, const uint8_t *build_id,
+			       size_t build_id_len, uint32_t maj, uint32_t min, uint64_t ino)
+{
+	struct sym_dso *d;
+	const char *slash;
+	uint64_t h;
+
+	if (!s || !path)
+		return &unusable_dso;
+	if (!build_id)
+		build_id_len = 0;
+	if (build_id_len > BUILD_ID_MAX)
+		build_id_len = BUILD_ID_MAX;
+	h = identity_hash(path, build_id, build_id_len, maj, min, ino);
+	if (s->index_cap) {
+		size_t mask = s->index_cap - 1;
+
+		for (size_t j = h & mask; s->index[j]; j = (j + 1) & mask) {
+			d = s->index[j];
+			if (d->hash == h &&
+			    identity_eq(d, path, build_id, build_id_len, maj, min, ino)) {
+				if (build_id_len)
+					dso_add_alt(d, path);
+				return d;
+			}
+		}
+	}
+
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return &unusable_dso;
+	d->s = s;
+	d->hash = h;
+	memcpy(d->build_id, build_id, build_id_len);
+	d->build_id_len = build_id_len;
+	if (!build_id_len) {
+		d->maj = maj;
+		d->min = min;
+		d->ino = ino;
+	}
+	d->path = strdup(path);
+	if (!d->path || grow((void **)&s->dsos, &s->dsos_cap, s->n_dsos + 1, sizeof(*s->dsos), 64) ||
+	    index_insert(s, d) < 0) {
+		free(d->path);
+		free(d);
+		return &unusable_dso;
+	}
+	s->dsos[s->n_dsos++] = d;
+	slash = strrchr(d->path, '/');
+	d->name = slash && slash[1] ? slash + 1 : d->path;
+	s->st.dsos++;
+	return d;
+}
+
+const char *sym_dso_name(const struct sym_dso *d)
+{
+	return d->name;
+}
+
+const char *sym_dso_path(const struct sym_dso *d)
+{
+	return d->path;
+}
+
+/* ---- opening a dso: choosing the ELF file ---- */
+
+/* Why no candidate file could be used: kept for the one warning. */
+struct why {
+	char mismatch_path[512];
+	char mismatch_id[2 * BUILD_ID_MAX + 1]; /* empty: the file has no build-id */
+	bool mismatch, inode_mismatch;
+	uint64_t disk_ino;
+	int open_err;
+};
+
+static int open_regular(const char *p)
+{
+	struct stat st;
+	int fd = open(p, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -EINVAL;
+	}
+	return fd;
+}
+
+/*
+ * Open P and check that it is the recorded file: same build-id when one was recorded;
+ * without one, the same inode when the device matches (a file replaced in place since the
+ * recording). Returns the fd, or -errno; mismatches are noted in WHY.
+ */
+static int try_candidate(struct sym_dso *d, const char *p, bool under_symfs, struct why *why)
+{
+	uint8_t id[BUILD_ID_MAX];
+	size_t len = 0;
+	struct stat st;
+	int fd = open_regular(p), r;
+
+	if (fd < 0) {
+		if (!why->open_err || why->open_err == -ENOENT)
+			why->open_err = fd;
+		return fd;
+	}
+	if (d->build_id_len) {
+		r = buildid_read_fd(fd, id, sizeof(id), &len);
+		if (r == 0 && len >= d->build_id_len && !memcmp(id, d->build_id, d->build_id_len))
+			return fd;
+		if (!why->mismatch) {
+			why->mismatch = true;
+			snprintf(why->mismatch_path, sizeof(why->mismatch_path), "%s", p);
+			if (r == 0)
+				buildid_to_hex(id, len, why->mismatch_id);
+		}
+		close(fd);
+		return -ESTALE;
+	}
+	if (!under_symfs && d->ino && (d->maj || d->min) && fstat(fd, &st) == 0 &&
+	    st.st_dev == makedev(d->maj, d->min) && st.st_ino != d->ino) {
+		if (!why->inode_mismatch) {
+			why->inode_mismatch = true;
+			why->disk_ino = st.st_ino;
+			snprintf(why->mismatch_path, sizeof(why->mismatch_path), "%s", p);
+		}
+		close(fd);
+		return -ESTALE;
+	}
+	return fd;
+}
+
+/* Try recorded path P: under the symfs first, then as is. Sets *ret_file (malloc'd). */
+static int try_path(struct sym_dso *d, const char *p, struct why *why, char **ret_file)
+{
+	char *f;
+	int fd;
+
+	if (d->s->symfs) {
+		f = path_join(d->s->symfs, p);
+		if (!f)
+			return -ENOMEM;
+		fd = try_candidate(d, f, true, why);
+		if (fd >= 0) {
+			*ret_file = f;
+			return fd;
+		}
+		free(f);
+		if (fd == -ENOMEM)
+			return fd;
+	}
+	f = strdup(p);
+	if (!f)
+		return -ENOMEM;
+	fd = try_candidate(d, f, false, why);
+	if (fd >= 0) {
+		*ret_file = f;
+		return fd;
+	}
+	free(f);
+	return fd;
+}
+
+/*
+ * When the file itself is missing or different: the recorded build-id's entry in a debug
+ * directory, symfs's first. ".build-id/xx/rest" is (where distributions install it) a link to
+ * the binary itself; ".build-id/xx/rest.debug" the separate debug file, which has .symtab
+ * and the program headers, enough for names.
+ */
+static int try_build_id_dirs(struct sym_dso *d, struct why *why, char **ret_file)
+{
+	char hex[2 * BUILD_ID_MAX + 1];
+	const char *dirs[2];
+	int n_dirs = 0;
+
+	if (d->build_id_len < 2)
+		return -ENOENT;
+	buildid_to_hex(d->build_id, d->build_id_len, hex);
+	if (d->s->symfs)
+		dirs[n_dirs++] = d->s->symfs;
+	dirs[n_dirs++] = "/";
+	for (int i = 0; i < n_dirs; i++) {
+		for (int dbg = 0; dbg < 2; dbg++) {
+			char *rel, *f;
+			int fd;
+
+			if (asprintf(&rel, "usr/lib/debug/.build-id/%.2s/%s%s", hex, hex + 2,
+				     dbg ? ".debug" : "") < 0)
+				return -ENOMEM;
+			f = path_join(dirs[i], rel);
+			free(rel);
+			if (!f)
+				return -ENOMEM;
+			fd = try_candidate(d, f, true, &(struct why){ 0 });
+			if (fd >= 0) {
+				*ret_file = f;
+				return fd;
+			}
+			free(f);
+		}
+	}
+	(void)why;
+	return -ENOENT;
+}
+
+static void warn_unusable(struct sym_dso *d, const struct why *why)
+{
+	struct symbolizer *s = d->s;
+	char rec[2 * BUILD_ID_MAX + 1];
+
+	if (why->mismatch) {
+		buildid_to_hex(d->build_id, d->build_id_len, rec);
+		if (why->mismatch_id[0])
+			warnf(s,
+			      "%s: build-id %s recorded, file on disk has %s (rebuilt?); its frames "
+			      "are shown as [unknown]",
+			      why->mismatch_path, rec, why->mismatch_id);
+		else
+			warnf(s,
+			      "%s: build-id %s recorded, file on disk has none (rebuilt?); its frames "
+			      "are shown as [unknown]",
+			      why->mismatch_path, rec);
+	} else if (why->inode_mismatch) {
+		warnf(s,
+		      "%s: inode %llu recorded, file on disk is inode %llu (replaced since the "
+		      "recording?); its frames are shown as [unknown]",
+		      why->mismatch_path, (unsigned long long)d->ino,
+		      (unsigned long long)why->disk_ino);
+	} else {
+		warnf(s, "%s: cannot open: %s; its frames are shown as [unknown]", d->path,
+		      strerror(why->open_err ? -why->open_err : ENOENT));
+	}
+}
+
+/* ---- opening a dso: segments and symbols ---- */
+
+static int cmp_load(const void *a, const void *b)
+{
+	const struct load *x = a, *y = b;
+
+	if (x->exec != y->exec)
+		return x->exec ? -1 : 1;
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/*
+ * The PT_LOAD table, to map file offsets to ELF addresses. `objcopy --only-keep-debug`
+ * (how distributions make .debug files) rewrites p_offset and shrinks p_filesz (to 0, or to
+ * the notes it kept) because the contents are gone; it keeps p_vaddr, p_memsz, p_align. When a debug file stands in for
+ * the binary, the original offsets are rebuilt as linkers lay files out: each segment at the
+ * lowest offset past the previous one that is congruent to its p_vaddr modulo p_align (the
+ * ELF rule), with p_filesz = p_memsz. That is exact for GNU ld, gold and lld output.
+ */
+static int read_loads(struct sym_dso *d, Elf *elf)
+{
+	size_t phnum, n = 0;
+	bool mangled = false;
+	uint64_t prev_end = 0;
+
+	if (elf_getphdrnum(elf, &phnum) != 0)
+		return -EINVAL;
+	d->loads = calloc(phnum ? phnum : 1, sizeof(*d->loads));
+	if (!d->loads)
+		return -ENOMEM;
+	for (size_t i = 0; i < phnum; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		/* Code never has a .bss part: a short executable segment lost its contents. */
+		if ((ph.p_flags & PF_X) && ph.p_filesz < ph.p_memsz)
+			mangled = true;
+		d->loads[n++] = (struct load){ ph.p_offset, ph.p_filesz, ph.p_vaddr, ph.p_flags & PF_X };
+	}
+	if (mangled) {
+		size_t k = 0;
+
+		for (size_t i = 0; i < phnum; i++) {
+			GElf_Phdr ph;
+			uint64_t align, off;
+
+			if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+				continue;
+			align = ph.p_align && !(ph.p_align & (ph.p_align - 1)) ? ph.p_align : 1;
+			off = (prev_end & ~(align - 1)) + (ph.p_vaddr & (align - 1));
+			if (off < prev_end)
+				off += align;
+			d->loads[k].off = off;
+			d->loads[k].filesz = ph.p_memsz;
+			prev_end = off + ph.p_memsz;
+			k++;
+		}
+	}
+	qsort(d->loads, n, sizeof(*d->loads), cmp_load);
+	d->n_loads = n;
+	return 0;
+}
+
+/* Symbol candidates while the table is built. */
+struct symc {
+	uint64_t start, size, limit; /* limit: end of the symbol's section */
+	const char *name;
+	uint32_t rank;
+	uint32_t idx;
+};
+
+static int cmp_symc(const void *a, const void *b)
+{
+	const struct symc *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	if (x->rank != y->rank)
+		return x->rank > y->rank ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/* Aliases at one address: sized, then global over weak over local, then typed as a function,
+ * then fewer leading underscores. */
+static uint32_t sym_rank(const GElf_Sym *sym, const char *name)
+{
+	unsigned int bind = GELF_ST_BIND(sym->st_info), b, us = 0;
+
+	b = bind == STB_GLOBAL ? 3 : bind == STB_WEAK ? 2 : bind == STB_GNU_UNIQUE ? 2 : 1;
+	while (name[us] == '_' && us < 15)
+		us++;
+	return (uint32_t)(sym->st_size > 0) << 24 | b << 20 |
+	       (uint32_t)(GELF_ST_TYPE(sym->st_info) != STT_NOTYPE) << 16 | (15 - us) << 8;
+}
+
+/* The end of section SHNDX of SYMELF in module addresses, 0 when unknown. */
+static uint64_t section_limit(Elf *symelf, GElf_Word shndx, Dwarf_Addr bias, bool *exec)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn = symelf ? elf_getscn(symelf, shndx) : NULL;
+
+	*exec = false;
+	if (!scn || !gelf_getshdr(scn, &sh))
+		return 0;
+	*exec = sh.sh_flags & SHF_EXECINSTR;
+	return sh.sh_addr + sh.sh_size + bias;
+}
+
+/* Index the module's function symbols (whichever table libdwfl found) by address. */
+static int read_symbols(struct sym_dso *d)
+{
+	int n = dwfl_module_getsymtab(d->mod);
+	struct symc *c = NULL;
+	size_t nc = 0, w = 0;
+	uint64_t max_end = 0;
+
+	if (n <= 0) {
+		warnf(d->s, "%s: no symbols (%s); its frames are shown as [unknown]", d->path,
+		      n < 0 ? dwfl_why() : "empty symbol table");
+		return 0;
+	}
+	c = malloc((size_t)n * sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	for (int i = 1; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr addr;
+		GElf_Word shndx;
+		Elf *symelf = NULL;
+		Dwarf_Addr bias = 0;
+		const char *name;
+		bool exec;
+		int type;
+
+		name = dwfl_module_getsym_info(d->mod, i, &sym, &addr, &shndx, &symelf, &bias);
+		if (!name || !*name || sym.st_shndx == SHN_UNDEF || shndx == (GElf_Word)-1 ||
+		    shndx == SHN_ABS || shndx == SHN_UNDEF || !addr)
+			continue;
+		type = GELF_ST_TYPE(sym.st_info);
+		if (type != STT_FUNC && type != STT_GNU_IFUNC && type != STT_NOTYPE)
+			continue;
+		c[nc].limit = section_limit(symelf, shndx, bias, &exec);
+		/* Untyped symbols only when global and in code: no ARM "$x", no local labels. */
+		if (type == STT_NOTYPE && (GELF_ST_BIND(sym.st_info) == STB_LOCAL || !exec))
+			continue;
+		c[nc].start = addr;
+		c[nc].size = sym.st_size;
+		c[nc].name = name;
+		c[nc].rank = sym_rank(&sym, name);
+		c[nc].idx = (uint32_t)i;
+		nc++;
+	}
+	qsort(c, nc, sizeof(*c), cmp_symc);
+	d->syms = malloc((nc ? nc : 1) * sizeof(*d->syms));
+	if (!d->syms) {
+		free(c);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < nc; i++) {
+		uint64_t end;
+
+		if (w && c[i].start == d->syms[w - 1].start)
+			continue; /* an alias ranked lower */
+		if (c[i].size) {
+			end = c[i].start + c[i].size;
+		} else {
+			size_t j = i + 1;
+
+			while (j < nc && c[j].start == c[i].start)
+				j++;
+			end = j < nc ? c[j].start : c[i].start + 1;
+			if (c[i].limit > c[i].start && c[i].limit < end)
+				end = c[i].limit;
+		}
+		if (end > max_end)
+			max_end = end;
+		d->syms[w++] = (struct sym){ c[i].start, end, max_end, c[i].name };
+	}
+	free(c);
+	d->n_syms = w;
+	d->s->st.symbols += w;
+	if (!w)
+		warnf(d->s, "%s: no function symbols; its frames are shown as [unknown]", d->path);
+	return 0;
+}
+
+static void dso_open(struct sym_dso *d)
+{
+	struct symbolizer *s = d->s;
+	struct why why = { 0 };
+	char *file = NULL;
+	void **ud = NULL;
+	GElf_Addr bias;
+	int fd = -ENOENT;
+	Elf *elf;
+
+	d->state = DSO_UNUSABLE;
+	if (d->path[0] != '/')
+		return; /* [vdso], //anon, [heap]...: not files */
+
+	fd = try_path(d, d->path, &why, &file);
+	for (int i = 0; fd < 0 && fd != -ENOMEM && i < d->n_alt; i++)
+		fd = try_path(d, d->alt[i], &why, &file);
+	if (fd < 0 && fd != -ENOMEM && d->build_id_len) {
+		/* A mapping of a file deleted since: its name ends in " (deleted)". */
+		static const char del[] = " (deleted)";
+		size_t pl = strlen(d->path);
+
+		if (pl > sizeof(del) - 1 && !strcmp(d->path + pl - (sizeof(del) - 1), del)) {
+			char *p = strndup(d->path, pl - (sizeof(del) - 1));
+
+			fd = p ? try_path(d, p, &why, &file) : -ENOMEM;
+			free(p);
+		}
+	}
+	if (fd < 0 && fd != -ENOMEM)
+		fd = try_build_id_dirs(d, &why, &file);
+	if (fd < 0) {
+		if (fd == -ENOMEM)
+			warnf(s, "%s: out of memory; its frames are shown as [unknown]", d->path);
+		else
+			warn_unusable(d, &why);
+		free(file);
+		return;
+	}
+	if (why.mismatch) {
+		char rec[2 * BUILD_ID_MAX + 1];
+
+		buildid_to_hex(d->build_id, d->build_id_len, rec);
+		warnf(s, "%s: build-id %s recorded, file on disk has %s (rebuilt?); using %s instead",
+		      why.mismatch_path, rec, why.mismatch_id[0] ? why.mismatch_id : "none", file);
+	}
+
+	d->dwfl = dwfl_begin(&s->cb);
+	if (!d->dwfl) {
+		warnf(s, "%s: %s; its frames are shown as [unknown]", d->path, dwfl_why());
+		close(fd);
+		free(file);
+		return;
+	}
+	dwfl_report_begin(d->dwfl);
+	/* Base 0: module addresses are the ELF's own virtual addresses (bias 0). */
+	d->mod = dwfl_report_elf(d->dwfl, d->path, file, fd, 0, true);
+	if (!d->mod) {
+		warnf(s, "%s: not a usable ELF file (%s); its frames are shown as [unknown]", file,
+		      dwfl_why());
+		close(fd);
+		free(file);
+		return;
+	}
+	free(file);
+	dwfl_report_end(d->dwfl, NULL, NULL);
+	dwfl_module_info(d->mod, &ud, NULL, NULL, NULL, NULL, NULL, NULL);
+	if (ud)
+		*ud = d;
+
+	elf = dwfl_module_getelf(d->mod, &bias);
+	if (!elf || read_loads(d, elf) < 0) {
+		warnf(s, "%s: unreadable program headers (%s); its frames are shown as [unknown]",
+		      d->path, elf ? "bad PT_LOAD table" : dwfl_why());
+		return;
+	}
+	if (read_symbols(d) < 0) {
+		warnf(s, "%s: out of memory; its frames are shown as [unknown]", d->path);
+		return;
+	}
+	d->state = DSO_READY;
+	s->st.dsos_opened++;
+}
+
+/* ---- lookups ---- */
+
+/* File offset -> module address through the PT_LOAD table; false outside every segment. */
+static bool off_to_addr(const struct sym_dso *d, uint64_t off, uint64_t *ret)
+{
+	for (size_t i = 0; i < d->n_loads; i++) {
+		const struct load *l = &d->loads[i];
+
+		if (off >= l->off && off - l->off < l->filesz) {
+			*ret = off - l->off + l->vaddr;
+			return true;
+		}
+	}
+	return false;
+}
+
+static const struct sym *sym_find(const struct sym_dso *d, uint64_t addr)
+{
+	size_t lo = 0, hi = d->n_syms;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (d->syms[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* The closest start first; older ones only while one of them might still reach. */
+	while (lo > 0 && d->syms[lo - 1].max_end > addr) {
+		if (d->syms[lo - 1].end > addr)
+			return &d->syms[lo - 1];
+		lo--;
+	}
+	return NULL;
+}
+
+/* DW_AT_linkage_name when there is one (it matches the symbol tables), else DW_AT_name. */
+static const char *die_name(Dwarf_Die *die)
+{
+	Dwarf_Attribute a;
+	const char *n;
+
+	n = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &a));
+	if (!n)
+		n = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &a));
+	if (!n)
+		n = dwarf_diename(die);
+	return n;
+}
+
+static uint64_t die_offset(Dwarf_Die *die, uint64_t dwaddr)
+{
+	Dwarf_Addr entry;
+
+	if (dwarf_entrypc(die, &entry) == 0 && dwaddr >= entry)
+		return dwaddr - entry;
+	return 0;
+}
+
+/*
+ * The inline chain at ADDR, as eu-addr2line -i finds it: the innermost DWARF scope at the
+ * address, then its physical parents (dwarf_getscopes_die, not the abstract origin's
+ * scopes). Each DW_TAG_inlined_subroutine is a frame located at the line of the code inside
+ * it; its DW_AT_call_file/line locate the next frame out, up to the DW_TAG_subprogram, which
+ * takes the symbol table's name when there is one (as lookups without inline frames do).
+ * Returns the number of frames written to OUT (0 when DWARF says nothing here).
+ */
+static int inline_chain(struct symbolizer *s, struct sym_dso *d, uint64_t addr,
+			const struct sym *sym, struct sym_frame *out)
+{
+	Dwarf_Die *scopes = NULL, *chain = NULL, cu;
+	Dwarf_Files *files = NULL;
+	Dwarf_Addr bias = 0;
+	Dwfl_Line *ln;
+	const char *file = NULL;
+	int line = 0, n, nf = 0;
+	Dwarf_Die *cudie = dwfl_module_addrdie(d->mod, addr, &bias);
+
+	if (!cudie)
+		return 0;
+	n = dwarf_getscopes(cudie, addr - bias, &scopes);
+	if (n <= 0)
+		goto out;
+	n = dwarf_getscopes_die(&scopes[0], &chain);
+	if (n <= 0)
+		goto out;
+	if (dwarf_diecu(&chain[0], &cu, NULL, NULL))
+		dwarf_getsrcfiles(&cu, &files, NULL);
+	ln = dwfl_module_getsrc(d->mod, addr);
+	if (ln)
+		file = dwfl_lineinfo(ln, NULL, &line, NULL, NULL, NULL);
+
+	for (int i = 0; i < n && nf < INLINE_MAX; i++) {
+		int tag = dwarf_tag(&chain[i]);
+		struct sym_frame *f = &out[nf];
+		Dwarf_Attribute a;
+		Dwarf_Word v;
+
+		if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram)
+			continue;
+		f->file = file ? intern(s, file) : NULL;
+		f->line = file ? line : 0;
+		if (tag == DW_TAG_subprogram) {
+			f->inlined = false;
+			if (sym) {
+				f->name = intern(s, sym->name);
+				f->offset = addr - sym->start;
+			} else {
+				f->name = intern(s, die_name(&chain[i]));
+				f->offset = die_offset(&chain[i], addr - bias);
+			}
+			nf++;
+			break;
+		}
+		f->inlined = true;
+		f->name = intern(s, die_name(&chain[i]));
+		f->offset = die_offset(&chain[i], addr - bias);
+		nf++;
+		/* Where this expansion sits in its caller: the next frame's location. */
+		file = NULL;
+		line = 0;
+		if (files && dwarf_formudata(dwarf_attr(&chain[i], DW_AT_call_file, &a), &v) == 0)
+			file = dwarf_filesrc(files, v, NULL, NULL);
+		if (dwarf_formudata(dwarf_attr(&chain[i], DW_AT_call_line, &a), &v) == 0)
+			line = (int)v;
+	}
+	/* No DW_TAG_subprogram above the inlines (or DWARF without scopes): the symbol's frame. */
+	if (nf > 0 && out[nf - 1].inlined && nf < INLINE_MAX && sym) {
+		out[nf] = (struct sym_frame){ intern(s, sym->name), addr - sym->start,
+					     file ? intern(s, file) : NULL, file ? line : 0, false };
+		nf++;
+	}
+out:
+	free(chain);
+	free(scopes);
+	return nf;
+}
+
+static int cache_grow(struct sym_dso *d)
+{
+	size_t cap = d->cache_cap ? d->cache_cap * 2 : 256;
+	struct cache_ent *n = calloc(cap, sizeof(*n));
+
+	if (!n)
+		return -ENOMEM;
+	for (size_t i = 0; i < d->cache_cap; i++) {
+		size_t j;
+
+		if (!d->cache[i].n)
+			continue;
+		for (j = hash_u64(d->cache[i].off) & (cap - 1); n[j].n; j = (j + 1) & (cap - 1))
+			;
+		n[j] = d->cache[i];
+	}
+	free(d->cache);
+	d->cache = n;
+	d->cache_cap = cap;
+	return 0;
+}
+
+/* Compute the frames for OFF into OUT; returns their number (>= 1). */
+static int compute(struct symbolizer *s, struct sym_dso *d, uint64_t off, struct sym_frame *out)
+{
+	const struct sym *sym = NULL;
+	uint64_t addr;
+	int n = 0;
+
+	out[0] = (struct sym_frame){ 0 };
+	if (!off_to_addr(d, off, &addr))
+		return 1;
+	sym = sym_find(d, addr);
+	if (s->o.inline_frames)
+		n = inline_chain(s, d, addr, sym, out);
+	if (n == 0 && sym) {
+		out[0].name = intern(s, sym->name);
+		out[0].offset = out[0].name ? addr - sym->start : 0;
+		if (s->o.inline_frames) {
+			Dwfl_Line *ln = dwfl_module_getsrc(d->mod, addr);
+			const char *file = ln ? dwfl_lineinfo(ln, NULL, &out[0].line, NULL, NULL, NULL) : NULL;
+
+			out[0].file = intern(s, file);
+			if (!out[0].file)
+				out[0].line = 0;
+		}
+	}
+	return n ? n : 1;
+}
+
+static int copy_out(const struct sym_dso *d, const struct cache_ent *e, struct sym_frame *frames,
+		    int max)
+{
+	int n = (int)e->n < max ? (int)e->n : max;
+
+	if (e->first == UNKNOWN_FRAME) {
+		frames[0] = (struct sym_frame){ 0 };
+		return 1;
+	}
+	memcpy(frames, d->frames + e->first, (size_t)n * sizeof(*frames));
+	return n;
+}
+
+int symbolizer_lookup(struct symbolizer *s, struct sym_dso *d, uint64_t off,
+		      struct sym_frame *frames, int max)
+{
+	struct sym_frame tmp[INLINE_MAX];
+	struct cache_ent *e;
+	size_t mask, i;
+	int n;
+
+	if (!s || !d || !frames || max < 1)
+		return -EINVAL;
+	s->st.lookups++;
+	if (d->state == DSO_NEW)
+		dso_open(d);
+	if (d->state != DSO_READY) {
+		frames[0] = (struct sym_frame){ 0 };
+		return 1;
+	}
+
+	if (d->cache_cap) {
+		mask = d->cache_cap - 1;
+		for (i = hash_u64(off) & mask; d->cache[i].n; i = (i + 1) & mask) {
+			if (d->cache[i].off == off) {
+				s->st.cache_hits++;
+				return copy_out(d, &d->cache[i], frames, max);
+			}
+		}
+	}
+
+	n = compute(s, d, off, tmp);
+	if (2 * (d->cache_n + 1) > d->cache_cap && cache_grow(d) < 0)
+		goto uncached;
+	mask = d->cache_cap - 1;
+	for (i = hash_u64(off) & mask; d->cache[i].n; i = (i + 1) & mask)
+		;
+	e = &d->cache[i];
+	if (n == 1 && !tmp[0].name) {
+		*e = (struct cache_ent){ off, UNKNOWN_FRAME, 1 };
+	} else {
+		if (d->n_frames + (size_t)n >= UNKNOWN_FRAME ||
+		    grow((void **)&d->frames, &d->frames_cap, d->n_frames + (size_t)n,
+			 sizeof(*d->frames), 256) < 0)
+			goto uncached;
+		memcpy(d->frames + d->n_frames, tmp, (size_t)n * sizeof(*tmp));
+		*e = (struct cache_ent){ off, (uint32_t)d->n_frames, (uint32_t)n };
+		d->n_frames += (size_t)n;
+	}
+	d->cache_n++;
+	return copy_out(d, e, frames, max);
+
+uncached:
+	n = n < max ? n : max;
+	memcpy(frames, tmp, (size_t)n * sizeof(*tmp));
+	return n;
+}

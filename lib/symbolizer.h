@@ -1,0 +1,92 @@
+/* symbolizer.h — user-space symbols for file offsets of recorded binaries (the libdw adapter). */
+#ifndef RP_SYMBOLIZER_H
+#define RP_SYMBOLIZER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * One symbolizer per report run. It owns every dso handle and every string it hands out:
+ * all stay valid until symbolizer_free(). Not thread-safe. This is the only module that
+ * talks to libdw/libdwfl/libelf; their errors never reach the caller, problems with a file
+ * are reported once per dso through opts.warn and its frames come back unknown.
+ */
+struct symbolizer;
+struct sym_dso;
+
+struct sym_frame {
+	const char *name; /* interned, owned by the symbolizer; NULL = unknown */
+	uint64_t offset;  /* address - symbol (or inline instance entry) start, 0 if unknown */
+	const char *file; /* source file (interned) when inline_frames found DWARF, else NULL */
+	int line;         /* 0 if unknown */
+	bool inlined;     /* an inline frame (all but the outermost of an expansion) */
+};
+
+struct symbolizer_opts {
+	const char *symfs;      /* NULL or a directory: binaries and debug files are looked up
+				 * under it first (symfs + path, symfs/usr/lib/debug) */
+	bool inline_frames;     /* expand inline frames from DWARF (and give file:line) */
+	bool debuginfod;        /* allow debuginfod for separate debug info */
+	int debuginfod_timeout; /* seconds, > 0 to set; used only with debuginfod */
+	void (*warn)(void *arg, const char *msg); /* once-per-problem messages, no newline */
+	void *warn_arg;
+};
+
+/*
+ * A new symbolizer, or NULL when out of memory. O is copied (symfs too); NULL means all
+ * defaults. Process-wide side effects, because libdwfl reads them from the environment:
+ * without o->debuginfod, DEBUGINFOD_URLS is removed from the environment (unsetenv) so no
+ * lookup ever contacts a server; with it, DEBUGINFOD_TIMEOUT is set from
+ * o->debuginfod_timeout when that is > 0.
+ */
+struct symbolizer *symbolizer_new(const struct symbolizer_opts *o);
+
+/* Frees S, its dsos and all strings it handed out; accepts NULL; returns NULL. */
+struct symbolizer *symbolizer_free(struct symbolizer *s);
+
+/*
+ * The handle of a user-space file as the recording identifies it: one per build-id when
+ * BUILD_ID_LEN > 0 (then maj/min/ino are ignored), else one per path+maj+min+ino. Asking
+ * again for the same identity returns the same handle; a known build-id met under another
+ * path adds that path as an alternative location for the file. Never fails: a file that
+ * cannot be used (or out of memory) gives a handle whose lookups return unknown. The file
+ * is opened lazily, on the first lookup. Paths that do not start with '/' ("[vdso]",
+ * "//anon") are not files: their lookups return unknown without a warning.
+ */
+struct sym_dso *symbolizer_dso(struct symbolizer *s, const char *path, const uint8_t *build_id,
+			       size_t build_id_len, uint32_t maj, uint32_t min, uint64_t ino);
+
+/* Short name for reports: the path's last component ("libc.so.6"), or the path itself. */
+const char *sym_dso_name(const struct sym_dso *d);
+/* The path as recorded (the first one given for this identity). */
+const char *sym_dso_path(const struct sym_dso *d);
+
+/*
+ * Frames for the code at file offset OFF of D (the caller has already applied the
+ * return-address - 1 rule). The offset is mapped to an ELF address through the PT_LOAD
+ * segments, then to the symbol containing it (.symtab, separate debuginfo found by build-id
+ * or .gnu_debuglink, else .dynsym).
+ * Writes up to MAX frames, innermost first, and returns how many (>= 1): exactly one
+ * without opts.inline_frames; with it, the inline chain — innermost inlined function first
+ * (inlined = true, file:line of the address), the containing real function last
+ * (inlined = false, file:line of the call site of the inline expansion it contains). A
+ * chain longer than MAX loses its outer frames. frames[0].name is NULL when unknown.
+ * Each (D, OFF) is computed once; later lookups are a hash hit. Returns -EINVAL when an
+ * argument is NULL or MAX < 1.
+ */
+int symbolizer_lookup(struct symbolizer *s, struct sym_dso *d, uint64_t off,
+		      struct sym_frame *frames, int max);
+
+/* Counters for --verbose output and tests. */
+struct symbolizer_stats {
+	uint64_t dsos;        /* handles created */
+	uint64_t dsos_opened; /* handles whose file was opened and usable */
+	uint64_t lookups;     /* symbolizer_lookup() calls that reached a dso */
+	uint64_t cache_hits;  /* of which answered from the per-dso cache */
+	uint64_t symbols;     /* symbols indexed, all opened dsos */
+	uint64_t strings;     /* distinct interned strings */
+};
+void symbolizer_get_stats(const struct symbolizer *s, struct symbolizer_stats *ret);
+
+#endif

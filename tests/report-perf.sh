@@ -1,0 +1,30 @@
+#!/bin/bash
+# report-perf.sh — cross-check against perf on the same run: perf records the whole system
+# while ringprof records the workload; the top symbols and their shares must agree.
+# (perf 6.1 aborts in util/build-id.c when it records ringprof itself, so not nested.)
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
+command -v perf >/dev/null || skip "perf (linux-perf) is not installed"
+require_perf_events
+
+comms=rp-workload,rp-worker,rp-child
+require_root
+perf record -q -a -e cpu-clock -F 999 -g -o "$T/perf.data" -- sleep 5 2>"$T/perf.err" &
+BG_PIDS=$!
+sleep 1
+"$RP" record -q -e cpu-clock -F 999 -g -o "$T/rp.data" -- "$WL" -d 3 >/dev/null || fail "ringprof record"
+wait $BG_PIDS || fail "perf record: $(cat "$T/perf.err")"
+perf report -i "$T/perf.data" --stdio -q --no-children -g none --sort comm,dso,sym --comms $comms \
+	--percentage relative 2>/dev/null | awk 'NF >= 5 && $1 ~ /%$/' >"$T/perf.txt"
+"$RP" report -i "$T/rp.data" --no-children --comm $comms | awk '$1 ~ /%$/' >"$T/rp.txt"
+[ -s "$T/perf.txt" ] || fail "perf report printed nothing"
+
+# For each of perf's top 5 entries: the same comm/dso/symbol in ringprof within 4 points.
+head -5 "$T/perf.txt" | while read -r pct comm dso mark sym; do
+	p=${pct%\%}
+	r=$(awk -v c="$comm" -v d="$dso" -v s="$sym" '$2 == c && $3 == d && $5 == s { sub("%", "", $1); print $1; exit }' "$T/rp.txt")
+	[ -n "$r" ] || { cat "$T/perf.txt" "$T/rp.txt" >&2; fail "perf's $sym ($comm, $dso) is missing from ringprof's report"; }
+	awk -v a="$p" -v b="$r" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 4) }' \
+		|| { cat "$T/perf.txt" "$T/rp.txt" >&2; fail "$sym: perf $p %, ringprof $r %"; }
+	echo "ok - $sym ($comm, $dso): perf $p %, ringprof $r %"
+done || exit 1
+exit 0

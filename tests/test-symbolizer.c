@@ -1,0 +1,905 @@
+/* test-symbolizer.c — unit test of lib/symbolizer.c on fixtures compiled at run time (tests/symfix/). */
+#include <arpa/inet.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <netinet/in.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "buildid.h"
+#include "symbolizer.h"
+
+static int failures;
+static const char *test_ctx = "";
+
+#define FAIL(fmt, ...)                                                                    \
+	do {                                                                              \
+		fprintf(stderr, "%s:%d: [%s] " fmt "\n", __FILE__, __LINE__, test_ctx,    \
+			__VA_ARGS__);                                                     \
+		failures++;                                                               \
+	} while (0)
+#define CHECK(c)                                              \
+	do {                                                  \
+		if (!(c))                                     \
+			FAIL("check failed: %s", #c);         \
+	} while (0)
+#define CHECK_INT(a, b)                                                                   \
+	do {                                                                              \
+		long long a_ = (long long)(a), b_ = (long long)(b);                       \
+		if (a_ != b_)                                                             \
+			FAIL("%s == %lld, expected %s == %lld", #a, a_, #b, b_);          \
+	} while (0)
+#define CHECK_STR(a, b)                                                                   \
+	do {                                                                              \
+		const char *a_ = (a), *b_ = (b);                                          \
+		if (!a_ != !b_ || (a_ && strcmp(a_, b_)))                                 \
+			FAIL("%s == \"%s\", expected \"%s\"", #a, a_ ? a_ : "(null)",     \
+			     b_ ? b_ : "(null)");                                         \
+	} while (0)
+
+static char T[256];       /* temp directory */
+static char SRC[1024];    /* tests/symfix */
+static char CFLAGS[] = "-O2 -g -fno-omit-frame-pointer -Wl,--build-id";
+
+static void die(const char *what)
+{
+	perror(what);
+	exit(1);
+}
+
+/* Run a shell command built from FMT; a failing setup step fails the test. */
+static void sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void sh(const char *fmt, ...)
+{
+	char cmd[4096];
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	r = system(cmd);
+	if (r != 0) {
+		fprintf(stderr, "%s:%d: setup command failed (%d): %s\n", __FILE__, __LINE__, r,
+			cmd);
+		exit(1);
+	}
+}
+
+static bool have(const char *tool)
+{
+	char cmd[256];
+
+	snprintf(cmd, sizeof(cmd), "command -v %s >/dev/null 2>&1", tool);
+	return system(cmd) == 0;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* ---- reading the expected answers from the ELF files (libelf) ---- */
+
+struct func {
+	char name[128];
+	uint64_t vaddr, size, off;
+};
+
+struct elfinfo {
+	struct func *f;
+	size_t n;
+	uint8_t id[64];
+	size_t id_len;
+	char hex[129];
+};
+
+static int cmp_func(const void *a, const void *b)
+{
+	const struct func *x = a, *y = b;
+
+	return x->vaddr < y->vaddr ? -1 : x->vaddr > y->vaddr;
+}
+
+/* Sized function symbols of PATH (.symtab, else .dynsym) with their file offsets; aliases
+ * (several names at one address) are dropped so every expected name is unambiguous. */
+static void elf_read(const char *path, struct elfinfo *ei)
+{
+	int fd = open(path, O_RDONLY);
+	Elf_Scn *scn = NULL, *symscn = NULL;
+	size_t phnum, w = 0, cap = 64;
+	GElf_Shdr sh;
+	Elf *e;
+
+	memset(ei, 0, sizeof(*ei));
+	if (fd < 0)
+		die(path);
+	elf_version(EV_CURRENT);
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	if (!e || elf_getphdrnum(e, &phnum))
+		die("elf_begin");
+	while ((scn = elf_nextscn(e, scn))) {
+		gelf_getshdr(scn, &sh);
+		if (sh.sh_type == SHT_SYMTAB || (sh.sh_type == SHT_DYNSYM && !symscn))
+			symscn = scn;
+	}
+	ei->f = calloc(cap, sizeof(*ei->f));
+	if (symscn) {
+		Elf_Data *data = elf_getdata(symscn, NULL);
+		size_t n;
+
+		gelf_getshdr(symscn, &sh);
+		n = sh.sh_size / sh.sh_entsize;
+		for (size_t i = 1; i < n; i++) {
+			GElf_Sym sym;
+			const char *name;
+
+			gelf_getsym(data, (int)i, &sym);
+			name = elf_strptr(e, sh.sh_link, sym.st_name);
+			if (GELF_ST_TYPE(sym.st_info) != STT_FUNC || !sym.st_size ||
+			    sym.st_shndx == SHN_UNDEF || !name || !*name)
+				continue;
+			for (size_t k = 0; k < phnum; k++) {
+				GElf_Phdr ph;
+
+				gelf_getphdr(e, (int)k, &ph);
+				if (ph.p_type == PT_LOAD && sym.st_value >= ph.p_vaddr &&
+				    sym.st_value < ph.p_vaddr + ph.p_filesz) {
+					if (ei->n == cap)
+						ei->f = realloc(ei->f, (cap *= 2) * sizeof(*ei->f));
+					snprintf(ei->f[ei->n].name, sizeof(ei->f->name), "%s", name);
+					ei->f[ei->n].vaddr = sym.st_value;
+					ei->f[ei->n].size = sym.st_size;
+					ei->f[ei->n].off = sym.st_value - ph.p_vaddr + ph.p_offset;
+					ei->n++;
+					break;
+				}
+			}
+		}
+	}
+	qsort(ei->f, ei->n, sizeof(*ei->f), cmp_func);
+	for (size_t i = 0; i < ei->n; i++) {
+		bool dup = (i > 0 && ei->f[i - 1].vaddr == ei->f[i].vaddr) ||
+			   (i + 1 < ei->n && ei->f[i + 1].vaddr == ei->f[i].vaddr);
+
+		if (!dup)
+			ei->f[w++] = ei->f[i];
+	}
+	ei->n = w;
+	elf_end(e);
+	close(fd);
+	if (buildid_read_path(path, ei->id, sizeof(ei->id), &ei->id_len) == 0)
+		buildid_to_hex(ei->id, ei->id_len, ei->hex);
+}
+
+static const struct func *find_func(const struct elfinfo *ei, const char *name)
+{
+	for (size_t i = 0; i < ei->n; i++)
+		if (!strcmp(ei->f[i].name, name))
+			return &ei->f[i];
+	FAIL("fixture has no function %s", name);
+	return NULL;
+}
+
+/* ---- warnings ---- */
+
+struct warns {
+	int n;
+	char all[8192];
+};
+
+static void on_warn(void *arg, const char *msg)
+{
+	struct warns *w = arg;
+	size_t l = strlen(w->all);
+
+	w->n++;
+	snprintf(w->all + l, sizeof(w->all) - l, "%s\n", msg);
+	if (getenv("VERBOSE"))
+		fprintf(stderr, "  warning: %s\n", msg);
+}
+
+static struct symbolizer *new_sym(const char *symfs, bool inl, struct warns *w)
+{
+	struct symbolizer_opts o = {
+		.symfs = symfs,
+		.inline_frames = inl,
+		.warn = on_warn,
+		.warn_arg = w,
+	};
+	struct symbolizer *s;
+
+	memset(w, 0, sizeof(*w));
+	s = symbolizer_new(&o);
+	if (!s)
+		die("symbolizer_new");
+	return s;
+}
+
+static struct sym_dso *dso_of(struct symbolizer *s, const char *path, const struct elfinfo *ei)
+{
+	return symbolizer_dso(s, path, ei ? ei->id : NULL, ei ? ei->id_len : 0, 0, 0, 0);
+}
+
+/* One lookup expected to give exactly NAME+OFFSET (NAME NULL: unknown). */
+static void expect(struct symbolizer *s, struct sym_dso *d, uint64_t off, const char *name,
+		   uint64_t offset, const char *where)
+{
+	struct sym_frame fr[4];
+	int n = symbolizer_lookup(s, d, off, fr, 4);
+
+	if (n != 1 || !fr[0].name != !name || (name && strcmp(fr[0].name, name)) ||
+	    (name && fr[0].offset != offset))
+		FAIL("%s: offset %#llx: got %d frame(s) %s+%#llx, expected %s+%#llx", where,
+		     (unsigned long long)off, n, fr[0].name ? fr[0].name : "(unknown)",
+		     (unsigned long long)fr[0].offset, name ? name : "(unknown)",
+		     (unsigned long long)offset);
+}
+
+/* Every function of EI (or those starting with PREFIX) at its start, middle and last byte. */
+static size_t expect_all(struct symbolizer *s, struct sym_dso *d, const struct elfinfo *ei,
+			 const char *prefix, const char *where)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < ei->n; i++) {
+		const struct func *f = &ei->f[i];
+
+		if (prefix && strncmp(f->name, prefix, strlen(prefix)))
+			continue;
+		expect(s, d, f->off, f->name, 0, where);
+		expect(s, d, f->off + f->size / 2, f->name, f->size / 2, where);
+		expect(s, d, f->off + f->size - 1, f->name, f->size - 1, where);
+		n++;
+	}
+	return n;
+}
+
+static void mkdirs(const char *rel)
+{
+	sh("mkdir -p '%s/%s'", T, rel);
+}
+
+/* Place FILE as the build-id debug entry of EI under ROOT (SUFFIX ".debug" or ""). */
+static void put_build_id_file(const char *root, const struct elfinfo *ei, const char *file,
+			      const char *suffix)
+{
+	sh("mkdir -p '%s/usr/lib/debug/.build-id/%.2s' && cp '%s' '%s/usr/lib/debug/.build-id/%.2s/%s%s'",
+	   root, ei->hex, file, root, ei->hex, ei->hex + 2, suffix);
+}
+
+/* ---- the scenarios ---- */
+
+static struct elfinfo prog, lib;
+static char prog_path[512], lib_path[512];
+
+/* (a) A PIE with known functions, symbols in the file; (g) handles; (4) the cache. */
+static void test_plain(void)
+{
+	struct symbolizer_stats st0, st1;
+	struct sym_frame fr[2];
+	struct symbolizer *s;
+	struct sym_dso *d, *d2;
+	struct warns w;
+	const struct func *g;
+	size_t n;
+
+	test_ctx = "plain PIE";
+	s = new_sym(NULL, false, &w);
+	d = dso_of(s, prog_path, &prog);
+	CHECK_STR(sym_dso_name(d), "prog");
+	CHECK_STR(sym_dso_path(d), prog_path);
+	n = expect_all(s, d, &prog, NULL, "all functions");
+	CHECK(n >= 6); /* sf_alpha, sf_beta, sf_gamma, sf_inline_caller, main, _start... */
+	for (const char *const *f = (const char *const[]){ "sf_alpha", "sf_beta", "sf_gamma",
+							    "sf_inline_caller", "main", NULL };
+	     *f; f++)
+		find_func(&prog, *f);
+	/* Far outside every segment: unknown, not the last symbol. */
+	expect(s, d, 1ull << 40, NULL, 0, "beyond the file");
+	CHECK_INT(w.n, 0);
+
+	/* The cache: a repeated lookup is a hit; names are interned (one pointer). */
+	g = find_func(&prog, "sf_gamma");
+	if (g) {
+		const char *n1, *n2;
+
+		symbolizer_get_stats(s, &st0);
+		symbolizer_lookup(s, d, g->off + 1, fr, 2);
+		n1 = fr[0].name;
+		symbolizer_lookup(s, d, g->off + 1, fr, 2);
+		symbolizer_get_stats(s, &st1);
+		CHECK_INT(st1.cache_hits - st0.cache_hits, 1);
+		CHECK_INT(st1.lookups - st0.lookups, 2);
+		symbolizer_lookup(s, d, g->off + 2, fr, 2);
+		n2 = fr[0].name;
+		CHECK(n1 && n1 == n2);
+		CHECK_INT(fr[0].offset, 2);
+		CHECK(fr[0].file == NULL && fr[0].line == 0 && !fr[0].inlined);
+	}
+	CHECK_INT(symbolizer_lookup(s, d, 0, fr, 0), -EINVAL);
+	CHECK_INT(symbolizer_lookup(s, NULL, 0, fr, 1), -EINVAL);
+
+	/* (g) Same identity, same handle; a build-id wins over the path. */
+	test_ctx = "handles";
+	CHECK(dso_of(s, prog_path, &prog) == d);
+	d2 = symbolizer_dso(s, "/elsewhere/prog", prog.id, prog.id_len, 8, 1, 99);
+	CHECK(d2 == d);
+	CHECK_STR(sym_dso_path(d2), prog_path);
+	d = symbolizer_dso(s, "/usr/lib/libnobid.so", NULL, 0, 8, 1, 1234);
+	CHECK(d == symbolizer_dso(s, "/usr/lib/libnobid.so", NULL, 0, 8, 1, 1234));
+	CHECK(d != symbolizer_dso(s, "/usr/lib/libnobid.so", NULL, 0, 8, 1, 1235));
+	CHECK(d != symbolizer_dso(s, "/usr/lib/libnobid.so", NULL, 0, 8, 2, 1234));
+	CHECK(d != symbolizer_dso(s, "/usr/lib/libother.so", NULL, 0, 8, 1, 1234));
+	CHECK_STR(sym_dso_name(d), "libnobid.so");
+	d = symbolizer_dso(s, "[vdso]", NULL, 0, 0, 0, 0);
+	CHECK_STR(sym_dso_name(d), "[vdso]");
+	w.n = 0;
+	expect(s, d, 0x100, NULL, 0, "[vdso]");
+	CHECK_INT(w.n, 0); /* not a file: no warning */
+	symbolizer_get_stats(s, &st1);
+	CHECK_INT(st1.dsos, 6);
+	symbolizer_free(s);
+}
+
+/* (b) The binary stripped, its symbols in a separate debug file. */
+static void test_separate_debug(void)
+{
+	char stripped[600], dl[600], root[600], rel[600];
+	struct symbolizer *s;
+	struct sym_dso *d;
+	struct warns w;
+
+	mkdirs("strip");
+	snprintf(stripped, sizeof(stripped), "%s/strip/prog", T);
+	sh("objcopy --only-keep-debug '%s' '%s/prog.debug' && strip --strip-all -o '%s' '%s'",
+	   prog_path, T, stripped, prog_path);
+
+	test_ctx = "stripped, no debug file";
+	s = new_sym(NULL, false, &w);
+	d = dso_of(s, stripped, &prog);
+	expect(s, d, find_func(&prog, "sf_alpha")->off, NULL, 0, "stripped sf_alpha");
+	symbolizer_free(s);
+
+	test_ctx = "debug by build-id under symfs";
+	snprintf(root, sizeof(root), "%s/symfs-bid", T);
+	snprintf(rel, sizeof(rel), "%s/prog.debug", T);
+	put_build_id_file(root, &prog, rel, ".debug");
+	s = new_sym(root, false, &w);
+	d = dso_of(s, stripped, &prog);
+	CHECK(expect_all(s, d, &prog, NULL, "build-id debug") >= 6);
+	CHECK_INT(w.n, 0);
+	symbolizer_free(s);
+
+	test_ctx = "debug by debuglink next to the file";
+	mkdirs("dl");
+	snprintf(dl, sizeof(dl), "%s/dl/prog", T);
+	sh("cp '%s/prog.debug' '%s/dl/prog.debug' && objcopy --add-gnu-debuglink='%s/dl/prog.debug' '%s' '%s'",
+	   T, T, T, stripped, dl);
+	s = new_sym(NULL, false, &w);
+	d = dso_of(s, dl, &prog);
+	CHECK(expect_all(s, d, &prog, NULL, "debuglink") >= 6);
+	CHECK_INT(w.n, 0);
+	symbolizer_free(s);
+
+	test_ctx = "debuglink in .debug/";
+	mkdirs("dl2/.debug");
+	snprintf(dl, sizeof(dl), "%s/dl2/prog", T);
+	sh("cp '%s/dl/prog' '%s' && cp '%s/prog.debug' '%s/dl2/.debug/prog.debug'", T, dl, T, T);
+	s = new_sym(NULL, false, &w);
+	d = dso_of(s, dl, &prog);
+	CHECK(expect_all(s, d, &prog, "sf_", "debuglink .debug/") == 4);
+	symbolizer_free(s);
+
+	/* Binary and debuglink target both under the symfs, as on a copied root filesystem. */
+	test_ctx = "symfs: binary and debuglink file";
+	sh("mkdir -p '%s/sysroot/opt/sfapp' '%s/sysroot/usr/lib/debug/opt/sfapp' && "
+	   "cp '%s/dl/prog' '%s/sysroot/opt/sfapp/prog' && "
+	   "cp '%s/prog.debug' '%s/sysroot/usr/lib/debug/opt/sfapp/prog.debug'",
+	   T, T, T, T, T, T);
+	snprintf(root, sizeof(root), "%s/sysroot", T);
+	s = new_sym(root, false, &w);
+	d = dso_of(s, "/opt/sfapp/prog", &prog);
+	CHECK(expect_all(s, d, &prog, "sf_", "symfs debuglink") == 4);
+	CHECK_INT(w.n, 0);
+	symbolizer_free(s);
+}
+
+/* (c) The file on disk was rebuilt since the recording. */
+static void test_rebuilt(void)
+{
+	char rb[600], root[600], dbg[600];
+	struct elfinfo re;
+	struct symbolizer *s;
+	struct sym_dso *d;
+	struct warns w;
+
+	mkdirs("rb");
+	snprintf(rb, sizeof(rb), "%s/rb/prog", T);
+	sh("gcc %s -fPIE -pie -DREBUILT -o '%s' '%s/prog.c'", CFLAGS, rb, SRC);
+	elf_read(rb, &re);
+	CHECK(strcmp(re.hex, prog.hex) != 0);
+
+	test_ctx = "rebuilt";
+	s = new_sym(NULL, false, &w);
+	d = dso_of(s, rb, &prog); /* recorded with the old build-id */
+	for (size_t i = 0; i < prog.n; i++)
+		expect(s, d, prog.f[i].off, NULL, 0, "rebuilt file");
+	CHECK_INT(w.n, 1);
+	if (!strstr(w.all, prog.hex) || !strstr(w.all, re.hex) || !strstr(w.all, rb))
+		FAIL("warning should name the file and both build-ids (%s, %s): %s", prog.hex,
+		     re.hex, w.all);
+	symbolizer_free(s);
+	free(re.f);
+
+	test_ctx = "rebuilt, old debug file under symfs";
+	snprintf(root, sizeof(root), "%s/symfs-rb", T);
+	snprintf(dbg, sizeof(dbg), "%s/prog.debug", T);
+	put_build_id_file(root, &prog, dbg, ".debug");
+	s = new_sym(root, false, &w);
+	d = dso_of(s, rb, &prog);
+	CHECK(expect_all(s, d, &prog, NULL, "old debug file") >= 6);
+	CHECK_INT(w.n, 1);
+	if (!strstr(w.all, prog.hex) || !strstr(w.all, re.hex))
+		FAIL("warning should name both build-ids: %s", w.all);
+	symbolizer_free(s);
+}
+
+/* The binary is gone; a debug file (or the binary) by build-id stands in, whatever the
+ * linker's layout: the debug file's program headers are rebuilt (objcopy rewrites them). */
+enum debug_kind { DBG_OBJCOPY, DBG_EU_STRIP, DBG_BINARY };
+
+static void test_missing_with_debug(const char *tag, const char *ldflags, enum debug_kind kind)
+{
+	char bin[600], dbg[600], root[600], ctx[128], missing[600];
+	struct elfinfo ei;
+	struct symbolizer *s;
+	struct sym_dso *d;
+	struct warns w;
+
+	snprintf(ctx, sizeof(ctx), "missing file, %s", tag);
+	test_ctx = ctx;
+	snprintf(bin, sizeof(bin), "%s/lay-%s", T, tag);
+	snprintf(dbg, sizeof(dbg), "%s/lay-%s.debug", T, tag);
+	snprintf(root, sizeof(root), "%s/symfs-%s", T, tag);
+	snprintf(missing, sizeof(missing), "%s/gone/prog-%s", T, tag);
+	sh("gcc %s %s -fPIE -pie -o '%s' '%s/prog.c'", CFLAGS, ldflags, bin, SRC);
+	if (kind == DBG_OBJCOPY)
+		sh("objcopy --only-keep-debug '%s' '%s'", bin, dbg);
+	else if (kind == DBG_EU_STRIP)
+		sh("eu-strip -f '%s' -o '%s.stripped' '%s'", dbg, bin, bin);
+	elf_read(bin, &ei);
+	put_build_id_file(root, &ei, kind == DBG_BINARY ? bin : dbg,
+			  kind == DBG_BINARY ? "" : ".debug");
+	s = new_sym(root, false, &w);
+	d = dso_of(s, missing, &ei);
+	CHECK(expect_all(s, d, &ei, NULL, ctx) >= 6);
+	CHECK_INT(w.n, 0);
+	symbolizer_free(s);
+	free(ei.f);
+}
+
+/* (d) Files that cannot be used. */
+static void test_missing(void)
+{
+	char txt[600], missing[600];
+	struct symbolizer *s;
+	struct sym_dso *d;
+	struct warns w;
+
+	test_ctx = "missing file";
+	snprintf(missing, sizeof(missing), "%s/nowhere/prog", T);
+	s = new_sym(NULL, false, &w);
+	d = dso_of(s, missing, &prog);
+	expect(s, d, 0x1000, NULL, 0, "missing");
+	expect(s, d, 0x1010, NULL, 0, "missing");
+	CHECK_INT(w.n, 1);
+	if (!strstr(w.all, missing) || !strstr(w.all, "No such file"))
+		FAIL("warning should name the file and the error: %s", w.all);
+	d = dso_of(s, "/nonexistent/libnobid.so", NULL);
+	expect(s, d, 0x1000, NULL, 0, "missing without build-id");
+	CHECK_INT(w.n, 2);
+
+	test_ctx = "not an ELF file";
+	snprintf(txt, sizeof(txt), "%s/notelf", T);
+	sh("echo 'not an ELF file at all, just some text to fill a page' > '%s'", txt);
+	d = dso_of(s, txt, NULL);
+	expect(s, d, 0x10, NULL, 0, "text file");
+	expect(s, d, 0x20, NULL, 0, "text file");
+	CHECK_INT(w.n, 3);
+	if (!strstr(w.all, txt))
+		FAIL("warning should name the file: %s", w.all);
+
+	test_ctx = "a directory";
+	d = dso_of(s, T, NULL);
+	expect(s, d, 0x10, NULL, 0, "directory");
+	CHECK_INT(w.n, 4);
+	symbolizer_free(s);
+}
+
+/* Line numbers of the markers in prog.c. */
+static int marker_line(const char *marker)
+{
+	char path[1200], buf[512];
+	FILE *f;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "%s/prog.c", SRC);
+	f = fopen(path, "r");
+	if (!f)
+		die(path);
+	while (fgets(buf, sizeof(buf), f)) {
+		n++;
+		if (strstr(buf, marker)) {
+			fclose(f);
+			return n;
+		}
+	}
+	fclose(f);
+	return -1;
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t a = s ? strlen(s) : 0, b = strlen(suffix);
+
+	return s && a >= b && !strcmp(s + a - b, suffix);
+}
+
+/* (e) Inline frames. */
+static void test_inline(void)
+{
+	const struct func *f = find_func(&prog, "sf_inline_caller");
+	int leaf_line = marker_line("LEAF_LINE"), call_line = marker_line("CALL_LINE");
+	struct symbolizer *s, *s1;
+	struct sym_dso *d, *d1;
+	struct sym_frame fr[8];
+	struct warns w, w1;
+	int two = 0, one = 0;
+
+	test_ctx = "inline frames";
+	if (!f)
+		return;
+	s = new_sym(NULL, true, &w);
+	s1 = new_sym(NULL, false, &w1);
+	d = dso_of(s, prog_path, &prog);
+	d1 = dso_of(s1, prog_path, &prog);
+	for (uint64_t o = 0; o < f->size; o++) {
+		int n = symbolizer_lookup(s, d, f->off + o, fr, 8);
+
+		if (n < 1 || n > 2) {
+			FAIL("offset %#llx: %d frames", (unsigned long long)o, n);
+			continue;
+		}
+		/* The outermost frame is always the real function, where it is. */
+		CHECK_STR(fr[n - 1].name, "sf_inline_caller");
+		CHECK(!fr[n - 1].inlined);
+		CHECK_INT(fr[n - 1].offset, o);
+		if (!ends_with(fr[n - 1].file, "/prog.c"))
+			FAIL("offset %#llx: outer file %s", (unsigned long long)o,
+			     fr[n - 1].file ? fr[n - 1].file : "(null)");
+		if (n == 2) {
+			two++;
+			CHECK_STR(fr[0].name, "sf_inline_leaf");
+			CHECK(fr[0].inlined);
+			if (!ends_with(fr[0].file, "/prog.c"))
+				FAIL("inner file %s", fr[0].file ? fr[0].file : "(null)");
+			/* Inside the leaf: its loop line; the caller at the call site. */
+			if (fr[0].line == leaf_line)
+				CHECK_INT(fr[1].line, call_line);
+			CHECK(fr[0].line >= leaf_line - 5 && fr[0].line <= leaf_line + 1);
+			CHECK_INT(fr[1].line, call_line);
+			/* max = 1: the innermost frame only. */
+			CHECK_INT(symbolizer_lookup(s, d, f->off + o, fr, 1), 1);
+			CHECK_STR(fr[0].name, "sf_inline_leaf");
+		} else {
+			one++;
+			CHECK(fr[0].line > 0);
+		}
+		/* Without inline frames: exactly the function, no source. */
+		CHECK_INT(symbolizer_lookup(s1, d1, f->off + o, fr, 8), 1);
+		CHECK_STR(fr[0].name, "sf_inline_caller");
+		CHECK(fr[0].file == NULL && !fr[0].inlined);
+	}
+	printf("inline: %d addresses inside the expansion, %d outside\n", two, one);
+	CHECK(two > 8);
+	CHECK(one > 2);
+	/* A function without inlines: one frame with its line. */
+	f = find_func(&prog, "sf_alpha");
+	if (f) {
+		CHECK_INT(symbolizer_lookup(s, d, f->off + 4, fr, 8), 1);
+		CHECK_STR(fr[0].name, "sf_alpha");
+		CHECK(fr[0].line > 0 && !fr[0].inlined);
+	}
+	CHECK_INT(w.n, 0);
+	symbolizer_free(s);
+	symbolizer_free(s1);
+}
+
+/* (f) Shared libraries: with .symtab, and .dynsym only. */
+static void test_shared(void)
+{
+	char dyn[600];
+	struct symbolizer *s;
+	struct sym_dso *d;
+	struct warns w;
+	const struct func *fi;
+
+	test_ctx = "shared library";
+	s = new_sym(NULL, false, &w);
+	d = dso_of(s, lib_path, &lib);
+	CHECK(expect_all(s, d, &lib, "sf_lib_", "libsf.so") == 3);
+	CHECK(expect_all(s, d, &lib, NULL, "libsf.so") >= 3);
+	CHECK_STR(sym_dso_name(d), "libsf.so");
+	CHECK_INT(w.n, 0);
+	symbolizer_free(s);
+
+	test_ctx = ".dynsym only";
+	snprintf(dyn, sizeof(dyn), "%s/libsf-dyn.so", T);
+	sh("strip --strip-unneeded -o '%s' '%s'", dyn, lib_path);
+	s = new_sym(NULL, false, &w);
+	d = dso_of(s, dyn, &lib);
+	expect_all(s, d, &lib, "sf_lib_first", ".dynsym");
+	expect_all(s, d, &lib, "sf_lib_second", ".dynsym");
+	/* The internal function is not in .dynsym: unknown, never a neighbour's name. */
+	fi = find_func(&lib, "sf_lib_internal");
+	if (fi) {
+		expect(s, d, fi->off, NULL, 0, "internal function");
+		expect(s, d, fi->off + fi->size / 2, NULL, 0, "internal function");
+	}
+	symbolizer_free(s);
+}
+
+/* ---- debuginfod (6) ---- */
+
+static int listen_local(int *ret_port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	socklen_t len = sizeof(a);
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0 || listen(fd, 16) < 0 ||
+	    getsockname(fd, (struct sockaddr *)&a, &len) < 0)
+		die("listen");
+	*ret_port = ntohs(a.sin_port);
+	return fd;
+}
+
+static int count_connections(int fd)
+{
+	int n = 0, c;
+
+	while ((c = accept(fd, NULL, NULL)) >= 0) {
+		close(c);
+		n++;
+	}
+	return n;
+}
+
+static void test_debuginfod(void)
+{
+	struct symbolizer_opts o = { 0 };
+	char url[64], cache[600], stripped[600];
+	struct symbolizer *s;
+	struct sym_dso *d;
+	struct sym_frame fr[2];
+	int port, lfd = listen_local(&port), n;
+	void *h;
+	double t;
+
+	snprintf(stripped, sizeof(stripped), "%s/strip/prog", T);
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d", port);
+	snprintf(cache, sizeof(cache), "%s/debuginfod-cache", T);
+	setenv("DEBUGINFOD_CACHE_PATH", cache, 1);
+	unsetenv("http_proxy");
+	unsetenv("HTTP_PROXY");
+	unsetenv("all_proxy");
+	unsetenv("ALL_PROXY");
+
+	test_ctx = "debuginfod off";
+	setenv("DEBUGINFOD_URLS", url, 1);
+	s = symbolizer_new(&o);
+	CHECK(getenv("DEBUGINFOD_URLS") == NULL);
+	d = dso_of(s, stripped, &prog);
+	CHECK_INT(symbolizer_lookup(s, d, find_func(&prog, "sf_alpha")->off, fr, 2), 1);
+	CHECK(fr[0].name == NULL);
+	CHECK_INT(count_connections(lfd), 0);
+	symbolizer_free(s);
+
+	test_ctx = "debuginfod on";
+	o.debuginfod = true;
+	o.debuginfod_timeout = 1;
+	setenv("DEBUGINFOD_URLS", url, 1);
+	s = symbolizer_new(&o);
+	CHECK_STR(getenv("DEBUGINFOD_URLS"), url);
+	CHECK_STR(getenv("DEBUGINFOD_TIMEOUT"), "1");
+	h = dlopen("libdebuginfod.so.1", RTLD_LAZY);
+	if (h) {
+		dlclose(h);
+		d = dso_of(s, stripped, &prog);
+		t = now();
+		symbolizer_lookup(s, d, find_func(&prog, "sf_alpha")->off, fr, 2);
+		t = now() - t;
+		n = count_connections(lfd);
+		printf("debuginfod on: %d connection(s) to the test server, lookup took %.2f s\n", n, t);
+		CHECK(n >= 1);
+		CHECK(t < 30);
+	} else {
+		printf("debuginfod on: libdebuginfod.so.1 not installed, query not checked\n");
+	}
+	symbolizer_free(s);
+	unsetenv("DEBUGINFOD_URLS");
+	close(lfd);
+}
+
+/* ---- cost ---- */
+
+static void test_cost(void)
+{
+	char s_path[600], bin[600];
+	struct symbolizer_stats st;
+	struct elfinfo ei;
+	struct symbolizer *s;
+	struct sym_dso *d;
+	struct sym_frame fr[2];
+	struct warns w;
+	FILE *f;
+	const int n_fn = 50000;
+	double t0, t_open, t_miss, t_hit;
+	size_t n_look = 0, bad = 0;
+
+	test_ctx = "cost";
+	snprintf(s_path, sizeof(s_path), "%s/big.s", T);
+	snprintf(bin, sizeof(bin), "%s/big", T);
+	f = fopen(s_path, "w");
+	if (!f)
+		die(s_path);
+	fprintf(f, "\t.text\n");
+	for (int i = 0; i < n_fn; i++)
+		fprintf(f, "\t.globl big_fn_%d\n\t.type big_fn_%d, %%function\nbig_fn_%d:\n"
+			   "\t.skip %d, 0\n\t.size big_fn_%d, .-big_fn_%d\n",
+			i, i, i, 16 + (i % 7) * 8, i, i);
+	fprintf(f, "\t.section .note.GNU-stack,\"\",%%progbits\n");
+	fclose(f);
+	sh("cd '%s' && printf 'int main(void){return 0;}\\n' > bigmain.c && "
+	   "gcc -O0 -fPIE -pie -Wl,--build-id -o '%s' bigmain.c '%s'", T, bin, s_path);
+	elf_read(bin, &ei);
+	CHECK(ei.n >= (size_t)n_fn);
+
+	s = new_sym(NULL, false, &w);
+	d = dso_of(s, bin, &ei);
+	t0 = now();
+	symbolizer_lookup(s, d, ei.f[0].off, fr, 2);
+	t_open = now() - t0;
+
+	/* Misses: every function's start and middle, once. */
+	t0 = now();
+	for (size_t i = 0; i < ei.n; i++) {
+		for (int k = 0; k < 2; k++) {
+			uint64_t o = ei.f[i].off + (k ? ei.f[i].size / 2 : 0);
+
+			symbolizer_lookup(s, d, o, fr, 2);
+			n_look++;
+			if (!fr[0].name || strcmp(fr[0].name, ei.f[i].name))
+				bad++;
+		}
+	}
+	t_miss = (now() - t0) / (double)n_look;
+	CHECK_INT(bad, 0);
+
+	/* Hits: 2M lookups over the same offsets. */
+	t0 = now();
+	for (int r = 0; r < 2000000; r++) {
+		const struct func *fn = &ei.f[(size_t)r * 7919 % ei.n];
+
+		symbolizer_lookup(s, d, fn->off + (r & 1 ? fn->size / 2 : 0), fr, 2);
+	}
+	t_hit = (now() - t0) / 2e6;
+	symbolizer_get_stats(s, &st);
+	printf("cost: %zu symbols: open + index %.1f ms, first lookup of an address %.0f ns, "
+	       "cached %.0f ns (%llu hits of %llu lookups)\n",
+	       ei.n, t_open * 1e3, t_miss * 1e9, t_hit * 1e9, (unsigned long long)st.cache_hits,
+	       (unsigned long long)st.lookups);
+	CHECK(st.cache_hits >= 2000000);
+	symbolizer_free(s);
+	free(ei.f);
+}
+
+static void find_srcdir(void)
+{
+	const char *top = getenv("top_srcdir");
+	char probe[1200];
+
+	if (top && *top) {
+		snprintf(SRC, sizeof(SRC), "%s/tests/symfix", top);
+	} else {
+		/* __FILE__ is relative to the build directory in an automake build. */
+		const char *slash = strrchr(__FILE__, '/');
+
+		snprintf(SRC, sizeof(SRC), "%.*s/symfix", slash ? (int)(slash - __FILE__) : 1,
+			 slash ? __FILE__ : ".");
+	}
+	snprintf(probe, sizeof(probe), "%s/prog.c", SRC);
+	if (access(probe, R_OK)) {
+		fprintf(stderr, "%s:%d: fixture %s not found (set top_srcdir)\n", __FILE__, __LINE__,
+			probe);
+		exit(1);
+	}
+	{
+		char *abs = realpath(SRC, NULL); /* gcc runs in other directories */
+
+		if (!abs || strlen(abs) >= sizeof(SRC))
+			die(SRC);
+		strcpy(SRC, abs);
+		free(abs);
+	}
+}
+
+int main(void)
+{
+	const char *tmp = getenv("TMPDIR");
+
+	if (!have("gcc") || !have("objcopy") || !have("strip")) {
+		fprintf(stderr, "SKIP: gcc, objcopy or strip missing\n");
+		return 77;
+	}
+	find_srcdir();
+	snprintf(T, sizeof(T), "%s/rp-test-symbolizer.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(T))
+		die("mkdtemp");
+
+	snprintf(prog_path, sizeof(prog_path), "%s/prog", T);
+	snprintf(lib_path, sizeof(lib_path), "%s/libsf.so", T);
+	sh("gcc %s -fPIE -pie -o '%s' '%s/prog.c'", CFLAGS, prog_path, SRC);
+	sh("gcc %s -fPIC -shared -o '%s' '%s/lib.c'", CFLAGS, lib_path, SRC);
+	elf_read(prog_path, &prog);
+	elf_read(lib_path, &lib);
+	if (!prog.id_len || !lib.id_len) {
+		fprintf(stderr, "%s:%d: fixtures built without a build-id\n", __FILE__, __LINE__);
+		return 1;
+	}
+
+	test_plain();
+	test_separate_debug();
+	test_rebuilt();
+	test_missing_with_debug("bfd-objcopy", "", DBG_OBJCOPY);
+	test_missing_with_debug("bfd-noseparate", "-Wl,-z,noseparate-code", DBG_OBJCOPY);
+	test_missing_with_debug("bfd-binary-link", "", DBG_BINARY);
+	if (have("eu-strip"))
+		test_missing_with_debug("bfd-eu-strip", "", DBG_EU_STRIP);
+	if (have("ld.gold"))
+		test_missing_with_debug("gold", "-fuse-ld=gold", DBG_OBJCOPY);
+	if (have("ld.lld"))
+		test_missing_with_debug("lld", "-fuse-ld=lld", DBG_OBJCOPY);
+	test_missing();
+	test_inline();
+	test_shared();
+	test_debuginfod();
+	test_cost();
+
+	free(prog.f);
+	free(lib.f);
+	if (!getenv("KEEP"))
+		sh("rm -rf '%s'", T);
+	if (failures) {
+		fprintf(stderr, "test-symbolizer: %d failure(s)\n", failures);
+		return 1;
+	}
+	printf("test-symbolizer: all passed\n");
+	return 0;
+}
