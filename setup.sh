@@ -52,15 +52,15 @@ install_missing
 case "$mode" in
 demo)
 	build
-	echo "== ringprof record -g -F 999 -- rp-workload -d 3 (a bundled program: 3 threads of known cost)"
+	echo "== ringprof record -g -F 999 -- rp-workload -d 3"
+	echo "   (a bundled program: main thread 50 %, a worker thread 25 %, a forked child in a"
+	echo "    shared library 25 %; see tests/workload/README)"
 	./build/ringprof record -g -F 999 -o build/demo.data -- ./build/tests/workload/rp-workload -d 3
 	echo
-	echo "== ringprof report -i build/demo.data --stats"
-	./build/ringprof report -i build/demo.data --stats
-	echo
-	echo "== ringprof report -i build/demo.data --dump (side-band of the workload, and a few samples)"
-	./build/ringprof report -i build/demo.data --dump | grep -E '^(COMM|MMAP2|FORK|EXIT) .*(cpu=[0-9])' | head -20
-	./build/ringprof report -i build/demo.data --dump | grep -E '^SAMPLE .* mode=user' | head -3
+	echo "== ringprof report -i build/demo.data --no-children -g callee --percent-limit 2"
+	./build/ringprof report -i build/demo.data --no-children -g callee --percent-limit 2
+	echo "== ringprof report -i build/demo.data --percent-limit 10   (Children: time including callees)"
+	./build/ringprof report -i build/demo.data --percent-limit 10 | grep -v '^# [a-z]'
 	;;
 test)
 	build
