@@ -28,12 +28,19 @@
 /* Records younger than this may still be in flight into a ring when it is drained. */
 #define ORDER_MARGIN_NS (10 * 1000 * 1000ull)
 
+/* Counters since the events were opened. */
+struct counts {
+	uint64_t samples, lost, throttles, unthrottles;
+	uint64_t lost_read; /* PERF_FORMAT_LOST summed over this CPU's events, when last read */
+	uint64_t bad;
+};
+
 struct rcpu {
 	int cpu;
 	int fd;           /* owner of the ring; other events on this CPU SET_OUTPUT into it */
 	struct ring ring;
-	uint64_t samples, lost, throttles, unthrottles;
-	uint64_t lost_read; /* PERF_FORMAT_LOST summed over this CPU's events at stop */
+	struct counts n;
+	struct counts file0; /* the counters when the current file began */
 };
 
 struct recorder {
@@ -52,7 +59,9 @@ struct recorder {
 	size_t n_fds, cap_fds;
 	int epfd;
 	struct writer *w;
-	uint64_t t_start, t_stop;
+	uint64_t t_first;   /* when recording began */
+	uint64_t t_start;   /* when the current file began */
+	uint64_t t_stop;
 	uint64_t flush_ns;
 	char notes[MAX_NOTES][256];
 	size_t n_notes;
@@ -523,10 +532,10 @@ static void write_header(struct recorder *r)
 
 static void drain_rings(void *arg);
 
-int recorder_start(struct recorder *r, struct writer *w)
+/* The head of a new file: header and kernel symbols, stamped now. */
+static void begin_file(struct recorder *r, struct writer *w)
 {
 	struct synth s;
-	int rc = 0;
 
 	r->w = w;
 	r->t_start = util_now_ns();
@@ -534,16 +543,21 @@ int recorder_start(struct recorder *r, struct writer *w)
 	write_header(r);
 	synth_init(&s, w, r->attr.sample_type, r->t_start);
 	synth_ksyms_write(&s, &r->ksyms);
-	synth_ksyms_free(&r->ksyms);
-	/* Enable, then read /proc: a process that starts meanwhile is seen by the kernel, one
-	 * that existed is seen by /proc; duplicates are ordered by time. The rings are drained
-	 * between processes, without advancing the ordering watermark past t_start. */
-	if (r->o.target != RECORDER_COMMAND) {
-		for (size_t i = 0; i < r->n_fds; i++) {
-			if (ioctl(r->fds[i], PERF_EVENT_IOC_ENABLE, 0) < 0 && rc == 0)
-				rc = -errno;
-		}
+	synth_done(&s);
+	for (size_t ci = 0; ci < r->n_cpus; ci++) {
+		r->cpus[ci].file0 = r->cpus[ci].n;
+		r->cpus[ci].file0.bad = r->cpus[ci].ring.n_bad;
 	}
+}
+
+/* What already runs, from /proc, draining the rings between processes without advancing
+ * the ordering watermark past the file's start; then the start-up state is committed in a
+ * frame of its own. */
+static void synth_state(struct recorder *r)
+{
+	struct synth s;
+
+	synth_init(&s, r->w, r->attr.sample_type, r->t_start);
 	s.tick = drain_rings;
 	s.tick_arg = r;
 	if (r->o.target == RECORDER_SYSTEM)
@@ -552,8 +566,24 @@ int recorder_start(struct recorder *r, struct writer *w)
 		for (size_t i = 0; i < r->o.n_pids; i++)
 			synth_process(&s, r->o.pids[i]);
 	synth_done(&s);
-	/* The start-up state is committed in its own frame before the first sample frame. */
-	writer_flush(w);
+	writer_flush(r->w);
+}
+
+int recorder_start(struct recorder *r, struct writer *w)
+{
+	int rc = 0;
+
+	begin_file(r, w);
+	r->t_first = r->t_start;
+	/* Enable, then read /proc: a process that starts meanwhile is seen by the kernel, one
+	 * that existed is seen by /proc; duplicates are ordered by time. */
+	if (r->o.target != RECORDER_COMMAND) {
+		for (size_t i = 0; i < r->n_fds; i++) {
+			if (ioctl(r->fds[i], PERF_EVENT_IOC_ENABLE, 0) < 0 && rc == 0)
+				rc = -errno;
+		}
+	}
+	synth_state(r);
 	return rc;
 }
 
@@ -567,21 +597,21 @@ static void drain_ring(struct recorder *r, struct rcpu *c)
 	while ((h = ring_read_event(&c->ring))) {
 		switch (h->type) {
 		case PERF_RECORD_SAMPLE:
-			c->samples++;
+			c->n.samples++;
 			break;
 		case PERF_RECORD_LOST:
 			if (h->size >= 24) {
 				uint64_t lost;
 
 				memcpy(&lost, (const char *)h + 16, 8);
-				c->lost += lost;
+				c->n.lost += lost;
 			}
 			break;
 		case PERF_RECORD_THROTTLE:
-			c->throttles++;
+			c->n.throttles++;
 			break;
 		case PERF_RECORD_UNTHROTTLE:
-			c->unthrottles++;
+			c->n.unthrottles++;
 			break;
 		}
 		writer_add(r->w, h, h->size);
@@ -643,72 +673,99 @@ int recorder_poll(struct recorder *r, int timeout_ms, uint64_t *tags, int max)
 	return k;
 }
 
-int recorder_stop(struct recorder *r, int exit_status)
+/* The kernel's own loss counters (they also cover losses no LOST record reported yet). */
+static void read_lost(struct recorder *r)
+{
+	if (!r->format_lost)
+		return;
+	for (size_t ci = 0; ci < r->n_cpus; ci++)
+		r->cpus[ci].n.lost_read = 0;
+	for (size_t i = 0; i < r->n_fds; i++) {
+		uint64_t v[3];
+
+		if (read(r->fds[i], v, sizeof(v)) == (ssize_t)sizeof(v))
+			r->cpus[r->fd_cpu[i]].n.lost_read += v[2];
+	}
+}
+
+/* Per-CPU statistics for the current file (counters since it began) and its finish record. */
+static void end_file(struct recorder *r, uint64_t t, int exit_status)
 {
 	struct rp_finish_rec *f;
 	uint64_t samples = 0, lost = 0;
-	int rc;
 
-	for (size_t i = 0; i < r->n_fds; i++)
-		ioctl(r->fds[i], PERF_EVENT_IOC_DISABLE, 0);
-	r->t_stop = util_now_ns();
-	drain_rings(r);
-	writer_set_safe_time(r->w, r->t_stop);
-	/* LOST records only come with a later successful write; the kernel's own counter
-	 * also covers losses at the very end. */
-	if (r->format_lost) {
-		for (size_t i = 0; i < r->n_fds; i++) {
-			uint64_t v[3];
-
-			if (read(r->fds[i], v, sizeof(v)) == (ssize_t)sizeof(v))
-				r->cpus[r->fd_cpu[i]].lost_read += v[2];
-		}
-	}
+	read_lost(r);
 	for (size_t ci = 0; ci < r->n_cpus; ci++) {
-		struct rcpu *c = &r->cpus[ci];
+		const struct rcpu *c = &r->cpus[ci];
+		const struct counts *n = &c->n, *z = &c->file0;
 		struct rp_cpu_stats_rec *s = writer_reserve(r->w, sizeof(*s));
+		uint64_t dl = n->lost - z->lost, dr = n->lost_read - z->lost_read;
 
 		if (!s)
 			continue;
 		memset(s, 0, sizeof(*s));
 		s->hdr.type = RP_REC_CPU_STATS;
 		s->hdr.size = sizeof(*s);
-		s->time = r->t_stop;
+		s->time = t;
 		s->cpu = (uint32_t)c->cpu;
-		s->samples = c->samples;
-		s->lost = c->lost;
-		s->lost_unreported = c->lost_read > c->lost ? c->lost_read - c->lost : 0;
-		s->throttles = c->throttles;
-		s->unthrottles = c->unthrottles;
-		s->bad = c->ring.n_bad;
-		samples += c->samples;
-		lost += c->lost + s->lost_unreported;
+		s->samples = n->samples - z->samples;
+		s->lost = dl;
+		s->lost_unreported = dr > dl ? dr - dl : 0;
+		s->throttles = n->throttles - z->throttles;
+		s->unthrottles = n->unthrottles - z->unthrottles;
+		s->bad = c->ring.n_bad - z->bad;
+		samples += s->samples;
+		lost += dl + s->lost_unreported;
 	}
 	f = writer_reserve(r->w, sizeof(*f));
 	if (f) {
 		memset(f, 0, sizeof(*f));
 		f->hdr.type = RP_REC_FINISH;
 		f->hdr.size = sizeof(*f);
-		f->time = r->t_stop;
+		f->time = t;
 		f->samples = samples;
 		f->lost = lost;
 		f->dropped_records = writer_stats(r->w)->dropped_records;
 		f->exit_status = exit_status;
 	}
+}
+
+int recorder_rotate(struct recorder *r, struct writer *w)
+{
+	uint64_t t;
+	int rc;
+
+	drain_rings(r);
+	t = util_now_ns();
+	writer_set_safe_time(r->w, t);
+	end_file(r, t, -1);
 	rc = writer_flush(r->w);
+	begin_file(r, w);
+	synth_state(r);
 	return rc;
+}
+
+int recorder_stop(struct recorder *r, int exit_status)
+{
+	for (size_t i = 0; i < r->n_fds; i++)
+		ioctl(r->fds[i], PERF_EVENT_IOC_DISABLE, 0);
+	r->t_stop = util_now_ns();
+	drain_rings(r);
+	writer_set_safe_time(r->w, r->t_stop);
+	end_file(r, r->t_stop, exit_status);
+	return writer_flush(r->w);
 }
 
 void recorder_totals(const struct recorder *r, struct recorder_totals *ret)
 {
 	memset(ret, 0, sizeof(*ret));
 	for (size_t ci = 0; ci < r->n_cpus; ci++) {
-		const struct rcpu *c = &r->cpus[ci];
+		const struct counts *n = &r->cpus[ci].n;
 
-		ret->samples += c->samples;
-		ret->lost += c->lost_read > c->lost ? c->lost_read : c->lost;
-		ret->throttles += c->throttles;
-		ret->bad += c->ring.n_bad;
+		ret->samples += n->samples;
+		ret->lost += n->lost_read > n->lost ? n->lost_read : n->lost;
+		ret->throttles += n->throttles;
+		ret->bad += r->cpus[ci].ring.n_bad;
 	}
-	ret->duration_ns = (r->t_stop ? r->t_stop : util_now_ns()) - r->t_start;
+	ret->duration_ns = (r->t_stop ? r->t_stop : util_now_ns()) - r->t_first;
 }

@@ -38,7 +38,7 @@ struct recorder_totals {
 	uint64_t lost;            /* LOST records + losses the kernel never reported */
 	uint64_t throttles;
 	uint64_t bad;
-	uint64_t duration_ns;
+	uint64_t duration_ns;     /* since recorder_start */
 };
 
 struct recorder;
@@ -69,6 +69,12 @@ int recorder_epoll_fd(const struct recorder *r);
  * stored in tags (at most max), or -errno from the writer (e.g. -ENOSPC); on a writer error
  * the recorder keeps running and counts what it drops. */
 int recorder_poll(struct recorder *r, int timeout_ms, uint64_t *tags, int max);
+
+/* Continue in a new file without stopping the events: what the rings hold goes to the old
+ * writer, which gets its per-CPU statistics and finish record (the caller closes it); w
+ * starts with a header, the kernel symbols and the state of /proc as of now, so every file
+ * stands on its own. Returns the old writer's last flush result. */
+int recorder_rotate(struct recorder *r, struct writer *w);
 
 /* Disable the events, drain what is left, read the kernel's loss counters and write the
  * per-CPU statistics and the finish record. exit_status is the command's, or -1. */
