@@ -47,6 +47,7 @@ struct reader {
 	size_t emit_pos, emit_end;
 	uint64_t next_seq;
 	uint64_t last_time;
+	uint64_t until;           /* frames starting after this are not read */
 	void (*warn)(void *arg, const char *msg);
 	void *warn_arg;
 	struct reader_stats st;
@@ -175,6 +176,7 @@ int reader_open(const char *path, struct reader **ret, char *why, size_t why_siz
 	}
 	r->map = map;
 	r->size = (size_t)sb.st_size;
+	r->until = UINT64_MAX;
 	*ret = r;
 	return 0;
 }
@@ -264,6 +266,10 @@ static size_t next_frame(struct reader *r)
 			r->st.frames_bad++;
 			resync(r, r->off + 1);
 			continue;
+		}
+		if (d.t_lo > r->until) {
+			r->off = r->size; /* frames only move forward in time */
+			break;
 		}
 		if (d.zsize > left - sizeof(d)) {
 			size_t at = r->off;
@@ -512,4 +518,9 @@ int reader_time_bounds(const struct reader *r, uint64_t *ret_first, uint64_t *re
 	*ret_first = first;
 	*ret_last = last;
 	return 0;
+}
+
+void reader_set_until(struct reader *r, uint64_t t)
+{
+	r->until = t;
 }

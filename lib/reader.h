@@ -45,6 +45,10 @@ const char *reader_path(const struct reader *r);
  * until the next reader_next() call. */
 const struct perf_event_header *reader_next(struct reader *r);
 
+/* Frames whose records all come after t (CLOCK_MONOTONIC ns) are not read: the stream ends
+ * before the first of them. */
+void reader_set_until(struct reader *r, uint64_t t);
+
 /* Unordered frame-level access for --stats style scans: the descriptor of the frame most
  * recently decoded (NULL before the first). */
 const struct rp_frame_desc *reader_last_desc(const struct reader *r);

@@ -76,20 +76,6 @@ struct session {
 	uint32_t loc_buf[MAX_FRAMES];
 };
 
-static void warnf(struct session *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void warnf(struct session *s, const char *fmt, ...)
-{
-	char msg[768];
-	va_list ap;
-
-	if (!s->o.warn)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	s->o.warn(s->o.warn_arg, msg);
-}
-
 static int64_t add_dso(struct session *s, enum dso_kind kind, const char *name)
 {
 	struct dso *d;
@@ -198,53 +184,28 @@ struct session *session_free(struct session *s)
 
 /* ---- time window ---- */
 
-/* Parse a --since/--until value into CLOCK_MONOTONIC ns for the current file. */
-static int parse_when(const char *v, const struct rp_header_rec *h, uint64_t start, uint64_t end,
-		      uint64_t *ret)
+int session_file_bounds(const char *path, int64_t *ret_start, int64_t *ret_end, char *why, size_t why_size)
 {
-	char *rest;
-	double secs;
-	struct tm tm;
-	time_t now = time(NULL);
-	int64_t real, mono;
-	const char *p;
+	struct reader *r;
+	const struct rp_header_rec *h;
+	uint64_t first, last;
+	int rc = reader_open(path, &r, why, why_size);
 
-	if (v[0] == '+' || v[0] == '-') {
-		secs = strtod(v + 1, &rest);
-		if (rest == v + 1 || (*rest && strcmp(rest, "s") != 0) || secs < 0)
-			return -EINVAL;
-		if (v[0] == '+')
-			*ret = start + (uint64_t)(secs * 1e9);
-		else
-			*ret = end > (uint64_t)(secs * 1e9) ? end - (uint64_t)(secs * 1e9) : 0;
-		return 0;
+	if (rc < 0)
+		return rc;
+	h = reader_header(r);
+	if (!h) {
+		snprintf(why, why_size, "its header is lost, so its wall-clock time is unknown");
+		rc = -ENODATA;
+	} else if (reader_time_bounds(r, &first, &last) < 0) {
+		snprintf(why, why_size, "no intact frame");
+		rc = -ENODATA;
+	} else {
+		*ret_start = (int64_t)first + h->realtime_offset;
+		*ret_end = (int64_t)last + h->realtime_offset;
 	}
-	if (!h)
-		return -ENODATA; /* wall-clock needs the header's clock offset */
-	localtime_r(&now, &tm);
-	tm.tm_sec = 0;
-	p = strptime(v, "%Y-%m-%d %H:%M", &tm);
-	if (!p) {
-		localtime_r(&now, &tm);
-		tm.tm_sec = 0;
-		p = strptime(v, "%H:%M", &tm);
-	}
-	if (!p)
-		return -EINVAL;
-	secs = 0;
-	if (*p == ':') {
-		secs = strtod(p + 1, &rest);
-		if (rest == p + 1 || secs < 0 || secs >= 61)
-			return -EINVAL;
-		p = rest;
-	}
-	if (*p)
-		return -EINVAL;
-	tm.tm_isdst = -1;
-	real = (int64_t)mktime(&tm) * 1000000000 + (int64_t)(secs * 1e9);
-	mono = real - h->realtime_offset;
-	*ret = mono < 0 ? 0 : (uint64_t)mono;
-	return 0;
+	reader_free(r);
+	return rc;
 }
 
 /* ---- replay ---- */
@@ -530,7 +491,8 @@ static void on_record(struct session *s, const struct perf_event_header *h)
 			procmodel_exit(s->pm, (int32_t)a[0], (int32_t)a[2]);
 		break;
 	case PERF_RECORD_LOST:
-		if (h->size >= 24) {
+		if (h->size >= 24 && record_time(h, s->sample_type) >= s->since &&
+		    record_time(h, s->sample_type) <= s->until) {
 			memcpy(&v, (const char *)h + 16, 8);
 			s->t.lost += v;
 		}
@@ -557,7 +519,6 @@ int session_add_file(struct session *s, const char *path, char *why, size_t why_
 	const struct perf_event_header *h;
 	const struct rp_header_rec *hdr;
 	struct reader *r;
-	uint64_t first = 0, last = UINT64_MAX;
 	int rc;
 
 	rc = reader_open(path, &r, why, why_size);
@@ -575,22 +536,25 @@ int session_add_file(struct session *s, const char *path, char *why, size_t why_
 	}
 	s->since = 0;
 	s->until = UINT64_MAX;
-	if (s->o.filter.since || s->o.filter.until) {
-		reader_time_bounds(r, &first, &last);
-		if (s->o.filter.since && (rc = parse_when(s->o.filter.since, hdr, first, last, &s->since)) < 0) {
-			snprintf(why, why_size, "cannot use --since '%s': %s", s->o.filter.since,
-				 rc == -ENODATA ? "the recording's header (with its clock) is lost"
-						: "expected \"YYYY-MM-DD HH:MM[:SS]\", \"HH:MM[:SS]\", +SECS or -SECS");
+	if (s->o.filter.have_since || s->o.filter.have_until) {
+		uint64_t first, last;
+		int64_t off;
+
+		if (!hdr || reader_time_bounds(r, &first, &last) < 0) {
+			snprintf(why, why_size, "its wall-clock time is unknown (header lost), so --since/--until cannot apply");
 			reader_free(r);
-			return rc;
+			return -ENODATA;
 		}
-		if (s->o.filter.until && (rc = parse_when(s->o.filter.until, hdr, first, last, &s->until)) < 0) {
-			snprintf(why, why_size, "cannot use --until '%s': %s", s->o.filter.until,
-				 rc == -ENODATA ? "the recording's header (with its clock) is lost"
-						: "expected \"YYYY-MM-DD HH:MM[:SS]\", \"HH:MM[:SS]\", +SECS or -SECS");
+		off = hdr->realtime_offset;
+		if (s->o.filter.have_since)
+			s->since = s->o.filter.since - off > 0 ? (uint64_t)(s->o.filter.since - off) : 0;
+		if (s->o.filter.have_until)
+			s->until = s->o.filter.until - off > 0 ? (uint64_t)(s->o.filter.until - off) : 0;
+		if (last < s->since || first > s->until) {
 			reader_free(r);
-			return rc;
+			return 1;
 		}
+		reader_set_until(r, s->until);
 	}
 	s->finished = false;
 	while ((h = reader_next(r)))

@@ -21,9 +21,9 @@ struct session_filter {
 	size_t n_dsos;
 	const int *cpus;
 	size_t n_cpus;
-	/* Time window: "YYYY-MM-DD HH:MM[:SS[.frac]]" or "HH:MM[:SS]" local wall-clock time, or
-	 * "+SECS" after the recording's start, or "-SECS" before its end; NULL = open. */
-	const char *since, *until;
+	/* Time window in wall-clock time (CLOCK_REALTIME ns), see session_window(). */
+	bool have_since, have_until;
+	int64_t since, until;
 };
 
 struct session_opts {
@@ -70,7 +70,12 @@ struct session;
 struct session *session_new(const struct session_opts *o);
 struct session *session_free(struct session *s);
 
-/* Read one recording into the session. -errno with a sentence in why when the file cannot
+/* Wall-clock bounds of a recording from its header and frame descriptors, without reading
+ * its records: 0, or -errno with a sentence in why. */
+int session_file_bounds(const char *path, int64_t *ret_start, int64_t *ret_end, char *why, size_t why_size);
+
+/* Read one recording into the session. Returns 1 without reading it when it lies wholly
+ * outside the time window; frames that start after the window are not decompressed. -errno with a sentence in why when the file cannot
  * be used at all; damage inside it goes to the warn callback. */
 int session_add_file(struct session *s, const char *path, char *why, size_t why_size);
 /* Symbolize and build the rows; call once, after the last file. */

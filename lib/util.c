@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <strings.h>
 
 #include "util.h"
 
@@ -113,4 +114,54 @@ void util_strlcpy(char *dst, const char *src, size_t size)
 		n = size - 1;
 	memcpy(dst, src, n);
 	dst[n] = '\0';
+}
+
+int util_parse_when(const char *v, int64_t start, int64_t end, int64_t *ret)
+{
+	static const struct {
+		const char *unit;
+		double ns;
+	} units[] = { { "", 1e9 }, { "ms", 1e6 }, { "s", 1e9 }, { "sec", 1e9 }, { "min", 60e9 },
+		      { "m", 60e9 }, { "h", 3600e9 }, { "d", 86400e9 } };
+	struct tm tm;
+	time_t now = time(NULL);
+	const char *p;
+	char *rest;
+	double secs;
+
+	if (v[0] == '+' || v[0] == '-') {
+		double n = strtod(v + 1, &rest), d = -1;
+
+		if (rest == v + 1 || !(n >= 0))
+			return -EINVAL;
+		for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+			if (strcasecmp(rest, units[i].unit) == 0)
+				d = n * units[i].ns;
+		if (d < 0)
+			return -EINVAL;
+		*ret = v[0] == '+' ? start + (int64_t)d : end - (int64_t)d;
+		return 0;
+	}
+	localtime_r(&now, &tm);
+	tm.tm_sec = 0;
+	p = strptime(v, "%Y-%m-%d %H:%M", &tm);
+	if (!p) {
+		localtime_r(&now, &tm);
+		tm.tm_sec = 0;
+		p = strptime(v, "%H:%M", &tm);
+	}
+	if (!p)
+		return -EINVAL;
+	secs = 0;
+	if (*p == ':') {
+		secs = strtod(p + 1, &rest);
+		if (rest == p + 1 || secs < 0 || secs >= 61)
+			return -EINVAL;
+		p = rest;
+	}
+	if (*p)
+		return -EINVAL;
+	tm.tm_isdst = -1;
+	*ret = (int64_t)mktime(&tm) * 1000000000 + (int64_t)(secs * 1e9);
+	return 0;
 }

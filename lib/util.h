@@ -15,6 +15,12 @@ int util_parse_u64(const char *s, uint64_t *ret);
 int util_parse_seconds(const char *s, uint64_t *ret_ns); /* "2", "0.5", "1.25" */
 int util_parse_percent(const char *s, double *ret);    /* 0..100, "0.5" or "0.5%" */
 
+/* A point in wall-clock time (CLOCK_REALTIME ns) from "YYYY-MM-DD HH:MM[:SS[.frac]]",
+ * "HH:MM[:SS]" (today, local time), "+DUR" (after start) or "-DUR" (before end), where DUR is
+ * a number with an optional unit ms, s, min, h or d (seconds by default).
+ * 0, or -EINVAL. */
+int util_parse_when(const char *s, int64_t start, int64_t end, int64_t *ret);
+
 /* "12.3 KiB", "4.0 MiB"... into buf. */
 const char *util_format_bytes(uint64_t n, char *buf, size_t size);
 

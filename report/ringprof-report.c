@@ -1,5 +1,6 @@
 /* ringprof-report.c — `ringprof report`: symbolized flat, call-graph and folded reports;
  * --stats and --dump inspect recordings. */
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -34,6 +35,8 @@ static void usage(FILE *f)
 		"Input:\n"
 		"  -i, --input FILE        recording to read (default ringprof.data); repeat to\n"
 		"                          merge several into one report\n"
+		"      --dir DIR           every recording in DIR (*.data, and *.data.partial being\n"
+		"                          written), in name order, e.g. ringprofd's /var/lib/ringprof\n"
 		"\n"
 		"Output (default: the flat table):\n"
 		"  -g, --call-graph MODE   trees under each entry: 'caller' (what the entry calls,\n"
@@ -62,8 +65,10 @@ static void usage(FILE *f)
 		"                          name as shown, or full path)\n"
 		"      --cpu LIST          only these CPUs, e.g. 0-3,6\n"
 		"      --since WHEN        only samples at or after WHEN: local time\n"
-		"      --until WHEN        \"YYYY-MM-DD HH:MM[:SS]\" or \"HH:MM[:SS]\", or +SECS after\n"
-		"                          the recording's start, or -SECS before its end\n"
+		"      --until WHEN        \"YYYY-MM-DD HH:MM[:SS]\" or \"HH:MM[:SS]\", or +DUR after the\n"
+		"                          start of the first recording, or -DUR before the end of\n"
+		"                          the last one (DUR: 30, 30s, 15min, 2h, 1d); recordings and\n"
+		"                          frames outside the window are not read\n"
 		"\n"
 		"Symbols:\n"
 		"      --symfs DIR         look binaries and debug files up under DIR first\n"
@@ -349,6 +354,80 @@ static int inspect(const char *const *inputs, size_t n_inputs, bool stats, bool 
 	return usable ? 0 : 1;
 }
 
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The recordings in dir, oldest first: their names start with the UTC time they began. */
+static int add_dir(const char *dir, const char **inputs, size_t *n_inputs)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	size_t first = *n_inputs;
+
+	if (!d) {
+		fprintf(stderr, PROG ": cannot read directory %s: %s\n", dir, strerror(errno));
+		return -errno;
+	}
+	while ((e = readdir(d))) {
+		size_t len = strlen(e->d_name);
+		char *path;
+
+		if (e->d_name[0] == '.' ||
+		    !((len > 5 && strcmp(e->d_name + len - 5, ".data") == 0) ||
+		      (len > 13 && strcmp(e->d_name + len - 13, ".data.partial") == 0)))
+			continue;
+		if (*n_inputs == MAX_INPUTS) {
+			fprintf(stderr, PROG ": %s: more than %d recordings; using the first %d\n", dir, MAX_INPUTS,
+				MAX_INPUTS);
+			break;
+		}
+		path = malloc(strlen(dir) + len + 2);
+		if (!path)
+			break;
+		sprintf(path, "%s/%s", dir, e->d_name);
+		inputs[(*n_inputs)++] = path;
+	}
+	closedir(d);
+	qsort(inputs + first, *n_inputs - first, sizeof(*inputs), cmp_names);
+	if (*n_inputs == first)
+		fprintf(stderr, PROG ": %s: no recordings (*.data, *.data.partial) in this directory\n", dir);
+	return 0;
+}
+
+/* --since/--until against the wall-clock span of all inputs. */
+static int resolve_window(const char *const *inputs, size_t n_inputs, const char *since, const char *until,
+			  struct session_filter *f)
+{
+	int64_t start = INT64_MAX, end = INT64_MIN;
+
+	for (size_t i = 0; i < n_inputs; i++) {
+		int64_t a, b;
+		char why[512];
+
+		if (session_file_bounds(inputs[i], &a, &b, why, sizeof(why)) < 0)
+			continue; /* reported when the file is read */
+		start = a < start ? a : start;
+		end = b > end ? b : end;
+	}
+	if (start > end)
+		start = end = 0;
+	if (since && util_parse_when(since, start, end, &f->since) < 0) {
+		fprintf(stderr, PROG ": invalid --since '%s': expected \"YYYY-MM-DD HH:MM[:SS]\", \"HH:MM[:SS]\", "
+				"+DUR or -DUR (e.g. -15min)\n", since);
+		return -EINVAL;
+	}
+	if (until && util_parse_when(until, start, end, &f->until) < 0) {
+		fprintf(stderr, PROG ": invalid --until '%s': expected \"YYYY-MM-DD HH:MM[:SS]\", \"HH:MM[:SS]\", "
+				"+DUR or -DUR (e.g. -15min)\n", until);
+		return -EINVAL;
+	}
+	f->have_since = since != NULL;
+	f->have_until = until != NULL;
+	return 0;
+}
+
 struct warn_ctx {
 	const char *path;
 };
@@ -364,9 +443,10 @@ int main(int argc, char **argv)
 {
 	enum { OPT_STATS = 256, OPT_DUMP, OPT_FOLDED, OPT_NO_CHILDREN, OPT_PERCENT, OPT_MAX_STACK, OPT_PID, OPT_TID,
 	       OPT_COMM, OPT_DSO, OPT_CPU, OPT_SINCE, OPT_UNTIL, OPT_SYMFS, OPT_INLINE, OPT_DEBUGINFOD,
-	       OPT_DEBUGINFOD_TIMEOUT };
+	       OPT_DEBUGINFOD_TIMEOUT, OPT_DIR };
 	static const struct option longopts[] = {
 		{ "input", required_argument, NULL, 'i' },
+		{ "dir", required_argument, NULL, OPT_DIR },
 		{ "stats", no_argument, NULL, OPT_STATS },
 		{ "dump", no_argument, NULL, OPT_DUMP },
 		{ "folded", no_argument, NULL, OPT_FOLDED },
@@ -400,6 +480,7 @@ int main(int argc, char **argv)
 	size_t n_inputs = 0, usable = 0, n_cpus = 0;
 	bool stats = false, dump = false, folded = false, no_children = false;
 	struct warn_ctx wc = { NULL };
+	const char *since = NULL, *until = NULL;
 	struct session *s;
 	uint64_t v;
 	int c, rc;
@@ -412,6 +493,10 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			inputs[n_inputs++] = optarg;
+			break;
+		case OPT_DIR:
+			if (add_dir(optarg, inputs, &n_inputs) < 0)
+				return 1;
 			break;
 		case OPT_STATS:
 			stats = true;
@@ -488,10 +573,10 @@ int main(int argc, char **argv)
 			}
 			break;
 		case OPT_SINCE:
-			so.filter.since = optarg;
+			since = optarg;
 			break;
 		case OPT_UNTIL:
-			so.filter.until = optarg;
+			until = optarg;
 			break;
 		case OPT_SYMFS:
 			so.symfs = optarg;
@@ -529,6 +614,8 @@ int main(int argc, char **argv)
 	if (stats || dump)
 		return inspect(inputs, n_inputs, stats, dump);
 
+	if ((since || until) && resolve_window(inputs, n_inputs, since, until, &so.filter) < 0)
+		return 2;
 	so.filter.pids = pids;
 	so.filter.tids = tids;
 	so.filter.comms = comms;
@@ -550,7 +637,7 @@ int main(int argc, char **argv)
 		if (rc < 0)
 			fprintf(stderr, PROG ": %s: %s\n", inputs[i], why);
 		else
-			usable++;
+			usable++; /* also when outside the window: it was read and had nothing for it */
 	}
 	if (!usable) {
 		session_free(s);
