@@ -215,7 +215,7 @@ static int64_t jit_dso(struct session *s, int32_t pid)
 	char name[64];
 	int64_t id;
 
-	snprintf(name, sizeof(name), "[JIT] tid %d", (int)pid);
+	snprintf(name, sizeof(name), "[JIT] pid %d", (int)pid);
 	id = get_dso(s, (uint32_t)pid, TAG_JIT, DSO_JIT, name);
 	if (id >= 0)
 		s->dsos[id].pid = pid;

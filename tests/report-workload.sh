@@ -102,4 +102,13 @@ check_eq "$(grep -c 'build-id' "$T/rebuilt.err")" 1 "and reported once"
 check_no_grep 'warm_func|hot_leaf|worker_spin' "$T/rebuilt" "no names from the wrong file"
 check_grep '^ +[0-9.]+% +rp-workload +rp-workload +\[\.\] \[unknown\]$' "$T/rebuilt" "its frames are [unknown] in the binary"
 check_grep '^ +[0-9.]+% +rp-child +librp-worklib.so +\[\.\] worklib_spin$' "$T/rebuilt" "the unchanged library still resolves"
+
+# JIT code: anonymous executable memory described by /tmp/perf-PID.map.
+J="$top_builddir/tests/workload/rp-jit"
+"$RP" record -q -e cpu-clock -F 999 -o "$T/jit.data" -- "$J" 0.5 >"$T/jit.out" || fail "JIT recording"
+jpid=$(sed -n 's/^rp-jit: pid //p' "$T/jit.out")
+"$RP" report -i "$T/jit.data" --no-children >"$T/jit" 2>&1 || fail "JIT report"
+rm -f "/tmp/perf-$jpid.map"
+check_grep '^ +[5-9][0-9]\.[0-9]+% +rp-jit +\[JIT\] pid [0-9]+ +\[\.\] jitted loop::spin \(generated\)$' "$T/jit" \
+	"JIT code is named from /tmp/perf-PID.map"
 exit 0
