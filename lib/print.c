@@ -312,7 +312,11 @@ static int print_graph(FILE *f, const struct session *s, const struct print_opts
 			}
 		}
 	}
-	if (t.n[0].child) {
+	bool any = false;
+
+	for (uint32_t c = t.n[0].child; c && !any; c = t.n[c].sibling)
+		any = 100.0 * (double)t.n[c].weight / total >= o->graph_threshold;
+	if (any) {
 		fprintf(f, "%s|\n", prefix);
 		tree_print(f, s, &t, 0, total, o->graph_threshold, prefix, strlen(prefix));
 		fputc('\n', f);
@@ -454,7 +458,9 @@ int print_flat(FILE *f, const struct session *s, const struct print_opts *o)
 			}
 		}
 		fputc('\n', f);
-		if (o->graph != PRINT_GRAPH_NONE && has_sym && print_graph(f, s, o, e, total) < 0)
+		/* A branch never weighs more than its entry: below the threshold there is no tree. */
+		if (o->graph != PRINT_GRAPH_NONE && has_sym && share >= o->graph_threshold &&
+		    print_graph(f, s, o, e, total) < 0)
 			goto oom;
 	}
 	if (!t.n)

@@ -428,15 +428,61 @@ static int resolve_window(const char *const *inputs, size_t n_inputs, const char
 	return 0;
 }
 
+/* Objects that merely lack symbols or are gone are common on a whole system (stripped
+ * distribution binaries, memfds): they are summed up in one line each at the end instead of a
+ * warning apiece. Everything else, a build-id mismatch above all, is said at once. */
+#define GROUP_SHOWN 8
+struct warn_group {
+	const char *suffix; /* how the symbolizer's sentence ends, after "PATH: " */
+	const char *what;
+	char names[GROUP_SHOWN][64];
+	size_t n;
+};
+
 struct warn_ctx {
 	const char *path;
+	struct warn_group groups[3];
 };
 
 static void on_session_warn(void *arg, const char *msg)
 {
-	const struct warn_ctx *c = arg;
+	struct warn_ctx *c = arg;
+	const char *colon = strstr(msg, ": ");
 
+	for (size_t i = 0; colon && i < sizeof(c->groups) / sizeof(c->groups[0]); i++) {
+		struct warn_group *g = &c->groups[i];
+		const char *base;
+		size_t len;
+
+		if (strncmp(colon + 2, g->suffix, strlen(g->suffix)) != 0)
+			continue;
+		len = (size_t)(colon - msg);
+		for (base = colon; base > msg && base[-1] != '/'; base--)
+			;
+		if (g->n < GROUP_SHOWN)
+			snprintf(g->names[g->n], sizeof(g->names[0]), "%.*s", (int)(colon - base), base);
+		(void)len;
+		g->n++;
+		return;
+	}
 	fprintf(stderr, PROG ": %s: warning: %s\n", c->path, msg);
+}
+
+static void print_warn_groups(const struct warn_ctx *c)
+{
+	for (size_t i = 0; i < sizeof(c->groups) / sizeof(c->groups[0]); i++) {
+		const struct warn_group *g = &c->groups[i];
+
+		if (!g->n)
+			continue;
+		fprintf(stderr, PROG ": note: %s: %zu object%s, shown as [unknown]", g->what, g->n, g->n > 1 ? "s" : "");
+		fputs(i == 2 ? ": " : " (install debug info, e.g. -dbgsym packages, or use --symfs): ", stderr);
+		for (size_t k = 0; k < g->n && k < GROUP_SHOWN; k++)
+			fprintf(stderr, "%s%s", k ? ", " : "", g->names[k]);
+		if (g->n > GROUP_SHOWN)
+			fprintf(stderr, " and %zu more", g->n - GROUP_SHOWN);
+		fputc('\n', stderr);
+	}
 }
 
 int main(int argc, char **argv)
@@ -479,7 +525,11 @@ int main(int argc, char **argv)
 	struct session_opts so = { .debuginfod_timeout = 5 };
 	size_t n_inputs = 0, usable = 0, n_cpus = 0;
 	bool stats = false, dump = false, folded = false, no_children = false;
-	struct warn_ctx wc = { NULL };
+	struct warn_ctx wc = { .groups = {
+		{ "no function symbols", "no function symbols", { { 0 } }, 0 },
+		{ "no symbols (", "no symbol table", { { 0 } }, 0 },
+		{ "cannot open: No such file", "no longer on disk", { { 0 } }, 0 },
+	} };
 	const char *since = NULL, *until = NULL;
 	struct session *s;
 	uint64_t v;
@@ -667,6 +717,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, PROG ": %s\n", strerror(-rc));
 		return 1;
 	}
+	fflush(stdout);
+	print_warn_groups(&wc);
 	if (fflush(stdout) != 0) {
 		fprintf(stderr, PROG ": writing the output failed: %s\n", strerror(errno));
 		return 1;
