@@ -10,10 +10,12 @@
 #include "format.h"
 
 #define MODULES_MAX 0xffffu
+#define BLOCK 32 /* addresses per summary entry */
 
 /*
- * 16 bytes per symbol so a binary search over 150k kernel symbols touches few cache lines.
- * Names and module names are offsets into the arena (it moves while records are added).
+ * 16 bytes per symbol, so a table of 150k kernel symbols stays small and a block of them is a
+ * few cache lines. Names and module names are offsets into the arena (it moves while records
+ * are added).
  */
 struct ksym {
 	uint64_t addr;
@@ -24,9 +26,17 @@ struct ksym {
 };
 _Static_assert(sizeof(struct ksym) == 16, "struct ksym is 16 bytes");
 
+/*
+ * After ksymtab_finish(), lookups go in two steps: the summary (every BLOCK-th address, small
+ * enough to stay in cache) picks a block of syms, then a scan of that block (512 contiguous
+ * bytes). A 150k-symbol table costs about one memory miss per lookup instead of one per
+ * level of a binary search over the whole table.
+ */
 struct ksymtab {
 	struct ksym *syms;
 	size_t n, cap;
+	uint64_t *summary;
+	size_t n_summary;
 	char *arena;
 	size_t arena_len, arena_cap;
 	uint32_t *mods;      /* arena offsets of module names; mods[0] unused (core) */
@@ -51,6 +61,7 @@ struct ksymtab *ksymtab_free(struct ksymtab *t)
 	if (!t)
 		return NULL;
 	free(t->syms);
+	free(t->summary);
 	free(t->arena);
 	free(t->mods);
 	free(t->mod_hash);
@@ -279,6 +290,51 @@ void ksymtab_finish(struct ksymtab *t)
 			t->syms[w++] = t->syms[i];
 	t->n = w;
 	t->sorted = true;
+
+	/* Without memory for the summary, ksymtab_find() searches syms directly. */
+	free(t->summary);
+	t->n_summary = 0;
+	t->summary = malloc((w / BLOCK + 1) * sizeof(*t->summary));
+	if (!t->summary)
+		return;
+	for (size_t i = 0; i < w; i += BLOCK)
+		t->summary[t->n_summary++] = t->syms[i].addr;
+}
+
+/* Number of symbols starting at or below ADDR (the candidate is the one before). */
+static size_t count_le(const struct ksymtab *t, uint64_t addr)
+{
+	size_t lo = 0, hi, end;
+
+	if (!t->summary) {
+		hi = t->n;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (t->syms[mid].addr <= addr)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		return lo;
+	}
+	hi = t->n_summary;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->summary[mid] <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return 0;
+	/* Block lo - 1 starts at or below addr; scan it. */
+	lo = (lo - 1) * BLOCK;
+	end = lo + BLOCK < t->n ? lo + BLOCK : t->n;
+	while (lo < end && t->syms[lo].addr <= addr)
+		lo++;
+	return lo;
 }
 
 size_t ksymtab_count(const struct ksymtab *t)
@@ -289,22 +345,13 @@ size_t ksymtab_count(const struct ksymtab *t)
 int ksymtab_find(const struct ksymtab *t, uint64_t addr, const char **ret_name,
 		 const char **ret_module, uint64_t *ret_off)
 {
-	size_t lo = 0, hi;
 	const struct ksym *s;
+	size_t lo;
 
 	if (!t || !t->n)
 		return -ENOENT;
 	assert(t->sorted && "ksymtab_finish() must be called after adding records");
-	/* Find the first symbol starting above addr; the one before it is the candidate. */
-	hi = t->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (t->syms[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = count_le(t, addr);
 	if (lo == 0)
 		return -ENOENT;
 	s = &t->syms[lo - 1];

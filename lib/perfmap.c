@@ -24,9 +24,17 @@ struct seg {
 	const char *name;
 };
 
+#define BLOCK 16 /* segments per summary entry */
+
+/*
+ * Lookups go in two steps, as in ksymtab.c: the summary (every BLOCK-th segment start, small
+ * enough to stay in cache) picks a block, then a scan of that block (512 contiguous bytes).
+ */
 struct perfmap {
 	struct seg *segs;
 	size_t n_segs;
+	uint64_t *summary;
+	size_t n_summary;
 	size_t n_entries, n_bad;
 	char *arena;
 };
@@ -289,6 +297,13 @@ int perfmap_load(const char *path, struct perfmap **ret)
 	r = resolve(&l, m); /* the arena no longer moves: segments point into it */
 	if (r < 0)
 		goto out;
+	m->summary = malloc((m->n_segs / BLOCK + 1) * sizeof(*m->summary));
+	if (!m->summary) {
+		r = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < m->n_segs; i += BLOCK)
+		m->summary[m->n_summary++] = m->segs[i].start;
 	m->arena = l.arena;
 	l.arena = NULL;
 	m->n_entries = l.n;
@@ -309,6 +324,7 @@ struct perfmap *perfmap_free(struct perfmap *m)
 	if (!m)
 		return NULL;
 	free(m->segs);
+	free(m->summary);
 	free(m->arena);
 	free(m);
 	return NULL;
@@ -327,23 +343,28 @@ size_t perfmap_bad_lines(const struct perfmap *m)
 int perfmap_find(const struct perfmap *m, uint64_t addr, const char **ret_name,
 		 uint64_t *ret_off)
 {
-	size_t lo = 0, hi;
+	size_t lo = 0, hi, end;
 	const struct seg *s;
 
 	if (!m || !m->n_segs)
 		return -ENOENT;
-	hi = m->n_segs;
+	hi = m->n_summary;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (m->segs[mid].start <= addr)
+		if (m->summary[mid] <= addr)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	if (lo == 0)
 		return -ENOENT;
-	s = &m->segs[lo - 1];
+	/* Block lo - 1 starts at or below addr: the last segment starting at or below it. */
+	lo = (lo - 1) * BLOCK;
+	end = lo + BLOCK < m->n_segs ? lo + BLOCK : m->n_segs;
+	while (lo + 1 < end && m->segs[lo + 1].start <= addr)
+		lo++;
+	s = &m->segs[lo];
 	if (addr >= s->end)
 		return -ENOENT;
 	if (ret_name)

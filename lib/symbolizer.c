@@ -21,7 +21,7 @@
 #define ALT_PATHS_MAX 4
 #define INLINE_MAX 32		/* frames kept per address */
 #define ARENA_CHUNK (64u << 10)
-#define UNKNOWN_FRAME UINT32_MAX /* cache entry without a stored frame */
+#define FRAME_HERE UINT32_MAX /* cache entry holding its one plain frame itself */
 
 /* Interned strings: one arena, one open-addressing set. */
 struct chunk {
@@ -52,10 +52,16 @@ struct sym {
 	const char *name; /* in libelf's string table data, valid until dwfl_end */
 };
 
-/* Per-dso result cache; n == 0 marks an empty slot. */
+/*
+ * Per-dso result cache; n == 0 marks an empty slot. The common answer, one frame without
+ * source (name or unknown), lives in the entry itself so a hit touches one cache line; inline
+ * chains and frames with file:line are in the dso's frames array.
+ */
 struct cache_ent {
 	uint64_t off;
-	uint32_t first; /* index into frames, or UNKNOWN_FRAME */
+	const char *name; /* FRAME_HERE: the frame's name (NULL = unknown) */
+	uint64_t offset;  /* FRAME_HERE: the frame's offset */
+	uint32_t first;   /* FRAME_HERE, or the index of the first frame in frames */
 	uint32_t n;
 };
 
@@ -77,12 +83,15 @@ struct sym_dso {
 	uint64_t ino;
 	uint64_t hash;
 	enum dso_state state;
+	bool no_dwarf; /* inline frames: DWARF was looked for and is not there */
 
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
+	uint64_t bias; /* module address - ELF address (0: reported at base 0) */
 	struct load *loads; /* executable segments first */
 	size_t n_loads;
 	struct sym *syms;
+	uint64_t *starts; /* syms[i].start, dense for the binary search */
 	size_t n_syms;
 
 	struct cache_ent *cache;
@@ -299,7 +308,8 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 
 	fd = dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name,
 					  debuglink_file, debuglink_crc, debuginfo_file_name);
-	if (fd >= 0 || !d || !d->s->symfs)
+	/* An absolute name is a dwz alt file: found by its build-id under symfs/usr/lib/debug. */
+	if (fd >= 0 || !d || !d->s->symfs || (debuglink_file && debuglink_file[0] == '/'))
 		return fd;
 	dbg = path_join(d->s->symfs, "/usr/lib/debug");
 	slash = strrchr(d->path, '/');
@@ -385,6 +395,7 @@ static void dso_free(struct sym_dso *d)
 		free(d->alt[i]);
 	free(d->loads);
 	free(d->syms);
+	free(d->starts);
 	free(d->cache);
 	free(d->frames);
 	free(d->path);
@@ -522,7 +533,8 @@ struct sym_dso *symbolizer_dso(struct symbolizer *s, const char *path, const uin
 		return &unusable_dso;
 	d->s = s;
 	d->hash = h;
-	memcpy(d->build_id, build_id, build_id_len);
+	if (build_id_len)
+		memcpy(d->build_id, build_id, build_id_len);
 	d->build_id_len = build_id_len;
 	if (!build_id_len) {
 		d->maj = maj;
@@ -530,7 +542,8 @@ struct sym_dso *symbolizer_dso(struct symbolizer *s, const char *path, const uin
 		d->ino = ino;
 	}
 	d->path = strdup(path);
-	if (!d->path || grow((void **)&s->dsos, &s->dsos_cap, s->n_dsos + 1, sizeof(*s->dsos), 64) ||
+	if (!d->path ||
+	    grow((void **)&s->dsos, &s->dsos_cap, s->n_dsos + 1, sizeof(*s->dsos), 64) < 0 ||
 	    index_insert(s, d) < 0) {
 		free(d->path);
 		free(d);
@@ -559,7 +572,7 @@ const char *sym_dso_path(const struct sym_dso *d)
 struct why {
 	char mismatch_path[512];
 	char mismatch_id[2 * BUILD_ID_MAX + 1]; /* empty: the file has no build-id */
-	bool mismatch, inode_mismatch;
+	bool mismatch, inode_mismatch, not_elf;
 	uint64_t disk_ino;
 	int open_err;
 };
@@ -601,6 +614,7 @@ static int try_candidate(struct sym_dso *d, const char *p, bool under_symfs, str
 			return fd;
 		if (!why->mismatch) {
 			why->mismatch = true;
+			why->not_elf = r == -ENOEXEC;
 			snprintf(why->mismatch_path, sizeof(why->mismatch_path), "%s", p);
 			if (r == 0)
 				buildid_to_hex(id, len, why->mismatch_id);
@@ -658,7 +672,7 @@ static int try_path(struct sym_dso *d, const char *p, struct why *why, char **re
  * the binary itself; ".build-id/xx/rest.debug" the separate debug file, which has .symtab
  * and the program headers, enough for names.
  */
-static int try_build_id_dirs(struct sym_dso *d, struct why *why, char **ret_file)
+static int try_build_id_dirs(struct sym_dso *d, char **ret_file)
 {
 	char hex[2 * BUILD_ID_MAX + 1];
 	const char *dirs[2];
@@ -690,7 +704,6 @@ static int try_build_id_dirs(struct sym_dso *d, struct why *why, char **ret_file
 			free(f);
 		}
 	}
-	(void)why;
 	return -ENOENT;
 }
 
@@ -699,17 +712,20 @@ static void warn_unusable(struct sym_dso *d, const struct why *why)
 	struct symbolizer *s = d->s;
 	char rec[2 * BUILD_ID_MAX + 1];
 
-	if (why->mismatch) {
+	if (why->mismatch && why->not_elf) {
+		warnf(s, "%s: not an ELF file; its frames are shown as [unknown]",
+		      why->mismatch_path);
+	} else if (why->mismatch) {
 		buildid_to_hex(d->build_id, d->build_id_len, rec);
 		if (why->mismatch_id[0])
 			warnf(s,
-			      "%s: build-id %s recorded, file on disk has %s (rebuilt?); its frames "
-			      "are shown as [unknown]",
+			      "%s: build-id %s recorded, file on disk has %s (rebuilt?); "
+			      "its frames are shown as [unknown]",
 			      why->mismatch_path, rec, why->mismatch_id);
 		else
 			warnf(s,
-			      "%s: build-id %s recorded, file on disk has none (rebuilt?); its frames "
-			      "are shown as [unknown]",
+			      "%s: build-id %s recorded, file on disk has none (rebuilt?); "
+			      "its frames are shown as [unknown]",
 			      why->mismatch_path, rec);
 	} else if (why->inode_mismatch) {
 		warnf(s,
@@ -717,6 +733,8 @@ static void warn_unusable(struct sym_dso *d, const struct why *why)
 		      "recording?); its frames are shown as [unknown]",
 		      why->mismatch_path, (unsigned long long)d->ino,
 		      (unsigned long long)why->disk_ino);
+	} else if (why->open_err == -EINVAL) {
+		warnf(s, "%s: not a regular file; its frames are shown as [unknown]", d->path);
 	} else {
 		warnf(s, "%s: cannot open: %s; its frames are shown as [unknown]", d->path,
 		      strerror(why->open_err ? -why->open_err : ENOENT));
@@ -737,10 +755,12 @@ static int cmp_load(const void *a, const void *b)
 /*
  * The PT_LOAD table, to map file offsets to ELF addresses. `objcopy --only-keep-debug`
  * (how distributions make .debug files) rewrites p_offset and shrinks p_filesz (to 0, or to
- * the notes it kept) because the contents are gone; it keeps p_vaddr, p_memsz, p_align. When a debug file stands in for
- * the binary, the original offsets are rebuilt as linkers lay files out: each segment at the
- * lowest offset past the previous one that is congruent to its p_vaddr modulo p_align (the
- * ELF rule), with p_filesz = p_memsz. That is exact for GNU ld, gold and lld output.
+ * the notes it kept) because the contents are gone; it keeps p_vaddr, p_memsz and p_align.
+ * When such a debug file stands in for the binary (an executable segment shorter in the
+ * file than in memory gives it away: code has no .bss part), the original offsets are
+ * rebuilt as linkers lay files out: each segment at the lowest offset past the previous one
+ * that is congruent to its p_vaddr modulo p_align (the ELF rule), with p_filesz = p_memsz.
+ * That is exact for GNU ld (with and without -z separate-code), gold and lld output.
  */
 static int read_loads(struct sym_dso *d, Elf *elf)
 {
@@ -758,10 +778,10 @@ static int read_loads(struct sym_dso *d, Elf *elf)
 
 		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
 			continue;
-		/* Code never has a .bss part: a short executable segment lost its contents. */
 		if ((ph.p_flags & PF_X) && ph.p_filesz < ph.p_memsz)
 			mangled = true;
-		d->loads[n++] = (struct load){ ph.p_offset, ph.p_filesz, ph.p_vaddr, ph.p_flags & PF_X };
+		d->loads[n++] = (struct load){ ph.p_offset, ph.p_filesz, ph.p_vaddr,
+					       ph.p_flags & PF_X };
 	}
 	if (mangled) {
 		size_t k = 0;
@@ -878,7 +898,8 @@ static int read_symbols(struct sym_dso *d)
 	}
 	qsort(c, nc, sizeof(*c), cmp_symc);
 	d->syms = malloc((nc ? nc : 1) * sizeof(*d->syms));
-	if (!d->syms) {
+	d->starts = malloc((nc ? nc : 1) * sizeof(*d->starts));
+	if (!d->syms || !d->starts) {
 		free(c);
 		return -ENOMEM;
 	}
@@ -900,6 +921,7 @@ static int read_symbols(struct sym_dso *d)
 		}
 		if (end > max_end)
 			max_end = end;
+		d->starts[w] = c[i].start;
 		d->syms[w++] = (struct sym){ c[i].start, end, max_end, c[i].name };
 	}
 	free(c);
@@ -940,7 +962,7 @@ static void dso_open(struct sym_dso *d)
 		}
 	}
 	if (fd < 0 && fd != -ENOMEM)
-		fd = try_build_id_dirs(d, &why, &file);
+		fd = try_build_id_dirs(d, &file);
 	if (fd < 0) {
 		if (fd == -ENOMEM)
 			warnf(s, "%s: out of memory; its frames are shown as [unknown]", d->path);
@@ -953,7 +975,8 @@ static void dso_open(struct sym_dso *d)
 		char rec[2 * BUILD_ID_MAX + 1];
 
 		buildid_to_hex(d->build_id, d->build_id_len, rec);
-		warnf(s, "%s: build-id %s recorded, file on disk has %s (rebuilt?); using %s instead",
+		warnf(s,
+		      "%s: build-id %s recorded, file on disk has %s (rebuilt?); using %s instead",
 		      why.mismatch_path, rec, why.mismatch_id[0] ? why.mismatch_id : "none", file);
 	}
 
@@ -986,6 +1009,11 @@ static void dso_open(struct sym_dso *d)
 		      d->path, elf ? "bad PT_LOAD table" : dwfl_why());
 		return;
 	}
+	d->bias = bias;
+	if (!d->n_loads) {
+		warnf(s, "%s: no loadable segments; its frames are shown as [unknown]", d->path);
+		return;
+	}
 	if (read_symbols(d) < 0) {
 		warnf(s, "%s: out of memory; its frames are shown as [unknown]", d->path);
 		return;
@@ -1003,7 +1031,7 @@ static bool off_to_addr(const struct sym_dso *d, uint64_t off, uint64_t *ret)
 		const struct load *l = &d->loads[i];
 
 		if (off >= l->off && off - l->off < l->filesz) {
-			*ret = off - l->off + l->vaddr;
+			*ret = off - l->off + l->vaddr + d->bias;
 			return true;
 		}
 	}
@@ -1017,7 +1045,7 @@ static const struct sym *sym_find(const struct sym_dso *d, uint64_t addr)
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (d->syms[mid].start <= addr)
+		if (d->starts[mid] <= addr)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -1071,10 +1099,16 @@ static int inline_chain(struct symbolizer *s, struct sym_dso *d, uint64_t addr,
 	Dwfl_Line *ln;
 	const char *file = NULL;
 	int line = 0, n, nf = 0;
-	Dwarf_Die *cudie = dwfl_module_addrdie(d->mod, addr, &bias);
+	Dwarf_Die *cudie;
 
-	if (!cudie)
+	if (d->no_dwarf)
 		return 0;
+	cudie = dwfl_module_addrdie(d->mod, addr, &bias);
+	if (!cudie) {
+		/* No DWARF at all (rather than none for this address): stop asking. */
+		d->no_dwarf = !dwfl_module_getdwarf(d->mod, &bias);
+		return 0;
+	}
 	n = dwarf_getscopes(cudie, addr - bias, &scopes);
 	if (n <= 0)
 		goto out;
@@ -1124,7 +1158,8 @@ static int inline_chain(struct symbolizer *s, struct sym_dso *d, uint64_t addr,
 	/* No DW_TAG_subprogram above the inlines (or DWARF without scopes): the symbol's frame. */
 	if (nf > 0 && out[nf - 1].inlined && nf < INLINE_MAX && sym) {
 		out[nf] = (struct sym_frame){ intern(s, sym->name), addr - sym->start,
-					     file ? intern(s, file) : NULL, file ? line : 0, false };
+					      file ? intern(s, file) : NULL, file ? line : 0,
+					      false };
 		nf++;
 	}
 out:
@@ -1171,9 +1206,12 @@ static int compute(struct symbolizer *s, struct sym_dso *d, uint64_t off, struct
 	if (n == 0 && sym) {
 		out[0].name = intern(s, sym->name);
 		out[0].offset = out[0].name ? addr - sym->start : 0;
-		if (s->o.inline_frames) {
+		if (s->o.inline_frames && !d->no_dwarf) {
 			Dwfl_Line *ln = dwfl_module_getsrc(d->mod, addr);
-			const char *file = ln ? dwfl_lineinfo(ln, NULL, &out[0].line, NULL, NULL, NULL) : NULL;
+			const char *file = NULL;
+
+			if (ln)
+				file = dwfl_lineinfo(ln, NULL, &out[0].line, NULL, NULL, NULL);
 
 			out[0].file = intern(s, file);
 			if (!out[0].file)
@@ -1188,8 +1226,8 @@ static int copy_out(const struct sym_dso *d, const struct cache_ent *e, struct s
 {
 	int n = (int)e->n < max ? (int)e->n : max;
 
-	if (e->first == UNKNOWN_FRAME) {
-		frames[0] = (struct sym_frame){ 0 };
+	if (e->first == FRAME_HERE) {
+		frames[0] = (struct sym_frame){ e->name, e->offset, NULL, 0, false };
 		return 1;
 	}
 	memcpy(frames, d->frames + e->first, (size_t)n * sizeof(*frames));
@@ -1231,15 +1269,15 @@ int symbolizer_lookup(struct symbolizer *s, struct sym_dso *d, uint64_t off,
 	for (i = hash_u64(off) & mask; d->cache[i].n; i = (i + 1) & mask)
 		;
 	e = &d->cache[i];
-	if (n == 1 && !tmp[0].name) {
-		*e = (struct cache_ent){ off, UNKNOWN_FRAME, 1 };
+	if (n == 1 && !tmp[0].file && !tmp[0].inlined) {
+		*e = (struct cache_ent){ off, tmp[0].name, tmp[0].offset, FRAME_HERE, 1 };
 	} else {
-		if (d->n_frames + (size_t)n >= UNKNOWN_FRAME ||
+		if (d->n_frames + (size_t)n >= FRAME_HERE ||
 		    grow((void **)&d->frames, &d->frames_cap, d->n_frames + (size_t)n,
 			 sizeof(*d->frames), 256) < 0)
 			goto uncached;
 		memcpy(d->frames + d->n_frames, tmp, (size_t)n * sizeof(*tmp));
-		*e = (struct cache_ent){ off, (uint32_t)d->n_frames, (uint32_t)n };
+		*e = (struct cache_ent){ off, NULL, 0, (uint32_t)d->n_frames, (uint32_t)n };
 		d->n_frames += (size_t)n;
 	}
 	d->cache_n++;

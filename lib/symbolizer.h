@@ -49,10 +49,15 @@ struct symbolizer *symbolizer_free(struct symbolizer *s);
  * The handle of a user-space file as the recording identifies it: one per build-id when
  * BUILD_ID_LEN > 0 (then maj/min/ino are ignored), else one per path+maj+min+ino. Asking
  * again for the same identity returns the same handle; a known build-id met under another
- * path adds that path as an alternative location for the file. Never fails: a file that
- * cannot be used (or out of memory) gives a handle whose lookups return unknown. The file
- * is opened lazily, on the first lookup. Paths that do not start with '/' ("[vdso]",
- * "//anon") are not files: their lookups return unknown without a warning.
+ * path before the handle's first lookup adds that path as a place to look for the file
+ * (containers, hard links; up to 4). Never fails: a file that cannot be used (or out of
+ * memory) gives a handle whose lookups return unknown. The file is opened lazily, on the
+ * first lookup: SYMFS + path, then path, then (with a build-id) a file of that build-id in
+ * SYMFS/usr/lib/debug/.build-id and /usr/lib/debug/.build-id. A file whose build-id differs
+ * from the recorded one is never used for names, nor, without a build-id, a file on the
+ * recorded device MAJ:MIN whose inode is not INO (replaced since the recording). Paths that
+ * do not start with '/' ("[vdso]", "//anon") are not files: their lookups return unknown
+ * without a warning.
  */
 struct sym_dso *symbolizer_dso(struct symbolizer *s, const char *path, const uint8_t *build_id,
 			       size_t build_id_len, uint32_t maj, uint32_t min, uint64_t ino);

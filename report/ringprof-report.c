@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <string.h>
 #include <time.h>
 #include <linux/perf_event.h>
@@ -674,6 +675,15 @@ int main(int argc, char **argv)
 	so.filter.n_cpus = n_cpus;
 	so.warn = on_session_warn;
 	so.warn_arg = &wc;
+	{
+		/* One open file per object in use (and its debug file): a whole system has many. */
+		struct rlimit rl;
+
+		if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+			rl.rlim_cur = rl.rlim_max;
+			setrlimit(RLIMIT_NOFILE, &rl);
+		}
+	}
 	s = session_new(&so);
 	if (!s) {
 		fprintf(stderr, PROG ": out of memory\n");
