@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "intern.h"
+#include "util.h"
 
 static inline uint64_t mix64(uint64_t x)
 {
@@ -69,27 +70,11 @@ static int slots_grow(struct slots *s)
 	return 0;
 }
 
-static int grow_array(void **p, uint32_t *cap, uint32_t need, size_t elem)
-{
-	uint32_t c = *cap ? *cap : 64;
-	void *n;
-
-	if (need <= *cap)
-		return 0;
-	while (c < need)
-		c *= 2;
-	n = realloc(*p, (size_t)c * elem);
-	if (!n)
-		return -ENOMEM;
-	*p = n;
-	*cap = c;
-	return 0;
-}
-
 struct pairtab {
 	struct slots s;
 	uint64_t *keys; /* 2 per id */
-	uint32_t n, cap;
+	uint32_t n;
+	size_t cap;
 };
 
 struct pairtab *pairtab_new(void)
@@ -140,7 +125,7 @@ int64_t pairtab_intern(struct pairtab *t, uint64_t a, uint64_t b, bool *ret_adde
 			return id;
 		}
 	}
-	if (t->n == UINT32_MAX - 1 || grow_array((void **)&t->keys, &t->cap, t->n + 1, 2 * sizeof(uint64_t)) < 0)
+	if (t->n == UINT32_MAX - 1 || util_grow((void **)&t->keys, &t->cap, t->n + 1, 2 * sizeof(uint64_t), 64) < 0)
 		return -ENOMEM;
 	if ((uint64_t)(t->s.used + 1) * 10 >= (uint64_t)(t->s.mask + 1) * 7) {
 		if (slots_grow(&t->s) < 0)
@@ -172,9 +157,11 @@ uint32_t pairtab_count(const struct pairtab *t)
 struct seqtab {
 	struct slots s;
 	uint32_t *arena;
-	uint32_t arena_len, arena_cap;
+	uint32_t arena_len;
+	size_t arena_cap;
 	uint32_t *off; /* 2 per id: offset, length */
-	uint32_t n, cap;
+	uint32_t n;
+	size_t cap;
 };
 
 struct seqtab *seqtab_new(void)
@@ -221,8 +208,8 @@ int64_t seqtab_intern(struct seqtab *t, const uint32_t *seq, uint32_t n)
 			return id;
 	}
 	if (t->arena_len > UINT32_MAX - n - 1 ||
-	    grow_array((void **)&t->arena, &t->arena_cap, t->arena_len + n, sizeof(uint32_t)) < 0 ||
-	    grow_array((void **)&t->off, &t->cap, t->n + 1, 2 * sizeof(uint32_t)) < 0)
+	    util_grow((void **)&t->arena, &t->arena_cap, t->arena_len + n, sizeof(uint32_t), 64) < 0 ||
+	    util_grow((void **)&t->off, &t->cap, t->n + 1, 2 * sizeof(uint32_t), 64) < 0)
 		return -ENOMEM;
 	if ((uint64_t)(t->s.used + 1) * 10 >= (uint64_t)(t->s.mask + 1) * 7) {
 		if (slots_grow(&t->s) < 0)
@@ -254,9 +241,11 @@ uint32_t seqtab_count(const struct seqtab *t)
 struct strtab {
 	struct slots s;
 	char *arena;
-	uint32_t arena_len, arena_cap;
+	uint32_t arena_len;
+	size_t arena_cap;
 	uint32_t *off;
-	uint32_t n, cap;
+	uint32_t n;
+	size_t cap;
 };
 
 struct strtab *strtab_new(void)
@@ -297,8 +286,8 @@ int64_t strtab_intern(struct strtab *t, const char *str)
 			return id;
 	}
 	if (len >= UINT32_MAX / 2 || t->arena_len > UINT32_MAX - len - 1 ||
-	    grow_array((void **)&t->arena, &t->arena_cap, t->arena_len + (uint32_t)len + 1, 1) < 0 ||
-	    grow_array((void **)&t->off, &t->cap, t->n + 1, sizeof(uint32_t)) < 0)
+	    util_grow((void **)&t->arena, &t->arena_cap, t->arena_len + (uint32_t)len + 1, 1, 64) < 0 ||
+	    util_grow((void **)&t->off, &t->cap, t->n + 1, sizeof(uint32_t), 64) < 0)
 		return -ENOMEM;
 	if ((uint64_t)(t->s.used + 1) * 10 >= (uint64_t)(t->s.mask + 1) * 7) {
 		if (slots_grow(&t->s) < 0)

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "format.h"
+#include "util.h"
 
 #define MODULES_MAX 0xffffu
 #define BLOCK 32 /* addresses per summary entry */
@@ -69,26 +70,6 @@ struct ksymtab *ksymtab_free(struct ksymtab *t)
 	return NULL;
 }
 
-static int grow(void **p, size_t *cap, size_t need, size_t elem, size_t first)
-{
-	size_t c = *cap ? *cap : first;
-	void *q;
-
-	if (need <= *cap)
-		return 0;
-	while (c < need) {
-		if (c > SIZE_MAX / 2 / elem)
-			return -ENOMEM;
-		c *= 2;
-	}
-	q = realloc(*p, c * elem);
-	if (!q)
-		return -ENOMEM;
-	*p = q;
-	*cap = c;
-	return 0;
-}
-
 /* Copy S (LEN bytes, NUL added) into the arena; its offset in *ret. */
 static int arena_add(struct ksymtab *t, const char *s, size_t len, uint32_t *ret)
 {
@@ -96,7 +77,7 @@ static int arena_add(struct ksymtab *t, const char *s, size_t len, uint32_t *ret
 
 	if (t->arena_len + len + 1 > UINT32_MAX)
 		return -ENOMEM;
-	r = grow((void **)&t->arena, &t->arena_cap, t->arena_len + len + 1, 1, 1u << 16);
+	r = util_grow((void **)&t->arena, &t->arena_cap, t->arena_len + len + 1, 1, 1u << 16);
 	if (r < 0)
 		return r;
 	memcpy(t->arena + t->arena_len, s, len);
@@ -156,7 +137,7 @@ static int module_index(struct ksymtab *t, const char *m, size_t len, uint16_t *
 		t->n_mods = 1; /* index 0 is the core kernel */
 	if (t->n_mods > MODULES_MAX - 1)
 		return -E2BIG;
-	r = grow((void **)&t->mods, &t->mods_cap, t->n_mods + 1, sizeof(*t->mods), 64);
+	r = util_grow((void **)&t->mods, &t->mods_cap, t->n_mods + 1, sizeof(*t->mods), 64);
 	if (r < 0)
 		return r;
 	if (2 * (t->n_mods + 1) > t->mod_hash_cap) {
@@ -220,8 +201,8 @@ int ksymtab_add_record(struct ksymtab *t, const void *rec, size_t size)
 		const char *name, *mod, *nul;
 		size_t nl, ml;
 		uint64_t addr;
-		uint16_t mi;
-		uint32_t no;
+		uint16_t mi = 0;
+		uint32_t no = 0;
 		char type;
 
 		if (end - off < 8 + 1 + 2) {
@@ -248,7 +229,7 @@ int ksymtab_add_record(struct ksymtab *t, const void *rec, size_t size)
 		if (!addr || !nl)
 			continue;
 
-		r = grow((void **)&t->syms, &t->cap, t->n + 1, sizeof(*t->syms), 1024);
+		r = util_grow((void **)&t->syms, &t->cap, t->n + 1, sizeof(*t->syms), 1024);
 		if (r == 0)
 			r = module_index(t, mod, ml, &mi);
 		if (r == 0)

@@ -1,5 +1,6 @@
 /* perfmap.c — JIT symbol maps (/tmp/perf-PID.map) as written by V8, the JVM agents, LuaJIT... */
 #include "perfmap.h"
+#include "util.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -46,26 +47,6 @@ struct loader {
 	size_t arena_len, arena_cap;
 	size_t n_bad;
 };
-
-static int grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-	size_t c = *cap ? *cap : 256;
-	void *q;
-
-	if (need <= *cap)
-		return 0;
-	while (c < need) {
-		if (c > SIZE_MAX / 2 / elem)
-			return -ENOMEM;
-		c *= 2;
-	}
-	q = realloc(*p, c * elem);
-	if (!q)
-		return -ENOMEM;
-	*p = q;
-	*cap = c;
-	return 0;
-}
 
 /* Hex number with an optional 0x, 1 to 16 digits; advances *s. */
 static bool parse_hex(const char **s, uint64_t *ret)
@@ -144,9 +125,9 @@ static int add_line(struct loader *l, const char *line)
 		l->n_bad++;
 		return 0;
 	}
-	r = grow((void **)&l->ents, &l->cap, l->n + 1, sizeof(*l->ents));
+	r = util_grow((void **)&l->ents, &l->cap, l->n + 1, sizeof(*l->ents), 256);
 	if (r == 0)
-		r = grow((void **)&l->arena, &l->arena_cap, l->arena_len + len + 1, 1);
+		r = util_grow((void **)&l->arena, &l->arena_cap, l->arena_len + len + 1, 1, 256);
 	if (r < 0)
 		return r;
 	memcpy(l->arena + l->arena_len, name, len);

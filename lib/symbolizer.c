@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "buildid.h"
+#include "util.h"
 
 #define BUILD_ID_MAX 64
 #define ALT_PATHS_MAX 4
@@ -159,26 +160,6 @@ static uint64_t hash_u64(uint64_t x)
 	x *= 0xc4ceb9fe1a85ec53ull;
 	x ^= x >> 33;
 	return x;
-}
-
-static int grow(void **p, size_t *cap, size_t need, size_t elem, size_t first)
-{
-	size_t c = *cap ? *cap : first;
-	void *q;
-
-	if (need <= *cap)
-		return 0;
-	while (c < need) {
-		if (c > SIZE_MAX / 2 / elem)
-			return -ENOMEM;
-		c *= 2;
-	}
-	q = realloc(*p, c * elem);
-	if (!q)
-		return -ENOMEM;
-	*p = q;
-	*cap = c;
-	return 0;
 }
 
 /* "DIR" + "/" + "REST" without doubling the slash; NULL when out of memory. */
@@ -543,7 +524,7 @@ struct sym_dso *symbolizer_dso(struct symbolizer *s, const char *path, const uin
 	}
 	d->path = strdup(path);
 	if (!d->path ||
-	    grow((void **)&s->dsos, &s->dsos_cap, s->n_dsos + 1, sizeof(*s->dsos), 64) < 0 ||
+	    util_grow((void **)&s->dsos, &s->dsos_cap, s->n_dsos + 1, sizeof(*s->dsos), 64) < 0 ||
 	    index_insert(s, d) < 0) {
 		free(d->path);
 		free(d);
@@ -1273,7 +1254,7 @@ int symbolizer_lookup(struct symbolizer *s, struct sym_dso *d, uint64_t off,
 		*e = (struct cache_ent){ off, tmp[0].name, tmp[0].offset, FRAME_HERE, 1 };
 	} else {
 		if (d->n_frames + (size_t)n >= FRAME_HERE ||
-		    grow((void **)&d->frames, &d->frames_cap, d->n_frames + (size_t)n,
+		    util_grow((void **)&d->frames, &d->frames_cap, d->n_frames + (size_t)n,
 			 sizeof(*d->frames), 256) < 0)
 			goto uncached;
 		memcpy(d->frames + d->n_frames, tmp, (size_t)n * sizeof(*tmp));

@@ -1,6 +1,7 @@
 /* util.c — small shared helpers used by the front-ends and lib core. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -102,6 +103,26 @@ const char *util_format_bytes(uint64_t n, char *buf, size_t size)
 	else
 		snprintf(buf, size, "%.1f %s", v, unit[u]);
 	return buf;
+}
+
+int util_grow(void **p, size_t *cap, size_t need, size_t elem, size_t first)
+{
+	size_t c = *cap ? *cap : first;
+	void *q;
+
+	if (need <= *cap)
+		return 0;
+	while (c < need) {
+		if (c > SIZE_MAX / 2 / elem)
+			return -ENOMEM;
+		c *= 2;
+	}
+	q = realloc(*p, c * elem);
+	if (!q)
+		return -ENOMEM;
+	*p = q;
+	*cap = c;
+	return 0;
 }
 
 void util_strlcpy(char *dst, const char *src, size_t size)

@@ -24,6 +24,10 @@ int util_parse_when(const char *s, int64_t start, int64_t end, int64_t *ret);
 /* "12.3 KiB", "4.0 MiB"... into buf. */
 const char *util_format_bytes(uint64_t n, char *buf, size_t size);
 
+/* Make room for need elements of elem bytes in *p (capacity *cap, doubled from first):
+ * 0, or -ENOMEM with *p and *cap unchanged. */
+int util_grow(void **p, size_t *cap, size_t need, size_t elem, size_t first);
+
 /* Copy a string into a fixed array, always terminating it. */
 void util_strlcpy(char *dst, const char *src, size_t size);
 
