@@ -1,0 +1,590 @@
+/* conf.c — ringprofd's configuration: defaults, the config file and its drop-ins, overrides. */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "conf.h"
+#include "cpulist.h"
+#include "evsel.h"
+#include "log.h"
+#include "util.h"
+
+#define MAX_LINE 4096
+#define MAX_CPUS 4096
+#define GIB (1024ull * 1024 * 1024)
+
+static char sources[4096];
+
+enum kind {
+	K_DIR,
+	K_EVENT,
+	K_FREQ,
+	K_BOOL,
+	K_PAGES,
+	K_CPUS,
+	K_DURATION,
+	K_LEVEL,
+	K_SIZE,
+	K_BUDGET,
+	K_LOG
+};
+
+struct key {
+	const char *name;
+	enum kind kind;
+	size_t off;
+	const char *dflt;
+	uint64_t lo, hi; /* bounds for numbers, sizes and durations (ns); hi 0: none */
+};
+
+#define F(m) offsetof(struct conf, m)
+#define SEC NSEC_PER_SEC
+
+static const struct key keys[] = {
+	{ "Directory", K_DIR, F(directory), "", 0, 0 },
+	{ "Event", K_EVENT, F(event), "", 0, 0 },
+	{ "Frequency", K_FREQ, F(frequency), "49", 1, 100000 },
+	{ "CallChain", K_BOOL, F(callchain), "yes", 0, 0 },
+	{ "SwitchEvents", K_BOOL, F(switch_events), "no", 0, 0 },
+	{ "RingPages", K_PAGES, F(ring_pages), "64", 1, 65536 },
+	{ "CPUs", K_CPUS, F(cpus), "", 0, 0 },
+	{ "FlushInterval", K_DURATION, F(flush_ns), "1s", SEC / 100, 3600 * SEC },
+	{ "Compression", K_LEVEL, F(compression), "3", 1, 19 },
+	{ "MaxFileSize", K_SIZE, F(max_file_size), "64M", 64 * 1024, 0 },
+	{ "MaxFileSec", K_DURATION, F(max_file_ns), "1h", 0, 0 },
+	{ "MaxUse", K_BUDGET, F(max_use), "", 0, 0 },
+	{ "KeepFree", K_BUDGET, F(keep_free), "", 0, 0 },
+	{ "MaxRetentionSec", K_DURATION, F(max_retention_ns), "0", 0, 0 },
+	{ "LogLevel", K_LOG, F(log_level), "info", 0, 0 },
+	{ NULL, 0, 0, NULL, 0, 0 },
+};
+
+static const struct key *key_find(const char *name)
+{
+	for (const struct key *k = keys; k->name; k++)
+		if (!strcasecmp(k->name, name))
+			return k;
+	return NULL;
+}
+
+int conf_parse_bool(const char *s, bool *ret)
+{
+	static const char *const yes[] = { "1", "yes", "y", "true", "on" };
+	static const char *const no[] = { "0", "no", "n", "false", "off" };
+
+	for (size_t i = 0; i < 5; i++) {
+		if (!strcasecmp(s, yes[i])) {
+			*ret = true;
+			return 0;
+		}
+		if (!strcasecmp(s, no[i])) {
+			*ret = false;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+/* A non-negative decimal with an optional fraction, then the unit; end points at the unit. */
+static int parse_number(const char *s, double *ret, const char **end)
+{
+	char *e;
+	double v;
+
+	if (!isdigit((unsigned char)*s) && *s != '.')
+		return -EINVAL;
+	errno = 0;
+	v = strtod(s, &e);
+	if (errno || e == s || !isfinite(v) || v < 0)
+		return -EINVAL;
+	while (*e == ' ')
+		e++;
+	*ret = v;
+	*end = e;
+	return 0;
+}
+
+struct unit {
+	const char *suffix;
+	double mult;
+};
+
+/* A number times the multiplier of its unit suffix. Sizes ignore case ("64m" is 64M);
+ * duration units are matched exactly, as systemd does. */
+static int parse_unit(const char *s, const struct unit *units, size_t n_units, bool icase,
+		      uint64_t *ret)
+{
+	const char *unit;
+	double v;
+
+	if (parse_number(s, &v, &unit) < 0)
+		return -EINVAL;
+	for (size_t i = 0; i < n_units; i++) {
+		if (icase ? !strcasecmp(unit, units[i].suffix) : !strcmp(unit, units[i].suffix)) {
+			double x = v * units[i].mult;
+
+			if (x >= 1.8e19)
+				return -ERANGE;
+			*ret = (uint64_t)(x + 0.5);
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+int conf_parse_size(const char *s, uint64_t *ret)
+{
+	static const struct unit units[] = {
+		{ "", 1 }, { "B", 1 }, { "K", 0x1p10 }, { "KB", 0x1p10 }, { "KiB", 0x1p10 },
+		{ "M", 0x1p20 }, { "MB", 0x1p20 }, { "MiB", 0x1p20 }, { "G", 0x1p30 }, { "GB", 0x1p30 },
+		{ "GiB", 0x1p30 }, { "T", 0x1p40 }, { "TB", 0x1p40 }, { "TiB", 0x1p40 },
+	};
+
+	return parse_unit(s, units, sizeof(units) / sizeof(units[0]), true, ret);
+}
+
+int conf_parse_duration(const char *s, uint64_t *ret_ns)
+{
+	static const struct unit units[] = {
+		{ "", 1e9 }, { "s", 1e9 }, { "sec", 1e9 }, { "second", 1e9 },
+		{ "seconds", 1e9 }, { "ms", 1e6 }, { "msec", 1e6 }, { "m", 60e9 },
+		{ "min", 60e9 }, { "minute", 60e9 }, { "minutes", 60e9 }, { "h", 3600e9 },
+		{ "hr", 3600e9 }, { "hour", 3600e9 }, { "hours", 3600e9 }, { "d", 86400e9 },
+		{ "day", 86400e9 }, { "days", 86400e9 }, { "w", 604800e9 }, { "week", 604800e9 },
+		{ "weeks", 604800e9 },
+	};
+
+	return parse_unit(s, units, sizeof(units) / sizeof(units[0]), false, ret_ns);
+}
+
+/* "10%" or a size; "infinity" for no limit. */
+static int parse_budget(const char *s, struct conf_size *ret)
+{
+	struct conf_size b = { 0 };
+	const char *unit;
+	double v;
+
+	if (!strcasecmp(s, "infinity")) {
+		b.infinity = true;
+	} else if (parse_number(s, &v, &unit) == 0 && !strcmp(unit, "%")) {
+		if (v <= 0 || v > 100)
+			return -ERANGE;
+		b.percent = v;
+	} else if (conf_parse_size(s, &b.bytes) < 0) {
+		return -EINVAL;
+	}
+	*ret = b;
+	return 0;
+}
+
+const char *conf_format_size(const struct conf_size *s, char *buf, size_t size)
+{
+	static const char units[] = "BKMGT";
+	uint64_t v;
+	int u = 0;
+
+	if (s->infinity) {
+		snprintf(buf, size, "infinity");
+		return buf;
+	}
+	if (s->percent > 0) {
+		snprintf(buf, size, "%g%%", s->percent);
+		return buf;
+	}
+	v = s->bytes;
+	while (u < 4 && v && v % 1024 == 0) {
+		v /= 1024;
+		u++;
+	}
+	if (u)
+		snprintf(buf, size, "%llu%c", (unsigned long long)v, units[u]);
+	else
+		snprintf(buf, size, "%llu", (unsigned long long)v);
+	return buf;
+}
+
+const char *conf_format_duration(uint64_t ns, char *buf, size_t size)
+{
+	static const struct {
+		const char *suffix;
+		uint64_t mult;
+	} units[] = {
+		{ "w", 604800 * SEC }, { "d", 86400 * SEC }, { "h", 3600 * SEC },
+		{ "min", 60 * SEC }, { "s", SEC }, { "ms", 1000000 },
+	};
+
+	if (ns == 0) {
+		snprintf(buf, size, "0");
+		return buf;
+	}
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (ns % units[i].mult == 0) {
+			snprintf(buf, size, "%llu%s", (unsigned long long)(ns / units[i].mult),
+				 units[i].suffix);
+			return buf;
+		}
+	}
+	snprintf(buf, size, "%gs", (double)ns / 1e9);
+	return buf;
+}
+
+uint64_t conf_size_resolve(const struct conf_size *s, uint64_t fs_bytes)
+{
+	uint64_t v;
+
+	if (s->infinity)
+		return UINT64_MAX;
+	if (s->percent <= 0)
+		return s->bytes;
+	v = (uint64_t)((double)fs_bytes * s->percent / 100.0);
+	return s->cap && v > s->cap ? s->cap : v;
+}
+
+static void state_directory(char *buf, size_t size)
+{
+	const char *sd = getenv("STATE_DIRECTORY");
+	size_t n;
+
+	if (!sd || sd[0] != '/') {
+		util_strlcpy(buf, CONF_DEFAULT_DIRECTORY, size);
+		return;
+	}
+	/* systemd lists several directories separated by ':' when the unit names several. */
+	n = strcspn(sd, ":");
+	if (n >= size)
+		n = size - 1;
+	memcpy(buf, sd, n);
+	buf[n] = '\0';
+}
+
+static int set_key(struct conf *c, const struct key *k, const char *v, char *err, size_t err_size)
+{
+	void *p = (char *)c + k->off;
+	uint64_t u;
+	bool b;
+
+	switch (k->kind) {
+	case K_DIR:
+		if (!*v) {
+			state_directory(p, sizeof(c->directory));
+			return 0;
+		}
+		if (v[0] != '/' || strlen(v) >= sizeof(c->directory)) {
+			snprintf(err, err_size, "expected an absolute path");
+			return -EINVAL;
+		}
+		util_strlcpy(p, v, sizeof(c->directory));
+		return 0;
+	case K_EVENT:
+		if (*v) {
+			struct evsel_def d;
+			char names[512] = "";
+
+			if (evsel_lookup(v, &d) < 0 || strlen(v) >= sizeof(c->event)) {
+				for (const struct evsel_def *e = evsel_table(); e->name; e++)
+					snprintf(names + strlen(names),
+						 sizeof(names) - strlen(names), "%s%s",
+						 *names ? ", " : "", e->name);
+				snprintf(err, err_size, "unknown event (known: %s)", names);
+				return -EINVAL;
+			}
+		}
+		util_strlcpy(p, v, sizeof(c->event));
+		return 0;
+	case K_FREQ:
+	case K_LEVEL:
+		if (util_parse_u64(v, &u) < 0 || u < k->lo || u > k->hi) {
+			snprintf(err, err_size, "expected %s from %llu to %llu",
+				 k->kind == K_FREQ ? "a frequency in Hz" : "a zstd level",
+				 (unsigned long long)k->lo, (unsigned long long)k->hi);
+			return -EINVAL;
+		}
+		if (k->kind == K_FREQ)
+			*(uint64_t *)p = u;
+		else
+			*(int *)p = (int)u;
+		return 0;
+	case K_BOOL:
+		if (conf_parse_bool(v, &b) < 0) {
+			snprintf(err, err_size, "expected yes or no");
+			return -EINVAL;
+		}
+		*(bool *)p = b;
+		return 0;
+	case K_PAGES:
+		if (util_parse_u64(v, &u) < 0 || u < k->lo || u > k->hi || (u & (u - 1))) {
+			snprintf(err, err_size, "expected a power of two from %llu to %llu",
+				 (unsigned long long)k->lo, (unsigned long long)k->hi);
+			return -EINVAL;
+		}
+		*(unsigned int *)p = (unsigned int)u;
+		return 0;
+	case K_CPUS:
+		if (*v) {
+			static int cpus[MAX_CPUS];
+			size_t n;
+
+			if (strlen(v) >= sizeof(c->cpus) ||
+				cpulist_parse(v, cpus, MAX_CPUS, &n) < 0 || !n) {
+				snprintf(err, err_size, "expected a CPU list such as 0-3,6");
+				return -EINVAL;
+			}
+		}
+		util_strlcpy(p, v, sizeof(c->cpus));
+		return 0;
+	case K_DURATION:
+		if (conf_parse_duration(v, &u) < 0 || (u && u < k->lo) || (k->lo && !u) ||
+			(k->hi && u > k->hi)) {
+			char a[32], z[32];
+
+			if (k->lo && k->hi)
+				snprintf(err, err_size,
+					 "expected a duration from %s to %s, e.g. 1s or 500ms",
+					 conf_format_duration(k->lo, a, sizeof(a)),
+					 conf_format_duration(k->hi, z, sizeof(z)));
+			else
+				snprintf(err, err_size,
+					 "expected a duration such as 30s, 15min, 1h or 7d (0: no "
+					 "limit)");
+			return -EINVAL;
+		}
+		*(uint64_t *)p = u;
+		return 0;
+	case K_SIZE:
+		if (conf_parse_size(v, &u) < 0 || u < k->lo) {
+			snprintf(err, err_size, "expected a size of at least %lluK, e.g. 64M or 1G",
+				 (unsigned long long)k->lo / 1024);
+			return -EINVAL;
+		}
+		*(uint64_t *)p = u;
+		return 0;
+	case K_BUDGET:
+		if (!*v) {
+			/* journald's defaults: MaxUse 10%, KeepFree 15% of the file system, both at
+			 * most 4G. */
+			*(struct conf_size *)p = (struct conf_size){
+				.percent = k->off == F(max_use) ? 10 : 15,
+				.cap = 4 * GIB,
+			};
+			return 0;
+		}
+		if (parse_budget(v, p) < 0) {
+			snprintf(
+				err, err_size,
+				"expected a size such as 500M or 4G, a percentage of the file system "
+				"such as 10%%, or infinity");
+			return -EINVAL;
+		}
+		return 0;
+	case K_LOG: {
+		int l = log_parse_level(v);
+
+		if (l < LOG_ERR) {
+			snprintf(err, err_size, "expected err, warning, notice, info or debug");
+			return -EINVAL;
+		}
+		*(int *)p = l;
+		return 0;
+	}
+	}
+	return -EINVAL;
+}
+
+int conf_set(struct conf *c, const char *key, const char *value, char *err, size_t err_size)
+{
+	const struct key *k = key_find(key);
+	char why[512];
+	int r;
+
+	if (!k) {
+		snprintf(err, err_size, "unknown setting '%s'", key);
+		return -ENOENT;
+	}
+	r = set_key(c, k, *value ? value : k->dflt, why, sizeof(why));
+	if (r < 0)
+		snprintf(err, err_size, "%s=%s: %s", k->name, value, why);
+	return r;
+}
+
+void conf_init(struct conf *c)
+{
+	char err[512];
+
+	memset(c, 0, sizeof(*c));
+	for (const struct key *k = keys; k->name; k++)
+		set_key(c, k, k->dflt, err, sizeof(err));
+}
+
+static char *trim(char *s)
+{
+	char *e;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	e = s + strlen(s);
+	while (e > s && isspace((unsigned char)e[-1]))
+		*--e = '\0';
+	return s;
+}
+
+static void add_source(const char *path)
+{
+	size_t n = strlen(sources);
+
+	snprintf(sources + n, sizeof(sources) - n, "%s%s", n ? ", " : "", path);
+}
+
+/* One file of KEY=VALUE lines; '#' and ';' start comment lines. */
+static int load_file(struct conf *c, const char *path, bool required, char *err, size_t err_size)
+{
+	FILE *f = fopen(path, "re");
+	char line[MAX_LINE + 2], why[768];
+	unsigned int lineno = 0;
+	int r = 0;
+
+	if (!f) {
+		if (errno == ENOENT && !required)
+			return 0;
+		r = -errno;
+		snprintf(err, err_size, "%s: cannot read: %s", path, strerror(errno));
+		return r;
+	}
+	add_source(path);
+	while (fgets(line, sizeof(line), f)) {
+		char *s, *eq;
+
+		lineno++;
+		if (strlen(line) > MAX_LINE) {
+			snprintf(err, err_size, "%s:%u: line longer than %d characters", path,
+				 lineno, MAX_LINE);
+			r = -EINVAL;
+			break;
+		}
+		s = trim(line);
+		if (!*s || *s == '#' || *s == ';')
+			continue;
+		eq = strchr(s, '=');
+		if (!eq) {
+			snprintf(err, err_size, "%s:%u: '%s': expected KEY=VALUE", path, lineno, s);
+			r = -EINVAL;
+			break;
+		}
+		*eq = '\0';
+		r = conf_set(c, trim(s), trim(eq + 1), why, sizeof(why));
+		if (r < 0) {
+			snprintf(err, err_size, "%s:%u: %s", path, lineno, why);
+			break;
+		}
+	}
+	if (r == 0 && ferror(f)) {
+		r = -EIO;
+		snprintf(err, err_size, "%s: read error", path);
+	}
+	fclose(f);
+	return r;
+}
+
+static int conf_name_filter(const struct dirent *d)
+{
+	size_t n = strlen(d->d_name);
+
+	return d->d_name[0] != '.' && n > 5 && !strcmp(d->d_name + n - 5, ".conf");
+}
+
+static int name_cmp(const struct dirent **a, const struct dirent **b)
+{
+	return strcmp((*a)->d_name, (*b)->d_name);
+}
+
+int conf_load(const char *path, bool required, const struct conf_overrides *o, struct conf *ret,
+	      char *err, size_t err_size)
+{
+	struct conf c;
+	char dir[PATH_MAX], file[PATH_MAX + 256], why[768];
+	struct dirent **names = NULL;
+	int n, r;
+
+	sources[0] = '\0';
+	conf_init(&c);
+	r = load_file(&c, path, required, err, err_size);
+	if (r < 0)
+		return r;
+	snprintf(dir, sizeof(dir), "%s.d", path);
+	n = scandir(dir, &names, conf_name_filter, name_cmp);
+	for (int i = 0; i < n; i++) {
+		if (r == 0) {
+			snprintf(file, sizeof(file), "%s/%s", dir, names[i]->d_name);
+			r = load_file(&c, file, true, err, err_size);
+		}
+		free(names[i]);
+	}
+	free(names);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; o && i < o->n; i++) {
+		r = conf_set(&c, o->v[i].key, o->v[i].value, why, sizeof(why));
+		if (r < 0) {
+			snprintf(err, err_size, "command line: %s", why);
+			return r;
+		}
+	}
+	if (o && o->n)
+		add_source("command line");
+	*ret = c;
+	return 0;
+}
+
+const char *conf_sources(void)
+{
+	return sources[0] ? sources : "built-in defaults";
+}
+
+void conf_print(const struct conf *c, FILE *f)
+{
+	char a[64], b[64];
+
+	fprintf(f, "# ringprofd: effective configuration (from %s)\n", conf_sources());
+	fprintf(f, "Directory=%s\n", c->directory);
+	fprintf(f, "Event=%s\n", c->event);
+	fprintf(f, "Frequency=%llu\n", (unsigned long long)c->frequency);
+	fprintf(f, "CallChain=%s\n", c->callchain ? "yes" : "no");
+	fprintf(f, "SwitchEvents=%s\n", c->switch_events ? "yes" : "no");
+	fprintf(f, "RingPages=%u\n", c->ring_pages);
+	fprintf(f, "CPUs=%s\n", c->cpus);
+	fprintf(f, "FlushInterval=%s\n", conf_format_duration(c->flush_ns, a, sizeof(a)));
+	fprintf(f, "Compression=%d\n", c->compression);
+	{
+		struct conf_size s = { .bytes = c->max_file_size };
+
+		fprintf(f, "MaxFileSize=%s\n", conf_format_size(&s, a, sizeof(a)));
+	}
+	fprintf(f, "MaxFileSec=%s\n", conf_format_duration(c->max_file_ns, a, sizeof(a)));
+	if (c->max_use.cap)
+		fprintf(
+			f, "# %s of the file system, at most %s\n",
+			conf_format_size(&c->max_use, a, sizeof(a)),
+			conf_format_size(&(struct conf_size){ .bytes = c->max_use.cap }, b, sizeof(b)));
+	fprintf(f, "MaxUse=%s\n",
+		c->max_use.cap ? "" : conf_format_size(&c->max_use, a, sizeof(a)));
+	if (c->keep_free.cap)
+		fprintf(
+			f, "# %s of the file system, at most %s\n",
+			conf_format_size(&c->keep_free, a, sizeof(a)),
+			conf_format_size(&(struct conf_size){ .bytes = c->keep_free.cap }, b, sizeof(b)));
+	fprintf(f, "KeepFree=%s\n",
+		c->keep_free.cap ? "" : conf_format_size(&c->keep_free, a, sizeof(a)));
+	fprintf(f, "MaxRetentionSec=%s\n", conf_format_duration(c->max_retention_ns, a, sizeof(a)));
+	fprintf(f, "LogLevel=%s\n", log_level_name(c->log_level));
+}
+
+bool conf_recording_differs(const struct conf *a, const struct conf *b)
+{
+	return strcmp(a->event, b->event) || a->frequency != b->frequency ||
+	       a->callchain != b->callchain || a->switch_events != b->switch_events ||
+	       a->ring_pages != b->ring_pages || strcmp(a->cpus, b->cpus) ||
+	       a->flush_ns != b->flush_ns;
+}

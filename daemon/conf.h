@@ -1,0 +1,86 @@
+/* conf.h — ringprofd's configuration: defaults, the config file and its drop-ins, overrides. */
+#ifndef RP_DAEMON_CONF_H
+#define RP_DAEMON_CONF_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define CONF_DEFAULT_DIRECTORY "/var/lib/ringprof"
+
+/* A disk budget: absolute bytes, or a percentage of the file system's size with an optional
+ * cap (journald's defaults: 10% and 15%, at most 4G). */
+struct conf_size {
+	uint64_t bytes;
+	double percent; /* > 0: percent of the file system instead of bytes */
+	uint64_t cap;	/* with percent: at most this many bytes; 0: no cap */
+	bool infinity;
+};
+
+struct conf {
+	char directory[PATH_MAX];
+	/* Recording settings: changing one on reload restarts the recorder into a new file. */
+	char event[64];	    /* "": cycles, or cpu-clock without a hardware PMU */
+	uint64_t frequency; /* Hz per CPU */
+	bool callchain;
+	bool switch_events;
+	unsigned int ring_pages; /* per CPU, a power of two */
+	char cpus[256];		 /* "": every online CPU */
+	uint64_t flush_ns;
+	/* Storage: applied on reload without a restart. */
+	int compression;
+	uint64_t max_file_size;
+	uint64_t max_file_ns; /* 0: no age limit */
+	struct conf_size max_use;
+	struct conf_size keep_free;
+	uint64_t max_retention_ns; /* 0: no age limit */
+	int log_level;
+};
+
+/* Command-line settings, applied after the files on every load. */
+struct conf_override {
+	const char *key;
+	const char *value;
+};
+
+struct conf_overrides {
+	struct conf_override v[64];
+	size_t n;
+};
+
+/* Everything at its default; the directory from $STATE_DIRECTORY (the first one) when set. */
+void conf_init(struct conf *c);
+
+/* Set KEY to VALUE (an empty VALUE restores the default). 0, or -EINVAL / -ENOENT (unknown
+ * key) with a reason in err. */
+int conf_set(struct conf *c, const char *key, const char *value, char *err, size_t err_size);
+
+/* Defaults, then PATH (missing is fine unless required), then PATH.d/ *.conf in lexical
+ * order, then the overrides. On failure *ret is untouched and err says "FILE:LINE: ...". */
+int conf_load(const char *path, bool required, const struct conf_overrides *o, struct conf *ret,
+	      char *err, size_t err_size);
+
+/* The files conf_load read, for messages: "PATH, PATH.d/10-x.conf". */
+const char *conf_sources(void);
+
+/* Write the effective configuration in the config file's syntax. */
+void conf_print(const struct conf *c, FILE *f);
+
+/* Whether a and b record differently (the recorder must be restarted). */
+bool conf_recording_differs(const struct conf *a, const struct conf *b);
+
+/* The bytes a budget means on a file system of fs_bytes. */
+uint64_t conf_size_resolve(const struct conf_size *s, uint64_t fs_bytes);
+/* "1.5G", "10%", "infinity" into buf. */
+const char *conf_format_size(const struct conf_size *s, char *buf, size_t size);
+/* "1h", "30min", "0.2s" into buf. */
+const char *conf_format_duration(uint64_t ns, char *buf, size_t size);
+
+/* Value parsers, exported for the command line and the tests. 0 or -EINVAL / -ERANGE. */
+int conf_parse_size(const char *s, uint64_t *ret);
+int conf_parse_duration(const char *s, uint64_t *ret_ns);
+int conf_parse_bool(const char *s, bool *ret);
+
+#endif

@@ -1,0 +1,370 @@
+/* store.c — the recording directory: file names, the active .partial file, recovery, retention. */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "store.h"
+#include "util.h"
+#include "writer.h"
+
+#define PREFIX "ringprof-"
+#define SUFFIX ".data"
+#define PARTIAL ".partial"
+
+struct entry {
+	char name[STORE_NAME_MAX];
+	uint64_t seq;
+	uint64_t bytes; /* allocated */
+	int64_t mtime;
+	bool partial;
+};
+
+/* "ringprof-YYYYmmddTHHMMSSZ-N.data" or the same with ".partial": true and the sequence. */
+static bool parse_name(const char *name, uint64_t *ret_seq, bool *ret_partial)
+{
+	const char *p = name;
+	uint64_t seq = 0;
+	int digits = 0;
+
+	if (strncmp(p, PREFIX, strlen(PREFIX)))
+		return false;
+	p += strlen(PREFIX);
+	for (int i = 0; i < 15; i++, p++) {
+		if (i == 8 ? *p != 'T' : !isdigit((unsigned char)*p))
+			return false;
+	}
+	if (*p++ != 'Z' || *p++ != '-')
+		return false;
+	for (; isdigit((unsigned char)*p) && digits < 18; p++, digits++)
+		seq = seq * 10 + (uint64_t)(*p - '0');
+	if (!digits || strncmp(p, SUFFIX, strlen(SUFFIX)))
+		return false;
+	p += strlen(SUFFIX);
+	if (*p && strcmp(p, PARTIAL))
+		return false;
+	*ret_seq = seq;
+	*ret_partial = *p != '\0';
+	return strlen(name) < STORE_NAME_MAX;
+}
+
+/* Oldest first: by the start time in the name, then by sequence. */
+static int entry_cmp(const void *a, const void *b)
+{
+	const struct entry *x = a, *y = b;
+	int c = strncmp(x->name, y->name, strlen(PREFIX) + 16);
+
+	if (c)
+		return c;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Every recording in the directory, oldest first. */
+static int list(struct store *s, struct entry **ret, size_t *ret_n)
+{
+	struct entry *v = NULL;
+	size_t n = 0, cap = 0;
+	struct dirent *d;
+	DIR *dir;
+	int fd = openat(s->dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	dir = fdopendir(fd);
+	if (!dir) {
+		close(fd);
+		return -errno;
+	}
+	while ((d = readdir(dir))) {
+		struct entry e = { 0 };
+		struct stat st;
+
+		if (!parse_name(d->d_name, &e.seq, &e.partial))
+			continue;
+		if (fstatat(s->dfd, d->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+			!S_ISREG(st.st_mode))
+			continue;
+		util_strlcpy(e.name, d->d_name, sizeof(e.name));
+		e.bytes = (uint64_t)st.st_blocks * 512;
+		e.mtime = st.st_mtime;
+		if (n == cap) {
+			struct entry *nv = realloc(v, (cap = cap ? cap * 2 : 32) * sizeof(*v));
+
+			if (!nv) {
+				free(v);
+				closedir(dir);
+				return -ENOMEM;
+			}
+			v = nv;
+		}
+		v[n++] = e;
+	}
+	closedir(dir);
+	if (n)
+		qsort(v, n, sizeof(*v), entry_cmp);
+	*ret = v;
+	*ret_n = n;
+	return 0;
+}
+
+static int mkdir_p(const char *path, mode_t mode)
+{
+	char buf[PATH_MAX];
+
+	if (mkdir(path, mode) == 0 || errno == EEXIST)
+		return 0;
+	if (errno != ENOENT)
+		return -errno;
+	util_strlcpy(buf, path, sizeof(buf));
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, 0755) < 0 && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	return mkdir(path, mode) == 0 || errno == EEXIST ? 0 : -errno;
+}
+
+int store_open(struct store *s, const char *dir, char *err, size_t err_size)
+{
+	struct entry *v;
+	size_t n;
+	int r;
+
+	memset(s, 0, sizeof(*s));
+	s->dfd = -1;
+	util_strlcpy(s->dir, dir, sizeof(s->dir));
+	r = mkdir_p(dir, 0750);
+	if (r < 0) {
+		snprintf(err, err_size, "cannot create the recording directory %s: %s", dir,
+			 strerror(-r));
+		return r;
+	}
+	s->dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (s->dfd < 0) {
+		r = -errno;
+		snprintf(err, err_size, "cannot open the recording directory %s: %s", dir,
+			 strerror(errno));
+		return r;
+	}
+	if (flock(s->dfd, LOCK_EX | LOCK_NB) < 0) {
+		r = -errno;
+		snprintf(err, err_size, "%s",
+			 r == -EWOULDBLOCK ? "another ringprofd is recording into this directory"
+					   : strerror(-r));
+		snprintf(err + strlen(err), err_size - strlen(err), " (%s)", dir);
+		store_close(s);
+		return r;
+	}
+	if (faccessat(s->dfd, ".", W_OK, AT_EACCESS) < 0) {
+		r = -errno;
+		snprintf(err, err_size, "cannot write to the recording directory %s: %s", dir,
+			 strerror(errno));
+		store_close(s);
+		return r;
+	}
+	r = list(s, &v, &n);
+	if (r < 0) {
+		snprintf(err, err_size, "cannot list %s: %s", dir, strerror(-r));
+		store_close(s);
+		return r;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (v[i].seq >= s->next_seq)
+			s->next_seq = v[i].seq + 1;
+	if (!s->next_seq)
+		s->next_seq = 1;
+	free(v);
+	return 0;
+}
+
+void store_close(struct store *s)
+{
+	if (s->dfd >= 0)
+		close(s->dfd);
+	s->dfd = -1;
+}
+
+static int sync_dir(struct store *s)
+{
+	return fsync(s->dfd) < 0 ? -errno : 0;
+}
+
+int store_recover(struct store *s)
+{
+	struct entry *v;
+	size_t n;
+	int r, recovered = 0;
+	char b[32];
+
+	r = list(s, &v, &n);
+	if (r < 0) {
+		log_msg(LOG_WARNING, "cannot look for unfinished recordings in %s: %s", s->dir,
+			strerror(-r));
+		return r;
+	}
+	for (size_t i = 0; i < n; i++) {
+		char final[STORE_NAME_MAX];
+		struct stat st;
+
+		if (!v[i].partial)
+			continue;
+		if (fstatat(s->dfd, v[i].name, &st, 0) == 0 && st.st_size == 0) {
+			if (unlinkat(s->dfd, v[i].name, 0) == 0)
+				log_msg(LOG_INFO,
+					"removed %s/%s: empty, left by an unclean shutdown", s->dir,
+					v[i].name);
+			continue;
+		}
+		util_strlcpy(final, v[i].name, sizeof(final));
+		final[strlen(final) - strlen(PARTIAL)] = '\0';
+		if (faccessat(s->dfd, final, F_OK, AT_SYMLINK_NOFOLLOW) == 0) {
+			/* The closed name is taken (it should not be): recover under a new
+			 * sequence. */
+			char ts[17];
+
+			memcpy(ts, v[i].name + strlen(PREFIX), 16);
+			ts[16] = '\0';
+			snprintf(final, sizeof(final), PREFIX "%s-%04llu" SUFFIX, ts,
+				 (unsigned long long)s->next_seq++);
+		}
+		if (renameat(s->dfd, v[i].name, s->dfd, final) < 0) {
+			log_msg(LOG_WARNING, "cannot recover %s/%s: %s; it is left as it is",
+				s->dir, v[i].name, strerror(errno));
+			continue;
+		}
+		recovered++;
+		log_msg(LOG_NOTICE,
+			"recovered %s/%s (%s) from an unclean shutdown: its complete frames are "
+			"readable, a torn "
+			"last frame is skipped",
+			s->dir, final, util_format_bytes((uint64_t)st.st_size, b, sizeof(b)));
+	}
+	if (recovered)
+		sync_dir(s);
+	free(v);
+	return recovered;
+}
+
+int store_create(struct store *s, int level, struct writer **ret, char *ret_name, size_t name_size)
+{
+	time_t now = time(NULL);
+	char ts[32], name[STORE_NAME_MAX];
+	struct tm tm;
+	int fd, r;
+
+	gmtime_r(&now, &tm);
+	strftime(ts, sizeof(ts), "%Y%m%dT%H%M%SZ", &tm);
+	for (;;) {
+		snprintf(name, sizeof(name), PREFIX "%s-%04llu" SUFFIX PARTIAL, ts,
+			 (unsigned long long)s->next_seq++);
+		fd = openat(s->dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY, 0640);
+		if (fd >= 0)
+			break;
+		if (errno != EEXIST)
+			return -errno;
+	}
+	r = writer_fdopen(fd, level, ret);
+	if (r < 0) {
+		close(fd);
+		unlinkat(s->dfd, name, 0);
+		return r;
+	}
+	util_strlcpy(ret_name, name, name_size);
+	return 0;
+}
+
+int store_finish(struct store *s, const char *name, uint64_t file_bytes)
+{
+	char final[STORE_NAME_MAX];
+	size_t n = strlen(name);
+
+	if (!file_bytes)
+		return unlinkat(s->dfd, name, 0) < 0 ? -errno : sync_dir(s);
+	if (n <= strlen(PARTIAL) || strcmp(name + n - strlen(PARTIAL), PARTIAL))
+		return -EINVAL;
+	util_strlcpy(final, name, sizeof(final));
+	final[n - strlen(PARTIAL)] = '\0';
+	if (renameat(s->dfd, name, s->dfd, final) < 0)
+		return -errno;
+	return sync_dir(s);
+}
+
+int store_fs(struct store *s, uint64_t *ret_size, uint64_t *ret_free)
+{
+	struct statvfs sv;
+
+	if (fstatvfs(s->dfd, &sv) < 0)
+		return -errno;
+	*ret_size = (uint64_t)sv.f_blocks * sv.f_frsize;
+	*ret_free = (uint64_t)sv.f_bavail * sv.f_frsize;
+	return 0;
+}
+
+int store_vacuum(struct store *s, const struct store_policy *p, struct store_usage *ret)
+{
+	struct store_usage u = { 0 };
+	struct entry *v;
+	size_t n;
+	int r, deleted = 0;
+	int64_t now = (int64_t)time(NULL);
+
+	r = list(s, &v, &n);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < n; i++) {
+		u.used += v[i].bytes;
+		u.n_closed += !v[i].partial;
+	}
+	if (store_fs(s, &u.fs_size, &u.fs_free) < 0)
+		u.fs_free = UINT64_MAX;
+	for (size_t i = 0; i < n; i++) {
+		const char *why;
+		char b[32], b2[32];
+
+		if (v[i].partial)
+			continue;
+		if (p->max_age_ns && now - v[i].mtime > 0 &&
+			(uint64_t)(now - v[i].mtime) * NSEC_PER_SEC > p->max_age_ns)
+			why = "older than MaxRetentionSec";
+		else if (u.used > p->max_use)
+			why = "recordings use more than MaxUse";
+		else if (u.fs_free < p->keep_free)
+			why = "less than KeepFree is available";
+		else
+			break; /* the rest is younger, and the budgets hold */
+		if (unlinkat(s->dfd, v[i].name, 0) < 0) {
+			log_msg(LOG_WARNING, "cannot remove %s/%s: %s", s->dir, v[i].name,
+				strerror(errno));
+			continue;
+		}
+		deleted++;
+		u.used -= v[i].bytes;
+		u.n_closed--;
+		if (u.fs_free != UINT64_MAX)
+			u.fs_free += v[i].bytes;
+		log_msg(LOG_INFO, "removed %s (%s): %s (%s used, %s available)", v[i].name,
+			util_format_bytes(v[i].bytes, b, sizeof(b)), why,
+			util_format_bytes(u.used, b2, sizeof(b2)),
+			u.fs_free == UINT64_MAX ? "?"
+						: util_format_bytes(u.fs_free, (char[32]){ 0 }, 32));
+	}
+	if (deleted)
+		sync_dir(s);
+	free(v);
+	if (ret)
+		*ret = u;
+	return deleted;
+}

@@ -1,0 +1,121 @@
+#!/bin/bash
+# daemon-config.sh — ringprofd's configuration: documented defaults, drop-ins in lexical
+# order, command-line overrides, --check-config, and bad files named by file:line (exit 78).
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
+. "$top_srcdir/tests/daemon-lib.sh"
+
+"$RPD" --help >"$T/help" || fail "ringprofd --help exits non-zero"
+for opt in --config --check-config --directory --event --frequency --call-graph --no-call-graph \
+	--switch-events --ring-pages --cpus --flush-interval --compression --max-file-size --max-file-sec \
+	--max-use --keep-free --max-retention-sec --log-level --help --version; do
+	grep -q -- "$opt" "$T/help" || fail "ringprofd --help does not document $opt"
+done
+ok "--help documents every option"
+"$RPD" --version >"$T/version" || fail "--version"
+check_grep '^ringprofd [0-9]+\.[0-9]+' "$T/version" "--version"
+
+# Built-in defaults (no file at all), with no $STATE_DIRECTORY.
+unset STATE_DIRECTORY
+"$RPD" --config /dev/null --check-config >"$T/defaults" || fail "--check-config of an empty file"
+check_grep '^Directory=/var/lib/ringprof$' "$T/defaults" "default directory"
+check_grep '^Frequency=49$' "$T/defaults" "default rate 49 Hz"
+check_grep '^CallChain=yes$' "$T/defaults" "callchains by default"
+check_grep '^MaxFileSize=64M$' "$T/defaults" "default MaxFileSize"
+check_grep '^MaxFileSec=1h$' "$T/defaults" "default MaxFileSec"
+check_grep '^# 10% of the file system, at most 4G$' "$T/defaults" "default MaxUse explained"
+STATE_DIRECTORY=/run/x/state:/other "$RPD" -c /dev/null --check-config >"$T/sd" || fail "--check-config with STATE_DIRECTORY"
+check_grep '^Directory=/run/x/state$' "$T/sd" "\$STATE_DIRECTORY (the first one) is the default directory"
+
+# The shipped file documents every setting at its default: uncommenting all of them changes nothing.
+CONF="$top_srcdir/systemd/ringprofd.conf"
+n_keys=$(grep -Ec '^#[A-Z][A-Za-z]+=' "$CONF")
+n_printed=$(grep -Ec '^[A-Z][A-Za-z]+=' "$T/defaults")
+check_eq "$n_keys" "$n_printed" "the shipped ringprofd.conf shows every setting"
+sed -n 's/^#\([A-Z][A-Za-z]*=\)/\1/p' "$CONF" >"$T/uncommented.conf"
+"$RPD" -c "$T/uncommented.conf" --check-config >"$T/uncommented" || fail "the shipped defaults do not parse: $(cat "$T/uncommented")"
+diff -u <(grep -v '^# ringprofd:' "$T/defaults") <(grep -v '^# ringprofd:' "$T/uncommented") >&2 ||
+	fail "the shipped ringprofd.conf's values differ from the built-in defaults"
+ok "the shipped ringprofd.conf's values are the built-in defaults"
+
+# A file, drop-ins in lexical order (later wins), then the command line.
+mkdir -p "$T/c.conf.d"
+cat >"$T/c.conf" <<'CONF'
+# comment
+  ; another comment
+Frequency = 99
+MaxUse=2G
+MaxFileSize=1.5G
+MaxFileSec=90min
+Event=cpu-clock
+CONF
+printf 'Frequency=101\nKeepFree=5%%\n' >"$T/c.conf.d/20-b.conf"
+printf 'Frequency=100\nMaxRetentionSec=2d\nCompression=5\n' >"$T/c.conf.d/10-a.conf"
+printf 'Frequency=1\n' >"$T/c.conf.d/30-ignored.conf.disabled"
+"$RPD" -c "$T/c.conf" --check-config >"$T/eff" || fail "--check-config: $(cat "$T/eff")"
+check_grep "^# ringprofd: effective configuration \(from $T/c.conf, $T/c.conf.d/10-a.conf, $T/c.conf.d/20-b.conf\)$" \
+	"$T/eff" "sources listed in order"
+check_grep '^Frequency=101$' "$T/eff" "the last drop-in wins"
+check_grep '^Compression=5$' "$T/eff" "drop-in settings apply"
+check_grep '^MaxUse=2G$' "$T/eff" "sizes with suffixes"
+check_grep '^MaxFileSize=1536M$' "$T/eff" "fractional sizes"
+check_grep '^MaxFileSec=90min$' "$T/eff" "durations in minutes"
+check_grep '^MaxRetentionSec=2d$' "$T/eff" "durations in days"
+check_grep '^KeepFree=5%$' "$T/eff" "percentages"
+"$RPD" -c "$T/c.conf" -F 7 --max-use 300M --directory /srv/p --no-call-graph --max-file-sec 0 \
+	--flush-interval 250ms --check-config >"$T/cli" || fail "--check-config with overrides"
+check_grep '^Frequency=7$' "$T/cli" "--frequency overrides the files"
+check_grep '^MaxUse=300M$' "$T/cli" "--max-use overrides"
+check_grep '^Directory=/srv/p$' "$T/cli" "--directory overrides"
+check_grep '^CallChain=no$' "$T/cli" "--no-call-graph"
+check_grep '^MaxFileSec=0$' "$T/cli" "MaxFileSec=0 (no age limit)"
+check_grep '^FlushInterval=250ms$' "$T/cli" "FlushInterval in ms"
+printf 'MaxUse=\n' >"$T/c.conf.d/40-reset.conf"
+"$RPD" -c "$T/c.conf" --check-config >"$T/reset" || fail "an empty value"
+check_grep '^MaxUse=$' "$T/reset" "an empty value restores the default"
+
+# Bad configurations: file:line, what is wrong, exit 78 (EX_CONFIG).
+bad() { # bad WHAT FILE-CONTENT EXPECTED-REGEX
+	printf '# ok\n%b' "$2" >"$T/bad.conf"
+	"$RPD" -c "$T/bad.conf" --check-config >"$T/bad.out" 2>&1
+	rc=$?
+	check_eq "$rc" 78 "$1: exit 78"
+	check_grep "$3" "$T/bad.out" "$1: named with file:line"
+}
+bad "bad frequency" 'Frequency=fast\n' "^ringprofd: $T/bad.conf:2: Frequency=fast: expected a frequency in Hz from 1 to 100000$"
+bad "unknown key" '\nMaxUsage=1G\n' "^ringprofd: $T/bad.conf:3: unknown setting 'MaxUsage'$"
+bad "no equals sign" 'Frequency 49\n' "^ringprofd: $T/bad.conf:2: 'Frequency 49': expected KEY=VALUE$"
+bad "bad size" 'MaxUse=lots\n' "^ringprofd: $T/bad.conf:2: MaxUse=lots: expected a size"
+bad "bad duration" 'MaxFileSec=1 fortnight\n' "^ringprofd: $T/bad.conf:2: MaxFileSec=1 fortnight: expected a duration"
+bad "unknown event" 'Event=bogus\n' "^ringprofd: $T/bad.conf:2: Event=bogus: unknown event \(known: .*cpu-clock"
+bad "ring pages" 'RingPages=3\n' "RingPages=3: expected a power of two"
+bad "bad boolean" 'CallChain=maybe\n' "CallChain=maybe: expected yes or no"
+bad "bad CPU list" 'CPUs=3-1\n' "CPUs=3-1: expected a CPU list"
+bad "relative directory" 'Directory=rec\n' "Directory=rec: expected an absolute path"
+bad "too small MaxFileSize" 'MaxFileSize=1K\n' "MaxFileSize=1K: expected a size of at least 64K"
+
+printf 'Frequency=oops\n' >"$T/c.conf.d/50-bad.conf"
+"$RPD" -c "$T/c.conf" --check-config >"$T/out" 2>&1
+check_eq "$?" 78 "a bad drop-in: exit 78"
+check_grep "^ringprofd: $T/c.conf.d/50-bad.conf:1: Frequency=oops" "$T/out" "a bad drop-in is named"
+rm "$T/c.conf.d/50-bad.conf"
+
+"$RPD" -c "$T/nonexistent.conf" --check-config >"$T/out" 2>&1
+check_eq "$?" 78 "a missing --config file: exit 78"
+check_grep "nonexistent.conf: cannot read: No such file or directory" "$T/out" "a missing --config file is named"
+"$RPD" -c "$T/c.conf" --frequency 0 --check-config >"$T/out" 2>&1
+check_eq "$?" 78 "a bad override: exit 78"
+check_grep '^ringprofd: command line: Frequency=0: expected a frequency' "$T/out" "a bad override is explained"
+"$RPD" --bogus >"$T/out" 2>&1
+check_eq "$?" 2 "an unknown option: exit 2"
+
+# Not only --check-config: starting with a bad file fails the same way, before touching anything.
+printf 'MaxUse=1G\nFrequency=-5\n' >"$T/bad.conf"
+"$RPD" -c "$T/bad.conf" -D "$T/never" >"$T/out" 2>&1
+check_eq "$?" 78 "start with a bad config: exit 78"
+check_grep "^ringprofd: error: $T/bad.conf:2: Frequency=-5: " "$T/out" "start with a bad config: file:line"
+[ ! -e "$T/never" ] || fail "a bad config must not create the directory"
+ok "nothing created with a bad config"
+# Under systemd the same message carries a syslog priority prefix.
+INVOCATION_ID=test "$RPD" -c "$T/bad.conf" >"$T/out" 2>&1
+check_grep "^<3>$T/bad.conf:2: Frequency=-5: " "$T/out" "journal priority prefix <3> for errors"
+exit 0

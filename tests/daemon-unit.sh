@@ -1,0 +1,45 @@
+#!/bin/bash
+# daemon-unit.sh — the systemd unit: generated with the install paths, accepted by
+# `systemd-analyze verify`, and hardened to an exposure of 2.5 or lower by
+# `systemd-analyze security --offline=true`.
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
+. "$top_srcdir/tests/daemon-lib.sh"
+
+UNIT="$top_builddir/systemd/ringprofd.service"
+[ -f "$UNIT" ] || fail "$UNIT was not generated"
+check_grep '^ExecStart=/.*/sbin/ringprofd$' "$UNIT" "ExecStart= points into the installed sbin"
+check_no_grep '@[a-z]+@' "$UNIT" "every @path@ is substituted"
+check_grep '^Type=notify$' "$UNIT" "Type=notify"
+check_grep '^WatchdogSec=[1-9]' "$UNIT" "WatchdogSec="
+check_grep '^StateDirectory=ringprof$' "$UNIT" "StateDirectory=ringprof"
+check_grep '^StateDirectoryMode=0750$' "$UNIT" "StateDirectoryMode=0750"
+check_grep '^SystemCallFilter=.*@debug' "$UNIT" "perf_event_open (@debug) is allowed"
+check_no_grep '^ProtectKernelTunables=yes' "$UNIT" "ProtectKernelTunables would hide /proc/kallsyms"
+check_no_grep '^ProtectKernelLogs=yes' "$UNIT" "ProtectKernelLogs would drop CAP_SYSLOG"
+check_grep '^CapabilityBoundingSet=.*CAP_PERFMON' "$UNIT" "CAP_PERFMON in the bounding set"
+caps=$(sed -n 's/^CapabilityBoundingSet=//p' "$UNIT" | tr " " "\n" | LC_ALL=C sort | tr '\n' ' ')
+check_eq "$caps" "CAP_DAC_READ_SEARCH CAP_IPC_LOCK CAP_PERFMON CAP_SYSLOG CAP_SYS_PTRACE " "only the capabilities profiling needs"
+
+command -v systemd-analyze >/dev/null || skip "systemd-analyze is not installed"
+
+# verify checks that ExecStart= exists and that the man pages in Documentation= open:
+# point it at the build tree's binary and man pages.
+mkdir -p "$T/unit" "$T/man/man5" "$T/man/man8"
+sed "s|^ExecStart=.*|ExecStart=$top_builddir/ringprofd|" "$UNIT" >"$T/unit/ringprofd.service"
+cp "$top_srcdir/man/ringprofd.8" "$T/man/man8/"
+cp "$top_srcdir/man/ringprofd.conf.5" "$T/man/man5/"
+man_opt=--man=yes
+command -v man >/dev/null || man_opt=--man=no
+MANPATH="$T/man" systemd-analyze verify $man_opt "$T/unit/ringprofd.service" >"$T/verify" 2>&1 ||
+	fail "systemd-analyze verify: $(cat "$T/verify")"
+ok "systemd-analyze verify accepts the unit"
+[ ! -s "$T/verify" ] || fail "systemd-analyze verify complains: $(cat "$T/verify")"
+ok "systemd-analyze verify says nothing"
+
+systemd-analyze security --offline=true --no-pager "$T/unit/ringprofd.service" >"$T/security" 2>&1 ||
+	{ cat "$T/security" >&2; fail "systemd-analyze security failed"; }
+score=$(sed -n 's/.*Overall exposure level for ringprofd.service: \([0-9.]*\).*/\1/p' "$T/security")
+[ -n "$score" ] || fail "no exposure level in: $(tail -3 "$T/security")"
+echo "# systemd-analyze security: exposure $score"
+check_range "$(awk -v s="$score" 'BEGIN { printf "%d", s * 10 + 0.5 }')" 0 25 "exposure $score is 2.5 or lower"
+exit 0
