@@ -6,7 +6,7 @@ cd "$(dirname "$0")"
 mode=${1:-demo}
 
 PACKAGES="build-essential autoconf automake pkgconf libelf-dev libdw-dev libzstd-dev zstd elfutils
-	binutils util-linux procps linux-perf"
+	binutils util-linux procps linux-perf systemd groff-base"
 
 install_missing() {
 	local missing=""

@@ -140,24 +140,6 @@ static int add_override(struct daemon *d, const char *key, const char *value)
 }
 
 /* "ringprofd ARGS..." for the recordings' header. */
-static char *join_cmdline(int argc, char **argv)
-{
-	size_t len = sizeof("ringprofd");
-	char *s;
-
-	for (int i = 1; i < argc; i++)
-		len += strlen(argv[i]) + 1;
-	s = calloc(1, len);
-	if (!s)
-		return NULL;
-	strcpy(s, "ringprofd");
-	for (int i = 1; i < argc; i++) {
-		strcat(s, " ");
-		strcat(s, argv[i]);
-	}
-	return s;
-}
-
 static uint64_t mono_usec(void)
 {
 	return util_now_ns() / 1000;
@@ -771,7 +753,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	log_set_max_level(d->conf.log_level);
-	d->cmdline = join_cmdline(argc, argv);
+	d->cmdline = util_join_args("ringprofd", argc, argv);
 	if (!d->cmdline)
 		return 1;
 

@@ -125,6 +125,24 @@ int util_grow(void **p, size_t *cap, size_t need, size_t elem, size_t first)
 	return 0;
 }
 
+char *util_join_args(const char *prefix, int argc, char **argv)
+{
+	size_t len = strlen(prefix) + 1;
+	char *s, *p;
+
+	for (int i = 1; i < argc; i++)
+		len += strlen(argv[i]) + 1;
+	s = malloc(len);
+	if (!s)
+		return NULL;
+	p = stpcpy(s, prefix);
+	for (int i = 1; i < argc; i++) {
+		*p++ = ' ';
+		p = stpcpy(p, argv[i]);
+	}
+	return s;
+}
+
 void util_strlcpy(char *dst, const char *src, size_t size)
 {
 	size_t n = strlen(src);

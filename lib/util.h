@@ -28,6 +28,9 @@ const char *util_format_bytes(uint64_t n, char *buf, size_t size);
  * 0, or -ENOMEM with *p and *cap unchanged. */
 int util_grow(void **p, size_t *cap, size_t need, size_t elem, size_t first);
 
+/* "PREFIX ARG1 ARG2 ..." (argv[1..argc-1]) in a new string, for headers and logs; NULL on ENOMEM. */
+char *util_join_args(const char *prefix, int argc, char **argv);
+
 /* Copy a string into a fixed array, always terminating it. */
 void util_strlcpy(char *dst, const char *src, size_t size);
 

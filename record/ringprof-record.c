@@ -130,25 +130,6 @@ static pid_t spawn_stopped(char **argv, const sigset_t *saved, int *ret_go, int 
 	return pid;
 }
 
-/* "ringprof record ARGS...", whichever way we were started. */
-static char *join_cmdline(int argc, char **argv)
-{
-	size_t len = sizeof("ringprof record");
-	char *s;
-
-	for (int i = 1; i < argc; i++)
-		len += strlen(argv[i]) + 1;
-	s = calloc(1, len);
-	if (!s)
-		return NULL;
-	strcpy(s, "ringprof record");
-	for (int i = 1; i < argc; i++) {
-		strcat(s, " ");
-		strcat(s, argv[i]);
-	}
-	return s;
-}
-
 static int exit_code_of(int status)
 {
 	if (WIFEXITED(status))
@@ -303,7 +284,7 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	cmdline = join_cmdline(argc, argv);
+	cmdline = util_join_args("ringprof record", argc, argv); /* however we were started */
 	o.cmdline = cmdline;
 	o.cpus = cpus_set ? cpus : NULL;
 	o.n_cpus = n_cpus;
