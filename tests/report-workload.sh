@@ -109,6 +109,6 @@ J="$top_builddir/tests/workload/rp-jit"
 jpid=$(sed -n 's/^rp-jit: pid //p' "$T/jit.out")
 "$RP" report -i "$T/jit.data" --no-children >"$T/jit" 2>&1 || fail "JIT report"
 rm -f "/tmp/perf-$jpid.map"
-check_grep '^ +[5-9][0-9]\.[0-9]+% +rp-jit +\[JIT\] pid [0-9]+ +\[\.\] jitted loop::spin \(generated\)$' "$T/jit" \
+check_grep '^ +(100\.00|[5-9][0-9]\.[0-9]+)% +rp-jit +\[JIT\] pid [0-9]+ +\[\.\] jitted loop::spin \(generated\)$' "$T/jit" \
 	"JIT code is named from /tmp/perf-PID.map"
 exit 0
