@@ -62,13 +62,13 @@ check_grep '^ +`--1[2-8]\.[0-9]+%--hot_leaf$' "$T/a.tree" "-g caller: hot_outer_
 check_grep "^ +[0-9.]+% +rp-child +librp-worklib.so +\[\.\] worklib_spin$" "$T/child" "--pid of the child: worklib_spin"
 check_no_grep 'worker_spin|warm_func' "$T/child" "--pid of the child: nothing of the parent"
 "$RP" report -i "$T/w.data" --no-children --tid "$worker_tid" -s tid,comm,sym >"$T/thread"
-check_grep "^ +9[0-9]\.[0-9]+% +$worker_tid +rp-worker +\[\.\] worker_spin$" "$T/thread" "--tid of the worker: worker_spin under its tid"
+check_grep "^ +(9[0-9]\.[0-9]+|100\.00)% +$worker_tid +rp-worker +\[\.\] worker_spin$" "$T/thread" "--tid of the worker: worker_spin under its tid"
 "$RP" report -i "$T/w.data" --no-children -s pid,comm -n >"$T/bypid"
 check_grep "^ +[0-9.]+% +[0-9]+ +$child_pid +rp-child$" "$T/bypid" "-s pid,comm: the child has its own pid"
 "$RP" report -i "$T/w.data" --no-children --dso librp-worklib.so >"$T/dso"
 check_grep '^ +100\.00% +rp-child +librp-worklib.so +\[\.\] worklib_spin$' "$T/dso" "--dso keeps the library's samples only"
 "$RP" report -i "$T/w.data" --no-children --comm rp-worker --percent-limit 50 >"$T/comm"
-check_grep '^ +9[0-9]\.[0-9]+% +rp-worker +rp-workload +\[\.\] worker_spin$' "$T/comm" "--comm and --percent-limit"
+check_grep '^ +(9[0-9]\.[0-9]+|100\.00)% +rp-worker +rp-workload +\[\.\] worker_spin$' "$T/comm" "--comm and --percent-limit"
 check_eq "$(grep -vc '^#' "$T/comm")" 1 "--percent-limit hides the small entries"
 
 # Folded output adds up to the same totals as the flat table.
