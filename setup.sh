@@ -6,7 +6,11 @@ cd "$(dirname "$0")"
 mode=${1:-demo}
 
 PACKAGES="build-essential autoconf automake pkgconf libelf-dev libdw-dev libzstd-dev zstd elfutils
-	binutils util-linux procps linux-perf systemd groff-base"
+	binutils util-linux procps linux-perf systemd groff-base valgrind"
+
+# The second tree of `setup.sh test`: the whole suite again under AddressSanitizer and
+# UndefinedBehaviorSanitizer (the ring's ThreadSanitizer test is built in the plain tree).
+SAN_FLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
 
 install_missing() {
 	local missing=""
@@ -24,27 +28,36 @@ install_missing() {
 	apt-get install -y -qq --no-install-recommends $missing >/dev/null
 }
 
+# build [DIR CONFIGURE-ARGS...]: configure (once) and build out of tree in DIR (default build).
 build() {
+	local dir=${1:-build}
+	[ $# = 0 ] || shift
 	[ -x configure ] && [ configure -nt configure.ac ] && [ Makefile.in -nt Makefile.am ] || autoreconf -fi >/dev/null 2>&1
-	mkdir -p build
-	cd build
-	[ -f Makefile ] && [ Makefile -nt ../configure ] || ../configure -q
+	mkdir -p "$dir"
+	cd "$dir"
+	[ -f Makefile ] && [ Makefile -nt ../configure ] || ../configure -q "$@"
 	make -s -j"$(nproc)" >/dev/null
 	cd ..
 }
 
-# Print "N passed, N failed" from automake's test-suite.log; non-zero when anything failed.
+# Print "N passed, N failed" over the test-suite.logs of the build trees given, each test
+# counted once per tree; non-zero when anything failed. RCS: make check's exit statuses.
 summarize() {
-	local log=build/test-suite.log pass=0 fail=0 skip=0
-	if [ -f "$log" ]; then
-		pass=$(awk '/^# PASS:/ { print $3 }' "$log")
-		skip=$(awk '/^# SKIP:/ { print $3 }' "$log")
-		fail=$(awk '/^# (FAIL|ERROR|XPASS):/ { n += $3 } END { print n + 0 }' "$log")
-		grep -E '^(FAIL|ERROR|SKIP): ' "$log" | sed 's/^/  /' >&2 || true
-	fi
-	[ "${1:-0}" = 0 ] || [ "$fail" != 0 ] || fail=1 # make check itself failed (e.g. a build error)
-	[ "${skip:-0}" = 0 ] || echo "($skip skipped: see the SKIP lines above for why)"
-	echo "${pass:-0} passed, $fail failed"
+	local rcs=$1 dir log pass=0 fail=0 skip=0 rc
+	shift
+	for dir in "$@"; do
+		log=$dir/test-suite.log
+		[ -f "$log" ] || continue
+		pass=$((pass + $(awk '/^# PASS:/ { print $3 }' "$log")))
+		skip=$((skip + $(awk '/^# SKIP:/ { print $3 }' "$log")))
+		fail=$((fail + $(awk '/^# (FAIL|ERROR|XPASS):/ { n += $3 } END { print n + 0 }' "$log")))
+		grep -E '^(FAIL|ERROR|SKIP): ' "$log" | sed "s|^|  $dir: |" >&2 || true
+	done
+	for rc in $rcs; do
+		[ "$rc" = 0 ] || [ "$fail" != 0 ] || fail=1 # make check itself failed (e.g. a build error)
+	done
+	[ "$skip" = 0 ] || echo "($skip skipped: see the SKIP lines above for why)"
+	echo "$pass passed, $fail failed"
 	[ "$fail" = 0 ]
 }
 
@@ -64,10 +77,14 @@ demo)
 	;;
 test)
 	build
-	rc=0
+	build build-san CFLAGS="$SAN_FLAGS" LDFLAGS="-fsanitize=address,undefined"
+	rc=0 rc_san=0
+	rm -f build/test-suite.log build-san/test-suite.log
 	# Serially: the scenarios measure sample counts and timings on a 2-CPU machine.
 	(cd build && make -s -j1 check >/dev/null 2>&1) || rc=$?
-	summarize "$rc"
+	(cd build-san && ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
+		make -s -j1 check >/dev/null 2>&1) || rc_san=$?
+	summarize "$rc $rc_san" build build-san
 	;;
 *)
 	echo "usage: setup.sh [demo|test]" >&2

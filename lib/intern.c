@@ -204,7 +204,7 @@ int64_t seqtab_intern(struct seqtab *t, const uint32_t *seq, uint32_t n)
 		uint32_t id = t->s.ids[i] - 1;
 
 		if (t->s.hashes[i] == h && t->off[2 * id + 1] == n &&
-		    memcmp(t->arena + t->off[2 * id], seq, n * sizeof(uint32_t)) == 0)
+		    (n == 0 || memcmp(t->arena + t->off[2 * id], seq, n * sizeof(uint32_t)) == 0))
 			return id;
 	}
 	if (t->arena_len > UINT32_MAX - n - 1 ||
@@ -217,7 +217,8 @@ int64_t seqtab_intern(struct seqtab *t, const uint32_t *seq, uint32_t n)
 		for (i = h & t->s.mask; t->s.ids[i]; i = (i + 1) & t->s.mask)
 			;
 	}
-	memcpy(t->arena + t->arena_len, seq, n * sizeof(uint32_t));
+	if (n) /* an empty sequence may come with a NULL arena and seq: memcpy's contract */
+		memcpy(t->arena + t->arena_len, seq, n * sizeof(uint32_t));
 	t->off[2 * t->n] = t->arena_len;
 	t->off[2 * t->n + 1] = n;
 	t->arena_len += n;

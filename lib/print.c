@@ -9,6 +9,7 @@
 #include "intern.h"
 #include "print.h"
 #include "session.h"
+#include "util.h"
 
 static const char *const key_names[PRINT_N_KEYS] = { "comm", "pid", "tid", "dso", "sym", "cpu" };
 static const char *const key_titles[PRINT_N_KEYS] = { "Command", "Pid", "Tid", "Shared Object", "Symbol", "CPU" };
@@ -57,7 +58,7 @@ void print_header(FILE *f, const struct session *s, const char *const *inputs, s
 		fprintf(f, " and %zu more recording%s", n_inputs - 1, n_inputs > 2 ? "s" : "");
 	fputc('\n', f);
 	if (h) {
-		int64_t ns = (int64_t)h->time + h->realtime_offset;
+		int64_t ns = util_wall_ns(h->time, h->realtime_offset);
 		time_t sec = (time_t)(ns / 1000000000);
 		struct tm tm;
 		char when[64];
@@ -385,7 +386,8 @@ int print_flat(FILE *f, const struct session *s, const struct print_opts *o)
 		}
 	}
 	sort_opts = o;
-	qsort(t.e, t.n, sizeof(*t.e), cmp_entries);
+	if (t.n) /* t.e is NULL when nothing was counted; qsort must not see NULL */
+		qsort(t.e, t.n, sizeof(*t.e), cmp_entries);
 
 	/* Column widths from what is printed. */
 	for (size_t k = 0; k < o->n_keys; k++)
@@ -545,7 +547,7 @@ int print_folded(FILE *f, const struct session *s)
 		}
 		lines[id].count += rows[i].count;
 	}
-	if (rc == 0) {
+	if (rc == 0 && n_lines) {
 		qsort(lines, n_lines, sizeof(*lines), cmp_lines);
 		for (size_t i = 0; i < n_lines; i++)
 			fprintf(f, "%s %" PRIu64 "\n", lines[i].text, lines[i].count);

@@ -16,6 +16,7 @@
 #include "record.h"
 #include "session.h"
 #include "symbolizer.h"
+#include "util.h"
 
 #define MAX_FRAMES 512
 #define INLINE_MAX 16
@@ -201,8 +202,8 @@ int session_file_bounds(const char *path, int64_t *ret_start, int64_t *ret_end, 
 		snprintf(why, why_size, "no intact frame");
 		rc = -ENODATA;
 	} else {
-		*ret_start = (int64_t)first + h->realtime_offset;
-		*ret_end = (int64_t)last + h->realtime_offset;
+		*ret_start = util_wall_ns(first, h->realtime_offset);
+		*ret_end = util_wall_ns(last, h->realtime_offset);
 	}
 	reader_free(r);
 	return rc;
@@ -547,9 +548,9 @@ int session_add_file(struct session *s, const char *path, char *why, size_t why_
 		}
 		off = hdr->realtime_offset;
 		if (s->o.filter.have_since)
-			s->since = s->o.filter.since - off > 0 ? (uint64_t)(s->o.filter.since - off) : 0;
+			s->since = util_mono_ns(s->o.filter.since, off);
 		if (s->o.filter.have_until)
-			s->until = s->o.filter.until - off > 0 ? (uint64_t)(s->o.filter.until - off) : 0;
+			s->until = util_mono_ns(s->o.filter.until, off);
 		if (last < s->since || first > s->until) {
 			reader_free(r);
 			return 1;

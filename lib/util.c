@@ -39,6 +39,26 @@ int64_t util_realtime_offset_ns(void)
 	return best;
 }
 
+int64_t util_wall_ns(uint64_t mono, int64_t offset)
+{
+	int64_t ns;
+
+	if (mono > INT64_MAX)
+		mono = INT64_MAX;
+	if (__builtin_add_overflow((int64_t)mono, offset, &ns))
+		return INT64_MAX; /* mono >= 0: only a positive offset overflows */
+	return ns;
+}
+
+uint64_t util_mono_ns(int64_t wall, int64_t offset)
+{
+	int64_t ns;
+
+	if (__builtin_sub_overflow(wall, offset, &ns))
+		return wall < 0 ? 0 : UINT64_MAX;
+	return ns > 0 ? (uint64_t)ns : 0;
+}
+
 int util_parse_u64(const char *s, uint64_t *ret)
 {
 	char *end;
@@ -176,9 +196,12 @@ int util_parse_when(const char *v, int64_t start, int64_t end, int64_t *ret)
 		for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
 			if (strcasecmp(rest, units[i].unit) == 0)
 				d = n * units[i].ns;
-		if (d < 0)
+		if (d < 0 || d >= 9e18)
 			return -EINVAL;
-		*ret = v[0] == '+' ? start + (int64_t)d : end - (int64_t)d;
+		/* start and end come from recordings: saturate rather than overflow */
+		if (v[0] == '+' ? __builtin_add_overflow(start, (int64_t)d, ret)
+				: __builtin_sub_overflow(end, (int64_t)d, ret))
+			*ret = v[0] == '+' ? INT64_MAX : INT64_MIN;
 		return 0;
 	}
 	localtime_r(&now, &tm);

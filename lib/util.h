@@ -9,6 +9,10 @@
 
 uint64_t util_now_ns(void);               /* CLOCK_MONOTONIC */
 int64_t util_realtime_offset_ns(void);    /* CLOCK_REALTIME - CLOCK_MONOTONIC */
+/* Conversions with a recording's realtime offset, saturated instead of overflowing: the
+ * offset and the times come from a file and can be anything. */
+int64_t util_wall_ns(uint64_t mono, int64_t offset);  /* mono + offset */
+uint64_t util_mono_ns(int64_t wall, int64_t offset);  /* wall - offset, at least 0 */
 
 /* Whole-string decimal parsing; 0 or -EINVAL / -ERANGE. */
 int util_parse_u64(const char *s, uint64_t *ret);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -128,6 +129,19 @@ static pid_t spawn_stopped(char **argv, const sigset_t *saved, int *ret_go, int 
 	*ret_go = go[1];
 	*ret_err = err[0];
 	return pid;
+}
+
+/* After a start-up failure with EMFILE: name the limit and what it has to cover. */
+static void explain_nofile(int err)
+{
+	struct rlimit rl;
+
+	if (err != -EMFILE || getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return;
+	fprintf(stderr,
+		PROG ": the limit on open files (ulimit -n) is %llu; ringprof record needs one descriptor "
+		     "per recorded CPU (and thread) plus about 8 of its own. Raise it, e.g. ulimit -n 1024\n",
+		(unsigned long long)rl.rlim_cur);
 }
 
 static int exit_code_of(int status)
@@ -298,7 +312,10 @@ int main(int argc, char **argv)
 	sigprocmask(SIG_BLOCK, &mask, &saved);
 	sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (sfd < 0) {
-		fprintf(stderr, PROG ": signalfd: %s\n", strerror(errno));
+		int e = errno;
+
+		fprintf(stderr, PROG ": signalfd: %s\n", strerror(e));
+		explain_nofile(-e);
 		return 1;
 	}
 
@@ -312,6 +329,7 @@ int main(int argc, char **argv)
 		child = spawn_stopped(argv + optind, &saved, &go, &errp);
 		if (child < 0) {
 			fprintf(stderr, PROG ": cannot start '%s': %s\n", argv[optind], strerror(-child));
+			explain_nofile((int)child);
 			return 1;
 		}
 		o.target = RECORDER_COMMAND;
@@ -322,6 +340,7 @@ int main(int argc, char **argv)
 	rc = recorder_new(&o, &r, err, sizeof(err));
 	if (rc < 0) {
 		fprintf(stderr, PROG ": %s\n", err);
+		explain_nofile(rc);
 		if (child > 0) {
 			close(go); /* the child reads EOF and exits */
 			waitpid(child, NULL, 0);
@@ -351,6 +370,7 @@ int main(int argc, char **argv)
 	rc = writer_open(output, 0600, level, &w);
 	if (rc < 0) {
 		fprintf(stderr, PROG ": cannot create %s: %s\n", output, strerror(-rc));
+		explain_nofile(rc);
 		recorder_free(r);
 		if (child > 0) {
 			close(go);
@@ -363,6 +383,19 @@ int main(int argc, char **argv)
 	rc = recorder_start(r, w);
 	if (rc < 0)
 		fprintf(stderr, PROG ": warning: could not enable every event: %s\n", strerror(-rc));
+	if (writer_stats(w)->dropped_frames) {
+		/* The header and the start-up state did not fit (disk full): later frames would be
+		 * a recording without its head, so stop before the command runs. */
+		const struct writer_stats *ws = writer_stats(w);
+
+		fprintf(stderr, PROG ": writing %s failed: %s; recording stopped before it began. %s\n",
+			output, strerror(ws->last_error ? -ws->last_error : EIO),
+			ws->frames ? "The file is readable up to the last complete frame."
+				   : "Nothing could be written; the file is removed.");
+		if (!ws->frames)
+			unlink(output);
+		code = 1;
+	}
 
 	{
 		struct epoll_event ev = { .events = EPOLLIN, .data.u64 = TAG_SIGNAL };
@@ -382,7 +415,12 @@ int main(int argc, char **argv)
 			}
 		}
 	}
-	if (child > 0) {
+	if (child > 0 && code) {
+		close(go); /* the child reads EOF and exits */
+		close(errp);
+		waitpid(child, NULL, 0);
+		child = 0;
+	} else if (child > 0) {
 		int e = 0;
 		ssize_t n;
 

@@ -188,7 +188,7 @@ static void count(struct stats *s, const struct perf_event_header *h, uint64_t s
 
 static void put_wall(uint64_t mono, int64_t offset)
 {
-	int64_t ns = (int64_t)mono + offset;
+	int64_t ns = util_wall_ns(mono, offset);
 	time_t sec = (time_t)(ns / 1000000000);
 	struct tm tm;
 	char buf[64];

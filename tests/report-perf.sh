@@ -15,7 +15,12 @@ sleep 1
 "$RP" record -q -e cpu-clock -F 999 -g -o "$T/rp.data" -- "$WL" -d 3 >/dev/null || fail "ringprof record"
 wait $BG_PIDS || fail "perf record: $(cat "$T/perf.err")"
 perf report -i "$T/perf.data" --stdio -q --no-children -g none --sort comm,dso,sym --comms $comms \
-	--percentage relative 2>/dev/null | awk 'NF >= 5 && $1 ~ /%$/' >"$T/perf.txt"
+	--percentage relative 2>/dev/null | awk 'NF >= 5 && $1 ~ /%$/' >"$T/perf.raw"
+# perf may print one comm/dso/symbol as two entries (seen with the ASan-built workload, two
+# dso objects for one file): one share per key, as ringprof prints it.
+awk '{ k = $2 " " $3 " " $4 " " $5; if (!(k in s)) o[n++] = k; sub("%", "", $1); s[k] += $1 }
+	END { for (i = 0; i < n; i++) printf "%.2f%% %s\n", s[o[i]], o[i] }' "$T/perf.raw" |
+	sort -k1,1 -g -r >"$T/perf.txt"
 "$RP" report -i "$T/rp.data" --no-children --comm $comms | awk '$1 ~ /%$/' >"$T/rp.txt"
 [ -s "$T/perf.txt" ] || fail "perf report printed nothing"
 
