@@ -65,7 +65,6 @@ struct recorder {
 	uint64_t flush_ns;
 	char notes[MAX_NOTES][256];
 	size_t n_notes;
-	int write_error;
 	struct synth_ksyms ksyms;
 };
 
@@ -666,10 +665,8 @@ int recorder_poll(struct recorder *r, int timeout_ms, uint64_t *tags, int max)
 			epoll_ctl(r->epfd, EPOLL_CTL_DEL, r->cpus[evs[i].data.u64 - RECORDER_TAG_BASE].fd, NULL);
 	}
 	rc = drain_all(r);
-	if (rc < 0) {
-		r->write_error = rc;
+	if (rc < 0)
 		return rc;
-	}
 	return k;
 }
 
