@@ -1,4 +1,4 @@
-/* format.h — on-disk layout of ringprof recordings (format version 1). */
+/* format.h — on-disk layout of ringprof recordings (format version 2; version 1 still reads). */
 #ifndef RP_FORMAT_H
 #define RP_FORMAT_H
 
@@ -22,11 +22,21 @@
  * records have types >= RP_REC_BASE and carry their time as the first u64 after the header.
  *
  * Frame 0 starts with the RP_REC_HEADER record. Everything is little-endian as written by
- * the recording host; version 1 is only written and read on little-endian hosts.
+ * the recording host; the format is only written and read on little-endian hosts.
+ *
+ * Version 2 adds compact samples. A recorder whose sample_type is RP_COMPACT_SAMPLE_TYPE
+ * (optionally with PERF_SAMPLE_CALLCHAIN) may store its samples not as PERF_RECORD_SAMPLE
+ * but as RP_REC_SAMPLES batches that refer to stacks by number; each distinct stack (the
+ * sample's misc, ip and callchain) is written once as an RP_REC_STACK record, earlier in the
+ * file than any batch that uses it, so every prefix of a file is self-contained. A STACK
+ * record whose id is already defined replaces the old definition from there on (a recorder
+ * starts numbering again when its table fills or a frame could not be written). Readers
+ * turn the two back into PERF_RECORD_SAMPLEs; version 1 files have only those.
  */
 
-#define RP_FORMAT_MAJOR 1
+#define RP_FORMAT_MAJOR 2
 #define RP_FORMAT_MINOR 0
+#define RP_FORMAT_MAJOR_MIN 1 /* oldest version this code reads */
 
 #define RP_SKIPPABLE_MAGIC 0x184D2A5EU /* zstd skippable frame, nibble 0xE */
 #define RP_DESC_MAGIC 0x44465052U      /* "RPFD" */
@@ -67,6 +77,8 @@ enum rp_record_type {
 	RP_REC_KSYMS = 0x10002,     /* struct rp_ksyms_rec: a batch of kernel symbols */
 	RP_REC_CPU_STATS = 0x10003, /* struct rp_cpu_stats_rec: per-CPU accounting at the end */
 	RP_REC_FINISH = 0x10004,    /* struct rp_finish_rec: clean end of recording */
+	RP_REC_STACK = 0x10005,     /* struct rp_stack_rec: a stack, defined once (version 2) */
+	RP_REC_SAMPLES = 0x10006,   /* struct rp_samples_rec: packed samples of one CPU (version 2) */
 };
 
 /* Recording flags in rp_header_rec.flags. */
@@ -79,6 +91,9 @@ enum {
 	RP_HDR_BUILD_ID = 1u << 5,  /* the kernel was asked for build-ids in MMAP2 */
 	RP_HDR_FREQ = 1u << 6,      /* frequency mode, else fixed period */
 	RP_HDR_COMMAND = 1u << 7,   /* a command was started and followed */
+	RP_HDR_KSYMS_USED = 1u << 8, /* kernel symbols are written as samples first need them
+				      * (each with the symbol after it, which bounds it) rather
+				      * than as a whole snapshot (format 2) */
 };
 
 /* Synthesized records (from /proc at start) carry this CPU number in their sample_id. */
@@ -157,5 +172,50 @@ struct rp_finish_rec {
 	uint32_t reserved;
 };
 _Static_assert(sizeof(struct rp_finish_rec) == 48, "rp_finish_rec is 48 bytes");
+
+/* The sample fields compact samples can hold (plus PERF_SAMPLE_CALLCHAIN, optional). */
+#define RP_COMPACT_SAMPLE_TYPE                                                                \
+	(PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD)
+
+/*
+ * A stack: words[0] is the sample's ip, words[1..nr) its callchain as the kernel gave it
+ * (context markers included); without PERF_SAMPLE_CALLCHAIN nr is 1. hdr.misc is the
+ * sample's misc (cpumode). time is 0: a definition is not an event (readers take stacks
+ * in file order, not time order).
+ */
+struct rp_stack_rec {
+	struct perf_event_header hdr; /* type RP_REC_STACK, size 24 + 8 * nr */
+	uint64_t time;
+	uint32_t id;
+	uint32_t nr;
+	/* uint64_t words[nr]; */
+};
+_Static_assert(sizeof(struct rp_stack_rec) == 24, "rp_stack_rec is 24 bytes");
+#define RP_STACK_MAX_WORDS ((65535u - 24u) / 8u)
+#define RP_STACK_MAX_ID (1u << 24)
+
+/*
+ * Samples of one CPU, in ring order. After the fixed part, n samples, each a sequence of
+ * unsigned LEB128 varints:
+ *
+ *	zigzag(time - previous time - previous period)
+ *	key = id << 2 | task << 1 | period (id: the stack; task, period: flags)
+ *	pid, tid                           when task is set (always for the first sample)
+ *	period                             when period is set
+ *
+ * "previous" is the sample before in the batch; for the first one the previous time is .time
+ * and the previous period 0. (With a fixed-period clock event consecutive samples are one
+ * period apart: the first field is then the timer's jitter, a small number.)
+ *
+ * then zero bytes up to hdr.size (a multiple of 8). cpu is every sample's PERF_SAMPLE_CPU.
+ */
+struct rp_samples_rec {
+	struct perf_event_header hdr; /* type RP_REC_SAMPLES */
+	uint64_t time;                /* of the first sample */
+	uint32_t cpu;
+	uint32_t n;
+	/* unsigned char packed[]; */
+};
+_Static_assert(sizeof(struct rp_samples_rec) == 24, "rp_samples_rec is 24 bytes");
 
 #endif

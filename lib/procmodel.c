@@ -11,6 +11,7 @@ struct proc {
 	struct procmodel_map *maps; /* sorted by start, non-overlapping */
 	uint32_t n, cap;
 	int64_t comm;               /* the main thread's name id, -1 unknown */
+	uint64_t gen;               /* changes whenever the process may have changed */
 };
 
 struct thr {
@@ -26,6 +27,7 @@ struct procmodel {
 	struct thr *thrs;
 	uint32_t n_thrs, cap_thrs;
 	struct strtab *comms;
+	uint64_t gen;         /* last generation handed out */
 };
 
 struct procmodel *procmodel_new(void)
@@ -74,9 +76,11 @@ static struct proc *get_proc(struct procmodel *m, int32_t pid)
 			m->procs = p;
 			m->cap_procs = cap;
 		}
-		m->procs[id] = (struct proc){ NULL, 0, 0, -1 };
+		m->procs[id] = (struct proc){ NULL, 0, 0, -1, 0 };
 		m->n_procs++;
 	}
+	/* Every caller is about to change the process. */
+	m->procs[id].gen = ++m->gen;
 	return &m->procs[id];
 }
 
@@ -178,6 +182,7 @@ int procmodel_exit(struct procmodel *m, int32_t pid, int32_t tid)
 	if (id >= 0) {
 		free(m->procs[id].maps);
 		m->procs[id].maps = NULL;
+		m->procs[id].gen = ++m->gen;
 		m->procs[id].n = m->procs[id].cap = 0;
 	}
 	return 0;
@@ -289,4 +294,11 @@ int64_t procmodel_comm_id(struct procmodel *m, int32_t pid, int32_t tid)
 const struct strtab *procmodel_comms(const struct procmodel *m)
 {
 	return m->comms;
+}
+
+uint64_t procmodel_gen(const struct procmodel *m, int32_t pid)
+{
+	const struct proc *p = find_proc(m, pid);
+
+	return p ? p->gen : 0;
 }

@@ -33,6 +33,9 @@ int procmodel_map(struct procmodel *m, int32_t pid, uint64_t start, uint64_t len
 const struct procmodel_map *procmodel_find_map(const struct procmodel *m, int32_t pid, uint64_t addr);
 /* The interned name of a thread: its COMM, else its process's, else ":TID". -ENOMEM on failure. */
 int64_t procmodel_comm_id(struct procmodel *m, int32_t pid, int32_t tid);
+/* A number that changes whenever pid's mappings may have changed (new, exec, mmap, exit),
+ * never reused within a procmodel; 0 for an unknown process. */
+uint64_t procmodel_gen(const struct procmodel *m, int32_t pid);
 /* The table the comm ids index. */
 const struct strtab *procmodel_comms(const struct procmodel *m);
 

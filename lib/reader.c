@@ -9,17 +9,27 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "compact.h"
 #include "crc32c.h"
 #include "format.h"
 #include "reader.h"
 #include "record.h"
 #include "zframe.h"
 
-/* A pending record: its time, its arrival number (for a stable order) and where it is. */
+/* A pending record: its time, its arrival number (for a stable order), where it is and,
+ * for a sample rebuilt from a compact one, its stack. */
 struct entry {
 	uint64_t time;
 	uint64_t seq;
 	size_t off;
+	uint32_t stack;
+};
+
+/* A stack defined by an RP_REC_STACK record; its words are in the reader's word store. */
+struct stack {
+	size_t off;
+	uint32_t nr;
+	uint16_t misc;
 };
 
 struct arena {
@@ -48,6 +58,13 @@ struct reader {
 	uint64_t next_seq;
 	uint64_t last_time;
 	uint64_t until;           /* frames starting after this are not read */
+	struct stack *stacks;     /* every definition read, in file order */
+	uint32_t n_stacks, cap_stacks;
+	uint64_t *words;
+	size_t n_words, cap_words;
+	uint32_t *ids;            /* the file's stack id -> index into stacks (+1; 0 undefined) */
+	uint32_t cap_ids;
+	uint32_t last_stack;      /* of the record reader_next returned last */
 	void (*warn)(void *arg, const char *msg);
 	void *warn_arg;
 	struct reader_stats st;
@@ -159,9 +176,9 @@ int reader_open(const char *path, struct reader **ret, char *why, size_t why_siz
 		munmap(map, (size_t)sb.st_size);
 		return -EPROTO;
 	}
-	if (d.major != RP_FORMAT_MAJOR) {
-		snprintf(why, why_size, "written in format version %u by a newer ringprof; this one reads version %u",
-			 d.major, RP_FORMAT_MAJOR);
+	if (d.major < RP_FORMAT_MAJOR_MIN || d.major > RP_FORMAT_MAJOR) {
+		snprintf(why, why_size, "written in format version %u by a newer ringprof; this one reads versions %u to %u",
+			 d.major, RP_FORMAT_MAJOR_MIN, RP_FORMAT_MAJOR);
 		munmap(map, (size_t)sb.st_size);
 		return -EPROTONOSUPPORT;
 	}
@@ -192,6 +209,9 @@ struct reader *reader_free(struct reader *r)
 	free(r->arenas[0].buf);
 	free(r->arenas[1].buf);
 	free(r->ents);
+	free(r->stacks);
+	free(r->words);
+	free(r->ids);
 	free(r->path);
 	free(r);
 	return NULL;
@@ -259,7 +279,7 @@ static size_t next_frame(struct reader *r)
 			      r->off - at);
 			continue;
 		}
-		if (d.major != RP_FORMAT_MAJOR || d.raw_size > RP_FRAME_RAW_MAX ||
+		if (d.major < RP_FORMAT_MAJOR_MIN || d.major > RP_FORMAT_MAJOR || d.raw_size > RP_FRAME_RAW_MAX ||
 		    d.zsize > RP_FRAME_Z_MAX) {
 			warnf(r, "frame %llu at offset %zu has an unsupported version or size; skipped",
 			      (unsigned long long)d.seq, r->off);
@@ -346,7 +366,7 @@ static int arena_reserve(struct arena *a, size_t n)
 	return 0;
 }
 
-static int add_entry(struct reader *r, uint64_t time, size_t off)
+static int add_entry(struct reader *r, uint64_t time, size_t off, uint32_t stack)
 {
 	if (r->n_ents == r->cap_ents) {
 		size_t cap = r->cap_ents ? r->cap_ents * 2 : 4096;
@@ -357,8 +377,124 @@ static int add_entry(struct reader *r, uint64_t time, size_t off)
 		r->ents = e;
 		r->cap_ents = cap;
 	}
-	r->ents[r->n_ents++] = (struct entry){ time, r->next_seq++, off };
+	r->ents[r->n_ents++] = (struct entry){ time, r->next_seq++, off, stack };
 	return 0;
+}
+
+static int grow(void **p, size_t *cap, size_t need, size_t size)
+{
+	size_t n = *cap ? *cap : 1024;
+	void *q;
+
+	if (need <= *cap)
+		return 0;
+	while (n < need)
+		n *= 2;
+	q = realloc(*p, n * size);
+	if (!q)
+		return -ENOMEM;
+	*p = q;
+	*cap = n;
+	return 0;
+}
+
+/* An RP_REC_STACK: remember its words under its id. */
+static void define_stack(struct reader *r, const struct perf_event_header *h)
+{
+	struct rp_stack_rec s;
+	size_t cap_stacks = r->cap_stacks, cap_ids = r->cap_ids;
+
+	memcpy(&s, h, sizeof(s));
+	if (h->size < sizeof(s) || s.nr == 0 || s.nr != (h->size - sizeof(s)) / 8 || s.id >= RP_STACK_MAX_ID) {
+		r->st.records_bad++;
+		warnf(r, "frame %llu holds a malformed stack definition (id %u, %u words in %u bytes); skipped",
+		      (unsigned long long)r->desc.seq, s.id, s.nr, h->size);
+		return;
+	}
+	if (r->n_stacks == UINT32_MAX - 1 ||
+	    grow((void **)&r->stacks, &cap_stacks, (size_t)r->n_stacks + 1, sizeof(*r->stacks)) < 0 ||
+	    grow((void **)&r->words, &r->cap_words, r->n_words + s.nr, 8) < 0 ||
+	    grow((void **)&r->ids, &cap_ids, (size_t)s.id + 1, sizeof(*r->ids)) < 0) {
+		r->cap_stacks = (uint32_t)cap_stacks;
+		warnf(r, "out of memory for stack %u of frame %llu; its samples will have no callchain", s.id,
+		      (unsigned long long)r->desc.seq);
+		return;
+	}
+	r->cap_stacks = (uint32_t)cap_stacks;
+	if (cap_ids > r->cap_ids)
+		memset(r->ids + r->cap_ids, 0, (cap_ids - r->cap_ids) * sizeof(*r->ids));
+	r->cap_ids = (uint32_t)cap_ids;
+	memcpy(r->words + r->n_words, (const unsigned char *)h + sizeof(s), (size_t)s.nr * 8);
+	r->stacks[r->n_stacks] = (struct stack){ r->n_words, s.nr, h->misc };
+	r->n_words += s.nr;
+	r->ids[s.id] = ++r->n_stacks;
+	r->st.stacks++;
+}
+
+/* An RP_REC_SAMPLES batch: each sample rebuilt as the PERF_RECORD_SAMPLE it was. */
+static void take_samples(struct reader *r, const struct perf_event_header *h)
+{
+	struct arena *a = &r->arenas[r->cur];
+	uint64_t st = r->sample_type;
+	bool cc = st & PERF_SAMPLE_CALLCHAIN;
+	struct sbatch_reader br;
+	struct compact_sample cs;
+	uint64_t missing = 0;
+	int rc;
+
+	if (!compact_sample_type_ok(st) || sbatch_read_init(&br, h) < 0) {
+		r->st.records_bad++;
+		warnf(r, "frame %llu holds packed samples but the recording's sample fields (0x%llx) are unknown; skipped",
+		      (unsigned long long)r->desc.seq, (unsigned long long)st);
+		return;
+	}
+	while ((rc = sbatch_read_next(&br, &cs)) > 0) {
+		uint32_t idx = cs.stack < r->cap_ids ? r->ids[cs.stack] : 0;
+		const struct stack *k = idx ? &r->stacks[idx - 1] : NULL;
+		uint32_t nr = k ? k->nr : 1;
+		size_t size = 48 + (cc ? 8 * (size_t)nr : 0);
+		unsigned char *p;
+		uint64_t chain = nr - 1, ip = k ? r->words[k->off] : 0;
+		uint32_t res = 0;
+
+		if (arena_reserve(a, size) < 0) {
+			warnf(r, "out of memory; samples of frame %llu skipped", (unsigned long long)r->desc.seq);
+			return;
+		}
+		p = a->buf + a->len;
+		((struct perf_event_header *)p)->type = PERF_RECORD_SAMPLE;
+		((struct perf_event_header *)p)->misc = k ? k->misc : PERF_RECORD_MISC_USER;
+		((struct perf_event_header *)p)->size = (uint16_t)size;
+		memcpy(p + 8, &ip, 8);
+		memcpy(p + 16, &cs.pid, 4);
+		memcpy(p + 20, &cs.tid, 4);
+		memcpy(p + 24, &cs.time, 8);
+		memcpy(p + 32, &br.cpu, 4);
+		memcpy(p + 36, &res, 4);
+		memcpy(p + 40, &cs.period, 8);
+		if (cc) {
+			memcpy(p + 48, &chain, 8);
+			if (k)
+				memcpy(p + 56, r->words + k->off + 1, (size_t)chain * 8);
+		}
+		if (add_entry(r, cs.time, a->len, k ? idx - 1 : READER_NO_STACK) < 0)
+			return;
+		a->len += size;
+		if (!k)
+			missing++;
+	}
+	r->st.samples_packed += ((const struct rp_samples_rec *)h)->n - br.left;
+	if (rc < 0) {
+		r->st.records_bad++;
+		warnf(r, "frame %llu holds a malformed batch of packed samples (CPU %u); %u of its samples are skipped",
+		      (unsigned long long)r->desc.seq, br.cpu, br.left);
+	}
+	if (missing) {
+		r->st.stack_missing += missing;
+		warnf(r, "frame %llu: %llu samples refer to stacks whose definitions were lost (damaged frames "
+		      "earlier in the file); they are kept without their callchain",
+		      (unsigned long long)r->desc.seq, (unsigned long long)missing);
+	}
 }
 
 /* Append the records of the frame in r->raw to the pending set. */
@@ -380,10 +516,21 @@ static void take_frame(struct reader *r, size_t len)
 			r->st.records_bad++;
 			break;
 		}
+		if (h->type == RP_REC_STACK || h->type == RP_REC_SAMPLES) {
+			if (h->type == RP_REC_STACK)
+				define_stack(r, h);
+			else
+				take_samples(r, h);
+			a = &r->arenas[r->cur];
+			pos += h->size;
+			continue;
+		}
 		if (h->type == RP_REC_HEADER)
 			keep_header(r, h);
+		if (arena_reserve(a, h->size) < 0)
+			break;
 		memcpy(a->buf + a->len, h, h->size);
-		if (add_entry(r, record_time(h, r->sample_type), a->len) < 0)
+		if (add_entry(r, record_time(h, r->sample_type), a->len, READER_NO_STACK) < 0)
 			break;
 		a->len += h->size;
 		pos += h->size;
@@ -437,6 +584,7 @@ const struct perf_event_header *reader_next(struct reader *r)
 			else
 				r->last_time = e->time;
 			r->st.records++;
+			r->last_stack = e->stack;
 			return (const void *)(r->arenas[r->cur].buf + e->off);
 		}
 		if (r->eof && r->emit_end >= r->n_ents)
@@ -523,4 +671,9 @@ int reader_time_bounds(const struct reader *r, uint64_t *ret_first, uint64_t *re
 void reader_set_until(struct reader *r, uint64_t t)
 {
 	r->until = t;
+}
+
+uint32_t reader_stack_id(const struct reader *r)
+{
+	return r->last_stack;
 }

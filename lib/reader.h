@@ -20,6 +20,9 @@ struct reader_stats {
 	uint64_t late;          /* records that came after a later one (ordering window missed) */
 	uint64_t t_first, t_last; /* time bounds of the frames read */
 	bool truncated;         /* the file ends inside a frame */
+	uint64_t stacks;        /* stack definitions read (format 2) */
+	uint64_t samples_packed; /* samples rebuilt from packed batches (format 2) */
+	uint64_t stack_missing; /* of those, samples whose stack definition was lost */
 };
 
 struct reader;
@@ -44,6 +47,12 @@ const char *reader_path(const struct reader *r);
 /* Next record in time order, or NULL at the end. The record is 8-byte aligned and valid
  * until the next reader_next() call. */
 const struct perf_event_header *reader_next(struct reader *r);
+
+/* For the record reader_next() returned last: when it is a sample rebuilt from a packed
+ * batch, a number for its stack (ip, misc and callchain): equal numbers mean equal stacks
+ * within this reader. READER_NO_STACK for every other record. */
+#define READER_NO_STACK UINT32_MAX
+uint32_t reader_stack_id(const struct reader *r);
 
 /* Frames whose records all come after t (CLOCK_MONOTONIC ns) are not read: the stream ends
  * before the first of them. */

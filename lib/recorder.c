@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <linux/perf_event.h>
 
+#include "compact.h"
 #include "cpulist.h"
 #include "evsel.h"
 #include "format.h"
@@ -27,6 +28,10 @@
 #define MAX_NOTES 8
 /* Records younger than this may still be in flight into a ring when it is drained. */
 #define ORDER_MARGIN_NS (10 * 1000 * 1000ull)
+/* The stack table's bounds (per file): ids are reused from 0 when it fills. Pages are
+ * touched only as it grows: 64 k stacks of up to 1 M words is 8 MiB + 1.5 MiB at most. */
+#define STACKS_MAX (64u * 1024u)
+#define STACK_WORDS_MAX (1024u * 1024u)
 
 /* Counters since the events were opened. */
 struct counts {
@@ -41,6 +46,7 @@ struct rcpu {
 	struct ring ring;
 	struct counts n;
 	struct counts file0; /* the counters when the current file began */
+	struct sbatch *batch; /* samples being packed (format 2), written at the end of each drain */
 };
 
 struct recorder {
@@ -66,6 +72,14 @@ struct recorder {
 	char notes[MAX_NOTES][256];
 	size_t n_notes;
 	struct synth_ksyms ksyms;
+	struct stacktab *stacks;  /* NULL: samples are stored as the kernel wrote them */
+	uint64_t frames_dropped;  /* writer's dropped_frames when last looked at */
+	uint64_t stack_resets;
+	/* Kernel symbols written to the current file as new stacks need them (with stacks). */
+	uint8_t *ksym_done;       /* per symbol of ksyms: written, or pending */
+	uint32_t *ksym_pend;      /* symbols to write before the next batch */
+	size_t n_pend;
+	uint64_t pend_time;       /* time of the sample that first needed a pending one */
 };
 
 static void note(struct recorder *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -317,14 +331,111 @@ static int on_target_tid(int tid, void *arg)
 	return 0;
 }
 
+/* Leave out the CPUs whose event could not be opened (fd < 0), as if they had not been asked
+ * for: the header's n_cpus_recorded, the rings drained and the per-CPU statistics then
+ * cover the recorded CPUs only. */
+static void drop_unopened_cpus(struct recorder *r)
+{
+	size_t w = 0;
+
+	for (size_t ci = 0; ci < r->n_cpus; ci++) {
+		if (r->cpus[ci].fd < 0) {
+			free(r->cpus[ci].batch); /* what recorder_new prepared for it */
+			r->cpus[ci].batch = NULL;
+			continue;
+		}
+		if (w != ci) {
+			r->cpus[w] = r->cpus[ci]; /* slot w is a dropped CPU's or a moved one's */
+			for (size_t i = 0; i < r->n_fds; i++)
+				if (r->fd_cpu[i] == (int)ci)
+					r->fd_cpu[i] = (int)w;
+		}
+		w++;
+	}
+	r->n_cpus = w;
+}
+
+/* "CPU 3" or "CPUs 1,3,5" for the CPUs of cpus[] whose failure is err (cut short when long). */
+static void failed_cpu_list(const struct recorder *r, const int *fails, int err, char *buf, size_t n)
+{
+	size_t len = 0, count = 0, shown = 0;
+
+	for (size_t ci = 0; ci < r->n_cpus; ci++)
+		count += fails[ci] == err;
+	len = (size_t)snprintf(buf, n, "CPU%s ", count == 1 ? "" : "s");
+	for (size_t ci = 0; ci < r->n_cpus && len < n; ci++) {
+		if (fails[ci] != err)
+			continue;
+		if (len + 16 > n || len > 80) {
+			snprintf(buf + len, n - len, "... (%zu in all)", count);
+			return;
+		}
+		len += (size_t)snprintf(buf + len, n - len, "%s%d", shown++ ? "," : "", r->cpus[ci].cpu);
+	}
+}
+
+/*
+ * System-wide (-a, -C): a CPU whose event cannot be opened (offline since we listed the
+ * CPUs, its PMU busy or missing, ...) is left out with a note naming it and the reason, and
+ * the others are recorded; perf gives up instead. The recording fails only when no CPU can
+ * be opened (with the first CPU's explanation), or on a failure that is not the CPU's own:
+ * the open-file limit, memory, or mapping the ring.
+ */
+static int open_system(struct recorder *r, char *err, size_t err_size)
+{
+	char first_err[512] = "";
+	int first_rc = 0, rc = 0, *fails = calloc(r->n_cpus ? r->n_cpus : 1, sizeof(int));
+	size_t n_fails = 0, n_asked = r->n_cpus;
+
+	if (!fails) {
+		snprintf(err, err_size, "out of memory");
+		return -ENOMEM;
+	}
+	for (size_t ci = 0; ci < r->n_cpus; ci++) {
+		rc = open_one(r, -1, ci, err, err_size);
+		if (rc == 0)
+			continue;
+		if (rc == -EMFILE || rc == -ENFILE || rc == -ENOMEM || r->cpus[ci].fd >= 0)
+			goto out; /* not this CPU's problem: every CPU would hit it */
+		fails[ci] = rc;
+		if (!n_fails++) {
+			first_rc = rc;
+			util_strlcpy(first_err, err, sizeof(first_err));
+		}
+		rc = 0;
+	}
+	if (n_fails == n_asked) {
+		util_strlcpy(err, first_err, err_size);
+		rc = first_rc;
+		goto out;
+	}
+	for (size_t ci = 0; ci < r->n_cpus; ci++) {
+		char cpus[128];
+		bool seen = false;
+
+		if (!fails[ci])
+			continue;
+		for (size_t k = 0; k < ci; k++)
+			seen |= fails[k] == fails[ci];
+		if (seen)
+			continue; /* one note per reason */
+		failed_cpu_list(r, fails, fails[ci], cpus, sizeof(cpus));
+		note(r, "%s: cannot open %s: %s; recording the other CPUs only (%zu of %zu)", cpus,
+		     r->event_name, strerror(-fails[ci]), n_asked - n_fails, n_asked);
+	}
+	drop_unopened_cpus(r);
+out:
+	free(fails);
+	return rc;
+}
+
 static int open_events(struct recorder *r, char *err, size_t err_size)
 {
 	int rc = 0;
 
 	switch (r->o.target) {
 	case RECORDER_SYSTEM:
-		for (size_t ci = 0; ci < r->n_cpus && rc == 0; ci++)
-			rc = open_one(r, -1, ci, err, err_size);
+		rc = open_system(r, err, err_size);
 		break;
 	case RECORDER_COMMAND:
 		for (size_t ci = 0; ci < r->n_cpus && rc == 0; ci++)
@@ -410,6 +521,23 @@ int recorder_new(const struct recorder_opts *o, struct recorder **ret, char *err
 		r->n_cpus++;
 	}
 	build_attr(r);
+	if (compact_sample_type_ok(r->attr.sample_type)) {
+		r->stacks = stacktab_new(STACKS_MAX, STACK_WORDS_MAX);
+		for (size_t ci = 0; r->stacks && ci < r->n_cpus; ci++) {
+			r->cpus[ci].batch = malloc(sizeof(struct sbatch));
+			if (!r->cpus[ci].batch) {
+				stacktab_free(r->stacks);
+				r->stacks = NULL;
+			} else {
+				r->cpus[ci].batch->n = 0;
+			}
+		}
+		if (!r->stacks) {
+			rc = -ENOMEM;
+			snprintf(err, err_size, "out of memory");
+			goto fail;
+		}
+	}
 	rc = open_events(r, err, err_size);
 	if (rc < 0)
 		goto fail;
@@ -431,6 +559,15 @@ int recorder_new(const struct recorder_opts *o, struct recorder **ret, char *err
 	/* The kernel symbol table is big and slow to read: read it before recording starts. */
 	if (r->kernel)
 		synth_ksyms_read(r->o.kallsyms ? r->o.kallsyms : "/proc/kallsyms", &r->ksyms);
+	if (r->stacks && r->ksyms.n) {
+		r->ksym_done = calloc(r->ksyms.n, 1);
+		r->ksym_pend = malloc(r->ksyms.n * sizeof(*r->ksym_pend));
+		if (!r->ksym_done || !r->ksym_pend) {
+			rc = -ENOMEM;
+			snprintf(err, err_size, "out of memory");
+			goto fail;
+		}
+	}
 	*ret = r;
 	return 0;
 fail:
@@ -442,13 +579,18 @@ struct recorder *recorder_free(struct recorder *r)
 {
 	if (!r)
 		return NULL;
-	for (size_t ci = 0; ci < r->n_cpus; ci++)
+	for (size_t ci = 0; ci < r->n_cpus; ci++) {
 		ring_done(&r->cpus[ci].ring);
+		free(r->cpus[ci].batch);
+	}
+	stacktab_free(r->stacks);
 	for (size_t i = 0; i < r->n_fds; i++)
 		close(r->fds[i]);
 	if (r->epfd >= 0)
 		close(r->epfd);
 	synth_ksyms_free(&r->ksyms);
+	free(r->ksym_done);
+	free(r->ksym_pend);
 	free(r->fds);
 	free(r->fd_cpu);
 	free(r->cpus);
@@ -503,7 +645,7 @@ static void write_header(struct recorder *r)
 		   (r->build_id ? RP_HDR_BUILD_ID : 0) | (r->o.freq ? RP_HDR_FREQ : 0) |
 		   (r->o.target == RECORDER_COMMAND ? RP_HDR_COMMAND : 0);
 	if (r->ksyms.n)
-		h->flags |= RP_HDR_KSYMS;
+		h->flags |= r->ksym_done ? RP_HDR_KSYMS_USED : RP_HDR_KSYMS;
 	h->realtime_offset = util_realtime_offset_ns();
 	h->clockid = CLOCK_MONOTONIC;
 	h->n_cpus_online = (uint32_t)sysconf(_SC_NPROCESSORS_ONLN);
@@ -538,11 +680,20 @@ static void begin_file(struct recorder *r, struct writer *w)
 
 	r->w = w;
 	r->t_start = util_now_ns();
+	/* Every file defines its own stacks. */
+	if (r->stacks)
+		stacktab_reset(r->stacks);
+	r->frames_dropped = writer_stats(w)->dropped_frames;
 	writer_set_safe_time(w, r->t_start);
 	write_header(r);
-	synth_init(&s, w, r->attr.sample_type, r->t_start);
-	synth_ksyms_write(&s, &r->ksyms);
-	synth_done(&s);
+	if (r->ksym_done) {
+		memset(r->ksym_done, 0, r->ksyms.n);
+		r->n_pend = 0;
+	} else {
+		synth_init(&s, w, r->attr.sample_type, r->t_start);
+		synth_ksyms_write(&s, &r->ksyms);
+		synth_done(&s);
+	}
 	for (size_t ci = 0; ci < r->n_cpus; ci++) {
 		r->cpus[ci].file0 = r->cpus[ci].n;
 		r->cpus[ci].file0.bad = r->cpus[ci].ring.n_bad;
@@ -586,6 +737,170 @@ int recorder_start(struct recorder *r, struct writer *w)
 	return rc;
 }
 
+/* Queue symbol i and every alias at its address, once per file. */
+static void need_ksym_run(struct recorder *r, size_t i)
+{
+	uint64_t a = r->ksyms.addrs[i];
+
+	while (i > 0 && r->ksyms.addrs[i - 1] == a)
+		i--;
+	for (; i < r->ksyms.n && r->ksyms.addrs[i] == a; i++) {
+		if (!r->ksym_done[i]) {
+			r->ksym_done[i] = 1;
+			r->ksym_pend[r->n_pend++] = (uint32_t)i;
+		}
+	}
+}
+
+/* A new stack's kernel addresses: the symbols containing them, and the ones after those
+ * (which bound them for the reader), are written before the batch that uses it. */
+static void need_ksyms(struct recorder *r, uint64_t time, uint64_t ip, const uint64_t *chain, uint64_t nr)
+{
+	for (uint64_t k = 0; k <= nr; k++) {
+		uint64_t v;
+		int64_t i;
+
+		if (k == 0)
+			v = ip;
+		else
+			memcpy(&v, &chain[k - 1], 8);
+		/* Kernel half of the address space, context markers excluded. */
+		if (v < 0xffff800000000000ull || v >= (uint64_t)PERF_CONTEXT_MAX)
+			continue;
+		i = synth_ksyms_find(&r->ksyms, v);
+		if (i < 0 || r->ksym_done[i])
+			continue;
+		if (!r->n_pend)
+			r->pend_time = time;
+		need_ksym_run(r, (size_t)i);
+		for (size_t j = (size_t)i + 1; j < r->ksyms.n; j++)
+			if (r->ksyms.addrs[j] != r->ksyms.addrs[i]) {
+				need_ksym_run(r, j);
+				break;
+			}
+	}
+}
+
+static void write_pending_ksyms(struct recorder *r)
+{
+	size_t i = 0;
+
+	while (i < r->n_pend) {
+		size_t size = sizeof(struct rp_ksyms_rec), k = i, len;
+		struct rp_ksyms_rec *rec;
+		unsigned char *p;
+
+		while (k < r->n_pend) {
+			synth_ksyms_entry(&r->ksyms, r->ksym_pend[k], &len);
+			if (size + len > 60000)
+				break;
+			size += len;
+			k++;
+		}
+		rec = writer_reserve(r->w, (size + 7) & ~(size_t)7);
+		if (!rec)
+			break;
+		memset(rec, 0, (size + 7) & ~(size_t)7);
+		rec->hdr.type = RP_REC_KSYMS;
+		rec->hdr.size = (uint16_t)((size + 7) & ~(size_t)7);
+		rec->time = r->pend_time;
+		rec->n = (uint32_t)(k - i);
+		p = (unsigned char *)(rec + 1);
+		for (; i < k; i++) {
+			const unsigned char *e = synth_ksyms_entry(&r->ksyms, r->ksym_pend[i], &len);
+
+			memcpy(p, e, len);
+			p += len;
+		}
+	}
+	r->n_pend = 0;
+}
+
+static void flush_batch(struct recorder *r, struct rcpu *c)
+{
+	const struct perf_event_header *h;
+
+	if (r->n_pend)
+		write_pending_ksyms(r);
+	h = sbatch_finish(c->batch);
+
+	if (h)
+		writer_add(r->w, h, h->size);
+}
+
+/* Store a sample compactly: its stack by number (defined first when new), its other fields
+ * packed into the CPU's batch. False when it must be stored as it is. */
+static bool pack_sample(struct recorder *r, struct rcpu *c, const struct perf_event_header *h)
+{
+	/* Layout of RP_COMPACT_SAMPLE_TYPE [| CALLCHAIN]: ip, pid tid, time, cpu res, period
+	 * [, nr, ips[nr]]. */
+	const unsigned char *p = (const unsigned char *)h;
+	uint64_t ip, time, period, nr = 0;
+	uint32_t pid, tid, cpu;
+	const uint64_t *chain = NULL;
+	int64_t id;
+	bool added;
+
+	if (h->size < 48)
+		return false;
+	memcpy(&ip, p + 8, 8);
+	memcpy(&pid, p + 16, 4);
+	memcpy(&tid, p + 20, 4);
+	memcpy(&time, p + 24, 8);
+	memcpy(&cpu, p + 32, 4);
+	memcpy(&period, p + 40, 8);
+	if (r->attr.sample_type & PERF_SAMPLE_CALLCHAIN) {
+		if (h->size < 56)
+			return false;
+		memcpy(&nr, p + 48, 8);
+		if (nr != (uint64_t)(h->size - 56) / 8)
+			return false;
+		chain = (const uint64_t *)(p + 56);
+	} else if (h->size != 48) {
+		return false;
+	}
+	/* A frame that could not be written may have held stack definitions. */
+	if (writer_stats(r->w)->dropped_frames != r->frames_dropped) {
+		r->frames_dropped = writer_stats(r->w)->dropped_frames;
+		flush_batch(r, c);
+		stacktab_reset(r->stacks);
+		r->stack_resets++;
+		if (r->ksym_done) /* the symbols may have been in it too */
+			memset(r->ksym_done, 0, r->ksyms.n);
+	}
+	id = stacktab_intern(r->stacks, h->misc, ip, chain, nr, &added);
+	if (id < 0) {
+		/* Full: samples already packed refer to the old ids, write them out first. */
+		flush_batch(r, c);
+		stacktab_reset(r->stacks);
+		r->stack_resets++;
+		id = stacktab_intern(r->stacks, h->misc, ip, chain, nr, &added);
+		if (id < 0)
+			return false; /* longer than a record can hold */
+	}
+	if (added) {
+		struct rp_stack_rec *s = writer_reserve(r->w, sizeof(*s) + (nr + 1) * 8);
+
+		if (!s)
+			return false;
+		s->hdr.type = RP_REC_STACK;
+		s->hdr.misc = h->misc;
+		s->hdr.size = (uint16_t)(sizeof(*s) + (nr + 1) * 8);
+		s->time = 0; /* a definition, not an event: 0 costs nothing compressed */
+		s->id = (uint32_t)id;
+		s->nr = (uint32_t)(nr + 1);
+		memcpy(s + 1, &ip, 8);
+		memcpy((char *)(s + 1) + 8, chain, nr * 8);
+		if (r->ksym_done)
+			need_ksyms(r, time, ip, chain, nr);
+	}
+	if (!sbatch_add(c->batch, cpu, time, pid, tid, period, (uint32_t)id)) {
+		flush_batch(r, c);
+		sbatch_add(c->batch, cpu, time, pid, tid, period, (uint32_t)id);
+	}
+	return true;
+}
+
 /* Copy one ring's new records into the open frame. No allocation, no syscalls. */
 static void drain_ring(struct recorder *r, struct rcpu *c)
 {
@@ -597,6 +912,8 @@ static void drain_ring(struct recorder *r, struct rcpu *c)
 		switch (h->type) {
 		case PERF_RECORD_SAMPLE:
 			c->n.samples++;
+			if (r->stacks && pack_sample(r, c, h))
+				continue;
 			break;
 		case PERF_RECORD_LOST:
 			if (h->size >= 24) {
@@ -615,6 +932,8 @@ static void drain_ring(struct recorder *r, struct rcpu *c)
 		}
 		writer_add(r->w, h, h->size);
 	}
+	if (r->stacks)
+		flush_batch(r, c);
 	/* The data is copied; only now may the kernel reuse the space. */
 	ring_read_done(&c->ring);
 }

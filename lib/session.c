@@ -48,6 +48,8 @@ struct session {
 	struct symbolizer *symz;
 	struct ksymtab *ksyms;
 	bool ksyms_loaded;
+	bool ksyms_partial;        /* the file being read writes kernel symbols as needed */
+	struct reader *rd;         /* the file being read */
 	struct procmodel *pm;
 	struct dso *dsos;
 	uint32_t n_dsos, cap_dsos;
@@ -57,6 +59,12 @@ struct session {
 	struct seqtab *stacks;     /* location ids, leaf first */
 	struct pairtab *tasks;     /* (pid << 32 | tid, comm) -> task id */
 	struct pairtab *agg_ids;   /* (stack, task << 20 | cpu) -> agg index */
+	/* A packed sample's stack resolved once per process state: (reader stack << 32 | pid,
+	 * file << 48 ^ process generation) -> location stack in scache_val (UINT32_MAX unset). */
+	struct pairtab *scache;
+	uint32_t *scache_val;
+	uint32_t cap_scache;
+	uint64_t file_no;
 	struct agg *aggs;
 	uint32_t n_aggs, cap_aggs;
 	/* after session_finish */
@@ -143,11 +151,12 @@ struct session *session_new(const struct session_opts *o)
 	s->stacks = seqtab_new();
 	s->tasks = pairtab_new();
 	s->agg_ids = pairtab_new();
+	s->scache = pairtab_new();
 	s->syms_ids = pairtab_new();
 	s->symstacks = seqtab_new();
 	s->names = strtab_new();
 	if (!s->names || !s->symz || !s->ksyms || !s->pm || !s->dso_ids || !s->locs || !s->stacks || !s->tasks ||
-	    !s->agg_ids || !s->syms_ids || !s->symstacks)
+	    !s->agg_ids || !s->scache || !s->syms_ids || !s->symstacks)
 		return session_free(s);
 	if (get_dso(s, 0, TAG_KERNEL, DSO_KERNEL, "[kernel.kallsyms]") != 0)
 		return session_free(s);
@@ -171,6 +180,8 @@ struct session *session_free(struct session *s)
 	seqtab_free(s->stacks);
 	pairtab_free(s->tasks);
 	pairtab_free(s->agg_ids);
+	pairtab_free(s->scache);
+	free(s->scache_val);
 	pairtab_free(s->syms_ids);
 	seqtab_free(s->symstacks);
 	strtab_free(s->names);
@@ -389,7 +400,8 @@ static void on_sample(struct session *s, const struct perf_event_header *h)
 {
 	struct record_sample smp;
 	uint32_t n = 0, max = s->o.max_stack ? s->o.max_stack : MAX_FRAMES;
-	int64_t comm, task, stack, id, loc;
+	int64_t comm, task, stack, id, loc, cid = -1;
+	uint32_t sid = reader_stack_id(s->rd);
 	bool added;
 
 	if (record_parse_sample(h, s->sample_type, &smp) < 0)
@@ -404,6 +416,15 @@ static void on_sample(struct session *s, const struct perf_event_header *h)
 		return;
 	if (max > MAX_FRAMES)
 		max = MAX_FRAMES;
+	if (sid != READER_NO_STACK) {
+		/* Same stack, same process state: same locations. */
+		cid = pairtab_intern(s->scache, (uint64_t)sid << 32 | smp.id.pid,
+				     s->file_no << 48 ^ procmodel_gen(s->pm, (int32_t)smp.id.pid), &added);
+		if (cid >= 0 && !added && (uint32_t)cid < s->cap_scache && s->scache_val[cid] != UINT32_MAX) {
+			stack = s->scache_val[cid];
+			goto have_stack;
+		}
+	}
 	if (smp.nr) {
 		bool kernel = (smp.misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;
 		bool first = true;
@@ -436,6 +457,24 @@ static void on_sample(struct session *s, const struct perf_event_header *h)
 		s->loc_buf[n++] = (uint32_t)loc;
 	}
 	stack = seqtab_intern(s->stacks, s->loc_buf, n);
+	if (stack >= 0 && cid >= 0) {
+		if ((uint32_t)cid >= s->cap_scache) {
+			uint32_t cap = s->cap_scache ? s->cap_scache : 4096;
+			uint32_t *v;
+
+			while (cap <= (uint32_t)cid)
+				cap *= 2;
+			v = realloc(s->scache_val, cap * sizeof(*v));
+			if (v) {
+				memset(v + s->cap_scache, 0xff, (cap - s->cap_scache) * sizeof(*v));
+				s->scache_val = v;
+				s->cap_scache = cap;
+			}
+		}
+		if ((uint32_t)cid < s->cap_scache)
+			s->scache_val[cid] = (uint32_t)stack;
+	}
+have_stack:
 	task = pairtab_intern(s->tasks, (uint64_t)smp.id.pid << 32 | smp.id.tid, (uint64_t)comm, NULL);
 	if (stack < 0 || task < 0)
 		return;
@@ -502,7 +541,7 @@ static void on_record(struct session *s, const struct perf_event_header *h)
 		s->t.throttles++;
 		break;
 	case RP_REC_KSYMS:
-		if (!s->ksyms_loaded)
+		if (!s->ksyms_loaded || s->ksyms_partial)
 			ksymtab_add_record(s->ksyms, h, h->size);
 		break;
 	case RP_REC_CPU_STATS:
@@ -558,9 +597,14 @@ int session_add_file(struct session *s, const char *path, char *why, size_t why_
 		reader_set_until(r, s->until);
 	}
 	s->finished = false;
+	s->rd = r;
+	s->file_no++;
+	s->ksyms_partial = hdr && (hdr->flags & RP_HDR_KSYMS_USED);
 	while ((h = reader_next(r)))
 		on_record(s, h);
-	if (ksymtab_count(s->ksyms))
+	s->rd = NULL;
+	/* A whole snapshot is read once (every file has the same); partial ones add up. */
+	if (ksymtab_count(s->ksyms) && !s->ksyms_partial)
 		s->ksyms_loaded = true;
 	s->t.files++;
 	s->t.files_unfinished += !s->finished;

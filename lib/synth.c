@@ -268,10 +268,79 @@ static int on_ksym(const struct procfs_ksym *k, void *arg)
 	return c->err;
 }
 
+static int cmp_off_addr(const void *a, const void *b, void *arg)
+{
+	const unsigned char *data = arg;
+	uint64_t x, y;
+
+	memcpy(&x, data + *(const uint32_t *)a, 8);
+	memcpy(&y, data + *(const uint32_t *)b, 8);
+	if (x != y)
+		return x < y ? -1 : 1;
+	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
+}
+
+/* Sorted address index over the entries of the records. */
+static int ksyms_index(struct synth_ksyms *k)
+{
+	size_t i = 0;
+
+	if (!k->n)
+		return 0;
+	k->offs = malloc(k->n * sizeof(*k->offs));
+	k->addrs = malloc(k->n * sizeof(*k->addrs));
+	if (!k->offs || !k->addrs)
+		return -ENOMEM;
+	for (size_t off = 0; off + sizeof(struct rp_ksyms_rec) <= k->len;) {
+		const struct rp_ksyms_rec *r = (const void *)(k->data + off);
+		size_t p = off + sizeof(*r);
+
+		for (uint32_t j = 0; j < r->n && i < k->n; j++) {
+			const unsigned char *e = k->data + p;
+			size_t nl = strlen((const char *)e + 9);
+			size_t ml = strlen((const char *)e + 10 + nl);
+
+			k->offs[i++] = (uint32_t)p;
+			p += 11 + nl + ml;
+		}
+		off += r->hdr.size;
+	}
+	k->n = i;
+	qsort_r(k->offs, k->n, sizeof(*k->offs), cmp_off_addr, k->data);
+	for (i = 0; i < k->n; i++)
+		memcpy(&k->addrs[i], k->data + k->offs[i], 8);
+	return 0;
+}
+
+int64_t synth_ksyms_find(const struct synth_ksyms *k, uint64_t addr)
+{
+	size_t lo = 0, hi = k->n;
+
+	/* The first index whose address is above addr; the answer is the one before. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (k->addrs[mid] <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? (int64_t)lo - 1 : -1;
+}
+
+const unsigned char *synth_ksyms_entry(const struct synth_ksyms *k, size_t i, size_t *len)
+{
+	const unsigned char *e = k->data + k->offs[i];
+	size_t nl = strlen((const char *)e + 9);
+
+	*len = 11 + nl + strlen((const char *)e + 10 + nl);
+	return e;
+}
+
 int synth_ksyms_read(const char *path, struct synth_ksyms *ret)
 {
 	struct ksym_ctx *c = calloc(1, sizeof(*c));
-	struct synth_ksyms k = { NULL, 0, 0 };
+	struct synth_ksyms k = { 0 };
 	int r;
 
 	if (!c)
@@ -282,8 +351,10 @@ int synth_ksyms_read(const char *path, struct synth_ksyms *ret)
 	if (r == 0)
 		r = c->err;
 	free(c);
+	if (r == 0)
+		r = ksyms_index(&k);
 	if (r < 0) {
-		free(k.data);
+		synth_ksyms_free(&k);
 		return r;
 	}
 	*ret = k;
@@ -308,6 +379,10 @@ void synth_ksyms_write(struct synth *s, const struct synth_ksyms *k)
 void synth_ksyms_free(struct synth_ksyms *k)
 {
 	free(k->data);
+	free(k->addrs);
+	free(k->offs);
 	k->data = NULL;
+	k->addrs = NULL;
+	k->offs = NULL;
 	k->len = k->n = 0;
 }

@@ -45,6 +45,8 @@ struct synth_ksyms {
 	unsigned char *data; /* records, 8-byte aligned; owned */
 	size_t len;
 	size_t n;            /* symbols */
+	uint64_t *addrs;     /* the n addresses, ascending */
+	uint32_t *offs;      /* where symbol i's entry is in data */
 };
 /* 0, or -errno from reading path; *ret is empty when addresses are hidden from us
  * (kernel.kptr_restrict without CAP_SYSLOG). */
@@ -52,5 +54,11 @@ int synth_ksyms_read(const char *path, struct synth_ksyms *ret);
 /* Append the records to the writer with time set to s->time. */
 void synth_ksyms_write(struct synth *s, const struct synth_ksyms *k);
 void synth_ksyms_free(struct synth_ksyms *k);
+
+/* The symbol that contains addr (the last one starting at or below it), or -1. Symbols at
+ * equal addresses are next to each other. */
+int64_t synth_ksyms_find(const struct synth_ksyms *k, uint64_t addr);
+/* Symbol i in the RP_REC_KSYMS entry encoding: *len bytes. */
+const unsigned char *synth_ksyms_entry(const struct synth_ksyms *k, size_t i, size_t *len);
 
 #endif

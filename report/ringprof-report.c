@@ -233,7 +233,8 @@ static void print_stats(struct reader *r, const struct stats *s, const char *pat
 		put_wall(h->time, h->realtime_offset);
 		printf("\n");
 		printf("  kernel syms   %" PRIu64 "%s\n", s->ksyms,
-		       h->flags & RP_HDR_KSYMS ? "" : " (kallsyms addresses were hidden from the recorder)");
+		       h->flags & RP_HDR_KSYMS_USED ? " (the ones samples hit, and their neighbours)"
+		       : h->flags & RP_HDR_KSYMS ? "" : " (kallsyms addresses were hidden from the recorder)");
 		uint64_t end = s->finished ? s->finish.time : (rs->t_last > s->t_max ? rs->t_last : s->t_max);
 
 		printf("  duration      %.3f s\n", end > h->time ? (double)(end - h->time) / 1e9 : 0.0);
@@ -251,6 +252,13 @@ static void print_stats(struct reader *r, const struct stats *s, const char *pat
 		printf("  exit status   %d\n", s->finish.exit_status);
 	printf("  frames        %" PRIu64 " read, %" PRIu64 " damaged or truncated, %s skipped\n", rs->frames,
 	       rs->frames_bad, util_format_bytes(rs->bytes_skipped, b1, sizeof(b1)));
+	if (rs->stacks || rs->samples_packed) {
+		printf("  stacks        %" PRIu64 " defined, %" PRIu64 " samples packed against them", rs->stacks,
+		       rs->samples_packed);
+		if (rs->stack_missing)
+			printf(", %" PRIu64 " of them lost their stack (damaged definitions)", rs->stack_missing);
+		putchar('\n');
+	}
 	printf("  records       %" PRIu64 "\n", rs->records);
 	for (uint32_t t = 0; t < 32; t++)
 		if (s->by_type[t])

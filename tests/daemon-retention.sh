@@ -32,13 +32,25 @@ start_listener
 mkdir -p "$D"
 echo keep >"$D/notes.txt"
 cp "$top_srcdir/README.md" "$D/ringprof-notes.data" # not one of ours: the name does not match
-# Each file starts with the kernel symbols and the process table (about 1 MiB here): a 3 MiB
-# budget holds the active file and one or two closed ones.
-start_daemon -c /dev/null -D "$D" $FAST --max-use 3M --keep-free 0 --max-file-sec 0
+# Each file starts with the process table (tens of KiB, more on a busy host) and grows by what
+# it records: the budgets below are in units of H, a file's head rounded up to 4 KiB, so
+# that MaxUse=3H holds the active file and one or two closed ones.
+DD=$D
+D="$T/probe"
+start_daemon -c /dev/null -D "$D" $FAST --max-use infinity --keep-free 0 --max-file-sec 0
 head=$(stat -c %s "$D/$(partial_files)")
+stop_daemon
+D=$DD
+: >"$DLOG"
+H=$(((head + 4095) / 4096 * 4))
+echo "# a file's head: $head B; H = $H KiB"
+start_daemon -c /dev/null -D "$D" $FAST --max-use $((3 * H))K --keep-free 0 --max-file-sec 0
 rotate_n 6
-u=$(usage)
-check_range "$u" 1 $((3 * 1024 * 1024)) "MaxUse=3M holds after six rotations"
+# The budget is applied when a file is closed (the active file counts); closed files do not
+# grow after that, the new active file does: what must hold is the closed files' share.
+u=0
+for f in $(closed_files); do u=$((u + $(stat -c '%b * %B' "$D/$f"))); done
+check_range "$u" 1 $((3 * H * 1024)) "MaxUse=3H holds for the closed files after six rotations"
 check_grep '^ringprofd: removed ringprof-[0-9]{8}T[0-9]{6}Z-0001\.data \([0-9.]+ [KM]iB\): recordings use more than MaxUse' \
 	"$DLOG" "the oldest file is removed first, with the reason"
 seqs=$(closed_files | sed 's/.*-\([0-9]*\)\.data$/\1/' | tr '\n' ' ')
@@ -53,7 +65,7 @@ ok "foreign files are never removed"
 
 # A reload with a smaller budget applies at once, and never to the active file.
 mkdir -p "$T/c.conf.d"
-printf 'MaxUse=64K\n' >"$T/c.conf"
+printf 'MaxUse=4K\n' >"$T/c.conf"
 kill "$DPID"; wait "$DPID"
 start_daemon -c "$T/c.conf" -D "$D" $FAST --keep-free 0 --max-file-sec 0
 check_eq "$(n_closed)" 0 "MaxUse smaller than one file: every closed file goes"
@@ -77,13 +89,15 @@ stop_daemon
 
 # KeepFree on a small file system of our own.
 M="$T/mnt"
-if mount_tmpfs 6m "$M"; then
+# A 2 MiB file system with KeepFree = 2 MiB - 3H: room for about three files.
+KF=$((2048 - 3 * H))
+if mount_tmpfs 2m "$M"; then
 	D="$M/rec"
 	: >"$DLOG"
-	start_daemon -c /dev/null -D "$D" $FAST --max-use infinity --keep-free 3M --max-file-sec 0
-	rotate_n 4
+	start_daemon -c /dev/null -D "$D" $FAST --max-use infinity --keep-free ${KF}K --max-file-sec 0
+	rotate_n 6
 	free=$(df -B1 --output=avail "$M" | tail -1 | tr -d " ")
-	check_range "$free" $((3 * 1024 * 1024 - head)) $((6 * 1024 * 1024)) "KeepFree=3M: about 3 MiB stay free (${free} B)"
+	check_range "$free" $(((KF - 2 * H) * 1024)) $((2048 * 1024)) "KeepFree=${KF}K: about that much stays free (${free} B)"
 	check_grep '^ringprofd: removed ringprof-.*: less than KeepFree is available' "$DLOG" "KeepFree removals are logged"
 	stop_daemon
 	check_eq "$DRC" 0 "SIGTERM: exit 0 (KeepFree)"
