@@ -53,7 +53,7 @@ static const struct key keys[] = {
 	{ "RingPages", K_PAGES, F(ring_pages), "64", 1, 65536 },
 	{ "CPUs", K_CPUS, F(cpus), "", 0, 0 },
 	{ "FlushInterval", K_DURATION, F(flush_ns), "1s", SEC / 100, 3600 * SEC },
-	{ "Compression", K_LEVEL, F(compression), "3", 1, 19 },
+	{ "Compression", K_LEVEL, F(compression), "6", 1, 19 },
 	{ "MaxFileSize", K_SIZE, F(max_file_size), "64M", 64 * 1024, 0 },
 	{ "MaxFileSec", K_DURATION, F(max_file_ns), "1h", 0, 0 },
 	{ "MaxUse", K_BUDGET, F(max_use), "", 0, 0 },

@@ -111,7 +111,7 @@ static void usage(FILE *f)
 		"  -C, --cpus LIST          CPUs=: only these CPUs, e.g. 0-3,6 (default all)\n"
 		"  -I, --flush-interval T   FlushInterval=: close a frame at least every T (default\n"
 		"                           1s; bounds what a crash can lose)\n"
-		"  -z, --compression N      Compression=: zstd level 1-19 (default 3)\n"
+		"  -z, --compression N      Compression=: zstd level 1-19 (default 6)\n"
 		"      --max-file-size SIZE MaxFileSize=: rotate at this size (default 64M)\n"
 		"      --max-file-sec T     MaxFileSec=: rotate at this age (default 1h)\n"
 		"      --max-use SIZE       MaxUse=: disk budget of all recordings (default 10%%\n"

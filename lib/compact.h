@@ -26,24 +26,61 @@ uint32_t stacktab_count(const struct stacktab *t);
 
 /*
  * The id of the stack (misc, ip, chain[0..nr)), defining it when it is new (*added is then
- * true and the caller must write its RP_REC_STACK before any sample that uses it). -1 when
+ * true and the caller must write its definition before any sample that uses it). -1 when
  * the table is full (reset it and retry) or the stack is longer than a record can hold.
  */
 int64_t stacktab_intern(struct stacktab *t, uint16_t misc, uint64_t ip, const uint64_t *chain,
 			uint64_t nr, bool *added);
 
+/* ---- stack definitions being packed (RP_REC_STACKS) ---- */
+
+struct kbatch {
+	uint32_t n;         /* stacks in the batch; 0: empty */
+	uint32_t first_id;
+	size_t len;
+	unsigned char buf[65528];
+};
+
+/* Add the definition of stack id. False when it does not fit or does not follow the last
+ * id: write the batch out with kbatch_finish() and add it again, which then succeeds. */
+bool kbatch_add(struct kbatch *b, uint32_t id, uint16_t misc, uint64_t ip, const uint64_t *chain,
+		uint64_t nr);
+const struct perf_event_header *kbatch_finish(struct kbatch *b);
+
+struct kbatch_reader {
+	const unsigned char *p, *end;
+	uint32_t left, id;
+};
+
+/* A definition read back: the stack is ip followed by chain[0..nr_chain) (unaligned). */
+struct kbatch_stack {
+	uint32_t id;
+	uint16_t misc;
+	uint64_t ip;
+	const unsigned char *chain;
+	uint32_t nr_chain;
+};
+
+int kbatch_read_init(struct kbatch_reader *br, const struct perf_event_header *h);
+/* 1 and *ret, 0 after the last one, -EINVAL when the rest of the batch is malformed. */
+int kbatch_read_next(struct kbatch_reader *br, struct kbatch_stack *ret);
+
 /* ---- a batch being packed (one per CPU in the recorder) ---- */
 
 #define SBATCH_MAX 65528u /* largest record size that is a multiple of 8 */
+#define SBATCH_MRU 8      /* recent tasks a batch refers to by position */
 
 struct sbatch {
 	uint32_t n;      /* samples in the batch; 0: empty */
 	uint32_t cpu;
-	size_t len;      /* bytes used in buf, header included */
-	uint64_t t_prev;
+	uint64_t t_first, t_prev;
 	uint32_t pid, tid;
 	uint64_t period;
-	unsigned char buf[SBATCH_MAX];
+	uint64_t mru[SBATCH_MRU];
+	uint32_t n_mru;
+	size_t len[4];
+	unsigned char col[4][SBATCH_MAX]; /* time, key, task and period columns */
+	unsigned char buf[SBATCH_MAX];    /* the sealed record */
 };
 
 /* Add one sample. False when it does not fit (or belongs to another CPU): write the batch
@@ -64,11 +101,13 @@ struct compact_sample {
 };
 
 struct sbatch_reader {
-	const unsigned char *p, *end;
+	const unsigned char *p[4], *end[4];
 	uint32_t left, cpu;
 	uint64_t time;
 	uint32_t pid, tid;
 	uint64_t period;
+	uint64_t mru[SBATCH_MRU];
+	uint32_t n_mru;
 	bool have_task;
 };
 

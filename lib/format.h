@@ -27,11 +27,11 @@
  * Version 2 adds compact samples. A recorder whose sample_type is RP_COMPACT_SAMPLE_TYPE
  * (optionally with PERF_SAMPLE_CALLCHAIN) may store its samples not as PERF_RECORD_SAMPLE
  * but as RP_REC_SAMPLES batches that refer to stacks by number; each distinct stack (the
- * sample's misc, ip and callchain) is written once as an RP_REC_STACK record, earlier in the
- * file than any batch that uses it, so every prefix of a file is self-contained. A STACK
- * record whose id is already defined replaces the old definition from there on (a recorder
- * starts numbering again when its table fills or a frame could not be written). Readers
- * turn the two back into PERF_RECORD_SAMPLEs; version 1 files have only those.
+ * sample's misc, ip and callchain) is defined once in an RP_REC_STACKS batch, earlier in the
+ * file than any batch that uses it, so every prefix of a file is self-contained. A stack
+ * whose id is already defined replaces the old definition from there on (a recorder starts
+ * numbering again when its table fills or a frame could not be written). Readers turn the
+ * two back into PERF_RECORD_SAMPLEs; version 1 files have only those.
  */
 
 #define RP_FORMAT_MAJOR 2
@@ -77,7 +77,7 @@ enum rp_record_type {
 	RP_REC_KSYMS = 0x10002,     /* struct rp_ksyms_rec: a batch of kernel symbols */
 	RP_REC_CPU_STATS = 0x10003, /* struct rp_cpu_stats_rec: per-CPU accounting at the end */
 	RP_REC_FINISH = 0x10004,    /* struct rp_finish_rec: clean end of recording */
-	RP_REC_STACK = 0x10005,     /* struct rp_stack_rec: a stack, defined once (version 2) */
+	RP_REC_STACKS = 0x10005,    /* struct rp_stacks_rec: stacks, each defined once (version 2) */
 	RP_REC_SAMPLES = 0x10006,   /* struct rp_samples_rec: packed samples of one CPU (version 2) */
 };
 
@@ -178,36 +178,45 @@ _Static_assert(sizeof(struct rp_finish_rec) == 48, "rp_finish_rec is 48 bytes");
 	(PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD)
 
 /*
- * A stack: words[0] is the sample's ip, words[1..nr) its callchain as the kernel gave it
- * (context markers included); without PERF_SAMPLE_CALLCHAIN nr is 1. hdr.misc is the
- * sample's misc (cpumode). time is 0: a definition is not an event (readers take stacks
- * in file order, not time order).
+ * Stacks first_id, first_id + 1, ... first_id + n - 1. After the fixed part, n entries:
+ *
+ *	u16 misc                 the samples' misc (cpumode)
+ *	varint nr << 1 | dup
+ *	u64 words[nr]            little-endian, unaligned
+ *
+ * A stack is the sample's ip and its callchain as the kernel gave it (context markers
+ * included; empty without PERF_SAMPLE_CALLCHAIN). With dup the ip is words[1] and the
+ * callchain is words (the kernel's chain repeats the ip after its context marker); else the
+ * ip is words[0] and the callchain words[1..nr). Then zero bytes up to hdr.size. time is 0:
+ * definitions are not events (readers take them in file order, not time order).
  */
-struct rp_stack_rec {
-	struct perf_event_header hdr; /* type RP_REC_STACK, size 24 + 8 * nr */
+struct rp_stacks_rec {
+	struct perf_event_header hdr; /* type RP_REC_STACKS */
 	uint64_t time;
-	uint32_t id;
-	uint32_t nr;
-	/* uint64_t words[nr]; */
+	uint32_t first_id;
+	uint32_t n;
+	/* unsigned char entries[]; */
 };
-_Static_assert(sizeof(struct rp_stack_rec) == 24, "rp_stack_rec is 24 bytes");
-#define RP_STACK_MAX_WORDS ((65535u - 24u) / 8u)
+_Static_assert(sizeof(struct rp_stacks_rec) == 24, "rp_stacks_rec is 24 bytes");
+/* Words in a stack (ip + callchain); longer ones are stored as PERF_RECORD_SAMPLEs. */
+#define RP_STACK_MAX_WORDS 8000u
 #define RP_STACK_MAX_ID (1u << 24)
 
 /*
- * Samples of one CPU, in ring order. After the fixed part, n samples, each a sequence of
- * unsigned LEB128 varints:
+ * Samples of one CPU, in ring order, as four columns of unsigned LEB128 varints. After the
+ * fixed part: the byte lengths of the first three columns (varints), then the columns
+ * (time, key, task, period), the last one running up to the zero padding. Per sample:
  *
- *	zigzag(time - previous time - previous period)
- *	key = id << 2 | task << 1 | period (id: the stack; task, period: flags)
- *	pid, tid                           when task is set (always for the first sample)
- *	period                             when period is set
+ *	time column:   zigzag(time - previous time - previous period)
+ *	key column:    id << 2 | task << 1 | period   (id: the stack; task, period: flags)
+ *	task column:   when task is set: k, then pid and tid when k is 0; otherwise the task
+ *	               is the k-th (from 1) of the batch's last SBATCH_MRU (8) distinct tasks,
+ *	               most recent first (always set for the first sample)
+ *	period column: the period, when period is set
  *
  * "previous" is the sample before in the batch; for the first one the previous time is .time
  * and the previous period 0. (With a fixed-period clock event consecutive samples are one
- * period apart: the first field is then the timer's jitter, a small number.)
- *
- * then zero bytes up to hdr.size (a multiple of 8). cpu is every sample's PERF_SAMPLE_CPU.
+ * period apart: the time column then holds the timer's jitter, small numbers.)
  */
 struct rp_samples_rec {
 	struct perf_event_header hdr; /* type RP_REC_SAMPLES */

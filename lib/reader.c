@@ -25,7 +25,7 @@ struct entry {
 	uint32_t stack;
 };
 
-/* A stack defined by an RP_REC_STACK record; its words are in the reader's word store. */
+/* A stack defined in an RP_REC_STACKS batch; its words are in the reader's word store. */
 struct stack {
 	size_t off;
 	uint32_t nr;
@@ -398,25 +398,17 @@ static int grow(void **p, size_t *cap, size_t need, size_t size)
 	return 0;
 }
 
-/* An RP_REC_STACK: remember its words under its id. */
-static void define_stack(struct reader *r, const struct perf_event_header *h)
+/* Remember one stack (ip, then the callchain) under its id. */
+static void define_stack(struct reader *r, const struct kbatch_stack *k)
 {
-	struct rp_stack_rec s;
-	size_t cap_stacks = r->cap_stacks, cap_ids = r->cap_ids;
+	size_t cap_stacks = r->cap_stacks, cap_ids = r->cap_ids, nr = (size_t)k->nr_chain + 1;
 
-	memcpy(&s, h, sizeof(s));
-	if (h->size < sizeof(s) || s.nr == 0 || s.nr != (h->size - sizeof(s)) / 8 || s.id >= RP_STACK_MAX_ID) {
-		r->st.records_bad++;
-		warnf(r, "frame %llu holds a malformed stack definition (id %u, %u words in %u bytes); skipped",
-		      (unsigned long long)r->desc.seq, s.id, s.nr, h->size);
-		return;
-	}
 	if (r->n_stacks == UINT32_MAX - 1 ||
 	    grow((void **)&r->stacks, &cap_stacks, (size_t)r->n_stacks + 1, sizeof(*r->stacks)) < 0 ||
-	    grow((void **)&r->words, &r->cap_words, r->n_words + s.nr, 8) < 0 ||
-	    grow((void **)&r->ids, &cap_ids, (size_t)s.id + 1, sizeof(*r->ids)) < 0) {
+	    grow((void **)&r->words, &r->cap_words, r->n_words + nr, 8) < 0 ||
+	    grow((void **)&r->ids, &cap_ids, (size_t)k->id + 1, sizeof(*r->ids)) < 0) {
 		r->cap_stacks = (uint32_t)cap_stacks;
-		warnf(r, "out of memory for stack %u of frame %llu; its samples will have no callchain", s.id,
+		warnf(r, "out of memory for stack %u of frame %llu; its samples will have no callchain", k->id,
 		      (unsigned long long)r->desc.seq);
 		return;
 	}
@@ -424,11 +416,34 @@ static void define_stack(struct reader *r, const struct perf_event_header *h)
 	if (cap_ids > r->cap_ids)
 		memset(r->ids + r->cap_ids, 0, (cap_ids - r->cap_ids) * sizeof(*r->ids));
 	r->cap_ids = (uint32_t)cap_ids;
-	memcpy(r->words + r->n_words, (const unsigned char *)h + sizeof(s), (size_t)s.nr * 8);
-	r->stacks[r->n_stacks] = (struct stack){ r->n_words, s.nr, h->misc };
-	r->n_words += s.nr;
-	r->ids[s.id] = ++r->n_stacks;
+	r->words[r->n_words] = k->ip;
+	memcpy(r->words + r->n_words + 1, k->chain, (size_t)k->nr_chain * 8);
+	r->stacks[r->n_stacks] = (struct stack){ r->n_words, (uint32_t)nr, k->misc };
+	r->n_words += nr;
+	r->ids[k->id] = ++r->n_stacks;
 	r->st.stacks++;
+}
+
+/* An RP_REC_STACKS batch. */
+static void take_stacks(struct reader *r, const struct perf_event_header *h)
+{
+	struct kbatch_reader br;
+	struct kbatch_stack k;
+	int rc;
+
+	if (kbatch_read_init(&br, h) < 0) {
+		r->st.records_bad++;
+		warnf(r, "frame %llu holds a stack batch of impossible size %u; skipped", (unsigned long long)r->desc.seq,
+		      h->size);
+		return;
+	}
+	while ((rc = kbatch_read_next(&br, &k)) > 0)
+		define_stack(r, &k);
+	if (rc < 0) {
+		r->st.records_bad++;
+		warnf(r, "frame %llu holds a malformed stack batch; %u stack definitions from id %u on are lost",
+		      (unsigned long long)r->desc.seq, br.left ? br.left : 1, br.id);
+	}
 }
 
 /* An RP_REC_SAMPLES batch: each sample rebuilt as the PERF_RECORD_SAMPLE it was. */
@@ -516,9 +531,9 @@ static void take_frame(struct reader *r, size_t len)
 			r->st.records_bad++;
 			break;
 		}
-		if (h->type == RP_REC_STACK || h->type == RP_REC_SAMPLES) {
-			if (h->type == RP_REC_STACK)
-				define_stack(r, h);
+		if (h->type == RP_REC_STACKS || h->type == RP_REC_SAMPLES) {
+			if (h->type == RP_REC_STACKS)
+				take_stacks(r, h);
 			else
 				take_samples(r, h);
 			a = &r->arenas[r->cur];

@@ -73,6 +73,7 @@ struct recorder {
 	size_t n_notes;
 	struct synth_ksyms ksyms;
 	struct stacktab *stacks;  /* NULL: samples are stored as the kernel wrote them */
+	struct kbatch *kb;        /* stack definitions not written yet */
 	uint64_t frames_dropped;  /* writer's dropped_frames when last looked at */
 	uint64_t stack_resets;
 	/* Kernel symbols written to the current file as new stacks need them (with stacks). */
@@ -523,6 +524,13 @@ int recorder_new(const struct recorder_opts *o, struct recorder **ret, char *err
 	build_attr(r);
 	if (compact_sample_type_ok(r->attr.sample_type)) {
 		r->stacks = stacktab_new(STACKS_MAX, STACK_WORDS_MAX);
+		r->kb = malloc(sizeof(*r->kb));
+		if (!r->kb) {
+			stacktab_free(r->stacks);
+			r->stacks = NULL;
+		} else {
+			r->kb->n = 0;
+		}
 		for (size_t ci = 0; r->stacks && ci < r->n_cpus; ci++) {
 			r->cpus[ci].batch = malloc(sizeof(struct sbatch));
 			if (!r->cpus[ci].batch) {
@@ -584,6 +592,7 @@ struct recorder *recorder_free(struct recorder *r)
 		free(r->cpus[ci].batch);
 	}
 	stacktab_free(r->stacks);
+	free(r->kb);
 	for (size_t i = 0; i < r->n_fds; i++)
 		close(r->fds[i]);
 	if (r->epfd >= 0)
@@ -681,8 +690,10 @@ static void begin_file(struct recorder *r, struct writer *w)
 	r->w = w;
 	r->t_start = util_now_ns();
 	/* Every file defines its own stacks. */
-	if (r->stacks)
+	if (r->stacks) {
 		stacktab_reset(r->stacks);
+		r->kb->n = 0;
+	}
 	r->frames_dropped = writer_stats(w)->dropped_frames;
 	writer_set_safe_time(w, r->t_start);
 	write_header(r);
@@ -816,10 +827,20 @@ static void write_pending_ksyms(struct recorder *r)
 	r->n_pend = 0;
 }
 
+static void flush_stacks(struct recorder *r)
+{
+	const struct perf_event_header *h = kbatch_finish(r->kb);
+
+	if (h)
+		writer_add(r->w, h, h->size);
+}
+
+/* The CPU's samples, after the definitions they use. */
 static void flush_batch(struct recorder *r, struct rcpu *c)
 {
 	const struct perf_event_header *h;
 
+	flush_stacks(r);
 	if (r->n_pend)
 		write_pending_ksyms(r);
 	h = sbatch_finish(c->batch);
@@ -879,18 +900,10 @@ static bool pack_sample(struct recorder *r, struct rcpu *c, const struct perf_ev
 			return false; /* longer than a record can hold */
 	}
 	if (added) {
-		struct rp_stack_rec *s = writer_reserve(r->w, sizeof(*s) + (nr + 1) * 8);
-
-		if (!s)
-			return false;
-		s->hdr.type = RP_REC_STACK;
-		s->hdr.misc = h->misc;
-		s->hdr.size = (uint16_t)(sizeof(*s) + (nr + 1) * 8);
-		s->time = 0; /* a definition, not an event: 0 costs nothing compressed */
-		s->id = (uint32_t)id;
-		s->nr = (uint32_t)(nr + 1);
-		memcpy(s + 1, &ip, 8);
-		memcpy((char *)(s + 1) + 8, chain, nr * 8);
+		if (!kbatch_add(r->kb, (uint32_t)id, h->misc, ip, chain, nr)) {
+			flush_stacks(r);
+			kbatch_add(r->kb, (uint32_t)id, h->misc, ip, chain, nr);
+		}
 		if (r->ksym_done)
 			need_ksyms(r, time, ip, chain, nr);
 	}

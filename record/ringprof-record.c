@@ -58,7 +58,7 @@ static void usage(FILE *f)
 		"  -o, --output FILE      recording file (default ringprof.data; an existing file\n"
 		"                         is kept as FILE.old)\n"
 		"  -d, --duration SECS    stop after SECS seconds (fractions allowed)\n"
-		"  -z, --compression N    zstd level 1-19 (default 3)\n"
+		"  -z, --compression N    zstd level 1-19 (default 6)\n"
 		"      --flush-interval S close a compressed frame at least every S seconds\n"
 		"                         (default 1; bounds what a crash can lose)\n"
 		"  -q, --quiet            no notes and no summary line\n"
@@ -182,7 +182,7 @@ int main(int argc, char **argv)
 	const char *output = "ringprof.data";
 	uint64_t duration = 0, v;
 	bool all = false, quiet = false, cpus_set = false;
-	int level = 3, c, rc, go = -1, errp = -1, sfd, exit_status = -1, code = 0;
+	int level = 6, c, rc, go = -1, errp = -1, sfd, exit_status = -1, code = 0;
 	pid_t child = 0;
 	sigset_t mask, saved;
 	struct recorder *r = NULL;

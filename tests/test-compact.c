@@ -128,6 +128,7 @@ static void test_reader(void)
 	struct writer *w;
 	struct reader *r;
 	static struct sbatch b;
+	static struct kbatch kb;
 	const struct perf_event_header *h;
 	char why[256];
 	uint64_t st = RP_COMPACT_SAMPLE_TYPE | PERF_SAMPLE_CALLCHAIN;
@@ -148,33 +149,26 @@ static void test_reader(void)
 	hr.sample_type = st;
 	writer_set_safe_time(w, 100);
 	writer_add(w, &hr, sizeof(hr));
-	/* Stacks 0 and 1, four samples. */
-	for (uint32_t id = 0; id < 2; id++) {
-		struct {
-			struct rp_stack_rec s;
-			uint64_t words[4];
-		} d = { { { RP_REC_STACK, id ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER, 24 + 4 * 8 }, 0, id, 4 },
-			{ chain[id][1] } };
-
-		memcpy(&d.words[1], chain[id], sizeof(chain[id]));
-		writer_add(w, &d, sizeof(d));
-	}
+	/* Stacks 0 and 1 (user: the chain repeats the ip; kernel: it does not), four samples. */
+	kb.n = 0;
+	CHECK(kbatch_add(&kb, 0, PERF_RECORD_MISC_USER, chain[0][1], chain[0], 3));
+	CHECK(kbatch_add(&kb, 1, PERF_RECORD_MISC_KERNEL, 0xffffffff81000011ull, chain[1], 3));
+	CHECK(!kbatch_add(&kb, 3, PERF_RECORD_MISC_KERNEL, 0x1, chain[1], 3), "ids in a batch follow each other");
+	h = kbatch_finish(&kb);
+	writer_add(w, h, h->size);
 	b.n = 0;
 	for (uint32_t i = 0; i < 4; i++)
 		sbatch_add(&b, 1, 1000 + i, 7, 8 + (i & 1), 250, i & 1);
 	h = sbatch_finish(&b);
 	writer_add(w, h, h->size);
 	writer_flush(w);
-	/* Id 0 redefined as a one-word stack: later samples use the new one. */
+	/* Id 0 redefined as a shorter stack: later samples use the new one. */
 	{
-		struct {
-			struct rp_stack_rec s;
-			uint64_t words[3];
-		} d = { { { RP_REC_STACK, PERF_RECORD_MISC_USER, 24 + 3 * 8 }, 0, 0, 3 }, { 0x405000 } };
+		uint64_t c[2] = { (uint64_t)PERF_CONTEXT_USER, 0x405000 };
 
-		d.words[1] = (uint64_t)PERF_CONTEXT_USER;
-		d.words[2] = 0x405000;
-		writer_add(w, &d, sizeof(d));
+		CHECK(kbatch_add(&kb, 0, PERF_RECORD_MISC_USER, 0x405000, c, 2));
+		h = kbatch_finish(&kb);
+		writer_add(w, h, h->size);
 	}
 	sbatch_add(&b, 0, 2000, 7, 7, 250, 0);
 	sbatch_add(&b, 0, 2001, 7, 7, 250, 9); /* never defined */
@@ -200,7 +194,7 @@ static void test_reader(void)
 			CHECK_INT(s.id.cpu, 1);
 			CHECK_U64(s.period, 250);
 			CHECK_INT(s.misc, k ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER);
-			CHECK_U64(s.ip, chain[k][1]);
+			CHECK_U64(s.ip, k ? 0xffffffff81000011ull : chain[k][1]);
 			if (CHECK_INT(s.nr, 3))
 				CHECK(memcmp(s.ips, chain[k], sizeof(chain[k])) == 0, "sample %u: the callchain", seen);
 			stacks[seen] = reader_stack_id(r);
