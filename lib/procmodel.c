@@ -111,6 +111,7 @@ static struct thr *get_thr(struct procmodel *m, int32_t tid)
 		m->thrs[id] = (struct thr){ -1, -1 };
 		m->n_thrs++;
 	}
+	m->gen++; /* every caller is about to change the thread */
 	return &m->thrs[id];
 }
 
@@ -301,4 +302,9 @@ uint64_t procmodel_gen(const struct procmodel *m, int32_t pid)
 	const struct proc *p = find_proc(m, pid);
 
 	return p ? p->gen : 0;
+}
+
+uint64_t procmodel_version(const struct procmodel *m)
+{
+	return m->gen;
 }

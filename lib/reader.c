@@ -54,6 +54,10 @@ struct reader {
 	int cur;                  /* arena holding the pending records */
 	struct entry *ents;
 	size_t n_ents, cap_ents;
+	struct entry *tmp;        /* for the merge sort, cap_tmp entries */
+	size_t cap_tmp;
+	size_t *runs;             /* run starts, for the merge sort */
+	size_t cap_runs;
 	size_t emit_pos, emit_end;
 	uint64_t next_seq;
 	uint64_t last_time;
@@ -209,6 +213,8 @@ struct reader *reader_free(struct reader *r)
 	free(r->arenas[0].buf);
 	free(r->arenas[1].buf);
 	free(r->ents);
+	free(r->tmp);
+	free(r->runs);
 	free(r->stacks);
 	free(r->words);
 	free(r->ids);
@@ -561,6 +567,78 @@ static int cmp_entry(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+/*
+ * Sort the pending entries by (time, seq). They come in long ordered runs (what was left of
+ * the previous frame, then each CPU's samples in ring order), so a natural merge sort does
+ * it in a few linear passes. Entries are appended in seq order and runs are merged left
+ * first on equal times, which keeps seq order: the result is cmp_entry's order.
+ */
+static void sort_entries(struct reader *r)
+{
+	size_t n = r->n_ents, n_runs = 0;
+	struct entry *a = r->ents, *b;
+
+	if (n < 2)
+		return;
+	if (r->cap_tmp < n || r->cap_runs < n + 1) {
+		struct entry *t = realloc(r->tmp, n * sizeof(*t));
+		size_t *ru;
+
+		if (t) {
+			r->tmp = t;
+			r->cap_tmp = n;
+		}
+		ru = t ? realloc(r->runs, (n + 1) * sizeof(*ru)) : NULL;
+		if (ru) {
+			r->runs = ru;
+			r->cap_runs = n + 1;
+		}
+		if (!t || !ru) {
+			qsort(r->ents, n, sizeof(*r->ents), cmp_entry); /* no memory for the merge */
+			return;
+		}
+	}
+	b = r->tmp;
+	r->runs[n_runs++] = 0;
+	for (size_t i = 1; i < n; i++)
+		if (a[i].time < a[i - 1].time)
+			r->runs[n_runs++] = i;
+	while (n_runs > 1) {
+		size_t w = 0;
+		struct entry *t;
+
+		r->runs[n_runs] = n;
+		for (size_t k = 0; k < n_runs; k += 2) {
+			size_t lo = r->runs[k], i = lo, o = lo, mid, j, hi;
+
+			r->runs[w++] = lo;
+			if (k + 1 == n_runs) { /* the odd one out */
+				memcpy(b + lo, a + lo, (n - lo) * sizeof(*a));
+				break;
+			}
+			mid = j = r->runs[k + 1];
+			hi = r->runs[k + 2];
+			while (i < mid && j < hi)
+				b[o++] = a[j].time < a[i].time ? a[j++] : a[i++];
+			memcpy(b + o, a + i, (mid - i) * sizeof(*a));
+			o += mid - i;
+			memcpy(b + o, a + j, (hi - j) * sizeof(*a));
+		}
+		n_runs = w;
+		t = a;
+		a = b;
+		b = t;
+	}
+	if (a != r->ents) { /* the result is in tmp: swap the buffers */
+		size_t cap = r->cap_ents;
+
+		r->tmp = r->ents;
+		r->ents = a;
+		r->cap_ents = r->cap_tmp;
+		r->cap_tmp = cap;
+	}
+}
+
 /* Drop emitted entries; carry the rest into the other arena. */
 static void compact(struct reader *r)
 {
@@ -612,8 +690,7 @@ const struct perf_event_header *reader_next(struct reader *r)
 			r->eof = true;
 			bound = UINT64_MAX;
 		}
-		if (r->n_ents) /* ents is still NULL when no record was ever read */
-			qsort(r->ents, r->n_ents, sizeof(*r->ents), cmp_entry);
+		sort_entries(r);
 		while (r->emit_end < r->n_ents && (r->ents[r->emit_end].time < bound || bound == UINT64_MAX))
 			r->emit_end++;
 	}
@@ -627,8 +704,7 @@ const struct rp_header_rec *reader_header(struct reader *r)
 
 		if (len) {
 			take_frame(r, len);
-			if (r->n_ents)
-				qsort(r->ents, r->n_ents, sizeof(*r->ents), cmp_entry);
+			sort_entries(r);
 			while (r->emit_end < r->n_ents && r->ents[r->emit_end].time < r->desc.t_safe)
 				r->emit_end++;
 		} else {

@@ -65,6 +65,14 @@ struct session {
 	uint32_t *scache_val;
 	uint32_t cap_scache;
 	uint64_t file_no;
+	/* The last task seen on each CPU (modulo 64), valid while the process model is unchanged:
+	 * samples come in runs of one thread per CPU, this saves three lookups each. */
+	struct task_memo {
+		uint64_t version;    /* procmodel_version() when filled; 0: empty */
+		uint32_t pid, tid;
+		int64_t comm, task;
+		uint64_t pgen;       /* procmodel_gen() of pid */
+	} memo[64];
 	struct agg *aggs;
 	uint32_t n_aggs, cap_aggs;
 	/* after session_finish */
@@ -402,6 +410,7 @@ static void on_sample(struct session *s, const struct perf_event_header *h)
 	uint32_t n = 0, max = s->o.max_stack ? s->o.max_stack : MAX_FRAMES;
 	int64_t comm, task, stack, id, loc, cid = -1;
 	uint32_t sid = reader_stack_id(s->rd);
+	struct task_memo *memo;
 	bool added;
 
 	if (record_parse_sample(h, s->sample_type, &smp) < 0)
@@ -411,15 +420,27 @@ static void on_sample(struct session *s, const struct perf_event_header *h)
 		return;
 	if (!keep_pid(&s->o.filter, (int32_t)smp.id.pid, (int32_t)smp.id.tid, smp.id.cpu))
 		return;
-	comm = procmodel_comm_id(s->pm, (int32_t)smp.id.pid, (int32_t)smp.id.tid);
-	if (comm < 0 || !keep_comm(s, (uint32_t)comm))
+	memo = &s->memo[smp.id.cpu & 63];
+	if (memo->version != procmodel_version(s->pm) || memo->pid != smp.id.pid || memo->tid != smp.id.tid) {
+		memo->version = 0;
+		comm = procmodel_comm_id(s->pm, (int32_t)smp.id.pid, (int32_t)smp.id.tid);
+		if (comm < 0)
+			return;
+		task = pairtab_intern(s->tasks, (uint64_t)smp.id.pid << 32 | smp.id.tid, (uint64_t)comm, NULL);
+		if (task < 0)
+			return;
+		*memo = (struct task_memo){ procmodel_version(s->pm), smp.id.pid, smp.id.tid, comm, task,
+					    procmodel_gen(s->pm, (int32_t)smp.id.pid) };
+	}
+	comm = memo->comm;
+	task = memo->task;
+	if (!keep_comm(s, (uint32_t)comm))
 		return;
 	if (max > MAX_FRAMES)
 		max = MAX_FRAMES;
 	if (sid != READER_NO_STACK) {
 		/* Same stack, same process state: same locations. */
-		cid = pairtab_intern(s->scache, (uint64_t)sid << 32 | smp.id.pid,
-				     s->file_no << 48 ^ procmodel_gen(s->pm, (int32_t)smp.id.pid), &added);
+		cid = pairtab_intern(s->scache, (uint64_t)sid << 32 | smp.id.pid, s->file_no << 48 ^ memo->pgen, &added);
 		if (cid >= 0 && !added && (uint32_t)cid < s->cap_scache && s->scache_val[cid] != UINT32_MAX) {
 			stack = s->scache_val[cid];
 			goto have_stack;
@@ -475,8 +496,7 @@ static void on_sample(struct session *s, const struct perf_event_header *h)
 			s->scache_val[cid] = (uint32_t)stack;
 	}
 have_stack:
-	task = pairtab_intern(s->tasks, (uint64_t)smp.id.pid << 32 | smp.id.tid, (uint64_t)comm, NULL);
-	if (stack < 0 || task < 0)
+	if (stack < 0)
 		return;
 	id = pairtab_intern(s->agg_ids, (uint64_t)stack, (uint64_t)task << 20 | (smp.id.cpu & 0xfffff), &added);
 	if (id < 0)
