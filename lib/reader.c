@@ -511,10 +511,12 @@ static void take_samples(struct reader *r, const struct perf_event_header *h)
 		      (unsigned long long)r->desc.seq, br.cpu, br.left);
 	}
 	if (missing) {
+		/* Once: every batch until the recorder defines its stacks again has some. */
+		if (!r->st.stack_missing)
+			warnf(r, "frame %llu: samples refer to stacks whose definitions were lost (damaged frames "
+			      "earlier in the file); they are kept without their callchain (--stats counts them)",
+			      (unsigned long long)r->desc.seq);
 		r->st.stack_missing += missing;
-		warnf(r, "frame %llu: %llu samples refer to stacks whose definitions were lost (damaged frames "
-		      "earlier in the file); they are kept without their callchain",
-		      (unsigned long long)r->desc.seq, (unsigned long long)missing);
 	}
 }
 

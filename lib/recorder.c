@@ -69,6 +69,8 @@ struct recorder {
 	uint64_t t_start;   /* when the current file began */
 	uint64_t t_stop;
 	uint64_t flush_ns;
+	uint64_t restack_ns;
+	uint64_t t_restack;  /* when stacks and kernel symbols were last forgotten */
 	char notes[MAX_NOTES][256];
 	size_t n_notes;
 	struct synth_ksyms ksyms;
@@ -476,6 +478,7 @@ int recorder_new(const struct recorder_opts *o, struct recorder **ret, char *err
 	r->build_id = true;
 	r->format_lost = true;
 	r->flush_ns = o->flush_ns ? o->flush_ns : NSEC_PER_SEC;
+	r->restack_ns = o->restack_ns ? o->restack_ns : 60 * NSEC_PER_SEC;
 	rc = evsel_lookup(o->event ? o->event : "cycles", &r->ev);
 	if (rc < 0) {
 		snprintf(err, err_size, "unknown event '%s' (see --list-events)", o->event);
@@ -694,6 +697,7 @@ static void begin_file(struct recorder *r, struct writer *w)
 		stacktab_reset(r->stacks);
 		r->kb->n = 0;
 	}
+	r->t_restack = r->t_start;
 	r->frames_dropped = writer_stats(w)->dropped_frames;
 	writer_set_safe_time(w, r->t_start);
 	write_header(r);
@@ -967,6 +971,15 @@ static int drain_all(struct recorder *r)
 	int rc = 0;
 
 	drain_rings(r);
+	/* Stacks are defined once per file, so a damaged frame would cost the callchains of the
+	 * rest of the file: start again now and then (every batch is written at this point). */
+	if (r->stacks && pass - r->t_restack >= r->restack_ns) {
+		stacktab_reset(r->stacks);
+		if (r->ksym_done)
+			memset(r->ksym_done, 0, r->ksyms.n);
+		r->t_restack = pass;
+		r->stack_resets++;
+	}
 	writer_set_safe_time(r->w, pass > ORDER_MARGIN_NS ? pass - ORDER_MARGIN_NS : 0);
 	if (writer_due(r->w, util_now_ns(), r->flush_ns))
 		rc = writer_flush(r->w);

@@ -31,6 +31,7 @@ struct recorder_opts {
 	const char *cmdline;      /* stored in the header */
 	const char *kallsyms;     /* NULL: /proc/kallsyms */
 	uint64_t flush_ns;        /* close a frame at least this often; 0: 1 s */
+	uint64_t restack_ns;      /* define every stack again at least this often; 0: 60 s */
 };
 
 struct recorder_totals {

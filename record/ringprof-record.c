@@ -61,6 +61,8 @@ static void usage(FILE *f)
 		"  -z, --compression N    zstd level 1-19 (default 6)\n"
 		"      --flush-interval S close a compressed frame at least every S seconds\n"
 		"                         (default 1; bounds what a crash can lose)\n"
+		"      --stack-interval S define every callchain again at least every S seconds\n"
+		"                         (default 60; bounds what a damaged frame costs)\n"
 		"  -q, --quiet            no notes and no summary line\n"
 		"\n"
 		"  -l, --list-events      list the events -e accepts\n"
@@ -169,6 +171,7 @@ int main(int argc, char **argv)
 		{ "duration", required_argument, NULL, 'd' },
 		{ "compression", required_argument, NULL, 'z' },
 		{ "flush-interval", required_argument, NULL, 'I' },
+		{ "stack-interval", required_argument, NULL, 'K' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "list-events", no_argument, NULL, 'l' },
 		{ "help", no_argument, NULL, 'h' },
@@ -258,6 +261,12 @@ int main(int argc, char **argv)
 		case 'I':
 			if (util_parse_seconds(optarg, &o.flush_ns) < 0 || o.flush_ns < 10000000) {
 				fprintf(stderr, PROG ": flush interval must be at least 0.01 seconds\n");
+				return 2;
+			}
+			break;
+		case 'K':
+			if (util_parse_seconds(optarg, &o.restack_ns) < 0 || o.restack_ns < 10000000) {
+				fprintf(stderr, PROG ": stack interval must be at least 0.01 seconds\n");
 				return 2;
 			}
 			break;

@@ -49,6 +49,39 @@ check_grep 'header +lost' "$T/head.stats" "the lost header is reported"
 hs=$(stat_field samples "$T/head.stats")
 check_range "$hs" $((samples / 2)) "$samples" "samples after the damaged header are read"
 
+# Format 2: the frame that defines the first stacks is lost. Later samples that use them keep
+# their time, task and count but not their callchain, and say so, until the recorder defines
+# its stacks again (--stack-interval); the rest is intact.
+"$RP" record -q -e cpu-clock -F 999 -g --flush-interval 0.1 --stack-interval 0.5 -o "$T/good.data" -- "$WL" -d 2 >/dev/null \
+	|| fail "recording failed"
+"$RP" report -i "$T/good.data" --stats >"$T/good.stats" || fail "stats of the intact file"
+frames=$(awk '$1 == "frames" { print $2 }' "$T/good.stats")
+samples=$(stat_field samples "$T/good.stats")
+offs=($(LC_ALL=C grep -obUaP '\x5e\x2a\x4d\x18\x40\x00\x00\x00RPFD' "$T/good.data" | cut -d: -f1))
+first=1
+while [ $first -lt $((frames - 2)) ]; do
+	head -c ${offs[$((first + 1))]} "$T/good.data" | tail -c +$((${offs[$first]} + 1)) >"$T/one.data"
+	"$RP" report -i "$T/one.data" --stats 2>/dev/null | grep -q '^  stacks  *[1-9]' && break
+	first=$((first + 1))
+done
+cp "$T/good.data" "$T/stacks.data"
+printf '\xff\x00\xff\x00\xff\x00\xff\x00' | dd of="$T/stacks.data" bs=1 seek=$((${offs[$first]} + 90)) conv=notrunc status=none
+"$RP" report -i "$T/stacks.data" --stats >"$T/stacks.stats" 2>"$T/stacks.err"
+check_eq "$?" 0 "a recording that lost stack definitions is still usable"
+check_grep "warning: frame [0-9]+: samples refer to stacks whose definitions were lost \(damaged frames earlier in the file\); they are kept without their callchain \(--stats counts them\)" \
+	"$T/stacks.err" "samples whose stack definition was lost are reported"
+check_grep '^  stacks +[0-9]+ defined, [0-9]+ samples packed against them, [1-9][0-9]* of them lost their stack' \
+	"$T/stacks.stats" "--stats counts them"
+ss=$(stat_field samples "$T/stacks.stats")
+check_range "$ss" $((samples * (frames - 3) / frames)) $((samples - 1)) "only the damaged frame's samples are missing"
+"$RP" report -i "$T/stacks.data" --no-children >"$T/stacks.rep" 2>/dev/null || fail "report of the recording that lost stacks"
+# The damaged frame also held the command's COMM and MMAP2s: its user frames stay unknown;
+# the callchains come back with the next definitions, half a second later.
+nolost=$(sed -n 's/.*packed against them, \([0-9]*\) of them lost their stack.*/\1/p' "$T/stacks.stats")
+check_range "$nolost" 1 $((ss * 3 / 4)) "samples after the stacks are defined again have their callchain"
+check_grep '^ +[0-9.]+% +:[0-9]+ +\[kernel\.kallsyms\] +\[k\] [a-z_]' "$T/stacks.rep" "kernel frames resolve (symbols written again too)"
+check_eq "$(grep -c 'samples refer to stacks whose definitions were lost' "$T/stacks.err")" 1 "the loss is reported once"
+
 # Cut inside the very first frame: nothing usable.
 head -c 100 "$T/good.data" >"$T/tiny.data"
 "$RP" report -i "$T/tiny.data" --stats >"$T/tiny.out" 2>&1
