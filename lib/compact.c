@@ -104,14 +104,15 @@ int64_t stacktab_intern(struct stacktab *t, uint16_t misc, uint64_t ip, const ui
 			break;
 		e = &t->ents[s - 1];
 		if (e->hash == h && e->nr == nr + 1 && e->misc == misc && t->words[e->off] == ip &&
-		    memcmp(&t->words[e->off + 1], chain, nr * 8) == 0)
+		    (!nr || memcmp(&t->words[e->off + 1], chain, nr * 8) == 0))
 			return s - 1;
 	}
 	if (t->n == t->max || t->n_words + nr + 1 > t->max_words)
 		return -1;
 	t->ents[t->n] = (struct stack_ent){ h, t->n_words, (uint32_t)(nr + 1), misc };
 	t->words[t->n_words] = ip;
-	memcpy(&t->words[t->n_words + 1], chain, nr * 8);
+	if (nr) /* chain is NULL without callchains */
+		memcpy(&t->words[t->n_words + 1], chain, nr * 8);
 	t->n_words += nr + 1;
 	t->slots[i] = ++t->n;
 	*added = true;
@@ -254,7 +255,8 @@ bool kbatch_add(struct kbatch *b, uint32_t id, uint16_t misc, uint64_t ip, const
 		memcpy(p, &ip, 8);
 		p += 8;
 	}
-	memcpy(p, chain, nr * 8);
+	if (nr)
+		memcpy(p, chain, nr * 8);
 	p += nr * 8;
 	b->len = (size_t)(p - b->buf);
 	b->n++;

@@ -59,7 +59,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint8_t opt = size ? data[size - 1] : 0;
 	struct print_opts po = { .keys = { PRINT_COMM, PRINT_PID, PRINT_DSO, PRINT_SYM, PRINT_CPU },
 				 .n_keys = 5, .graph = PRINT_GRAPH_CALLEE, .graph_threshold = 1 };
-	struct session_opts so = { .warn = fuzz_quiet, .inline_frames = true };
+	struct session_opts so = { .warn = fuzz_quiet, .inline_frames = true, .symfs = FUZZ_SYMFS };
 	unsigned char *file;
 	size_t len;
 	char path[64];

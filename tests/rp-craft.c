@@ -1,0 +1,394 @@
+/* rp-craft.c — writes small synthetic recordings, intact or with one absurd length or count,
+ * for tests/report-absurd.sh.
+ *
+ * Usage: rp-craft CASE FILE      (rp-craft --list prints the cases)
+ *
+ * The intact recording ("good") has four frames:
+ *   frame 0  HEADER (2 CPUs, system-wide, callchains), KSYMS (3 symbols), COMM of pid 4242
+ *            ("absurd"), MMAP2 of /nonexistent/libabsurd.so for it
+ *   frame 1  SAMPLES_PER_FRAME samples, CPU 0 and 1 alternating: kernel ones in rp_kfunc_a
+ *            called from rp_kfunc_b, and the last a user one in libabsurd.so
+ *   frame 2  SAMPLES_PER_FRAME more, the same way
+ *   frame 3  CPU_STATS for CPUs 0 and 1, FINISH
+ * Every descriptor carries a correct CRC-32C, also where a case makes one of its fields absurd:
+ * the reader must not be able to dismiss the damage as a bad checksum.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/perf_event.h>
+
+#include "crc32c.h"
+#include "format.h"
+#include "zframe.h"
+
+/* Format version 1: samples are plain PERF_RECORD_SAMPLEs, which every reader since reads. */
+#define CRAFT_MAJOR 1
+#define SAMPLES_PER_FRAME 10
+#define T0 1000000000000ull /* CLOCK_MONOTONIC ns of the fake recording host: 1000 s */
+#define MS 1000000ull
+#define PID 4242
+#define SAMPLE_TYPE                                                                                \
+	(PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |                   \
+	 PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN)
+#define ID_SIZE 24 /* sample_id trailer for SAMPLE_TYPE: pid/tid, time, cpu/res */
+#define KFUNC_A 0xffffffff81001000ull
+#define KFUNC_B 0xffffffff81002000ull
+#define KFUNC_C 0xffffffff81003000ull
+#define LIB_START 0x7f0000000000ull
+
+static const char *const cases[] = {
+	"good",                 /* nothing absurd */
+	"desc-raw-huge",        /* frame 1: raw_size 0xffffffff */
+	"desc-raw-max",         /* frame 1: raw_size RP_FRAME_RAW_MAX (64 MiB), the content is 1 KiB */
+	"desc-raw-small",       /* frame 1: raw_size 64, less than the content */
+	"desc-zsize-huge",      /* frame 1: zsize 0xffffffff */
+	"desc-zsize-past-eof",  /* frame 1: zsize RP_FRAME_Z_MAX, past the end of the file */
+	"desc-zsize-small",     /* frame 1: zsize 16, less than the zstd frame */
+	"desc-nrec-huge",       /* frame 1: n_records 0xffffffff (the frame itself is intact) */
+	"only-frame-raw-huge",  /* a file of frame 0 only, whose raw_size is 0xffffffff */
+	"chain-huge",           /* frame 1, sample 3: callchain nr 2^40 */
+	"chain-over",           /* frame 1, sample 3: callchain nr one more than the record holds */
+	"ksyms-huge",           /* frame 0: KSYMS n 0xffffffff with 3 entries present */
+	"mmap-unterminated",    /* frame 0: MMAP2 filename without its NUL up to the trailer */
+	"rec-size-zero",        /* frame 1: a record of size 0 after sample 5 */
+	"rec-size-over",        /* frame 1: a record claiming 65528 bytes after sample 5 */
+	"header-ncpus",         /* frame 0: header n_cpus_online and n_cpus_recorded 0xffffffff */
+	"cpu-stats-huge",       /* frame 3: CPU_STATS with cpu 0xffffffff and counts near 2^64 */
+	NULL,
+};
+
+struct buf {
+	unsigned char *p;
+	size_t len, cap;
+};
+
+static void die(const char *msg)
+{
+	fprintf(stderr, "rp-craft: %s\n", msg);
+	exit(2);
+}
+
+static void *reserve(struct buf *b, size_t n)
+{
+	if (b->len + n > b->cap) {
+		size_t cap = b->cap ? b->cap : 4096;
+
+		while (cap < b->len + n)
+			cap *= 2;
+		b->p = realloc(b->p, cap);
+		if (!b->p)
+			die("out of memory");
+		b->cap = cap;
+	}
+	memset(b->p + b->len, 0, n);
+	b->len += n;
+	return b->p + b->len - n;
+}
+
+static void put(struct buf *b, const void *p, size_t n)
+{
+	memcpy(reserve(b, n), p, n);
+}
+
+static void put64(struct buf *b, uint64_t v)
+{
+	put(b, &v, 8);
+}
+
+static void put32x2(struct buf *b, uint32_t lo, uint32_t hi)
+{
+	put64(b, (uint64_t)hi << 32 | lo);
+}
+
+/* Start a record; finish_rec pads it to 8 and writes its size. */
+static size_t start_rec(struct buf *b, uint32_t type, uint16_t misc)
+{
+	struct perf_event_header h = { .type = type, .misc = misc, .size = 0 };
+	size_t at = b->len;
+
+	put(b, &h, sizeof(h));
+	return at;
+}
+
+static void finish_rec(struct buf *b, size_t at)
+{
+	struct perf_event_header h;
+
+	reserve(b, (8 - (b->len - at) % 8) % 8);
+	memcpy(&h, b->p + at, sizeof(h));
+	h.size = (uint16_t)(b->len - at);
+	memcpy(b->p + at, &h, sizeof(h));
+}
+
+static void put_trailer(struct buf *b, uint32_t pid, uint64_t time, uint32_t cpu)
+{
+	put32x2(b, pid, pid);
+	put64(b, time);
+	put32x2(b, cpu, 0);
+}
+
+static void header_rec(struct buf *b, bool absurd_cpus)
+{
+	static const char cmd[] = "rp-craft good";
+	size_t size = (sizeof(struct rp_header_rec) + sizeof(cmd) + 7) / 8 * 8;
+	struct rp_header_rec *h = reserve(b, size);
+
+	h->hdr.type = RP_REC_HEADER;
+	h->hdr.size = (uint16_t)size;
+	h->time = T0;
+	memcpy(h->magic, RP_HEADER_MAGIC, 8);
+	h->major = CRAFT_MAJOR;
+	h->minor = 0;
+	h->flags = RP_HDR_SYSTEM_WIDE | RP_HDR_KERNEL | RP_HDR_CALLCHAIN | RP_HDR_KSYMS | RP_HDR_FREQ;
+	h->realtime_offset = 1700000000000000000ll - (int64_t)T0;
+	h->clockid = 1; /* CLOCK_MONOTONIC */
+	h->n_cpus_online = absurd_cpus ? UINT32_MAX : 2;
+	h->n_cpus_recorded = absurd_cpus ? UINT32_MAX : 2;
+	h->page_size = 4096;
+	h->sample_type = SAMPLE_TYPE;
+	h->freq_requested = h->freq = 1000;
+	h->event_type = PERF_TYPE_SOFTWARE;
+	h->event_config = PERF_COUNT_SW_CPU_CLOCK;
+	strcpy(h->event_name, "cpu-clock");
+	strcpy(h->hostname, "crafted");
+	strcpy(h->release, "6.0.0-crafted");
+	strcpy(h->arch, "x86_64");
+	strcpy(h->boot_id, "00000000-0000-0000-0000-000000000000");
+	memcpy(h + 1, cmd, sizeof(cmd));
+}
+
+static void ksym(struct buf *b, uint64_t addr, const char *name)
+{
+	put(b, &addr, 8);
+	put(b, "T", 1);
+	put(b, name, strlen(name) + 1);
+	put(b, "", 1); /* core kernel: no module */
+}
+
+static void ksyms_rec(struct buf *b, uint32_t n_claimed)
+{
+	size_t at = b->len;
+	struct rp_ksyms_rec k = { .hdr = { .type = RP_REC_KSYMS }, .time = T0, .n = n_claimed };
+
+	put(b, &k, sizeof(k));
+	ksym(b, KFUNC_A, "rp_kfunc_a");
+	ksym(b, KFUNC_B, "rp_kfunc_b");
+	ksym(b, KFUNC_C, "rp_kfunc_end");
+	finish_rec(b, at);
+}
+
+static void comm_rec(struct buf *b)
+{
+	size_t at = start_rec(b, PERF_RECORD_COMM, 0);
+	char comm[16] = "absurd";
+
+	put32x2(b, PID, PID);
+	put(b, comm, sizeof(comm));
+	put_trailer(b, PID, T0, RP_CPU_SYNTH);
+	finish_rec(b, at);
+}
+
+static void mmap2_rec(struct buf *b, bool unterminated)
+{
+	static const char path[] = "/nonexistent/libabsurd.so";
+	size_t at = start_rec(b, PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER);
+	size_t name_at;
+
+	put32x2(b, PID, PID);
+	put64(b, LIB_START);
+	put64(b, 0x10000);
+	put64(b, 0);
+	put32x2(b, 8, 1); /* maj, min */
+	put64(b, 123456); /* ino */
+	put64(b, 0);      /* ino_generation */
+	put32x2(b, 5 /* PROT_READ | PROT_EXEC */, 2 /* MAP_PRIVATE */);
+	name_at = b->len;
+	put(b, path, sizeof(path));
+	reserve(b, (8 - (b->len - at) % 8) % 8);
+	if (unterminated)
+		memset(b->p + name_at, 'x', b->len - name_at); /* no NUL before the trailer */
+	put_trailer(b, PID, T0, RP_CPU_SYNTH);
+	finish_rec(b, at);
+}
+
+/* A kernel sample in rp_kfunc_a called from rp_kfunc_b, or (user) one in libabsurd.so. */
+static void sample_rec(struct buf *b, uint64_t t, uint32_t cpu, uint64_t nr_claimed, bool use_claim,
+		       bool user)
+{
+	size_t at = start_rec(b, PERF_RECORD_SAMPLE, user ? PERF_RECORD_MISC_USER : PERF_RECORD_MISC_KERNEL);
+	const uint64_t kchain[] = { (uint64_t)PERF_CONTEXT_KERNEL, KFUNC_A + 0x10, KFUNC_B + 0x20 };
+	const uint64_t uchain[] = { (uint64_t)PERF_CONTEXT_USER, LIB_START + 0x1230, LIB_START + 0x2340 };
+	const uint64_t *chain = user ? uchain : kchain;
+
+	put64(b, chain[1]);
+	put32x2(b, PID, PID);
+	put64(b, t);
+	put32x2(b, cpu, 0);
+	put64(b, 1000000); /* period: 1 ms of cpu-clock */
+	put64(b, use_claim ? nr_claimed : 3);
+	put(b, chain, sizeof(kchain));
+	finish_rec(b, at);
+}
+
+static void cpu_stats_rec(struct buf *b, uint32_t cpu, uint64_t t, bool absurd)
+{
+	struct rp_cpu_stats_rec s = {
+		.hdr = { .type = RP_REC_CPU_STATS, .size = sizeof(s) },
+		.time = t,
+		.cpu = absurd ? UINT32_MAX : cpu,
+		.samples = absurd ? UINT64_MAX : SAMPLES_PER_FRAME,
+		.lost = absurd ? UINT64_MAX - 1 : 0,
+		.lost_unreported = absurd ? UINT64_MAX - 2 : 0,
+		.throttles = absurd ? UINT64_MAX : 0,
+	};
+
+	put(b, &s, sizeof(s));
+}
+
+static void finish_rec_rec(struct buf *b, uint64_t t)
+{
+	struct rp_finish_rec f = {
+		.hdr = { .type = RP_REC_FINISH, .size = sizeof(f) },
+		.time = t,
+		.samples = 2 * SAMPLES_PER_FRAME,
+		.exit_status = -1,
+	};
+
+	put(b, &f, sizeof(f));
+}
+
+/* Append desc + zstd frame of raw to out; mutate lets a case change the descriptor. */
+static void emit_frame(struct buf *out, struct zframe *z, const struct buf *raw, uint64_t seq,
+		       uint64_t t_lo, uint64_t t_hi, uint32_t n_records, const char *kase)
+{
+	struct rp_frame_desc d = {
+		.skip_magic = RP_SKIPPABLE_MAGIC,
+		.skip_size = sizeof(d) - 8,
+		.magic = RP_DESC_MAGIC,
+		.major = CRAFT_MAJOR,
+		.minor = 0,
+		.seq = seq,
+		.t_lo = t_lo,
+		.t_hi = t_hi,
+		.t_safe = t_hi,
+		.sample_type = SAMPLE_TYPE,
+		.n_records = n_records,
+		.raw_size = (uint32_t)raw->len,
+	};
+	size_t cap = zframe_bound(raw->len), zsize;
+	unsigned char *zbuf = malloc(cap);
+
+	if (!zbuf || zframe_compress(z, zbuf, cap, raw->p, raw->len, &zsize) < 0)
+		die("cannot compress a frame");
+	d.zsize = (uint32_t)zsize;
+	if (seq == 1 || !strcmp(kase, "only-frame-raw-huge")) {
+		if (!strcmp(kase, "desc-raw-huge") || !strcmp(kase, "only-frame-raw-huge"))
+			d.raw_size = UINT32_MAX;
+		else if (!strcmp(kase, "desc-raw-max"))
+			d.raw_size = RP_FRAME_RAW_MAX;
+		else if (!strcmp(kase, "desc-raw-small"))
+			d.raw_size = 64;
+		else if (!strcmp(kase, "desc-zsize-huge"))
+			d.zsize = UINT32_MAX;
+		else if (!strcmp(kase, "desc-zsize-past-eof"))
+			d.zsize = RP_FRAME_Z_MAX;
+		else if (!strcmp(kase, "desc-zsize-small"))
+			d.zsize = 16;
+		else if (!strcmp(kase, "desc-nrec-huge"))
+			d.n_records = UINT32_MAX;
+	}
+	d.crc = crc32c(0, &d, offsetof(struct rp_frame_desc, crc));
+	put(out, &d, sizeof(d));
+	put(out, zbuf, zsize);
+	free(zbuf);
+}
+
+static void samples_frame(struct buf *raw, int frame, const char *kase)
+{
+	for (int i = 0; i < SAMPLES_PER_FRAME; i++) {
+		uint64_t t = T0 + (uint64_t)(frame * SAMPLES_PER_FRAME + i + 1) * MS;
+		bool bad = frame == 1 && i == 3;
+
+		bool user = i == SAMPLES_PER_FRAME - 1;
+
+		if (bad && !strcmp(kase, "chain-huge"))
+			sample_rec(raw, t, (uint32_t)(i % 2), 1ull << 40, true, user);
+		else if (bad && !strcmp(kase, "chain-over"))
+			sample_rec(raw, t, (uint32_t)(i % 2), 4, true, user);
+		else
+			sample_rec(raw, t, (uint32_t)(i % 2), 0, false, user);
+		if (frame == 1 && i == 5 &&
+		    (!strcmp(kase, "rec-size-zero") || !strcmp(kase, "rec-size-over"))) {
+			struct perf_event_header h = { .type = PERF_RECORD_SAMPLE, .misc = 0,
+						       .size = !strcmp(kase, "rec-size-zero") ? 0 : 65528 };
+
+			put(raw, &h, sizeof(h));
+			put64(raw, 0); /* 16 bytes of junk where a record should be */
+		}
+	}
+}
+
+int main(int argc, char **argv)
+{
+	struct buf out = { 0 }, raw = { 0 };
+	struct zframe *z;
+	const char *kase;
+	bool known = false;
+	FILE *f;
+
+	if (argc == 2 && !strcmp(argv[1], "--list")) {
+		for (int i = 0; cases[i]; i++)
+			puts(cases[i]);
+		return 0;
+	}
+	if (argc != 3) {
+		fprintf(stderr, "usage: rp-craft CASE FILE | rp-craft --list\n");
+		return 2;
+	}
+	kase = argv[1];
+	for (int i = 0; cases[i]; i++)
+		known |= !strcmp(cases[i], kase);
+	if (!known)
+		die("unknown case (see --list)");
+	z = zframe_new(3);
+	if (!z)
+		die("out of memory");
+
+	header_rec(&raw, !strcmp(kase, "header-ncpus"));
+	ksyms_rec(&raw, !strcmp(kase, "ksyms-huge") ? UINT32_MAX : 3);
+	comm_rec(&raw);
+	mmap2_rec(&raw, !strcmp(kase, "mmap-unterminated"));
+	emit_frame(&out, z, &raw, 0, T0, T0, 4, kase);
+	if (strcmp(kase, "only-frame-raw-huge") != 0) {
+		for (int fr = 1; fr <= 2; fr++) {
+			raw.len = 0;
+			samples_frame(&raw, fr, kase);
+			emit_frame(&out, z, &raw, (uint64_t)fr,
+				   T0 + (uint64_t)(fr * SAMPLES_PER_FRAME + 1) * MS,
+				   T0 + (uint64_t)(fr * SAMPLES_PER_FRAME + SAMPLES_PER_FRAME) * MS,
+				   SAMPLES_PER_FRAME, kase);
+		}
+		raw.len = 0;
+		{
+			uint64_t t = T0 + 100 * MS;
+
+			cpu_stats_rec(&raw, 0, t, !strcmp(kase, "cpu-stats-huge"));
+			cpu_stats_rec(&raw, 1, t, false);
+			finish_rec_rec(&raw, t);
+			emit_frame(&out, z, &raw, 3, t, t, 3, kase);
+		}
+	}
+	f = fopen(argv[2], "wb");
+	if (!f || fwrite(out.p, 1, out.len, f) != out.len || fclose(f) != 0) {
+		fprintf(stderr, "rp-craft: cannot write %s: %s\n", argv[2], strerror(errno));
+		return 2;
+	}
+	zframe_free(z);
+	free(out.p);
+	free(raw.p);
+	return 0;
+}
