@@ -104,6 +104,8 @@ void print_header(FILE *f, const struct session *s, const char *const *inputs, s
 struct entry {
 	uint32_t key[PRINT_N_KEYS];
 	uint64_t self, children, n_self, n_children;
+	uint32_t id;       /* in the table, before sorting */
+	uint32_t graph;    /* index into the graph lists + 1, 0: no call graph printed */
 };
 
 struct table {
@@ -160,6 +162,7 @@ static int64_t table_entry(struct table *t, const uint32_t *key)
 		}
 		memset(&t->e[t->n], 0, sizeof(t->e[0]));
 		memcpy(t->e[t->n].key, key, sizeof(t->e[0].key));
+		t->e[t->n].id = (uint32_t)t->n;
 		t->n++;
 	}
 	return id;
@@ -254,8 +257,9 @@ static bool row_matches(const struct print_opts *o, const struct session *s, con
 	return memcmp(key, e->key, sizeof(key)) == 0;
 }
 
+/* The rows whose stacks hold entry e: only those can add to its tree. */
 static int print_graph(FILE *f, const struct session *s, const struct print_opts *o, const struct entry *e,
-		       double total)
+		       double total, const uint32_t *list, size_t n_list)
 {
 	const struct session_row *rows;
 	size_t n_rows;
@@ -269,7 +273,8 @@ static int print_graph(FILE *f, const struct session *s, const struct print_opts
 		return -ENOMEM;
 	t.cap = 256;
 	t.len = 1;
-	for (size_t i = 0; i < n_rows; i++) {
+	for (size_t li = 0; li < n_list; li++) {
+		size_t i = list[li];
 		uint32_t n, at = UINT32_MAX, from, cur = 0;
 		const uint32_t *st = session_stack(s, rows[i].stack, &n);
 
@@ -329,6 +334,95 @@ oom:
 	return -ENOMEM;
 }
 
+/* For each entry whose tree is printed, the rows whose stacks hold it, in row order. */
+struct graph_lists {
+	uint32_t *start; /* per graph entry g, its rows are rows[start[g] .. start[g + 1]) */
+	uint32_t *rows;
+};
+
+static int graph_lists(const struct session *s, const struct print_opts *o, struct table *t, double total,
+		       struct graph_lists *gl)
+{
+	const struct session_row *rows;
+	size_t n_rows, n_graphs = 0;
+	uint32_t *by_id = NULL, *fill = NULL, *seen = NULL;
+	size_t cap_seen = 0;
+	int rc = -ENOMEM;
+
+	rows = session_rows(s, &n_rows);
+	by_id = calloc(t->n ? t->n : 1, sizeof(*by_id)); /* table id -> graph number + 1 */
+	if (!by_id)
+		return -ENOMEM;
+	for (size_t i = 0; i < t->n; i++) {
+		struct entry *e = &t->e[i];
+		double share = 100.0 * (double)(o->children ? e->children : e->self) / total;
+
+		/* A branch never weighs more than its entry: below the threshold there is no tree. */
+		if (share >= o->percent_limit && share >= o->graph_threshold) {
+			e->graph = (uint32_t)++n_graphs;
+			by_id[e->id] = e->graph;
+		}
+	}
+	gl->start = calloc(n_graphs + 2, sizeof(*gl->start));
+	fill = calloc(n_graphs + 1, sizeof(*fill));
+	if (!gl->start || !fill)
+		goto out;
+	/* Two passes over the rows: count, then fill. */
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < n_rows; i++) {
+			uint32_t n, key[PRINT_N_KEYS], n_seen = 0;
+			const uint32_t *st = session_stack(s, rows[i].stack, &n);
+
+			if (cap_seen < n) {
+				uint32_t *p = realloc(seen, n * sizeof(*p));
+
+				if (!p)
+					goto out;
+				seen = p;
+				cap_seen = n;
+			}
+			/* Self only: a tree takes the rows whose leaf is the entry. */
+			for (uint32_t k = 0; k < (o->children ? n : 1); k++) {
+				int64_t id;
+				uint32_t g;
+				bool dup = false;
+
+				frame_key(o, s, &rows[i], st[k], key);
+				id = seqtab_intern(t->ids, key, PRINT_N_KEYS); /* present: a lookup */
+				if (id < 0)
+					goto out;
+				if ((size_t)id >= t->n)
+					continue; /* cannot happen: every key was counted */
+				g = by_id[id];
+				if (!g)
+					continue;
+				for (uint32_t j = 0; j < n_seen && !dup; j++)
+					dup = seen[j] == g;
+				if (dup)
+					continue;
+				seen[n_seen++] = g;
+				if (pass == 0)
+					gl->start[g]++;
+				else
+					gl->rows[gl->start[g - 1] + fill[g - 1]++] = (uint32_t)i;
+			}
+		}
+		if (pass == 0) {
+			for (size_t g = 1; g <= n_graphs; g++)
+				gl->start[g] += gl->start[g - 1];
+			gl->rows = malloc((gl->start[n_graphs] ? gl->start[n_graphs] : 1) * sizeof(*gl->rows));
+			if (!gl->rows)
+				goto out;
+		}
+	}
+	rc = 0;
+out:
+	free(by_id);
+	free(fill);
+	free(seen);
+	return rc;
+}
+
 int print_flat(FILE *f, const struct session *s, const struct print_opts *o)
 {
 	const struct session_totals *tot = session_totals(s);
@@ -339,6 +433,7 @@ int print_flat(FILE *f, const struct session *s, const struct print_opts *o)
 	size_t cap_seen = 0;
 	double total = tot->period ? (double)tot->period : 1.0;
 	bool has_sym = false;
+	struct graph_lists gl = { NULL, NULL };
 
 	if (!t.ids)
 		return -ENOMEM;
@@ -388,6 +483,8 @@ int print_flat(FILE *f, const struct session *s, const struct print_opts *o)
 	sort_opts = o;
 	if (t.n) /* t.e is NULL when nothing was counted; qsort must not see NULL */
 		qsort(t.e, t.n, sizeof(*t.e), cmp_entries);
+	if (o->graph != PRINT_GRAPH_NONE && has_sym && graph_lists(s, o, &t, total, &gl) < 0)
+		goto oom;
 
 	/* Column widths from what is printed. */
 	for (size_t k = 0; k < o->n_keys; k++)
@@ -461,19 +558,23 @@ int print_flat(FILE *f, const struct session *s, const struct print_opts *o)
 		}
 		fputc('\n', f);
 		/* A branch never weighs more than its entry: below the threshold there is no tree. */
-		if (o->graph != PRINT_GRAPH_NONE && has_sym && share >= o->graph_threshold &&
-		    print_graph(f, s, o, e, total) < 0)
+		if (e->graph && print_graph(f, s, o, e, total, gl.rows + gl.start[e->graph - 1],
+					    gl.start[e->graph] - gl.start[e->graph - 1]) < 0)
 			goto oom;
 	}
 	if (!t.n)
 		fprintf(f, "# no samples%s\n", tot->samples_seen ? " match the filters" : "");
 	free(seen);
 	free(t.e);
+	free(gl.rows);
+	free(gl.start);
 	seqtab_free(t.ids);
 	return 0;
 oom:
 	free(seen);
 	free(t.e);
+	free(gl.rows);
+	free(gl.start);
 	seqtab_free(t.ids);
 	return -ENOMEM;
 }
