@@ -187,6 +187,7 @@ static int rec_open(struct daemon *d, const struct conf *c, struct rec *ret, cha
 	}
 	for (size_t i = 0; recorder_note(x.r, i); i++)
 		log_msg(LOG_NOTICE, "note: %s", recorder_note(x.r, i));
+	x.n_cpus = recorder_n_cpus(x.r); /* a CPU whose event could not be opened is left out */
 	*ret = x;
 	return 0;
 }

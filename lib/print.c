@@ -51,7 +51,7 @@ void print_header(FILE *f, const struct session *s, const char *const *inputs, s
 {
 	const struct rp_header_rec *h = session_header(s);
 	const struct session_totals *t = session_totals(s);
-	double all = (double)(t->samples + t->lost);
+	double all = (double)t->samples + (double)t->lost; /* no wrap with absurd counts */
 
 	fprintf(f, "# ringprof report of %s", inputs[0]);
 	if (n_inputs > 1)
@@ -96,6 +96,9 @@ void print_header(FILE *f, const struct session *s, const char *const *inputs, s
 			t->files_unfinished, t->files_unfinished > 1 ? "s" : "");
 	if (t->frames_bad)
 		fprintf(f, "# note: %zu damaged frame%s skipped\n", t->frames_bad, t->frames_bad > 1 ? "s" : "");
+	if (t->samples_malformed)
+		fprintf(f, "# note: %" PRIu64 " malformed sample%s skipped (fields that do not fit the record)\n",
+			t->samples_malformed, t->samples_malformed > 1 ? "s" : "");
 	fprintf(f, "#\n");
 }
 

@@ -610,6 +610,11 @@ struct recorder *recorder_free(struct recorder *r)
 	return NULL;
 }
 
+size_t recorder_n_cpus(const struct recorder *r)
+{
+	return r->n_cpus;
+}
+
 const char *recorder_note(const struct recorder *r, size_t i)
 {
 	return i < r->n_notes ? r->notes[i] : NULL;

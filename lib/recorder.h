@@ -48,6 +48,8 @@ struct recorder;
  * sentence for the user into err (naming the sysctl, capability or limit involved). */
 int recorder_new(const struct recorder_opts *o, struct recorder **ret, char *err, size_t err_size);
 struct recorder *recorder_free(struct recorder *r);
+/* The CPUs being recorded (those whose events could be opened). */
+size_t recorder_n_cpus(const struct recorder *r);
 
 /* One-line notes about choices made while opening (fallback event, capped frequency,
  * user-only mode, smaller rings); index past the end gives NULL. */

@@ -413,8 +413,10 @@ static void on_sample(struct session *s, const struct perf_event_header *h)
 	struct task_memo *memo;
 	bool added;
 
-	if (record_parse_sample(h, s->sample_type, &smp) < 0)
+	if (record_parse_sample(h, s->sample_type, &smp) < 0) {
+		s->t.samples_malformed++;
 		return;
+	}
 	s->t.samples_seen++;
 	if (smp.id.time < s->since || smp.id.time > s->until)
 		return;
@@ -554,7 +556,7 @@ static void on_record(struct session *s, const struct perf_event_header *h)
 		if (h->size >= 24 && record_time(h, s->sample_type) >= s->since &&
 		    record_time(h, s->sample_type) <= s->until) {
 			memcpy(&v, (const char *)h + 16, 8);
-			s->t.lost += v;
+			s->t.lost = util_sat_add(s->t.lost, v);
 		}
 		break;
 	case PERF_RECORD_THROTTLE:
@@ -566,7 +568,8 @@ static void on_record(struct session *s, const struct perf_event_header *h)
 		break;
 	case RP_REC_CPU_STATS:
 		if (h->size >= sizeof(struct rp_cpu_stats_rec))
-			s->t.lost += ((const struct rp_cpu_stats_rec *)(const void *)h)->lost_unreported;
+			s->t.lost = util_sat_add(s->t.lost,
+						 ((const struct rp_cpu_stats_rec *)(const void *)h)->lost_unreported);
 		break;
 	case RP_REC_FINISH:
 		s->finished = true;

@@ -38,4 +38,10 @@ char *util_join_args(const char *prefix, int argc, char **argv);
 /* Copy a string into a fixed array, always terminating it. */
 void util_strlcpy(char *dst, const char *src, size_t size);
 
+/* a + b, or UINT64_MAX when that does not fit (counts read from damaged files). */
+static inline uint64_t util_sat_add(uint64_t a, uint64_t b)
+{
+	return a + b < a ? UINT64_MAX : a + b;
+}
+
 #endif

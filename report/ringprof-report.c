@@ -97,6 +97,7 @@ struct stats {
 	uint64_t by_type[32];
 	uint64_t own[8];
 	uint64_t unknown;
+	uint64_t malformed;       /* samples whose fields do not fit their record */
 	struct cpu_count cpu[STAT_CPUS];
 	struct cpu_count synth;
 	uint32_t max_cpu;
@@ -128,8 +129,12 @@ static void count(struct stats *s, const struct perf_event_header *h, uint64_t s
 	if (h->type == PERF_RECORD_SAMPLE) {
 		struct record_sample smp;
 
-		if (record_parse_sample(h, st, &smp) == 0)
+		if (record_parse_sample(h, st, &smp) == 0) {
 			id = smp.id;
+		} else {
+			s->malformed++; /* no CPU to count it on: not a sample */
+			return;
+		}
 	} else if (h->type < RP_REC_BASE) {
 		record_parse_id(h, st, &id);
 	} else {
@@ -153,9 +158,9 @@ static void count(struct stats *s, const struct perf_event_header *h, uint64_t s
 			uint64_t lost;
 
 			memcpy(&lost, (const char *)h + 16, 8);
-			s->lost_records += lost;
+			s->lost_records = util_sat_add(s->lost_records, lost);
 			if (c)
-				c->lost += lost;
+				c->lost = util_sat_add(c->lost, lost);
 		}
 		break;
 	case PERF_RECORD_THROTTLE:
@@ -171,9 +176,9 @@ static void count(struct stats *s, const struct perf_event_header *h, uint64_t s
 		if (h->size >= sizeof(struct rp_cpu_stats_rec)) {
 			const struct rp_cpu_stats_rec *cs = (const void *)h;
 
-			s->lost_unreported += cs->lost_unreported;
+			s->lost_unreported = util_sat_add(s->lost_unreported, cs->lost_unreported);
 			if (cs->cpu < STAT_CPUS)
-				s->cpu[cs->cpu].lost += cs->lost_unreported;
+				s->cpu[cs->cpu].lost = util_sat_add(s->cpu[cs->cpu].lost, cs->lost_unreported);
 			s->have_cpu_stats = true;
 		}
 		break;
@@ -204,7 +209,7 @@ static void print_stats(struct reader *r, const struct stats *s, const char *pat
 {
 	const struct rp_header_rec *h = reader_header(r);
 	const struct reader_stats *rs = reader_stats(r);
-	uint64_t lost = s->lost_records + s->lost_unreported;
+	uint64_t lost = util_sat_add(s->lost_records, s->lost_unreported), all = util_sat_add(s->samples, lost);
 	char b1[32];
 
 	printf("%s: ringprof recording\n", path);
@@ -269,6 +274,9 @@ static void print_stats(struct reader *r, const struct stats *s, const char *pat
 			printf("    %-14s %12" PRIu64 "\n", record_type_name(RP_REC_BASE + t), s->own[t]);
 	if (s->unknown)
 		printf("    %-14s %12" PRIu64 "\n", "unknown", s->unknown);
+	if (s->malformed)
+		printf("    %-14s %12" PRIu64 " (samples whose fields do not fit their record: not counted)\n",
+		       "malformed", s->malformed);
 	printf("  by CPU        %12s %12s %10s %10s\n", "records", "samples", "lost", "throttled");
 	for (uint32_t c = 0; c <= s->max_cpu && c < STAT_CPUS; c++) {
 		const struct cpu_count *k = &s->cpu[c];
@@ -281,7 +289,7 @@ static void print_stats(struct reader *r, const struct stats *s, const char *pat
 		printf("    %-13s %12" PRIu64 "\n", "synthesized", s->synth.records);
 	printf("  samples       %" PRIu64 "\n", s->samples);
 	printf("  lost          %" PRIu64 " (%.2f%% of %" PRIu64 " sampled events)%s\n", lost,
-	       s->samples + lost ? 100.0 * (double)lost / (double)(s->samples + lost) : 0.0, s->samples + lost,
+	       all ? 100.0 * (double)lost / (double)all : 0.0, all,
 	       s->have_cpu_stats || !lost ? "" : " — LOST records only; the final kernel counts are missing");
 	if (s->lost_unreported)
 		printf("                %" PRIu64 " of them reported by the kernel only at the end\n",

@@ -126,6 +126,7 @@ check_eq "$DRC" 0 "ringprofd exits 0 on SIGTERM"
 check_grep '^cpu 1 errno 16$' "$LOG" "the shim refused CPU 1 to ringprofd"
 check_grep "note: CPU 1: cannot open cpu-clock: Device or resource busy; recording the other CPUs only \($((n_online - 1)) of $n_online\)" \
 	"$DLOG" "ringprofd logs the note"
+check_grep "^ringprofd: recording $((n_online - 1)) CPUs? at " "$DLOG" "its start-up line counts the recorded CPUs"
 f=$(closed_files | head -1)
 [ -n "$f" ] || fail "ringprofd left no closed file: $(ls "$D")"
 stats "$D/$f" "$T/d.stats"

@@ -119,6 +119,11 @@ for c in chain-huge chain-over; do # one sample whose callchain nr is 2^40 / one
 	check_eq "$(grep -c '^SAMPLE (malformed)$' "$T/$c.dump")" 1 "$c: --dump marks that one sample malformed"
 	check_eq "$(grep -c '^SAMPLE .* nr=3 chain=' "$T/$c.dump")" 19 "$c: and prints the 19 others whole"
 	check_grep '^  frames +4 read, 0 damaged' "$T/$c.stats" "$c: no frame is lost over one record"
+	check_grep '^    malformed +1 \(samples whose fields do not fit their record: not counted\)$' "$T/$c.stats" \
+		"$c: --stats counts the malformed sample apart"
+	check_grep '^  samples +19$' "$T/$c.stats" "$c: --stats counts 19 samples, like the report"
+	check_grep '^# note: 1 malformed sample skipped \(fields that do not fit the record\)$' "$T/$c.report" \
+		"$c: the report says it skipped one"
 done
 
 run ksyms-huge # KSYMS claims 2^32-1 entries, 3 are there
@@ -152,4 +157,6 @@ run cpu-stats-huge # CPU_STATS with cpu 2^32-1 and counts near 2^64
 usable cpu-stats-huge 20
 check_grep '^CPU_STATS .* cpu=4294967295 samples=18446744073709551615 ' "$T/cpu-stats-huge.dump" \
 	"cpu-stats-huge: --dump prints the record as stored"
+check_no_grep '[0-9]{4,}\.[0-9]+%' "$T/cpu-stats-huge.stats" "cpu-stats-huge: --stats never shows a share over 100 % (sums do not wrap)"
+check_no_grep '[0-9]{4,}\.[0-9]+%' "$T/cpu-stats-huge.report" "cpu-stats-huge: nor does the report"
 exit 0
