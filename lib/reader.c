@@ -301,10 +301,16 @@ static size_t next_frame(struct reader *r)
 			size_t at = r->off;
 
 			r->st.frames_bad++;
-			r->st.truncated = true;
 			resync(r, r->off + sizeof(d));
-			warnf(r, "frame %llu at offset %zu is truncated (%zu of %u bytes present); its %u records are lost",
-			      (unsigned long long)d.seq, at, left - sizeof(d), d.zsize, d.n_records);
+			if (r->off < r->size) /* another frame follows: the size is what is damaged */
+				warnf(r, "frame %llu at offset %zu claims %u bytes, more than the file holds, yet another "
+				      "frame follows at offset %zu: its size is damaged; its %u records are lost",
+				      (unsigned long long)d.seq, at, d.zsize, r->off, d.n_records);
+			else {
+				r->st.truncated = true;
+				warnf(r, "frame %llu at offset %zu is truncated (%zu of %u bytes present); its %u records are lost",
+				      (unsigned long long)d.seq, at, left - sizeof(d), d.zsize, d.n_records);
+			}
 			continue;
 		}
 		if (d.raw_size > r->raw_cap) {

@@ -109,6 +109,26 @@ struct stats {
 	uint64_t t_min, t_max;
 };
 
+/* The entries of a KSYMS record that are really there (its count may be damaged). */
+static uint64_t ksyms_present(const struct perf_event_header *h)
+{
+	const struct rp_ksyms_rec *k = (const void *)h;
+	const char *p = (const char *)(k + 1), *end = (const char *)h + h->size;
+	uint64_t n = 0;
+
+	if (h->size < sizeof(*k))
+		return 0;
+	while (n < k->n && end - p > 9) {
+		const char *name_end = memchr(p + 9, '\0', (size_t)(end - p - 9)), *mod_end;
+
+		if (!name_end || !(mod_end = memchr(name_end + 1, '\0', (size_t)(end - name_end - 1))))
+			break;
+		p = mod_end + 1;
+		n++;
+	}
+	return n;
+}
+
 static void count(struct stats *s, const struct perf_event_header *h, uint64_t st)
 {
 	struct record_id id = { 0 };
@@ -169,8 +189,7 @@ static void count(struct stats *s, const struct perf_event_header *h, uint64_t s
 			c->throttles++;
 		break;
 	case RP_REC_KSYMS:
-		if (h->size >= sizeof(struct rp_ksyms_rec))
-			s->ksyms += ((const struct rp_ksyms_rec *)(const void *)h)->n;
+		s->ksyms += ksyms_present(h);
 		break;
 	case RP_REC_CPU_STATS:
 		if (h->size >= sizeof(struct rp_cpu_stats_rec)) {

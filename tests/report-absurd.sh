@@ -88,7 +88,7 @@ skipped_frame desc-zsize-huge 'has an unsupported version or size; skipped'
 
 run desc-zsize-past-eof # zsize 72 MiB (allowed) beyond the end of the file
 usable desc-zsize-past-eof 10
-skipped_frame desc-zsize-past-eof 'is truncated \([0-9]+ of 75497472 bytes present\); its 10 records are lost'
+skipped_frame desc-zsize-past-eof 'claims 75497472 bytes, more than the file holds, yet another frame follows at offset [0-9]+: its size is damaged; its 10 records are lost'
 
 run desc-zsize-small # zsize 16: the frame is cut, the reader lands inside it and resyncs
 usable desc-zsize-small 10
@@ -131,6 +131,7 @@ usable ksyms-huge 20
 check_grep '^ +[0-9.]+% +[0-9.]+% absurd +\[kernel.kallsyms\] +\[k\] rp_kfunc_b$' "$T/ksyms-huge.report" \
 	"ksyms-huge: the entries present are used (rp_kfunc_b)"
 check_grep '^KSYMS [0-9.]+ n=4294967295$' "$T/ksyms-huge.dump" "ksyms-huge: --dump shows the count as stored"
+check_grep '^  kernel syms +3( |$)' "$T/ksyms-huge.stats" "ksyms-huge: --stats counts the 3 entries present"
 
 run mmap-unterminated # MMAP2 filename without a NUL before the sample_id trailer
 usable mmap-unterminated 20
