@@ -30,6 +30,7 @@ struct stack {
 	size_t off;
 	uint32_t nr;
 	uint16_t misc;
+	uint64_t hash;
 };
 
 struct arena {
@@ -67,6 +68,9 @@ struct reader {
 	uint64_t *words;
 	size_t n_words, cap_words;
 	uint32_t *ids;            /* the file's stack id -> index into stacks (+1; 0 undefined) */
+	uint32_t *dslots;         /* stacks by content (index + 1; 0 empty): a definition met
+				   * again (the recorder repeats them) takes no memory */
+	size_t n_dslots;
 	uint32_t cap_ids;
 	uint32_t last_stack;      /* of the record reader_next returned last */
 	void (*warn)(void *arg, const char *msg);
@@ -218,6 +222,7 @@ struct reader *reader_free(struct reader *r)
 	free(r->stacks);
 	free(r->words);
 	free(r->ids);
+	free(r->dslots);
 	free(r->path);
 	free(r);
 	return NULL;
@@ -411,11 +416,68 @@ static int grow(void **p, size_t *cap, size_t need, size_t size)
 }
 
 /* Remember one stack (ip, then the callchain) under its id. */
+static uint64_t stack_hash(uint16_t misc, uint64_t ip, const unsigned char *chain, uint32_t nr_chain)
+{
+	uint64_t h = 0x243F6A8885A308D3ull ^ ((uint64_t)misc << 48) ^ nr_chain;
+
+	h = (h ^ ip) * 0x9E3779B97F4A7C15ull;
+	for (uint32_t i = 0; i < nr_chain; i++) {
+		uint64_t v;
+
+		memcpy(&v, chain + 8 * (size_t)i, 8);
+		h = ((h ^ (h >> 29)) ^ v) * 0x9E3779B97F4A7C15ull;
+	}
+	return h ^ (h >> 32);
+}
+
+/* The slot of stack content (misc, ip, chain) in dslots: holding it, or empty. */
+static size_t find_slot(const struct reader *r, uint64_t h, uint16_t misc, uint64_t ip, const unsigned char *chain,
+			uint32_t nr_chain)
+{
+	for (size_t i = h & (r->n_dslots - 1);; i = (i + 1) & (r->n_dslots - 1)) {
+		const struct stack *st;
+
+		if (!r->dslots[i])
+			return i;
+		st = &r->stacks[r->dslots[i] - 1];
+		if (st->hash == h && st->nr == nr_chain + 1 && st->misc == misc && r->words[st->off] == ip &&
+		    (!nr_chain || memcmp(&r->words[st->off + 1], chain, (size_t)nr_chain * 8) == 0))
+			return i;
+	}
+}
+
+/* Room for one more stack in dslots (at most half full). */
+static int dslots_reserve(struct reader *r)
+{
+	size_t n = r->n_dslots ? r->n_dslots * 2 : 1024;
+	uint32_t *d;
+
+	if ((size_t)r->n_stacks + 1 <= r->n_dslots / 2)
+		return 0;
+	d = calloc(n, sizeof(*d));
+	if (!d)
+		return -ENOMEM;
+	free(r->dslots);
+	r->dslots = d;
+	r->n_dslots = n;
+	for (uint32_t k = 0; k < r->n_stacks; k++) {
+		size_t i = r->stacks[k].hash & (n - 1);
+
+		while (d[i])
+			i = (i + 1) & (n - 1);
+		d[i] = k + 1;
+	}
+	return 0;
+}
+
+/* Remember one stack (ip, then the callchain) under its id; a content already known is
+ * shared, so that repeated definitions cost neither memory nor, in the session, lookups. */
 static void define_stack(struct reader *r, const struct kbatch_stack *k)
 {
-	size_t cap_stacks = r->cap_stacks, cap_ids = r->cap_ids, nr = (size_t)k->nr_chain + 1;
+	size_t cap_stacks = r->cap_stacks, cap_ids = r->cap_ids, nr = (size_t)k->nr_chain + 1, slot;
+	uint64_t h = stack_hash(k->misc, k->ip, k->chain, k->nr_chain);
 
-	if (r->n_stacks == UINT32_MAX - 1 ||
+	if (r->n_stacks == UINT32_MAX - 1 || dslots_reserve(r) < 0 ||
 	    grow((void **)&r->stacks, &cap_stacks, (size_t)r->n_stacks + 1, sizeof(*r->stacks)) < 0 ||
 	    grow((void **)&r->words, &r->cap_words, r->n_words + nr, 8) < 0 ||
 	    grow((void **)&r->ids, &cap_ids, (size_t)k->id + 1, sizeof(*r->ids)) < 0) {
@@ -428,12 +490,17 @@ static void define_stack(struct reader *r, const struct kbatch_stack *k)
 	if (cap_ids > r->cap_ids)
 		memset(r->ids + r->cap_ids, 0, (cap_ids - r->cap_ids) * sizeof(*r->ids));
 	r->cap_ids = (uint32_t)cap_ids;
+	r->st.stacks++;
+	slot = find_slot(r, h, k->misc, k->ip, k->chain, k->nr_chain);
+	if (r->dslots[slot]) {
+		r->ids[k->id] = r->dslots[slot];
+		return;
+	}
 	r->words[r->n_words] = k->ip;
 	memcpy(r->words + r->n_words + 1, k->chain, (size_t)k->nr_chain * 8);
-	r->stacks[r->n_stacks] = (struct stack){ r->n_words, (uint32_t)nr, k->misc };
+	r->stacks[r->n_stacks] = (struct stack){ r->n_words, (uint32_t)nr, k->misc, h };
 	r->n_words += nr;
-	r->ids[k->id] = ++r->n_stacks;
-	r->st.stacks++;
+	r->ids[k->id] = r->dslots[slot] = ++r->n_stacks;
 }
 
 /* An RP_REC_STACKS batch. */

@@ -167,11 +167,14 @@ static void test_reader(void)
 		uint64_t c[2] = { (uint64_t)PERF_CONTEXT_USER, 0x405000 };
 
 		CHECK(kbatch_add(&kb, 0, PERF_RECORD_MISC_USER, 0x405000, c, 2));
+		/* Id 1 again, unchanged (the recorder repeats its definitions now and then). */
+		CHECK(kbatch_add(&kb, 1, PERF_RECORD_MISC_KERNEL, 0xffffffff81000011ull, chain[1], 3));
 		h = kbatch_finish(&kb);
 		writer_add(w, h, h->size);
 	}
 	sbatch_add(&b, 0, 2000, 7, 7, 250, 0);
 	sbatch_add(&b, 0, 2001, 7, 7, 250, 9); /* never defined */
+	sbatch_add(&b, 0, 2002, 7, 7, 250, 1);
 	h = sbatch_finish(&b);
 	writer_add(w, h, h->size);
 	CHECK_INT(writer_close(w), 0);
@@ -207,14 +210,17 @@ static void test_reader(void)
 			CHECK_U64(s.ip, 0);
 			CHECK(s.nr == 0, "a sample whose stack was never defined keeps no callchain");
 			CHECK_INT(reader_stack_id(r), READER_NO_STACK);
+		} else if (seen == 6) {
+			CHECK_U64(s.ip, 0xffffffff81000011ull);
+			CHECK(reader_stack_id(r) == stacks[1], "a repeated definition keeps its reader stack number");
 		}
 		seen++;
 	}
-	CHECK_INT(seen, 6);
+	CHECK_INT(seen, 7);
 	CHECK(stacks[0] == stacks[2], "equal stacks, equal numbers");
 	CHECK(stacks[0] != stacks[1]);
-	CHECK_U64(reader_stats(r)->stacks, 3);
-	CHECK_U64(reader_stats(r)->samples_packed, 6);
+	CHECK_U64(reader_stats(r)->stacks, 4);
+	CHECK_U64(reader_stats(r)->samples_packed, 7);
 	CHECK_U64(reader_stats(r)->stack_missing, 1);
 	reader_free(r);
 	unlink(path);
