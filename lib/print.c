@@ -96,6 +96,11 @@ void print_header(FILE *f, const struct session *s, const char *const *inputs, s
 			t->files_unfinished, t->files_unfinished > 1 ? "s" : "");
 	if (t->frames_bad)
 		fprintf(f, "# note: %zu damaged frame%s skipped\n", t->frames_bad, t->frames_bad > 1 ? "s" : "");
+	if (t->sideband_malformed)
+		fprintf(f, "# note: %" PRIu64 " malformed mapping record%s skipped (file name not terminated): "
+			   "samples in %s cannot be placed in their file\n",
+			t->sideband_malformed, t->sideband_malformed > 1 ? "s" : "",
+			t->sideband_malformed > 1 ? "those mappings" : "that mapping");
 	if (t->samples_malformed)
 		fprintf(f, "# note: %" PRIu64 " malformed sample%s skipped (fields that do not fit the record)\n",
 			t->samples_malformed, t->samples_malformed > 1 ? "s" : "");

@@ -303,8 +303,10 @@ static void on_mmap(struct session *s, const struct perf_event_header *h)
 
 	if (h->type == PERF_RECORD_MMAP2) {
 		path = record_string(h, 72, end);
-		if (!path)
+		if (!path) {
+			s->t.sideband_malformed++;
 			return;
+		}
 		if (h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
 			bid = p + 44;
 			bid_len = p[40] <= 20 ? p[40] : 20;
@@ -315,8 +317,10 @@ static void on_mmap(struct session *s, const struct perf_event_header *h)
 		}
 	} else {
 		path = record_string(h, 40, end);
-		if (!path)
+		if (!path) {
+			s->t.sideband_malformed++;
 			return;
+		}
 	}
 	memcpy(&pid, p + 8, 4);
 	memcpy(&addr, p + 16, 8);

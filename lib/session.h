@@ -59,6 +59,7 @@ struct session_totals {
 	uint64_t period;
 	uint64_t samples_seen;   /* before filters */
 	uint64_t samples_malformed; /* samples whose fields do not fit their record: skipped */
+	uint64_t sideband_malformed; /* MMAP records whose file name is not terminated: skipped */
 	uint64_t lost;           /* LOST records + losses reported only at the end */
 	uint64_t throttles;
 	uint64_t frames, frames_unknown; /* sample-weighted */

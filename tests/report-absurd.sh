@@ -137,6 +137,8 @@ run mmap-unterminated # MMAP2 filename without a NUL before the sample_id traile
 usable mmap-unterminated 20
 check_grep '^MMAP2 .* path=\(malformed\)$' "$T/mmap-unterminated.dump" "mmap-unterminated: --dump marks the path malformed"
 check_no_grep 'xxxxxxxx' "$T/mmap-unterminated.report" "mmap-unterminated: the unterminated bytes are never printed as a name"
+check_grep '^# note: 1 malformed mapping record skipped \(file name not terminated\): samples in that mapping cannot be placed in their file$' \
+	"$T/mmap-unterminated.report" "mmap-unterminated: the report says it skipped the mapping"
 
 for c in rec-size-zero rec-size-over; do # a record of size 0 / 65528 after the 6th sample of frame 1
 	run $c
