@@ -299,15 +299,7 @@ static size_t count_le(const struct ksymtab *t, uint64_t addr)
 		}
 		return lo;
 	}
-	hi = t->n_summary;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (t->summary[mid] <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = util_count_le(t->summary, t->n_summary, addr);
 	if (lo == 0)
 		return 0;
 	/* Block lo - 1 starts at or below addr; scan it. */

@@ -324,20 +324,12 @@ size_t perfmap_bad_lines(const struct perfmap *m)
 int perfmap_find(const struct perfmap *m, uint64_t addr, const char **ret_name,
 		 uint64_t *ret_off)
 {
-	size_t lo = 0, hi, end;
+	size_t lo, end;
 	const struct seg *s;
 
 	if (!m || !m->n_segs)
 		return -ENOENT;
-	hi = m->n_summary;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (m->summary[mid] <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = util_count_le(m->summary, m->n_summary, addr);
 	if (lo == 0)
 		return -ENOENT;
 	/* Block lo - 1 starts at or below addr: the last segment starting at or below it. */

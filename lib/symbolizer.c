@@ -1021,16 +1021,8 @@ static bool off_to_addr(const struct sym_dso *d, uint64_t off, uint64_t *ret)
 
 static const struct sym *sym_find(const struct sym_dso *d, uint64_t addr)
 {
-	size_t lo = 0, hi = d->n_syms;
+	size_t lo = util_count_le(d->starts, d->n_syms, addr);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (d->starts[mid] <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	/* The closest start first; older ones only while one of them might still reach. */
 	while (lo > 0 && d->syms[lo - 1].max_end > addr) {
 		if (d->syms[lo - 1].end > addr)

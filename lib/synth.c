@@ -314,17 +314,8 @@ static int ksyms_index(struct synth_ksyms *k)
 
 int64_t synth_ksyms_find(const struct synth_ksyms *k, uint64_t addr)
 {
-	size_t lo = 0, hi = k->n;
+	size_t lo = util_count_le(k->addrs, k->n, addr);
 
-	/* The first index whose address is above addr; the answer is the one before. */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (k->addrs[mid] <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	return lo ? (int64_t)lo - 1 : -1;
 }
 

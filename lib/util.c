@@ -227,3 +227,18 @@ int util_parse_when(const char *v, int64_t start, int64_t end, int64_t *ret)
 	*ret = (int64_t)mktime(&tm) * 1000000000 + (int64_t)(secs * 1e9);
 	return 0;
 }
+
+size_t util_count_le(const uint64_t *a, size_t n, uint64_t key)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (a[mid] <= key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}

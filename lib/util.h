@@ -38,6 +38,10 @@ char *util_join_args(const char *prefix, int argc, char **argv);
 /* Copy a string into a fixed array, always terminating it. */
 void util_strlcpy(char *dst, const char *src, size_t size);
 
+/* How many of the n ascending values of a are <= key: the index after the last one at or
+ * below key (so the one at or below is that minus 1, when it is not 0). */
+size_t util_count_le(const uint64_t *a, size_t n, uint64_t key);
+
 /* a + b, or UINT64_MAX when that does not fit (counts read from damaged files). */
 static inline uint64_t util_sat_add(uint64_t a, uint64_t b)
 {

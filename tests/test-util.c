@@ -1,5 +1,6 @@
 /* test-util.c — unit test of lib/util.c: time conversions with a recording's realtime offset
- * (saturated, never overflowing, whatever a file holds) and relative --since/--until. */
+ * (saturated, never overflowing, whatever a file holds), relative --since/--until, and the
+ * sorted-array search. */
 #include <errno.h>
 #include <stdint.h>
 
@@ -16,6 +17,18 @@ int main(void)
 	CHECK_INT(util_wall_ns(UINT64_MAX, 0), INT64_MAX);
 	CHECK_INT(util_wall_ns(INT64_MAX - 10, 100), INT64_MAX);
 	CHECK_INT(util_wall_ns(0, INT64_MIN), INT64_MIN);
+
+	test_ctx = "count <= key";
+	{
+		static const uint64_t a[] = { 10, 20, 20, 30 };
+
+		CHECK_INT(util_count_le(a, 4, 5), 0);
+		CHECK_INT(util_count_le(a, 4, 10), 1);
+		CHECK_INT(util_count_le(a, 4, 20), 3);
+		CHECK_INT(util_count_le(a, 4, 29), 3);
+		CHECK_INT(util_count_le(a, 4, UINT64_MAX), 4);
+		CHECK_INT(util_count_le(a, 0, 100), 0);
+	}
 
 	test_ctx = "mono from wall";
 	CHECK_U64(util_mono_ns(6000, 5000), 1000);
