@@ -77,7 +77,6 @@ struct recorder {
 	struct stacktab *stacks;  /* NULL: samples are stored as the kernel wrote them */
 	struct kbatch *kb;        /* stack definitions not written yet */
 	uint64_t frames_dropped;  /* writer's dropped_frames when last looked at */
-	uint64_t stack_resets;
 	/* Kernel symbols written to the current file as new stacks need them (with stacks). */
 	uint8_t *ksym_done;       /* per symbol of ksyms: written, or pending */
 	uint32_t *ksym_pend;      /* symbols to write before the next batch */
@@ -690,6 +689,18 @@ static void write_header(struct recorder *r)
 
 static void drain_rings(void *arg);
 
+/* Number stacks from 0 again (and, with symbols, write the kernel symbols again as they are
+ * hit). Every batch that refers to the old numbers must have been written. */
+static void forget_stacks(struct recorder *r, bool symbols)
+{
+	stacktab_reset(r->stacks);
+	r->kb->n = 0;
+	if (symbols && r->ksym_done) {
+		memset(r->ksym_done, 0, r->ksyms.n);
+		r->n_pend = 0;
+	}
+}
+
 /* The head of a new file: header and kernel symbols, stamped now. */
 static void begin_file(struct recorder *r, struct writer *w)
 {
@@ -697,19 +708,14 @@ static void begin_file(struct recorder *r, struct writer *w)
 
 	r->w = w;
 	r->t_start = util_now_ns();
-	/* Every file defines its own stacks. */
-	if (r->stacks) {
-		stacktab_reset(r->stacks);
-		r->kb->n = 0;
-	}
+	/* Every file defines its own stacks and kernel symbols. */
+	if (r->stacks)
+		forget_stacks(r, true);
 	r->t_restack = r->t_start;
 	r->frames_dropped = writer_stats(w)->dropped_frames;
 	writer_set_safe_time(w, r->t_start);
 	write_header(r);
-	if (r->ksym_done) {
-		memset(r->ksym_done, 0, r->ksyms.n);
-		r->n_pend = 0;
-	} else {
+	if (!r->ksym_done) {
 		synth_init(&s, w, r->attr.sample_type, r->t_start);
 		synth_ksyms_write(&s, &r->ksyms);
 		synth_done(&s);
@@ -893,17 +899,13 @@ static bool pack_sample(struct recorder *r, struct rcpu *c, const struct perf_ev
 	if (writer_stats(r->w)->dropped_frames != r->frames_dropped) {
 		r->frames_dropped = writer_stats(r->w)->dropped_frames;
 		flush_batch(r, c);
-		stacktab_reset(r->stacks);
-		r->stack_resets++;
-		if (r->ksym_done) /* the symbols may have been in it too */
-			memset(r->ksym_done, 0, r->ksyms.n);
+		forget_stacks(r, true); /* the symbols may have been in it too */
 	}
 	id = stacktab_intern(r->stacks, h->misc, ip, chain, nr, &added);
 	if (id < 0) {
 		/* Full: samples already packed refer to the old ids, write them out first. */
 		flush_batch(r, c);
-		stacktab_reset(r->stacks);
-		r->stack_resets++;
+		forget_stacks(r, false);
 		id = stacktab_intern(r->stacks, h->misc, ip, chain, nr, &added);
 		if (id < 0)
 			return false; /* longer than a record can hold */
@@ -979,11 +981,8 @@ static int drain_all(struct recorder *r)
 	/* Stacks are defined once per file, so a damaged frame would cost the callchains of the
 	 * rest of the file: start again now and then (every batch is written at this point). */
 	if (r->stacks && pass - r->t_restack >= r->restack_ns) {
-		stacktab_reset(r->stacks);
-		if (r->ksym_done)
-			memset(r->ksym_done, 0, r->ksyms.n);
+		forget_stacks(r, true);
 		r->t_restack = pass;
-		r->stack_resets++;
 	}
 	writer_set_safe_time(r->w, pass > ORDER_MARGIN_NS ? pass - ORDER_MARGIN_NS : 0);
 	if (writer_due(r->w, util_now_ns(), r->flush_ns))
