@@ -395,8 +395,7 @@ int kbatch_read_init(struct kbatch_reader *br, const struct perf_event_header *h
 
 int kbatch_read_next(struct kbatch_reader *br, struct kbatch_stack *ret)
 {
-	uint64_t v = 0, words;
-	unsigned shift = 0;
+	uint64_t v, words;
 	uint16_t misc;
 	bool dup;
 
@@ -406,16 +405,8 @@ int kbatch_read_next(struct kbatch_reader *br, struct kbatch_stack *ret)
 		goto bad;
 	memcpy(&misc, br->p, 2);
 	br->p += 2;
-	for (;; shift += 7) {
-		unsigned char c;
-
-		if (br->p == br->end || shift > 63)
-			goto bad;
-		c = *br->p++;
-		v |= (uint64_t)(c & 0x7f) << shift;
-		if (!(c & 0x80))
-			break;
-	}
+	if (get_varint(&br->p, br->end, &v) < 0)
+		goto bad;
 	dup = v & 1;
 	words = v >> 1;
 	if (!words || words > RP_STACK_MAX_WORDS || (uint64_t)(br->end - br->p) / 8 < words || (dup && words < 2) ||
