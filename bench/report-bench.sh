@@ -16,7 +16,9 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 RUNS=${RUNS:-3}
 MIN_SAMPLES=1000000
 
-die() { echo "report-bench: $*" >&2; exit 1; }
+BENCH=report-bench
+# shellcheck source=bench/lib.sh
+. "$ROOT/bench/lib.sh" # die, measure
 
 # ---- binaries -----------------------------------------------------------------------------
 if [ -n "${RP_BUILD:-}" ]; then B=$RP_BUILD
@@ -157,20 +159,6 @@ short=0
 echo
 
 # ---- report: RUNS timed runs each ---------------------------------------------------------
-# measure NAME CMD... : run CMD RUNS times, stdout to NAME.out; sets med_s and max_kb.
-measure() {
-	local name=$1 i; shift
-	: >"$name.times"
-	for ((i = 1; i <= RUNS; i++)); do
-		/usr/bin/time -o "$name.time" -f '%e %M' "$@" >"$name.out" 2>"$name.err" \
-			|| { cat "$name.err" >&2; die "failed: $*"; }
-		cat "$name.time" >>"$name.times"
-	done
-	med_s=$(awk '{ print $1 }' "$name.times" | sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }')
-	max_kb=$(awk '$2 > m { m = $2 } END { print m }' "$name.times")
-	printf '  %-40s %8.2f s %10s KB   runs: %s\n' "$name" "$med_s" "$max_kb" \
-		"$(awk '{ printf "%s%s", (NR > 1 ? ", " : ""), $1 }' "$name.times")"
-}
 
 declare -A S K
 echo "== report ($RUNS runs each, stdout to a file; median wall time, max peak RSS)"
