@@ -4,16 +4,21 @@
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 require_perf_events
 
-# Short flush interval: many frames to damage.
-"$RP" record -q -e cpu-clock -F 999 -g --flush-interval 0.1 -o "$T/good.data" -- "$WL" -d 2 >/dev/null \
-	|| fail "recording failed"
-"$RP" report -i "$T/good.data" --stats >"$T/good.stats" || fail "stats of the intact file"
-frames=$(awk '$1 == "frames" { print $2 }' "$T/good.stats")
-samples=$(stat_field samples "$T/good.stats")
+# record_good [ARGS]: 2 s of the workload into good.data with a short flush interval (many
+# frames to damage); sets frames, samples and offs (the offsets of the frame descriptors: zstd
+# skippable magic, size 64, "RPFD").
+record_good() {
+	"$RP" record -q -e cpu-clock -F 999 -g --flush-interval 0.1 "$@" -o "$T/good.data" -- "$WL" -d 2 >/dev/null \
+		|| fail "recording failed"
+	"$RP" report -i "$T/good.data" --stats >"$T/good.stats" || fail "stats of the intact file"
+	frames=$(awk '$1 == "frames" { print $2 }' "$T/good.stats")
+	samples=$(stat_field samples "$T/good.stats")
+	offs=($(LC_ALL=C grep -obUaP '\x5e\x2a\x4d\x18\x40\x00\x00\x00RPFD' "$T/good.data" | cut -d: -f1))
+}
+
+record_good
 check_range "$frames" 8 1000 "the recording has many frames"
 size=$(stat -c %s "$T/good.data")
-# Offsets of the frame descriptors (zstd skippable magic, size 64, "RPFD").
-offs=($(LC_ALL=C grep -obUaP '\x5e\x2a\x4d\x18\x40\x00\x00\x00RPFD' "$T/good.data" | cut -d: -f1))
 check_eq "${#offs[@]}" "$frames" "one descriptor per frame in the file"
 mid=$((frames / 2))
 
@@ -52,12 +57,7 @@ check_range "$hs" $((samples / 2)) "$samples" "samples after the damaged header 
 # Format 2: the frame that defines the first stacks is lost. Later samples that use them keep
 # their time, task and count but not their callchain, and say so, until the recorder defines
 # its stacks again (--stack-interval); the rest is intact.
-"$RP" record -q -e cpu-clock -F 999 -g --flush-interval 0.1 --stack-interval 0.5 -o "$T/good.data" -- "$WL" -d 2 >/dev/null \
-	|| fail "recording failed"
-"$RP" report -i "$T/good.data" --stats >"$T/good.stats" || fail "stats of the intact file"
-frames=$(awk '$1 == "frames" { print $2 }' "$T/good.stats")
-samples=$(stat_field samples "$T/good.stats")
-offs=($(LC_ALL=C grep -obUaP '\x5e\x2a\x4d\x18\x40\x00\x00\x00RPFD' "$T/good.data" | cut -d: -f1))
+record_good --stack-interval 0.5
 first=1
 while [ $first -lt $((frames - 2)) ]; do
 	head -c ${offs[$((first + 1))]} "$T/good.data" | tail -c +$((${offs[$first]} + 1)) >"$T/one.data"
