@@ -306,5 +306,5 @@ uint64_t procmodel_gen(const struct procmodel *m, int32_t pid)
 
 uint64_t procmodel_version(const struct procmodel *m)
 {
-	return m->gen;
+	return m->gen + 1; /* never 0, which callers may use for "none" */
 }

@@ -36,7 +36,7 @@ int64_t procmodel_comm_id(struct procmodel *m, int32_t pid, int32_t tid);
 /* A number that changes whenever pid's mappings may have changed (new, exec, mmap, exit),
  * never reused within a procmodel; 0 for an unknown process. */
 uint64_t procmodel_gen(const struct procmodel *m, int32_t pid);
-/* A number that changes whenever anything in the model may have changed. */
+/* A number that changes whenever anything in the model may have changed; never 0. */
 uint64_t procmodel_version(const struct procmodel *m);
 /* The table the comm ids index. */
 const struct strtab *procmodel_comms(const struct procmodel *m);
