@@ -1,6 +1,6 @@
-/* compact.h — format 2's compact samples: stacks interned once per file, samples packed per
- * CPU into batches of varints (layout in format.h). Used by the recorder to write and by the
- * reader to read them. */
+/* compact.h — format 2's batch codecs (layouts in format.h): STACKS batches define stacks,
+ * SAMPLES batches pack one CPU's samples into varint columns. The encoder writes them, the
+ * decoder reads them. */
 #ifndef RP_COMPACT_H
 #define RP_COMPACT_H
 
@@ -12,25 +12,6 @@
 
 /* Whether samples of this sample_type can be stored compactly. */
 bool compact_sample_type_ok(uint64_t sample_type);
-
-/* ---- the recorder's stack table: fixed memory, no allocation once created ---- */
-
-struct stacktab;
-
-/* A table for at most max_stacks stacks holding max_words words in all. NULL on ENOMEM. */
-struct stacktab *stacktab_new(uint32_t max_stacks, size_t max_words);
-void stacktab_free(struct stacktab *t);
-/* Forget every stack: ids start again from 0. */
-void stacktab_reset(struct stacktab *t);
-uint32_t stacktab_count(const struct stacktab *t);
-
-/*
- * The id of the stack (misc, ip, chain[0..nr)), defining it when it is new (*added is then
- * true and the caller must write its definition before any sample that uses it). -1 when
- * the table is full (reset it and retry) or the stack is longer than a record can hold.
- */
-int64_t stacktab_intern(struct stacktab *t, uint16_t misc, uint64_t ip, const uint64_t *chain,
-			uint64_t nr, bool *added);
 
 /* ---- stack definitions being packed (RP_REC_STACKS) ---- */
 

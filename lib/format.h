@@ -136,7 +136,7 @@ _Static_assert(sizeof(struct rp_header_rec) == 664, "rp_header_rec is 664 bytes"
 /*
  * Kernel symbols: n entries packed after the fixed part, each
  *	u64 addr (unaligned, use memcpy); char type; char name[] NUL; char module[] NUL
- * with module empty for the core kernel.
+ * with module empty for the core kernel. Written and read only through format_ksym_*().
  */
 struct rp_ksyms_rec {
 	struct perf_event_header hdr; /* type RP_REC_KSYMS */
@@ -226,5 +226,53 @@ struct rp_samples_rec {
 	/* unsigned char packed[]; */
 };
 _Static_assert(sizeof(struct rp_samples_rec) == 24, "rp_samples_rec is 24 bytes");
+
+/* ---- codecs of our own records (format.c): the only code that reads or writes their fields ---- */
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* The header record h, when it is one (size, magic); NULL otherwise. */
+const struct rp_header_rec *format_header(const struct perf_event_header *h);
+
+/* A copy of a CPU_STATS or FINISH record: 0, or -EINVAL when h is too short to be one. */
+int format_cpu_stats(const struct perf_event_header *h, struct rp_cpu_stats_rec *ret);
+int format_finish(const struct perf_event_header *h, struct rp_finish_rec *ret);
+
+/* One KSYMS entry. name and module point into the record (module "" for the core kernel). */
+struct format_ksym {
+	uint64_t addr;
+	char type;
+	const char *name, *module;
+	size_t name_len, module_len;
+	size_t size; /* bytes of the entry */
+};
+
+/* Bytes of an entry with these name and module lengths. */
+static inline size_t format_ksym_size(size_t name_len, size_t module_len)
+{
+	return 8 + 1 + name_len + 1 + module_len + 1;
+}
+/* Size of an entry this process encoded (trusted: not for entries read from a file). */
+size_t format_ksym_len(const unsigned char *entry);
+/* Encode one entry at dst (format_ksym_size() bytes); returns that size. */
+size_t format_ksym_put(unsigned char *dst, uint64_t addr, char type, const char *name,
+		       size_t name_len, const char *module, size_t module_len);
+/* Make rec (PAYLOAD bytes of n entries already after its fixed part) a KSYMS record: header,
+ * time and count set, zero padding to 8 bytes. Returns the record's size. */
+size_t format_ksyms_seal(struct rp_ksyms_rec *rec, uint64_t time, uint32_t n, size_t payload);
+
+/* Reading the entries of a KSYMS record. */
+struct format_ksyms_cursor {
+	const unsigned char *p, *end;
+	uint32_t left; /* entries the record claims are still to come */
+};
+/* Start reading the record at rec, of which SIZE bytes are present. 0; 1 when the record
+ * claims more bytes than are present (it was cut: read what is there); -EINVAL when it is not
+ * a KSYMS record of at least its fixed size. */
+int format_ksyms_open(struct format_ksyms_cursor *c, const void *rec, size_t size);
+/* 1 and *ret, 0 after the last entry the record claims, -EINVAL when the next entry is cut
+ * short (no room for its address and type, or a name without its terminator). */
+int format_ksyms_next(struct format_ksyms_cursor *c, struct format_ksym *ret);
 
 #endif

@@ -179,72 +179,37 @@ static uint8_t alias_rank(char type, const char *name)
 
 int ksymtab_add_record(struct ksymtab *t, const void *rec, size_t size)
 {
-	const unsigned char *p = rec;
-	struct rp_ksyms_rec k;
-	size_t end, off;
-	bool damaged = false;
-	int r;
+	struct format_ksyms_cursor c;
+	struct format_ksym k;
+	int cut, r;
 
-	if (!t || !rec || size < sizeof(k))
+	if (!t)
 		return -EINVAL;
-	memcpy(&k, rec, sizeof(k));
-	if (k.hdr.type != RP_REC_KSYMS || k.hdr.size < sizeof(k))
-		return -EINVAL;
-	end = size;
-	if (k.hdr.size < size)
-		end = k.hdr.size;
-	else if (k.hdr.size > size)
-		damaged = true; /* the record was cut: parse what is there */
-
-	off = sizeof(k);
-	for (uint32_t i = 0; i < k.n; i++) {
-		const char *name, *mod, *nul;
-		size_t nl, ml;
-		uint64_t addr;
+	cut = format_ksyms_open(&c, rec, size);
+	if (cut < 0)
+		return cut;
+	while ((r = format_ksyms_next(&c, &k)) > 0) {
 		uint16_t mi = 0;
 		uint32_t no = 0;
-		char type;
 
-		if (end - off < 8 + 1 + 2) {
-			damaged = true;
-			break;
-		}
-		memcpy(&addr, p + off, 8);
-		type = (char)p[off + 8];
-		name = (const char *)p + off + 9;
-		nul = memchr(name, '\0', end - off - 9);
-		if (!nul) {
-			damaged = true;
-			break;
-		}
-		nl = (size_t)(nul - name);
-		mod = nul + 1;
-		nul = memchr(mod, '\0', (size_t)((const char *)p + end - mod));
-		if (!nul) {
-			damaged = true;
-			break;
-		}
-		ml = (size_t)(nul - mod);
-		off = (size_t)((const unsigned char *)nul + 1 - p);
-		if (!addr || !nl)
+		if (!k.addr || !k.name_len)
 			continue;
-
 		r = util_grow((void **)&t->syms, &t->cap, t->n + 1, sizeof(*t->syms), 1024);
 		if (r == 0)
-			r = module_index(t, mod, ml, &mi);
+			r = module_index(t, k.module, k.module_len, &mi);
 		if (r == 0)
-			r = arena_add(t, name, nl, &no);
+			r = arena_add(t, k.name, k.name_len, &no);
 		if (r < 0)
 			return r;
 		t->syms[t->n++] = (struct ksym){
-			.addr = addr,
+			.addr = k.addr,
 			.name = no,
 			.module = mi,
-			.rank = alias_rank(type, t->arena + no),
+			.rank = alias_rank(k.type, t->arena + no),
 		};
 		t->sorted = false;
 	}
-	return damaged ? -EINVAL : 0;
+	return r < 0 || cut ? -EINVAL : 0;
 }
 
 static int cmp_ksym(const void *a, const void *b)

@@ -225,3 +225,135 @@ const char *record_string(const struct perf_event_header *h, size_t off, size_t 
 		return NULL;
 	return memchr(s, '\0', end - off) ? s : NULL;
 }
+
+/* Bounded field reads for the side-band decoders: 0 past the end. */
+static uint32_t u32_at(const struct perf_event_header *h, size_t off)
+{
+	uint32_t v = 0;
+
+	if (off + 4 <= h->size)
+		memcpy(&v, (const char *)h + off, 4);
+	return v;
+}
+
+static uint64_t u64_at(const struct perf_event_header *h, size_t off)
+{
+	uint64_t v = 0;
+
+	if (off + 8 <= h->size)
+		memcpy(&v, (const char *)h + off, 8);
+	return v;
+}
+
+/* Where a side-band record's own fields end: before its sample_id trailer. */
+static size_t body_end(const struct perf_event_header *h, uint64_t st)
+{
+	size_t n = record_id_size(st);
+
+	return h->size > n ? h->size - n : 0;
+}
+
+int record_parse_comm(const struct perf_event_header *h, uint64_t st, struct record_comm *ret)
+{
+	*ret = (struct record_comm){ u32_at(h, 8), u32_at(h, 12), record_string(h, 16, body_end(h, st)),
+				     h->misc & PERF_RECORD_MISC_COMM_EXEC };
+	return ret->comm ? 0 : -EINVAL;
+}
+
+int record_parse_mmap(const struct perf_event_header *h, uint64_t st, struct record_mmap *ret)
+{
+	const unsigned char *p = (const unsigned char *)h;
+	bool v2 = h->type == PERF_RECORD_MMAP2;
+
+	*ret = (struct record_mmap){ .misc = h->misc, .pid = u32_at(h, 8), .tid = u32_at(h, 12),
+				     .addr = u64_at(h, 16), .len = u64_at(h, 24), .pgoff = u64_at(h, 32) };
+	ret->path = record_string(h, v2 ? 72 : 40, body_end(h, st));
+	if (!v2)
+		return ret->path ? 0 : -EINVAL;
+	if ((h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) && h->size >= 64) {
+		ret->build_id = p + 44;
+		ret->build_id_len = p[40] <= 20 ? p[40] : 20;
+	} else if (!(h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID)) {
+		ret->maj = u32_at(h, 40);
+		ret->min = u32_at(h, 44);
+		ret->ino = u64_at(h, 48);
+	}
+	ret->prot = u32_at(h, 64);
+	ret->flags = u32_at(h, 68);
+	return ret->path ? 0 : -EINVAL;
+}
+
+int record_parse_task(const struct perf_event_header *h, struct record_task *ret)
+{
+	*ret = (struct record_task){ u32_at(h, 8), u32_at(h, 12), u32_at(h, 16), u32_at(h, 20) };
+	return h->size >= 24 ? 0 : -EINVAL;
+}
+
+int record_parse_lost(const struct perf_event_header *h, struct record_lost *ret)
+{
+	*ret = (struct record_lost){ u64_at(h, 8), u64_at(h, 16) };
+	return h->size >= 24 ? 0 : -EINVAL;
+}
+
+/* header + fixed fields + string with its NUL, padded to 8, + trailer */
+static size_t sideband_size(uint64_t st, size_t fixed, size_t str_len)
+{
+	return (sizeof(struct perf_event_header) + fixed + str_len + 1 + 7) / 8 * 8 + record_id_size(st);
+}
+
+static void put_header(void *dst, size_t size, uint32_t type, uint16_t misc, uint64_t st,
+		       const struct record_id *id)
+{
+	struct perf_event_header *h = dst;
+
+	memset(dst, 0, size);
+	h->type = type;
+	h->misc = misc;
+	h->size = (uint16_t)size;
+	record_id_write((char *)dst + size - record_id_size(st), st, id);
+}
+
+size_t record_comm_size(uint64_t st, const char *comm)
+{
+	return sideband_size(st, 8, strnlen(comm, 15));
+}
+
+void record_comm_write(void *dst, size_t size, uint64_t st, const struct record_comm *c,
+		       const struct record_id *id)
+{
+	unsigned char *p = dst;
+
+	put_header(dst, size, PERF_RECORD_COMM, c->exec ? PERF_RECORD_MISC_COMM_EXEC : 0, st, id);
+	memcpy(p + 8, &c->pid, 4);
+	memcpy(p + 12, &c->tid, 4);
+	memcpy(p + 16, c->comm, strnlen(c->comm, 15));
+}
+
+size_t record_mmap2_size(uint64_t st, const char *path)
+{
+	return sideband_size(st, 64, strlen(path));
+}
+
+void record_mmap2_write(void *dst, size_t size, uint64_t st, const struct record_mmap *m,
+			const struct record_id *id)
+{
+	unsigned char *p = dst;
+
+	put_header(dst, size, PERF_RECORD_MMAP2, m->misc, st, id);
+	memcpy(p + 8, &m->pid, 4);
+	memcpy(p + 12, &m->tid, 4);
+	memcpy(p + 16, &m->addr, 8);
+	memcpy(p + 24, &m->len, 8);
+	memcpy(p + 32, &m->pgoff, 8);
+	if (m->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
+		p[40] = (uint8_t)m->build_id_len;
+		memcpy(p + 44, m->build_id, m->build_id_len);
+	} else {
+		memcpy(p + 40, &m->maj, 4);
+		memcpy(p + 44, &m->min, 4);
+		memcpy(p + 48, &m->ino, 8);
+	}
+	memcpy(p + 64, &m->prot, 4);
+	memcpy(p + 68, &m->flags, 4);
+	memcpy(p + 72, m->path, strlen(m->path));
+}

@@ -2,6 +2,7 @@
 #ifndef RP_RECORD_H
 #define RP_RECORD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <linux/perf_event.h>
@@ -28,6 +29,55 @@ struct record_sample {
 	const uint64_t *ips;
 	uint16_t misc;
 };
+
+/* PERF_RECORD_COMM. */
+struct record_comm {
+	uint32_t pid, tid;
+	const char *comm; /* into the record; NULL when not terminated before the trailer */
+	bool exec;        /* PERF_RECORD_MISC_COMM_EXEC */
+};
+
+/* PERF_RECORD_MMAP2 (and the older PERF_RECORD_MMAP, which has no device or build-id). */
+struct record_mmap {
+	uint16_t misc;            /* the header's: cpumode, PERF_RECORD_MISC_MMAP_BUILD_ID */
+	uint32_t pid, tid;
+	uint64_t addr, len, pgoff;
+	const uint8_t *build_id;  /* with PERF_RECORD_MISC_MMAP_BUILD_ID: into the record */
+	size_t build_id_len;      /* at most 20 */
+	uint32_t maj, min;        /* without a build-id */
+	uint64_t ino;
+	uint32_t prot, flags;
+	const char *path;         /* into the record; NULL when not terminated before the trailer */
+};
+
+/* PERF_RECORD_FORK and PERF_RECORD_EXIT. */
+struct record_task {
+	uint32_t pid, ppid, tid, ptid;
+};
+
+/* PERF_RECORD_LOST. */
+struct record_lost {
+	uint64_t id, lost;
+};
+
+/*
+ * Decoders of side-band records. Each fills the fields that fit in the record (0 or NULL for
+ * the rest), so that a damaged record can still be shown, and returns 0 when the whole
+ * record was there, -EINVAL when it was not (a field missing, a string not terminated).
+ */
+int record_parse_comm(const struct perf_event_header *h, uint64_t sample_type, struct record_comm *ret);
+int record_parse_mmap(const struct perf_event_header *h, uint64_t sample_type, struct record_mmap *ret);
+int record_parse_task(const struct perf_event_header *h, struct record_task *ret);
+int record_parse_lost(const struct perf_event_header *h, struct record_lost *ret);
+
+/* Encoders for synthesized side-band: the size of the record, then the record itself written
+ * at dst (size bytes, as returned; the trailer from id). Sizes above 65535 cannot be stored. */
+size_t record_comm_size(uint64_t sample_type, const char *comm);
+void record_comm_write(void *dst, size_t size, uint64_t sample_type, const struct record_comm *c,
+		       const struct record_id *id);
+size_t record_mmap2_size(uint64_t sample_type, const char *path);
+void record_mmap2_write(void *dst, size_t size, uint64_t sample_type, const struct record_mmap *m,
+			const struct record_id *id);
 
 /* Size of the sample_id trailer for a sample_type. */
 size_t record_id_size(uint64_t sample_type);

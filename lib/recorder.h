@@ -16,6 +16,11 @@ enum recorder_target {
 	RECORDER_COMMAND, /* a child created stopped; events enabled when it execs */
 };
 
+/*
+ * Recorder options. The recorder copies the struct; of its pointers, pids and cmdline are
+ * used for the recorder's whole lifetime (every new file's head) and must outlive it; event,
+ * cpus and kallsyms are used only during recorder_new().
+ */
 struct recorder_opts {
 	const char *event;        /* NULL: "cycles", falling back to cpu-clock without a PMU */
 	uint64_t freq;            /* Hz; 0 when period is used */
@@ -45,8 +50,9 @@ struct recorder_totals {
 struct recorder;
 
 /* Open events and rings. On failure returns -errno, leaves *ret untouched and writes a
- * sentence for the user into err (naming the sysctl, capability or limit involved). */
-int recorder_new(const struct recorder_opts *o, struct recorder **ret, char *err, size_t err_size);
+ * sentence for the user into why (naming the sysctl, capability or limit involved). */
+int recorder_new(const struct recorder_opts *o, struct recorder **ret, char *why, size_t why_size);
+/* Accepts NULL; returns NULL. */
 struct recorder *recorder_free(struct recorder *r);
 /* The CPUs being recorded (those whose events could be opened). */
 size_t recorder_n_cpus(const struct recorder *r);

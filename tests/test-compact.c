@@ -8,6 +8,7 @@
 
 #include "check.h"
 #include "compact.h"
+#include "stacktab.h"
 #include "format.h"
 #include "reader.h"
 #include "record.h"

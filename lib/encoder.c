@@ -1,0 +1,212 @@
+/* encoder.c — format 2's encoder: stacks numbered once per file, samples packed per CPU. */
+#include <stdlib.h>
+#include <string.h>
+#include <linux/perf_event.h>
+
+#include "compact.h"
+#include "encoder.h"
+#include "format.h"
+#include "ksyms.h"
+#include "record.h"
+#include "stacktab.h"
+#include "writer.h"
+
+/* The stack table's bounds (per file): ids are reused from 0 when it fills. Pages are
+ * touched only as it grows: 64 k stacks of up to 1 M words is 8 MiB + 1.5 MiB at most. */
+#define STACKS_MAX (64u * 1024u)
+#define STACK_WORDS_MAX (1024u * 1024u)
+
+struct encoder {
+	struct writer *w;
+	struct stacktab *stacks;
+	struct kbatch kb;         /* stack definitions not written yet */
+	struct sbatch **batches;  /* per CPU slot: samples being packed */
+	size_t n_cpus;
+	uint64_t frames_dropped;  /* the writer's dropped_frames when last looked at */
+	/* Kernel symbols written to the current file as new stacks need them. */
+	const struct ksyms *ksyms;
+	uint8_t *ksym_done;       /* per symbol: written, or pending */
+	uint32_t *ksym_pend;      /* symbols to write before the next batch */
+	size_t n_pend;
+	uint64_t pend_time;       /* time of the sample that first needed a pending one */
+};
+
+struct encoder *encoder_new(size_t n_cpus, const struct ksyms *ksyms)
+{
+	struct encoder *e = calloc(1, sizeof(*e));
+
+	if (!e)
+		return NULL;
+	e->ksyms = ksyms;
+	e->n_cpus = n_cpus;
+	e->stacks = stacktab_new(STACKS_MAX, STACK_WORDS_MAX);
+	e->batches = calloc(n_cpus ? n_cpus : 1, sizeof(*e->batches));
+	if (!e->stacks || !e->batches)
+		return encoder_free(e);
+	for (size_t ci = 0; ci < n_cpus; ci++) {
+		e->batches[ci] = malloc(sizeof(struct sbatch)); /* untouched pages cost nothing */
+		if (!e->batches[ci])
+			return encoder_free(e);
+		e->batches[ci]->n = 0;
+	}
+	if (ksyms->n) {
+		e->ksym_done = calloc(ksyms->n, 1);
+		e->ksym_pend = malloc(ksyms->n * sizeof(*e->ksym_pend));
+		if (!e->ksym_done || !e->ksym_pend)
+			return encoder_free(e);
+	}
+	return e;
+}
+
+struct encoder *encoder_free(struct encoder *e)
+{
+	if (!e)
+		return NULL;
+	for (size_t ci = 0; e->batches && ci < e->n_cpus; ci++)
+		free(e->batches[ci]);
+	free(e->batches);
+	stacktab_free(e->stacks);
+	free(e->ksym_done);
+	free(e->ksym_pend);
+	free(e);
+	return NULL;
+}
+
+/* Number stacks from 0 again (and, with symbols, write the kernel symbols again as they are
+ * hit). Every batch that refers to the old numbers must have been written. */
+static void forget(struct encoder *e, bool symbols)
+{
+	stacktab_reset(e->stacks);
+	e->kb.n = 0;
+	if (symbols && e->ksym_done) {
+		memset(e->ksym_done, 0, e->ksyms->n);
+		e->n_pend = 0;
+	}
+}
+
+void encoder_restart(struct encoder *e)
+{
+	forget(e, true);
+}
+
+void encoder_begin(struct encoder *e, struct writer *w)
+{
+	e->w = w;
+	e->frames_dropped = writer_stats(w)->dropped_frames;
+	forget(e, true);
+}
+
+/* Queue symbol i and every alias at its address, once per file. */
+static void need_ksym_run(struct encoder *e, size_t i)
+{
+	const uint64_t *addrs = e->ksyms->addrs;
+	uint64_t a = addrs[i];
+
+	while (i > 0 && addrs[i - 1] == a)
+		i--;
+	for (; i < e->ksyms->n && addrs[i] == a; i++) {
+		if (!e->ksym_done[i]) {
+			e->ksym_done[i] = 1;
+			e->ksym_pend[e->n_pend++] = (uint32_t)i;
+		}
+	}
+}
+
+/* A new stack's kernel addresses: the symbols containing them, and the ones after those
+ * (which bound them for the reader), are written before the batch that uses it. */
+static void need_ksyms(struct encoder *e, const struct record_sample *s)
+{
+	const uint64_t *addrs = e->ksyms->addrs;
+
+	for (uint64_t k = 0; k <= s->nr; k++) {
+		uint64_t v;
+		int64_t i;
+
+		if (k == 0)
+			v = s->ip;
+		else
+			memcpy(&v, &s->ips[k - 1], 8);
+		/* Kernel half of the address space, context markers excluded. */
+		if (v < 0xffff800000000000ull || v >= (uint64_t)PERF_CONTEXT_MAX)
+			continue;
+		i = ksyms_find(e->ksyms, v);
+		if (i < 0 || e->ksym_done[i])
+			continue;
+		if (!e->n_pend)
+			e->pend_time = s->id.time;
+		need_ksym_run(e, (size_t)i);
+		for (size_t j = (size_t)i + 1; j < e->ksyms->n; j++)
+			if (addrs[j] != addrs[i]) {
+				need_ksym_run(e, j);
+				break;
+			}
+	}
+}
+
+static void flush_stacks(struct encoder *e)
+{
+	const struct perf_event_header *h = kbatch_finish(&e->kb);
+
+	if (h)
+		writer_add(e->w, h, h->size);
+}
+
+void encoder_flush(struct encoder *e, size_t ci)
+{
+	const struct perf_event_header *h;
+
+	flush_stacks(e);
+	if (e->n_pend) {
+		ksyms_write_some(e->ksyms, e->w, e->pend_time, e->ksym_pend, e->n_pend);
+		e->n_pend = 0;
+	}
+	h = sbatch_finish(e->batches[ci]);
+	if (h)
+		writer_add(e->w, h, h->size);
+}
+
+/* The id of s's stack, defined (and its kernel symbols queued) when new; -1 when too long. */
+static int64_t stack_id(struct encoder *e, size_t ci, const struct record_sample *s)
+{
+	bool added;
+	int64_t id = stacktab_intern(e->stacks, s->misc, s->ip, s->ips, s->nr, &added);
+
+	if (id < 0) {
+		/* Full: samples already packed refer to the old ids, write them out first. */
+		encoder_flush(e, ci);
+		forget(e, false);
+		id = stacktab_intern(e->stacks, s->misc, s->ip, s->ips, s->nr, &added);
+		if (id < 0)
+			return -1; /* longer than a record can hold */
+	}
+	if (added) {
+		if (!kbatch_add(&e->kb, (uint32_t)id, s->misc, s->ip, s->ips, s->nr)) {
+			flush_stacks(e);
+			kbatch_add(&e->kb, (uint32_t)id, s->misc, s->ip, s->ips, s->nr);
+		}
+		if (e->ksym_done)
+			need_ksyms(e, s);
+	}
+	return id;
+}
+
+bool encoder_add(struct encoder *e, size_t ci, const struct record_sample *s)
+{
+	struct sbatch *b = e->batches[ci];
+	int64_t id;
+
+	/* A frame that could not be written may have held stack definitions. */
+	if (writer_stats(e->w)->dropped_frames != e->frames_dropped) {
+		e->frames_dropped = writer_stats(e->w)->dropped_frames;
+		encoder_flush(e, ci);
+		forget(e, true); /* the symbols may have been in it too */
+	}
+	id = stack_id(e, ci, s);
+	if (id < 0)
+		return false;
+	if (!sbatch_add(b, s->id.cpu, s->id.time, s->id.pid, s->id.tid, s->period, (uint32_t)id)) {
+		encoder_flush(e, ci);
+		sbatch_add(b, s->id.cpu, s->id.time, s->id.pid, s->id.tid, s->period, (uint32_t)id);
+	}
+	return true;
+}

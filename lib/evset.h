@@ -1,0 +1,58 @@
+/* evset.h — the sampling event opened on every recorded CPU, with perf's fallbacks (no PMU,
+ * no privileges, a lower rate limit, older kernels) and a sentence for each failure. */
+#ifndef RP_EVSET_H
+#define RP_EVSET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/perf_event.h>
+
+#include "evsel.h"
+#include "recorder.h"
+#include "ring.h"
+
+#define EVSET_MAX_NOTES 8
+
+/* A recorded CPU: the event whose ring the CPU's other events (one per thread with -p) share. */
+struct evcpu {
+	int cpu;
+	int fd;
+	struct ring ring;
+};
+
+/* Embedded in the recorder: evset_open() fills it, evset_done() releases it. */
+struct evset {
+	struct recorder_opts o;   /* copied; its pointers are the recorder's caller's (see recorder.h) */
+	struct perf_event_attr attr; /* as the events were opened */
+	struct evsel_def ev;
+	char event_name[64];
+	uint64_t freq_requested;  /* o.freq is what is used (capped to the kernel's limit) */
+	bool kernel;              /* kernel samples (false: the paranoid fallback) */
+	bool build_id;            /* MMAP2 records carry build-ids */
+	bool format_lost;         /* PERF_FORMAT_LOST is read at the end */
+	struct evcpu *cpus;       /* the CPUs recorded (those that could be opened) */
+	size_t n_cpus;
+	int *fds;                 /* every event fd, cpu-major */
+	int *fd_cpu;              /* index into cpus for each fd */
+	size_t n_fds, cap_fds, cap_fd_cpu;
+	char notes[EVSET_MAX_NOTES][256];
+	size_t n_notes;
+};
+
+/* Open the events of o on its CPUs (all online CPUs when o->cpus is NULL) and map their
+ * rings; the events stay disabled. 0, or -errno with a sentence for the user in why that
+ * names the sysctl, capability or limit involved. *e must be zeroed; evset_done() it in
+ * both cases. */
+int evset_open(struct evset *e, const struct recorder_opts *o, char *why, size_t why_size);
+/* Unmap the rings and close the events; accepts a zeroed or released evset. */
+void evset_done(struct evset *e);
+
+/* Enable every event: 0 or the first -errno. */
+int evset_enable(struct evset *e);
+void evset_disable(struct evset *e);
+/* The kernel's loss count (PERF_FORMAT_LOST) summed per CPU into lost[n_cpus]: 0, or
+ * -EOPNOTSUPP when the kernel does not count losses (lost untouched). */
+int evset_read_lost(const struct evset *e, uint64_t *lost);
+
+#endif

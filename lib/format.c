@@ -1,0 +1,112 @@
+/* format.c — codecs of ringprof's own records: header, kernel symbols, CPU statistics, finish. */
+#include <errno.h>
+#include <string.h>
+
+#include "format.h"
+
+const struct rp_header_rec *format_header(const struct perf_event_header *h)
+{
+	const struct rp_header_rec *hr = (const void *)h;
+
+	if (h->type != RP_REC_HEADER || h->size < sizeof(*hr) || memcmp(hr->magic, RP_HEADER_MAGIC, 8) != 0)
+		return NULL;
+	return hr;
+}
+
+int format_cpu_stats(const struct perf_event_header *h, struct rp_cpu_stats_rec *ret)
+{
+	if (h->type != RP_REC_CPU_STATS || h->size < sizeof(*ret))
+		return -EINVAL;
+	memcpy(ret, h, sizeof(*ret));
+	return 0;
+}
+
+int format_finish(const struct perf_event_header *h, struct rp_finish_rec *ret)
+{
+	if (h->type != RP_REC_FINISH || h->size < sizeof(*ret))
+		return -EINVAL;
+	memcpy(ret, h, sizeof(*ret));
+	return 0;
+}
+
+size_t format_ksym_put(unsigned char *dst, uint64_t addr, char type, const char *name,
+		       size_t name_len, const char *module, size_t module_len)
+{
+	memcpy(dst, &addr, 8);
+	dst[8] = (unsigned char)type;
+	memcpy(dst + 9, name, name_len);
+	dst[9 + name_len] = '\0';
+	if (module_len)
+		memcpy(dst + 10 + name_len, module, module_len);
+	dst[10 + name_len + module_len] = '\0';
+	return format_ksym_size(name_len, module_len);
+}
+
+size_t format_ksym_len(const unsigned char *entry)
+{
+	size_t nl = strlen((const char *)entry + 9);
+
+	return format_ksym_size(nl, strlen((const char *)entry + 10 + nl));
+}
+
+size_t format_ksyms_seal(struct rp_ksyms_rec *rec, uint64_t time, uint32_t n, size_t payload)
+{
+	size_t size = (sizeof(*rec) + payload + 7) & ~(size_t)7;
+
+	memset((unsigned char *)rec + sizeof(*rec) + payload, 0, size - sizeof(*rec) - payload);
+	memset(rec, 0, sizeof(*rec));
+	rec->hdr.type = RP_REC_KSYMS;
+	rec->hdr.size = (uint16_t)size;
+	rec->time = time;
+	rec->n = n;
+	return size;
+}
+
+int format_ksyms_open(struct format_ksyms_cursor *c, const void *rec, size_t size)
+{
+	struct rp_ksyms_rec k;
+	size_t end = size;
+
+	if (!rec || size < sizeof(k))
+		return -EINVAL;
+	memcpy(&k, rec, sizeof(k));
+	if (k.hdr.type != RP_REC_KSYMS || k.hdr.size < sizeof(k))
+		return -EINVAL;
+	if (k.hdr.size < size)
+		end = k.hdr.size;
+	c->p = (const unsigned char *)rec + sizeof(k);
+	c->end = (const unsigned char *)rec + end;
+	c->left = k.n;
+	return k.hdr.size > size; /* cut: parse what is there */
+}
+
+int format_ksyms_next(struct format_ksyms_cursor *c, struct format_ksym *ret)
+{
+	const char *name, *mod, *nul;
+
+	if (!c->left)
+		return 0;
+	if (c->end - c->p < 8 + 1 + 2)
+		goto bad;
+	memcpy(&ret->addr, c->p, 8);
+	ret->type = (char)c->p[8];
+	name = (const char *)c->p + 9;
+	nul = memchr(name, '\0', (size_t)((const char *)c->end - name));
+	if (!nul)
+		goto bad;
+	mod = nul + 1;
+	nul = memchr(mod, '\0', (size_t)((const char *)c->end - mod));
+	if (!nul)
+		goto bad;
+	ret->name = name;
+	ret->name_len = (size_t)(mod - 1 - name);
+	ret->module = mod;
+	ret->module_len = (size_t)(nul - mod);
+	ret->size = (size_t)((const unsigned char *)nul + 1 - c->p);
+	c->p += ret->size;
+	c->left--;
+	return 1;
+bad:
+	c->left = 0;
+	return -EINVAL;
+}
