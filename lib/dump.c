@@ -89,6 +89,8 @@ static void dump_sample(FILE *f, const struct perf_event_header *h, uint64_t st)
 	}
 }
 
+/* Fields of records that only --dump reads (SWITCH, KSYMBOL, THROTTLE, LOST_SAMPLES): 0 past
+ * the end, so that a damaged record is still shown. */
 static uint32_t u32_at(const struct perf_event_header *h, size_t off)
 {
 	uint32_t v = 0;
@@ -107,26 +109,24 @@ static uint64_t u64_at(const struct perf_event_header *h, size_t off)
 	return v;
 }
 
-static void dump_mmap2(FILE *f, const struct perf_event_header *h, uint64_t st, size_t end)
+static void dump_mmap(FILE *f, const struct perf_event_header *h, uint64_t st)
 {
-	const unsigned char *p = (const unsigned char *)h;
-	uint64_t addr = u64_at(h, 16), len = u64_at(h, 24), pgoff = u64_at(h, 32);
-	uint32_t prot = u32_at(h, 64), flags = u32_at(h, 68);
-	const char *path = record_string(h, 72, end);
+	struct record_mmap m;
 
-	fprintf(f, " addr=0x%" PRIx64 "-0x%" PRIx64 " pgoff=0x%" PRIx64 " prot=%c%c%c flags=0x%x", addr,
-		addr + len, pgoff, prot & 1 ? 'r' : '-', prot & 2 ? 'w' : '-', prot & 4 ? 'x' : '-', flags);
-	if ((h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) && h->size >= 64) {
-		unsigned n = p[40] <= 20 ? p[40] : 20;
-
-		fputs(" build_id=", f);
-		for (unsigned i = 0; i < n; i++)
-			fprintf(f, "%02x", p[44 + i]);
-	} else {
-		fprintf(f, " maj=%u min=%u ino=%" PRIu64, u32_at(h, 40), u32_at(h, 44), u64_at(h, 48));
+	record_parse_mmap(h, st, &m);
+	fprintf(f, " addr=0x%" PRIx64 "-0x%" PRIx64 " pgoff=0x%" PRIx64, m.addr, m.addr + m.len, m.pgoff);
+	if (h->type == PERF_RECORD_MMAP2) {
+		fprintf(f, " prot=%c%c%c flags=0x%x", m.prot & 1 ? 'r' : '-', m.prot & 2 ? 'w' : '-',
+			m.prot & 4 ? 'x' : '-', m.flags);
+		if (m.build_id) {
+			fputs(" build_id=", f);
+			for (size_t i = 0; i < m.build_id_len; i++)
+				fprintf(f, "%02x", m.build_id[i]);
+		} else {
+			fprintf(f, " maj=%u min=%u ino=%" PRIu64, m.maj, m.min, m.ino);
+		}
 	}
-	fprintf(f, " path=%s", path ? path : "(malformed)");
-	(void)st;
+	fprintf(f, " path=%s", m.path ? m.path : "(malformed)");
 }
 
 static void dump_header(FILE *f, const struct perf_event_header *h)
@@ -142,82 +142,67 @@ static void dump_header(FILE *f, const struct perf_event_header *h)
 		r->major, r->minor, r->event_name, r->freq, r->period, r->flags, r->hostname);
 }
 
-void dump_record(FILE *f, const struct perf_event_header *h, uint64_t st)
+/* Our own records: time first, then their fields. */
+static void dump_own(FILE *f, const struct perf_event_header *h)
 {
-	const char *name = record_type_name(h->type);
-	size_t end = h->size - (h->type < RP_REC_BASE && h->type != PERF_RECORD_SAMPLE ? record_id_size(st) : 0);
-	struct record_id id;
+	struct rp_cpu_stats_rec cs = { 0 };
+	struct rp_finish_rec fin = { 0 };
+	struct rp_ksyms_rec k = { 0 };
 
-	if (name)
-		fputs(name, f);
-	else
-		fprintf(f, "UNKNOWN(%u)", h->type);
-	if (h->type == PERF_RECORD_SAMPLE) {
-		dump_sample(f, h, st);
-		fputc('\n', f);
-		return;
+	switch (h->type) {
+	case RP_REC_HEADER:
+		dump_header(f, h);
+		break;
+	case RP_REC_KSYMS:
+		memcpy(&k, h, h->size < sizeof(k) ? h->size : sizeof(k));
+		put_time(f, k.time);
+		fprintf(f, " n=%u", k.n);
+		break;
+	case RP_REC_CPU_STATS:
+		if (format_cpu_stats(h, &cs) < 0)
+			memcpy(&cs, h, h->size < sizeof(cs) ? h->size : sizeof(cs));
+		put_time(f, cs.time);
+		fprintf(f,
+			" cpu=%u samples=%" PRIu64 " lost=%" PRIu64 " lost_unreported=%" PRIu64
+			" throttles=%" PRIu64 " unthrottles=%" PRIu64 " bad=%" PRIu64,
+			cs.cpu, cs.samples, cs.lost, cs.lost_unreported, cs.throttles, cs.unthrottles, cs.bad);
+		break;
+	case RP_REC_FINISH:
+		if (format_finish(h, &fin) < 0)
+			memcpy(&fin, h, h->size < sizeof(fin) ? h->size : sizeof(fin));
+		put_time(f, fin.time);
+		fprintf(f, " samples=%" PRIu64 " lost=%" PRIu64 " dropped=%" PRIu64 " exit_status=%d", fin.samples,
+			fin.lost, fin.dropped_records, fin.exit_status);
+		break;
+	default:
+		fprintf(f, " size=%u", h->size);
 	}
-	if (h->type >= RP_REC_BASE) {
-		switch (h->type) {
-		case RP_REC_HEADER:
-			dump_header(f, h);
-			break;
-		case RP_REC_KSYMS:
-			put_time(f, u64_at(h, 8));
-			fprintf(f, " n=%u", u32_at(h, 16));
-			break;
-		case RP_REC_CPU_STATS:
-			put_time(f, u64_at(h, 8));
-			fprintf(f,
-				" cpu=%u samples=%" PRIu64 " lost=%" PRIu64 " lost_unreported=%" PRIu64
-				" throttles=%" PRIu64 " unthrottles=%" PRIu64 " bad=%" PRIu64,
-				u32_at(h, 16), u64_at(h, 24), u64_at(h, 32), u64_at(h, 40), u64_at(h, 48),
-				u64_at(h, 56), u64_at(h, 64));
-			break;
-		case RP_REC_FINISH:
-			put_time(f, u64_at(h, 8));
-			fprintf(f, " samples=%" PRIu64 " lost=%" PRIu64 " dropped=%" PRIu64 " exit_status=%d",
-				u64_at(h, 16), u64_at(h, 24), u64_at(h, 32), (int)u32_at(h, 40));
-			break;
-		default:
-			fprintf(f, " size=%u", h->size);
-		}
-		fputc('\n', f);
-		return;
-	}
-	if (h->size < 8 + record_id_size(st) || record_parse_id(h, st, &id) < 0) {
-		fputs(" (malformed)\n", f);
-		return;
-	}
-	bool own = h->type == PERF_RECORD_MMAP || h->type == PERF_RECORD_MMAP2 || h->type == PERF_RECORD_COMM;
+}
 
-	put_id(f, &id, own || h->type == PERF_RECORD_FORK || h->type == PERF_RECORD_EXIT);
-	if (own)
-		fprintf(f, " pid=%d tid=%d", (int)u32_at(h, 8), (int)u32_at(h, 12));
+/* The fields of a kernel side-band record after its time and CPU. */
+static void dump_sideband(FILE *f, const struct perf_event_header *h, uint64_t st, size_t end)
+{
+	struct record_comm c;
+	struct record_task t;
+	struct record_lost l;
+
 	switch (h->type) {
 	case PERF_RECORD_MMAP2:
-		dump_mmap2(f, h, st, end);
+	case PERF_RECORD_MMAP:
+		dump_mmap(f, h, st);
 		break;
-	case PERF_RECORD_MMAP: {
-		const char *path = record_string(h, 40, end);
-
-		fprintf(f, " addr=0x%" PRIx64 "-0x%" PRIx64 " pgoff=0x%" PRIx64 " path=%s", u64_at(h, 16),
-			u64_at(h, 16) + u64_at(h, 24), u64_at(h, 32), path ? path : "(malformed)");
+	case PERF_RECORD_COMM:
+		record_parse_comm(h, st, &c);
+		fprintf(f, " exec=%d comm=%s", c.exec, c.comm ? c.comm : "(malformed)");
 		break;
-	}
-	case PERF_RECORD_COMM: {
-		const char *comm = record_string(h, 16, end);
-
-		fprintf(f, " exec=%d comm=%s", !!(h->misc & PERF_RECORD_MISC_COMM_EXEC), comm ? comm : "(malformed)");
-		break;
-	}
 	case PERF_RECORD_FORK:
 	case PERF_RECORD_EXIT:
-		fprintf(f, " pid=%d ppid=%d tid=%d ptid=%d", (int)u32_at(h, 8),
-			(int)u32_at(h, 12), (int)u32_at(h, 16), (int)u32_at(h, 20));
+		record_parse_task(h, &t);
+		fprintf(f, " pid=%d ppid=%d tid=%d ptid=%d", (int)t.pid, (int)t.ppid, (int)t.tid, (int)t.ptid);
 		break;
 	case PERF_RECORD_LOST:
-		fprintf(f, " id=%" PRIu64 " lost=%" PRIu64, u64_at(h, 8), u64_at(h, 16));
+		record_parse_lost(h, &l);
+		fprintf(f, " id=%" PRIu64 " lost=%" PRIu64, l.id, l.lost);
 		break;
 	case PERF_RECORD_LOST_SAMPLES:
 		fprintf(f, " lost=%" PRIu64, u64_at(h, 8));
@@ -244,6 +229,33 @@ void dump_record(FILE *f, const struct perf_event_header *h, uint64_t st)
 	}
 	default:
 		fprintf(f, " size=%u", h->size);
+	}
+}
+
+void dump_record(FILE *f, const struct perf_event_header *h, uint64_t st)
+{
+	const char *name = record_type_name(h->type);
+	size_t end = h->size - (h->type < RP_REC_BASE && h->type != PERF_RECORD_SAMPLE ? record_id_size(st) : 0);
+	struct record_id id;
+	bool own;
+
+	if (name)
+		fputs(name, f);
+	else
+		fprintf(f, "UNKNOWN(%u)", h->type);
+	if (h->type == PERF_RECORD_SAMPLE) {
+		dump_sample(f, h, st);
+	} else if (h->type >= RP_REC_BASE) {
+		dump_own(f, h);
+	} else if (h->size < 8 + record_id_size(st) || record_parse_id(h, st, &id) < 0) {
+		fputs(" (malformed)", f);
+	} else {
+		/* MMAP, MMAP2 and COMM name their task in their own fields, FORK and EXIT in theirs. */
+		own = h->type == PERF_RECORD_MMAP || h->type == PERF_RECORD_MMAP2 || h->type == PERF_RECORD_COMM;
+		put_id(f, &id, own || h->type == PERF_RECORD_FORK || h->type == PERF_RECORD_EXIT);
+		if (own)
+			fprintf(f, " pid=%d tid=%d", (int)u32_at(h, 8), (int)u32_at(h, 12));
+		dump_sideband(f, h, st, end);
 	}
 	fputc('\n', f);
 }

@@ -273,7 +273,7 @@ int record_parse_mmap(const struct perf_event_header *h, uint64_t st, struct rec
 	if ((h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) && h->size >= 64) {
 		ret->build_id = p + 44;
 		ret->build_id_len = p[40] <= 20 ? p[40] : 20;
-	} else if (!(h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID)) {
+	} else {
 		ret->maj = u32_at(h, 40);
 		ret->min = u32_at(h, 44);
 		ret->ino = u64_at(h, 48);

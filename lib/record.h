@@ -44,7 +44,7 @@ struct record_mmap {
 	uint64_t addr, len, pgoff;
 	const uint8_t *build_id;  /* with PERF_RECORD_MISC_MMAP_BUILD_ID: into the record */
 	size_t build_id_len;      /* at most 20 */
-	uint32_t maj, min;        /* without a build-id */
+	uint32_t maj, min;        /* when build_id is NULL */
 	uint64_t ino;
 	uint32_t prot, flags;
 	const char *path;         /* into the record; NULL when not terminated before the trailer */
