@@ -289,9 +289,9 @@ struct symbolizer *symbolizer_free(struct symbolizer *s)
 	return NULL;
 }
 
-void symbolizer_get_stats(const struct symbolizer *s, struct symbolizer_stats *ret)
+const struct symbolizer_stats *symbolizer_stats(const struct symbolizer *s)
 {
-	*ret = s->st;
+	return &s->st;
 }
 
 /* ---- dso handles ---- */
