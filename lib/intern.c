@@ -3,18 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
+#include "hash.h"
 #include "intern.h"
-#include "util.h"
-
-static inline uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdull;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ull;
-	x ^= x >> 33;
-	return x;
-}
 
 /* The slot array shared by the three tables: each slot holds id + 1 (0 = empty) and the
  * key's hash, so most probes never touch the keys. */
@@ -74,7 +65,7 @@ struct pairtab {
 	struct slots s;
 	uint64_t *keys; /* 2 per id */
 	uint32_t n;
-	size_t cap;
+	size_t cap; /* of keys, in uint64_t */
 };
 
 struct pairtab *pairtab_new(void)
@@ -100,7 +91,7 @@ struct pairtab *pairtab_free(struct pairtab *t)
 
 int64_t pairtab_find(const struct pairtab *t, uint64_t a, uint64_t b)
 {
-	uint32_t h = (uint32_t)mix64(a * 0x9e3779b97f4a7c15ull ^ mix64(b));
+	uint32_t h = (uint32_t)hash_pair(a, b);
 
 	for (uint32_t i = h & t->s.mask; t->s.ids[i]; i = (i + 1) & t->s.mask) {
 		uint32_t id = t->s.ids[i] - 1;
@@ -113,7 +104,7 @@ int64_t pairtab_find(const struct pairtab *t, uint64_t a, uint64_t b)
 
 int64_t pairtab_intern(struct pairtab *t, uint64_t a, uint64_t b, bool *ret_added)
 {
-	uint32_t h = (uint32_t)mix64(a * 0x9e3779b97f4a7c15ull ^ mix64(b));
+	uint32_t h = (uint32_t)hash_pair(a, b);
 	uint32_t i;
 
 	for (i = h & t->s.mask; t->s.ids[i]; i = (i + 1) & t->s.mask) {
@@ -125,7 +116,7 @@ int64_t pairtab_intern(struct pairtab *t, uint64_t a, uint64_t b, bool *ret_adde
 			return id;
 		}
 	}
-	if (t->n == UINT32_MAX - 1 || util_grow((void **)&t->keys, &t->cap, t->n + 1, 2 * sizeof(uint64_t), 64) < 0)
+	if (t->n == UINT32_MAX - 1 || GROW(t->keys, t->cap, 2 * ((size_t)t->n + 1)) < 0)
 		return -ENOMEM;
 	if ((uint64_t)(t->s.used + 1) * 10 >= (uint64_t)(t->s.mask + 1) * 7) {
 		if (slots_grow(&t->s) < 0)
@@ -161,7 +152,7 @@ struct seqtab {
 	size_t arena_cap;
 	uint32_t *off; /* 2 per id: offset, length */
 	uint32_t n;
-	size_t cap;
+	size_t cap; /* of off, in uint32_t */
 };
 
 struct seqtab *seqtab_new(void)
@@ -186,18 +177,9 @@ struct seqtab *seqtab_free(struct seqtab *t)
 	return NULL;
 }
 
-static uint32_t seq_hash(const uint32_t *seq, uint32_t n)
-{
-	uint64_t h = n * 0x9e3779b97f4a7c15ull;
-
-	for (uint32_t i = 0; i < n; i++)
-		h = (h ^ seq[i]) * 0x100000001b3ull + (h >> 29);
-	return (uint32_t)mix64(h);
-}
-
 int64_t seqtab_intern(struct seqtab *t, const uint32_t *seq, uint32_t n)
 {
-	uint32_t h = seq_hash(seq, n);
+	uint32_t h = (uint32_t)hash_u32s(seq, n);
 	uint32_t i;
 
 	for (i = h & t->s.mask; t->s.ids[i]; i = (i + 1) & t->s.mask) {
@@ -208,8 +190,8 @@ int64_t seqtab_intern(struct seqtab *t, const uint32_t *seq, uint32_t n)
 			return id;
 	}
 	if (t->arena_len > UINT32_MAX - n - 1 ||
-	    util_grow((void **)&t->arena, &t->arena_cap, t->arena_len + n, sizeof(uint32_t), 64) < 0 ||
-	    util_grow((void **)&t->off, &t->cap, t->n + 1, 2 * sizeof(uint32_t), 64) < 0)
+	    GROW(t->arena, t->arena_cap, (size_t)t->arena_len + n) < 0 ||
+	    GROW(t->off, t->cap, 2 * ((size_t)t->n + 1)) < 0)
 		return -ENOMEM;
 	if ((uint64_t)(t->s.used + 1) * 10 >= (uint64_t)(t->s.mask + 1) * 7) {
 		if (slots_grow(&t->s) < 0)
@@ -239,12 +221,23 @@ uint32_t seqtab_count(const struct seqtab *t)
 	return t->n;
 }
 
+/*
+ * The strings live in chunks that never move, so a pointer to one stays valid until
+ * strtab_free(): short strings fill the newest chunk (STRTAB_CHUNK bytes), a longer one gets
+ * a chunk of its own.
+ */
+#define STRTAB_CHUNK (64u << 10)
+
+struct strchunk {
+	struct strchunk *next;
+	size_t used, cap;
+	char data[];
+};
+
 struct strtab {
 	struct slots s;
-	char *arena;
-	uint32_t arena_len;
-	size_t arena_cap;
-	uint32_t *off;
+	struct strchunk *chunks; /* the one being filled first */
+	const char **strs;       /* per id, into the chunks */
 	uint32_t n;
 	size_t cap;
 };
@@ -264,31 +257,62 @@ struct strtab *strtab_free(struct strtab *t)
 {
 	if (t) {
 		slots_done(&t->s);
-		free(t->arena);
-		free(t->off);
+		while (t->chunks) {
+			struct strchunk *c = t->chunks;
+
+			t->chunks = c->next;
+			free(c);
+		}
+		free(t->strs);
 		free(t);
 	}
 	return NULL;
 }
 
-int64_t strtab_intern(struct strtab *t, const char *str)
+/* SIZE bytes that will never move, or NULL. */
+static char *strtab_alloc(struct strtab *t, size_t size)
 {
-	size_t len = strlen(str);
-	uint64_t h64 = 0xcbf29ce484222325ull;
-	uint32_t h, i;
+	struct strchunk *c = t->chunks;
+	bool own = size > STRTAB_CHUNK;
 
-	for (size_t k = 0; k < len; k++)
-		h64 = (h64 ^ (unsigned char)str[k]) * 0x100000001b3ull;
-	h = (uint32_t)mix64(h64);
+	if (!own && c && c->cap - c->used >= size) {
+		c->used += size;
+		return c->data + c->used - size;
+	}
+	if (size > SIZE_MAX - sizeof(*c))
+		return NULL;
+	c = malloc(sizeof(*c) + (own ? size : STRTAB_CHUNK));
+	if (!c)
+		return NULL;
+	c->cap = own ? size : STRTAB_CHUNK;
+	c->used = size;
+	if (own && t->chunks) {
+		/* Behind the chunk being filled, which keeps its room for short strings. */
+		c->next = t->chunks->next;
+		t->chunks->next = c;
+	} else {
+		c->next = t->chunks;
+		t->chunks = c;
+	}
+	return c->data;
+}
+
+/* The id of STR, copying it in when absent; *ret_str is the table's copy. -ENOMEM or id. */
+static int64_t strtab_put(struct strtab *t, const char *str, const char **ret_str)
+{
+	uint32_t h = (uint32_t)hash_str(str), i;
+	size_t len;
+	char *p;
+
 	for (i = h & t->s.mask; t->s.ids[i]; i = (i + 1) & t->s.mask) {
 		uint32_t id = t->s.ids[i] - 1;
 
-		if (t->s.hashes[i] == h && strcmp(t->arena + t->off[id], str) == 0)
+		if (t->s.hashes[i] == h && strcmp(t->strs[id], str) == 0) {
+			*ret_str = t->strs[id];
 			return id;
+		}
 	}
-	if (len >= UINT32_MAX / 2 || t->arena_len > UINT32_MAX - len - 1 ||
-	    util_grow((void **)&t->arena, &t->arena_cap, t->arena_len + (uint32_t)len + 1, 1, 64) < 0 ||
-	    util_grow((void **)&t->off, &t->cap, t->n + 1, sizeof(uint32_t), 64) < 0)
+	if (t->n == UINT32_MAX - 1 || GROW(t->strs, t->cap, (size_t)t->n + 1) < 0)
 		return -ENOMEM;
 	if ((uint64_t)(t->s.used + 1) * 10 >= (uint64_t)(t->s.mask + 1) * 7) {
 		if (slots_grow(&t->s) < 0)
@@ -296,18 +320,38 @@ int64_t strtab_intern(struct strtab *t, const char *str)
 		for (i = h & t->s.mask; t->s.ids[i]; i = (i + 1) & t->s.mask)
 			;
 	}
-	memcpy(t->arena + t->arena_len, str, len + 1);
-	t->off[t->n] = t->arena_len;
-	t->arena_len += (uint32_t)len + 1;
+	len = strlen(str);
+	p = strtab_alloc(t, len + 1);
+	if (!p)
+		return -ENOMEM;
+	memcpy(p, str, len + 1);
+	t->strs[t->n] = p;
 	t->s.ids[i] = ++t->n;
 	t->s.hashes[i] = h;
 	t->s.used++;
+	*ret_str = p;
 	return t->n - 1;
+}
+
+int64_t strtab_intern(struct strtab *t, const char *str)
+{
+	const char *p;
+
+	return strtab_put(t, str, &p);
+}
+
+const char *strtab_add(struct strtab *t, const char *str)
+{
+	const char *p;
+
+	if (!str || strtab_put(t, str, &p) < 0)
+		return NULL;
+	return p;
 }
 
 const char *strtab_get(const struct strtab *t, uint32_t id)
 {
-	return t->arena + t->off[id];
+	return t->strs[id];
 }
 
 uint32_t strtab_count(const struct strtab *t)

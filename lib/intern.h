@@ -1,4 +1,4 @@
-/* intern.h — hash tables that give dense ids: pairs of u64 and u32 sequences (stacks). */
+/* intern.h — hash tables that give dense ids: pairs of u64, u32 sequences (stacks), strings. */
 #ifndef RP_INTERN_H
 #define RP_INTERN_H
 
@@ -27,11 +27,20 @@ int64_t seqtab_intern(struct seqtab *t, const uint32_t *seq, uint32_t n);
 const uint32_t *seqtab_get(const struct seqtab *t, uint32_t id, uint32_t *ret_n);
 uint32_t seqtab_count(const struct seqtab *t);
 
-/* NUL-terminated strings -> dense ids; the strings are copied into an arena. */
+/*
+ * NUL-terminated strings -> dense ids 0..n-1, in order of first insertion. Each distinct
+ * string is copied once into the table, so callers may compare and hash the copies by
+ * pointer. Pointers returned by strtab_get()/strtab_add() stay valid until strtab_free():
+ * the copies never move.
+ */
 struct strtab;
 struct strtab *strtab_new(void);
 struct strtab *strtab_free(struct strtab *t);
+/* The id of S (not NULL), adding it when absent. -ENOMEM or id. */
 int64_t strtab_intern(struct strtab *t, const char *s);
+/* The table's copy of S, adding it when absent; NULL for a NULL S or when out of memory. */
+const char *strtab_add(struct strtab *t, const char *s);
+/* The string with this id (owned by the table). */
 const char *strtab_get(const struct strtab *t, uint32_t id);
 uint32_t strtab_count(const struct strtab *t);
 

@@ -11,30 +11,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "buildid.h"
+#include "grow.h"
+#include "hash.h"
+#include "intern.h"
+#include "symfile.h"
 #include "util.h"
 
-#define BUILD_ID_MAX 64
+#define BUILD_ID_MAX SYMFILE_BUILD_ID_MAX
 #define ALT_PATHS_MAX 4
 #define INLINE_MAX 32		/* frames kept per address */
-#define ARENA_CHUNK (64u << 10)
 #define FRAME_HERE UINT32_MAX /* cache entry holding its one plain frame itself */
-
-/* Interned strings: one arena, one open-addressing set. */
-struct chunk {
-	struct chunk *next;
-	size_t used, cap;
-	char data[];
-};
-
-struct istr {
-	const char *s; /* NULL = empty slot */
-	uint32_t hash;
-};
 
 /* A PT_LOAD segment: file range [off, off + filesz) is loaded at vaddr. */
 struct load {
@@ -56,7 +45,9 @@ struct sym {
 /*
  * Per-dso result cache; n == 0 marks an empty slot. The common answer, one frame without
  * source (name or unknown), lives in the entry itself so a hit touches one cache line; inline
- * chains and frames with file:line are in the dso's frames array.
+ * chains and frames with file:line are in the dso's frames array. An open-addressing table of
+ * its own (on the file offset, cap a power of two) rather than a pairtab: a pairtab gives an id
+ * that would need a second array for the answer, and this is the per-frame hot path.
  */
 struct cache_ent {
 	uint64_t off;
@@ -109,12 +100,15 @@ struct symbolizer {
 
 	struct sym_dso **dsos; /* every handle, for freeing */
 	size_t n_dsos, dsos_cap;
-	struct sym_dso **index; /* open addressing by identity, cap a power of two */
+	/*
+	 * Open addressing by identity, cap a power of two. A table of its own rather than a
+	 * pairtab: the key is a build-id of up to 64 bytes or a path with device and inode,
+	 * which two u64 cannot hold, and the slot points straight at the handle.
+	 */
+	struct sym_dso **index;
 	size_t index_cap;
 
-	struct chunk *arena;
-	struct istr *strs;
-	size_t strs_cap, n_strs;
+	struct strtab *strs; /* every name and file name handed out */
 
 	struct symbolizer_stats st;
 };
@@ -143,106 +137,12 @@ static const char *dwfl_why(void)
 	return m && *m ? m : "unknown libdwfl error";
 }
 
-static uint64_t hash_bytes(const void *p, size_t n, uint64_t h)
-{
-	const unsigned char *b = p;
-
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ b[i]) * 0x100000001b3ull;
-	return h;
-}
-
-static uint64_t hash_u64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdull;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ull;
-	x ^= x >> 33;
-	return x;
-}
-
-/* "DIR" + "/" + "REST" without doubling the slash; NULL when out of memory. */
-static char *path_join(const char *dir, const char *rest)
-{
-	size_t dl = strlen(dir);
-	char *p;
-
-	while (dl > 0 && dir[dl - 1] == '/')
-		dl--;
-	while (*rest == '/')
-		rest++;
-	if (asprintf(&p, "%.*s/%s", (int)dl, dir, rest) < 0)
-		return NULL;
-	return p;
-}
-
-/* ---- interning ---- */
-
-static char *arena_alloc(struct symbolizer *s, size_t len)
-{
-	struct chunk *c = s->arena;
-
-	if (!c || c->cap - c->used < len) {
-		size_t cap = len > ARENA_CHUNK ? len : ARENA_CHUNK;
-
-		c = malloc(sizeof(*c) + cap);
-		if (!c)
-			return NULL;
-		c->cap = cap;
-		c->used = 0;
-		c->next = s->arena;
-		s->arena = c;
-	}
-	c->used += len;
-	return c->data + c->used - len;
-}
-
-static int strs_grow(struct symbolizer *s)
-{
-	size_t cap = s->strs_cap ? s->strs_cap * 2 : 1024;
-	struct istr *n = calloc(cap, sizeof(*n));
-
-	if (!n)
-		return -ENOMEM;
-	for (size_t i = 0; i < s->strs_cap; i++) {
-		size_t j;
-
-		if (!s->strs[i].s)
-			continue;
-		for (j = s->strs[i].hash & (cap - 1); n[j].s; j = (j + 1) & (cap - 1))
-			;
-		n[j] = s->strs[i];
-	}
-	free(s->strs);
-	s->strs = n;
-	s->strs_cap = cap;
-	return 0;
-}
-
 /* The one copy of STR owned by S; NULL for NULL or when out of memory. */
 static const char *intern(struct symbolizer *s, const char *str)
 {
-	size_t len, mask, i;
-	uint32_t h;
-	char *p;
+	const char *p = strtab_add(s->strs, str);
 
-	if (!str)
-		return NULL;
-	len = strlen(str);
-	h = (uint32_t)hash_bytes(str, len, 0xcbf29ce484222325ull);
-	if (2 * (s->n_strs + 1) > s->strs_cap && strs_grow(s) < 0)
-		return NULL;
-	mask = s->strs_cap - 1;
-	for (i = h & mask; s->strs[i].s; i = (i + 1) & mask)
-		if (s->strs[i].hash == h && !strcmp(s->strs[i].s, str))
-			return s->strs[i].s;
-	p = arena_alloc(s, len + 1);
-	if (!p)
-		return NULL;
-	memcpy(p, str, len + 1);
-	s->strs[i] = (struct istr){ p, h };
-	s->n_strs++;
+	s->st.strings = strtab_count(s->strs);
 	return p;
 }
 
@@ -283,8 +183,7 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 			  GElf_Word debuglink_crc, char **debuginfo_file_name)
 {
 	struct sym_dso *d = *userdata;
-	const char *slash;
-	char *dbg, *p = NULL;
+	char *p;
 	int fd;
 
 	fd = dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name,
@@ -292,18 +191,7 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 	/* An absolute name is a dwz alt file: found by its build-id under symfs/usr/lib/debug. */
 	if (fd >= 0 || !d || !d->s->symfs || (debuglink_file && debuglink_file[0] == '/'))
 		return fd;
-	dbg = path_join(d->s->symfs, "/usr/lib/debug");
-	slash = strrchr(d->path, '/');
-	if (dbg && slash) {
-		if (debuglink_file)
-			fd = asprintf(&p, "%s%.*s/%s", dbg, (int)(slash - d->path), d->path,
-				      debuglink_file);
-		else
-			fd = asprintf(&p, "%s%s.debug", dbg, d->path);
-		if (fd < 0)
-			p = NULL;
-	}
-	free(dbg);
+	p = symfile_debug_path(d->s->symfs, d->path, debuglink_file);
 	fd = p ? open(p, O_RDONLY | O_CLOEXEC) : -1;
 	if (fd >= 0 && !debug_file_matches(mod, fd)) {
 		close(fd);
@@ -333,6 +221,9 @@ struct symbolizer *symbolizer_new(const struct symbolizer_opts *o)
 			return symbolizer_free(s);
 	}
 	s->o.symfs = s->symfs;
+	s->strs = strtab_new();
+	if (!s->strs)
+		return symbolizer_free(s);
 
 	/*
 	 * Debug files: next to the file, in .debug/ beside it, then the debug directories
@@ -391,23 +282,16 @@ struct symbolizer *symbolizer_free(struct symbolizer *s)
 		dso_free(s->dsos[i]);
 	free(s->dsos);
 	free(s->index);
-	while (s->arena) {
-		struct chunk *c = s->arena;
-
-		s->arena = c->next;
-		free(c);
-	}
-	free(s->strs);
+	strtab_free(s->strs);
 	free(s->debuginfo_path);
 	free(s->symfs);
 	free(s);
 	return NULL;
 }
 
-void symbolizer_get_stats(const struct symbolizer *s, struct symbolizer_stats *ret)
+const struct symbolizer_stats *symbolizer_stats(const struct symbolizer *s)
 {
-	*ret = s->st;
-	ret->strings = s->n_strs;
+	return &s->st;
 }
 
 /* ---- dso handles ---- */
@@ -416,9 +300,8 @@ static uint64_t identity_hash(const char *path, const uint8_t *id, size_t id_len
 			      uint32_t min, uint64_t ino)
 {
 	if (id_len)
-		return hash_bytes(id, id_len, 0x9e3779b97f4a7c15ull);
-	return hash_u64(hash_bytes(path, strlen(path), 0xcbf29ce484222325ull) ^
-			hash_u64((uint64_t)maj << 32 | min) ^ hash_u64(ino + 1));
+		return hash_u64(hash_bytes(id, id_len, HASH_SEED));
+	return hash_u64(hash_str(path) ^ hash_pair((uint64_t)maj << 32 | min, ino));
 }
 
 static bool identity_eq(const struct sym_dso *d, const char *path, const uint8_t *id,
@@ -524,7 +407,7 @@ struct sym_dso *symbolizer_dso(struct symbolizer *s, const char *path, const uin
 	}
 	d->path = strdup(path);
 	if (!d->path ||
-	    util_grow((void **)&s->dsos, &s->dsos_cap, s->n_dsos + 1, sizeof(*s->dsos), 64) < 0 ||
+	    GROW(s->dsos, s->dsos_cap, s->n_dsos + 1) < 0 ||
 	    index_insert(s, d) < 0) {
 		free(d->path);
 		free(d);
@@ -545,181 +428,6 @@ const char *sym_dso_name(const struct sym_dso *d)
 const char *sym_dso_path(const struct sym_dso *d)
 {
 	return d->path;
-}
-
-/* ---- opening a dso: choosing the ELF file ---- */
-
-/* Why no candidate file could be used: kept for the one warning. */
-struct why {
-	char mismatch_path[512];
-	char mismatch_id[2 * BUILD_ID_MAX + 1]; /* empty: the file has no build-id */
-	bool mismatch, inode_mismatch, not_elf;
-	uint64_t disk_ino;
-	int open_err;
-};
-
-static int open_regular(const char *p)
-{
-	struct stat st;
-	int fd = open(p, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return -EINVAL;
-	}
-	return fd;
-}
-
-/*
- * Open P and check that it is the recorded file: same build-id when one was recorded;
- * without one, the same inode when the device matches (a file replaced in place since the
- * recording). Returns the fd, or -errno; mismatches are noted in WHY.
- */
-static int try_candidate(struct sym_dso *d, const char *p, bool under_symfs, struct why *why)
-{
-	uint8_t id[BUILD_ID_MAX];
-	size_t len = 0;
-	struct stat st;
-	int fd = open_regular(p), r;
-
-	if (fd < 0) {
-		if (!why->open_err || why->open_err == -ENOENT)
-			why->open_err = fd;
-		return fd;
-	}
-	if (d->build_id_len) {
-		r = buildid_read_fd(fd, id, sizeof(id), &len);
-		if (r == 0 && len >= d->build_id_len && !memcmp(id, d->build_id, d->build_id_len))
-			return fd;
-		if (!why->mismatch) {
-			why->mismatch = true;
-			why->not_elf = r == -ENOEXEC;
-			snprintf(why->mismatch_path, sizeof(why->mismatch_path), "%s", p);
-			if (r == 0)
-				buildid_to_hex(id, len, why->mismatch_id);
-		}
-		close(fd);
-		return -ESTALE;
-	}
-	if (!under_symfs && d->ino && (d->maj || d->min) && fstat(fd, &st) == 0 &&
-	    st.st_dev == makedev(d->maj, d->min) && st.st_ino != d->ino) {
-		if (!why->inode_mismatch) {
-			why->inode_mismatch = true;
-			why->disk_ino = st.st_ino;
-			snprintf(why->mismatch_path, sizeof(why->mismatch_path), "%s", p);
-		}
-		close(fd);
-		return -ESTALE;
-	}
-	return fd;
-}
-
-/* Try recorded path P: under the symfs first, then as is. Sets *ret_file (malloc'd). */
-static int try_path(struct sym_dso *d, const char *p, struct why *why, char **ret_file)
-{
-	char *f;
-	int fd;
-
-	if (d->s->symfs) {
-		f = path_join(d->s->symfs, p);
-		if (!f)
-			return -ENOMEM;
-		fd = try_candidate(d, f, true, why);
-		if (fd >= 0) {
-			*ret_file = f;
-			return fd;
-		}
-		free(f);
-		if (fd == -ENOMEM)
-			return fd;
-	}
-	f = strdup(p);
-	if (!f)
-		return -ENOMEM;
-	fd = try_candidate(d, f, false, why);
-	if (fd >= 0) {
-		*ret_file = f;
-		return fd;
-	}
-	free(f);
-	return fd;
-}
-
-/*
- * When the file itself is missing or different: the recorded build-id's entry in a debug
- * directory, symfs's first. ".build-id/xx/rest" is (where distributions install it) a link to
- * the binary itself; ".build-id/xx/rest.debug" the separate debug file, which has .symtab
- * and the program headers, enough for names.
- */
-static int try_build_id_dirs(struct sym_dso *d, char **ret_file)
-{
-	char hex[2 * BUILD_ID_MAX + 1];
-	const char *dirs[2];
-	int n_dirs = 0;
-
-	if (d->build_id_len < 2)
-		return -ENOENT;
-	buildid_to_hex(d->build_id, d->build_id_len, hex);
-	if (d->s->symfs)
-		dirs[n_dirs++] = d->s->symfs;
-	dirs[n_dirs++] = "/";
-	for (int i = 0; i < n_dirs; i++) {
-		for (int dbg = 0; dbg < 2; dbg++) {
-			char *rel, *f;
-			int fd;
-
-			if (asprintf(&rel, "usr/lib/debug/.build-id/%.2s/%s%s", hex, hex + 2,
-				     dbg ? ".debug" : "") < 0)
-				return -ENOMEM;
-			f = path_join(dirs[i], rel);
-			free(rel);
-			if (!f)
-				return -ENOMEM;
-			fd = try_candidate(d, f, true, &(struct why){ 0 });
-			if (fd >= 0) {
-				*ret_file = f;
-				return fd;
-			}
-			free(f);
-		}
-	}
-	return -ENOENT;
-}
-
-static void warn_unusable(struct sym_dso *d, const struct why *why)
-{
-	struct symbolizer *s = d->s;
-	char rec[2 * BUILD_ID_MAX + 1];
-
-	if (why->mismatch && why->not_elf) {
-		warnf(s, "%s: not an ELF file; its frames are shown as [unknown]",
-		      why->mismatch_path);
-	} else if (why->mismatch) {
-		buildid_to_hex(d->build_id, d->build_id_len, rec);
-		if (why->mismatch_id[0])
-			warnf(s,
-			      "%s: build-id %s recorded, file on disk has %s (rebuilt?); "
-			      "its frames are shown as [unknown]",
-			      why->mismatch_path, rec, why->mismatch_id);
-		else
-			warnf(s,
-			      "%s: build-id %s recorded, file on disk has none (rebuilt?); "
-			      "its frames are shown as [unknown]",
-			      why->mismatch_path, rec);
-	} else if (why->inode_mismatch) {
-		warnf(s,
-		      "%s: inode %llu recorded, file on disk is inode %llu (replaced since the "
-		      "recording?); its frames are shown as [unknown]",
-		      why->mismatch_path, (unsigned long long)d->ino,
-		      (unsigned long long)why->disk_ino);
-	} else if (why->open_err == -EINVAL) {
-		warnf(s, "%s: not a regular file; its frames are shown as [unknown]", d->path);
-	} else {
-		warnf(s, "%s: cannot open: %s; its frames are shown as [unknown]", d->path,
-		      strerror(why->open_err ? -why->open_err : ENOENT));
-	}
 }
 
 /* ---- opening a dso: segments and symbols ---- */
@@ -916,50 +624,23 @@ static int read_symbols(struct sym_dso *d)
 static void dso_open(struct sym_dso *d)
 {
 	struct symbolizer *s = d->s;
-	struct why why = { 0 };
-	char *file = NULL;
+	struct symfile_id id = { d->path, d->alt, d->n_alt, d->build_id, d->build_id_len,
+				 d->maj, d->min, d->ino };
+	char *file = NULL, warn[1024];
 	void **ud = NULL;
 	GElf_Addr bias;
-	int fd = -ENOENT;
+	int fd;
 	Elf *elf;
 
 	d->state = DSO_UNUSABLE;
 	if (d->path[0] != '/')
 		return; /* [vdso], //anon, [heap]...: not files */
 
-	fd = try_path(d, d->path, &why, &file);
-	for (int i = 0; fd < 0 && fd != -ENOMEM && i < d->n_alt; i++)
-		fd = try_path(d, d->alt[i], &why, &file);
-	if (fd < 0 && fd != -ENOMEM && d->build_id_len) {
-		/* A mapping of a file deleted since: its name ends in " (deleted)". */
-		static const char del[] = " (deleted)";
-		size_t pl = strlen(d->path);
-
-		if (pl > sizeof(del) - 1 && !strcmp(d->path + pl - (sizeof(del) - 1), del)) {
-			char *p = strndup(d->path, pl - (sizeof(del) - 1));
-
-			fd = p ? try_path(d, p, &why, &file) : -ENOMEM;
-			free(p);
-		}
-	}
-	if (fd < 0 && fd != -ENOMEM)
-		fd = try_build_id_dirs(d, &file);
-	if (fd < 0) {
-		if (fd == -ENOMEM)
-			warnf(s, "%s: out of memory; its frames are shown as [unknown]", d->path);
-		else
-			warn_unusable(d, &why);
-		free(file);
+	fd = symfile_open(s->symfs, &id, &file, warn, sizeof(warn));
+	if (warn[0])
+		warnf(s, "%s", warn);
+	if (fd < 0)
 		return;
-	}
-	if (why.mismatch) {
-		char rec[2 * BUILD_ID_MAX + 1];
-
-		buildid_to_hex(d->build_id, d->build_id_len, rec);
-		warnf(s,
-		      "%s: build-id %s recorded, file on disk has %s (rebuilt?); using %s instead",
-		      why.mismatch_path, rec, why.mismatch_id[0] ? why.mismatch_id : "none", file);
-	}
 
 	d->dwfl = dwfl_begin(&s->cb);
 	if (!d->dwfl) {
@@ -1246,8 +927,7 @@ int symbolizer_lookup(struct symbolizer *s, struct sym_dso *d, uint64_t off,
 		*e = (struct cache_ent){ off, tmp[0].name, tmp[0].offset, FRAME_HERE, 1 };
 	} else {
 		if (d->n_frames + (size_t)n >= FRAME_HERE ||
-		    util_grow((void **)&d->frames, &d->frames_cap, d->n_frames + (size_t)n,
-			 sizeof(*d->frames), 256) < 0)
+		    GROW(d->frames, d->frames_cap, d->n_frames + (size_t)n) < 0)
 			goto uncached;
 		memcpy(d->frames + d->n_frames, tmp, (size_t)n * sizeof(*tmp));
 		*e = (struct cache_ent){ off, NULL, 0, (uint32_t)d->n_frames, (uint32_t)n };

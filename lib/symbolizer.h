@@ -23,14 +23,20 @@ struct sym_frame {
 	bool inlined;     /* an inline frame (all but the outermost of an expansion) */
 };
 
+/*
+ * Options, copied by symbolizer_new(). Ownership of the pointers: symfs is copied (the
+ * caller's string may go right after symbolizer_new()); warn may be NULL (no messages);
+ * warn_arg is borrowed, handed back to warn untouched, and must stay valid until
+ * symbolizer_free(); the MSG given to warn is valid only during the call.
+ */
 struct symbolizer_opts {
 	const char *symfs;      /* NULL or a directory: binaries and debug files are looked up
-				 * under it first (symfs + path, symfs/usr/lib/debug) */
+				 * under it first (symfs + path, symfs/usr/lib/debug); copied */
 	bool inline_frames;     /* expand inline frames from DWARF (and give file:line) */
 	bool debuginfod;        /* allow debuginfod for separate debug info */
 	int debuginfod_timeout; /* seconds, > 0 to set; used only with debuginfod */
 	void (*warn)(void *arg, const char *msg); /* once-per-problem messages, no newline */
-	void *warn_arg;
+	void *warn_arg;         /* borrowed: passed to warn, must outlive the symbolizer */
 };
 
 /*
@@ -83,7 +89,7 @@ const char *sym_dso_path(const struct sym_dso *d);
 int symbolizer_lookup(struct symbolizer *s, struct sym_dso *d, uint64_t off,
 		      struct sym_frame *frames, int max);
 
-/* Counters for --verbose output and tests. */
+/* Counters for --verbose output and tests, kept up to date as the symbolizer works. */
 struct symbolizer_stats {
 	uint64_t dsos;        /* handles created */
 	uint64_t dsos_opened; /* handles whose file was opened and usable */
@@ -92,6 +98,7 @@ struct symbolizer_stats {
 	uint64_t symbols;     /* symbols indexed, all opened dsos */
 	uint64_t strings;     /* distinct interned strings */
 };
-void symbolizer_get_stats(const struct symbolizer *s, struct symbolizer_stats *ret);
+/* S's counters, owned by S: they change with each call on S and go with symbolizer_free(). */
+const struct symbolizer_stats *symbolizer_stats(const struct symbolizer *s);
 
 #endif

@@ -100,7 +100,9 @@ static void test_intern(void)
 	struct pairtab *p = pairtab_new();
 	struct seqtab *s = seqtab_new();
 	struct strtab *t = strtab_new();
+	const char *first, *lp;
 	uint32_t seq[64], n;
+	char buf[32], *lng;
 	bool added;
 
 	test_ctx = "intern";
@@ -131,6 +133,26 @@ static void test_intern(void)
 	CHECK_INT(strtab_intern(t, ""), 1);
 	CHECK_INT(strtab_intern(t, "a"), 0);
 	CHECK_STR(strtab_get(t, 1), "");
+	/* One copy per string, which never moves while the table grows. */
+	first = strtab_add(t, "a");
+	CHECK(first && first == strtab_get(t, 0));
+	CHECK(strtab_add(t, NULL) == NULL);
+	lng = malloc(200000);
+	if (CHECK(lng != NULL)) {
+		memset(lng, 'x', 199999);
+		lng[199999] = 0;
+		lp = strtab_add(t, lng);
+		CHECK(lp && lp != lng && lp == strtab_get(t, 2) && !strcmp(lp, lng));
+		for (uint32_t i = 0; i < 20000; i++) {
+			snprintf(buf, sizeof(buf), "s%u", i);
+			CHECK_INT(strtab_intern(t, buf), i + 3);
+		}
+		CHECK(strtab_add(t, "a") == first && strtab_get(t, 0) == first);
+		CHECK(strtab_add(t, lng) == lp && strtab_get(t, 2) == lp && !strcmp(lp, lng));
+		CHECK_STR(strtab_get(t, 3 + 12345), "s12345");
+		CHECK_INT(strtab_count(t), 20003);
+		free(lng);
+	}
 	pairtab_free(p);
 	seqtab_free(s);
 	strtab_free(t);
