@@ -9,7 +9,6 @@
 
 struct perf_event_header;
 struct rp_header_rec;
-struct rp_frame_desc;
 
 struct reader_stats {
 	uint64_t frames;        /* frames read */
@@ -57,10 +56,6 @@ uint32_t reader_stack_id(const struct reader *r);
 /* Frames whose records all come after t (CLOCK_MONOTONIC ns) are not read: the stream ends
  * before the first of them. */
 void reader_set_until(struct reader *r, uint64_t t);
-
-/* Unordered frame-level access for --stats style scans: the descriptor of the frame most
- * recently decoded (NULL before the first). */
-const struct rp_frame_desc *reader_last_desc(const struct reader *r);
 
 const struct reader_stats *reader_stats(const struct reader *r);
 

@@ -117,6 +117,55 @@ int record_parse_sample(const struct perf_event_header *h, uint64_t st, struct r
 	return 0;
 }
 
+size_t record_sample_size(uint64_t st, uint64_t nr)
+{
+	size_t n = sizeof(struct perf_event_header);
+	uint64_t words = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+			 PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |
+			 PERF_SAMPLE_PERIOD;
+
+	n += 8 * (size_t)__builtin_popcountll(st & words);
+	if (st & PERF_SAMPLE_CALLCHAIN)
+		n += 8 + 8 * nr;
+	return n;
+}
+
+void record_sample_write(void *dst, size_t size, uint64_t st, const struct record_sample *s)
+{
+	struct perf_event_header *h = dst;
+	unsigned char *p = (unsigned char *)(h + 1);
+	uint32_t cpu[2] = { s->id.cpu, 0 };
+	uint64_t zero = 0;
+
+	h->type = PERF_RECORD_SAMPLE;
+	h->misc = s->misc;
+	h->size = (uint16_t)size;
+#define PUT(cond, src)                   \
+	do {                             \
+		if (cond) {              \
+			memcpy(p, src, 8); \
+			p += 8;          \
+		}                        \
+	} while (0)
+	PUT(st & PERF_SAMPLE_IDENTIFIER, &zero);
+	PUT(st & PERF_SAMPLE_IP, &s->ip);
+	if (st & PERF_SAMPLE_TID) {
+		memcpy(p, &s->id.pid, 4);
+		memcpy(p + 4, &s->id.tid, 4);
+		p += 8;
+	}
+	PUT(st & PERF_SAMPLE_TIME, &s->id.time);
+	PUT(st & PERF_SAMPLE_ADDR, &zero);
+	PUT(st & PERF_SAMPLE_ID, &zero);
+	PUT(st & PERF_SAMPLE_STREAM_ID, &zero);
+	PUT(st & PERF_SAMPLE_CPU, cpu);
+	PUT(st & PERF_SAMPLE_PERIOD, &s->period);
+	PUT(st & PERF_SAMPLE_CALLCHAIN, &s->nr);
+#undef PUT
+	if ((st & PERF_SAMPLE_CALLCHAIN) && s->nr)
+		memcpy(p, s->ips, s->nr * 8);
+}
+
 int record_parse_id(const struct perf_event_header *h, uint64_t st, struct record_id *ret)
 {
 	size_t n = record_id_size(st);

@@ -79,6 +79,11 @@ size_t record_mmap2_size(uint64_t sample_type, const char *path);
 void record_mmap2_write(void *dst, size_t size, uint64_t sample_type, const struct record_mmap *m,
 			const struct record_id *id);
 
+/* A PERF_RECORD_SAMPLE of sample_type (bits of RECORD_SAMPLE_KNOWN; fields the struct does not
+ * hold are written as 0) with nr callchain words: its size, then the record written at dst. */
+size_t record_sample_size(uint64_t sample_type, uint64_t nr);
+void record_sample_write(void *dst, size_t size, uint64_t sample_type, const struct record_sample *s);
+
 /* Size of the sample_id trailer for a sample_type. */
 size_t record_id_size(uint64_t sample_type);
 /* Write a trailer for id at dst (record_id_size bytes); fields not in sample_type are skipped. */

@@ -1,5 +1,6 @@
 /* util.c — small shared helpers used by the front-ends and lib core. */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -241,4 +242,17 @@ size_t util_count_le(const uint64_t *a, size_t n, uint64_t key)
 			hi = mid;
 	}
 	return lo;
+}
+
+void util_warnf(void (*warn)(void *arg, const char *msg), void *arg, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	if (!warn)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	warn(arg, msg);
 }

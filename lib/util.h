@@ -42,6 +42,11 @@ void util_strlcpy(char *dst, const char *src, size_t size);
  * below key (so the one at or below is that minus 1, when it is not 0). */
 size_t util_count_le(const uint64_t *a, size_t n, uint64_t key);
 
+/* Format a message and hand it to warn(arg, msg) when warn is set: how lib/ tells the program
+ * about a problem it has worked around (the program decides how to print it). */
+void util_warnf(void (*warn)(void *arg, const char *msg), void *arg, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 /* a + b, or UINT64_MAX when that does not fit (counts read from damaged files). */
 static inline uint64_t util_sat_add(uint64_t a, uint64_t b)
 {

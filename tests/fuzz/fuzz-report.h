@@ -72,7 +72,7 @@ static inline void fuzz_read_all(const char *path)
 	reader_header(r);
 	reader_time_bounds(r, &first, &last);
 	while (reader_next(r))
-		reader_last_desc(r);
+		reader_stack_id(r);
 	reader_stats(r);
 	reader_free(r);
 }

@@ -1,0 +1,47 @@
+/* decoder.h — format 2's decoder: STACKS batches into a stack store, SAMPLES batches back into
+ * the PERF_RECORD_SAMPLEs they were, each with a number for its stack. */
+#ifndef RP_DECODER_H
+#define RP_DECODER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct order;
+struct perf_event_header;
+struct reader_stats;
+
+/* A stack defined in a STACKS batch; its words (ip, then the callchain) are in the store. */
+struct decoder_stack {
+	size_t off;
+	uint32_t nr;
+	uint16_t misc;
+	uint64_t hash;
+};
+
+/* Embedded in the reader, zeroed to start; decoder_done() releases it. */
+struct decoder {
+	struct decoder_stack *stacks; /* every distinct definition read, in file order */
+	size_t n_stacks, cap_stacks;
+	uint64_t *words;
+	size_t n_words, cap_words;
+	uint32_t *ids;            /* the file's stack id -> index into stacks + 1 (0: undefined) */
+	size_t cap_ids;
+	uint32_t *dslots;         /* stacks by content (index + 1; 0 empty): a definition met
+				   * again (the recorder repeats them) takes no memory */
+	size_t n_dslots;
+	struct reader_stats *st;  /* borrowed: stacks, samples_packed, stack_missing, records_bad */
+	void (*warn)(void *arg, const char *msg);
+	void *warn_arg;
+};
+
+void decoder_done(struct decoder *d);
+
+/* Take the definitions of a STACKS batch found in frame seq. */
+void decoder_take_stacks(struct decoder *d, const struct perf_event_header *h, uint64_t seq);
+/* Rebuild the samples of a SAMPLES batch found in frame seq, of a recording whose samples
+ * have sample_type, as pending records of o (their stack: an index into d->stacks, or
+ * READER_NO_STACK when its definition was lost). */
+void decoder_take_samples(struct decoder *d, const struct perf_event_header *h, uint64_t sample_type,
+			  uint64_t seq, struct order *o);
+
+#endif

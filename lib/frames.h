@@ -1,0 +1,48 @@
+/* frames.h — the frames of a recording file: find each descriptor, check its CRC, decompress
+ * its zstd frame, and skip and resynchronise past damage, saying where and what was lost. */
+#ifndef RP_FRAMES_H
+#define RP_FRAMES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "format.h"
+
+struct reader_stats;
+struct zframe;
+
+/* Embedded in the reader: frames_open() fills it, frames_done() releases it. */
+struct frames {
+	const unsigned char *map; /* the file, mapped read-only */
+	size_t size;
+	size_t off;               /* next unit to look at */
+	struct zframe *z;
+	unsigned char *raw;       /* the frame last decoded, 8-byte aligned */
+	size_t raw_cap;
+	struct rp_frame_desc desc; /* its descriptor */
+	bool have_desc;
+	uint64_t until;           /* frames starting after this are not read */
+	struct reader_stats *st;  /* borrowed: the reader's counters */
+	void (*warn)(void *arg, const char *msg);
+	void *warn_arg;
+};
+
+/*
+ * Map path and find its first intact descriptor. 0, or -errno with a sentence for the user in
+ * why: -ENODATA empty file, -EISDIR a directory, -EPROTO not a ringprof recording (perf.data,
+ * zstd or other files are named), -EPROTONOSUPPORT a newer major format version. *f must be
+ * zeroed; frames_done() it in both cases.
+ */
+int frames_open(struct frames *f, const char *path, char *why, size_t why_size);
+void frames_done(struct frames *f);
+
+/* Decode the next good frame into f->raw (its descriptor in f->desc) and return its size; 0 at
+ * the end of the file or of the time window. Damage is skipped with a warning. */
+size_t frames_next(struct frames *f);
+
+/* The lowest t_lo and highest t_hi of the intact descriptors, without decompressing.
+ * -ENODATA when there is none. */
+int frames_time_bounds(const struct frames *f, uint64_t *ret_first, uint64_t *ret_last);
+
+#endif

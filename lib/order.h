@@ -1,0 +1,63 @@
+/* order.h — the reader's ordering window: records of the frames read so far, handed out in
+ * time order across CPUs once no later frame can hold an older one. */
+#ifndef RP_ORDER_H
+#define RP_ORDER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct perf_event_header;
+struct reader_stats;
+
+/* A pending record: its time, its arrival number (for a stable order), where it is and,
+ * for a sample rebuilt from a compact one, its stack. */
+struct order_entry {
+	uint64_t time;
+	uint64_t seq;
+	size_t off;
+	uint32_t stack;
+};
+
+struct order_arena {
+	unsigned char *buf; /* 8-byte aligned */
+	size_t len, cap;
+};
+
+/* Embedded in the reader, zeroed to start; order_done() releases it. */
+struct order {
+	struct order_arena arenas[2];
+	int cur;                  /* arena holding the pending records */
+	struct order_entry *ents;
+	size_t n_ents, cap_ents;
+	struct order_entry *tmp;  /* for the merge sort */
+	size_t cap_tmp;
+	size_t *runs;             /* run starts, for the merge sort */
+	size_t cap_runs;
+	size_t emit_pos, emit_end;
+	uint64_t next_seq;
+	uint64_t last_time;
+	struct reader_stats *st;  /* borrowed: records, late */
+};
+
+void order_done(struct order *o);
+
+/* Room for a record of size bytes at the end of the pending arena (8-byte aligned), valid
+ * until the next order call; NULL when out of memory. */
+void *order_reserve(struct order *o, size_t size);
+/* Make the size bytes just reserved a pending record with this time and stack. 0 or -ENOMEM. */
+int order_commit(struct order *o, uint64_t time, size_t size, uint32_t stack);
+
+/* Sort what is pending and let out every record older than bound (UINT64_MAX: all). */
+void order_seal(struct order *o, uint64_t bound);
+/* The next record let out, with its stack in *ret_stack; NULL when none is left. Valid until
+ * the next order_carry(). */
+const struct perf_event_header *order_next(struct order *o, uint32_t *ret_stack);
+/* Whether every pending record has been let out. */
+static inline int order_drained(const struct order *o)
+{
+	return o->emit_end >= o->n_ents;
+}
+/* Drop the records handed out and carry the rest into the other arena, before more come. */
+void order_carry(struct order *o);
+
+#endif
