@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "format.h"
+#include "grow.h"
+#include "intern.h"
 #include "util.h"
 
 #define MODULES_MAX 0xffffu
@@ -40,10 +42,7 @@ struct ksymtab {
 	size_t n_summary;
 	char *arena;
 	size_t arena_len, arena_cap;
-	uint32_t *mods;      /* arena offsets of module names; mods[0] unused (core) */
-	size_t n_mods, mods_cap;
-	uint16_t *mod_hash;  /* open addressing over mods indices, 0 = empty */
-	size_t mod_hash_cap; /* power of two, >= 2 * n_mods */
+	struct strtab *mods; /* module names: struct ksym's module is their id + 1 (0 = core) */
 	uint16_t last_mod;   /* consecutive entries usually share their module */
 	bool sorted;
 };
@@ -52,9 +51,11 @@ struct ksymtab *ksymtab_new(void)
 {
 	struct ksymtab *t = calloc(1, sizeof(*t));
 
-	if (t)
-		t->sorted = true;
-	return t;
+	if (!t)
+		return NULL;
+	t->sorted = true;
+	t->mods = strtab_new();
+	return t->mods ? t : ksymtab_free(t);
 }
 
 struct ksymtab *ksymtab_free(struct ksymtab *t)
@@ -64,8 +65,7 @@ struct ksymtab *ksymtab_free(struct ksymtab *t)
 	free(t->syms);
 	free(t->summary);
 	free(t->arena);
-	free(t->mods);
-	free(t->mod_hash);
+	strtab_free(t->mods);
 	free(t);
 	return NULL;
 }
@@ -77,7 +77,7 @@ static int arena_add(struct ksymtab *t, const char *s, size_t len, uint32_t *ret
 
 	if (t->arena_len + len + 1 > UINT32_MAX)
 		return -ENOMEM;
-	r = util_grow((void **)&t->arena, &t->arena_cap, t->arena_len + len + 1, 1, 1u << 16);
+	r = GROW(t->arena, t->arena_cap, t->arena_len + len + 1);
 	if (r < 0)
 		return r;
 	memcpy(t->arena + t->arena_len, s, len);
@@ -87,77 +87,25 @@ static int arena_add(struct ksymtab *t, const char *s, size_t len, uint32_t *ret
 	return 0;
 }
 
-static uint32_t str_hash(const char *s, size_t len)
+/* The index of module M (a string), added if new; 0 for the core kernel (""). */
+static int module_index(struct ksymtab *t, const char *m, uint16_t *ret)
 {
-	uint32_t h = 2166136261u;
+	int64_t id;
 
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ (unsigned char)s[i]) * 16777619u;
-	return h;
-}
-
-static void mod_hash_insert(struct ksymtab *t, uint16_t idx)
-{
-	const char *m = t->arena + t->mods[idx];
-	size_t mask = t->mod_hash_cap - 1, i = str_hash(m, strlen(m)) & mask;
-
-	while (t->mod_hash[i])
-		i = (i + 1) & mask;
-	t->mod_hash[i] = idx;
-}
-
-/* The index of module M (LEN bytes), added if new; 0 for the core kernel (LEN 0). */
-static int module_index(struct ksymtab *t, const char *m, size_t len, uint16_t *ret)
-{
-	size_t mask, i;
-	uint32_t off;
-	int r;
-
-	if (!len) {
+	if (!*m) {
 		*ret = 0;
 		return 0;
 	}
-	if (t->last_mod && !strncmp(t->arena + t->mods[t->last_mod], m, len) &&
-	    t->arena[t->mods[t->last_mod] + len] == '\0') {
+	if (t->last_mod && !strcmp(strtab_get(t->mods, t->last_mod - 1u), m)) {
 		*ret = t->last_mod;
 		return 0;
 	}
-	if (t->mod_hash_cap) {
-		mask = t->mod_hash_cap - 1;
-		for (i = str_hash(m, len) & mask; t->mod_hash[i]; i = (i + 1) & mask) {
-			const char *s = t->arena + t->mods[t->mod_hash[i]];
-
-			if (!strncmp(s, m, len) && s[len] == '\0') {
-				*ret = t->last_mod = t->mod_hash[i];
-				return 0;
-			}
-		}
-	}
-	if (t->n_mods == 0)
-		t->n_mods = 1; /* index 0 is the core kernel */
-	if (t->n_mods > MODULES_MAX - 1)
+	id = strtab_intern(t->mods, m);
+	if (id < 0)
+		return (int)id;
+	if (id + 1 > MODULES_MAX - 1)
 		return -E2BIG;
-	r = util_grow((void **)&t->mods, &t->mods_cap, t->n_mods + 1, sizeof(*t->mods), 64);
-	if (r < 0)
-		return r;
-	if (2 * (t->n_mods + 1) > t->mod_hash_cap) {
-		size_t cap = t->mod_hash_cap ? t->mod_hash_cap * 2 : 128;
-		uint16_t *h = calloc(cap, sizeof(*h));
-
-		if (!h)
-			return -ENOMEM;
-		free(t->mod_hash);
-		t->mod_hash = h;
-		t->mod_hash_cap = cap;
-		for (size_t k = 1; k < t->n_mods; k++)
-			mod_hash_insert(t, (uint16_t)k);
-	}
-	r = arena_add(t, m, len, &off);
-	if (r < 0)
-		return r;
-	t->mods[t->n_mods] = off;
-	mod_hash_insert(t, (uint16_t)t->n_mods);
-	*ret = t->last_mod = (uint16_t)t->n_mods++;
+	*ret = t->last_mod = (uint16_t)(id + 1);
 	return 0;
 }
 
@@ -194,9 +142,9 @@ int ksymtab_add_record(struct ksymtab *t, const void *rec, size_t size)
 
 		if (!k.addr || !k.name_len)
 			continue;
-		r = util_grow((void **)&t->syms, &t->cap, t->n + 1, sizeof(*t->syms), 1024);
+		r = GROW(t->syms, t->cap, t->n + 1);
 		if (r == 0)
-			r = module_index(t, k.module, k.module_len, &mi);
+			r = module_index(t, k.module, &mi);
 		if (r == 0)
 			r = arena_add(t, k.name, k.name_len, &no);
 		if (r < 0)
@@ -298,7 +246,7 @@ int ksymtab_find(const struct ksymtab *t, uint64_t addr, const char **ret_name,
 	if (ret_name)
 		*ret_name = t->arena + s->name;
 	if (ret_module)
-		*ret_module = s->module ? t->arena + t->mods[s->module] : NULL;
+		*ret_module = s->module ? strtab_get(t->mods, s->module - 1u) : NULL;
 	if (ret_off)
 		*ret_off = addr - s->addr;
 	return 0;
