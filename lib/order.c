@@ -80,23 +80,9 @@ static void sort_entries(struct order *o)
 
 	if (n < 2)
 		return;
-	if (o->cap_tmp < n || o->cap_runs < n + 1) {
-		struct order_entry *t = realloc(o->tmp, n * sizeof(*t));
-		size_t *ru;
-
-		if (t) {
-			o->tmp = t;
-			o->cap_tmp = n;
-		}
-		ru = t ? realloc(o->runs, (n + 1) * sizeof(*ru)) : NULL;
-		if (ru) {
-			o->runs = ru;
-			o->cap_runs = n + 1;
-		}
-		if (!t || !ru) {
-			qsort(o->ents, n, sizeof(*o->ents), cmp_entry); /* no memory for the merge */
-			return;
-		}
+	if (GROW(o->tmp, o->cap_tmp, n) < 0 || GROW(o->runs, o->cap_runs, n + 1) < 0) {
+		qsort(o->ents, n, sizeof(*o->ents), cmp_entry); /* no memory for the merge */
+		return;
 	}
 	b = o->tmp;
 	o->runs[n_runs++] = 0;
