@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "grow.h"
 #include "log.h"
 #include "store.h"
 #include "util.h"
@@ -97,15 +98,10 @@ static int list(struct store *s, struct entry **ret, size_t *ret_n)
 		util_strlcpy(e.name, d->d_name, sizeof(e.name));
 		e.bytes = (uint64_t)st.st_blocks * 512;
 		e.mtime = st.st_mtime;
-		if (n == cap) {
-			struct entry *nv = realloc(v, (cap = cap ? cap * 2 : 32) * sizeof(*v));
-
-			if (!nv) {
-				free(v);
-				closedir(dir);
-				return -ENOMEM;
-			}
-			v = nv;
+		if (GROW(v, cap, n + 1) < 0) {
+			free(v);
+			closedir(dir);
+			return -ENOMEM;
 		}
 		v[n++] = e;
 	}

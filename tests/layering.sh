@@ -1,0 +1,73 @@
+#!/bin/bash
+# layering.sh — the include rules between lib/'s layers and the programs (lib/README):
+#
+#   lib/base     includes nothing of ours but base
+#   lib/format   base, format
+#   lib/capture  base, format, capture
+#   lib/profile  base, format, profile
+#   record/, daemon/   base, format, capture (and their own files): the privileged programs
+#   report/            base, format, profile (and its own files)
+#   front/             nothing of lib/
+#
+# and one adapter per third-party library: <zstd.h> only in lib/format/zframe.c, libdw and
+# libelf headers only in lib/profile/symbolizer.c. Each broken rule is named with the file.
+. "$(dirname "$0")/lib.sh"
+
+S=$top_srcdir
+allowed() { # allowed DIR: the lib layers a file in DIR may include
+	case "$1" in
+	lib/base) echo "base" ;;
+	lib/format) echo "base format" ;;
+	lib/capture) echo "base format capture" ;;
+	lib/profile) echo "base format profile" ;;
+	record | daemon) echo "base format capture" ;;
+	report) echo "base format profile" ;;
+	front) echo "" ;;
+	*) echo "?" ;;
+	esac
+}
+
+errors="$T/errors"
+: >"$errors"
+n_files=0
+cd "$S" || fail "no source tree at $S"
+for f in lib/*/*.[ch] record/*.[ch] report/*.[ch] daemon/*.[ch] front/*.[ch]; do
+	[ -f "$f" ] || continue
+	n_files=$((n_files + 1))
+	dir=$(dirname "$f")
+	ok_layers=$(allowed "$dir")
+	[ "$ok_layers" != "?" ] || { echo "$f: in a folder the layering rules do not know ($dir)" >>"$errors"; continue; }
+	grep -n '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' "$f" | while IFS= read -r line; do
+		inc=$(printf '%s\n' "$line" | sed 's/.*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/')
+		case "$inc" in
+		*/*)
+			layer=${inc%%/*}
+			case " $ok_layers " in
+			*" $layer "*) ;;
+			*) echo "$f:${line%%:*}: includes \"$inc\": ${dir} may include only ${ok_layers:-nothing of lib/} (the $layer layer is off limits)" ;;
+			esac
+			;;
+		*)
+			# A bare name is a file of the same folder (programs' own headers, config.h).
+			[ -f "$dir/$inc" ] || [ "$inc" = config.h ] ||
+				echo "$f:${line%%:*}: includes \"$inc\", which is not in $dir: name lib headers by their layer (\"base/util.h\")"
+			;;
+		esac
+	done >>"$errors"
+	grep -n '^[[:space:]]*#[[:space:]]*include[[:space:]]*<\(zstd\|zstd_errors\)\.h>' "$f" | while IFS=: read -r ln _; do
+		[ "$f" = lib/format/zframe.c ] ||
+			echo "$f:$ln: includes zstd: only lib/format/zframe.c, the zstd adapter, may"
+	done >>"$errors"
+	grep -n '^[[:space:]]*#[[:space:]]*include[[:space:]]*<\(elfutils/[^>]*\|gelf\.h\|libelf\.h\|dwarf\.h\|elf\.h\)>' "$f" |
+		while IFS=: read -r ln _; do
+			[ "$f" = lib/profile/symbolizer.c ] ||
+				echo "$f:$ln: includes a libdw/libelf header: only lib/profile/symbolizer.c, the libdw adapter, may"
+		done >>"$errors"
+done
+[ "$n_files" -gt 50 ] || fail "only $n_files source files found under $S: is this the source tree?"
+ok "$n_files source files read"
+if [ -s "$errors" ]; then
+	cat "$errors" >&2
+	fail "$(wc -l <"$errors") include(s) break the layering rules (see lib/README)"
+fi
+ok "every include follows the layering rules"
