@@ -261,7 +261,7 @@ static void state_directory(char *buf, size_t size)
 	buf[n] = '\0';
 }
 
-static int set_key(struct conf *c, const struct key *k, const char *v, char *err, size_t err_size)
+static int set_key(struct conf *c, const struct key *k, const char *v, char *why, size_t why_size)
 {
 	void *p = (char *)c + k->off;
 	uint64_t u;
@@ -274,7 +274,7 @@ static int set_key(struct conf *c, const struct key *k, const char *v, char *err
 			return 0;
 		}
 		if (v[0] != '/' || strlen(v) >= sizeof(c->directory)) {
-			snprintf(err, err_size, "expected an absolute path");
+			snprintf(why, why_size, "expected an absolute path");
 			return -EINVAL;
 		}
 		util_strlcpy(p, v, sizeof(c->directory));
@@ -289,7 +289,7 @@ static int set_key(struct conf *c, const struct key *k, const char *v, char *err
 					snprintf(names + strlen(names),
 						 sizeof(names) - strlen(names), "%s%s",
 						 *names ? ", " : "", e->name);
-				snprintf(err, err_size, "unknown event (known: %s)", names);
+				snprintf(why, why_size, "unknown event (known: %s)", names);
 				return -EINVAL;
 			}
 		}
@@ -298,7 +298,7 @@ static int set_key(struct conf *c, const struct key *k, const char *v, char *err
 	case K_FREQ:
 	case K_LEVEL:
 		if (util_parse_u64(v, &u) < 0 || u < k->lo || u > k->hi) {
-			snprintf(err, err_size, "expected %s from %llu to %llu",
+			snprintf(why, why_size, "expected %s from %llu to %llu",
 				 k->kind == K_FREQ ? "a frequency in Hz" : "a zstd level",
 				 (unsigned long long)k->lo, (unsigned long long)k->hi);
 			return -EINVAL;
@@ -310,14 +310,14 @@ static int set_key(struct conf *c, const struct key *k, const char *v, char *err
 		return 0;
 	case K_BOOL:
 		if (conf_parse_bool(v, &b) < 0) {
-			snprintf(err, err_size, "expected yes or no");
+			snprintf(why, why_size, "expected yes or no");
 			return -EINVAL;
 		}
 		*(bool *)p = b;
 		return 0;
 	case K_PAGES:
 		if (util_parse_u64(v, &u) < 0 || u < k->lo || u > k->hi || (u & (u - 1))) {
-			snprintf(err, err_size, "expected a power of two from %llu to %llu",
+			snprintf(why, why_size, "expected a power of two from %llu to %llu",
 				 (unsigned long long)k->lo, (unsigned long long)k->hi);
 			return -EINVAL;
 		}
@@ -330,7 +330,7 @@ static int set_key(struct conf *c, const struct key *k, const char *v, char *err
 
 			if (strlen(v) >= sizeof(c->cpus) ||
 				cpulist_parse(v, cpus, MAX_CPUS, &n) < 0 || !n) {
-				snprintf(err, err_size, "expected a CPU list such as 0-3,6");
+				snprintf(why, why_size, "expected a CPU list such as 0-3,6");
 				return -EINVAL;
 			}
 		}
@@ -342,12 +342,12 @@ static int set_key(struct conf *c, const struct key *k, const char *v, char *err
 			char a[32], z[32];
 
 			if (k->lo && k->hi)
-				snprintf(err, err_size,
+				snprintf(why, why_size,
 					 "expected a duration from %s to %s, e.g. 1s or 500ms",
 					 conf_format_duration(k->lo, a, sizeof(a)),
 					 conf_format_duration(k->hi, z, sizeof(z)));
 			else
-				snprintf(err, err_size,
+				snprintf(why, why_size,
 					 "expected a duration such as 30s, 15min, 1h or 7d (0: no "
 					 "limit)");
 			return -EINVAL;
@@ -356,7 +356,7 @@ static int set_key(struct conf *c, const struct key *k, const char *v, char *err
 		return 0;
 	case K_SIZE:
 		if (conf_parse_size(v, &u) < 0 || u < k->lo) {
-			snprintf(err, err_size, "expected a size of at least %lluK, e.g. 64M or 1G",
+			snprintf(why, why_size, "expected a size of at least %lluK, e.g. 64M or 1G",
 				 (unsigned long long)k->lo / 1024);
 			return -EINVAL;
 		}
@@ -374,7 +374,7 @@ static int set_key(struct conf *c, const struct key *k, const char *v, char *err
 		}
 		if (parse_budget(v, p) < 0) {
 			snprintf(
-				err, err_size,
+				why, why_size,
 				"expected a size such as 500M or 4G, a percentage of the file system "
 				"such as 10%%, or infinity");
 			return -EINVAL;
@@ -384,7 +384,7 @@ static int set_key(struct conf *c, const struct key *k, const char *v, char *err
 		int l = log_parse_level(v);
 
 		if (l < LOG_ERR) {
-			snprintf(err, err_size, "expected err, warning, notice, info or debug");
+			snprintf(why, why_size, "expected err, warning, notice, info or debug");
 			return -EINVAL;
 		}
 		*(int *)p = l;
@@ -394,29 +394,29 @@ static int set_key(struct conf *c, const struct key *k, const char *v, char *err
 	return -EINVAL;
 }
 
-int conf_set(struct conf *c, const char *key, const char *value, char *err, size_t err_size)
+int conf_set(struct conf *c, const char *key, const char *value, char *why, size_t why_size)
 {
 	const struct key *k = key_find(key);
-	char why[512];
+	char reason[512];
 	int r;
 
 	if (!k) {
-		snprintf(err, err_size, "unknown setting '%s'", key);
+		snprintf(why, why_size, "unknown setting '%s'", key);
 		return -ENOENT;
 	}
-	r = set_key(c, k, *value ? value : k->dflt, why, sizeof(why));
+	r = set_key(c, k, *value ? value : k->dflt, reason, sizeof(reason));
 	if (r < 0)
-		snprintf(err, err_size, "%s=%s: %s", k->name, value, why);
+		snprintf(why, why_size, "%s=%s: %s", k->name, value, reason);
 	return r;
 }
 
 void conf_init(struct conf *c)
 {
-	char err[512];
+	char why[512];
 
 	memset(c, 0, sizeof(*c));
 	for (const struct key *k = keys; k->name; k++)
-		set_key(c, k, k->dflt, err, sizeof(err));
+		set_key(c, k, k->dflt, why, sizeof(why));
 }
 
 static char *trim(char *s)
@@ -439,10 +439,10 @@ static void add_source(const char *path)
 }
 
 /* One file of KEY=VALUE lines; '#' and ';' start comment lines. */
-static int load_file(struct conf *c, const char *path, bool required, char *err, size_t err_size)
+static int load_file(struct conf *c, const char *path, bool required, char *why, size_t why_size)
 {
 	FILE *f = fopen(path, "re");
-	char line[MAX_LINE + 2], why[768];
+	char line[MAX_LINE + 2], reason[768];
 	unsigned int lineno = 0;
 	int r = 0;
 
@@ -450,7 +450,7 @@ static int load_file(struct conf *c, const char *path, bool required, char *err,
 		if (errno == ENOENT && !required)
 			return 0;
 		r = -errno;
-		snprintf(err, err_size, "%s: cannot read: %s", path, strerror(errno));
+		snprintf(why, why_size, "%s: cannot read: %s", path, strerror(errno));
 		return r;
 	}
 	add_source(path);
@@ -459,7 +459,7 @@ static int load_file(struct conf *c, const char *path, bool required, char *err,
 
 		lineno++;
 		if (strlen(line) > MAX_LINE) {
-			snprintf(err, err_size, "%s:%u: line longer than %d characters", path,
+			snprintf(why, why_size, "%s:%u: line longer than %d characters", path,
 				 lineno, MAX_LINE);
 			r = -EINVAL;
 			break;
@@ -469,20 +469,20 @@ static int load_file(struct conf *c, const char *path, bool required, char *err,
 			continue;
 		eq = strchr(s, '=');
 		if (!eq) {
-			snprintf(err, err_size, "%s:%u: '%s': expected KEY=VALUE", path, lineno, s);
+			snprintf(why, why_size, "%s:%u: '%s': expected KEY=VALUE", path, lineno, s);
 			r = -EINVAL;
 			break;
 		}
 		*eq = '\0';
-		r = conf_set(c, trim(s), trim(eq + 1), why, sizeof(why));
+		r = conf_set(c, trim(s), trim(eq + 1), reason, sizeof(reason));
 		if (r < 0) {
-			snprintf(err, err_size, "%s:%u: %s", path, lineno, why);
+			snprintf(why, why_size, "%s:%u: %s", path, lineno, reason);
 			break;
 		}
 	}
 	if (r == 0 && ferror(f)) {
 		r = -EIO;
-		snprintf(err, err_size, "%s: read error", path);
+		snprintf(why, why_size, "%s: read error", path);
 	}
 	fclose(f);
 	return r;
@@ -501,16 +501,16 @@ static int name_cmp(const struct dirent **a, const struct dirent **b)
 }
 
 int conf_load(const char *path, bool required, const struct conf_overrides *o, struct conf *ret,
-	      char *err, size_t err_size)
+	      char *why, size_t why_size)
 {
 	struct conf c;
-	char dir[PATH_MAX], file[PATH_MAX + 256], why[768];
+	char dir[PATH_MAX], file[PATH_MAX + 256], reason[768];
 	struct dirent **names = NULL;
 	int n, r;
 
 	sources[0] = '\0';
 	conf_init(&c);
-	r = load_file(&c, path, required, err, err_size);
+	r = load_file(&c, path, required, why, why_size);
 	if (r < 0)
 		return r;
 	snprintf(dir, sizeof(dir), "%s.d", path);
@@ -518,7 +518,7 @@ int conf_load(const char *path, bool required, const struct conf_overrides *o, s
 	for (int i = 0; i < n; i++) {
 		if (r == 0) {
 			snprintf(file, sizeof(file), "%s/%s", dir, names[i]->d_name);
-			r = load_file(&c, file, true, err, err_size);
+			r = load_file(&c, file, true, why, why_size);
 		}
 		free(names[i]);
 	}
@@ -526,9 +526,9 @@ int conf_load(const char *path, bool required, const struct conf_overrides *o, s
 	if (r < 0)
 		return r;
 	for (size_t i = 0; o && i < o->n; i++) {
-		r = conf_set(&c, o->v[i].key, o->v[i].value, why, sizeof(why));
+		r = conf_set(&c, o->v[i].key, o->v[i].value, reason, sizeof(reason));
 		if (r < 0) {
-			snprintf(err, err_size, "command line: %s", why);
+			snprintf(why, why_size, "command line: %s", reason);
 			return r;
 		}
 	}
