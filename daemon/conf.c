@@ -261,6 +261,92 @@ static void state_directory(char *buf, size_t size)
 	buf[n] = '\0';
 }
 
+/* Event=: empty, or one evsel_lookup() knows. */
+static int set_event(struct conf *c, const struct key *k, const char *v, char *why,
+		     size_t why_size)
+{
+	if (*v) {
+		struct evsel_def d;
+		char names[512] = "";
+
+		if (evsel_lookup(v, &d) < 0 || strlen(v) >= sizeof(c->event)) {
+			for (const struct evsel_def *e = evsel_table(); e->name; e++)
+				snprintf(names + strlen(names), sizeof(names) - strlen(names),
+					 "%s%s", *names ? ", " : "", e->name);
+			snprintf(why, why_size, "unknown event (known: %s)", names);
+			return -EINVAL;
+		}
+	}
+	util_strlcpy((char *)c + k->off, v, sizeof(c->event));
+	return 0;
+}
+
+/* CPUs=: empty (every online CPU), or a list cpulist_parse() takes. */
+static int set_cpus(struct conf *c, const struct key *k, const char *v, char *why,
+		    size_t why_size)
+{
+	if (*v) {
+		static int cpus[MAX_CPUS];
+		size_t n;
+
+		if (strlen(v) >= sizeof(c->cpus) || cpulist_parse(v, cpus, MAX_CPUS, &n) < 0 ||
+		    !n) {
+			snprintf(why, why_size, "expected a CPU list such as 0-3,6");
+			return -EINVAL;
+		}
+	}
+	util_strlcpy((char *)c + k->off, v, sizeof(c->cpus));
+	return 0;
+}
+
+/* A duration within the key's bounds; 0 is "no limit" unless the key has a lower bound. */
+static int set_duration(struct conf *c, const struct key *k, const char *v, char *why,
+			size_t why_size)
+{
+	uint64_t u;
+
+	if (conf_parse_duration(v, &u) < 0 || (u && u < k->lo) || (k->lo && !u) ||
+	    (k->hi && u > k->hi)) {
+		char a[32], z[32];
+
+		if (k->lo && k->hi)
+			snprintf(why, why_size, "expected a duration from %s to %s, e.g. 1s or 500ms",
+				 conf_format_duration(k->lo, a, sizeof(a)),
+				 conf_format_duration(k->hi, z, sizeof(z)));
+		else
+			snprintf(why, why_size,
+				 "expected a duration such as 30s, 15min, 1h or 7d (0: no limit)");
+		return -EINVAL;
+	}
+	*(uint64_t *)((char *)c + k->off) = u;
+	return 0;
+}
+
+/* MaxUse= and KeepFree=: empty for the default, a size, a percentage or infinity. */
+static int set_budget(struct conf *c, const struct key *k, const char *v, char *why,
+		      size_t why_size)
+{
+	struct conf_size *p = (struct conf_size *)((char *)c + k->off);
+
+	if (!*v) {
+		/* journald's defaults: MaxUse 10%, KeepFree 15% of the file system, both at
+		 * most 4G. */
+		*p = (struct conf_size){
+			.percent = k->off == F(max_use) ? 10 : 15,
+			.cap = 4 * GIB,
+		};
+		return 0;
+	}
+	if (parse_budget(v, p) < 0) {
+		snprintf(why, why_size,
+			 "expected a size such as 500M or 4G, a percentage of the file system "
+			 "such as 10%%, or infinity");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Check v as the key's kind wants and store it at the key's offset. */
 static int set_key(struct conf *c, const struct key *k, const char *v, char *why, size_t why_size)
 {
 	void *p = (char *)c + k->off;
@@ -280,21 +366,7 @@ static int set_key(struct conf *c, const struct key *k, const char *v, char *why
 		util_strlcpy(p, v, sizeof(c->directory));
 		return 0;
 	case K_EVENT:
-		if (*v) {
-			struct evsel_def d;
-			char names[512] = "";
-
-			if (evsel_lookup(v, &d) < 0 || strlen(v) >= sizeof(c->event)) {
-				for (const struct evsel_def *e = evsel_table(); e->name; e++)
-					snprintf(names + strlen(names),
-						 sizeof(names) - strlen(names), "%s%s",
-						 *names ? ", " : "", e->name);
-				snprintf(why, why_size, "unknown event (known: %s)", names);
-				return -EINVAL;
-			}
-		}
-		util_strlcpy(p, v, sizeof(c->event));
-		return 0;
+		return set_event(c, k, v, why, why_size);
 	case K_FREQ:
 	case K_LEVEL:
 		if (util_parse_u64(v, &u) < 0 || u < k->lo || u > k->hi) {
@@ -324,36 +396,9 @@ static int set_key(struct conf *c, const struct key *k, const char *v, char *why
 		*(unsigned int *)p = (unsigned int)u;
 		return 0;
 	case K_CPUS:
-		if (*v) {
-			static int cpus[MAX_CPUS];
-			size_t n;
-
-			if (strlen(v) >= sizeof(c->cpus) ||
-				cpulist_parse(v, cpus, MAX_CPUS, &n) < 0 || !n) {
-				snprintf(why, why_size, "expected a CPU list such as 0-3,6");
-				return -EINVAL;
-			}
-		}
-		util_strlcpy(p, v, sizeof(c->cpus));
-		return 0;
+		return set_cpus(c, k, v, why, why_size);
 	case K_DURATION:
-		if (conf_parse_duration(v, &u) < 0 || (u && u < k->lo) || (k->lo && !u) ||
-			(k->hi && u > k->hi)) {
-			char a[32], z[32];
-
-			if (k->lo && k->hi)
-				snprintf(why, why_size,
-					 "expected a duration from %s to %s, e.g. 1s or 500ms",
-					 conf_format_duration(k->lo, a, sizeof(a)),
-					 conf_format_duration(k->hi, z, sizeof(z)));
-			else
-				snprintf(why, why_size,
-					 "expected a duration such as 30s, 15min, 1h or 7d (0: no "
-					 "limit)");
-			return -EINVAL;
-		}
-		*(uint64_t *)p = u;
-		return 0;
+		return set_duration(c, k, v, why, why_size);
 	case K_SIZE:
 		if (conf_parse_size(v, &u) < 0 || u < k->lo) {
 			snprintf(why, why_size, "expected a size of at least %lluK, e.g. 64M or 1G",
@@ -363,23 +408,7 @@ static int set_key(struct conf *c, const struct key *k, const char *v, char *why
 		*(uint64_t *)p = u;
 		return 0;
 	case K_BUDGET:
-		if (!*v) {
-			/* journald's defaults: MaxUse 10%, KeepFree 15% of the file system, both at
-			 * most 4G. */
-			*(struct conf_size *)p = (struct conf_size){
-				.percent = k->off == F(max_use) ? 10 : 15,
-				.cap = 4 * GIB,
-			};
-			return 0;
-		}
-		if (parse_budget(v, p) < 0) {
-			snprintf(
-				why, why_size,
-				"expected a size such as 500M or 4G, a percentage of the file system "
-				"such as 10%%, or infinity");
-			return -EINVAL;
-		}
-		return 0;
+		return set_budget(c, k, v, why, why_size);
 	case K_LOG: {
 		int l = log_parse_level(v);
 
