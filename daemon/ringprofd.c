@@ -726,14 +726,50 @@ static int parse_args(struct daemon *d, int argc, char **argv, bool *check_only)
 	return 0;
 }
 
+/* SIGPIPE is ignored; the signals ringprofd acts on are blocked and read from a signalfd. */
+static int block_signals(struct daemon *d)
+{
+	sigset_t mask;
+
+	signal(SIGPIPE, SIG_IGN);
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGUSR2);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	d->sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	return d->sfd < 0 ? -errno : 0;
+}
+
+/* The one line that says what is recorded, where, and within which limits. */
+static void log_started(struct daemon *d)
+{
+	struct store_policy p;
+	char b1[32], b2[32], b3[32], b4[32];
+
+	policy_of(d, &p);
+	log_msg(
+		LOG_INFO,
+		"recording %zu CPU%s at %llu Hz (%s%s) into %s/%s; new file at %s%s%s; "
+		"budget %s (MaxUse=%s), keeping %s free",
+		d->rec.n_cpus, d->rec.n_cpus == 1 ? "" : "s",
+		(unsigned long long)recorder_freq(d->rec.r), recorder_event_name(d->rec.r),
+		d->conf.callchain ? ", callchains" : "", d->store.dir, d->active,
+		util_format_bytes(d->conf.max_file_size, b1, sizeof(b1)),
+		d->conf.max_file_ns ? " or after " : "",
+		d->conf.max_file_ns ? conf_format_duration(d->conf.max_file_ns, b2, sizeof(b2)) : "",
+		p.max_use == UINT64_MAX ? "unlimited" : util_format_bytes(p.max_use, b3, sizeof(b3)),
+		conf_format_size(&d->conf.max_use, (char[32]){ 0 }, 32),
+		util_format_bytes(p.keep_free, b4, sizeof(b4)));
+}
+
 int main(int argc, char **argv)
 {
 	static struct daemon dd = { .config_path = DEFAULT_CONFIG, .sfd = -1 };
 	struct daemon *d = &dd;
-	struct store_policy p;
-	char why[1024], b1[32], b2[32], b3[32], b4[32];
+	char why[1024];
 	bool check_only = false;
-	sigset_t mask;
 	int r;
 
 	log_init("ringprofd");
@@ -759,16 +795,9 @@ int main(int argc, char **argv)
 		return 1;
 
 	/* 2. Signals arrive through the recorder's epoll set. */
-	signal(SIGPIPE, SIG_IGN);
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGHUP);
-	sigaddset(&mask, SIGUSR2);
-	sigprocmask(SIG_BLOCK, &mask, NULL);
-	d->sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
-	if (d->sfd < 0) {
-		log_msg(LOG_ERR, "signalfd: %s", strerror(errno));
+	r = block_signals(d);
+	if (r < 0) {
+		log_msg(LOG_ERR, "signalfd: %s", strerror(-r));
 		return 1;
 	}
 
@@ -801,20 +830,7 @@ int main(int argc, char **argv)
 	file_started(d);
 
 	/* 4. Ready. */
-	policy_of(d, &p);
-	log_msg(
-		LOG_INFO,
-		"recording %zu CPU%s at %llu Hz (%s%s) into %s/%s; new file at %s%s%s; "
-		"budget %s (MaxUse=%s), keeping %s free",
-		d->rec.n_cpus, d->rec.n_cpus == 1 ? "" : "s",
-		(unsigned long long)recorder_freq(d->rec.r), recorder_event_name(d->rec.r),
-		d->conf.callchain ? ", callchains" : "", d->store.dir, d->active,
-		util_format_bytes(d->conf.max_file_size, b1, sizeof(b1)),
-		d->conf.max_file_ns ? " or after " : "",
-		d->conf.max_file_ns ? conf_format_duration(d->conf.max_file_ns, b2, sizeof(b2)) : "",
-		p.max_use == UINT64_MAX ? "unlimited" : util_format_bytes(p.max_use, b3, sizeof(b3)),
-		conf_format_size(&d->conf.max_use, (char[32]){ 0 }, 32),
-		util_format_bytes(p.keep_free, b4, sizeof(b4)));
+	log_started(d);
 	d->wd_ns = notify_watchdog_ns();
 	d->next_wd = util_now_ns();
 	status(d, "READY=1\n");
