@@ -261,7 +261,93 @@ static void state_directory(char *buf, size_t size)
 	buf[n] = '\0';
 }
 
-static int set_key(struct conf *c, const struct key *k, const char *v, char *err, size_t err_size)
+/* Event=: empty, or one evsel_lookup() knows. */
+static int set_event(struct conf *c, const struct key *k, const char *v, char *why,
+		     size_t why_size)
+{
+	if (*v) {
+		struct evsel_def d;
+		char names[512] = "";
+
+		if (evsel_lookup(v, &d) < 0 || strlen(v) >= sizeof(c->event)) {
+			for (const struct evsel_def *e = evsel_table(); e->name; e++)
+				snprintf(names + strlen(names), sizeof(names) - strlen(names),
+					 "%s%s", *names ? ", " : "", e->name);
+			snprintf(why, why_size, "unknown event (known: %s)", names);
+			return -EINVAL;
+		}
+	}
+	util_strlcpy((char *)c + k->off, v, sizeof(c->event));
+	return 0;
+}
+
+/* CPUs=: empty (every online CPU), or a list cpulist_parse() takes. */
+static int set_cpus(struct conf *c, const struct key *k, const char *v, char *why,
+		    size_t why_size)
+{
+	if (*v) {
+		static int cpus[MAX_CPUS];
+		size_t n;
+
+		if (strlen(v) >= sizeof(c->cpus) || cpulist_parse(v, cpus, MAX_CPUS, &n) < 0 ||
+		    !n) {
+			snprintf(why, why_size, "expected a CPU list such as 0-3,6");
+			return -EINVAL;
+		}
+	}
+	util_strlcpy((char *)c + k->off, v, sizeof(c->cpus));
+	return 0;
+}
+
+/* A duration within the key's bounds; 0 is "no limit" unless the key has a lower bound. */
+static int set_duration(struct conf *c, const struct key *k, const char *v, char *why,
+			size_t why_size)
+{
+	uint64_t u;
+
+	if (conf_parse_duration(v, &u) < 0 || (u && u < k->lo) || (k->lo && !u) ||
+	    (k->hi && u > k->hi)) {
+		char a[32], z[32];
+
+		if (k->lo && k->hi)
+			snprintf(why, why_size, "expected a duration from %s to %s, e.g. 1s or 500ms",
+				 conf_format_duration(k->lo, a, sizeof(a)),
+				 conf_format_duration(k->hi, z, sizeof(z)));
+		else
+			snprintf(why, why_size,
+				 "expected a duration such as 30s, 15min, 1h or 7d (0: no limit)");
+		return -EINVAL;
+	}
+	*(uint64_t *)((char *)c + k->off) = u;
+	return 0;
+}
+
+/* MaxUse= and KeepFree=: empty for the default, a size, a percentage or infinity. */
+static int set_budget(struct conf *c, const struct key *k, const char *v, char *why,
+		      size_t why_size)
+{
+	struct conf_size *p = (struct conf_size *)((char *)c + k->off);
+
+	if (!*v) {
+		/* journald's defaults: MaxUse 10%, KeepFree 15% of the file system, both at
+		 * most 4G. */
+		*p = (struct conf_size){
+			.percent = k->off == F(max_use) ? 10 : 15,
+			.cap = 4 * GIB,
+		};
+		return 0;
+	}
+	if (parse_budget(v, p) < 0) {
+		snprintf(why, why_size,
+			 "expected a size such as 500M or 4G, a percentage of the file system "
+			 "such as 10%%, or infinity");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Check v as the key's kind wants and store it at the key's offset. */
+static int set_key(struct conf *c, const struct key *k, const char *v, char *why, size_t why_size)
 {
 	void *p = (char *)c + k->off;
 	uint64_t u;
@@ -274,31 +360,17 @@ static int set_key(struct conf *c, const struct key *k, const char *v, char *err
 			return 0;
 		}
 		if (v[0] != '/' || strlen(v) >= sizeof(c->directory)) {
-			snprintf(err, err_size, "expected an absolute path");
+			snprintf(why, why_size, "expected an absolute path");
 			return -EINVAL;
 		}
 		util_strlcpy(p, v, sizeof(c->directory));
 		return 0;
 	case K_EVENT:
-		if (*v) {
-			struct evsel_def d;
-			char names[512] = "";
-
-			if (evsel_lookup(v, &d) < 0 || strlen(v) >= sizeof(c->event)) {
-				for (const struct evsel_def *e = evsel_table(); e->name; e++)
-					snprintf(names + strlen(names),
-						 sizeof(names) - strlen(names), "%s%s",
-						 *names ? ", " : "", e->name);
-				snprintf(err, err_size, "unknown event (known: %s)", names);
-				return -EINVAL;
-			}
-		}
-		util_strlcpy(p, v, sizeof(c->event));
-		return 0;
+		return set_event(c, k, v, why, why_size);
 	case K_FREQ:
 	case K_LEVEL:
 		if (util_parse_u64(v, &u) < 0 || u < k->lo || u > k->hi) {
-			snprintf(err, err_size, "expected %s from %llu to %llu",
+			snprintf(why, why_size, "expected %s from %llu to %llu",
 				 k->kind == K_FREQ ? "a frequency in Hz" : "a zstd level",
 				 (unsigned long long)k->lo, (unsigned long long)k->hi);
 			return -EINVAL;
@@ -310,81 +382,38 @@ static int set_key(struct conf *c, const struct key *k, const char *v, char *err
 		return 0;
 	case K_BOOL:
 		if (conf_parse_bool(v, &b) < 0) {
-			snprintf(err, err_size, "expected yes or no");
+			snprintf(why, why_size, "expected yes or no");
 			return -EINVAL;
 		}
 		*(bool *)p = b;
 		return 0;
 	case K_PAGES:
 		if (util_parse_u64(v, &u) < 0 || u < k->lo || u > k->hi || (u & (u - 1))) {
-			snprintf(err, err_size, "expected a power of two from %llu to %llu",
+			snprintf(why, why_size, "expected a power of two from %llu to %llu",
 				 (unsigned long long)k->lo, (unsigned long long)k->hi);
 			return -EINVAL;
 		}
 		*(unsigned int *)p = (unsigned int)u;
 		return 0;
 	case K_CPUS:
-		if (*v) {
-			static int cpus[MAX_CPUS];
-			size_t n;
-
-			if (strlen(v) >= sizeof(c->cpus) ||
-				cpulist_parse(v, cpus, MAX_CPUS, &n) < 0 || !n) {
-				snprintf(err, err_size, "expected a CPU list such as 0-3,6");
-				return -EINVAL;
-			}
-		}
-		util_strlcpy(p, v, sizeof(c->cpus));
-		return 0;
+		return set_cpus(c, k, v, why, why_size);
 	case K_DURATION:
-		if (conf_parse_duration(v, &u) < 0 || (u && u < k->lo) || (k->lo && !u) ||
-			(k->hi && u > k->hi)) {
-			char a[32], z[32];
-
-			if (k->lo && k->hi)
-				snprintf(err, err_size,
-					 "expected a duration from %s to %s, e.g. 1s or 500ms",
-					 conf_format_duration(k->lo, a, sizeof(a)),
-					 conf_format_duration(k->hi, z, sizeof(z)));
-			else
-				snprintf(err, err_size,
-					 "expected a duration such as 30s, 15min, 1h or 7d (0: no "
-					 "limit)");
-			return -EINVAL;
-		}
-		*(uint64_t *)p = u;
-		return 0;
+		return set_duration(c, k, v, why, why_size);
 	case K_SIZE:
 		if (conf_parse_size(v, &u) < 0 || u < k->lo) {
-			snprintf(err, err_size, "expected a size of at least %lluK, e.g. 64M or 1G",
+			snprintf(why, why_size, "expected a size of at least %lluK, e.g. 64M or 1G",
 				 (unsigned long long)k->lo / 1024);
 			return -EINVAL;
 		}
 		*(uint64_t *)p = u;
 		return 0;
 	case K_BUDGET:
-		if (!*v) {
-			/* journald's defaults: MaxUse 10%, KeepFree 15% of the file system, both at
-			 * most 4G. */
-			*(struct conf_size *)p = (struct conf_size){
-				.percent = k->off == F(max_use) ? 10 : 15,
-				.cap = 4 * GIB,
-			};
-			return 0;
-		}
-		if (parse_budget(v, p) < 0) {
-			snprintf(
-				err, err_size,
-				"expected a size such as 500M or 4G, a percentage of the file system "
-				"such as 10%%, or infinity");
-			return -EINVAL;
-		}
-		return 0;
+		return set_budget(c, k, v, why, why_size);
 	case K_LOG: {
 		int l = log_parse_level(v);
 
 		if (l < LOG_ERR) {
-			snprintf(err, err_size, "expected err, warning, notice, info or debug");
+			snprintf(why, why_size, "expected err, warning, notice, info or debug");
 			return -EINVAL;
 		}
 		*(int *)p = l;
@@ -394,29 +423,29 @@ static int set_key(struct conf *c, const struct key *k, const char *v, char *err
 	return -EINVAL;
 }
 
-int conf_set(struct conf *c, const char *key, const char *value, char *err, size_t err_size)
+int conf_set(struct conf *c, const char *key, const char *value, char *why, size_t why_size)
 {
 	const struct key *k = key_find(key);
-	char why[512];
+	char reason[512];
 	int r;
 
 	if (!k) {
-		snprintf(err, err_size, "unknown setting '%s'", key);
+		snprintf(why, why_size, "unknown setting '%s'", key);
 		return -ENOENT;
 	}
-	r = set_key(c, k, *value ? value : k->dflt, why, sizeof(why));
+	r = set_key(c, k, *value ? value : k->dflt, reason, sizeof(reason));
 	if (r < 0)
-		snprintf(err, err_size, "%s=%s: %s", k->name, value, why);
+		snprintf(why, why_size, "%s=%s: %s", k->name, value, reason);
 	return r;
 }
 
 void conf_init(struct conf *c)
 {
-	char err[512];
+	char why[512];
 
 	memset(c, 0, sizeof(*c));
 	for (const struct key *k = keys; k->name; k++)
-		set_key(c, k, k->dflt, err, sizeof(err));
+		set_key(c, k, k->dflt, why, sizeof(why));
 }
 
 static char *trim(char *s)
@@ -439,10 +468,10 @@ static void add_source(const char *path)
 }
 
 /* One file of KEY=VALUE lines; '#' and ';' start comment lines. */
-static int load_file(struct conf *c, const char *path, bool required, char *err, size_t err_size)
+static int load_file(struct conf *c, const char *path, bool required, char *why, size_t why_size)
 {
 	FILE *f = fopen(path, "re");
-	char line[MAX_LINE + 2], why[768];
+	char line[MAX_LINE + 2], reason[768];
 	unsigned int lineno = 0;
 	int r = 0;
 
@@ -450,7 +479,7 @@ static int load_file(struct conf *c, const char *path, bool required, char *err,
 		if (errno == ENOENT && !required)
 			return 0;
 		r = -errno;
-		snprintf(err, err_size, "%s: cannot read: %s", path, strerror(errno));
+		snprintf(why, why_size, "%s: cannot read: %s", path, strerror(errno));
 		return r;
 	}
 	add_source(path);
@@ -459,7 +488,7 @@ static int load_file(struct conf *c, const char *path, bool required, char *err,
 
 		lineno++;
 		if (strlen(line) > MAX_LINE) {
-			snprintf(err, err_size, "%s:%u: line longer than %d characters", path,
+			snprintf(why, why_size, "%s:%u: line longer than %d characters", path,
 				 lineno, MAX_LINE);
 			r = -EINVAL;
 			break;
@@ -469,20 +498,20 @@ static int load_file(struct conf *c, const char *path, bool required, char *err,
 			continue;
 		eq = strchr(s, '=');
 		if (!eq) {
-			snprintf(err, err_size, "%s:%u: '%s': expected KEY=VALUE", path, lineno, s);
+			snprintf(why, why_size, "%s:%u: '%s': expected KEY=VALUE", path, lineno, s);
 			r = -EINVAL;
 			break;
 		}
 		*eq = '\0';
-		r = conf_set(c, trim(s), trim(eq + 1), why, sizeof(why));
+		r = conf_set(c, trim(s), trim(eq + 1), reason, sizeof(reason));
 		if (r < 0) {
-			snprintf(err, err_size, "%s:%u: %s", path, lineno, why);
+			snprintf(why, why_size, "%s:%u: %s", path, lineno, reason);
 			break;
 		}
 	}
 	if (r == 0 && ferror(f)) {
 		r = -EIO;
-		snprintf(err, err_size, "%s: read error", path);
+		snprintf(why, why_size, "%s: read error", path);
 	}
 	fclose(f);
 	return r;
@@ -501,16 +530,16 @@ static int name_cmp(const struct dirent **a, const struct dirent **b)
 }
 
 int conf_load(const char *path, bool required, const struct conf_overrides *o, struct conf *ret,
-	      char *err, size_t err_size)
+	      char *why, size_t why_size)
 {
 	struct conf c;
-	char dir[PATH_MAX], file[PATH_MAX + 256], why[768];
+	char dir[PATH_MAX], file[PATH_MAX + 256], reason[768];
 	struct dirent **names = NULL;
 	int n, r;
 
 	sources[0] = '\0';
 	conf_init(&c);
-	r = load_file(&c, path, required, err, err_size);
+	r = load_file(&c, path, required, why, why_size);
 	if (r < 0)
 		return r;
 	snprintf(dir, sizeof(dir), "%s.d", path);
@@ -518,7 +547,7 @@ int conf_load(const char *path, bool required, const struct conf_overrides *o, s
 	for (int i = 0; i < n; i++) {
 		if (r == 0) {
 			snprintf(file, sizeof(file), "%s/%s", dir, names[i]->d_name);
-			r = load_file(&c, file, true, err, err_size);
+			r = load_file(&c, file, true, why, why_size);
 		}
 		free(names[i]);
 	}
@@ -526,9 +555,9 @@ int conf_load(const char *path, bool required, const struct conf_overrides *o, s
 	if (r < 0)
 		return r;
 	for (size_t i = 0; o && i < o->n; i++) {
-		r = conf_set(&c, o->v[i].key, o->v[i].value, why, sizeof(why));
+		r = conf_set(&c, o->v[i].key, o->v[i].value, reason, sizeof(reason));
 		if (r < 0) {
-			snprintf(err, err_size, "command line: %s", why);
+			snprintf(why, why_size, "command line: %s", reason);
 			return r;
 		}
 	}

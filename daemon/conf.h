@@ -54,13 +54,13 @@ struct conf_overrides {
 void conf_init(struct conf *c);
 
 /* Set KEY to VALUE (an empty VALUE restores the default). 0, or -EINVAL / -ENOENT (unknown
- * key) with a reason in err. */
-int conf_set(struct conf *c, const char *key, const char *value, char *err, size_t err_size);
+ * key) with a reason in why. */
+int conf_set(struct conf *c, const char *key, const char *value, char *why, size_t why_size);
 
 /* Defaults, then PATH (missing is fine unless required), then PATH.d/ *.conf in lexical
- * order, then the overrides. On failure *ret is untouched and err says "FILE:LINE: ...". */
+ * order, then the overrides. On failure *ret is untouched and why says "FILE:LINE: ...". */
 int conf_load(const char *path, bool required, const struct conf_overrides *o, struct conf *ret,
-	      char *err, size_t err_size);
+	      char *why, size_t why_size);
 
 /* The files conf_load read, for messages: "PATH, PATH.d/10-x.conf". */
 const char *conf_sources(void);

@@ -147,8 +147,8 @@ static uint64_t mono_usec(void)
 
 /* ---- recorder ---- */
 
-static int rec_open(struct daemon *d, const struct conf *c, struct rec *ret, char *err,
-			size_t err_size)
+static int rec_open(struct daemon *d, const struct conf *c, struct rec *ret, char *why,
+			size_t why_size)
 {
 	struct recorder_opts o = { 0 };
 	struct rec x = { 0 };
@@ -163,7 +163,7 @@ static int rec_open(struct daemon *d, const struct conf *c, struct rec *ret, cha
 			return -ENOMEM;
 		r = cpulist_parse(c->cpus, x.cpus, MAX_CPUS, &x.n_cpus);
 		if (r < 0) {
-			snprintf(err, err_size, "invalid CPUs=%s", c->cpus);
+			snprintf(why, why_size, "invalid CPUs=%s", c->cpus);
 			free(x.cpus);
 			return r;
 		}
@@ -180,7 +180,7 @@ static int rec_open(struct daemon *d, const struct conf *c, struct rec *ret, cha
 	o.target = RECORDER_SYSTEM;
 	o.cmdline = d->cmdline;
 	o.flush_ns = c->flush_ns;
-	r = recorder_new(&o, &x.r, err, err_size);
+	r = recorder_new(&o, &x.r, why, why_size);
 	if (r < 0) {
 		free(x.cpus);
 		return r;
@@ -390,15 +390,15 @@ static int restart_recorder(struct daemon *d, const struct conf *c)
 {
 	struct rec x;
 	struct writer *nw, *old = d->w;
-	char err[1024], name[STORE_NAME_MAX], oldname[STORE_NAME_MAX];
+	char why[1024], name[STORE_NAME_MAX], oldname[STORE_NAME_MAX];
 	int r;
 
-	r = rec_open(d, c, &x, err, sizeof(err));
+	r = rec_open(d, c, &x, why, sizeof(why));
 	if (r < 0) {
 		log_msg(
 			LOG_ERR,
 			"cannot record with the new settings: %s; keeping the running configuration",
-			err);
+			why);
 		return r;
 	}
 	r = store_create(&d->store, c->compression, &nw, name, sizeof(name));
@@ -432,13 +432,13 @@ static int restart_recorder(struct daemon *d, const struct conf *c)
 static void reload(struct daemon *d)
 {
 	struct conf c;
-	char err[1024];
+	char why[1024];
 	int r;
 
 	notify_sendf("RELOADING=1\nMONOTONIC_USEC=%llu", (unsigned long long)mono_usec());
-	r = conf_load(d->config_path, d->config_required, &d->cli, &c, err, sizeof(err));
+	r = conf_load(d->config_path, d->config_required, &d->cli, &c, why, sizeof(why));
 	if (r < 0) {
-		log_msg(LOG_ERR, "%s; keeping the running configuration", err);
+		log_msg(LOG_ERR, "%s; keeping the running configuration", why);
 		status(d, "READY=1\n");
 		return;
 	}
@@ -726,14 +726,50 @@ static int parse_args(struct daemon *d, int argc, char **argv, bool *check_only)
 	return 0;
 }
 
+/* SIGPIPE is ignored; the signals ringprofd acts on are blocked and read from a signalfd. */
+static int block_signals(struct daemon *d)
+{
+	sigset_t mask;
+
+	signal(SIGPIPE, SIG_IGN);
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGUSR2);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	d->sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	return d->sfd < 0 ? -errno : 0;
+}
+
+/* The one line that says what is recorded, where, and within which limits. */
+static void log_started(struct daemon *d)
+{
+	struct store_policy p;
+	char b1[32], b2[32], b3[32], b4[32];
+
+	policy_of(d, &p);
+	log_msg(
+		LOG_INFO,
+		"recording %zu CPU%s at %llu Hz (%s%s) into %s/%s; new file at %s%s%s; "
+		"budget %s (MaxUse=%s), keeping %s free",
+		d->rec.n_cpus, d->rec.n_cpus == 1 ? "" : "s",
+		(unsigned long long)recorder_freq(d->rec.r), recorder_event_name(d->rec.r),
+		d->conf.callchain ? ", callchains" : "", d->store.dir, d->active,
+		util_format_bytes(d->conf.max_file_size, b1, sizeof(b1)),
+		d->conf.max_file_ns ? " or after " : "",
+		d->conf.max_file_ns ? conf_format_duration(d->conf.max_file_ns, b2, sizeof(b2)) : "",
+		p.max_use == UINT64_MAX ? "unlimited" : util_format_bytes(p.max_use, b3, sizeof(b3)),
+		conf_format_size(&d->conf.max_use, (char[32]){ 0 }, 32),
+		util_format_bytes(p.keep_free, b4, sizeof(b4)));
+}
+
 int main(int argc, char **argv)
 {
 	static struct daemon dd = { .config_path = DEFAULT_CONFIG, .sfd = -1 };
 	struct daemon *d = &dd;
-	struct store_policy p;
-	char err[1024], b1[32], b2[32], b3[32], b4[32];
+	char why[1024];
 	bool check_only = false;
-	sigset_t mask;
 	int r;
 
 	log_init("ringprofd");
@@ -741,12 +777,12 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 
 	/* 1. Configuration. */
-	r = conf_load(d->config_path, d->config_required, &d->cli, &d->conf, err, sizeof(err));
+	r = conf_load(d->config_path, d->config_required, &d->cli, &d->conf, why, sizeof(why));
 	if (r < 0) {
 		if (check_only)
-			fprintf(stderr, "ringprofd: %s\n", err);
+			fprintf(stderr, "ringprofd: %s\n", why);
 		else
-			log_msg(LOG_ERR, "%s", err);
+			log_msg(LOG_ERR, "%s", why);
 		return EXIT_CONFIG;
 	}
 	if (check_only) {
@@ -759,29 +795,22 @@ int main(int argc, char **argv)
 		return 1;
 
 	/* 2. Signals arrive through the recorder's epoll set. */
-	signal(SIGPIPE, SIG_IGN);
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGHUP);
-	sigaddset(&mask, SIGUSR2);
-	sigprocmask(SIG_BLOCK, &mask, NULL);
-	d->sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
-	if (d->sfd < 0) {
-		log_msg(LOG_ERR, "signalfd: %s", strerror(errno));
+	r = block_signals(d);
+	if (r < 0) {
+		log_msg(LOG_ERR, "signalfd: %s", strerror(-r));
 		return 1;
 	}
 
 	/* 3. Requirements and resources: the directory, the events, the first file. */
-	r = store_open(&d->store, d->conf.directory, err, sizeof(err));
+	r = store_open(&d->store, d->conf.directory, why, sizeof(why));
 	if (r < 0) {
-		log_msg(LOG_ERR, "%s", err);
+		log_msg(LOG_ERR, "%s", why);
 		return EXIT_CANTCREAT;
 	}
 	store_recover(&d->store);
-	r = rec_open(d, &d->conf, &d->rec, err, sizeof(err));
+	r = rec_open(d, &d->conf, &d->rec, why, sizeof(why));
 	if (r < 0) {
-		log_msg(LOG_ERR, "cannot record: %s", err);
+		log_msg(LOG_ERR, "cannot record: %s", why);
 		return r == -EPERM || r == -EACCES ? EXIT_NOPERM : 1;
 	}
 	vacuum(d); /* make room before the first file */
@@ -801,20 +830,7 @@ int main(int argc, char **argv)
 	file_started(d);
 
 	/* 4. Ready. */
-	policy_of(d, &p);
-	log_msg(
-		LOG_INFO,
-		"recording %zu CPU%s at %llu Hz (%s%s) into %s/%s; new file at %s%s%s; "
-		"budget %s (MaxUse=%s), keeping %s free",
-		d->rec.n_cpus, d->rec.n_cpus == 1 ? "" : "s",
-		(unsigned long long)recorder_freq(d->rec.r), recorder_event_name(d->rec.r),
-		d->conf.callchain ? ", callchains" : "", d->store.dir, d->active,
-		util_format_bytes(d->conf.max_file_size, b1, sizeof(b1)),
-		d->conf.max_file_ns ? " or after " : "",
-		d->conf.max_file_ns ? conf_format_duration(d->conf.max_file_ns, b2, sizeof(b2)) : "",
-		p.max_use == UINT64_MAX ? "unlimited" : util_format_bytes(p.max_use, b3, sizeof(b3)),
-		conf_format_size(&d->conf.max_use, (char[32]){ 0 }, 32),
-		util_format_bytes(p.keep_free, b4, sizeof(b4)));
+	log_started(d);
 	d->wd_ns = notify_watchdog_ns();
 	d->next_wd = util_now_ns();
 	status(d, "READY=1\n");

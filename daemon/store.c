@@ -133,7 +133,7 @@ static int mkdir_p(const char *path, mode_t mode)
 	return mkdir(path, mode) == 0 || errno == EEXIST ? 0 : -errno;
 }
 
-int store_open(struct store *s, const char *dir, char *err, size_t err_size)
+int store_open(struct store *s, const char *dir, char *why, size_t why_size)
 {
 	struct entry *v;
 	size_t n;
@@ -144,36 +144,36 @@ int store_open(struct store *s, const char *dir, char *err, size_t err_size)
 	util_strlcpy(s->dir, dir, sizeof(s->dir));
 	r = mkdir_p(dir, 0750);
 	if (r < 0) {
-		snprintf(err, err_size, "cannot create the recording directory %s: %s", dir,
+		snprintf(why, why_size, "cannot create the recording directory %s: %s", dir,
 			 strerror(-r));
 		return r;
 	}
 	s->dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (s->dfd < 0) {
 		r = -errno;
-		snprintf(err, err_size, "cannot open the recording directory %s: %s", dir,
+		snprintf(why, why_size, "cannot open the recording directory %s: %s", dir,
 			 strerror(errno));
 		return r;
 	}
 	if (flock(s->dfd, LOCK_EX | LOCK_NB) < 0) {
 		r = -errno;
-		snprintf(err, err_size, "%s",
+		snprintf(why, why_size, "%s",
 			 r == -EWOULDBLOCK ? "another ringprofd is recording into this directory"
 					   : strerror(-r));
-		snprintf(err + strlen(err), err_size - strlen(err), " (%s)", dir);
+		snprintf(why + strlen(why), why_size - strlen(why), " (%s)", dir);
 		store_close(s);
 		return r;
 	}
 	if (faccessat(s->dfd, ".", W_OK, AT_EACCESS) < 0) {
 		r = -errno;
-		snprintf(err, err_size, "cannot write to the recording directory %s: %s", dir,
+		snprintf(why, why_size, "cannot write to the recording directory %s: %s", dir,
 			 strerror(errno));
 		store_close(s);
 		return r;
 	}
 	r = list(s, &v, &n);
 	if (r < 0) {
-		snprintf(err, err_size, "cannot list %s: %s", dir, strerror(-r));
+		snprintf(why, why_size, "cannot list %s: %s", dir, strerror(-r));
 		store_close(s);
 		return r;
 	}

@@ -30,8 +30,8 @@ struct store_usage {
 	uint64_t fs_free; /* available to us */
 };
 
-/* Create DIR (mode 0750) when missing, open and lock it. 0 or -errno with a sentence in err. */
-int store_open(struct store *s, const char *dir, char *err, size_t err_size);
+/* Create DIR (mode 0750) when missing, open and lock it. 0 or -errno with a sentence in why. */
+int store_open(struct store *s, const char *dir, char *why, size_t why_size);
 void store_close(struct store *s);
 
 /* Rename leftover *.data.partial files (a crash) to *.data: every complete frame in them

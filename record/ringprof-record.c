@@ -27,6 +27,45 @@
 
 enum { TAG_SIGNAL = 1, TAG_PIDFD = 2 };
 
+/* Exit statuses besides EXIT_SUCCESS and EXIT_FAILURE; a command's own status passes through. */
+enum {
+	EXIT_USAGE = 2,  /* a bad option or argument */
+	EXIT_EXEC = 127, /* the command could not be run, as in the shell */
+};
+
+/* What the command line asks for. */
+struct args {
+	struct recorder_opts o; /* the sampling options; the target is set when recording */
+	int cpus[MAX_CPUS];     /* -C */
+	size_t n_cpus;
+	bool cpus_set;
+	pid_t pids[MAX_PIDS];   /* -p */
+	size_t n_pids;
+	bool all;               /* -a */
+	char **command;         /* -- COMMAND [ARGS]; NULL with -a or -p */
+	const char *output;
+	uint64_t duration;      /* ns; 0: until the target ends or a signal */
+	int level;              /* zstd */
+	bool quiet;
+};
+
+/* One recording and what it watches. */
+struct record {
+	struct args a;
+	char *cmdline;
+	struct recorder *r;
+	struct writer *w;
+	int sfd;
+	sigset_t saved;       /* the signal mask the command gets back */
+	pid_t child;          /* the command until it is reaped, else 0 */
+	int go, errp;         /* its hand-shake pipes, until it is released (spawn_stopped) */
+	int exit_status;      /* its wait status, -1 before it ended */
+	int pidfds[MAX_PIDS]; /* -p: one per target process, -1 where pidfd_open failed */
+	uint64_t t0;          /* when the events were enabled: -d counts from here */
+	bool interrupted;
+	int code;             /* after a failure (said): the exit status */
+};
+
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -119,12 +158,12 @@ static pid_t spawn_stopped(char **argv, const sigset_t *saved, int *ret_go, int 
 		close(err[0]);
 		sigprocmask(SIG_SETMASK, saved, NULL);
 		if (read(go[0], &c, 1) != 1)
-			_exit(127); /* the recorder gave up */
+			_exit(EXIT_EXEC); /* the recorder gave up */
 		execvp(argv[0], argv);
 		e = errno;
 		if (write(err[1], &e, sizeof(e)) < 0)
-			_exit(127);
-		_exit(127);
+			_exit(EXIT_EXEC);
+		_exit(EXIT_EXEC);
 	}
 	close(go[0]);
 	close(err[1]);
@@ -152,10 +191,139 @@ static int exit_code_of(int status)
 		return WEXITSTATUS(status);
 	if (WIFSIGNALED(status))
 		return 128 + WTERMSIG(status);
-	return 1;
+	return EXIT_FAILURE;
 }
 
-int main(int argc, char **argv)
+/* One option into a; -l, -h and -V end the program here. 0, or the exit status after saying
+ * what is wrong. */
+static int parse_option(struct args *a, int c, const char *arg)
+{
+	uint64_t v;
+
+	switch (c) {
+	case 'a':
+		a->all = true;
+		break;
+	case 'C':
+		if (cpulist_parse(arg, a->cpus, MAX_CPUS, &a->n_cpus) < 0 || !a->n_cpus) {
+			fprintf(stderr, PROG ": invalid CPU list '%s' (expected e.g. 0-3,6)\n", arg);
+			return EXIT_USAGE;
+		}
+		a->cpus_set = true;
+		break;
+	case 'p':
+		if (parse_pids(arg, a->pids, &a->n_pids) < 0) {
+			fprintf(stderr, PROG ": invalid PID list '%s' (expected e.g. 1234,5678)\n", arg);
+			return EXIT_USAGE;
+		}
+		break;
+	case 'e':
+		a->o.event = arg;
+		break;
+	case 'F':
+		if (util_parse_u64(arg, &a->o.freq) < 0 || a->o.freq == 0) {
+			fprintf(stderr, PROG ": invalid frequency '%s' (expected Hz, e.g. 999)\n", arg);
+			return EXIT_USAGE;
+		}
+		a->o.period = 0;
+		break;
+	case 'c':
+		if (util_parse_u64(arg, &a->o.period) < 0 || a->o.period == 0) {
+			fprintf(stderr, PROG ": invalid period '%s'\n", arg);
+			return EXIT_USAGE;
+		}
+		a->o.freq = 0;
+		break;
+	case 'g':
+		a->o.callchain = true;
+		break;
+	case 'S':
+		a->o.switch_events = true;
+		break;
+	case 'm':
+		if (util_parse_u64(arg, &v) < 0 || v == 0 || (v & (v - 1)) || v > (1u << 20)) {
+			fprintf(stderr, PROG ": -m needs a power of two number of pages, e.g. 128\n");
+			return EXIT_USAGE;
+		}
+		a->o.ring_pages = (unsigned int)v;
+		break;
+	case 'o':
+		a->output = arg;
+		break;
+	case 'd':
+		if (util_parse_seconds(arg, &a->duration) < 0 || a->duration == 0) {
+			fprintf(stderr, PROG ": invalid duration '%s' (seconds, e.g. 10 or 0.5)\n", arg);
+			return EXIT_USAGE;
+		}
+		break;
+	case 'z':
+		if (util_parse_u64(arg, &v) < 0 || v < 1 || v > 19) {
+			fprintf(stderr, PROG ": compression level must be 1-19\n");
+			return EXIT_USAGE;
+		}
+		a->level = (int)v;
+		break;
+	case 'I':
+		if (util_parse_seconds(arg, &a->o.flush_ns) < 0 || a->o.flush_ns < 10000000) {
+			fprintf(stderr, PROG ": flush interval must be at least 0.01 seconds\n");
+			return EXIT_USAGE;
+		}
+		break;
+	case 'K':
+		if (util_parse_seconds(arg, &a->o.restack_ns) < 0 || a->o.restack_ns < 10000000) {
+			fprintf(stderr, PROG ": stack interval must be at least 0.01 seconds\n");
+			return EXIT_USAGE;
+		}
+		break;
+	case 'q':
+		a->quiet = true;
+		break;
+	case 'l':
+		list_events();
+		exit(EXIT_SUCCESS);
+	case 'h':
+		usage(stdout);
+		exit(EXIT_SUCCESS);
+	case 'V':
+		printf("ringprof record %s\n", PACKAGE_VERSION);
+		exit(EXIT_SUCCESS);
+	default:
+		fprintf(stderr, "Try 'ringprof record --help'.\n");
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* Exactly one target, -C only with -a, a known event. 0, or the exit status (said). */
+static int check_args(const struct args *a)
+{
+	bool any = a->all || a->n_pids || a->command;
+
+	if (!!a->all + !!a->n_pids + !!a->command != 1) {
+		fprintf(stderr, PROG ": %s\nTry 'ringprof record --help'.\n",
+			any ? "give only one target: -a, -p PID or -- COMMAND"
+			    : "nothing to record: give -a, -p PID or -- COMMAND");
+		return EXIT_USAGE;
+	}
+	if (a->cpus_set && !a->all) {
+		fprintf(stderr, PROG ": -C selects CPUs for system-wide recording; use it with -a\n");
+		return EXIT_USAGE;
+	}
+	if (a->o.event) {
+		struct evsel_def d;
+
+		if (evsel_lookup(a->o.event, &d) < 0) {
+			fprintf(stderr, PROG ": unknown event '%s'; known events:\n", a->o.event);
+			for (const struct evsel_def *e = evsel_table(); e->name; e++)
+				fprintf(stderr, "  %s\n", e->name);
+			return EXIT_USAGE;
+		}
+	}
+	return 0;
+}
+
+/* 0 to record, or the exit status after saying what is wrong. */
+static int parse_argv(struct args *a, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "all-cpus", no_argument, NULL, 'a' },
@@ -178,372 +346,378 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct recorder_opts o = { .freq = 4000 };
-	static int cpus[MAX_CPUS];
-	static pid_t pids[MAX_PIDS];
-	size_t n_cpus = 0, n_pids = 0;
-	const char *output = "ringprof.data";
-	uint64_t duration = 0, v;
-	bool all = false, quiet = false, cpus_set = false;
-	int level = 6, c, rc, go = -1, errp = -1, sfd, exit_status = -1, code = 0;
-	pid_t child = 0;
-	sigset_t mask, saved;
-	struct recorder *r = NULL;
-	struct writer *w = NULL;
-	char err[1024], *cmdline;
-	int pidfds[MAX_PIDS];
-	size_t n_alive = 0;
+	int c, r;
 
+	a->o.freq = 4000;
+	a->output = "ringprof.data";
+	a->level = 6;
+	/* "+": the options end at the command, whose own options are its business. */
 	while ((c = getopt_long(argc, argv, "+aC:p:e:F:c:gm:o:d:z:qlhV", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'a':
-			all = true;
-			break;
-		case 'C':
-			if (cpulist_parse(optarg, cpus, MAX_CPUS, &n_cpus) < 0 || !n_cpus) {
-				fprintf(stderr, PROG ": invalid CPU list '%s' (expected e.g. 0-3,6)\n", optarg);
-				return 2;
-			}
-			cpus_set = true;
-			break;
-		case 'p':
-			if (parse_pids(optarg, pids, &n_pids) < 0) {
-				fprintf(stderr, PROG ": invalid PID list '%s' (expected e.g. 1234,5678)\n", optarg);
-				return 2;
-			}
-			break;
-		case 'e':
-			o.event = optarg;
-			break;
-		case 'F':
-			if (util_parse_u64(optarg, &o.freq) < 0 || o.freq == 0) {
-				fprintf(stderr, PROG ": invalid frequency '%s' (expected Hz, e.g. 999)\n", optarg);
-				return 2;
-			}
-			o.period = 0;
-			break;
-		case 'c':
-			if (util_parse_u64(optarg, &o.period) < 0 || o.period == 0) {
-				fprintf(stderr, PROG ": invalid period '%s'\n", optarg);
-				return 2;
-			}
-			o.freq = 0;
-			break;
-		case 'g':
-			o.callchain = true;
-			break;
-		case 'S':
-			o.switch_events = true;
-			break;
-		case 'm':
-			if (util_parse_u64(optarg, &v) < 0 || v == 0 || (v & (v - 1)) || v > (1u << 20)) {
-				fprintf(stderr, PROG ": -m needs a power of two number of pages, e.g. 128\n");
-				return 2;
-			}
-			o.ring_pages = (unsigned int)v;
-			break;
-		case 'o':
-			output = optarg;
-			break;
-		case 'd':
-			if (util_parse_seconds(optarg, &duration) < 0 || duration == 0) {
-				fprintf(stderr, PROG ": invalid duration '%s' (seconds, e.g. 10 or 0.5)\n", optarg);
-				return 2;
-			}
-			break;
-		case 'z':
-			if (util_parse_u64(optarg, &v) < 0 || v < 1 || v > 19) {
-				fprintf(stderr, PROG ": compression level must be 1-19\n");
-				return 2;
-			}
-			level = (int)v;
-			break;
-		case 'I':
-			if (util_parse_seconds(optarg, &o.flush_ns) < 0 || o.flush_ns < 10000000) {
-				fprintf(stderr, PROG ": flush interval must be at least 0.01 seconds\n");
-				return 2;
-			}
-			break;
-		case 'K':
-			if (util_parse_seconds(optarg, &o.restack_ns) < 0 || o.restack_ns < 10000000) {
-				fprintf(stderr, PROG ": stack interval must be at least 0.01 seconds\n");
-				return 2;
-			}
-			break;
-		case 'q':
-			quiet = true;
-			break;
-		case 'l':
-			list_events();
-			return 0;
-		case 'h':
-			usage(stdout);
-			return 0;
-		case 'V':
-			printf("ringprof record %s\n", PACKAGE_VERSION);
-			return 0;
-		default:
-			fprintf(stderr, "Try 'ringprof record --help'.\n");
-			return 2;
-		}
+		r = parse_option(a, c, optarg);
+		if (r)
+			return r;
 	}
-	if (!!all + !!n_pids + (optind < argc) != 1) {
-		fprintf(stderr, PROG ": %s\nTry 'ringprof record --help'.\n",
-			(all || n_pids || optind < argc) ? "give only one target: -a, -p PID or -- COMMAND"
-							: "nothing to record: give -a, -p PID or -- COMMAND");
-		return 2;
-	}
-	if (cpus_set && !all) {
-		fprintf(stderr, PROG ": -C selects CPUs for system-wide recording; use it with -a\n");
-		return 2;
-	}
-	if (o.event) {
-		struct evsel_def d;
+	if (optind < argc)
+		a->command = argv + optind;
+	return check_args(a);
+}
 
-		if (evsel_lookup(o.event, &d) < 0) {
-			fprintf(stderr, PROG ": unknown event '%s'; known events:\n", o.event);
-			for (const struct evsel_def *e = evsel_table(); e->name; e++)
-				fprintf(stderr, "  %s\n", e->name);
-			return 2;
-		}
-	}
-	cmdline = util_join_args("ringprof record", argc, argv); /* however we were started */
-	o.cmdline = cmdline;
-	o.cpus = cpus_set ? cpus : NULL;
-	o.n_cpus = n_cpus;
+/* Signals are taken through a signalfd; the command gets the original mask back. */
+static int block_signals(struct record *x)
+{
+	sigset_t mask;
+	int e;
 
-	/* Signals are taken through a signalfd; the child gets the original mask back. */
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGINT);
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGCHLD);
 	sigaddset(&mask, SIGHUP);
-	sigprocmask(SIG_BLOCK, &mask, &saved);
-	sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
-	if (sfd < 0) {
-		int e = errno;
-
+	sigprocmask(SIG_BLOCK, &mask, &x->saved);
+	x->sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (x->sfd < 0) {
+		e = errno;
 		fprintf(stderr, PROG ": signalfd: %s\n", strerror(e));
 		explain_nofile(-e);
-		return 1;
+		return -e;
 	}
+	return 0;
+}
 
-	if (all) {
+/* -- COMMAND: start it stopped, so that its events are attached before it execs. */
+static int spawn_command(struct record *x)
+{
+	pid_t pid;
+
+	if (!x->a.command)
+		return 0;
+	pid = spawn_stopped(x->a.command, &x->saved, &x->go, &x->errp);
+	if (pid < 0) {
+		fprintf(stderr, PROG ": cannot start '%s': %s\n", x->a.command[0], strerror(-pid));
+		explain_nofile((int)pid);
+		return (int)pid;
+	}
+	x->child = pid;
+	return 0;
+}
+
+/* Recording will not happen: the command reads EOF instead of "go" and exits unrun. */
+static void abandon_command(struct record *x)
+{
+	if (x->child <= 0)
+		return;
+	close(x->go);
+	close(x->errp);
+	x->go = x->errp = -1;
+	waitpid(x->child, NULL, 0);
+	x->child = 0;
+}
+
+/* The events are attached: let the command exec. An exec failure comes back through errp,
+ * which a successful exec closes. */
+static void release_command(struct record *x)
+{
+	ssize_t n;
+	int e = 0;
+
+	if (x->child <= 0)
+		return;
+	if (x->code) {
+		abandon_command(x);
+		return;
+	}
+	if (write(x->go, "g", 1) != 1) {
+		fprintf(stderr, PROG ": cannot start the command: %s\n", strerror(errno));
+		x->code = EXIT_FAILURE;
+	}
+	close(x->go);
+	n = read(x->errp, &e, sizeof(e));
+	close(x->errp);
+	x->go = x->errp = -1;
+	if (n == (ssize_t)sizeof(e)) {
+		fprintf(stderr, PROG ": cannot run '%s': %s\n", x->a.command[0], strerror(e));
+		waitpid(x->child, NULL, 0);
+		x->child = 0;
+		x->code = EXIT_EXEC;
+	}
+}
+
+/* Recording stopped (a signal, -d, a write error) while the command still runs: end it, as
+ * perf does. */
+static void end_command(struct record *x)
+{
+	int status;
+
+	if (x->child <= 0)
+		return;
+	kill(x->child, SIGTERM);
+	waitpid(x->child, &status, 0);
+	x->exit_status = status;
+	x->child = 0;
+}
+
+static int open_recorder(struct record *x)
+{
+	struct recorder_opts o = x->a.o;
+	char why[1024];
+	int r;
+
+	o.cmdline = x->cmdline;
+	o.cpus = x->a.cpus_set ? x->a.cpus : NULL;
+	o.n_cpus = x->a.n_cpus;
+	if (x->a.all) {
 		o.target = RECORDER_SYSTEM;
-	} else if (n_pids) {
+	} else if (x->a.n_pids) {
 		o.target = RECORDER_PIDS;
-		o.pids = pids;
-		o.n_pids = n_pids;
+		o.pids = x->a.pids;
+		o.n_pids = x->a.n_pids;
 	} else {
-		child = spawn_stopped(argv + optind, &saved, &go, &errp);
-		if (child < 0) {
-			fprintf(stderr, PROG ": cannot start '%s': %s\n", argv[optind], strerror(-child));
-			explain_nofile((int)child);
-			return 1;
-		}
 		o.target = RECORDER_COMMAND;
-		o.pids = &child;
+		o.pids = &x->child;
 		o.n_pids = 1;
 	}
+	r = recorder_new(&o, &x->r, why, sizeof(why));
+	if (r < 0) {
+		fprintf(stderr, PROG ": %s\n", why);
+		explain_nofile(r);
+		return r;
+	}
+	for (size_t i = 0; !x->a.quiet && recorder_note(x->r, i); i++)
+		fprintf(stderr, PROG ": note: %s\n", recorder_note(x->r, i));
+	return 0;
+}
 
-	rc = recorder_new(&o, &r, err, sizeof(err));
-	if (rc < 0) {
-		fprintf(stderr, PROG ": %s\n", err);
-		explain_nofile(rc);
-		if (child > 0) {
-			close(go); /* the child reads EOF and exits */
-			waitpid(child, NULL, 0);
+/* Keep the previous recording, as perf does. */
+static void keep_old_output(const char *output, bool quiet)
+{
+	struct stat sb;
+	size_t len = strlen(output) + 5;
+	char *old;
+
+	if (stat(output, &sb) < 0 || !S_ISREG(sb.st_mode) || sb.st_size <= 0)
+		return;
+	old = malloc(len);
+	if (!old)
+		return;
+	snprintf(old, len, "%s.old", output);
+	if (rename(output, old) < 0 && !quiet)
+		fprintf(stderr, PROG ": note: could not keep the old %s as %s: %s\n", output, old,
+			strerror(errno));
+	free(old);
+}
+
+static int open_output(struct record *x)
+{
+	int r = writer_open(x->a.output, 0600, x->a.level, &x->w);
+
+	if (r < 0) {
+		fprintf(stderr, PROG ": cannot create %s: %s\n", x->a.output, strerror(-r));
+		explain_nofile(r);
+	}
+	return r;
+}
+
+/* Write the head of the file and enable the events. */
+static void start_recording(struct record *x)
+{
+	const struct writer_stats *ws;
+	int r;
+
+	x->t0 = util_now_ns();
+	r = recorder_start(x->r, x->w);
+	if (r < 0)
+		fprintf(stderr, PROG ": warning: could not enable every event: %s\n", strerror(-r));
+	ws = writer_stats(x->w);
+	if (!ws->dropped_frames)
+		return;
+	/* The header and the start-up state did not fit (disk full): later frames would be a
+	 * recording without its head, so stop before the command runs. */
+	fprintf(stderr, PROG ": writing %s failed: %s; recording stopped before it began. %s\n",
+		x->a.output, strerror(ws->last_error ? -ws->last_error : EIO),
+		ws->frames ? "The file is readable up to the last complete frame."
+			   : "Nothing could be written; the file is removed.");
+	if (!ws->frames)
+		unlink(x->a.output);
+	x->code = EXIT_FAILURE;
+}
+
+static void watch_signals(struct record *x)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.u64 = TAG_SIGNAL };
+
+	epoll_ctl(recorder_epoll_fd(x->r), EPOLL_CTL_ADD, x->sfd, &ev);
+}
+
+/* -p: recording stops when every target process has exited. */
+static void watch_pids(struct record *x)
+{
+	for (size_t i = 0; i < x->a.n_pids; i++) {
+		int fd = (int)syscall(SYS_pidfd_open, x->a.pids[i], 0);
+		struct epoll_event ev = { .events = EPOLLIN, .data.u64 = TAG_PIDFD };
+
+		x->pidfds[i] = fd;
+		if (fd >= 0)
+			epoll_ctl(recorder_epoll_fd(x->r), EPOLL_CTL_ADD, fd, &ev);
+	}
+}
+
+/* A pidfd became readable: whether some target process is still there. */
+static bool any_pid_alive(const struct record *x)
+{
+	for (size_t i = 0; i < x->a.n_pids; i++)
+		if (x->pidfds[i] >= 0 && kill(x->a.pids[i], 0) == 0)
+			return true;
+	return false;
+}
+
+/* Drain the signalfd. True when recording is to stop: the command exited, or SIGINT,
+ * SIGTERM or SIGHUP came. */
+static bool on_signals(struct record *x)
+{
+	struct signalfd_siginfo si;
+	bool stop = false;
+
+	while (read(x->sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		int status;
+
+		if (si.ssi_signo != SIGCHLD) {
+			x->interrupted = true;
+			stop = true;
+		} else if (x->child > 0 && waitpid(x->child, &status, WNOHANG) == x->child) {
+			x->exit_status = status;
+			x->child = 0;
+			stop = true;
 		}
-		return 1;
 	}
-	for (size_t i = 0; !quiet && recorder_note(r, i); i++)
-		fprintf(stderr, PROG ": note: %s\n", recorder_note(r, i));
+	return stop;
+}
 
-	/* Keep the previous recording, as perf does. */
-	{
-		struct stat sb;
+/* The poll timeout in ms, bounded by the end of -d; -1 once -d has passed. */
+static int poll_timeout(const struct record *x)
+{
+	uint64_t now, end;
 
-		if (stat(output, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > 0) {
-			size_t len = strlen(output) + 5;
-			char *old = malloc(len);
+	if (!x->a.duration)
+		return 250;
+	now = util_now_ns();
+	end = x->t0 + x->a.duration;
+	if (now >= end)
+		return -1;
+	return (end - now) / 1000000 < 250 ? (int)((end - now) / 1000000) + 1 : 250;
+}
 
-			if (old) {
-				snprintf(old, len, "%s.old", output);
-				if (rename(output, old) < 0 && !quiet)
-					fprintf(stderr, PROG ": note: could not keep the old %s as %s: %s\n", output,
-						old, strerror(errno));
-				free(old);
-			}
-		}
-	}
-	rc = writer_open(output, 0600, level, &w);
-	if (rc < 0) {
-		fprintf(stderr, PROG ": cannot create %s: %s\n", output, strerror(-rc));
-		explain_nofile(rc);
-		recorder_free(r);
-		if (child > 0) {
-			close(go);
-			waitpid(child, NULL, 0);
-		}
-		return 1;
-	}
-	uint64_t t0 = util_now_ns(); /* -d counts from when events are enabled */
+/* Until the target ends, a signal, -d, or a write error. */
+static void run(struct record *x)
+{
+	bool stop = false;
 
-	rc = recorder_start(r, w);
-	if (rc < 0)
-		fprintf(stderr, PROG ": warning: could not enable every event: %s\n", strerror(-rc));
-	if (writer_stats(w)->dropped_frames) {
-		/* The header and the start-up state did not fit (disk full): later frames would be
-		 * a recording without its head, so stop before the command runs. */
-		const struct writer_stats *ws = writer_stats(w);
-
-		fprintf(stderr, PROG ": writing %s failed: %s; recording stopped before it began. %s\n",
-			output, strerror(ws->last_error ? -ws->last_error : EIO),
-			ws->frames ? "The file is readable up to the last complete frame."
-				   : "Nothing could be written; the file is removed.");
-		if (!ws->frames)
-			unlink(output);
-		code = 1;
-	}
-
-	{
-		struct epoll_event ev = { .events = EPOLLIN, .data.u64 = TAG_SIGNAL };
-
-		epoll_ctl(recorder_epoll_fd(r), EPOLL_CTL_ADD, sfd, &ev);
-	}
-	if (o.target == RECORDER_PIDS) {
-		/* Stop when every target process has exited. */
-		for (size_t i = 0; i < n_pids; i++) {
-			int fd = (int)syscall(SYS_pidfd_open, pids[i], 0);
-			struct epoll_event ev = { .events = EPOLLIN, .data.u64 = TAG_PIDFD };
-
-			pidfds[i] = fd;
-			if (fd >= 0) {
-				epoll_ctl(recorder_epoll_fd(r), EPOLL_CTL_ADD, fd, &ev);
-				n_alive++;
-			}
-		}
-	}
-	if (child > 0 && code) {
-		close(go); /* the child reads EOF and exits */
-		close(errp);
-		waitpid(child, NULL, 0);
-		child = 0;
-	} else if (child > 0) {
-		int e = 0;
-		ssize_t n;
-
-		if (write(go, "g", 1) != 1) {
-			fprintf(stderr, PROG ": cannot start the command: %s\n", strerror(errno));
-			code = 1;
-		}
-		close(go);
-		n = read(errp, &e, sizeof(e));
-		close(errp);
-		if (n == (ssize_t)sizeof(e)) {
-			fprintf(stderr, PROG ": cannot run '%s': %s\n", argv[optind], strerror(e));
-			waitpid(child, NULL, 0);
-			child = 0;
-			code = 127;
-		}
-	}
-
-	bool done = code != 0, interrupted = false;
-
-	while (!done) {
+	while (!stop) {
 		uint64_t tags[8];
-		int timeout = 250, n;
+		int timeout = poll_timeout(x), n;
 
-		if (duration) {
-			uint64_t now = util_now_ns(), end = t0 + duration;
-
-			if (now >= end)
-				break;
-			if ((end - now) / 1000000 < (uint64_t)timeout)
-				timeout = (int)((end - now) / 1000000) + 1;
-		}
-		n = recorder_poll(r, timeout, tags, 8);
+		if (timeout < 0)
+			break;
+		n = recorder_poll(x->r, timeout, tags, 8);
 		if (n < 0) {
 			fprintf(stderr,
 				PROG ": writing %s failed: %s; recording stopped. The file is readable up to the last "
 				     "complete frame.\n",
-				output, strerror(-n));
-			code = 1;
+				x->a.output, strerror(-n));
+			x->code = EXIT_FAILURE;
 			break;
 		}
 		for (int i = 0; i < n; i++) {
-			if (tags[i] == TAG_SIGNAL) {
-				struct signalfd_siginfo si;
-
-				while (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
-					if (si.ssi_signo == SIGCHLD && child > 0) {
-						int status;
-
-						if (waitpid(child, &status, WNOHANG) == child) {
-							exit_status = status;
-							child = 0;
-							done = true;
-						}
-					} else if (si.ssi_signo != SIGCHLD) {
-						interrupted = true;
-						done = true;
-					}
-				}
-			} else if (tags[i] == TAG_PIDFD) {
-				n_alive = 0;
-				for (size_t k = 0; k < n_pids; k++) {
-					if (pidfds[k] >= 0 && kill(pids[k], 0) == 0)
-						n_alive++;
-				}
-				if (!n_alive)
-					done = true;
-			}
+			if (tags[i] == TAG_SIGNAL)
+				stop |= on_signals(x);
+			else if (tags[i] == TAG_PIDFD)
+				stop |= !any_pid_alive(x);
 		}
 	}
+}
 
-	rc = recorder_stop(r, exit_status >= 0 ? exit_code_of(exit_status) : -1);
-	if (child > 0) {
-		/* Stopped by a signal or -d while the command still runs: end it, as perf does. */
-		int status;
+static void print_summary(const struct record *x, const struct recorder_totals *t,
+			  const struct writer_stats *ws)
+{
+	double total = (double)(t->samples + t->lost);
+	uint64_t raw = ws->raw_bytes, file = ws->file_bytes;
+	char b[32];
 
-		kill(child, SIGTERM);
-		waitpid(child, &status, 0);
-		exit_status = status;
+	fprintf(stderr,
+		"[ ringprof record: %llu samples, %llu lost (%.2f%%), %s written (%.1fx compression), "
+		"%.2f s%s -> %s ]\n",
+		(unsigned long long)t->samples, (unsigned long long)t->lost,
+		total > 0 ? 100.0 * (double)t->lost / total : 0.0,
+		util_format_bytes(file, b, sizeof(b)), file ? (double)raw / (double)file : 0.0,
+		(double)t->duration_ns / 1e9, x->interrupted ? ", interrupted" : "", x->a.output);
+	if (ws->dropped_records)
+		fprintf(stderr, PROG ": %llu records could not be written\n",
+			(unsigned long long)ws->dropped_records);
+}
+
+/* Stop the events, end the command, complete the file and say what it holds. 0, or -errno
+ * when the end of the file could not be written. */
+static int stop_recording(struct record *x)
+{
+	struct writer_stats ws;
+	struct recorder_totals t;
+	int r, closed;
+
+	r = recorder_stop(x->r, x->exit_status >= 0 ? exit_code_of(x->exit_status) : -1);
+	end_command(x);
+	ws = *writer_stats(x->w); /* as of before the close, which frees the writer */
+	closed = writer_close(x->w);
+	x->w = NULL;
+	if (r == 0)
+		r = closed;
+	recorder_totals(x->r, &t);
+	if (r < 0 && x->code == 0)
+		fprintf(stderr, PROG ": finishing %s failed: %s; it is readable up to the last complete frame\n",
+			x->a.output, strerror(-r));
+	if (!x->a.quiet)
+		print_summary(x, &t, &ws);
+	return r;
+}
+
+/* A failure's status, else the command's, else whether the file was completed. */
+static int exit_status_of(const struct record *x, int stop_result)
+{
+	if (x->code)
+		return x->code;
+	if (x->exit_status >= 0)
+		return exit_code_of(x->exit_status);
+	return stop_result < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+int main(int argc, char **argv)
+{
+	static struct record rec = { .sfd = -1, .go = -1, .errp = -1, .exit_status = -1 };
+	struct record *x = &rec;
+	int r;
+
+	r = parse_argv(&x->a, argc, argv);
+	if (r)
+		return r;
+	x->cmdline = util_join_args("ringprof record", argc, argv); /* however we were started */
+	if (block_signals(x) < 0 || spawn_command(x) < 0)
+		return EXIT_FAILURE;
+	if (open_recorder(x) < 0) {
+		abandon_command(x);
+		return EXIT_FAILURE;
 	}
-	{
-		struct recorder_totals t;
-		const struct writer_stats *ws = writer_stats(w);
-		uint64_t raw = ws->raw_bytes, file = ws->file_bytes, dropped = ws->dropped_records;
-		int crc = writer_close(w);
-		char b1[32];
-
-		if (rc == 0)
-			rc = crc;
-		(void)raw;
-		recorder_totals(r, &t);
-		if (rc < 0 && code == 0)
-			fprintf(stderr, PROG ": finishing %s failed: %s; it is readable up to the last complete frame\n",
-				output, strerror(-rc));
-		if (!quiet) {
-			double total = (double)(t.samples + t.lost);
-
-			fprintf(stderr,
-				"[ ringprof record: %llu samples, %llu lost (%.2f%%), %s written (%.1fx compression), "
-				"%.2f s%s -> %s ]\n",
-				(unsigned long long)t.samples, (unsigned long long)t.lost,
-				total > 0 ? 100.0 * (double)t.lost / total : 0.0,
-				util_format_bytes(file, b1, sizeof(b1)), file ? (double)raw / (double)file : 0.0,
-				(double)t.duration_ns / 1e9, interrupted ? ", interrupted" : "", output);
-			if (dropped)
-				fprintf(stderr, PROG ": %llu records could not be written\n",
-					(unsigned long long)dropped);
-		}
+	keep_old_output(x->a.output, x->a.quiet);
+	if (open_output(x) < 0) {
+		recorder_free(x->r);
+		abandon_command(x);
+		return EXIT_FAILURE;
 	}
-	recorder_free(r);
-	free(cmdline);
-	if (code)
-		return code;
-	if (exit_status >= 0)
-		return exit_code_of(exit_status);
-	return rc < 0 ? 1 : 0;
+	start_recording(x);
+	watch_signals(x);
+	watch_pids(x);
+	release_command(x);
+	if (!x->code)
+		run(x);
+	r = stop_recording(x);
+	recorder_free(x->r);
+	free(x->cmdline);
+	return exit_status_of(x, r);
 }

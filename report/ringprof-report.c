@@ -291,11 +291,200 @@ static void print_warn_groups(const struct warn_ctx *c)
 	}
 }
 
-int main(int argc, char **argv)
+/* Exit statuses besides EXIT_SUCCESS and EXIT_FAILURE (nothing usable, or output failed). */
+enum { EXIT_USAGE = 2 };
+
+enum {
+	OPT_STATS = 256,
+	OPT_DUMP,
+	OPT_FOLDED,
+	OPT_NO_CHILDREN,
+	OPT_PERCENT,
+	OPT_MAX_STACK,
+	OPT_PID,
+	OPT_TID,
+	OPT_COMM,
+	OPT_DSO,
+	OPT_CPU,
+	OPT_SINCE,
+	OPT_UNTIL,
+	OPT_SYMFS,
+	OPT_INLINE,
+	OPT_DEBUGINFOD,
+	OPT_DEBUGINFOD_TIMEOUT,
+	OPT_DIR,
+};
+
+/* What the command line asks for. The filter lists live here; build_filter() points
+ * so.filter at them. */
+struct args {
+	const char *inputs[MAX_INPUTS];
+	size_t n_inputs;
+	bool stats, dump, folded, no_children;
+	struct print_opts po;
+	struct session_opts so;
+	const char *comms[MAX_INPUTS], *dsos[MAX_INPUTS];
+	int32_t pids[MAX_INPUTS], tids[MAX_INPUTS];
+	int cpus[STAT_CPUS];
+	size_t n_cpus;
+	const char *since, *until; /* as given: resolved against the inputs' time span */
+};
+
+/* -g MODE[,PCT]. 0, or the exit status (said). */
+static int parse_call_graph(struct args *a, char *arg)
 {
-	enum { OPT_STATS = 256, OPT_DUMP, OPT_FOLDED, OPT_NO_CHILDREN, OPT_PERCENT, OPT_MAX_STACK, OPT_PID, OPT_TID,
-	       OPT_COMM, OPT_DSO, OPT_CPU, OPT_SINCE, OPT_UNTIL, OPT_SYMFS, OPT_INLINE, OPT_DEBUGINFOD,
-	       OPT_DEBUGINFOD_TIMEOUT, OPT_DIR };
+	char *comma = strchr(arg, ',');
+
+	if (comma) {
+		*comma = '\0';
+		if (util_parse_percent(comma + 1, &a->po.graph_threshold) < 0) {
+			fprintf(stderr, PROG ": invalid call-graph threshold '%s' (a percentage)\n",
+				comma + 1);
+			return EXIT_USAGE;
+		}
+	}
+	if (strcmp(arg, "caller") == 0)
+		a->po.graph = PRINT_GRAPH_CALLER;
+	else if (strcmp(arg, "callee") == 0)
+		a->po.graph = PRINT_GRAPH_CALLEE;
+	else {
+		fprintf(stderr, PROG ": -g takes caller or callee, not '%s'\n", arg);
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* --pid, --tid, --comm, --dso, --cpu, --since, --until. 0, or the exit status (said). */
+static int parse_filter_option(struct args *a, int c, char *arg)
+{
+	struct session_filter *f = &a->so.filter;
+
+	switch (c) {
+	case OPT_PID:
+	case OPT_TID:
+		if (split_ints(arg, c == OPT_PID ? a->pids : a->tids, MAX_INPUTS,
+			       c == OPT_PID ? &f->n_pids : &f->n_tids) < 0) {
+			fprintf(stderr, PROG ": invalid %s list '%s'\n",
+				c == OPT_PID ? "--pid" : "--tid", arg);
+			return EXIT_USAGE;
+		}
+		break;
+	case OPT_COMM:
+		split_list(arg, a->comms, MAX_INPUTS, &f->n_comms);
+		break;
+	case OPT_DSO:
+		split_list(arg, a->dsos, MAX_INPUTS, &f->n_dsos);
+		break;
+	case OPT_CPU:
+		if (cpulist_parse(arg, a->cpus, STAT_CPUS, &a->n_cpus) < 0) {
+			fprintf(stderr, PROG ": invalid CPU list '%s' (expected e.g. 0-3,6)\n", arg);
+			return EXIT_USAGE;
+		}
+		break;
+	case OPT_SINCE:
+		a->since = arg;
+		break;
+	case OPT_UNTIL:
+		a->until = arg;
+		break;
+	}
+	return 0;
+}
+
+/* One option into a; -h and -V end the program here. 0, or the exit status after saying
+ * what is wrong. */
+static int parse_option(struct args *a, int c, char *arg)
+{
+	uint64_t v;
+
+	switch (c) {
+	case 'i':
+		if (a->n_inputs == MAX_INPUTS) {
+			fprintf(stderr, PROG ": at most %d inputs\n", MAX_INPUTS);
+			return EXIT_USAGE;
+		}
+		a->inputs[a->n_inputs++] = arg;
+		break;
+	case OPT_DIR:
+		if (add_dir(arg, a->inputs, &a->n_inputs) < 0)
+			return EXIT_FAILURE;
+		break;
+	case OPT_STATS:
+		a->stats = true;
+		break;
+	case OPT_DUMP:
+		a->dump = true;
+		break;
+	case OPT_FOLDED:
+		a->folded = true;
+		break;
+	case 'g':
+		return parse_call_graph(a, arg);
+	case OPT_NO_CHILDREN:
+		a->no_children = true;
+		break;
+	case 'n':
+		a->po.show_samples = true;
+		break;
+	case 's':
+		if (print_parse_sort(arg, &a->po) < 0) {
+			fprintf(stderr, PROG ": invalid sort keys '%s' (choose from comm,pid,tid,dso,sym,cpu)\n", arg);
+			return EXIT_USAGE;
+		}
+		break;
+	case OPT_PERCENT:
+		if (util_parse_percent(arg, &a->po.percent_limit) < 0) {
+			fprintf(stderr, PROG ": invalid --percent-limit '%s'\n", arg);
+			return EXIT_USAGE;
+		}
+		break;
+	case OPT_MAX_STACK:
+		if (util_parse_u64(arg, &v) < 0 || v == 0 || v > 100000) {
+			fprintf(stderr, PROG ": invalid --max-stack '%s'\n", arg);
+			return EXIT_USAGE;
+		}
+		a->so.max_stack = (unsigned int)v;
+		break;
+	case OPT_PID:
+	case OPT_TID:
+	case OPT_COMM:
+	case OPT_DSO:
+	case OPT_CPU:
+	case OPT_SINCE:
+	case OPT_UNTIL:
+		return parse_filter_option(a, c, arg);
+	case OPT_SYMFS:
+		a->so.symfs = arg;
+		break;
+	case OPT_INLINE:
+		a->so.inline_frames = true;
+		break;
+	case OPT_DEBUGINFOD:
+		a->so.debuginfod = true;
+		break;
+	case OPT_DEBUGINFOD_TIMEOUT:
+		if (util_parse_u64(arg, &v) < 0 || v == 0 || v > 3600) {
+			fprintf(stderr, PROG ": invalid --debuginfod-timeout '%s'\n", arg);
+			return EXIT_USAGE;
+		}
+		a->so.debuginfod_timeout = (int)v;
+		break;
+	case 'h':
+		usage(stdout);
+		exit(EXIT_SUCCESS);
+	case 'V':
+		printf("ringprof report %s\n", PACKAGE_VERSION);
+		exit(EXIT_SUCCESS);
+	default:
+		fprintf(stderr, "Try 'ringprof report --help'.\n");
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* 0 to report, or the exit status after saying what is wrong. */
+static int parse_argv(struct args *a, int argc, char **argv)
+{
 	static const struct option longopts[] = {
 		{ "input", required_argument, NULL, 'i' },
 		{ "dir", required_argument, NULL, OPT_DIR },
@@ -323,220 +512,143 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	static const char *inputs[MAX_INPUTS], *comms[MAX_INPUTS], *dsos[MAX_INPUTS];
-	static int32_t pids[MAX_INPUTS], tids[MAX_INPUTS];
-	static int cpus[STAT_CPUS];
-	struct print_opts po = { .keys = { PRINT_COMM, PRINT_DSO, PRINT_SYM }, .n_keys = 3, .children = true,
-				 .graph_threshold = 0.5 };
-	struct session_opts so = { .debuginfod_timeout = 5 };
-	size_t n_inputs = 0, usable = 0, n_cpus = 0;
-	bool stats = false, dump = false, folded = false, no_children = false;
+	int c, r;
+
+	a->po = (struct print_opts){ .keys = { PRINT_COMM, PRINT_DSO, PRINT_SYM }, .n_keys = 3,
+				     .children = true, .graph_threshold = 0.5 };
+	a->so = (struct session_opts){ .debuginfod_timeout = 5 };
+	while ((c = getopt_long(argc, argv, "i:g:ns:hV", longopts, NULL)) != -1) {
+		r = parse_option(a, c, optarg);
+		if (r)
+			return r;
+	}
+	if (optind < argc) {
+		fprintf(stderr, PROG ": unexpected argument '%s' (inputs are given with -i)\n",
+			argv[optind]);
+		return EXIT_USAGE;
+	}
+	if (!a->n_inputs)
+		a->inputs[a->n_inputs++] = "ringprof.data";
+	return 0;
+}
+
+/* The session filter: the lists given, and --since/--until against the inputs' time span.
+ * 0, or -EINVAL (said). */
+static int build_filter(struct args *a)
+{
+	struct session_filter *f = &a->so.filter;
+
+	if ((a->since || a->until) &&
+	    resolve_window(a->inputs, a->n_inputs, a->since, a->until, f) < 0)
+		return -EINVAL;
+	f->pids = a->pids;
+	f->tids = a->tids;
+	f->comms = a->comms;
+	f->dsos = a->dsos;
+	f->cpus = a->cpus;
+	f->n_cpus = a->n_cpus;
+	return 0;
+}
+
+/* One open file per object in use (and its debug file): a whole system has many. */
+static void raise_nofile_limit(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+/* Read every input into s; how many could be used. */
+static size_t add_inputs(struct session *s, const struct args *a, struct warn_ctx *wc)
+{
+	size_t usable = 0;
+
+	for (size_t i = 0; i < a->n_inputs; i++) {
+		char why[512];
+
+		wc->path = a->inputs[i];
+		/* A file outside the window counts too: it was read and had nothing for it. */
+		if (session_add_file(s, a->inputs[i], why, sizeof(why)) < 0)
+			fprintf(stderr, PROG ": %s: %s\n", a->inputs[i], why);
+		else
+			usable++;
+	}
+	return usable;
+}
+
+/* The folded stacks, or the header and the table. 0 or -errno. */
+static int print_report(const struct session *s, const struct args *a)
+{
+	const struct rp_header_rec *h = session_header(s);
+	struct print_opts po = a->po;
+
+	/* Children needs callchains; without them every entry's Children equals Self. */
+	po.children = !a->no_children && (!h || (h->flags & RP_HDR_CALLCHAIN));
+	if (a->folded)
+		return print_folded(stdout, s);
+	print_header(stdout, s, a->inputs, a->n_inputs);
+	return print_flat(stdout, s, &po);
+}
+
+/* Read, symbolize and print; then the grouped warnings. The exit status. */
+static int report(struct args *a)
+{
 	struct warn_ctx wc = { .groups = {
 		{ "no function symbols", "no function symbols", { { 0 } }, 0 },
 		{ "no symbols (", "no symbol table", { { 0 } }, 0 },
 		{ "cannot open: No such file", "no longer on disk", { { 0 } }, 0 },
 	} };
-	const char *since = NULL, *until = NULL;
 	struct session *s;
-	uint64_t v;
-	int c, rc;
+	int r;
 
-	while ((c = getopt_long(argc, argv, "i:g:ns:hV", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'i':
-			if (n_inputs == MAX_INPUTS) {
-				fprintf(stderr, PROG ": at most %d inputs\n", MAX_INPUTS);
-				return 2;
-			}
-			inputs[n_inputs++] = optarg;
-			break;
-		case OPT_DIR:
-			if (add_dir(optarg, inputs, &n_inputs) < 0)
-				return 1;
-			break;
-		case OPT_STATS:
-			stats = true;
-			break;
-		case OPT_DUMP:
-			dump = true;
-			break;
-		case OPT_FOLDED:
-			folded = true;
-			break;
-		case 'g': {
-			char *comma = strchr(optarg, ',');
-
-			if (comma) {
-				*comma = '\0';
-				if (util_parse_percent(comma + 1, &po.graph_threshold) < 0) {
-					fprintf(stderr, PROG ": invalid call-graph threshold '%s' (a percentage)\n", comma + 1);
-					return 2;
-				}
-			}
-			if (strcmp(optarg, "caller") == 0)
-				po.graph = PRINT_GRAPH_CALLER;
-			else if (strcmp(optarg, "callee") == 0)
-				po.graph = PRINT_GRAPH_CALLEE;
-			else {
-				fprintf(stderr, PROG ": -g takes caller or callee, not '%s'\n", optarg);
-				return 2;
-			}
-			break;
-		}
-		case OPT_NO_CHILDREN:
-			no_children = true;
-			break;
-		case 'n':
-			po.show_samples = true;
-			break;
-		case 's':
-			if (print_parse_sort(optarg, &po) < 0) {
-				fprintf(stderr, PROG ": invalid sort keys '%s' (choose from comm,pid,tid,dso,sym,cpu)\n", optarg);
-				return 2;
-			}
-			break;
-		case OPT_PERCENT:
-			if (util_parse_percent(optarg, &po.percent_limit) < 0) {
-				fprintf(stderr, PROG ": invalid --percent-limit '%s'\n", optarg);
-				return 2;
-			}
-			break;
-		case OPT_MAX_STACK:
-			if (util_parse_u64(optarg, &v) < 0 || v == 0 || v > 100000) {
-				fprintf(stderr, PROG ": invalid --max-stack '%s'\n", optarg);
-				return 2;
-			}
-			so.max_stack = (unsigned int)v;
-			break;
-		case OPT_PID:
-		case OPT_TID:
-			if (split_ints(optarg, c == OPT_PID ? pids : tids, MAX_INPUTS,
-				       c == OPT_PID ? &so.filter.n_pids : &so.filter.n_tids) < 0) {
-				fprintf(stderr, PROG ": invalid %s list '%s'\n", c == OPT_PID ? "--pid" : "--tid", optarg);
-				return 2;
-			}
-			break;
-		case OPT_COMM:
-			split_list(optarg, comms, MAX_INPUTS, &so.filter.n_comms);
-			break;
-		case OPT_DSO:
-			split_list(optarg, dsos, MAX_INPUTS, &so.filter.n_dsos);
-			break;
-		case OPT_CPU:
-			if (cpulist_parse(optarg, cpus, STAT_CPUS, &n_cpus) < 0) {
-				fprintf(stderr, PROG ": invalid CPU list '%s' (expected e.g. 0-3,6)\n", optarg);
-				return 2;
-			}
-			break;
-		case OPT_SINCE:
-			since = optarg;
-			break;
-		case OPT_UNTIL:
-			until = optarg;
-			break;
-		case OPT_SYMFS:
-			so.symfs = optarg;
-			break;
-		case OPT_INLINE:
-			so.inline_frames = true;
-			break;
-		case OPT_DEBUGINFOD:
-			so.debuginfod = true;
-			break;
-		case OPT_DEBUGINFOD_TIMEOUT:
-			if (util_parse_u64(optarg, &v) < 0 || v == 0 || v > 3600) {
-				fprintf(stderr, PROG ": invalid --debuginfod-timeout '%s'\n", optarg);
-				return 2;
-			}
-			so.debuginfod_timeout = (int)v;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		case 'V':
-			printf("ringprof report %s\n", PACKAGE_VERSION);
-			return 0;
-		default:
-			fprintf(stderr, "Try 'ringprof report --help'.\n");
-			return 2;
-		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, PROG ": unexpected argument '%s' (inputs are given with -i)\n", argv[optind]);
-		return 2;
-	}
-	if (!n_inputs)
-		inputs[n_inputs++] = "ringprof.data";
-	if (stats || dump)
-		return inspect(inputs, n_inputs, stats, dump);
-
-	if ((since || until) && resolve_window(inputs, n_inputs, since, until, &so.filter) < 0)
-		return 2;
-	so.filter.pids = pids;
-	so.filter.tids = tids;
-	so.filter.comms = comms;
-	so.filter.dsos = dsos;
-	so.filter.cpus = cpus;
-	so.filter.n_cpus = n_cpus;
-	so.warn = on_session_warn;
-	so.warn_arg = &wc;
-	{
-		/* One open file per object in use (and its debug file): a whole system has many. */
-		struct rlimit rl;
-
-		if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
-			rl.rlim_cur = rl.rlim_max;
-			setrlimit(RLIMIT_NOFILE, &rl);
-		}
-	}
-	s = session_new(&so);
+	a->so.warn = on_session_warn;
+	a->so.warn_arg = &wc;
+	raise_nofile_limit();
+	s = session_new(&a->so);
 	if (!s) {
 		fprintf(stderr, PROG ": out of memory\n");
-		return 1;
+		return EXIT_FAILURE;
 	}
-	for (size_t i = 0; i < n_inputs; i++) {
-		char why[512];
-
-		wc.path = inputs[i];
-		rc = session_add_file(s, inputs[i], why, sizeof(why));
-		if (rc < 0)
-			fprintf(stderr, PROG ": %s: %s\n", inputs[i], why);
-		else
-			usable++; /* also when outside the window: it was read and had nothing for it */
-	}
-	if (!usable) {
+	if (!add_inputs(s, a, &wc)) {
 		session_free(s);
-		return 1;
+		return EXIT_FAILURE;
 	}
 	wc.path = "symbols";
-	rc = session_finish(s);
-	if (rc < 0) {
-		fprintf(stderr, PROG ": %s\n", strerror(-rc));
+	r = session_finish(s);
+	if (r < 0) {
+		fprintf(stderr, PROG ": %s\n", strerror(-r));
 		session_free(s);
-		return 1;
+		return EXIT_FAILURE;
 	}
-	{
-		const struct rp_header_rec *h = session_header(s);
-
-		/* Children needs callchains; without them every entry's Children equals Self. */
-		po.children = !no_children && (!h || (h->flags & RP_HDR_CALLCHAIN));
-	}
-	if (folded) {
-		rc = print_folded(stdout, s);
-	} else {
-		print_header(stdout, s, inputs, n_inputs);
-		rc = print_flat(stdout, s, &po);
-	}
+	r = print_report(s, a);
 	session_free(s);
-	if (rc < 0) {
-		fprintf(stderr, PROG ": %s\n", strerror(-rc));
-		return 1;
+	if (r < 0) {
+		fprintf(stderr, PROG ": %s\n", strerror(-r));
+		return EXIT_FAILURE;
 	}
 	fflush(stdout);
 	print_warn_groups(&wc);
 	if (fflush(stdout) != 0) {
 		fprintf(stderr, PROG ": writing the output failed: %s\n", strerror(errno));
-		return 1;
+		return EXIT_FAILURE;
 	}
-	return 0;
+	return EXIT_SUCCESS;
+}
+
+int main(int argc, char **argv)
+{
+	static struct args a;
+	int r;
+
+	r = parse_argv(&a, argc, argv);
+	if (r)
+		return r;
+	if (a.stats || a.dump)
+		return inspect(a.inputs, a.n_inputs, a.stats, a.dump);
+	if (build_filter(&a) < 0)
+		return EXIT_USAGE;
+	return report(&a);
 }
