@@ -195,13 +195,13 @@ static int rec_open(struct daemon *d, const struct conf *c, struct rec *ret, cha
 /* Count what a recorder saw and free it. */
 static void rec_close(struct daemon *d, struct rec *x)
 {
-	struct recorder_totals t;
+	const struct recorder_totals *t;
 
 	if (!x->r)
 		return;
-	recorder_totals(x->r, &t);
-	d->done.samples += t.samples;
-	d->done.lost += t.lost;
+	t = recorder_totals(x->r);
+	d->done.samples += t->samples;
+	d->done.lost += t->lost;
 	recorder_free(x->r);
 	free(x->cpus);
 	memset(x, 0, sizeof(*x));
@@ -295,14 +295,13 @@ static void vacuum(struct daemon *d)
 static void status_line(struct daemon *d, char *buf, size_t size)
 {
 	const struct writer_stats *ws = writer_stats(d->w);
-	struct recorder_totals t;
+	const struct recorder_totals *t = recorder_totals(d->rec.r);
 	uint64_t samples, lost, raw, file, dropped;
 	char b[32];
 	size_t n;
 
-	recorder_totals(d->rec.r, &t);
-	samples = d->done.samples + t.samples;
-	lost = d->done.lost + t.lost;
+	samples = d->done.samples + t->samples;
+	lost = d->done.lost + t->lost;
 	raw = d->done.raw_bytes + ws->raw_bytes;
 	file = d->done.file_bytes + ws->file_bytes;
 	dropped = d->done.dropped_records + ws->dropped_records;

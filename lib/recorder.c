@@ -51,6 +51,7 @@ struct recorder {
 	uint64_t t_restack; /* when stacks and kernel symbols were last defined again */
 	struct ksyms ksyms;
 	struct encoder *enc; /* NULL: samples are stored as the kernel wrote them */
+	struct recorder_totals totals; /* what recorder_totals() last computed */
 };
 
 static int add_to_epoll(struct recorder *r, char *why, size_t why_size)
@@ -438,8 +439,10 @@ int recorder_stop(struct recorder *r, int exit_status)
 	return writer_flush(r->w);
 }
 
-void recorder_totals(const struct recorder *r, struct recorder_totals *ret)
+const struct recorder_totals *recorder_totals(struct recorder *r)
 {
+	struct recorder_totals *ret = &r->totals;
+
 	memset(ret, 0, sizeof(*ret));
 	for (size_t ci = 0; ci < r->ev.n_cpus; ci++) {
 		const struct counts *n = &r->cpus[ci].n;
@@ -450,4 +453,5 @@ void recorder_totals(const struct recorder *r, struct recorder_totals *ret)
 		ret->bad += r->ev.cpus[ci].ring.n_bad;
 	}
 	ret->duration_ns = (r->t_stop ? r->t_stop : util_now_ns()) - r->t_first;
+	return ret;
 }

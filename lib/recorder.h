@@ -89,6 +89,7 @@ int recorder_rotate(struct recorder *r, struct writer *w);
  * per-CPU statistics and the finish record. exit_status is the command's, or -1. */
 int recorder_stop(struct recorder *r, int exit_status);
 
-void recorder_totals(const struct recorder *r, struct recorder_totals *ret);
+/* The totals since recorder_start(), brought up to date; owned by r, valid until the next call. */
+const struct recorder_totals *recorder_totals(struct recorder *r);
 
 #endif

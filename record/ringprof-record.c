@@ -659,7 +659,6 @@ static void print_summary(const struct record *x, const struct recorder_totals *
 static int stop_recording(struct record *x)
 {
 	struct writer_stats ws;
-	struct recorder_totals t;
 	int r, closed;
 
 	r = recorder_stop(x->r, x->exit_status >= 0 ? exit_code_of(x->exit_status) : -1);
@@ -669,12 +668,11 @@ static int stop_recording(struct record *x)
 	x->w = NULL;
 	if (r == 0)
 		r = closed;
-	recorder_totals(x->r, &t);
 	if (r < 0 && x->code == 0)
 		fprintf(stderr, PROG ": finishing %s failed: %s; it is readable up to the last complete frame\n",
 			x->a.output, strerror(-r));
 	if (!x->a.quiet)
-		print_summary(x, &t, &ws);
+		print_summary(x, recorder_totals(x->r), &ws);
 	return r;
 }
 
