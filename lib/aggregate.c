@@ -4,6 +4,7 @@
 
 #include "aggregate.h"
 #include "dsotab.h"
+#include "grow.h"
 #include "intern.h"
 #include "session.h"
 #include "symstacks.h"
@@ -20,7 +21,7 @@ struct aggregate {
 	struct pairtab *tasks;     /* (pid << 32 | tid, comm) -> task id */
 	struct pairtab *agg_ids;   /* (stack, task << 20 | cpu) -> agg index */
 	struct agg *aggs;
-	uint32_t n_aggs, cap_aggs;
+	size_t n_aggs, cap_aggs;
 	struct session_row *rows;
 	size_t n_rows;
 };
@@ -72,21 +73,16 @@ int64_t aggregate_add_task(struct aggregate *a, int32_t pid, int32_t tid, uint32
 int aggregate_add_sample(struct aggregate *a, uint32_t stack, uint32_t task, uint32_t cpu,
 			 uint64_t period)
 {
-	bool added;
-	int64_t id = pairtab_intern(a->agg_ids, stack, (uint64_t)task << 20 | (cpu & 0xfffff), &added);
+	uint64_t key = (uint64_t)task << 20 | (cpu & 0xfffff);
+	int64_t id = pairtab_find(a->agg_ids, stack, key);
 
-	if (id < 0)
-		return -ENOMEM;
-	if (added) {
-		if (a->n_aggs == a->cap_aggs) {
-			uint32_t cap = a->cap_aggs ? a->cap_aggs * 2 : 4096;
-			struct agg *n = realloc(a->aggs, cap * sizeof(*n));
-
-			if (!n)
-				return -ENOMEM;
-			a->aggs = n;
-			a->cap_aggs = cap;
-		}
+	if (id < 0) {
+		/* Room first: an id in agg_ids always has its count. */
+		if (GROW(a->aggs, a->cap_aggs, a->n_aggs + 1) < 0)
+			return -ENOMEM;
+		id = pairtab_intern(a->agg_ids, stack, key, NULL);
+		if (id < 0)
+			return -ENOMEM;
 		a->aggs[id] = (struct agg){ stack, task, cpu, 0, 0 };
 		a->n_aggs++;
 	}
@@ -116,7 +112,7 @@ int aggregate_build_rows(struct aggregate *a, struct symstacks *ss, struct sessi
 
 	if (!row_ids)
 		return -ENOMEM;
-	for (uint32_t i = 0; i < a->n_aggs; i++) {
+	for (size_t i = 0; i < a->n_aggs; i++) {
 		const struct agg *g = &a->aggs[i];
 		uint32_t n, m, unknown;
 		const uint32_t *locs = seqtab_get(a->stacks, g->stack, &n);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "dsotab.h"
+#include "grow.h"
 #include "intern.h"
 #include "perfmap.h"
 #include "symbolizer.h"
@@ -22,7 +23,7 @@ struct dsotab {
 	struct symbolizer *symz;   /* borrowed */
 	const char *symfs;         /* borrowed */
 	struct dso *dsos;
-	uint32_t n_dsos, cap_dsos;
+	size_t n_dsos, cap_dsos;
 	struct pairtab *ids;       /* identity (value, TAG_*) -> dso id */
 	struct strtab *names;      /* pseudo-file and module names */
 };
@@ -36,37 +37,27 @@ enum {
 	TAG_PSEUDO, /* value: name id in names */
 };
 
-static int64_t add_dso(struct dsotab *t, enum dsotab_kind kind, const char *name)
-{
-	struct dso *d;
-
-	if (t->n_dsos == t->cap_dsos) {
-		uint32_t cap = t->cap_dsos ? t->cap_dsos * 2 : 64;
-		struct dso *n = realloc(t->dsos, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		t->dsos = n;
-		t->cap_dsos = cap;
-	}
-	d = &t->dsos[t->n_dsos];
-	memset(d, 0, sizeof(*d));
-	d->kind = kind;
-	d->name = strdup(name);
-	if (!d->name)
-		return -ENOMEM;
-	return t->n_dsos++;
-}
-
+/* The id of identity (VALUE, TAG), adding the dso when it is new. Room comes first: an id in
+ * ids always has its dso. */
 static int64_t get_dso(struct dsotab *t, uint64_t value, uint64_t tag, enum dsotab_kind kind, const char *name)
 {
-	bool added;
-	int64_t id = pairtab_intern(t->ids, value, tag, &added);
+	int64_t id = pairtab_find(t->ids, value, tag);
+	char *copy;
 
-	if (id < 0 || !added)
+	if (id >= 0)
 		return id;
-	if (add_dso(t, kind, name) != id)
+	if (GROW(t->dsos, t->cap_dsos, t->n_dsos + 1) < 0)
 		return -ENOMEM;
+	copy = strdup(name);
+	if (!copy)
+		return -ENOMEM;
+	id = pairtab_intern(t->ids, value, tag, NULL);
+	if (id < 0) {
+		free(copy);
+		return id;
+	}
+	t->dsos[id] = (struct dso){ .kind = kind, .name = copy };
+	t->n_dsos++;
 	return id;
 }
 
@@ -91,7 +82,7 @@ struct dsotab *dsotab_free(struct dsotab *t)
 {
 	if (!t)
 		return NULL;
-	for (uint32_t i = 0; i < t->n_dsos; i++) {
+	for (size_t i = 0; i < t->n_dsos; i++) {
 		free(t->dsos[i].name);
 		perfmap_free(t->dsos[i].pmap);
 	}
@@ -181,7 +172,7 @@ bool dsotab_matches(const struct dsotab *t, uint32_t id, const char *name)
 	return strcmp(name, d->name) == 0 || (path && strcmp(name, path) == 0);
 }
 
-const struct perfmap *dsotab_perfmap(struct dsotab *t, uint32_t id)
+int dsotab_perfmap(struct dsotab *t, uint32_t id, const struct perfmap **ret)
 {
 	struct dso *d = &t->dsos[id];
 
@@ -190,7 +181,9 @@ const struct perfmap *dsotab_perfmap(struct dsotab *t, uint32_t id)
 
 		d->pmap_tried = true;
 		snprintf(path, sizeof(path), "%s/tmp/perf-%d.map", t->symfs ? t->symfs : "", (int)d->pid);
-		perfmap_load(path, &d->pmap);
+		if (perfmap_load(path, &d->pmap) == -ENOMEM)
+			return -ENOMEM;
 	}
-	return d->pmap;
+	*ret = d->pmap;
+	return 0;
 }

@@ -48,7 +48,8 @@ struct sym_dso *dsotab_sym(const struct dsotab *t, uint32_t id);
 const char *dsotab_name(const struct dsotab *t, uint32_t id);
 /* Is NAME the object's short name or (for a file) its recorded path? */
 bool dsotab_matches(const struct dsotab *t, uint32_t id, const char *name);
-/* DSOTAB_JIT: SYMFS/tmp/perf-PID.map, loaded on the first call; NULL when there is none. */
-const struct perfmap *dsotab_perfmap(struct dsotab *t, uint32_t id);
+/* DSOTAB_JIT: SYMFS/tmp/perf-PID.map, loaded on the first call: 0 with *ret (NULL when there
+ * is no usable map), or -ENOMEM. */
+int dsotab_perfmap(struct dsotab *t, uint32_t id, const struct perfmap **ret);
 
 #endif

@@ -83,7 +83,7 @@ void print_header(FILE *f, const struct session *s, const char *const *inputs, s
 		fprintf(f, "# header: lost (damaged first frame); host and event unknown\n");
 	}
 	fprintf(f, "# samples: %" PRIu64, t->samples);
-	if (t->samples != t->samples_seen)
+	if (t->samples + t->samples_nomem != t->samples_seen)
 		fprintf(f, " of %" PRIu64 " (filtered)", t->samples_seen);
 	fprintf(f, ", lost: %" PRIu64 " (%.2f%%)", t->lost, all > 0 ? 100.0 * (double)t->lost / all : 0.0);
 	if (t->throttles)
@@ -104,6 +104,13 @@ void print_header(FILE *f, const struct session *s, const char *const *inputs, s
 	if (t->samples_malformed)
 		fprintf(f, "# note: %" PRIu64 " malformed sample%s skipped (fields that do not fit the record)\n",
 			t->samples_malformed, t->samples_malformed > 1 ? "s" : "");
+	if (t->samples_nomem)
+		fprintf(f, "# note: %" PRIu64 " sample%s dropped (out of memory while reading): not counted above\n",
+			t->samples_nomem, t->samples_nomem > 1 ? "s" : "");
+	if (t->sideband_nomem)
+		fprintf(f, "# note: %" PRIu64 " side-band record%s (tasks, mappings, kernel symbols) not applied "
+			   "(out of memory): some samples may be attributed to the wrong task, object or symbol\n",
+			t->sideband_nomem, t->sideband_nomem > 1 ? "s" : "");
 	fprintf(f, "#\n");
 }
 

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "intern.h"
 #include "procmodel.h"
 
@@ -22,10 +23,10 @@ struct thr {
 struct procmodel {
 	struct pairtab *pids; /* pid -> index into procs */
 	struct proc *procs;
-	uint32_t n_procs, cap_procs;
+	size_t n_procs, cap_procs;
 	struct pairtab *tids; /* tid -> index into thrs */
 	struct thr *thrs;
-	uint32_t n_thrs, cap_thrs;
+	size_t n_thrs, cap_thrs;
 	struct strtab *comms;
 	uint64_t gen;         /* last generation handed out */
 };
@@ -48,7 +49,7 @@ struct procmodel *procmodel_free(struct procmodel *m)
 {
 	if (!m)
 		return NULL;
-	for (uint32_t i = 0; i < m->n_procs; i++)
+	for (size_t i = 0; i < m->n_procs; i++)
 		free(m->procs[i].maps);
 	free(m->procs);
 	free(m->thrs);
@@ -59,23 +60,18 @@ struct procmodel *procmodel_free(struct procmodel *m)
 	return NULL;
 }
 
+/* The process PID, added when new; NULL when out of memory. Room comes first: an id in pids
+ * always has its process. */
 static struct proc *get_proc(struct procmodel *m, int32_t pid)
 {
-	bool added;
-	int64_t id = pairtab_intern(m->pids, (uint32_t)pid, 0, &added);
+	int64_t id = pairtab_find(m->pids, (uint32_t)pid, 0);
 
-	if (id < 0)
-		return NULL;
-	if (added) {
-		if (m->n_procs == m->cap_procs) {
-			uint32_t cap = m->cap_procs ? m->cap_procs * 2 : 256;
-			struct proc *p = realloc(m->procs, cap * sizeof(*p));
-
-			if (!p)
-				return NULL; /* the id stays reserved; a later call retries the array */
-			m->procs = p;
-			m->cap_procs = cap;
-		}
+	if (id < 0) {
+		if (GROW(m->procs, m->cap_procs, m->n_procs + 1) < 0)
+			return NULL;
+		id = pairtab_intern(m->pids, (uint32_t)pid, 0, NULL);
+		if (id < 0)
+			return NULL;
 		m->procs[id] = (struct proc){ NULL, 0, 0, -1, 0 };
 		m->n_procs++;
 	}
@@ -91,23 +87,17 @@ static const struct proc *find_proc(const struct procmodel *m, int32_t pid)
 	return id < 0 ? NULL : &m->procs[id];
 }
 
+/* The thread TID, added when new; NULL when out of memory (as get_proc). */
 static struct thr *get_thr(struct procmodel *m, int32_t tid)
 {
-	bool added;
-	int64_t id = pairtab_intern(m->tids, (uint32_t)tid, 0, &added);
+	int64_t id = pairtab_find(m->tids, (uint32_t)tid, 0);
 
-	if (id < 0)
-		return NULL;
-	if (added) {
-		if (m->n_thrs == m->cap_thrs) {
-			uint32_t cap = m->cap_thrs ? m->cap_thrs * 2 : 256;
-			struct thr *t = realloc(m->thrs, cap * sizeof(*t));
-
-			if (!t)
-				return NULL;
-			m->thrs = t;
-			m->cap_thrs = cap;
-		}
+	if (id < 0) {
+		if (GROW(m->thrs, m->cap_thrs, m->n_thrs + 1) < 0)
+			return NULL;
+		id = pairtab_intern(m->tids, (uint32_t)tid, 0, NULL);
+		if (id < 0)
+			return NULL;
 		m->thrs[id] = (struct thr){ -1, -1 };
 		m->n_thrs++;
 	}

@@ -9,6 +9,7 @@
 #include "aggregate.h"
 #include "dsotab.h"
 #include "format.h"
+#include "grow.h"
 #include "intern.h"
 #include "ksymtab.h"
 #include "procmodel.h"
@@ -34,7 +35,7 @@ struct replay {
 	 * file << 48 ^ process generation) -> location stack in scache_val (UINT32_MAX unset). */
 	struct pairtab *scache;
 	uint32_t *scache_val;
-	uint32_t cap_scache;
+	size_t cap_scache;
 	uint64_t file_no;
 	/* The last task seen on each CPU (modulo 64), valid while the process model is unchanged:
 	 * samples come in runs of one thread per CPU, this saves three lookups each. */
@@ -48,7 +49,7 @@ struct replay {
 	uint64_t sample_type;
 	uint64_t since, until;     /* CLOCK_MONOTONIC ns of the file being read */
 	int8_t *comm_ok;           /* comm filter verdict per comm id: 0 unknown, 1 keep, -1 drop */
-	uint32_t n_comm_ok;
+	size_t n_comm_ok;
 	bool finished;
 	uint32_t loc_buf[MAX_FRAMES];
 };
@@ -88,7 +89,8 @@ static void on_comm(struct replay *rp, const struct perf_event_header *h)
 		return;
 	memcpy(&pid, (const char *)h + 8, 4);
 	memcpy(&tid, (const char *)h + 12, 4);
-	procmodel_comm(rp->pm, (int32_t)pid, (int32_t)tid, comm, h->misc & PERF_RECORD_MISC_COMM_EXEC);
+	if (procmodel_comm(rp->pm, (int32_t)pid, (int32_t)tid, comm, h->misc & PERF_RECORD_MISC_COMM_EXEC) < 0)
+		rp->t->sideband_nomem++;
 }
 
 static void on_mmap(struct replay *rp, const struct perf_event_header *h)
@@ -130,9 +132,8 @@ static void on_mmap(struct replay *rp, const struct perf_event_header *h)
 	if ((h->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL)
 		return; /* kernel and module maps: kallsyms covers them */
 	dso = dsotab_add_mapped(rp->dsos, path, bid, bid_len, maj, min, ino, (int32_t)pid);
-	if (dso < 0)
-		return;
-	procmodel_map(rp->pm, (int32_t)pid, addr, len, pgoff, (uint32_t)dso);
+	if (dso < 0 || procmodel_map(rp->pm, (int32_t)pid, addr, len, pgoff, (uint32_t)dso) < 0)
+		rp->t->sideband_nomem++;
 }
 
 static bool keep_pid(const struct session_filter *f, int32_t pid, int32_t tid, uint32_t cpu)
@@ -163,35 +164,35 @@ static bool keep_pid(const struct session_filter *f, int32_t pid, int32_t tid, u
 	return true;
 }
 
+static bool comm_wanted(const struct session_filter *f, const char *name)
+{
+	for (size_t i = 0; i < f->n_comms; i++)
+		if (strcmp(f->comms[i], name) == 0)
+			return true;
+	return false;
+}
+
+/* The --comm verdict, cached per comm id. Without memory for the cache the names are compared
+ * every time: no sample is kept or dropped wrongly for want of memory. */
 static bool keep_comm(struct replay *rp, uint32_t comm)
 {
 	const struct session_filter *f = &rp->o->filter;
+	size_t n = rp->n_comm_ok;
 
 	if (!f->n_comms)
 		return true;
-	if (comm >= rp->n_comm_ok) {
-		uint32_t n = (comm + 1) * 2;
-		int8_t *v = realloc(rp->comm_ok, n);
-
-		if (!v)
-			return true;
-		memset(v + rp->n_comm_ok, 0, n - rp->n_comm_ok);
-		rp->comm_ok = v;
-		rp->n_comm_ok = n;
+	if (comm >= n) {
+		if (GROW(rp->comm_ok, rp->n_comm_ok, (size_t)comm + 1) < 0)
+			return comm_wanted(f, strtab_get(procmodel_comms(rp->pm), comm));
+		memset(rp->comm_ok + n, 0, rp->n_comm_ok - n);
 	}
-	if (!rp->comm_ok[comm]) {
-		const char *name = strtab_get(procmodel_comms(rp->pm), comm);
-
-		rp->comm_ok[comm] = -1;
-		for (size_t i = 0; i < f->n_comms; i++)
-			if (strcmp(f->comms[i], name) == 0)
-				rp->comm_ok[comm] = 1;
-	}
+	if (!rp->comm_ok[comm])
+		rp->comm_ok[comm] = comm_wanted(f, strtab_get(procmodel_comms(rp->pm), comm)) ? 1 : -1;
 	return rp->comm_ok[comm] > 0;
 }
 
 /* Location id of an address seen in a sample: kernel addresses as they are, user ones as
- * (mapped object, file offset). */
+ * (mapped object, file offset). -ENOMEM. */
 static int64_t locate(struct replay *rp, int32_t pid, bool kernel, uint64_t addr)
 {
 	const struct procmodel_map *m;
@@ -209,14 +210,131 @@ static int64_t locate(struct replay *rp, int32_t pid, bool kernel, uint64_t addr
 	return aggregate_add_loc(rp->agg, (uint32_t)dso, addr);
 }
 
+/* The sample's thread: from the CPU's memo when the same thread ran there last and the model
+ * has not changed since, else looked up and remembered. NULL when out of memory. */
+static const struct task_memo *sample_task(struct replay *rp, const struct record_sample *smp)
+{
+	struct task_memo *memo = &rp->memo[smp->id.cpu & 63];
+	int32_t pid = (int32_t)smp->id.pid, tid = (int32_t)smp->id.tid;
+	int64_t comm, task;
+
+	if (memo->version == procmodel_version(rp->pm) && memo->pid == smp->id.pid && memo->tid == smp->id.tid)
+		return memo;
+	memo->version = 0;
+	comm = procmodel_comm_id(rp->pm, pid, tid);
+	if (comm < 0)
+		return NULL;
+	task = aggregate_add_task(rp->agg, pid, tid, (uint32_t)comm);
+	if (task < 0)
+		return NULL;
+	*memo = (struct task_memo){ procmodel_version(rp->pm), smp->id.pid, smp->id.tid, comm, task,
+				    procmodel_gen(rp->pm, pid) };
+	return memo;
+}
+
+/* The callchain's locations into loc_buf, at most MAX: how many, or -ENOMEM. */
+static int locate_chain(struct replay *rp, const struct record_sample *smp, uint32_t max)
+{
+	bool kernel = (smp->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;
+	bool first = true;
+	uint32_t n = 0;
+
+	for (uint64_t i = 0; i < smp->nr && n < max; i++) {
+		uint64_t v;
+		int64_t loc;
+
+		memcpy(&v, &smp->ips[i], 8);
+		if (v >= (uint64_t)PERF_CONTEXT_MAX) {
+			kernel = v == (uint64_t)PERF_CONTEXT_KERNEL;
+			if (v != (uint64_t)PERF_CONTEXT_KERNEL && v != (uint64_t)PERF_CONTEXT_USER)
+				break; /* guest or hypervisor frames: not ours to resolve */
+			first = true;
+			continue;
+		}
+		/* Every frame but the first of a context is a return address: the call
+		 * instruction is just before it. */
+		loc = locate(rp, (int32_t)smp->id.pid, kernel, first ? v : v - 1);
+		first = false;
+		if (loc < 0)
+			return (int)loc;
+		rp->loc_buf[n++] = (uint32_t)loc;
+	}
+	return (int)n;
+}
+
+/* The sample's location stack, leaf first: its callchain, or its ip without one. -ENOMEM. */
+static int64_t locate_stack(struct replay *rp, const struct record_sample *smp)
+{
+	uint32_t max = rp->o->max_stack ? rp->o->max_stack : MAX_FRAMES;
+	int n;
+
+	if (max > MAX_FRAMES)
+		max = MAX_FRAMES;
+	n = locate_chain(rp, smp, max);
+	if (n < 0)
+		return n;
+	if (n == 0) {
+		int64_t loc = locate(rp, (int32_t)smp->id.pid,
+				     (smp->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL, smp->ip);
+
+		if (loc < 0)
+			return loc;
+		rp->loc_buf[n++] = (uint32_t)loc;
+	}
+	return aggregate_add_stack(rp->agg, rp->loc_buf, (uint32_t)n);
+}
+
+/* Remember location stack STACK for cache slot CID; without memory it is simply not kept. */
+static void cache_stack(struct replay *rp, uint32_t cid, uint32_t stack)
+{
+	size_t cap = rp->cap_scache;
+
+	if (cid >= cap) {
+		if (GROW(rp->scache_val, rp->cap_scache, (size_t)cid + 1) < 0)
+			return;
+		memset(rp->scache_val + cap, 0xff, (rp->cap_scache - cap) * sizeof(*rp->scache_val));
+	}
+	rp->scache_val[cid] = stack;
+}
+
+/* The sample's location stack, resolved once per packed stack and process state. -ENOMEM. */
+static int64_t sample_stack(struct replay *rp, const struct record_sample *smp, uint64_t pgen)
+{
+	uint32_t sid = reader_stack_id(rp->rd);
+	int64_t cid = -1, stack;
+	bool added;
+
+	if (sid != READER_NO_STACK) {
+		/* Same stack, same process state: same locations. */
+		cid = pairtab_intern(rp->scache, (uint64_t)sid << 32 | smp->id.pid, rp->file_no << 48 ^ pgen, &added);
+		if (cid >= 0 && !added && (size_t)cid < rp->cap_scache && rp->scache_val[cid] != UINT32_MAX)
+			return rp->scache_val[cid];
+	}
+	stack = locate_stack(rp, smp);
+	if (stack >= 0 && cid >= 0)
+		cache_stack(rp, (uint32_t)cid, (uint32_t)stack);
+	return stack;
+}
+
+static void count_sample(struct session_totals *t, const struct record_sample *smp)
+{
+	t->samples++;
+	t->period += smp->period ? smp->period : 1;
+	if (!t->t_first || smp->id.time < t->t_first)
+		t->t_first = smp->id.time;
+	if (smp->id.time > t->t_last)
+		t->t_last = smp->id.time;
+}
+
+/*
+ * A sample either fails to parse (samples_malformed), is filtered out, is counted, or is lost
+ * because memory ran out on the way (samples_nomem): nothing leaves unaccounted for.
+ */
 static void on_sample(struct replay *rp, const struct perf_event_header *h)
 {
 	struct record_sample smp;
-	uint32_t n = 0, max = rp->o->max_stack ? rp->o->max_stack : MAX_FRAMES;
-	int64_t comm, task, stack, loc, cid = -1;
-	uint32_t sid = reader_stack_id(rp->rd);
-	struct task_memo *memo;
-	bool added;
+	const struct task_memo *memo;
+	int64_t stack;
 
 	if (record_parse_sample(h, rp->sample_type, &smp) < 0) {
 		rp->t->samples_malformed++;
@@ -227,93 +345,20 @@ static void on_sample(struct replay *rp, const struct perf_event_header *h)
 		return;
 	if (!keep_pid(&rp->o->filter, (int32_t)smp.id.pid, (int32_t)smp.id.tid, smp.id.cpu))
 		return;
-	memo = &rp->memo[smp.id.cpu & 63];
-	if (memo->version != procmodel_version(rp->pm) || memo->pid != smp.id.pid || memo->tid != smp.id.tid) {
-		memo->version = 0;
-		comm = procmodel_comm_id(rp->pm, (int32_t)smp.id.pid, (int32_t)smp.id.tid);
-		if (comm < 0)
-			return;
-		task = aggregate_add_task(rp->agg, (int32_t)smp.id.pid, (int32_t)smp.id.tid, (uint32_t)comm);
-		if (task < 0)
-			return;
-		*memo = (struct task_memo){ procmodel_version(rp->pm), smp.id.pid, smp.id.tid, comm, task,
-					    procmodel_gen(rp->pm, (int32_t)smp.id.pid) };
-	}
-	comm = memo->comm;
-	task = memo->task;
-	if (!keep_comm(rp, (uint32_t)comm))
+	memo = sample_task(rp, &smp);
+	if (!memo) {
+		rp->t->samples_nomem++;
 		return;
-	if (max > MAX_FRAMES)
-		max = MAX_FRAMES;
-	if (sid != READER_NO_STACK) {
-		/* Same stack, same process state: same locations. */
-		cid = pairtab_intern(rp->scache, (uint64_t)sid << 32 | smp.id.pid, rp->file_no << 48 ^ memo->pgen, &added);
-		if (cid >= 0 && !added && (uint32_t)cid < rp->cap_scache && rp->scache_val[cid] != UINT32_MAX) {
-			stack = rp->scache_val[cid];
-			goto have_stack;
-		}
 	}
-	if (smp.nr) {
-		bool kernel = (smp.misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;
-		bool first = true;
-
-		for (uint64_t i = 0; i < smp.nr && n < max; i++) {
-			uint64_t v;
-
-			memcpy(&v, &smp.ips[i], 8);
-			if (v >= (uint64_t)PERF_CONTEXT_MAX) {
-				kernel = v == (uint64_t)PERF_CONTEXT_KERNEL;
-				if (v != (uint64_t)PERF_CONTEXT_KERNEL && v != (uint64_t)PERF_CONTEXT_USER)
-					break; /* guest or hypervisor frames: not ours to resolve */
-				first = true;
-				continue;
-			}
-			/* Every frame but the first of a context is a return address: the call
-			 * instruction is just before it. */
-			loc = locate(rp, (int32_t)smp.id.pid, kernel, first ? v : v - 1);
-			first = false;
-			if (loc < 0)
-				return;
-			rp->loc_buf[n++] = (uint32_t)loc;
-		}
-	}
-	if (!n) {
-		loc = locate(rp, (int32_t)smp.id.pid,
-			     (smp.misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL, smp.ip);
-		if (loc < 0)
-			return;
-		rp->loc_buf[n++] = (uint32_t)loc;
-	}
-	stack = aggregate_add_stack(rp->agg, rp->loc_buf, n);
-	if (stack >= 0 && cid >= 0) {
-		if ((uint32_t)cid >= rp->cap_scache) {
-			uint32_t cap = rp->cap_scache ? rp->cap_scache : 4096;
-			uint32_t *v;
-
-			while (cap <= (uint32_t)cid)
-				cap *= 2;
-			v = realloc(rp->scache_val, cap * sizeof(*v));
-			if (v) {
-				memset(v + rp->cap_scache, 0xff, (cap - rp->cap_scache) * sizeof(*v));
-				rp->scache_val = v;
-				rp->cap_scache = cap;
-			}
-		}
-		if ((uint32_t)cid < rp->cap_scache)
-			rp->scache_val[cid] = (uint32_t)stack;
-	}
-have_stack:
-	if (stack < 0)
+	if (!keep_comm(rp, (uint32_t)memo->comm))
 		return;
-	if (aggregate_add_sample(rp->agg, (uint32_t)stack, (uint32_t)task, smp.id.cpu,
-				 smp.period ? smp.period : 1) < 0)
+	stack = sample_stack(rp, &smp, memo->pgen);
+	if (stack < 0 || aggregate_add_sample(rp->agg, (uint32_t)stack, (uint32_t)memo->task, smp.id.cpu,
+					      smp.period ? smp.period : 1) < 0) {
+		rp->t->samples_nomem++;
 		return;
-	rp->t->samples++;
-	rp->t->period += smp.period ? smp.period : 1;
-	if (!rp->t->t_first || smp.id.time < rp->t->t_first)
-		rp->t->t_first = smp.id.time;
-	if (smp.id.time > rp->t->t_last)
-		rp->t->t_last = smp.id.time;
+	}
+	count_sample(rp->t, &smp);
 }
 
 static void on_record(struct replay *rp, const struct perf_event_header *h)
@@ -337,10 +382,12 @@ static void on_record(struct replay *rp, const struct perf_event_header *h)
 		if (h->size < 24)
 			break;
 		memcpy(a, (const char *)h + 8, 16);
-		if (h->type == PERF_RECORD_FORK)
-			procmodel_fork(rp->pm, (int32_t)a[0], (int32_t)a[1], (int32_t)a[2], (int32_t)a[3]);
-		else
+		if (h->type == PERF_RECORD_FORK) {
+			if (procmodel_fork(rp->pm, (int32_t)a[0], (int32_t)a[1], (int32_t)a[2], (int32_t)a[3]) < 0)
+				rp->t->sideband_nomem++;
+		} else {
 			procmodel_exit(rp->pm, (int32_t)a[0], (int32_t)a[2]);
+		}
 		break;
 	case PERF_RECORD_LOST:
 		if (h->size >= 24 && record_time(h, rp->sample_type) >= rp->since &&
@@ -353,8 +400,9 @@ static void on_record(struct replay *rp, const struct perf_event_header *h)
 		rp->t->throttles++;
 		break;
 	case RP_REC_KSYMS:
-		if (!rp->ksyms_loaded || rp->ksyms_partial)
-			ksymtab_add_record(rp->ksyms, h, h->size);
+		/* A damaged record keeps the entries it holds; only lack of memory is counted. */
+		if ((!rp->ksyms_loaded || rp->ksyms_partial) && ksymtab_add_record(rp->ksyms, h, h->size) == -ENOMEM)
+			rp->t->sideband_nomem++;
 		break;
 	case RP_REC_CPU_STATS:
 		if (h->size >= sizeof(struct rp_cpu_stats_rec))

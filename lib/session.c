@@ -114,10 +114,13 @@ int session_add_file(struct session *s, const char *path, char *why, size_t why_
 	hdr = reader_header(r);
 	if (hdr && !s->header) {
 		s->header = malloc(hdr->hdr.size + 1);
-		if (s->header) {
-			memcpy(s->header, hdr, hdr->hdr.size);
-			((char *)s->header)[hdr->hdr.size] = '\0';
+		if (!s->header) {
+			snprintf(why, why_size, "out of memory");
+			reader_free(r);
+			return -ENOMEM;
 		}
+		memcpy(s->header, hdr, hdr->hdr.size);
+		((char *)s->header)[hdr->hdr.size] = '\0';
 	}
 	rc = replay_file(s->rp, r, why, why_size);
 	reader_free(r);

@@ -60,6 +60,10 @@ struct session_totals {
 	uint64_t samples_seen;   /* before filters */
 	uint64_t samples_malformed; /* samples whose fields do not fit their record: skipped */
 	uint64_t sideband_malformed; /* MMAP records whose file name is not terminated: skipped */
+	uint64_t samples_nomem;  /* samples dropped because memory ran out while replaying them
+				  * (some perhaps before the --comm filter could reject them) */
+	uint64_t sideband_nomem; /* side-band records (COMM, MMAP, FORK, KSYMS) not applied for
+				  * lack of memory: samples may be placed in the wrong task or object */
 	uint64_t lost;           /* LOST records + losses reported only at the end */
 	uint64_t throttles;
 	uint64_t frames, frames_unknown; /* sample-weighted */

@@ -20,7 +20,7 @@ struct symstacks {
 	const struct ksymtab *ksyms; /* borrowed */
 	struct pairtab *syms_ids;    /* (dso, name pointer) -> sym id */
 	struct session_sym *syms;
-	uint32_t n_syms, cap_syms;
+	size_t n_syms, cap_syms;
 	/* The symbols of location l are loc_syms[loc_first[l] .. loc_first[l + 1]). */
 	uint32_t *loc_first;
 	size_t n_locs, cap_loc_first;
@@ -63,73 +63,96 @@ struct symstacks *symstacks_free(struct symstacks *ss)
 	return NULL;
 }
 
+/* The id of symbol NAME (NULL: unknown) in DSO, adding it when new; -ENOMEM. */
 static int64_t intern_sym(struct symstacks *ss, uint32_t dso, const char *name, bool kernel)
 {
-	bool added;
-	int64_t id = pairtab_intern(ss->syms_ids, dso, (uintptr_t)name, &added);
+	int64_t id = pairtab_find(ss->syms_ids, dso, (uintptr_t)name);
 
-	if (id < 0 || !added)
+	if (id >= 0)
 		return id;
-	if (ss->n_syms == ss->cap_syms) {
-		uint32_t cap = ss->cap_syms ? ss->cap_syms * 2 : 1024;
-		struct session_sym *n = realloc(ss->syms, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		ss->syms = n;
-		ss->cap_syms = cap;
-	}
+	/* Room first: an id in syms_ids always has its symbol. */
+	if (GROW(ss->syms, ss->cap_syms, ss->n_syms + 1) < 0)
+		return -ENOMEM;
+	id = pairtab_intern(ss->syms_ids, dso, (uintptr_t)name, NULL);
+	if (id < 0)
+		return id;
 	ss->syms[ss->n_syms++] = (struct session_sym){ name, dso, kernel };
 	return id;
 }
 
-/* Symbols for one location, innermost first; returns how many. */
-static int symbolize(struct symstacks *ss, uint32_t dso, uint64_t addr, uint32_t *out, int max)
+/* A kernel address: its symbol, in its module when it is in one. */
+static int64_t symbolize_kernel(struct symstacks *ss, uint32_t dso, uint64_t addr)
 {
 	const char *name = NULL, *module = NULL;
-	const struct perfmap *pmap;
 	uint64_t off;
-	int n = 0;
+
+	if (ksymtab_find(ss->ksyms, addr, &name, &module, &off) == 0 && module) {
+		int64_t md = dsotab_add_module(ss->dsos, module);
+
+		if (md < 0)
+			return md;
+		dso = (uint32_t)md;
+	}
+	return intern_sym(ss, dso, name, true);
+}
+
+/* A JIT address: its name in the process's perf map, when there is one. */
+static int64_t symbolize_jit(struct symstacks *ss, uint32_t dso, uint64_t addr)
+{
+	const struct perfmap *pmap;
+	const char *name = NULL;
+	uint64_t off;
+
+	if (dsotab_perfmap(ss->dsos, dso, &pmap) < 0)
+		return -ENOMEM;
+	if (pmap)
+		perfmap_find(pmap, addr, &name, &off);
+	return intern_sym(ss, dso, name, false);
+}
+
+/* Symbols for one location, innermost first: how many (at most INLINE_MAX), or -ENOMEM. */
+static int symbolize(struct symstacks *ss, uint32_t dso, uint64_t addr, uint32_t *out)
+{
+	struct sym_frame fr[INLINE_MAX];
+	int64_t id;
+	int k;
 
 	switch (dsotab_kind(ss->dsos, dso)) {
 	case DSOTAB_KERNEL:
-		if (ksymtab_find(ss->ksyms, addr, &name, &module, &off) == 0 && module) {
-			int64_t md = dsotab_add_module(ss->dsos, module);
-
-			if (md >= 0)
-				dso = (uint32_t)md;
+		id = symbolize_kernel(ss, dso, addr);
+		break;
+	case DSOTAB_FILE:
+		k = symbolizer_lookup(ss->symz, dsotab_sym(ss->dsos, dso), addr, fr, INLINE_MAX);
+		for (int i = 0; i < k; i++) {
+			id = intern_sym(ss, dso, fr[i].name, false);
+			if (id < 0)
+				return (int)id;
+			out[i] = (uint32_t)id;
 		}
-		out[n++] = (uint32_t)intern_sym(ss, dso, name, true);
+		if (k > 0)
+			return k;
+		id = intern_sym(ss, dso, NULL, false); /* never happens: lookups give >= 1 frame */
 		break;
-	case DSOTAB_FILE: {
-		struct sym_frame fr[INLINE_MAX];
-		int k = symbolizer_lookup(ss->symz, dsotab_sym(ss->dsos, dso), addr, fr,
-					  max < INLINE_MAX ? max : INLINE_MAX);
-
-		for (int i = 0; i < k; i++)
-			out[n++] = (uint32_t)intern_sym(ss, dso, fr[i].name, false);
-		if (!k)
-			out[n++] = (uint32_t)intern_sym(ss, dso, NULL, false);
-		break;
-	}
 	case DSOTAB_JIT:
-		pmap = dsotab_perfmap(ss->dsos, dso);
-		if (pmap)
-			perfmap_find(pmap, addr, &name, &off);
-		out[n++] = (uint32_t)intern_sym(ss, dso, name, false);
+		id = symbolize_jit(ss, dso, addr);
 		break;
-	case DSOTAB_PSEUDO:
-		out[n++] = (uint32_t)intern_sym(ss, dso, NULL, false);
+	default: /* DSOTAB_PSEUDO: nothing to read */
+		id = intern_sym(ss, dso, NULL, false);
 		break;
 	}
-	return n;
+	if (id < 0)
+		return (int)id;
+	out[0] = (uint32_t)id;
+	return 1;
 }
 
 int symstacks_add_loc(struct symstacks *ss, uint32_t dso, uint64_t addr)
 {
 	uint32_t tmp[INLINE_MAX];
-	int k = symbolize(ss, dso, addr, tmp, INLINE_MAX);
+	int k = symbolize(ss, dso, addr, tmp);
 
+	if (k < 0)
+		return k;
 	if (ss->n_loc_syms + (uint32_t)k > ss->cap_loc_syms) {
 		uint32_t cap = ss->cap_loc_syms ? ss->cap_loc_syms * 2 : 4096;
 		uint32_t *n = realloc(ss->loc_syms, cap * sizeof(uint32_t));
