@@ -125,23 +125,18 @@ int aggregate_build_rows(struct aggregate *a, struct symstacks *ss, struct sessi
 			goto oom;
 		t->frames += g->count * m;
 		t->frames_unknown += g->count * unknown;
-		rid = pairtab_intern(row_ids, (uint64_t)st, (uint64_t)g->task << 20 | (g->cpu & 0xfffff), &added);
+		rid = pairtab_intern(row_ids, (uint64_t)st,
+				     (uint64_t)g->task << 20 | (g->cpu & 0xfffff), &added);
 		if (rid < 0)
 			goto oom;
 		if (added) {
-			if (a->n_rows == cap_rows) {
-				size_t cap = cap_rows ? cap_rows * 2 : 4096;
-				struct session_row *r = realloc(a->rows, cap * sizeof(*r));
-
-				if (!r)
-					goto oom;
-				a->rows = r;
-				cap_rows = cap;
-			}
+			if (GROW(a->rows, cap_rows, a->n_rows + 1) < 0)
+				goto oom;
 			pairtab_get(a->tasks, g->task, &pidtid, &comm);
-			a->rows[a->n_rows++] = (struct session_row){ (uint32_t)st, (uint32_t)comm,
-								    (int32_t)(pidtid >> 32), (int32_t)(uint32_t)pidtid,
-								    g->cpu, 0, 0 };
+			a->rows[a->n_rows++] = (struct session_row){
+				(uint32_t)st, (uint32_t)comm, (int32_t)(pidtid >> 32),
+				(int32_t)(uint32_t)pidtid, g->cpu, 0, 0
+			};
 		}
 		a->rows[rid].count += g->count;
 		a->rows[rid].period += g->period;

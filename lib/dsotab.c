@@ -39,7 +39,8 @@ enum {
 
 /* The id of identity (VALUE, TAG), adding the dso when it is new. Room comes first: an id in
  * ids always has its dso. */
-static int64_t get_dso(struct dsotab *t, uint64_t value, uint64_t tag, enum dsotab_kind kind, const char *name)
+static int64_t get_dso(struct dsotab *t, uint64_t value, uint64_t tag, enum dsotab_kind kind,
+		       const char *name)
 {
 	int64_t id = pairtab_find(t->ids, value, tag);
 	char *copy;
@@ -180,7 +181,8 @@ int dsotab_perfmap(struct dsotab *t, uint32_t id, const struct perfmap **ret)
 		char path[4200];
 
 		d->pmap_tried = true;
-		snprintf(path, sizeof(path), "%s/tmp/perf-%d.map", t->symfs ? t->symfs : "", (int)d->pid);
+		snprintf(path, sizeof(path), "%s/tmp/perf-%d.map", t->symfs ? t->symfs : "",
+			 (int)d->pid);
 		if (perfmap_load(path, &d->pmap) == -ENOMEM)
 			return -ENOMEM;
 	}

@@ -10,7 +10,8 @@
 
 struct proc {
 	struct procmodel_map *maps; /* sorted by start, non-overlapping */
-	uint32_t n, cap;
+	uint32_t n;
+	size_t cap;
 	int64_t comm;               /* the main thread's name id, -1 unknown */
 	uint64_t gen;               /* changes whenever the process may have changed */
 };
@@ -143,14 +144,8 @@ int procmodel_fork(struct procmodel *m, int32_t pid, int32_t ppid, int32_t tid, 
 		parent = find_proc(m, ppid); /* the array may have moved */
 		p->n = 0;
 		if (parent && parent->n) {
-			if (p->cap < parent->n) {
-				struct procmodel_map *maps = realloc(p->maps, parent->n * sizeof(*maps));
-
-				if (!maps)
-					return -ENOMEM;
-				p->maps = maps;
-				p->cap = parent->n;
-			}
+			if (GROW(p->maps, p->cap, parent->n) < 0)
+				return -ENOMEM;
 			memcpy(p->maps, parent->maps, parent->n * sizeof(*p->maps));
 			p->n = parent->n;
 		}
@@ -195,23 +190,6 @@ static uint32_t lower(const struct proc *p, uint64_t addr)
 	return lo;
 }
 
-static int reserve_maps(struct proc *p, uint32_t extra)
-{
-	if (p->n + extra > p->cap) {
-		uint32_t cap = p->cap ? p->cap * 2 : 16;
-		struct procmodel_map *maps;
-
-		while (cap < p->n + extra)
-			cap *= 2;
-		maps = realloc(p->maps, cap * sizeof(*maps));
-		if (!maps)
-			return -ENOMEM;
-		p->maps = maps;
-		p->cap = cap;
-	}
-	return 0;
-}
-
 int procmodel_map(struct procmodel *m, int32_t pid, uint64_t start, uint64_t len, uint64_t pgoff, uint32_t dso)
 {
 	struct proc *p = get_proc(m, pid);
@@ -222,7 +200,7 @@ int procmodel_map(struct procmodel *m, int32_t pid, uint64_t start, uint64_t len
 		return -ENOMEM;
 	if (len == 0 || end < start)
 		return 0;
-	if (reserve_maps(p, 2) < 0)
+	if (GROW(p->maps, p->cap, (size_t)p->n + 2) < 0) /* a split adds one more */
 		return -ENOMEM;
 	i = lower(p, start);
 	/* A mapping that straddles start keeps its head; if it also straddles end, its tail

@@ -1,5 +1,4 @@
-/* replay.c — a recording's records replayed in order: side-band into the models, samples
- * through the filters into the aggregate. */
+/* replay.c — a recording's records in order: side-band to the models, samples through filters. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,7 +60,12 @@ struct replay *replay_new(const struct session_opts *o, struct procmodel *pm, st
 
 	if (!rp)
 		return NULL;
-	*rp = (struct replay){ .o = o, .pm = pm, .dsos = dsos, .ksyms = ksyms, .agg = agg, .t = t };
+	rp->o = o;
+	rp->pm = pm;
+	rp->dsos = dsos;
+	rp->ksyms = ksyms;
+	rp->agg = agg;
+	rp->t = t;
 	rp->scache = pairtab_new();
 	if (!rp->scache)
 		return replay_free(rp);
@@ -89,7 +93,8 @@ static void on_comm(struct replay *rp, const struct perf_event_header *h)
 		return;
 	memcpy(&pid, (const char *)h + 8, 4);
 	memcpy(&tid, (const char *)h + 12, 4);
-	if (procmodel_comm(rp->pm, (int32_t)pid, (int32_t)tid, comm, h->misc & PERF_RECORD_MISC_COMM_EXEC) < 0)
+	if (procmodel_comm(rp->pm, (int32_t)pid, (int32_t)tid, comm,
+			   h->misc & PERF_RECORD_MISC_COMM_EXEC) < 0)
 		rp->t->sideband_nomem++;
 }
 
@@ -186,8 +191,11 @@ static bool keep_comm(struct replay *rp, uint32_t comm)
 			return comm_wanted(f, strtab_get(procmodel_comms(rp->pm), comm));
 		memset(rp->comm_ok + n, 0, rp->n_comm_ok - n);
 	}
-	if (!rp->comm_ok[comm])
-		rp->comm_ok[comm] = comm_wanted(f, strtab_get(procmodel_comms(rp->pm), comm)) ? 1 : -1;
+	if (!rp->comm_ok[comm]) {
+		const char *name = strtab_get(procmodel_comms(rp->pm), comm);
+
+		rp->comm_ok[comm] = comm_wanted(f, name) ? 1 : -1;
+	}
 	return rp->comm_ok[comm] > 0;
 }
 
@@ -218,7 +226,8 @@ static const struct task_memo *sample_task(struct replay *rp, const struct recor
 	int32_t pid = (int32_t)smp->id.pid, tid = (int32_t)smp->id.tid;
 	int64_t comm, task;
 
-	if (memo->version == procmodel_version(rp->pm) && memo->pid == smp->id.pid && memo->tid == smp->id.tid)
+	if (memo->version == procmodel_version(rp->pm) && memo->pid == smp->id.pid &&
+	    memo->tid == smp->id.tid)
 		return memo;
 	memo->version = 0;
 	comm = procmodel_comm_id(rp->pm, pid, tid);
@@ -232,10 +241,16 @@ static const struct task_memo *sample_task(struct replay *rp, const struct recor
 	return memo;
 }
 
+/* Was the sample taken in the kernel (where its ip and the start of its callchain are)? */
+static bool in_kernel(const struct record_sample *smp)
+{
+	return (smp->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;
+}
+
 /* The callchain's locations into loc_buf, at most MAX: how many, or -ENOMEM. */
 static int locate_chain(struct replay *rp, const struct record_sample *smp, uint32_t max)
 {
-	bool kernel = (smp->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;
+	bool kernel = in_kernel(smp);
 	bool first = true;
 	uint32_t n = 0;
 
@@ -274,8 +289,7 @@ static int64_t locate_stack(struct replay *rp, const struct record_sample *smp)
 	if (n < 0)
 		return n;
 	if (n == 0) {
-		int64_t loc = locate(rp, (int32_t)smp->id.pid,
-				     (smp->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL, smp->ip);
+		int64_t loc = locate(rp, (int32_t)smp->id.pid, in_kernel(smp), smp->ip);
 
 		if (loc < 0)
 			return loc;
@@ -292,7 +306,7 @@ static void cache_stack(struct replay *rp, uint32_t cid, uint32_t stack)
 	if (cid >= cap) {
 		if (GROW(rp->scache_val, rp->cap_scache, (size_t)cid + 1) < 0)
 			return;
-		memset(rp->scache_val + cap, 0xff, (rp->cap_scache - cap) * sizeof(*rp->scache_val));
+		memset(rp->scache_val + cap, 0xff, (rp->cap_scache - cap) * sizeof(uint32_t));
 	}
 	rp->scache_val[cid] = stack;
 }
@@ -306,8 +320,10 @@ static int64_t sample_stack(struct replay *rp, const struct record_sample *smp, 
 
 	if (sid != READER_NO_STACK) {
 		/* Same stack, same process state: same locations. */
-		cid = pairtab_intern(rp->scache, (uint64_t)sid << 32 | smp->id.pid, rp->file_no << 48 ^ pgen, &added);
-		if (cid >= 0 && !added && (size_t)cid < rp->cap_scache && rp->scache_val[cid] != UINT32_MAX)
+		cid = pairtab_intern(rp->scache, (uint64_t)sid << 32 | smp->id.pid,
+				     rp->file_no << 48 ^ pgen, &added);
+		if (cid >= 0 && !added && (size_t)cid < rp->cap_scache &&
+		    rp->scache_val[cid] != UINT32_MAX)
 			return rp->scache_val[cid];
 	}
 	stack = locate_stack(rp, smp);
@@ -353,8 +369,8 @@ static void on_sample(struct replay *rp, const struct perf_event_header *h)
 	if (!keep_comm(rp, (uint32_t)memo->comm))
 		return;
 	stack = sample_stack(rp, &smp, memo->pgen);
-	if (stack < 0 || aggregate_add_sample(rp->agg, (uint32_t)stack, (uint32_t)memo->task, smp.id.cpu,
-					      smp.period ? smp.period : 1) < 0) {
+	if (stack < 0 || aggregate_add_sample(rp->agg, (uint32_t)stack, (uint32_t)memo->task,
+					      smp.id.cpu, smp.period ? smp.period : 1) < 0) {
 		rp->t->samples_nomem++;
 		return;
 	}
@@ -383,7 +399,8 @@ static void on_record(struct replay *rp, const struct perf_event_header *h)
 			break;
 		memcpy(a, (const char *)h + 8, 16);
 		if (h->type == PERF_RECORD_FORK) {
-			if (procmodel_fork(rp->pm, (int32_t)a[0], (int32_t)a[1], (int32_t)a[2], (int32_t)a[3]) < 0)
+			if (procmodel_fork(rp->pm, (int32_t)a[0], (int32_t)a[1], (int32_t)a[2],
+					   (int32_t)a[3]) < 0)
 				rp->t->sideband_nomem++;
 		} else {
 			procmodel_exit(rp->pm, (int32_t)a[0], (int32_t)a[2]);
@@ -401,7 +418,8 @@ static void on_record(struct replay *rp, const struct perf_event_header *h)
 		break;
 	case RP_REC_KSYMS:
 		/* A damaged record keeps the entries it holds; only lack of memory is counted. */
-		if ((!rp->ksyms_loaded || rp->ksyms_partial) && ksymtab_add_record(rp->ksyms, h, h->size) == -ENOMEM)
+		if ((!rp->ksyms_loaded || rp->ksyms_partial) &&
+		    ksymtab_add_record(rp->ksyms, h, h->size) == -ENOMEM)
 			rp->t->sideband_nomem++;
 		break;
 	case RP_REC_CPU_STATS:

@@ -1,5 +1,4 @@
-/* replay.h — a recording's records replayed in order: side-band into the models, samples
- * through the filters into the aggregate. */
+/* replay.h — a recording's records in order: side-band to the models, samples through filters. */
 #ifndef RP_REPLAY_H
 #define RP_REPLAY_H
 

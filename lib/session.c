@@ -147,7 +147,8 @@ int session_finish(struct session *s)
 		return rc;
 	/* --dso keeps samples whose own (leaf) frame is in one of the objects. */
 	if (s->o.filter.n_dsos)
-		aggregate_keep_dsos(s->agg, s->ss, s->dsos, s->o.filter.dsos, s->o.filter.n_dsos, &s->t);
+		aggregate_keep_dsos(s->agg, s->ss, s->dsos, s->o.filter.dsos, s->o.filter.n_dsos,
+				    &s->t);
 	return 0;
 }
 

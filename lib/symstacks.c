@@ -25,7 +25,8 @@ struct symstacks {
 	uint32_t *loc_first;
 	size_t n_locs, cap_loc_first;
 	uint32_t *loc_syms;
-	uint32_t n_loc_syms, cap_loc_syms;
+	uint32_t n_loc_syms;
+	size_t cap_loc_syms;
 	struct seqtab *stacks;       /* symbol ids, leaf first */
 	uint32_t *buf;               /* the stack being built */
 	size_t cap_buf;
@@ -153,16 +154,8 @@ int symstacks_add_loc(struct symstacks *ss, uint32_t dso, uint64_t addr)
 
 	if (k < 0)
 		return k;
-	if (ss->n_loc_syms + (uint32_t)k > ss->cap_loc_syms) {
-		uint32_t cap = ss->cap_loc_syms ? ss->cap_loc_syms * 2 : 4096;
-		uint32_t *n = realloc(ss->loc_syms, cap * sizeof(uint32_t));
-
-		if (!n)
-			return -ENOMEM;
-		ss->loc_syms = n;
-		ss->cap_loc_syms = cap;
-	}
-	if (GROW(ss->loc_first, ss->cap_loc_first, ss->n_locs + 2) < 0)
+	if (GROW(ss->loc_syms, ss->cap_loc_syms, (size_t)ss->n_loc_syms + (size_t)k) < 0 ||
+	    GROW(ss->loc_first, ss->cap_loc_first, ss->n_locs + 2) < 0)
 		return -ENOMEM;
 	memcpy(ss->loc_syms + ss->n_loc_syms, tmp, (size_t)k * sizeof(uint32_t));
 	ss->n_loc_syms += (uint32_t)k;

@@ -90,10 +90,13 @@ static void find_golden(void)
 {
 	const char *top = getenv("top_srcdir");
 
-	snprintf(rec_path, sizeof(rec_path), "%s/tests/golden/v2/workload.rpd", top && *top ? top : "..");
-	snprintf(symfs, sizeof(symfs), "%s/tests/golden/v2/symfs", top && *top ? top : "..");
+	if (!top || !*top)
+		top = "..";
+	snprintf(rec_path, sizeof(rec_path), "%s/tests/golden/v2/workload.rpd", top);
+	snprintf(symfs, sizeof(symfs), "%s/tests/golden/v2/symfs", top);
 	if (access(rec_path, R_OK)) {
-		fprintf(stderr, "%s:%d: %s not found (set top_srcdir)\n", __FILE__, __LINE__, rec_path);
+		fprintf(stderr, "%s:%d: %s not found (set top_srcdir)\n", __FILE__, __LINE__,
+			rec_path);
 		exit(1);
 	}
 }
@@ -160,11 +163,12 @@ static void check_run(struct session *s, bool only_worker, uint64_t seen_ok, str
 		return;
 	t = session_totals(s);
 	/* Fewer only when the reader gave up on frames for want of memory. */
-	CHECK(t->samples_seen <= seen_ok, "%" PRIu64 " seen, %" PRIu64 " in the file", t->samples_seen, seen_ok);
+	CHECK(t->samples_seen <= seen_ok, "%" PRIu64 " seen, %" PRIu64 " in the file",
+	      t->samples_seen, seen_ok);
 	if (!only_worker)
 		CHECK(t->samples + t->samples_nomem == t->samples_seen,
-		      "%" PRIu64 " counted + %" PRIu64 " lost != %" PRIu64 " seen", t->samples, t->samples_nomem,
-		      t->samples_seen);
+		      "%" PRIu64 " counted + %" PRIu64 " dropped != %" PRIu64 " seen", t->samples,
+		      t->samples_nomem, t->samples_seen);
 	rows = session_rows(s, &n_rows);
 	for (size_t i = 0; i < n_rows; i++) {
 		sum += rows[i].count;
@@ -177,14 +181,16 @@ static void check_run(struct session *s, bool only_worker, uint64_t seen_ok, str
 		free(text);
 		return;
 	}
-	snprintf(want, sizeof(want), "\n# note: %" PRIu64 " sample%s dropped (out of memory while reading)",
-		 t->samples_nomem, t->samples_nomem > 1 ? "s" : "");
+	snprintf(want, sizeof(want), "\n# note: %" PRIu64 " sample%s dropped (out of memory while "
+		 "reading)", t->samples_nomem, t->samples_nomem > 1 ? "s" : "");
 	CHECK(!t->samples_nomem == !strstr(text, want), "no '%s' in:\n%s", want + 1, text);
-	snprintf(want, sizeof(want), "\n# note: %" PRIu64 " side-band record%s (tasks, mappings, kernel symbols) "
-		 "not applied", t->sideband_nomem, t->sideband_nomem > 1 ? "s" : "");
+	snprintf(want, sizeof(want), "\n# note: %" PRIu64 " side-band record%s (tasks, mappings, "
+		 "kernel symbols) not applied", t->sideband_nomem,
+		 t->sideband_nomem > 1 ? "s" : "");
 	CHECK(!t->sideband_nomem == !strstr(text, want), "no '%s' in:\n%s", want + 1, text);
 	if (t->samples)
-		CHECK(strstr(text, "\n# Children") || strstr(text, "\n#     Self"), "no table in:\n%s", text);
+		CHECK(strstr(text, "\n# Children") || strstr(text, "\n#     Self"),
+		      "no table in:\n%s", text);
 	ty->with_lost += t->samples_nomem > 0;
 	ty->with_lost_and_kept += t->samples_nomem > 0 && n_rows > 0;
 	ty->with_sideband += t->sideband_nomem > 0;
@@ -241,9 +247,9 @@ static void fail_each(bool and_after, bool only_worker, struct tally *ty)
 
 static void report_tally(const char *what, const struct tally *ty)
 {
-	printf("%s: %ld runs, %ld with samples dropped (%ld still with rows), %ld with side-band records "
-	       "not applied, %ld where the file could not be read\n",
-	       what, ty->runs, ty->with_lost, ty->with_lost_and_kept, ty->with_sideband, ty->add_failed);
+	printf("%s: %ld runs, %ld with samples dropped (%ld still with rows), %ld with side-band "
+	       "records not applied, %ld where the file could not be read\n", what, ty->runs,
+	       ty->with_lost, ty->with_lost_and_kept, ty->with_sideband, ty->add_failed);
 }
 
 int main(void)
@@ -251,8 +257,8 @@ int main(void)
 	struct tally one = { 0 }, rest = { 0 }, comm = { 0 };
 
 #ifdef HAVE_ASAN
-	fprintf(stderr, "SKIP: test-session: AddressSanitizer owns malloc, so this test cannot make "
-			"allocations fail (its own malloc would mix two heaps)\n");
+	fprintf(stderr, "SKIP: test-session: AddressSanitizer owns malloc, so this test cannot "
+			"make allocations fail (its own malloc would mix two heaps)\n");
 	return 77;
 #endif
 	setvbuf(stdout, NULL, _IOLBF, 0); /* in order with the failures on stderr */
