@@ -1,4 +1,5 @@
 /* perfmap.c — JIT symbol maps (/tmp/perf-PID.map) as written by V8, the JVM agents, LuaJIT... */
+#include "grow.h"
 #include "perfmap.h"
 #include "util.h"
 
@@ -125,9 +126,9 @@ static int add_line(struct loader *l, const char *line)
 		l->n_bad++;
 		return 0;
 	}
-	r = util_grow((void **)&l->ents, &l->cap, l->n + 1, sizeof(*l->ents), 256);
+	r = GROW(l->ents, l->cap, l->n + 1);
 	if (r == 0)
-		r = util_grow((void **)&l->arena, &l->arena_cap, l->arena_len + len + 1, 1, 256);
+		r = GROW(l->arena, l->arena_cap, l->arena_len + len + 1);
 	if (r < 0)
 		return r;
 	memcpy(l->arena + l->arena_len, name, len);

@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "format.h"
+#include "grow.h"
 #include "intern.h"
 #include "print.h"
 #include "session.h"
@@ -83,7 +84,7 @@ void print_header(FILE *f, const struct session *s, const char *const *inputs, s
 		fprintf(f, "# header: lost (damaged first frame); host and event unknown\n");
 	}
 	fprintf(f, "# samples: %" PRIu64, t->samples);
-	if (t->samples != t->samples_seen)
+	if (t->samples + t->samples_nomem != t->samples_seen)
 		fprintf(f, " of %" PRIu64 " (filtered)", t->samples_seen);
 	fprintf(f, ", lost: %" PRIu64 " (%.2f%%)", t->lost, all > 0 ? 100.0 * (double)t->lost / all : 0.0);
 	if (t->throttles)
@@ -104,6 +105,13 @@ void print_header(FILE *f, const struct session *s, const char *const *inputs, s
 	if (t->samples_malformed)
 		fprintf(f, "# note: %" PRIu64 " malformed sample%s skipped (fields that do not fit the record)\n",
 			t->samples_malformed, t->samples_malformed > 1 ? "s" : "");
+	if (t->samples_nomem)
+		fprintf(f, "# note: %" PRIu64 " sample%s dropped (out of memory while reading): not counted above\n",
+			t->samples_nomem, t->samples_nomem > 1 ? "s" : "");
+	if (t->sideband_nomem)
+		fprintf(f, "# note: %" PRIu64 " side-band record%s (tasks, mappings, kernel symbols) not applied "
+			   "(out of memory): some samples may be attributed to the wrong task, object or symbol\n",
+			t->sideband_nomem, t->sideband_nomem > 1 ? "s" : "");
 	fprintf(f, "#\n");
 }
 
@@ -154,20 +162,15 @@ static void frame_key(const struct print_opts *o, const struct session *s, const
 
 static int64_t table_entry(struct table *t, const uint32_t *key)
 {
-	int64_t id = seqtab_intern(t->ids, key, PRINT_N_KEYS);
+	int64_t id;
 
+	/* Room first: an id in ids always has its entry. */
+	if (GROW(t->e, t->cap, t->n + 1) < 0)
+		return -ENOMEM;
+	id = seqtab_intern(t->ids, key, PRINT_N_KEYS);
 	if (id < 0)
 		return id;
 	if ((size_t)id == t->n) {
-		if (t->n == t->cap) {
-			size_t cap = t->cap ? t->cap * 2 : 1024;
-			struct entry *e = realloc(t->e, cap * sizeof(*e));
-
-			if (!e)
-				return -ENOMEM;
-			t->e = e;
-			t->cap = cap;
-		}
 		memset(&t->e[t->n], 0, sizeof(t->e[0]));
 		memcpy(t->e[t->n].key, key, sizeof(t->e[0].key));
 		t->e[t->n].id = (uint32_t)t->n;
@@ -210,15 +213,8 @@ static int64_t tree_child(struct tree *t, uint32_t parent, uint32_t sym)
 	for (c = t->n[parent].child; c; c = t->n[c].sibling)
 		if (t->n[c].sym == sym)
 			return c;
-	if (t->len == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 256;
-		struct node *n = realloc(t->n, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		t->n = n;
-		t->cap = cap;
-	}
+	if (GROW(t->n, t->cap, t->len + 1) < 0)
+		return -ENOMEM;
 	t->n[t->len] = (struct node){ sym, 0, t->n[parent].child, 0 };
 	t->n[parent].child = (uint32_t)t->len;
 	return (int64_t)t->len++;
@@ -276,10 +272,9 @@ static int print_graph(FILE *f, const struct session *s, const struct print_opts
 	char prefix[1024] = "            ";
 
 	rows = session_rows(s, &n_rows);
-	t.n = calloc(256, sizeof(*t.n)); /* node 0: the root */
-	if (!t.n)
+	if (GROW(t.n, t.cap, 1) < 0)
 		return -ENOMEM;
-	t.cap = 256;
+	t.n[0] = (struct node){ 0 }; /* the root */
 	t.len = 1;
 	for (size_t li = 0; li < n_list; li++) {
 		size_t i = list[li];
@@ -381,14 +376,8 @@ static int graph_lists(const struct session *s, const struct print_opts *o, stru
 			uint32_t n, key[PRINT_N_KEYS], n_seen = 0;
 			const uint32_t *st = session_stack(s, rows[i].stack, &n);
 
-			if (cap_seen < n) {
-				uint32_t *p = realloc(seen, n * sizeof(*p));
-
-				if (!p)
-					goto out;
-				seen = p;
-				cap_seen = n;
-			}
+			if (GROW(seen, cap_seen, n) < 0)
+				goto out;
 			/* Self only: a tree takes the rows whose leaf is the entry. */
 			for (uint32_t k = 0; k < (o->children ? n : 1); k++) {
 				int64_t id;
@@ -431,24 +420,23 @@ out:
 	return rc;
 }
 
-int print_flat(FILE *f, const struct session *s, const struct print_opts *o)
+/* An entry's share of all samples in the sort column, in percent. */
+static double entry_share(const struct print_opts *o, const struct entry *e, double total)
 {
-	const struct session_totals *tot = session_totals(s);
-	const struct session_row *rows;
-	size_t n_rows, w[PRINT_N_KEYS] = { 0 };
-	struct table t = { seqtab_new(), NULL, 0, 0 };
-	int64_t *seen = NULL;
-	size_t cap_seen = 0;
-	double total = tot->period ? (double)tot->period : 1.0;
-	bool has_sym = false;
-	struct graph_lists gl = { NULL, NULL };
+	return 100.0 * (double)(o->children ? e->children : e->self) / total;
+}
 
-	if (!t.ids)
-		return -ENOMEM;
-	for (size_t i = 0; i < o->n_keys; i++)
-		has_sym |= o->keys[i] == PRINT_SYM;
+/* One entry per key: Self from each row's leaf, Children from every distinct entry on its
+ * stack, once per sample. 0 or -ENOMEM. */
+static int count_entries(const struct session *s, const struct print_opts *o, struct table *t)
+{
+	const struct session_row *rows;
+	size_t n_rows, cap_seen = 0;
+	int64_t *seen = NULL;
+	int rc = 0;
+
 	rows = session_rows(s, &n_rows);
-	for (size_t i = 0; i < n_rows; i++) {
+	for (size_t i = 0; i < n_rows && rc == 0; i++) {
 		const struct session_row *r = &rows[i];
 		uint32_t n, key[PRINT_N_KEYS];
 		const uint32_t *st = session_stack(s, r->stack, &n);
@@ -456,53 +444,46 @@ int print_flat(FILE *f, const struct session *s, const struct print_opts *o)
 		size_t n_seen = 0;
 
 		frame_key(o, s, r, st[0], key);
-		id = table_entry(&t, key);
-		if (id < 0)
-			goto oom;
-		t.e[id].self += r->period;
-		t.e[id].n_self += r->count;
-		if (!o->children)
-			continue;
-		/* Children: every distinct entry on the stack, once per sample. */
-		if (cap_seen < n) {
-			int64_t *p = realloc(seen, n * sizeof(*p));
-
-			if (!p)
-				goto oom;
-			seen = p;
-			cap_seen = n;
+		id = table_entry(t, key);
+		if (id < 0 || (o->children && GROW(seen, cap_seen, n) < 0)) {
+			rc = -ENOMEM;
+			break;
 		}
-		for (uint32_t k = 0; k < n; k++) {
+		t->e[id].self += r->period;
+		t->e[id].n_self += r->count;
+		for (uint32_t k = 0; k < n && o->children; k++) {
 			bool dup = false;
 
 			frame_key(o, s, r, st[k], key);
-			id = table_entry(&t, key);
-			if (id < 0)
-				goto oom;
+			id = table_entry(t, key);
+			if (id < 0) {
+				rc = -ENOMEM;
+				break;
+			}
 			for (size_t j = 0; j < n_seen && !dup; j++)
 				dup = seen[j] == id;
 			if (dup)
 				continue;
 			seen[n_seen++] = id;
-			t.e[id].children += r->period;
-			t.e[id].n_children += r->count;
+			t->e[id].children += r->period;
+			t->e[id].n_children += r->count;
 		}
 	}
-	sort_opts = o;
-	if (t.n) /* t.e is NULL when nothing was counted; qsort must not see NULL */
-		qsort(t.e, t.n, sizeof(*t.e), cmp_entries);
-	if (o->graph != PRINT_GRAPH_NONE && has_sym && graph_lists(s, o, &t, total, &gl) < 0)
-		goto oom;
+	free(seen);
+	return rc;
+}
 
-	/* Column widths from what is printed. */
+/* Column widths from what is printed: the title, at most 40 for names. */
+static void column_widths(const struct session *s, const struct print_opts *o, const struct table *t,
+			  double total, size_t *w)
+{
 	for (size_t k = 0; k < o->n_keys; k++)
 		w[o->keys[k]] = strlen(key_titles[o->keys[k]]);
-	for (size_t i = 0; i < t.n; i++) {
-		const struct entry *e = &t.e[i];
-		double share = 100.0 * (double)(o->children ? e->children : e->self) / total;
+	for (size_t i = 0; i < t->n; i++) {
+		const struct entry *e = &t->e[i];
 		char buf[32];
 
-		if (share < o->percent_limit)
+		if (entry_share(o, e, total) < o->percent_limit)
 			continue;
 		for (size_t k = 0; k < o->n_keys; k++) {
 			size_t len = 0;
@@ -526,65 +507,99 @@ int print_flat(FILE *f, const struct session *s, const struct print_opts *o)
 				w[o->keys[k]] = len < 40 ? len : 40;
 		}
 	}
+}
 
+/* The title line. The last column is not padded (no trailing blanks): its width becomes 0. */
+static void print_titles(FILE *f, const struct print_opts *o, size_t *w)
+{
 	fprintf(f, "#%s%9s %s", o->children ? " Children " : "", "Self", o->show_samples ? "    Samples " : "");
-	/* The last column is not padded: no trailing blanks. */
 	for (size_t k = 0; k + 1 < o->n_keys; k++)
 		fprintf(f, " %-*s", (int)w[o->keys[k]], key_titles[o->keys[k]]);
 	fprintf(f, " %s", key_titles[o->keys[o->n_keys - 1]]);
 	w[o->keys[o->n_keys - 1]] = 0;
 	fputc('\n', f);
-	for (size_t i = 0; i < t.n; i++) {
-		const struct entry *e = &t.e[i];
-		double share = 100.0 * (double)(o->children ? e->children : e->self) / total;
+}
 
-		if (share < o->percent_limit)
-			continue;
-		fputs(" ", f);
-		if (o->children)
-			fprintf(f, "%8.2f%% ", 100.0 * (double)e->children / total);
-		fprintf(f, "%8.2f%%", 100.0 * (double)e->self / total);
-		if (o->show_samples)
-			fprintf(f, " %11" PRIu64, o->children ? e->n_children : e->n_self);
-		for (size_t k = 0; k < o->n_keys; k++) {
-			enum print_key key = o->keys[k];
+static void print_entry(FILE *f, const struct session *s, const struct print_opts *o, const struct entry *e,
+			const size_t *w, double total)
+{
+	fputs(" ", f);
+	if (o->children)
+		fprintf(f, "%8.2f%% ", 100.0 * (double)e->children / total);
+	fprintf(f, "%8.2f%%", 100.0 * (double)e->self / total);
+	if (o->show_samples)
+		fprintf(f, " %11" PRIu64, o->children ? e->n_children : e->n_self);
+	for (size_t k = 0; k < o->n_keys; k++) {
+		enum print_key key = o->keys[k];
 
-			switch (key) {
-			case PRINT_COMM:
-				fprintf(f, " %-*.40s", (int)w[key], session_comm(s, e->key[key]));
-				break;
-			case PRINT_DSO:
-				fprintf(f, " %-*.40s", (int)w[key], session_dso_name(s, e->key[key]));
-				break;
-			case PRINT_SYM:
-				fprintf(f, " [%s] %s", session_sym(s, e->key[key])->kernel ? "k" : ".",
-					sym_name(s, e->key[key]));
-				break;
-			default:
-				fprintf(f, " %*d", (int)w[key], (int)e->key[key]);
-			}
+		switch (key) {
+		case PRINT_COMM:
+			fprintf(f, " %-*.40s", (int)w[key], session_comm(s, e->key[key]));
+			break;
+		case PRINT_DSO:
+			fprintf(f, " %-*.40s", (int)w[key], session_dso_name(s, e->key[key]));
+			break;
+		case PRINT_SYM:
+			fprintf(f, " [%s] %s", session_sym(s, e->key[key])->kernel ? "k" : ".",
+				sym_name(s, e->key[key]));
+			break;
+		default:
+			fprintf(f, " %*d", (int)w[key], (int)e->key[key]);
 		}
-		fputc('\n', f);
-		/* A branch never weighs more than its entry: below the threshold there is no tree. */
-		if (e->graph && print_graph(f, s, o, e, total, gl.rows + gl.start[e->graph - 1],
-					    gl.start[e->graph] - gl.start[e->graph - 1]) < 0)
-			goto oom;
 	}
-	if (!t.n)
-		fprintf(f, "# no samples%s\n", tot->samples_seen ? " match the filters" : "");
-	free(seen);
-	free(t.e);
-	free(gl.rows);
-	free(gl.start);
-	seqtab_free(t.ids);
+	fputc('\n', f);
+}
+
+/* The sorted entries above the percent limit, each with its tree when it has one. */
+static int print_entries(FILE *f, const struct session *s, const struct print_opts *o, const struct table *t,
+			 const struct graph_lists *gl, double total)
+{
+	size_t w[PRINT_N_KEYS] = { 0 };
+
+	column_widths(s, o, t, total, w);
+	print_titles(f, o, w);
+	for (size_t i = 0; i < t->n; i++) {
+		const struct entry *e = &t->e[i];
+
+		if (entry_share(o, e, total) < o->percent_limit)
+			continue;
+		print_entry(f, s, o, e, w, total);
+		/* A branch never weighs more than its entry: below the threshold there is no tree. */
+		if (e->graph && print_graph(f, s, o, e, total, gl->rows + gl->start[e->graph - 1],
+					    gl->start[e->graph] - gl->start[e->graph - 1]) < 0)
+			return -ENOMEM;
+	}
 	return 0;
-oom:
-	free(seen);
+}
+
+int print_flat(FILE *f, const struct session *s, const struct print_opts *o)
+{
+	const struct session_totals *tot = session_totals(s);
+	struct table t = { seqtab_new(), NULL, 0, 0 };
+	double total = tot->period ? (double)tot->period : 1.0;
+	struct graph_lists gl = { NULL, NULL };
+	bool has_sym = false;
+	int rc;
+
+	if (!t.ids)
+		return -ENOMEM;
+	for (size_t i = 0; i < o->n_keys; i++)
+		has_sym |= o->keys[i] == PRINT_SYM;
+	rc = count_entries(s, o, &t);
+	sort_opts = o;
+	if (rc == 0 && t.n) /* t.e is NULL when nothing was counted; qsort must not see NULL */
+		qsort(t.e, t.n, sizeof(*t.e), cmp_entries);
+	if (rc == 0 && o->graph != PRINT_GRAPH_NONE && has_sym)
+		rc = graph_lists(s, o, &t, total, &gl);
+	if (rc == 0)
+		rc = print_entries(f, s, o, &t, &gl, total);
+	if (rc == 0 && !t.n)
+		fprintf(f, "# no samples%s\n", tot->samples_seen ? " match the filters" : "");
 	free(t.e);
 	free(gl.rows);
 	free(gl.start);
 	seqtab_free(t.ids);
-	return -ENOMEM;
+	return rc;
 }
 
 /* ---- folded stacks ---- */

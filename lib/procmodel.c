@@ -4,12 +4,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "intern.h"
 #include "procmodel.h"
 
 struct proc {
 	struct procmodel_map *maps; /* sorted by start, non-overlapping */
-	uint32_t n, cap;
+	uint32_t n;
+	size_t cap;
 	int64_t comm;               /* the main thread's name id, -1 unknown */
 	uint64_t gen;               /* changes whenever the process may have changed */
 };
@@ -22,10 +24,10 @@ struct thr {
 struct procmodel {
 	struct pairtab *pids; /* pid -> index into procs */
 	struct proc *procs;
-	uint32_t n_procs, cap_procs;
+	size_t n_procs, cap_procs;
 	struct pairtab *tids; /* tid -> index into thrs */
 	struct thr *thrs;
-	uint32_t n_thrs, cap_thrs;
+	size_t n_thrs, cap_thrs;
 	struct strtab *comms;
 	uint64_t gen;         /* last generation handed out */
 };
@@ -48,7 +50,7 @@ struct procmodel *procmodel_free(struct procmodel *m)
 {
 	if (!m)
 		return NULL;
-	for (uint32_t i = 0; i < m->n_procs; i++)
+	for (size_t i = 0; i < m->n_procs; i++)
 		free(m->procs[i].maps);
 	free(m->procs);
 	free(m->thrs);
@@ -59,23 +61,18 @@ struct procmodel *procmodel_free(struct procmodel *m)
 	return NULL;
 }
 
+/* The process PID, added when new; NULL when out of memory. Room comes first: an id in pids
+ * always has its process. */
 static struct proc *get_proc(struct procmodel *m, int32_t pid)
 {
-	bool added;
-	int64_t id = pairtab_intern(m->pids, (uint32_t)pid, 0, &added);
+	int64_t id = pairtab_find(m->pids, (uint32_t)pid, 0);
 
-	if (id < 0)
-		return NULL;
-	if (added) {
-		if (m->n_procs == m->cap_procs) {
-			uint32_t cap = m->cap_procs ? m->cap_procs * 2 : 256;
-			struct proc *p = realloc(m->procs, cap * sizeof(*p));
-
-			if (!p)
-				return NULL; /* the id stays reserved; a later call retries the array */
-			m->procs = p;
-			m->cap_procs = cap;
-		}
+	if (id < 0) {
+		if (GROW(m->procs, m->cap_procs, m->n_procs + 1) < 0)
+			return NULL;
+		id = pairtab_intern(m->pids, (uint32_t)pid, 0, NULL);
+		if (id < 0)
+			return NULL;
 		m->procs[id] = (struct proc){ NULL, 0, 0, -1, 0 };
 		m->n_procs++;
 	}
@@ -91,23 +88,17 @@ static const struct proc *find_proc(const struct procmodel *m, int32_t pid)
 	return id < 0 ? NULL : &m->procs[id];
 }
 
+/* The thread TID, added when new; NULL when out of memory (as get_proc). */
 static struct thr *get_thr(struct procmodel *m, int32_t tid)
 {
-	bool added;
-	int64_t id = pairtab_intern(m->tids, (uint32_t)tid, 0, &added);
+	int64_t id = pairtab_find(m->tids, (uint32_t)tid, 0);
 
-	if (id < 0)
-		return NULL;
-	if (added) {
-		if (m->n_thrs == m->cap_thrs) {
-			uint32_t cap = m->cap_thrs ? m->cap_thrs * 2 : 256;
-			struct thr *t = realloc(m->thrs, cap * sizeof(*t));
-
-			if (!t)
-				return NULL;
-			m->thrs = t;
-			m->cap_thrs = cap;
-		}
+	if (id < 0) {
+		if (GROW(m->thrs, m->cap_thrs, m->n_thrs + 1) < 0)
+			return NULL;
+		id = pairtab_intern(m->tids, (uint32_t)tid, 0, NULL);
+		if (id < 0)
+			return NULL;
 		m->thrs[id] = (struct thr){ -1, -1 };
 		m->n_thrs++;
 	}
@@ -153,14 +144,8 @@ int procmodel_fork(struct procmodel *m, int32_t pid, int32_t ppid, int32_t tid, 
 		parent = find_proc(m, ppid); /* the array may have moved */
 		p->n = 0;
 		if (parent && parent->n) {
-			if (p->cap < parent->n) {
-				struct procmodel_map *maps = realloc(p->maps, parent->n * sizeof(*maps));
-
-				if (!maps)
-					return -ENOMEM;
-				p->maps = maps;
-				p->cap = parent->n;
-			}
+			if (GROW(p->maps, p->cap, parent->n) < 0)
+				return -ENOMEM;
 			memcpy(p->maps, parent->maps, parent->n * sizeof(*p->maps));
 			p->n = parent->n;
 		}
@@ -205,23 +190,6 @@ static uint32_t lower(const struct proc *p, uint64_t addr)
 	return lo;
 }
 
-static int reserve_maps(struct proc *p, uint32_t extra)
-{
-	if (p->n + extra > p->cap) {
-		uint32_t cap = p->cap ? p->cap * 2 : 16;
-		struct procmodel_map *maps;
-
-		while (cap < p->n + extra)
-			cap *= 2;
-		maps = realloc(p->maps, cap * sizeof(*maps));
-		if (!maps)
-			return -ENOMEM;
-		p->maps = maps;
-		p->cap = cap;
-	}
-	return 0;
-}
-
 int procmodel_map(struct procmodel *m, int32_t pid, uint64_t start, uint64_t len, uint64_t pgoff, uint32_t dso)
 {
 	struct proc *p = get_proc(m, pid);
@@ -232,7 +200,7 @@ int procmodel_map(struct procmodel *m, int32_t pid, uint64_t start, uint64_t len
 		return -ENOMEM;
 	if (len == 0 || end < start)
 		return 0;
-	if (reserve_maps(p, 2) < 0)
+	if (GROW(p->maps, p->cap, (size_t)p->n + 2) < 0) /* a split adds one more */
 		return -ENOMEM;
 	i = lower(p, start);
 	/* A mapping that straddles start keeps its head; if it also straddles end, its tail

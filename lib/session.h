@@ -1,5 +1,9 @@
 /* session.h — turns recordings into a profile: replays side-band into the process model,
- * filters and aggregates samples by unique stack, then symbolizes each unique address once. */
+ * filters and aggregates samples by unique stack, then symbolizes each unique address once.
+ *
+ * session.c owns the parts and runs them in order: replay.c reads the records and applies
+ * the filters, aggregate.c counts the samples and builds the rows, symstacks.c symbolizes,
+ * dsotab.c knows the objects (kernel, modules, files, JIT code, [vdso]). */
 #ifndef RP_SESSION_H
 #define RP_SESSION_H
 
@@ -10,6 +14,10 @@
 struct rp_header_rec;
 struct strtab;
 
+/*
+ * Which samples count; an empty list (n_* 0) does not filter. Every array, and every string
+ * in comms and dsos, is borrowed: it must stay valid and unchanged until session_free().
+ */
 struct session_filter {
 	const int32_t *pids;
 	size_t n_pids;
@@ -21,11 +29,17 @@ struct session_filter {
 	size_t n_dsos;
 	const int *cpus;
 	size_t n_cpus;
-	/* Time window in wall-clock time (CLOCK_REALTIME ns), see session_window(). */
+	/* Time window in wall-clock time (CLOCK_REALTIME ns), see session_file_bounds(). */
 	bool have_since, have_until;
 	int64_t since, until;
 };
 
+/*
+ * session_new() copies this struct, not what it points to: symfs (NULL: none; JIT perf maps
+ * are looked up under it in session_finish()), the filter's arrays and warn_arg are borrowed
+ * and must outlive the session. warn is called with warn_arg, from session_add_file() and
+ * session_finish() only, with a message valid for the call.
+ */
 struct session_opts {
 	const char *symfs;
 	bool inline_frames;
@@ -60,6 +74,10 @@ struct session_totals {
 	uint64_t samples_seen;   /* before filters */
 	uint64_t samples_malformed; /* samples whose fields do not fit their record: skipped */
 	uint64_t sideband_malformed; /* MMAP records whose file name is not terminated: skipped */
+	uint64_t samples_nomem;  /* samples dropped because memory ran out while replaying them
+				  * (some perhaps before the --comm filter could reject them) */
+	uint64_t sideband_nomem; /* side-band records (COMM, MMAP, FORK, KSYMS) not applied for
+				  * lack of memory: samples may be placed in the wrong task or object */
 	uint64_t lost;           /* LOST records + losses reported only at the end */
 	uint64_t throttles;
 	uint64_t frames, frames_unknown; /* sample-weighted */
@@ -83,6 +101,12 @@ int session_add_file(struct session *s, const char *path, char *why, size_t why_
 /* Symbolize and build the rows; call once, after the last file. */
 int session_finish(struct session *s);
 
+/*
+ * Every pointer returned below is owned by the session and valid until session_free(); before
+ * session_finish() only the header and totals are meaningful. Ids link them: a row's stack is
+ * a session_stack() id, whose elements are session_sym() ids, whose dso is a
+ * session_dso_name() id; a row's comm is a session_comm() id.
+ */
 const struct rp_header_rec *session_header(const struct session *s); /* first file's, or NULL */
 const struct session_totals *session_totals(const struct session *s);
 const struct session_row *session_rows(const struct session *s, size_t *ret_n);

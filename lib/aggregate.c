@@ -1,0 +1,178 @@
+/* aggregate.c — samples counted by (location stack, task, CPU) while replaying, rows after. */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "aggregate.h"
+#include "dsotab.h"
+#include "grow.h"
+#include "intern.h"
+#include "session.h"
+#include "symstacks.h"
+
+/* The count of one (location stack, task, cpu). */
+struct agg {
+	uint32_t stack, task, cpu;
+	uint64_t count, period;
+};
+
+struct aggregate {
+	struct pairtab *locs;      /* (dso, address or offset) -> location id */
+	struct seqtab *stacks;     /* location ids, leaf first */
+	struct pairtab *tasks;     /* (pid << 32 | tid, comm) -> task id */
+	struct pairtab *agg_ids;   /* (stack, task << 20 | cpu) -> agg index */
+	struct agg *aggs;
+	size_t n_aggs, cap_aggs;
+	struct session_row *rows;
+	size_t n_rows;
+};
+
+struct aggregate *aggregate_new(void)
+{
+	struct aggregate *a = calloc(1, sizeof(*a));
+
+	if (!a)
+		return NULL;
+	a->locs = pairtab_new();
+	a->stacks = seqtab_new();
+	a->tasks = pairtab_new();
+	a->agg_ids = pairtab_new();
+	if (!a->locs || !a->stacks || !a->tasks || !a->agg_ids)
+		return aggregate_free(a);
+	return a;
+}
+
+struct aggregate *aggregate_free(struct aggregate *a)
+{
+	if (!a)
+		return NULL;
+	pairtab_free(a->locs);
+	seqtab_free(a->stacks);
+	pairtab_free(a->tasks);
+	pairtab_free(a->agg_ids);
+	free(a->aggs);
+	free(a->rows);
+	free(a);
+	return NULL;
+}
+
+int64_t aggregate_add_loc(struct aggregate *a, uint32_t dso, uint64_t addr)
+{
+	return pairtab_intern(a->locs, dso, addr, NULL);
+}
+
+int64_t aggregate_add_stack(struct aggregate *a, const uint32_t *locs, uint32_t n)
+{
+	return seqtab_intern(a->stacks, locs, n);
+}
+
+int64_t aggregate_add_task(struct aggregate *a, int32_t pid, int32_t tid, uint32_t comm)
+{
+	return pairtab_intern(a->tasks, (uint64_t)(uint32_t)pid << 32 | (uint32_t)tid, comm, NULL);
+}
+
+int aggregate_add_sample(struct aggregate *a, uint32_t stack, uint32_t task, uint32_t cpu,
+			 uint64_t period)
+{
+	uint64_t key = (uint64_t)task << 20 | (cpu & 0xfffff);
+	int64_t id = pairtab_find(a->agg_ids, stack, key);
+
+	if (id < 0) {
+		/* Room first: an id in agg_ids always has its count. */
+		if (GROW(a->aggs, a->cap_aggs, a->n_aggs + 1) < 0)
+			return -ENOMEM;
+		id = pairtab_intern(a->agg_ids, stack, key, NULL);
+		if (id < 0)
+			return -ENOMEM;
+		a->aggs[id] = (struct agg){ stack, task, cpu, 0, 0 };
+		a->n_aggs++;
+	}
+	a->aggs[id].count++;
+	a->aggs[id].period += period;
+	return 0;
+}
+
+uint32_t aggregate_n_locs(const struct aggregate *a)
+{
+	return pairtab_count(a->locs);
+}
+
+void aggregate_loc(const struct aggregate *a, uint32_t id, uint32_t *ret_dso, uint64_t *ret_addr)
+{
+	uint64_t dso;
+
+	pairtab_get(a->locs, id, &dso, ret_addr);
+	*ret_dso = (uint32_t)dso;
+}
+
+/* Each aggregated stack becomes a symbol stack; rows merge what now looks the same. */
+int aggregate_build_rows(struct aggregate *a, struct symstacks *ss, struct session_totals *t)
+{
+	struct pairtab *row_ids = pairtab_new();
+	size_t cap_rows = 0;
+
+	if (!row_ids)
+		return -ENOMEM;
+	for (size_t i = 0; i < a->n_aggs; i++) {
+		const struct agg *g = &a->aggs[i];
+		uint32_t n, m, unknown;
+		const uint32_t *locs = seqtab_get(a->stacks, g->stack, &n);
+		uint64_t pidtid, comm;
+		int64_t st, rid;
+		bool added;
+
+		st = symstacks_add_stack(ss, locs, n, &m, &unknown);
+		if (st < 0)
+			goto oom;
+		t->frames += g->count * m;
+		t->frames_unknown += g->count * unknown;
+		rid = pairtab_intern(row_ids, (uint64_t)st,
+				     (uint64_t)g->task << 20 | (g->cpu & 0xfffff), &added);
+		if (rid < 0)
+			goto oom;
+		if (added) {
+			if (GROW(a->rows, cap_rows, a->n_rows + 1) < 0)
+				goto oom;
+			pairtab_get(a->tasks, g->task, &pidtid, &comm);
+			a->rows[a->n_rows++] = (struct session_row){
+				(uint32_t)st, (uint32_t)comm, (int32_t)(pidtid >> 32),
+				(int32_t)(uint32_t)pidtid, g->cpu, 0, 0
+			};
+		}
+		a->rows[rid].count += g->count;
+		a->rows[rid].period += g->period;
+	}
+	pairtab_free(row_ids);
+	return 0;
+oom:
+	pairtab_free(row_ids);
+	return -ENOMEM;
+}
+
+void aggregate_keep_dsos(struct aggregate *a, const struct symstacks *ss, const struct dsotab *d,
+			 const char *const *names, size_t n, struct session_totals *t)
+{
+	size_t w = 0;
+
+	t->samples = t->period = 0;
+	for (size_t i = 0; i < a->n_rows; i++) {
+		uint32_t len;
+		const uint32_t *st = symstacks_get(ss, a->rows[i].stack, &len);
+		uint32_t dso = symstacks_sym(ss, st[0])->dso;
+		bool keep = false;
+
+		for (size_t k = 0; k < n; k++)
+			keep |= dsotab_matches(d, dso, names[k]);
+		if (keep) {
+			a->rows[w++] = a->rows[i];
+			t->samples += a->rows[i].count;
+			t->period += a->rows[i].period;
+		}
+	}
+	a->n_rows = w;
+}
+
+const struct session_row *aggregate_rows(const struct aggregate *a, size_t *ret_n)
+{
+	*ret_n = a->n_rows;
+	return a->rows;
+}

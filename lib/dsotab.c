@@ -1,0 +1,191 @@
+/* dsotab.c — the objects code belongs to (kernel, modules, files, JIT, [vdso]), by identity. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dsotab.h"
+#include "grow.h"
+#include "intern.h"
+#include "perfmap.h"
+#include "symbolizer.h"
+
+struct dso {
+	enum dsotab_kind kind;
+	struct sym_dso *sym;   /* DSOTAB_FILE */
+	int32_t pid;           /* DSOTAB_JIT */
+	struct perfmap *pmap;  /* DSOTAB_JIT, loaded on first use */
+	bool pmap_tried;
+	char *name;            /* short name for reports */
+};
+
+struct dsotab {
+	struct symbolizer *symz;   /* borrowed */
+	const char *symfs;         /* borrowed */
+	struct dso *dsos;
+	size_t n_dsos, cap_dsos;
+	struct pairtab *ids;       /* identity (value, TAG_*) -> dso id */
+	struct strtab *names;      /* pseudo-file and module names */
+};
+
+/* Identity tags: a dso is (value, tag) in ids, and its id there is its index in dsos. */
+enum {
+	TAG_KERNEL = 1,
+	TAG_MODULE, /* value: module name id in names */
+	TAG_FILE,   /* value: the symbolizer's handle */
+	TAG_JIT,    /* value: pid */
+	TAG_PSEUDO, /* value: name id in names */
+};
+
+/* The id of identity (VALUE, TAG), adding the dso when it is new. Room comes first: an id in
+ * ids always has its dso. */
+static int64_t get_dso(struct dsotab *t, uint64_t value, uint64_t tag, enum dsotab_kind kind,
+		       const char *name)
+{
+	int64_t id = pairtab_find(t->ids, value, tag);
+	char *copy;
+
+	if (id >= 0)
+		return id;
+	if (GROW(t->dsos, t->cap_dsos, t->n_dsos + 1) < 0)
+		return -ENOMEM;
+	copy = strdup(name);
+	if (!copy)
+		return -ENOMEM;
+	id = pairtab_intern(t->ids, value, tag, NULL);
+	if (id < 0) {
+		free(copy);
+		return id;
+	}
+	t->dsos[id] = (struct dso){ .kind = kind, .name = copy };
+	t->n_dsos++;
+	return id;
+}
+
+struct dsotab *dsotab_new(struct symbolizer *symz, const char *symfs)
+{
+	struct dsotab *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	t->symz = symz;
+	t->symfs = symfs;
+	t->ids = pairtab_new();
+	t->names = strtab_new();
+	if (!t->ids || !t->names)
+		return dsotab_free(t);
+	if (get_dso(t, 0, TAG_KERNEL, DSOTAB_KERNEL, "[kernel.kallsyms]") != DSOTAB_KERNEL_ID)
+		return dsotab_free(t);
+	return t;
+}
+
+struct dsotab *dsotab_free(struct dsotab *t)
+{
+	if (!t)
+		return NULL;
+	for (size_t i = 0; i < t->n_dsos; i++) {
+		free(t->dsos[i].name);
+		perfmap_free(t->dsos[i].pmap);
+	}
+	free(t->dsos);
+	pairtab_free(t->ids);
+	strtab_free(t->names);
+	free(t);
+	return NULL;
+}
+
+int64_t dsotab_add_jit(struct dsotab *t, int32_t pid)
+{
+	char name[64];
+	int64_t id;
+
+	snprintf(name, sizeof(name), "[JIT] pid %d", (int)pid);
+	id = get_dso(t, (uint32_t)pid, TAG_JIT, DSOTAB_JIT, name);
+	if (id >= 0)
+		t->dsos[id].pid = pid;
+	return id;
+}
+
+static bool is_anon(const char *path)
+{
+	return !path[0] || strncmp(path, "//anon", 6) == 0 || strncmp(path, "[anon", 5) == 0 ||
+	       strcmp(path, "[heap]") == 0 || strcmp(path, "[stack]") == 0;
+}
+
+int64_t dsotab_add_mapped(struct dsotab *t, const char *path, const uint8_t *bid, size_t bid_len,
+			  uint32_t maj, uint32_t min, uint64_t ino, int32_t pid)
+{
+	char clean[4200];
+	size_t len = strlen(path);
+	struct sym_dso *d;
+	int64_t id;
+
+	if (is_anon(path))
+		return dsotab_add_jit(t, pid);
+	/* The kernel appends " (deleted)" to files removed since they were mapped. */
+	if (len > 10 && len < sizeof(clean) && strcmp(path + len - 10, " (deleted)") == 0) {
+		memcpy(clean, path, len - 10);
+		clean[len - 10] = '\0';
+		path = clean;
+	}
+	if (path[0] != '/') {
+		/* [vdso], [vsyscall] and the like: no file to read. */
+		int64_t nid = strtab_intern(t->names, path);
+
+		return nid < 0 ? nid : get_dso(t, (uint64_t)nid, TAG_PSEUDO, DSOTAB_PSEUDO, path);
+	}
+	d = symbolizer_dso(t->symz, path, bid, bid_len, maj, min, ino);
+	id = get_dso(t, (uintptr_t)d, TAG_FILE, DSOTAB_FILE, sym_dso_name(d));
+	if (id >= 0)
+		t->dsos[id].sym = d;
+	return id;
+}
+
+int64_t dsotab_add_module(struct dsotab *t, const char *module)
+{
+	char name[300];
+	int64_t nid = strtab_intern(t->names, module);
+
+	snprintf(name, sizeof(name), "[%s]", module);
+	return nid < 0 ? nid : get_dso(t, (uint64_t)nid, TAG_MODULE, DSOTAB_KERNEL, name);
+}
+
+enum dsotab_kind dsotab_kind(const struct dsotab *t, uint32_t id)
+{
+	return t->dsos[id].kind;
+}
+
+struct sym_dso *dsotab_sym(const struct dsotab *t, uint32_t id)
+{
+	return t->dsos[id].sym;
+}
+
+const char *dsotab_name(const struct dsotab *t, uint32_t id)
+{
+	return t->dsos[id].name;
+}
+
+bool dsotab_matches(const struct dsotab *t, uint32_t id, const char *name)
+{
+	const struct dso *d = &t->dsos[id];
+	const char *path = d->sym ? sym_dso_path(d->sym) : d->name;
+
+	return strcmp(name, d->name) == 0 || (path && strcmp(name, path) == 0);
+}
+
+int dsotab_perfmap(struct dsotab *t, uint32_t id, const struct perfmap **ret)
+{
+	struct dso *d = &t->dsos[id];
+
+	if (!d->pmap_tried) {
+		char path[4200];
+
+		d->pmap_tried = true;
+		snprintf(path, sizeof(path), "%s/tmp/perf-%d.map", t->symfs ? t->symfs : "",
+			 (int)d->pid);
+		if (perfmap_load(path, &d->pmap) == -ENOMEM)
+			return -ENOMEM;
+	}
+	*ret = d->pmap;
+	return 0;
+}

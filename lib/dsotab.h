@@ -1,0 +1,55 @@
+/* dsotab.h — the objects code belongs to (kernel, modules, files, JIT, [vdso]), by identity. */
+#ifndef RP_DSOTAB_H
+#define RP_DSOTAB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct perfmap;
+struct sym_dso;
+struct symbolizer;
+
+enum dsotab_kind {
+	DSOTAB_KERNEL,  /* the kernel and its modules; locations are addresses */
+	DSOTAB_FILE,    /* an ELF file; locations are file offsets */
+	DSOTAB_JIT,     /* anonymous code of one process; locations are addresses (perf-PID.map) */
+	DSOTAB_PSEUDO,  /* [vdso] and the like: no file to read; locations are file offsets */
+};
+
+/* The kernel's id: every table starts with it. */
+#define DSOTAB_KERNEL_ID 0
+
+/*
+ * One table per report run. An object is known by its identity (a file's symbolizer handle,
+ * a JIT's pid, a module's or pseudo-file's name): asking again for the same identity gives
+ * the same id. SYMZ and SYMFS (NULL: none) are borrowed and must outlive the table; the
+ * names and perf maps handed out are owned by the table and valid until dsotab_free().
+ */
+struct dsotab;
+
+struct dsotab *dsotab_new(struct symbolizer *symz, const char *symfs);
+struct dsotab *dsotab_free(struct dsotab *t);
+
+/* Each returns the object's id, adding it when new, or -ENOMEM. */
+/* What a user-space mapping of PATH maps: anonymous memory is the JIT code of PID, a path
+ * that is not absolute a pseudo-file, else the file of that identity (" (deleted)" dropped). */
+int64_t dsotab_add_mapped(struct dsotab *t, const char *path, const uint8_t *bid, size_t bid_len,
+			  uint32_t maj, uint32_t min, uint64_t ino, int32_t pid);
+/* The anonymous code of process PID, named "[JIT] pid PID". */
+int64_t dsotab_add_jit(struct dsotab *t, int32_t pid);
+/* The kernel module MODULE, named "[MODULE]". */
+int64_t dsotab_add_module(struct dsotab *t, const char *module);
+
+enum dsotab_kind dsotab_kind(const struct dsotab *t, uint32_t id);
+/* DSOTAB_FILE: the symbolizer's handle (owned by the symbolizer); else NULL. */
+struct sym_dso *dsotab_sym(const struct dsotab *t, uint32_t id);
+/* The short name for reports. */
+const char *dsotab_name(const struct dsotab *t, uint32_t id);
+/* Is NAME the object's short name or (for a file) its recorded path? */
+bool dsotab_matches(const struct dsotab *t, uint32_t id, const char *name);
+/* DSOTAB_JIT: SYMFS/tmp/perf-PID.map, loaded on the first call: 0 with *ret (NULL when there
+ * is no usable map), or -ENOMEM. */
+int dsotab_perfmap(struct dsotab *t, uint32_t id, const struct perfmap **ret);
+
+#endif

@@ -1,0 +1,490 @@
+/* replay.c — a recording's records in order: side-band to the models, samples through filters. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/perf_event.h>
+
+#include "aggregate.h"
+#include "dsotab.h"
+#include "format.h"
+#include "grow.h"
+#include "intern.h"
+#include "ksymtab.h"
+#include "procmodel.h"
+#include "reader.h"
+#include "record.h"
+#include "replay.h"
+#include "session.h"
+#include "util.h"
+
+#define MAX_FRAMES 512
+
+struct replay {
+	const struct session_opts *o; /* borrowed, as the models below */
+	struct procmodel *pm;
+	struct dsotab *dsos;
+	struct ksymtab *ksyms;
+	struct aggregate *agg;
+	struct session_totals *t;
+	bool ksyms_loaded;
+	bool ksyms_partial;        /* the file being read writes kernel symbols as needed */
+	struct reader *rd;         /* the file being read */
+	/* A packed sample's stack resolved once per process state: (reader stack << 32 | pid,
+	 * file << 48 ^ process generation) -> location stack in scache_val (UINT32_MAX unset). */
+	struct pairtab *scache;
+	uint32_t *scache_val;
+	size_t cap_scache;
+	uint64_t file_no;
+	/* The last task seen on each CPU (modulo 64), valid while the process model is unchanged:
+	 * samples come in runs of one thread per CPU, this saves three lookups each. */
+	struct task_memo {
+		uint64_t version;    /* procmodel_version() when filled; 0: empty */
+		uint32_t pid, tid;
+		int64_t comm, task;
+		uint64_t pgen;       /* procmodel_gen() of pid */
+	} memo[64];
+	/* per-file state */
+	uint64_t sample_type;
+	uint64_t since, until;     /* CLOCK_MONOTONIC ns of the file being read */
+	int8_t *comm_ok;           /* comm filter verdict per comm id: 0 unknown, 1 keep, -1 drop */
+	size_t n_comm_ok;
+	bool finished;
+	uint32_t loc_buf[MAX_FRAMES];
+};
+
+struct replay *replay_new(const struct session_opts *o, struct procmodel *pm, struct dsotab *dsos,
+			  struct ksymtab *ksyms, struct aggregate *agg, struct session_totals *t)
+{
+	struct replay *rp = calloc(1, sizeof(*rp));
+
+	if (!rp)
+		return NULL;
+	rp->o = o;
+	rp->pm = pm;
+	rp->dsos = dsos;
+	rp->ksyms = ksyms;
+	rp->agg = agg;
+	rp->t = t;
+	rp->scache = pairtab_new();
+	if (!rp->scache)
+		return replay_free(rp);
+	return rp;
+}
+
+struct replay *replay_free(struct replay *rp)
+{
+	if (!rp)
+		return NULL;
+	pairtab_free(rp->scache);
+	free(rp->scache_val);
+	free(rp->comm_ok);
+	free(rp);
+	return NULL;
+}
+
+static void on_comm(struct replay *rp, const struct perf_event_header *h)
+{
+	size_t end = h->size - record_id_size(rp->sample_type);
+	const char *comm = record_string(h, 16, end);
+	uint32_t pid, tid;
+
+	if (!comm || h->size < 16)
+		return;
+	memcpy(&pid, (const char *)h + 8, 4);
+	memcpy(&tid, (const char *)h + 12, 4);
+	if (procmodel_comm(rp->pm, (int32_t)pid, (int32_t)tid, comm,
+			   h->misc & PERF_RECORD_MISC_COMM_EXEC) < 0)
+		rp->t->sideband_nomem++;
+}
+
+static void on_mmap(struct replay *rp, const struct perf_event_header *h)
+{
+	size_t end = h->size - record_id_size(rp->sample_type);
+	const unsigned char *p = (const unsigned char *)h;
+	uint32_t pid, maj = 0, min = 0;
+	uint64_t addr, len, pgoff, ino = 0;
+	const uint8_t *bid = NULL;
+	size_t bid_len = 0;
+	const char *path;
+	int64_t dso;
+
+	if (h->type == PERF_RECORD_MMAP2) {
+		path = record_string(h, 72, end);
+		if (!path) {
+			rp->t->sideband_malformed++;
+			return;
+		}
+		if (h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
+			bid = p + 44;
+			bid_len = p[40] <= 20 ? p[40] : 20;
+		} else {
+			memcpy(&maj, p + 40, 4);
+			memcpy(&min, p + 44, 4);
+			memcpy(&ino, p + 48, 8);
+		}
+	} else {
+		path = record_string(h, 40, end);
+		if (!path) {
+			rp->t->sideband_malformed++;
+			return;
+		}
+	}
+	memcpy(&pid, p + 8, 4);
+	memcpy(&addr, p + 16, 8);
+	memcpy(&len, p + 24, 8);
+	memcpy(&pgoff, p + 32, 8);
+	if ((h->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL)
+		return; /* kernel and module maps: kallsyms covers them */
+	dso = dsotab_add_mapped(rp->dsos, path, bid, bid_len, maj, min, ino, (int32_t)pid);
+	if (dso < 0 || procmodel_map(rp->pm, (int32_t)pid, addr, len, pgoff, (uint32_t)dso) < 0)
+		rp->t->sideband_nomem++;
+}
+
+static bool keep_pid(const struct session_filter *f, int32_t pid, int32_t tid, uint32_t cpu)
+{
+	bool ok;
+
+	if (f->n_pids) {
+		ok = false;
+		for (size_t i = 0; i < f->n_pids; i++)
+			ok |= f->pids[i] == pid;
+		if (!ok)
+			return false;
+	}
+	if (f->n_tids) {
+		ok = false;
+		for (size_t i = 0; i < f->n_tids; i++)
+			ok |= f->tids[i] == tid;
+		if (!ok)
+			return false;
+	}
+	if (f->n_cpus) {
+		ok = false;
+		for (size_t i = 0; i < f->n_cpus; i++)
+			ok |= (uint32_t)f->cpus[i] == cpu;
+		if (!ok)
+			return false;
+	}
+	return true;
+}
+
+static bool comm_wanted(const struct session_filter *f, const char *name)
+{
+	for (size_t i = 0; i < f->n_comms; i++)
+		if (strcmp(f->comms[i], name) == 0)
+			return true;
+	return false;
+}
+
+/* The --comm verdict, cached per comm id. Without memory for the cache the names are compared
+ * every time: no sample is kept or dropped wrongly for want of memory. */
+static bool keep_comm(struct replay *rp, uint32_t comm)
+{
+	const struct session_filter *f = &rp->o->filter;
+	size_t n = rp->n_comm_ok;
+
+	if (!f->n_comms)
+		return true;
+	if (comm >= n) {
+		if (GROW(rp->comm_ok, rp->n_comm_ok, (size_t)comm + 1) < 0)
+			return comm_wanted(f, strtab_get(procmodel_comms(rp->pm), comm));
+		memset(rp->comm_ok + n, 0, rp->n_comm_ok - n);
+	}
+	if (!rp->comm_ok[comm]) {
+		const char *name = strtab_get(procmodel_comms(rp->pm), comm);
+
+		rp->comm_ok[comm] = comm_wanted(f, name) ? 1 : -1;
+	}
+	return rp->comm_ok[comm] > 0;
+}
+
+/* Location id of an address seen in a sample: kernel addresses as they are, user ones as
+ * (mapped object, file offset). -ENOMEM. */
+static int64_t locate(struct replay *rp, int32_t pid, bool kernel, uint64_t addr)
+{
+	const struct procmodel_map *m;
+	int64_t dso;
+
+	if (kernel)
+		return aggregate_add_loc(rp->agg, DSOTAB_KERNEL_ID, addr);
+	m = procmodel_find_map(rp->pm, pid, addr);
+	if (m && dsotab_kind(rp->dsos, m->dso) != DSOTAB_JIT)
+		return aggregate_add_loc(rp->agg, m->dso, addr - m->start + m->pgoff);
+	/* Anonymous or unmapped code: perf-PID.map territory, by absolute address. */
+	dso = m ? (int64_t)m->dso : dsotab_add_jit(rp->dsos, pid);
+	if (dso < 0)
+		return dso;
+	return aggregate_add_loc(rp->agg, (uint32_t)dso, addr);
+}
+
+/* The sample's thread: from the CPU's memo when the same thread ran there last and the model
+ * has not changed since, else looked up and remembered. NULL when out of memory. */
+static const struct task_memo *sample_task(struct replay *rp, const struct record_sample *smp)
+{
+	struct task_memo *memo = &rp->memo[smp->id.cpu & 63];
+	int32_t pid = (int32_t)smp->id.pid, tid = (int32_t)smp->id.tid;
+	int64_t comm, task;
+
+	if (memo->version == procmodel_version(rp->pm) && memo->pid == smp->id.pid &&
+	    memo->tid == smp->id.tid)
+		return memo;
+	memo->version = 0;
+	comm = procmodel_comm_id(rp->pm, pid, tid);
+	if (comm < 0)
+		return NULL;
+	task = aggregate_add_task(rp->agg, pid, tid, (uint32_t)comm);
+	if (task < 0)
+		return NULL;
+	*memo = (struct task_memo){ procmodel_version(rp->pm), smp->id.pid, smp->id.tid, comm, task,
+				    procmodel_gen(rp->pm, pid) };
+	return memo;
+}
+
+/* Was the sample taken in the kernel (where its ip and the start of its callchain are)? */
+static bool in_kernel(const struct record_sample *smp)
+{
+	return (smp->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;
+}
+
+/* The callchain's locations into loc_buf, at most MAX: how many, or -ENOMEM. */
+static int locate_chain(struct replay *rp, const struct record_sample *smp, uint32_t max)
+{
+	bool kernel = in_kernel(smp);
+	bool first = true;
+	uint32_t n = 0;
+
+	for (uint64_t i = 0; i < smp->nr && n < max; i++) {
+		uint64_t v;
+		int64_t loc;
+
+		memcpy(&v, &smp->ips[i], 8);
+		if (v >= (uint64_t)PERF_CONTEXT_MAX) {
+			kernel = v == (uint64_t)PERF_CONTEXT_KERNEL;
+			if (v != (uint64_t)PERF_CONTEXT_KERNEL && v != (uint64_t)PERF_CONTEXT_USER)
+				break; /* guest or hypervisor frames: not ours to resolve */
+			first = true;
+			continue;
+		}
+		/* Every frame but the first of a context is a return address: the call
+		 * instruction is just before it. */
+		loc = locate(rp, (int32_t)smp->id.pid, kernel, first ? v : v - 1);
+		first = false;
+		if (loc < 0)
+			return (int)loc;
+		rp->loc_buf[n++] = (uint32_t)loc;
+	}
+	return (int)n;
+}
+
+/* The sample's location stack, leaf first: its callchain, or its ip without one. -ENOMEM. */
+static int64_t locate_stack(struct replay *rp, const struct record_sample *smp)
+{
+	uint32_t max = rp->o->max_stack ? rp->o->max_stack : MAX_FRAMES;
+	int n;
+
+	if (max > MAX_FRAMES)
+		max = MAX_FRAMES;
+	n = locate_chain(rp, smp, max);
+	if (n < 0)
+		return n;
+	if (n == 0) {
+		int64_t loc = locate(rp, (int32_t)smp->id.pid, in_kernel(smp), smp->ip);
+
+		if (loc < 0)
+			return loc;
+		rp->loc_buf[n++] = (uint32_t)loc;
+	}
+	return aggregate_add_stack(rp->agg, rp->loc_buf, (uint32_t)n);
+}
+
+/* Remember location stack STACK for cache slot CID; without memory it is simply not kept. */
+static void cache_stack(struct replay *rp, uint32_t cid, uint32_t stack)
+{
+	size_t cap = rp->cap_scache;
+
+	if (cid >= cap) {
+		if (GROW(rp->scache_val, rp->cap_scache, (size_t)cid + 1) < 0)
+			return;
+		memset(rp->scache_val + cap, 0xff, (rp->cap_scache - cap) * sizeof(uint32_t));
+	}
+	rp->scache_val[cid] = stack;
+}
+
+/* The sample's location stack, resolved once per packed stack and process state. -ENOMEM. */
+static int64_t sample_stack(struct replay *rp, const struct record_sample *smp, uint64_t pgen)
+{
+	uint32_t sid = reader_stack_id(rp->rd);
+	int64_t cid = -1, stack;
+	bool added;
+
+	if (sid != READER_NO_STACK) {
+		/* Same stack, same process state: same locations. */
+		cid = pairtab_intern(rp->scache, (uint64_t)sid << 32 | smp->id.pid,
+				     rp->file_no << 48 ^ pgen, &added);
+		if (cid >= 0 && !added && (size_t)cid < rp->cap_scache &&
+		    rp->scache_val[cid] != UINT32_MAX)
+			return rp->scache_val[cid];
+	}
+	stack = locate_stack(rp, smp);
+	if (stack >= 0 && cid >= 0)
+		cache_stack(rp, (uint32_t)cid, (uint32_t)stack);
+	return stack;
+}
+
+static void count_sample(struct session_totals *t, const struct record_sample *smp)
+{
+	t->samples++;
+	t->period += smp->period ? smp->period : 1;
+	if (!t->t_first || smp->id.time < t->t_first)
+		t->t_first = smp->id.time;
+	if (smp->id.time > t->t_last)
+		t->t_last = smp->id.time;
+}
+
+/*
+ * A sample either fails to parse (samples_malformed), is filtered out, is counted, or is lost
+ * because memory ran out on the way (samples_nomem): nothing leaves unaccounted for.
+ */
+static void on_sample(struct replay *rp, const struct perf_event_header *h)
+{
+	struct record_sample smp;
+	const struct task_memo *memo;
+	int64_t stack;
+
+	if (record_parse_sample(h, rp->sample_type, &smp) < 0) {
+		rp->t->samples_malformed++;
+		return;
+	}
+	rp->t->samples_seen++;
+	if (smp.id.time < rp->since || smp.id.time > rp->until)
+		return;
+	if (!keep_pid(&rp->o->filter, (int32_t)smp.id.pid, (int32_t)smp.id.tid, smp.id.cpu))
+		return;
+	memo = sample_task(rp, &smp);
+	if (!memo) {
+		rp->t->samples_nomem++;
+		return;
+	}
+	if (!keep_comm(rp, (uint32_t)memo->comm))
+		return;
+	stack = sample_stack(rp, &smp, memo->pgen);
+	if (stack < 0 || aggregate_add_sample(rp->agg, (uint32_t)stack, (uint32_t)memo->task,
+					      smp.id.cpu, smp.period ? smp.period : 1) < 0) {
+		rp->t->samples_nomem++;
+		return;
+	}
+	count_sample(rp->t, &smp);
+}
+
+static void on_record(struct replay *rp, const struct perf_event_header *h)
+{
+	uint64_t v;
+	uint32_t a[4];
+
+	switch (h->type) {
+	case PERF_RECORD_SAMPLE:
+		on_sample(rp, h);
+		break;
+	case PERF_RECORD_COMM:
+		on_comm(rp, h);
+		break;
+	case PERF_RECORD_MMAP:
+	case PERF_RECORD_MMAP2:
+		on_mmap(rp, h);
+		break;
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT:
+		if (h->size < 24)
+			break;
+		memcpy(a, (const char *)h + 8, 16);
+		if (h->type == PERF_RECORD_FORK) {
+			if (procmodel_fork(rp->pm, (int32_t)a[0], (int32_t)a[1], (int32_t)a[2],
+					   (int32_t)a[3]) < 0)
+				rp->t->sideband_nomem++;
+		} else {
+			procmodel_exit(rp->pm, (int32_t)a[0], (int32_t)a[2]);
+		}
+		break;
+	case PERF_RECORD_LOST:
+		if (h->size >= 24 && record_time(h, rp->sample_type) >= rp->since &&
+		    record_time(h, rp->sample_type) <= rp->until) {
+			memcpy(&v, (const char *)h + 16, 8);
+			rp->t->lost = util_sat_add(rp->t->lost, v);
+		}
+		break;
+	case PERF_RECORD_THROTTLE:
+		rp->t->throttles++;
+		break;
+	case RP_REC_KSYMS:
+		/* A damaged record keeps the entries it holds; only lack of memory is counted. */
+		if ((!rp->ksyms_loaded || rp->ksyms_partial) &&
+		    ksymtab_add_record(rp->ksyms, h, h->size) == -ENOMEM)
+			rp->t->sideband_nomem++;
+		break;
+	case RP_REC_CPU_STATS:
+		if (h->size >= sizeof(struct rp_cpu_stats_rec))
+			rp->t->lost = util_sat_add(rp->t->lost,
+						   ((const struct rp_cpu_stats_rec *)(const void *)h)->lost_unreported);
+		break;
+	case RP_REC_FINISH:
+		rp->finished = true;
+		break;
+	}
+}
+
+/* The file's share of the time window: 0, 1 when it lies wholly outside, -ENODATA. */
+static int set_window(struct replay *rp, struct reader *r, char *why, size_t why_size)
+{
+	const struct rp_header_rec *hdr = reader_header(r);
+	uint64_t first, last;
+	int64_t off;
+
+	rp->since = 0;
+	rp->until = UINT64_MAX;
+	if (!rp->o->filter.have_since && !rp->o->filter.have_until)
+		return 0;
+	if (!hdr || reader_time_bounds(r, &first, &last) < 0) {
+		snprintf(why, why_size, "its wall-clock time is unknown (header lost), so --since/--until cannot apply");
+		return -ENODATA;
+	}
+	off = hdr->realtime_offset;
+	if (rp->o->filter.have_since)
+		rp->since = util_mono_ns(rp->o->filter.since, off);
+	if (rp->o->filter.have_until)
+		rp->until = util_mono_ns(rp->o->filter.until, off);
+	if (last < rp->since || first > rp->until)
+		return 1;
+	reader_set_until(r, rp->until);
+	return 0;
+}
+
+int replay_file(struct replay *rp, struct reader *r, char *why, size_t why_size)
+{
+	const struct rp_header_rec *hdr = reader_header(r);
+	const struct perf_event_header *h;
+	int rc;
+
+	rp->sample_type = reader_sample_type(r);
+	rc = set_window(rp, r, why, why_size);
+	if (rc != 0)
+		return rc;
+	rp->finished = false;
+	rp->rd = r;
+	rp->file_no++;
+	rp->ksyms_partial = hdr && (hdr->flags & RP_HDR_KSYMS_USED);
+	while ((h = reader_next(r)))
+		on_record(rp, h);
+	rp->rd = NULL;
+	/* A whole snapshot is read once (every file has the same); partial ones add up. */
+	if (ksymtab_count(rp->ksyms) && !rp->ksyms_partial)
+		rp->ksyms_loaded = true;
+	rp->t->files++;
+	rp->t->files_unfinished += !rp->finished;
+	rp->t->frames_bad += reader_stats(r)->frames_bad;
+	if (!reader_stats(r)->frames) {
+		snprintf(why, why_size, "no intact frame in the file; nothing could be read");
+		return -ENODATA;
+	}
+	return 0;
+}

@@ -1,0 +1,34 @@
+/* replay.h — a recording's records in order: side-band to the models, samples through filters. */
+#ifndef RP_REPLAY_H
+#define RP_REPLAY_H
+
+#include <stddef.h>
+
+struct aggregate;
+struct dsotab;
+struct ksymtab;
+struct procmodel;
+struct reader;
+struct session_opts;
+struct session_totals;
+
+/*
+ * One per report run, for every recording in turn. Everything given to replay_new() is
+ * borrowed and must outlive the replay: the options (their filter and max_stack apply), the
+ * process model, object table and kernel symbols it fills from side-band, the aggregate
+ * samples are counted in, and the totals it counts into.
+ */
+struct replay;
+
+struct replay *replay_new(const struct session_opts *o, struct procmodel *pm, struct dsotab *dsos,
+			  struct ksymtab *ksyms, struct aggregate *agg, struct session_totals *t);
+struct replay *replay_free(struct replay *rp);
+
+/*
+ * Every record of R (open; borrowed for the call), in order. 0; 1 without reading it when it
+ * lies wholly outside the time window; -ENODATA with a sentence in why when its wall-clock
+ * time is unknown while a window is set, or when it has no intact frame.
+ */
+int replay_file(struct replay *rp, struct reader *r, char *why, size_t why_size);
+
+#endif

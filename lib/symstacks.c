@@ -1,0 +1,199 @@
+/* symstacks.c — each unique location symbolized once; location stacks become symbol stacks. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dsotab.h"
+#include "grow.h"
+#include "intern.h"
+#include "ksymtab.h"
+#include "perfmap.h"
+#include "session.h"
+#include "symbolizer.h"
+#include "symstacks.h"
+
+#define INLINE_MAX 16
+
+struct symstacks {
+	struct dsotab *dsos;         /* borrowed */
+	struct symbolizer *symz;     /* borrowed */
+	const struct ksymtab *ksyms; /* borrowed */
+	struct pairtab *syms_ids;    /* (dso, name pointer) -> sym id */
+	struct session_sym *syms;
+	size_t n_syms, cap_syms;
+	/* The symbols of location l are loc_syms[loc_first[l] .. loc_first[l + 1]). */
+	uint32_t *loc_first;
+	size_t n_locs, cap_loc_first;
+	uint32_t *loc_syms;
+	uint32_t n_loc_syms;
+	size_t cap_loc_syms;
+	struct seqtab *stacks;       /* symbol ids, leaf first */
+	uint32_t *buf;               /* the stack being built */
+	size_t cap_buf;
+};
+
+struct symstacks *symstacks_new(struct dsotab *dsos, struct symbolizer *symz,
+				const struct ksymtab *ksyms)
+{
+	struct symstacks *ss = calloc(1, sizeof(*ss));
+
+	if (!ss)
+		return NULL;
+	ss->dsos = dsos;
+	ss->symz = symz;
+	ss->ksyms = ksyms;
+	ss->syms_ids = pairtab_new();
+	ss->stacks = seqtab_new();
+	if (!ss->syms_ids || !ss->stacks || GROW(ss->loc_first, ss->cap_loc_first, 1) < 0)
+		return symstacks_free(ss);
+	ss->loc_first[0] = 0;
+	return ss;
+}
+
+struct symstacks *symstacks_free(struct symstacks *ss)
+{
+	if (!ss)
+		return NULL;
+	pairtab_free(ss->syms_ids);
+	seqtab_free(ss->stacks);
+	free(ss->syms);
+	free(ss->loc_first);
+	free(ss->loc_syms);
+	free(ss->buf);
+	free(ss);
+	return NULL;
+}
+
+/* The id of symbol NAME (NULL: unknown) in DSO, adding it when new; -ENOMEM. */
+static int64_t intern_sym(struct symstacks *ss, uint32_t dso, const char *name, bool kernel)
+{
+	int64_t id = pairtab_find(ss->syms_ids, dso, (uintptr_t)name);
+
+	if (id >= 0)
+		return id;
+	/* Room first: an id in syms_ids always has its symbol. */
+	if (GROW(ss->syms, ss->cap_syms, ss->n_syms + 1) < 0)
+		return -ENOMEM;
+	id = pairtab_intern(ss->syms_ids, dso, (uintptr_t)name, NULL);
+	if (id < 0)
+		return id;
+	ss->syms[ss->n_syms++] = (struct session_sym){ name, dso, kernel };
+	return id;
+}
+
+/* A kernel address: its symbol, in its module when it is in one. */
+static int64_t symbolize_kernel(struct symstacks *ss, uint32_t dso, uint64_t addr)
+{
+	const char *name = NULL, *module = NULL;
+	uint64_t off;
+
+	if (ksymtab_find(ss->ksyms, addr, &name, &module, &off) == 0 && module) {
+		int64_t md = dsotab_add_module(ss->dsos, module);
+
+		if (md < 0)
+			return md;
+		dso = (uint32_t)md;
+	}
+	return intern_sym(ss, dso, name, true);
+}
+
+/* A JIT address: its name in the process's perf map, when there is one. */
+static int64_t symbolize_jit(struct symstacks *ss, uint32_t dso, uint64_t addr)
+{
+	const struct perfmap *pmap;
+	const char *name = NULL;
+	uint64_t off;
+
+	if (dsotab_perfmap(ss->dsos, dso, &pmap) < 0)
+		return -ENOMEM;
+	if (pmap)
+		perfmap_find(pmap, addr, &name, &off);
+	return intern_sym(ss, dso, name, false);
+}
+
+/* Symbols for one location, innermost first: how many (at most INLINE_MAX), or -ENOMEM. */
+static int symbolize(struct symstacks *ss, uint32_t dso, uint64_t addr, uint32_t *out)
+{
+	struct sym_frame fr[INLINE_MAX];
+	int64_t id;
+	int k;
+
+	switch (dsotab_kind(ss->dsos, dso)) {
+	case DSOTAB_KERNEL:
+		id = symbolize_kernel(ss, dso, addr);
+		break;
+	case DSOTAB_FILE:
+		k = symbolizer_lookup(ss->symz, dsotab_sym(ss->dsos, dso), addr, fr, INLINE_MAX);
+		for (int i = 0; i < k; i++) {
+			id = intern_sym(ss, dso, fr[i].name, false);
+			if (id < 0)
+				return (int)id;
+			out[i] = (uint32_t)id;
+		}
+		if (k > 0)
+			return k;
+		id = intern_sym(ss, dso, NULL, false); /* never happens: lookups give >= 1 frame */
+		break;
+	case DSOTAB_JIT:
+		id = symbolize_jit(ss, dso, addr);
+		break;
+	default: /* DSOTAB_PSEUDO: nothing to read */
+		id = intern_sym(ss, dso, NULL, false);
+		break;
+	}
+	if (id < 0)
+		return (int)id;
+	out[0] = (uint32_t)id;
+	return 1;
+}
+
+int symstacks_add_loc(struct symstacks *ss, uint32_t dso, uint64_t addr)
+{
+	uint32_t tmp[INLINE_MAX];
+	int k = symbolize(ss, dso, addr, tmp);
+
+	if (k < 0)
+		return k;
+	if (GROW(ss->loc_syms, ss->cap_loc_syms, (size_t)ss->n_loc_syms + (size_t)k) < 0 ||
+	    GROW(ss->loc_first, ss->cap_loc_first, ss->n_locs + 2) < 0)
+		return -ENOMEM;
+	memcpy(ss->loc_syms + ss->n_loc_syms, tmp, (size_t)k * sizeof(uint32_t));
+	ss->n_loc_syms += (uint32_t)k;
+	ss->loc_first[++ss->n_locs] = ss->n_loc_syms;
+	return 0;
+}
+
+int64_t symstacks_add_stack(struct symstacks *ss, const uint32_t *locs, uint32_t n, uint32_t *ret_n,
+			    uint32_t *ret_unknown)
+{
+	uint32_t m = 0, unknown = 0;
+	int64_t id;
+
+	for (uint32_t k = 0; k < n; k++)
+		m += ss->loc_first[locs[k] + 1] - ss->loc_first[locs[k]];
+	if (GROW(ss->buf, ss->cap_buf, m + 1) < 0) /* never NULL, also for an empty stack */
+		return -ENOMEM;
+	m = 0;
+	for (uint32_t k = 0; k < n; k++) {
+		for (uint32_t j = ss->loc_first[locs[k]]; j < ss->loc_first[locs[k] + 1]; j++) {
+			ss->buf[m++] = ss->loc_syms[j];
+			unknown += !ss->syms[ss->loc_syms[j]].name;
+		}
+	}
+	id = seqtab_intern(ss->stacks, ss->buf, m);
+	if (id < 0)
+		return id;
+	*ret_n = m;
+	*ret_unknown = unknown;
+	return id;
+}
+
+const uint32_t *symstacks_get(const struct symstacks *ss, uint32_t id, uint32_t *ret_n)
+{
+	return seqtab_get(ss->stacks, id, ret_n);
+}
+
+const struct session_sym *symstacks_sym(const struct symstacks *ss, uint32_t id)
+{
+	return &ss->syms[id];
+}

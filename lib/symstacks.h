@@ -1,0 +1,35 @@
+/* symstacks.h — each unique location symbolized once; location stacks become symbol stacks. */
+#ifndef RP_SYMSTACKS_H
+#define RP_SYMSTACKS_H
+
+#include <stdint.h>
+
+struct dsotab;
+struct ksymtab;
+struct session_sym;
+struct symbolizer;
+
+/*
+ * One per report run, filled after the last recording. DSOS, SYMZ and KSYMS are borrowed and
+ * must outlive it (DSOS gains the kernel modules met). Symbols are interned per (object,
+ * name); stacks and symbols handed out are owned by it and valid until symstacks_free().
+ */
+struct symstacks;
+
+struct symstacks *symstacks_new(struct dsotab *dsos, struct symbolizer *symz,
+				const struct ksymtab *ksyms);
+struct symstacks *symstacks_free(struct symstacks *ss);
+
+/* Symbolize the next location, DSO (a dsotab id) and ADDR; location ids count from 0 in the
+ * order they are added. 0 or -ENOMEM. */
+int symstacks_add_loc(struct symstacks *ss, uint32_t dso, uint64_t addr);
+/* The symbol stack of N location ids, leaf first (inline frames expanded): its id, or
+ * -ENOMEM. *ret_n is its length, *ret_unknown how many of its symbols have no name. */
+int64_t symstacks_add_stack(struct symstacks *ss, const uint32_t *locs, uint32_t n, uint32_t *ret_n,
+			    uint32_t *ret_unknown);
+
+/* Symbol stack ID, leaf first, *ret_n symbol ids long. */
+const uint32_t *symstacks_get(const struct symstacks *ss, uint32_t id, uint32_t *ret_n);
+const struct session_sym *symstacks_sym(const struct symstacks *ss, uint32_t id);
+
+#endif
