@@ -85,59 +85,39 @@ struct replay *replay_free(struct replay *rp)
 
 static void on_comm(struct replay *rp, const struct perf_event_header *h)
 {
-	size_t end = h->size - record_id_size(rp->sample_type);
-	const char *comm = record_string(h, 16, end);
-	uint32_t pid, tid;
+	struct record_comm c;
 
-	if (!comm || h->size < 16)
+	if (record_parse_comm(h, rp->sample_type, &c) < 0)
 		return;
-	memcpy(&pid, (const char *)h + 8, 4);
-	memcpy(&tid, (const char *)h + 12, 4);
-	if (procmodel_comm(rp->pm, (int32_t)pid, (int32_t)tid, comm,
-			   h->misc & PERF_RECORD_MISC_COMM_EXEC) < 0)
+	if (procmodel_comm(rp->pm, (int32_t)c.pid, (int32_t)c.tid, c.comm, c.exec) < 0)
 		rp->t->sideband_nomem++;
 }
 
 static void on_mmap(struct replay *rp, const struct perf_event_header *h)
 {
-	size_t end = h->size - record_id_size(rp->sample_type);
-	const unsigned char *p = (const unsigned char *)h;
-	uint32_t pid, maj = 0, min = 0;
-	uint64_t addr, len, pgoff, ino = 0;
-	const uint8_t *bid = NULL;
-	size_t bid_len = 0;
-	const char *path;
+	struct record_mmap m;
 	int64_t dso;
 
-	if (h->type == PERF_RECORD_MMAP2) {
-		path = record_string(h, 72, end);
-		if (!path) {
-			rp->t->sideband_malformed++;
-			return;
-		}
-		if (h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
-			bid = p + 44;
-			bid_len = p[40] <= 20 ? p[40] : 20;
-		} else {
-			memcpy(&maj, p + 40, 4);
-			memcpy(&min, p + 44, 4);
-			memcpy(&ino, p + 48, 8);
-		}
-	} else {
-		path = record_string(h, 40, end);
-		if (!path) {
-			rp->t->sideband_malformed++;
-			return;
-		}
+	if (record_parse_mmap(h, rp->sample_type, &m) < 0) {
+		rp->t->sideband_malformed++;
+		return;
 	}
-	memcpy(&pid, p + 8, 4);
-	memcpy(&addr, p + 16, 8);
-	memcpy(&len, p + 24, 8);
-	memcpy(&pgoff, p + 32, 8);
-	if ((h->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL)
+	if ((m.misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL)
 		return; /* kernel and module maps: kallsyms covers them */
-	dso = dsotab_add_mapped(rp->dsos, path, bid, bid_len, maj, min, ino, (int32_t)pid);
-	if (dso < 0 || procmodel_map(rp->pm, (int32_t)pid, addr, len, pgoff, (uint32_t)dso) < 0)
+	dso = dsotab_add_mapped(rp->dsos, m.path, m.build_id, m.build_id_len, m.maj, m.min, m.ino, (int32_t)m.pid);
+	if (dso < 0 || procmodel_map(rp->pm, (int32_t)m.pid, m.addr, m.len, m.pgoff, (uint32_t)dso) < 0)
+		rp->t->sideband_nomem++;
+}
+
+static void on_task(struct replay *rp, const struct perf_event_header *h)
+{
+	struct record_task t;
+
+	if (record_parse_task(h, &t) < 0)
+		return;
+	if (h->type == PERF_RECORD_EXIT)
+		procmodel_exit(rp->pm, (int32_t)t.pid, (int32_t)t.tid);
+	else if (procmodel_fork(rp->pm, (int32_t)t.pid, (int32_t)t.ppid, (int32_t)t.tid, (int32_t)t.ptid) < 0)
 		rp->t->sideband_nomem++;
 }
 
@@ -379,8 +359,8 @@ static void on_sample(struct replay *rp, const struct perf_event_header *h)
 
 static void on_record(struct replay *rp, const struct perf_event_header *h)
 {
-	uint64_t v;
-	uint32_t a[4];
+	struct rp_cpu_stats_rec cs;
+	struct record_lost l;
 
 	switch (h->type) {
 	case PERF_RECORD_SAMPLE:
@@ -395,23 +375,12 @@ static void on_record(struct replay *rp, const struct perf_event_header *h)
 		break;
 	case PERF_RECORD_FORK:
 	case PERF_RECORD_EXIT:
-		if (h->size < 24)
-			break;
-		memcpy(a, (const char *)h + 8, 16);
-		if (h->type == PERF_RECORD_FORK) {
-			if (procmodel_fork(rp->pm, (int32_t)a[0], (int32_t)a[1], (int32_t)a[2],
-					   (int32_t)a[3]) < 0)
-				rp->t->sideband_nomem++;
-		} else {
-			procmodel_exit(rp->pm, (int32_t)a[0], (int32_t)a[2]);
-		}
+		on_task(rp, h);
 		break;
 	case PERF_RECORD_LOST:
-		if (h->size >= 24 && record_time(h, rp->sample_type) >= rp->since &&
-		    record_time(h, rp->sample_type) <= rp->until) {
-			memcpy(&v, (const char *)h + 16, 8);
-			rp->t->lost = util_sat_add(rp->t->lost, v);
-		}
+		if (record_parse_lost(h, &l) == 0 && record_time(h, rp->sample_type) >= rp->since &&
+		    record_time(h, rp->sample_type) <= rp->until)
+			rp->t->lost = util_sat_add(rp->t->lost, l.lost);
 		break;
 	case PERF_RECORD_THROTTLE:
 		rp->t->throttles++;
@@ -423,9 +392,8 @@ static void on_record(struct replay *rp, const struct perf_event_header *h)
 			rp->t->sideband_nomem++;
 		break;
 	case RP_REC_CPU_STATS:
-		if (h->size >= sizeof(struct rp_cpu_stats_rec))
-			rp->t->lost = util_sat_add(rp->t->lost,
-						   ((const struct rp_cpu_stats_rec *)(const void *)h)->lost_unreported);
+		if (format_cpu_stats(h, &cs) == 0)
+			rp->t->lost = util_sat_add(rp->t->lost, cs.lost_unreported);
 		break;
 	case RP_REC_FINISH:
 		rp->finished = true;

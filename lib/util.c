@@ -126,26 +126,6 @@ const char *util_format_bytes(uint64_t n, char *buf, size_t size)
 	return buf;
 }
 
-int util_grow(void **p, size_t *cap, size_t need, size_t elem, size_t first)
-{
-	size_t c = *cap ? *cap : first;
-	void *q;
-
-	if (need <= *cap)
-		return 0;
-	while (c < need) {
-		if (c > SIZE_MAX / 2 / elem)
-			return -ENOMEM;
-		c *= 2;
-	}
-	q = realloc(*p, c * elem);
-	if (!q)
-		return -ENOMEM;
-	*p = q;
-	*cap = c;
-	return 0;
-}
-
 char *util_join_args(const char *prefix, int argc, char **argv)
 {
 	size_t len = strlen(prefix) + 1;

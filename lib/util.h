@@ -28,10 +28,6 @@ int util_parse_when(const char *s, int64_t start, int64_t end, int64_t *ret);
 /* "12.3 KiB", "4.0 MiB"... into buf. */
 const char *util_format_bytes(uint64_t n, char *buf, size_t size);
 
-/* Make room for need elements of elem bytes in *p (capacity *cap, doubled from first):
- * 0, or -ENOMEM with *p and *cap unchanged. */
-int util_grow(void **p, size_t *cap, size_t need, size_t elem, size_t first);
-
 /* "PREFIX ARG1 ARG2 ..." (argv[1..argc-1]) in a new string, for headers and logs; NULL on ENOMEM. */
 char *util_join_args(const char *prefix, int argc, char **argv);
 
