@@ -13,7 +13,7 @@
 #include "hash.h"
 #include "order.h"
 #include "reader.h"
-#include "record.h"
+#include "perfrec.h"
 #include "util.h"
 
 void decoder_done(struct decoder *d)
@@ -133,14 +133,14 @@ void decoder_take_samples(struct decoder *d, const struct perf_event_header *h, 
 	while ((rc = sbatch_read_next(&br, &cs)) > 0) {
 		uint32_t idx = cs.stack < d->cap_ids ? d->ids[cs.stack] : 0;
 		const struct decoder_stack *k = idx ? &d->stacks[idx - 1] : NULL;
-		struct record_sample s = { { cs.pid, cs.tid, cs.time, br.cpu }, k ? d->words[k->off] : 0, cs.period,
+		struct perfrec_sample s = { { cs.pid, cs.tid, cs.time, br.cpu }, k ? d->words[k->off] : 0, cs.period,
 					   k ? k->nr - 1 : 0, k ? d->words + k->off + 1 : NULL,
 					   k ? k->misc : PERF_RECORD_MISC_USER };
-		size_t size = record_sample_size(st, s.nr);
+		size_t size = perfrec_sample_size(st, s.nr);
 		void *p = order_reserve(o, size);
 
 		if (p)
-			record_sample_write(p, size, st, &s);
+			perfrec_sample_write(p, size, st, &s);
 		if (!p || order_commit(o, cs.time, size, k ? idx - 1 : READER_NO_STACK) < 0) {
 			util_warnf(d->warn, d->warn_arg, "out of memory; samples of frame %llu skipped", (unsigned long long)seq);
 			return;

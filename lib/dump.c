@@ -7,7 +7,7 @@
 
 #include "dump.h"
 #include "format.h"
-#include "record.h"
+#include "perfrec.h"
 
 static void put_time(FILE *f, uint64_t t)
 {
@@ -16,7 +16,7 @@ static void put_time(FILE *f, uint64_t t)
 
 /* Time and CPU, then pid/tid: from the record's own fields when it has them, otherwise
  * from its sample_id (the task the record was written for). */
-static void put_id(FILE *f, const struct record_id *id, bool own_pid)
+static void put_id(FILE *f, const struct perfrec_id *id, bool own_pid)
 {
 	put_time(f, id->time);
 	if (id->cpu == RP_CPU_SYNTH)
@@ -65,9 +65,9 @@ static const char *context_name(uint64_t v)
 
 static void dump_sample(FILE *f, const struct perf_event_header *h, uint64_t st)
 {
-	struct record_sample s;
+	struct perfrec_sample s;
 
-	if (record_parse_sample(h, st, &s) < 0) {
+	if (perfrec_parse_sample(h, st, &s) < 0) {
 		fputs(" (malformed)", f);
 		return;
 	}
@@ -111,9 +111,9 @@ static uint64_t u64_at(const struct perf_event_header *h, size_t off)
 
 static void dump_mmap(FILE *f, const struct perf_event_header *h, uint64_t st)
 {
-	struct record_mmap m;
+	struct perfrec_mmap m;
 
-	record_parse_mmap(h, st, &m);
+	perfrec_parse_mmap(h, st, &m);
 	fprintf(f, " addr=0x%" PRIx64 "-0x%" PRIx64 " pgoff=0x%" PRIx64, m.addr, m.addr + m.len, m.pgoff);
 	if (h->type == PERF_RECORD_MMAP2) {
 		fprintf(f, " prot=%c%c%c flags=0x%x", m.prot & 1 ? 'r' : '-', m.prot & 2 ? 'w' : '-',
@@ -182,9 +182,9 @@ static void dump_own(FILE *f, const struct perf_event_header *h)
 /* The fields of a kernel side-band record after its time and CPU. */
 static void dump_sideband(FILE *f, const struct perf_event_header *h, uint64_t st, size_t end)
 {
-	struct record_comm c;
-	struct record_task t;
-	struct record_lost l;
+	struct perfrec_comm c;
+	struct perfrec_task t;
+	struct perfrec_lost l;
 
 	switch (h->type) {
 	case PERF_RECORD_MMAP2:
@@ -192,16 +192,16 @@ static void dump_sideband(FILE *f, const struct perf_event_header *h, uint64_t s
 		dump_mmap(f, h, st);
 		break;
 	case PERF_RECORD_COMM:
-		record_parse_comm(h, st, &c);
+		perfrec_parse_comm(h, st, &c);
 		fprintf(f, " exec=%d comm=%s", c.exec, c.comm ? c.comm : "(malformed)");
 		break;
 	case PERF_RECORD_FORK:
 	case PERF_RECORD_EXIT:
-		record_parse_task(h, &t);
+		perfrec_parse_task(h, &t);
 		fprintf(f, " pid=%d ppid=%d tid=%d ptid=%d", (int)t.pid, (int)t.ppid, (int)t.tid, (int)t.ptid);
 		break;
 	case PERF_RECORD_LOST:
-		record_parse_lost(h, &l);
+		perfrec_parse_lost(h, &l);
 		fprintf(f, " id=%" PRIu64 " lost=%" PRIu64, l.id, l.lost);
 		break;
 	case PERF_RECORD_LOST_SAMPLES:
@@ -221,7 +221,7 @@ static void dump_sideband(FILE *f, const struct perf_event_header *h, uint64_t s
 			h->misc & PERF_RECORD_MISC_SWITCH_OUT ? "next" : "prev", (int)u32_at(h, 12));
 		break;
 	case PERF_RECORD_KSYMBOL: {
-		const char *sym = record_string(h, 24, end);
+		const char *sym = perfrec_string(h, 24, end);
 
 		fprintf(f, " addr=0x%" PRIx64 " len=%u name=%s", u64_at(h, 8), u32_at(h, 16),
 			sym ? sym : "(malformed)");
@@ -234,9 +234,9 @@ static void dump_sideband(FILE *f, const struct perf_event_header *h, uint64_t s
 
 void dump_record(FILE *f, const struct perf_event_header *h, uint64_t st)
 {
-	const char *name = record_type_name(h->type);
-	size_t end = h->size - (h->type < RP_REC_BASE && h->type != PERF_RECORD_SAMPLE ? record_id_size(st) : 0);
-	struct record_id id;
+	const char *name = perfrec_type_name(h->type);
+	size_t end = h->size - (h->type < RP_REC_BASE && h->type != PERF_RECORD_SAMPLE ? perfrec_id_size(st) : 0);
+	struct perfrec_id id;
 	bool own;
 
 	if (name)
@@ -247,7 +247,7 @@ void dump_record(FILE *f, const struct perf_event_header *h, uint64_t st)
 		dump_sample(f, h, st);
 	} else if (h->type >= RP_REC_BASE) {
 		dump_own(f, h);
-	} else if (h->size < 8 + record_id_size(st) || record_parse_id(h, st, &id) < 0) {
+	} else if (h->size < 8 + perfrec_id_size(st) || perfrec_parse_id(h, st, &id) < 0) {
 		fputs(" (malformed)", f);
 	} else {
 		/* MMAP, MMAP2 and COMM name their task in their own fields, FORK and EXIT in theirs. */

@@ -7,7 +7,7 @@
 #include "encoder.h"
 #include "format.h"
 #include "ksyms.h"
-#include "record.h"
+#include "perfrec.h"
 #include "stacktab.h"
 #include "writer.h"
 
@@ -114,7 +114,7 @@ static void need_ksym_run(struct encoder *e, size_t i)
 
 /* A new stack's kernel addresses: the symbols containing them, and the ones after those
  * (which bound them for the reader), are written before the batch that uses it. */
-static void need_ksyms(struct encoder *e, const struct record_sample *s)
+static void need_ksyms(struct encoder *e, const struct perfrec_sample *s)
 {
 	const uint64_t *addrs = e->ksyms->addrs;
 
@@ -166,7 +166,7 @@ void encoder_flush(struct encoder *e, size_t ci)
 }
 
 /* The id of s's stack, defined (and its kernel symbols queued) when new; -1 when too long. */
-static int64_t stack_id(struct encoder *e, size_t ci, const struct record_sample *s)
+static int64_t stack_id(struct encoder *e, size_t ci, const struct perfrec_sample *s)
 {
 	bool added;
 	int64_t id = stacktab_intern(e->stacks, s->misc, s->ip, s->ips, s->nr, &added);
@@ -190,7 +190,7 @@ static int64_t stack_id(struct encoder *e, size_t ci, const struct record_sample
 	return id;
 }
 
-bool encoder_add(struct encoder *e, size_t ci, const struct record_sample *s)
+bool encoder_add(struct encoder *e, size_t ci, const struct perfrec_sample *s)
 {
 	struct sbatch *b = e->batches[ci];
 	int64_t id;

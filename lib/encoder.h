@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 struct ksyms;
-struct record_sample;
+struct perfrec_sample;
 struct writer;
 
 struct encoder;
@@ -29,7 +29,7 @@ void encoder_begin(struct encoder *e, struct writer *w);
 /* Store s (drained from CPU slot ci) compactly: its stack by number, defined first when new,
  * its other fields packed into the slot's batch. False when it must be stored as it is (a
  * stack longer than a record can hold). */
-bool encoder_add(struct encoder *e, size_t ci, const struct record_sample *s);
+bool encoder_add(struct encoder *e, size_t ci, const struct perfrec_sample *s);
 /* Write slot ci's batch, after the stack definitions and kernel symbols it needs. */
 void encoder_flush(struct encoder *e, size_t ci);
 

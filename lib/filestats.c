@@ -8,7 +8,7 @@
 #include "filestats.h"
 #include "format.h"
 #include "reader.h"
-#include "record.h"
+#include "perfrec.h"
 #include "util.h"
 
 /* The entries of a KSYMS record that are really there (its count may be damaged). */
@@ -27,11 +27,11 @@ static uint64_t ksyms_present(const struct perf_event_header *h)
 
 void filestats_add(struct filestats *s, const struct perf_event_header *h, uint64_t st)
 {
-	struct record_id id = { 0 };
+	struct perfrec_id id = { 0 };
 	struct filestats_cpu *c = NULL;
 	struct rp_cpu_stats_rec cs;
-	struct record_lost lost;
-	uint64_t t = record_time(h, st);
+	struct perfrec_lost lost;
+	uint64_t t = perfrec_time(h, st);
 
 	if (t && (!s->t_min || t < s->t_min))
 		s->t_min = t;
@@ -45,16 +45,16 @@ void filestats_add(struct filestats *s, const struct perf_event_header *h, uint6
 		s->unknown++;
 
 	if (h->type == PERF_RECORD_SAMPLE) {
-		struct record_sample smp;
+		struct perfrec_sample smp;
 
-		if (record_parse_sample(h, st, &smp) == 0) {
+		if (perfrec_parse_sample(h, st, &smp) == 0) {
 			id = smp.id;
 		} else {
 			s->malformed++; /* no CPU to count it on: not a sample */
 			return;
 		}
 	} else if (h->type < RP_REC_BASE) {
-		record_parse_id(h, st, &id);
+		perfrec_parse_id(h, st, &id);
 	} else {
 		id.cpu = RP_CPU_SYNTH;
 	}
@@ -72,7 +72,7 @@ void filestats_add(struct filestats *s, const struct perf_event_header *h, uint6
 			c->samples++;
 		break;
 	case PERF_RECORD_LOST:
-		if (record_parse_lost(h, &lost) == 0) {
+		if (perfrec_parse_lost(h, &lost) == 0) {
 			s->lost_records = util_sat_add(s->lost_records, lost.lost);
 			if (c)
 				c->lost = util_sat_add(c->lost, lost.lost);
@@ -176,11 +176,11 @@ void filestats_print(FILE *f, const struct filestats *s, struct reader *r, const
 	fprintf(f, "  records       %" PRIu64 "\n", rs->records);
 	for (uint32_t t = 0; t < 32; t++)
 		if (s->by_type[t])
-			fprintf(f, "    %-14s %12" PRIu64 "\n", record_type_name(t) ? record_type_name(t) : "?",
+			fprintf(f, "    %-14s %12" PRIu64 "\n", perfrec_type_name(t) ? perfrec_type_name(t) : "?",
 			       s->by_type[t]);
 	for (uint32_t t = 1; t < 8; t++)
 		if (s->own[t])
-			fprintf(f, "    %-14s %12" PRIu64 "\n", record_type_name(RP_REC_BASE + t), s->own[t]);
+			fprintf(f, "    %-14s %12" PRIu64 "\n", perfrec_type_name(RP_REC_BASE + t), s->own[t]);
 	if (s->unknown)
 		fprintf(f, "    %-14s %12" PRIu64 "\n", "unknown", s->unknown);
 	if (s->malformed)

@@ -9,7 +9,7 @@
 #include "frames.h"
 #include "order.h"
 #include "reader.h"
-#include "record.h"
+#include "perfrec.h"
 #include "util.h"
 
 struct reader {
@@ -120,7 +120,7 @@ static void take_frame(struct reader *r, size_t len)
 		p = order_reserve(&r->ord, h->size);
 		if (p)
 			memcpy(p, h, h->size);
-		if (!p || order_commit(&r->ord, record_time(h, r->sample_type), h->size, READER_NO_STACK) < 0) {
+		if (!p || order_commit(&r->ord, perfrec_time(h, r->sample_type), h->size, READER_NO_STACK) < 0) {
 			warnf(r, "out of memory; the rest of frame %llu is skipped", (unsigned long long)seq);
 			break;
 		}

@@ -16,7 +16,7 @@
 #include "format.h"
 #include "ksyms.h"
 #include "procfs.h"
-#include "record.h"
+#include "perfrec.h"
 #include "recorder.h"
 #include "synth.h"
 #include "util.h"
@@ -260,17 +260,17 @@ int recorder_start(struct recorder *r, struct writer *w)
 static bool take_record(struct recorder *r, size_t ci, const struct perf_event_header *h)
 {
 	struct counts *n = &r->cpus[ci].n;
-	struct record_sample s;
-	struct record_lost l;
+	struct perfrec_sample s;
+	struct perfrec_lost l;
 
 	switch (h->type) {
 	case PERF_RECORD_SAMPLE:
 		n->samples++;
 		/* Exactly the compact layout (a stray size is stored as it is). */
-		return r->enc && record_parse_sample(h, r->ev.attr.sample_type, &s) == 0 &&
+		return r->enc && perfrec_parse_sample(h, r->ev.attr.sample_type, &s) == 0 &&
 		       h->size == 48 + (s.ips ? 8 + s.nr * 8 : 0) && encoder_add(r->enc, ci, &s);
 	case PERF_RECORD_LOST:
-		if (record_parse_lost(h, &l) == 0)
+		if (perfrec_parse_lost(h, &l) == 0)
 			n->lost += l.lost;
 		break;
 	case PERF_RECORD_THROTTLE:

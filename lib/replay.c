@@ -13,7 +13,7 @@
 #include "ksymtab.h"
 #include "procmodel.h"
 #include "reader.h"
-#include "record.h"
+#include "perfrec.h"
 #include "replay.h"
 #include "session.h"
 #include "util.h"
@@ -85,9 +85,9 @@ struct replay *replay_free(struct replay *rp)
 
 static void on_comm(struct replay *rp, const struct perf_event_header *h)
 {
-	struct record_comm c;
+	struct perfrec_comm c;
 
-	if (record_parse_comm(h, rp->sample_type, &c) < 0)
+	if (perfrec_parse_comm(h, rp->sample_type, &c) < 0)
 		return;
 	if (procmodel_comm(rp->pm, (int32_t)c.pid, (int32_t)c.tid, c.comm, c.exec) < 0)
 		rp->t->sideband_nomem++;
@@ -95,10 +95,10 @@ static void on_comm(struct replay *rp, const struct perf_event_header *h)
 
 static void on_mmap(struct replay *rp, const struct perf_event_header *h)
 {
-	struct record_mmap m;
+	struct perfrec_mmap m;
 	int64_t dso;
 
-	if (record_parse_mmap(h, rp->sample_type, &m) < 0) {
+	if (perfrec_parse_mmap(h, rp->sample_type, &m) < 0) {
 		rp->t->sideband_malformed++;
 		return;
 	}
@@ -111,9 +111,9 @@ static void on_mmap(struct replay *rp, const struct perf_event_header *h)
 
 static void on_task(struct replay *rp, const struct perf_event_header *h)
 {
-	struct record_task t;
+	struct perfrec_task t;
 
-	if (record_parse_task(h, &t) < 0)
+	if (perfrec_parse_task(h, &t) < 0)
 		return;
 	if (h->type == PERF_RECORD_EXIT)
 		procmodel_exit(rp->pm, (int32_t)t.pid, (int32_t)t.tid);
@@ -200,7 +200,7 @@ static int64_t locate(struct replay *rp, int32_t pid, bool kernel, uint64_t addr
 
 /* The sample's thread: from the CPU's memo when the same thread ran there last and the model
  * has not changed since, else looked up and remembered. NULL when out of memory. */
-static const struct task_memo *sample_task(struct replay *rp, const struct record_sample *smp)
+static const struct task_memo *sample_task(struct replay *rp, const struct perfrec_sample *smp)
 {
 	struct task_memo *memo = &rp->memo[smp->id.cpu & 63];
 	int32_t pid = (int32_t)smp->id.pid, tid = (int32_t)smp->id.tid;
@@ -222,13 +222,13 @@ static const struct task_memo *sample_task(struct replay *rp, const struct recor
 }
 
 /* Was the sample taken in the kernel (where its ip and the start of its callchain are)? */
-static bool in_kernel(const struct record_sample *smp)
+static bool in_kernel(const struct perfrec_sample *smp)
 {
 	return (smp->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;
 }
 
 /* The callchain's locations into loc_buf, at most MAX: how many, or -ENOMEM. */
-static int locate_chain(struct replay *rp, const struct record_sample *smp, uint32_t max)
+static int locate_chain(struct replay *rp, const struct perfrec_sample *smp, uint32_t max)
 {
 	bool kernel = in_kernel(smp);
 	bool first = true;
@@ -258,7 +258,7 @@ static int locate_chain(struct replay *rp, const struct record_sample *smp, uint
 }
 
 /* The sample's location stack, leaf first: its callchain, or its ip without one. -ENOMEM. */
-static int64_t locate_stack(struct replay *rp, const struct record_sample *smp)
+static int64_t locate_stack(struct replay *rp, const struct perfrec_sample *smp)
 {
 	uint32_t max = rp->o->max_stack ? rp->o->max_stack : MAX_FRAMES;
 	int n;
@@ -292,7 +292,7 @@ static void cache_stack(struct replay *rp, uint32_t cid, uint32_t stack)
 }
 
 /* The sample's location stack, resolved once per packed stack and process state. -ENOMEM. */
-static int64_t sample_stack(struct replay *rp, const struct record_sample *smp, uint64_t pgen)
+static int64_t sample_stack(struct replay *rp, const struct perfrec_sample *smp, uint64_t pgen)
 {
 	uint32_t sid = reader_stack_id(rp->rd);
 	int64_t cid = -1, stack;
@@ -312,7 +312,7 @@ static int64_t sample_stack(struct replay *rp, const struct record_sample *smp, 
 	return stack;
 }
 
-static void count_sample(struct session_totals *t, const struct record_sample *smp)
+static void count_sample(struct session_totals *t, const struct perfrec_sample *smp)
 {
 	t->samples++;
 	t->period += smp->period ? smp->period : 1;
@@ -328,11 +328,11 @@ static void count_sample(struct session_totals *t, const struct record_sample *s
  */
 static void on_sample(struct replay *rp, const struct perf_event_header *h)
 {
-	struct record_sample smp;
+	struct perfrec_sample smp;
 	const struct task_memo *memo;
 	int64_t stack;
 
-	if (record_parse_sample(h, rp->sample_type, &smp) < 0) {
+	if (perfrec_parse_sample(h, rp->sample_type, &smp) < 0) {
 		rp->t->samples_malformed++;
 		return;
 	}
@@ -360,7 +360,7 @@ static void on_sample(struct replay *rp, const struct perf_event_header *h)
 static void on_record(struct replay *rp, const struct perf_event_header *h)
 {
 	struct rp_cpu_stats_rec cs;
-	struct record_lost l;
+	struct perfrec_lost l;
 
 	switch (h->type) {
 	case PERF_RECORD_SAMPLE:
@@ -378,8 +378,8 @@ static void on_record(struct replay *rp, const struct perf_event_header *h)
 		on_task(rp, h);
 		break;
 	case PERF_RECORD_LOST:
-		if (record_parse_lost(h, &l) == 0 && record_time(h, rp->sample_type) >= rp->since &&
-		    record_time(h, rp->sample_type) <= rp->until)
+		if (perfrec_parse_lost(h, &l) == 0 && perfrec_time(h, rp->sample_type) >= rp->since &&
+		    perfrec_time(h, rp->sample_type) <= rp->until)
 			rp->t->lost = util_sat_add(rp->t->lost, l.lost);
 		break;
 	case PERF_RECORD_THROTTLE:

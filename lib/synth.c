@@ -9,7 +9,7 @@
 #include "format.h"
 #include "grow.h"
 #include "procfs.h"
-#include "record.h"
+#include "perfrec.h"
 #include "synth.h"
 #include "writer.h"
 
@@ -38,13 +38,13 @@ void synth_done(struct synth *s)
 
 static void emit_comm(struct synth *s, pid_t pid, pid_t tid, const char *comm)
 {
-	struct record_comm c = { (uint32_t)pid, (uint32_t)tid, comm, false };
-	struct record_id id = { (uint32_t)pid, (uint32_t)tid, s->time, RP_CPU_SYNTH };
-	size_t size = record_comm_size(s->sample_type, comm);
+	struct perfrec_comm c = { (uint32_t)pid, (uint32_t)tid, comm, false };
+	struct perfrec_id id = { (uint32_t)pid, (uint32_t)tid, s->time, RP_CPU_SYNTH };
+	size_t size = perfrec_comm_size(s->sample_type, comm);
 	void *h = writer_reserve(s->w, size);
 
 	if (h)
-		record_comm_write(h, size, s->sample_type, &c, &id);
+		perfrec_comm_write(h, size, s->sample_type, &c, &id);
 }
 
 static const struct synth_bid *lookup_bid(struct synth *s, pid_t pid, const struct procfs_map *m)
@@ -84,8 +84,8 @@ static int on_map(const struct procfs_map *m, void *arg)
 	struct maps_ctx *c = arg;
 	struct synth *s = c->s;
 	const struct synth_bid *b = NULL;
-	struct record_id id = { (uint32_t)c->pid, (uint32_t)c->pid, s->time, RP_CPU_SYNTH };
-	struct record_mmap r = { PERF_RECORD_MISC_USER, (uint32_t)c->pid, (uint32_t)c->pid, m->start,
+	struct perfrec_id id = { (uint32_t)c->pid, (uint32_t)c->pid, s->time, RP_CPU_SYNTH };
+	struct perfrec_mmap r = { PERF_RECORD_MISC_USER, (uint32_t)c->pid, (uint32_t)c->pid, m->start,
 				 m->end - m->start, m->pgoff, NULL, 0, m->maj, m->min, m->ino, m->prot,
 				 m->flags, m->path };
 	size_t size;
@@ -100,11 +100,11 @@ static int on_map(const struct procfs_map *m, void *arg)
 		r.build_id = b->id;
 		r.build_id_len = b->len;
 	}
-	size = record_mmap2_size(s->sample_type, m->path);
+	size = perfrec_mmap2_size(s->sample_type, m->path);
 	h = size <= 65535 ? writer_reserve(s->w, size) : NULL;
 	if (!h)
 		return 0;
-	record_mmap2_write(h, size, s->sample_type, &r, &id);
+	perfrec_mmap2_write(h, size, s->sample_type, &r, &id);
 	s->st.build_ids += b && b->len;
 	s->st.maps++;
 	return 0;

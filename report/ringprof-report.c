@@ -18,7 +18,7 @@
 #include "format.h"
 #include "print.h"
 #include "reader.h"
-#include "record.h"
+#include "perfrec.h"
 #include "session.h"
 #include "util.h"
 

@@ -11,7 +11,7 @@
 #include "stacktab.h"
 #include "format.h"
 #include "reader.h"
-#include "record.h"
+#include "perfrec.h"
 #include "writer.h"
 
 static void test_stacktab(void)
@@ -183,11 +183,11 @@ static void test_reader(void)
 	if (!CHECK(reader_open(path, &r, why, sizeof(why)) == 0, "%s", why))
 		return;
 	while ((h = reader_next(r))) {
-		struct record_sample s;
+		struct perfrec_sample s;
 
 		if (h->type != PERF_RECORD_SAMPLE)
 			continue;
-		if (!CHECK_INT(record_parse_sample(h, st, &s), 0))
+		if (!CHECK_INT(perfrec_parse_sample(h, st, &s), 0))
 			break;
 		if (seen < 4) {
 			uint32_t k = seen & 1;

@@ -24,7 +24,7 @@
 #include "crc32c.h"
 #include "format.h"
 #include "reader.h"
-#include "record.h"
+#include "perfrec.h"
 #include "writer.h"
 #include "zframe.h"
 
@@ -244,12 +244,12 @@ static size_t make_sample(uint64_t *p, uint64_t seed, uint32_t cpu, uint64_t tim
 static size_t make_comm(uint64_t *p, uint64_t seed, uint32_t cpu, uint64_t time)
 {
 	struct perf_event_header *h = (void *)p;
-	struct record_id id = { 2000 + (uint32_t)(seed % 100), 2000 + (uint32_t)(seed % 100), time,
+	struct perfrec_id id = { 2000 + (uint32_t)(seed % 100), 2000 + (uint32_t)(seed % 100), time,
 				cpu };
 	char name[32];
 	size_t len = (size_t)snprintf(name, sizeof(name), "worker-%llu",
 				      (unsigned long long)(mix(seed) % 100000)) + 1;
-	size_t size = 16 + ((len + 7) & ~(size_t)7) + record_id_size(SAMPLE_TYPE);
+	size_t size = 16 + ((len + 7) & ~(size_t)7) + perfrec_id_size(SAMPLE_TYPE);
 
 	memset(p, 0, size);
 	h->type = PERF_RECORD_COMM;
@@ -257,7 +257,7 @@ static size_t make_comm(uint64_t *p, uint64_t seed, uint32_t cpu, uint64_t time)
 	memcpy((char *)p + 8, &id.pid, 4);
 	memcpy((char *)p + 12, &id.tid, 4);
 	memcpy((char *)p + 16, name, len);
-	record_id_write((char *)p + size - record_id_size(SAMPLE_TYPE), SAMPLE_TYPE, &id);
+	perfrec_id_write((char *)p + size - perfrec_id_size(SAMPLE_TYPE), SAMPLE_TYPE, &id);
 	return size;
 }
 
@@ -473,11 +473,11 @@ static void layout_scan(struct recording *rec)
 				   rec->n_units, pos, idx, rec->n))
 				goto out;
 			CHECK(w->time >= d.t_lo && w->time <= d.t_hi &&
-				      record_time(h, SAMPLE_TYPE) == w->time,
-			      "frame %zu record %zu: time %llu (record_time %llu) outside "
+				      perfrec_time(h, SAMPLE_TYPE) == w->time,
+			      "frame %zu record %zu: time %llu (perfrec_time %llu) outside "
 			      "[%llu, %llu]",
 			      rec->n_units, idx, (unsigned long long)w->time,
-			      (unsigned long long)record_time(h, SAMPLE_TYPE),
+			      (unsigned long long)perfrec_time(h, SAMPLE_TYPE),
 			      (unsigned long long)d.t_lo, (unsigned long long)d.t_hi);
 			w->frame = (uint32_t)rec->n_units;
 			if (w->time < min_time[rec->n_units])
@@ -586,7 +586,7 @@ static void read_expect(const char *what, const struct recording *rec, const cha
 	if (header_first)
 		reader_header(r);
 	while ((h = reader_next(r))) {
-		uint64_t t = record_time(h, SAMPLE_TYPE);
+		uint64_t t = perfrec_time(h, SAMPLE_TYPE);
 		const struct wrec *w = o->n_read < n_exp ? &rec->recs[exp[o->n_read]] : NULL;
 
 		if (w && (h->size != w->size || memcmp(h, rec->buf + w->off, w->size) ||
@@ -986,7 +986,7 @@ static void test_garbage(const struct recording *rec)
 static int cmp_rec_ptr(const void *a, const void *b)
 {
 	const struct perf_event_header *x = *(const void *const *)a, *y = *(const void *const *)b;
-	uint64_t tx = record_time(x, SAMPLE_TYPE), ty = record_time(y, SAMPLE_TYPE);
+	uint64_t tx = perfrec_time(x, SAMPLE_TYPE), ty = perfrec_time(y, SAMPLE_TYPE);
 
 	if (tx != ty)
 		return tx < ty ? -1 : 1;
@@ -1159,7 +1159,7 @@ static void test_odd_frames(void)
 			reader_set_warn(r, on_warn, &warns);
 			CHECK(!reader_header(r), "a header without a header record");
 			while ((h = reader_next(r)) && n_times < 8) {
-				times[n_times++] = record_time(h, SAMPLE_TYPE);
+				times[n_times++] = perfrec_time(h, SAMPLE_TYPE);
 			}
 			CHECK(first_bad ? n_times == 1 && times[0] == T_START + 3
 					: n_times == 2 && times[0] == T_START + 1 &&

@@ -1,6 +1,7 @@
-/* record.h — decoding of stored records: sample fields, sample_id trailers, times, names. */
-#ifndef RP_RECORD_H
-#define RP_RECORD_H
+/* perfrec.h — PERF_RECORD_* layouts as the kernel writes them (and as ringprof synthesizes
+ * them): samples, sample_id trailers, side-band records, times and names. */
+#ifndef RP_PERFREC_H
+#define RP_PERFREC_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -8,21 +9,21 @@
 #include <linux/perf_event.h>
 
 /* The sample_type bits this version of ringprof knows how to lay out. */
-#define RECORD_SAMPLE_KNOWN                                                                   \
+#define PERFREC_SAMPLE_KNOWN                                                                   \
 	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |        \
 	 PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |         \
 	 PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN)
 
 /* Identity fields (PERF_RECORD_SAMPLE's, or a side-band record's sample_id trailer). */
-struct record_id {
+struct perfrec_id {
 	uint32_t pid, tid;
 	uint64_t time;
 	uint32_t cpu;
 };
 
 /* A decoded sample; ips points into the record (8-byte aligned storage). */
-struct record_sample {
-	struct record_id id;
+struct perfrec_sample {
+	struct perfrec_id id;
 	uint64_t ip;
 	uint64_t period;
 	uint64_t nr;
@@ -31,14 +32,14 @@ struct record_sample {
 };
 
 /* PERF_RECORD_COMM. */
-struct record_comm {
+struct perfrec_comm {
 	uint32_t pid, tid;
 	const char *comm; /* into the record; NULL when not terminated before the trailer */
 	bool exec;        /* PERF_RECORD_MISC_COMM_EXEC */
 };
 
 /* PERF_RECORD_MMAP2 (and the older PERF_RECORD_MMAP, which has no device or build-id). */
-struct record_mmap {
+struct perfrec_mmap {
 	uint16_t misc;            /* the header's: cpumode, PERF_RECORD_MISC_MMAP_BUILD_ID */
 	uint32_t pid, tid;
 	uint64_t addr, len, pgoff;
@@ -51,12 +52,12 @@ struct record_mmap {
 };
 
 /* PERF_RECORD_FORK and PERF_RECORD_EXIT. */
-struct record_task {
+struct perfrec_task {
 	uint32_t pid, ppid, tid, ptid;
 };
 
 /* PERF_RECORD_LOST. */
-struct record_lost {
+struct perfrec_lost {
 	uint64_t id, lost;
 };
 
@@ -65,44 +66,44 @@ struct record_lost {
  * the rest), so that a damaged record can still be shown, and returns 0 when the whole
  * record was there, -EINVAL when it was not (a field missing, a string not terminated).
  */
-int record_parse_comm(const struct perf_event_header *h, uint64_t sample_type, struct record_comm *ret);
-int record_parse_mmap(const struct perf_event_header *h, uint64_t sample_type, struct record_mmap *ret);
-int record_parse_task(const struct perf_event_header *h, struct record_task *ret);
-int record_parse_lost(const struct perf_event_header *h, struct record_lost *ret);
+int perfrec_parse_comm(const struct perf_event_header *h, uint64_t sample_type, struct perfrec_comm *ret);
+int perfrec_parse_mmap(const struct perf_event_header *h, uint64_t sample_type, struct perfrec_mmap *ret);
+int perfrec_parse_task(const struct perf_event_header *h, struct perfrec_task *ret);
+int perfrec_parse_lost(const struct perf_event_header *h, struct perfrec_lost *ret);
 
 /* Encoders for synthesized side-band: the size of the record, then the record itself written
  * at dst (size bytes, as returned; the trailer from id). Sizes above 65535 cannot be stored. */
-size_t record_comm_size(uint64_t sample_type, const char *comm);
-void record_comm_write(void *dst, size_t size, uint64_t sample_type, const struct record_comm *c,
-		       const struct record_id *id);
-size_t record_mmap2_size(uint64_t sample_type, const char *path);
-void record_mmap2_write(void *dst, size_t size, uint64_t sample_type, const struct record_mmap *m,
-			const struct record_id *id);
+size_t perfrec_comm_size(uint64_t sample_type, const char *comm);
+void perfrec_comm_write(void *dst, size_t size, uint64_t sample_type, const struct perfrec_comm *c,
+		       const struct perfrec_id *id);
+size_t perfrec_mmap2_size(uint64_t sample_type, const char *path);
+void perfrec_mmap2_write(void *dst, size_t size, uint64_t sample_type, const struct perfrec_mmap *m,
+			const struct perfrec_id *id);
 
-/* A PERF_RECORD_SAMPLE of sample_type (bits of RECORD_SAMPLE_KNOWN; fields the struct does not
+/* A PERF_RECORD_SAMPLE of sample_type (bits of PERFREC_SAMPLE_KNOWN; fields the struct does not
  * hold are written as 0) with nr callchain words: its size, then the record written at dst. */
-size_t record_sample_size(uint64_t sample_type, uint64_t nr);
-void record_sample_write(void *dst, size_t size, uint64_t sample_type, const struct record_sample *s);
+size_t perfrec_sample_size(uint64_t sample_type, uint64_t nr);
+void perfrec_sample_write(void *dst, size_t size, uint64_t sample_type, const struct perfrec_sample *s);
 
 /* Size of the sample_id trailer for a sample_type. */
-size_t record_id_size(uint64_t sample_type);
-/* Write a trailer for id at dst (record_id_size bytes); fields not in sample_type are skipped. */
-void record_id_write(void *dst, uint64_t sample_type, const struct record_id *id);
+size_t perfrec_id_size(uint64_t sample_type);
+/* Write a trailer for id at dst (perfrec_id_size bytes); fields not in sample_type are skipped. */
+void perfrec_id_write(void *dst, uint64_t sample_type, const struct perfrec_id *id);
 
 /* Decode a PERF_RECORD_SAMPLE. 0, or -EINVAL when the record is shorter than its fields say
- * or uses sample_type bits outside RECORD_SAMPLE_KNOWN. */
-int record_parse_sample(const struct perf_event_header *h, uint64_t sample_type,
-			struct record_sample *ret);
+ * or uses sample_type bits outside PERFREC_SAMPLE_KNOWN. */
+int perfrec_parse_sample(const struct perf_event_header *h, uint64_t sample_type,
+			struct perfrec_sample *ret);
 /* Decode the trailer of a kernel side-band record (or our own record's time). */
-int record_parse_id(const struct perf_event_header *h, uint64_t sample_type, struct record_id *ret);
+int perfrec_parse_id(const struct perf_event_header *h, uint64_t sample_type, struct perfrec_id *ret);
 /* Time of any stored record, 0 when it has none. */
-uint64_t record_time(const struct perf_event_header *h, uint64_t sample_type);
+uint64_t perfrec_time(const struct perf_event_header *h, uint64_t sample_type);
 
 /* "SAMPLE", "MMAP2", ... or NULL for an unknown type. */
-const char *record_type_name(uint32_t type);
+const char *perfrec_type_name(uint32_t type);
 
 /* A NUL-terminated string that starts at off inside the record and must end before
  * end (the start of the trailer); NULL when it does not. */
-const char *record_string(const struct perf_event_header *h, size_t off, size_t end);
+const char *perfrec_string(const struct perf_event_header *h, size_t off, size_t end);
 
 #endif

@@ -1,11 +1,11 @@
-/* record.c — layouts of PERF_RECORD_* as the kernel writes them (see PERF_EVENT_NOTES §6). */
+/* perfrec.c — codecs of PERF_RECORD_* as the kernel writes them (see PERF_EVENT_NOTES §6). */
 #include <errno.h>
 #include <string.h>
 
 #include "format.h"
-#include "record.h"
+#include "perfrec.h"
 
-size_t record_id_size(uint64_t st)
+size_t perfrec_id_size(uint64_t st)
 {
 	size_t n = 0;
 
@@ -18,7 +18,7 @@ size_t record_id_size(uint64_t st)
 	return n;
 }
 
-void record_id_write(void *dst, uint64_t st, const struct record_id *id)
+void perfrec_id_write(void *dst, uint64_t st, const struct perfrec_id *id)
 {
 	unsigned char *p = dst;
 	uint32_t cpu[2] = { id->cpu, 0 };
@@ -76,13 +76,13 @@ static void take32x2(struct cursor *c, uint32_t *a, uint32_t *b)
 	*b = (uint32_t)(v >> 32);
 }
 
-int record_parse_sample(const struct perf_event_header *h, uint64_t st, struct record_sample *ret)
+int perfrec_parse_sample(const struct perf_event_header *h, uint64_t st, struct perfrec_sample *ret)
 {
 	struct cursor c = { (const unsigned char *)(h + 1), (const unsigned char *)h + h->size, 0 };
-	struct record_sample s;
+	struct perfrec_sample s;
 	uint32_t res;
 
-	if (st & ~(uint64_t)RECORD_SAMPLE_KNOWN || h->size < sizeof(*h))
+	if (st & ~(uint64_t)PERFREC_SAMPLE_KNOWN || h->size < sizeof(*h))
 		return -EINVAL;
 	memset(&s, 0, sizeof(s));
 	s.misc = h->misc;
@@ -117,7 +117,7 @@ int record_parse_sample(const struct perf_event_header *h, uint64_t st, struct r
 	return 0;
 }
 
-size_t record_sample_size(uint64_t st, uint64_t nr)
+size_t perfrec_sample_size(uint64_t st, uint64_t nr)
 {
 	size_t n = sizeof(struct perf_event_header);
 	uint64_t words = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
@@ -130,7 +130,7 @@ size_t record_sample_size(uint64_t st, uint64_t nr)
 	return n;
 }
 
-void record_sample_write(void *dst, size_t size, uint64_t st, const struct record_sample *s)
+void perfrec_sample_write(void *dst, size_t size, uint64_t st, const struct perfrec_sample *s)
 {
 	struct perf_event_header *h = dst;
 	unsigned char *p = (unsigned char *)(h + 1);
@@ -166,11 +166,11 @@ void record_sample_write(void *dst, size_t size, uint64_t st, const struct recor
 		memcpy(p, s->ips, s->nr * 8);
 }
 
-int record_parse_id(const struct perf_event_header *h, uint64_t st, struct record_id *ret)
+int perfrec_parse_id(const struct perf_event_header *h, uint64_t st, struct perfrec_id *ret)
 {
-	size_t n = record_id_size(st);
+	size_t n = perfrec_id_size(st);
 	struct cursor c;
-	struct record_id id;
+	struct perfrec_id id;
 	uint32_t res;
 
 	memset(&id, 0, sizeof(id));
@@ -201,9 +201,9 @@ int record_parse_id(const struct perf_event_header *h, uint64_t st, struct recor
 	return 0;
 }
 
-uint64_t record_time(const struct perf_event_header *h, uint64_t st)
+uint64_t perfrec_time(const struct perf_event_header *h, uint64_t st)
 {
-	struct record_id id;
+	struct perfrec_id id;
 
 	if (h->type == PERF_RECORD_SAMPLE) {
 		/* Fixed offset: header, [identifier], [ip], [tid], time. */
@@ -221,12 +221,12 @@ uint64_t record_time(const struct perf_event_header *h, uint64_t st)
 		memcpy(&t, (const unsigned char *)h + off, 8);
 		return t;
 	}
-	if (record_parse_id(h, st, &id) < 0)
+	if (perfrec_parse_id(h, st, &id) < 0)
 		return 0;
 	return id.time;
 }
 
-const char *record_type_name(uint32_t type)
+const char *perfrec_type_name(uint32_t type)
 {
 	static const char *const kernel[] = {
 		[PERF_RECORD_MMAP] = "MMAP",
@@ -266,7 +266,7 @@ const char *record_type_name(uint32_t type)
 	return NULL;
 }
 
-const char *record_string(const struct perf_event_header *h, size_t off, size_t end)
+const char *perfrec_string(const struct perf_event_header *h, size_t off, size_t end)
 {
 	const char *s = (const char *)h + off;
 
@@ -297,26 +297,26 @@ static uint64_t u64_at(const struct perf_event_header *h, size_t off)
 /* Where a side-band record's own fields end: before its sample_id trailer. */
 static size_t body_end(const struct perf_event_header *h, uint64_t st)
 {
-	size_t n = record_id_size(st);
+	size_t n = perfrec_id_size(st);
 
 	return h->size > n ? h->size - n : 0;
 }
 
-int record_parse_comm(const struct perf_event_header *h, uint64_t st, struct record_comm *ret)
+int perfrec_parse_comm(const struct perf_event_header *h, uint64_t st, struct perfrec_comm *ret)
 {
-	*ret = (struct record_comm){ u32_at(h, 8), u32_at(h, 12), record_string(h, 16, body_end(h, st)),
+	*ret = (struct perfrec_comm){ u32_at(h, 8), u32_at(h, 12), perfrec_string(h, 16, body_end(h, st)),
 				     h->misc & PERF_RECORD_MISC_COMM_EXEC };
 	return ret->comm ? 0 : -EINVAL;
 }
 
-int record_parse_mmap(const struct perf_event_header *h, uint64_t st, struct record_mmap *ret)
+int perfrec_parse_mmap(const struct perf_event_header *h, uint64_t st, struct perfrec_mmap *ret)
 {
 	const unsigned char *p = (const unsigned char *)h;
 	bool v2 = h->type == PERF_RECORD_MMAP2;
 
-	*ret = (struct record_mmap){ .misc = h->misc, .pid = u32_at(h, 8), .tid = u32_at(h, 12),
+	*ret = (struct perfrec_mmap){ .misc = h->misc, .pid = u32_at(h, 8), .tid = u32_at(h, 12),
 				     .addr = u64_at(h, 16), .len = u64_at(h, 24), .pgoff = u64_at(h, 32) };
-	ret->path = record_string(h, v2 ? 72 : 40, body_end(h, st));
+	ret->path = perfrec_string(h, v2 ? 72 : 40, body_end(h, st));
 	if (!v2)
 		return ret->path ? 0 : -EINVAL;
 	if ((h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) && h->size >= 64) {
@@ -332,26 +332,26 @@ int record_parse_mmap(const struct perf_event_header *h, uint64_t st, struct rec
 	return ret->path ? 0 : -EINVAL;
 }
 
-int record_parse_task(const struct perf_event_header *h, struct record_task *ret)
+int perfrec_parse_task(const struct perf_event_header *h, struct perfrec_task *ret)
 {
-	*ret = (struct record_task){ u32_at(h, 8), u32_at(h, 12), u32_at(h, 16), u32_at(h, 20) };
+	*ret = (struct perfrec_task){ u32_at(h, 8), u32_at(h, 12), u32_at(h, 16), u32_at(h, 20) };
 	return h->size >= 24 ? 0 : -EINVAL;
 }
 
-int record_parse_lost(const struct perf_event_header *h, struct record_lost *ret)
+int perfrec_parse_lost(const struct perf_event_header *h, struct perfrec_lost *ret)
 {
-	*ret = (struct record_lost){ u64_at(h, 8), u64_at(h, 16) };
+	*ret = (struct perfrec_lost){ u64_at(h, 8), u64_at(h, 16) };
 	return h->size >= 24 ? 0 : -EINVAL;
 }
 
 /* header + fixed fields + string with its NUL, padded to 8, + trailer */
 static size_t sideband_size(uint64_t st, size_t fixed, size_t str_len)
 {
-	return (sizeof(struct perf_event_header) + fixed + str_len + 1 + 7) / 8 * 8 + record_id_size(st);
+	return (sizeof(struct perf_event_header) + fixed + str_len + 1 + 7) / 8 * 8 + perfrec_id_size(st);
 }
 
 static void put_header(void *dst, size_t size, uint32_t type, uint16_t misc, uint64_t st,
-		       const struct record_id *id)
+		       const struct perfrec_id *id)
 {
 	struct perf_event_header *h = dst;
 
@@ -359,16 +359,16 @@ static void put_header(void *dst, size_t size, uint32_t type, uint16_t misc, uin
 	h->type = type;
 	h->misc = misc;
 	h->size = (uint16_t)size;
-	record_id_write((char *)dst + size - record_id_size(st), st, id);
+	perfrec_id_write((char *)dst + size - perfrec_id_size(st), st, id);
 }
 
-size_t record_comm_size(uint64_t st, const char *comm)
+size_t perfrec_comm_size(uint64_t st, const char *comm)
 {
 	return sideband_size(st, 8, strnlen(comm, 15));
 }
 
-void record_comm_write(void *dst, size_t size, uint64_t st, const struct record_comm *c,
-		       const struct record_id *id)
+void perfrec_comm_write(void *dst, size_t size, uint64_t st, const struct perfrec_comm *c,
+		       const struct perfrec_id *id)
 {
 	unsigned char *p = dst;
 
@@ -378,13 +378,13 @@ void record_comm_write(void *dst, size_t size, uint64_t st, const struct record_
 	memcpy(p + 16, c->comm, strnlen(c->comm, 15));
 }
 
-size_t record_mmap2_size(uint64_t st, const char *path)
+size_t perfrec_mmap2_size(uint64_t st, const char *path)
 {
 	return sideband_size(st, 64, strlen(path));
 }
 
-void record_mmap2_write(void *dst, size_t size, uint64_t st, const struct record_mmap *m,
-			const struct record_id *id)
+void perfrec_mmap2_write(void *dst, size_t size, uint64_t st, const struct perfrec_mmap *m,
+			const struct perfrec_id *id)
 {
 	unsigned char *p = dst;
 

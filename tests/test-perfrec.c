@@ -1,4 +1,4 @@
-/* test-record.c — unit test of lib/record.c: sample layouts for every known sample_type,
+/* test-perfrec.c — unit test of lib/perfrec.c: sample layouts for every known sample_type,
  * sample_id trailers, record times, type names and strings inside records. */
 #include <errno.h>
 #include <stdbool.h>
@@ -9,7 +9,7 @@
 
 #include "check.h"
 #include "format.h"
-#include "record.h"
+#include "perfrec.h"
 
 /* The known sample_type bits in the order the kernel lays out their fields in a sample. */
 static const uint64_t sample_bits[] = {
@@ -121,7 +121,7 @@ static void test_sample_layouts(void)
 		uint64_t st = subset(sample_bits, N_SAMPLE_BITS, mask);
 
 		for (size_t k = 0; k < sizeof(nrs) / sizeof(nrs[0]); k++) {
-			struct record_sample s;
+			struct perfrec_sample s;
 			struct perf_event_header *h;
 			size_t ips, size;
 			int err;
@@ -131,7 +131,7 @@ static void test_sample_layouts(void)
 			size = build_sample(buf, st, nrs[k], &ips);
 			h = exact(buf, size);
 			memset(&s, 0xa5, sizeof(s));
-			err = record_parse_sample(h, st, &s);
+			err = perfrec_parse_sample(h, st, &s);
 			n_checked++;
 			if (!CHECK(err == 0, "sample_type %#llx nr %llu: %d",
 				   (unsigned long long)st, (unsigned long long)nrs[k], err)) {
@@ -165,26 +165,26 @@ static void test_sample_layouts(void)
 				CHECK(s.nr == 0, "sample_type %#llx without callchain: nr %llu",
 				      (unsigned long long)st, (unsigned long long)s.nr);
 			}
-			CHECK(record_time(h, st) == (st & PERF_SAMPLE_TIME ? V_TIME : 0),
-			      "sample_type %#llx: record_time %llu", (unsigned long long)st,
-			      (unsigned long long)record_time(h, st));
+			CHECK(perfrec_time(h, st) == (st & PERF_SAMPLE_TIME ? V_TIME : 0),
+			      "sample_type %#llx: perfrec_time %llu", (unsigned long long)st,
+			      (unsigned long long)perfrec_time(h, st));
 			free(h);
 
-			/* Cut short by one or more words: refused, and record_time stays inside. */
+			/* Cut short by one or more words: refused, and perfrec_time stays inside. */
 			for (size_t cut = 8; cut < size; cut += 8) {
-				struct record_sample old;
+				struct perfrec_sample old;
 
 				h = exact(buf, cut);
 				h->size = (uint16_t)cut;
 				memset(&s, 0xa5, sizeof(s));
 				old = s;
-				err = record_parse_sample(h, st, &s);
+				err = perfrec_parse_sample(h, st, &s);
 				CHECK(err == -EINVAL && !memcmp(&s, &old, sizeof(s)),
 				      "sample_type %#llx nr %llu cut to %zu of %zu bytes: %d "
 				      "(ret %s)", (unsigned long long)st,
 				      (unsigned long long)nrs[k], cut, size, err,
 				      memcmp(&s, &old, sizeof(s)) ? "written" : "untouched");
-				record_time(h, st);
+				perfrec_time(h, st);
 				free(h);
 			}
 		}
@@ -201,7 +201,7 @@ static void test_sample_errors(void)
 	uint64_t st = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
 		      PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN;
 	uint64_t buf[64];
-	struct record_sample s;
+	struct perfrec_sample s;
 	struct perf_event_header *h;
 	size_t ips, size;
 	int err;
@@ -211,14 +211,14 @@ static void test_sample_errors(void)
 	for (size_t i = 0; i < sizeof(bad_nr) / sizeof(bad_nr[0]); i++) {
 		buf[ips - 1] = bad_nr[i];
 		h = exact(buf, size);
-		err = record_parse_sample(h, st, &s);
+		err = perfrec_parse_sample(h, st, &s);
 		CHECK(err == -EINVAL, "nr %llu in a record holding 3 entries: %d",
 		      (unsigned long long)bad_nr[i], err);
 		free(h);
 	}
 	buf[ips - 1] = 2; /* fewer than there is room for: the rest is ignored */
 	h = exact(buf, size);
-	err = record_parse_sample(h, st, &s);
+	err = perfrec_parse_sample(h, st, &s);
 	CHECK(err == 0 && s.nr == 2 && s.ips[1] == 0x400010, "nr 2 of room for 3: %d, nr %llu", err,
 	      (unsigned long long)s.nr);
 	free(h);
@@ -227,7 +227,7 @@ static void test_sample_errors(void)
 	size = build_sample(buf, st, 3, &ips);
 	for (size_t i = 0; i < sizeof(unknown) / sizeof(unknown[0]); i++) {
 		h = exact(buf, size);
-		err = record_parse_sample(h, st | unknown[i], &s);
+		err = perfrec_parse_sample(h, st | unknown[i], &s);
 		CHECK(err == -EINVAL, "sample_type with unknown bit %#llx: %d",
 		      (unsigned long long)unknown[i], err);
 		free(h);
@@ -237,17 +237,17 @@ static void test_sample_errors(void)
 	for (uint16_t hs = 0; hs < 8; hs++) {
 		h = exact(buf, 8);
 		h->size = hs;
-		err = record_parse_sample(h, 0, &s);
+		err = perfrec_parse_sample(h, 0, &s);
 		CHECK(err == -EINVAL, "sample of size %u: %d", hs, err);
-		err = record_parse_sample(h, PERF_SAMPLE_IP, &s);
+		err = perfrec_parse_sample(h, PERF_SAMPLE_IP, &s);
 		CHECK(err == -EINVAL, "sample of size %u with an ip: %d", hs, err);
-		CHECK(record_time(h, PERF_SAMPLE_TIME) == 0, "record_time of a %u-byte sample", hs);
+		CHECK(perfrec_time(h, PERF_SAMPLE_TIME) == 0, "perfrec_time of a %u-byte sample", hs);
 		free(h);
 	}
 }
 
 /* Expected trailer words for st, in order. */
-static size_t trailer_words(uint64_t st, const struct record_id *id, uint64_t *w)
+static size_t trailer_words(uint64_t st, const struct perfrec_id *id, uint64_t *w)
 {
 	size_t n = 0;
 
@@ -266,7 +266,7 @@ static size_t trailer_words(uint64_t st, const struct record_id *id, uint64_t *w
 	return n;
 }
 
-/* Side-band records with sample_id trailers written by record_id_write, for every
+/* Side-band records with sample_id trailers written by perfrec_id_write, for every
  * combination of the trailer bits plus sample-only bits that must not matter. */
 static void test_trailers(void)
 {
@@ -274,42 +274,42 @@ static void test_trailers(void)
 					  PERF_RECORD_LOST, PERF_RECORD_SWITCH_CPU_WIDE };
 	static const uint64_t noise[] = { 0, PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN,
 					  PERF_SAMPLE_PERIOD | PERF_SAMPLE_ADDR };
-	const struct record_id id = { 31337, 31338, 987654321987ull, 5 };
+	const struct perfrec_id id = { 31337, 31338, 987654321987ull, 5 };
 	unsigned int n_checked = 0;
 
 	for (unsigned int mask = 0; mask < 1u << N_ID_BITS; mask++) {
 		for (size_t ni = 0; ni < sizeof(noise) / sizeof(noise[0]); ni++) {
 			uint64_t st = subset(id_bits, N_ID_BITS, mask) | noise[ni];
 			uint64_t want[8], buf[16];
-			size_t n = trailer_words(st, &id, want), tsize = record_id_size(st);
+			size_t n = trailer_words(st, &id, want), tsize = perfrec_id_size(st);
 			size_t body = 8 + 8 * (mask % 3), size = body + tsize;
 			struct perf_event_header *h;
-			struct record_id got;
+			struct perfrec_id got;
 			int err;
 
-			if (!CHECK(tsize == 8 * n, "record_id_size(%#llx) = %zu, want %zu",
+			if (!CHECK(tsize == 8 * n, "perfrec_id_size(%#llx) = %zu, want %zu",
 				   (unsigned long long)st, tsize, 8 * n))
 				continue;
 			memset(buf, 0x77, sizeof(buf));
 			set_header(buf, types[mask % 5], size);
-			record_id_write((char *)buf + body, st, &id);
+			perfrec_id_write((char *)buf + body, st, &id);
 			CHECK(!memcmp((char *)buf + body, want, tsize) &&
 				      buf[(body + tsize) / 8] == 0x7777777777777777ull,
-			      "record_id_write(%#llx) wrote the wrong trailer, or past it",
+			      "perfrec_id_write(%#llx) wrote the wrong trailer, or past it",
 			      (unsigned long long)st);
 			h = exact(buf, size);
 			memset(&got, 0xa5, sizeof(got));
-			err = record_parse_id(h, st, &got);
+			err = perfrec_parse_id(h, st, &got);
 			CHECK(err == 0 && got.pid == (st & PERF_SAMPLE_TID ? id.pid : 0) &&
 				      got.tid == (st & PERF_SAMPLE_TID ? id.tid : 0) &&
 				      got.time == (st & PERF_SAMPLE_TIME ? id.time : 0) &&
 				      got.cpu == (st & PERF_SAMPLE_CPU ? id.cpu : 0),
-			      "record_parse_id(%#llx) of a %u record: %d, pid %u tid %u "
+			      "perfrec_parse_id(%#llx) of a %u record: %d, pid %u tid %u "
 			      "time %llu cpu %u", (unsigned long long)st, h->type, err, got.pid,
 			      got.tid, (unsigned long long)got.time, got.cpu);
-			CHECK(record_time(h, st) == (st & PERF_SAMPLE_TIME ? id.time : 0),
-			      "record_time(%#llx): %llu", (unsigned long long)st,
-			      (unsigned long long)record_time(h, st));
+			CHECK(perfrec_time(h, st) == (st & PERF_SAMPLE_TIME ? id.time : 0),
+			      "perfrec_time(%#llx): %llu", (unsigned long long)st,
+			      (unsigned long long)perfrec_time(h, st));
 			free(h);
 			n_checked++;
 
@@ -318,15 +318,15 @@ static void test_trailers(void)
 				h = exact(buf, cut);
 				h->size = (uint16_t)cut;
 				got = id;
-				err = record_parse_id(h, st, &got);
+				err = perfrec_parse_id(h, st, &got);
 				CHECK(err == -EINVAL && got.time == id.time && got.pid == id.pid,
-				      "record_parse_id(%#llx) of a %zu-byte record: %d (ret %s)",
+				      "perfrec_parse_id(%#llx) of a %zu-byte record: %d (ret %s)",
 				      (unsigned long long)st, cut, err,
 				      got.time == id.time ? "untouched" : "written");
-				CHECK(record_time(h, st) == 0,
-				      "record_time(%#llx) of a %zu-byte record: %llu",
+				CHECK(perfrec_time(h, st) == 0,
+				      "perfrec_time(%#llx) of a %zu-byte record: %llu",
 				      (unsigned long long)st, cut,
-				      (unsigned long long)record_time(h, st));
+				      (unsigned long long)perfrec_time(h, st));
 				free(h);
 			}
 		}
@@ -351,7 +351,7 @@ static void test_own_records(void)
 	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
 		for (size_t j = 0; j < sizeof(sts) / sizeof(sts[0]); j++) {
 			struct perf_event_header *h;
-			struct record_id id;
+			struct perfrec_id id;
 			uint64_t t = 5000000000ull + i * 10 + j;
 			int err;
 
@@ -359,25 +359,25 @@ static void test_own_records(void)
 			set_header(buf, types[i], sizes[i]);
 			buf[1] = t;
 			h = exact(buf, sizes[i]);
-			CHECK(record_time(h, sts[j]) == t,
-			      "record_time of type %#x, st %#llx: %llu", types[i],
+			CHECK(perfrec_time(h, sts[j]) == t,
+			      "perfrec_time of type %#x, st %#llx: %llu", types[i],
 			      (unsigned long long)sts[j],
-			      (unsigned long long)record_time(h, sts[j]));
+			      (unsigned long long)perfrec_time(h, sts[j]));
 			memset(&id, 0xa5, sizeof(id));
-			err = record_parse_id(h, sts[j], &id);
+			err = perfrec_parse_id(h, sts[j], &id);
 			CHECK(err == 0 && id.time == t && id.cpu == RP_CPU_SYNTH && id.pid == 0 &&
 				      id.tid == 0,
-			      "record_parse_id of type %#x: %d, time %llu cpu %#x pid %u tid %u",
+			      "perfrec_parse_id of type %#x: %d, time %llu cpu %#x pid %u tid %u",
 			      types[i], err, (unsigned long long)id.time, id.cpu, id.pid, id.tid);
 			free(h);
 
 			/* A bare header has no time to give. */
 			h = exact(buf, 8);
 			h->size = 8;
-			CHECK(record_time(h, sts[j]) == 0 &&
-				      record_parse_id(h, sts[j], &id) == -EINVAL,
+			CHECK(perfrec_time(h, sts[j]) == 0 &&
+				      perfrec_parse_id(h, sts[j], &id) == -EINVAL,
 			      "type %#x of 8 bytes: time %llu", types[i],
-			      (unsigned long long)record_time(h, sts[j]));
+			      (unsigned long long)perfrec_time(h, sts[j]));
 			free(h);
 		}
 	}
@@ -418,22 +418,22 @@ static void test_type_names(void)
 					    0x7fffffff, 0xffffffff };
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		const char *n = record_type_name(names[i].type);
+		const char *n = perfrec_type_name(names[i].type);
 
-		CHECK(n && !strcmp(n, names[i].name), "record_type_name(%u) = %s, want %s",
+		CHECK(n && !strcmp(n, names[i].name), "perfrec_type_name(%u) = %s, want %s",
 		      names[i].type, n ? n : "NULL", names[i].name);
 	}
 	for (size_t i = 0; i < sizeof(unknown) / sizeof(unknown[0]); i++)
-		CHECK(!record_type_name(unknown[i]), "record_type_name(%#x) = %s, want NULL",
-		      unknown[i], record_type_name(unknown[i]));
+		CHECK(!perfrec_type_name(unknown[i]), "perfrec_type_name(%#x) = %s, want NULL",
+		      unknown[i], perfrec_type_name(unknown[i]));
 }
 
 /* A COMM record: header, pid, tid, comm (len bytes, NUL-padded to 8), trailer. */
 static struct perf_event_header *make_comm(const char *comm, size_t len, uint64_t st,
 					    size_t *ret_end)
 {
-	const struct record_id id = { 1, 1, 77, 0 };
-	size_t body = 16 + ((len + 7) & ~(size_t)7), size = body + record_id_size(st);
+	const struct perfrec_id id = { 1, 1, 77, 0 };
+	size_t body = 16 + ((len + 7) & ~(size_t)7), size = body + perfrec_id_size(st);
 	uint64_t buf[16];
 	struct perf_event_header *h = (void *)buf;
 
@@ -441,7 +441,7 @@ static struct perf_event_header *make_comm(const char *comm, size_t len, uint64_
 	h->type = PERF_RECORD_COMM;
 	h->size = (uint16_t)size;
 	memcpy((char *)buf + 16, comm, len);
-	record_id_write((char *)buf + body, st, &id);
+	perfrec_id_write((char *)buf + body, st, &id);
 	*ret_end = body;
 	return exact(buf, size);
 }
@@ -454,33 +454,33 @@ static void test_strings(void)
 	size_t end;
 
 	h = make_comm("bash", 5, st, &end);
-	s = record_string(h, 16, end);
+	s = perfrec_string(h, 16, end);
 	CHECK(s == (const char *)h + 16 && !strcmp(s, "bash"), "\"bash\": %s", s ? s : "NULL");
-	CHECK(!record_string(h, 16, h->size + 8), "end past the record accepted");
-	CHECK(!record_string(h, end, end) && !record_string(h, end + 8, end),
+	CHECK(!perfrec_string(h, 16, h->size + 8), "end past the record accepted");
+	CHECK(!perfrec_string(h, end, end) && !perfrec_string(h, end + 8, end),
 	      "a string starting at or after its end accepted");
 	free(h);
 
 	/* Terminated in the last byte before the trailer. */
 	h = make_comm("1234567", 8, st, &end);
-	s = record_string(h, 16, end);
+	s = perfrec_string(h, 16, end);
 	CHECK(s && !strcmp(s, "1234567"), "7 characters and NUL in 8 bytes: %s", s ? s : "NULL");
 	free(h);
 
 	/* Not terminated before the trailer, whose zeros must not count. */
 	h = make_comm("12345678", 8, st, &end);
-	CHECK(!record_string(h, 16, end), "string running into the trailer accepted");
-	CHECK(record_string(h, 16, h->size) != NULL,
+	CHECK(!perfrec_string(h, 16, end), "string running into the trailer accepted");
+	CHECK(perfrec_string(h, 16, h->size) != NULL,
 	      "the same bytes up to the end of the record (time's zero bytes end it)");
 	free(h);
 	h = make_comm("abcdefghijklmnop", 16, 0, &end);
-	CHECK(end == h->size && !record_string(h, 16, end),
+	CHECK(end == h->size && !perfrec_string(h, 16, end),
 	      "unterminated string at the end of a record without trailer accepted");
 	free(h);
 
 	/* The empty string is a string. */
 	h = make_comm("", 1, st, &end);
-	s = record_string(h, 16, end);
+	s = perfrec_string(h, 16, end);
 	CHECK(s && !*s, "empty string: %s", s ? s : "NULL");
 	free(h);
 }
