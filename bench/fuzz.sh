@@ -37,7 +37,7 @@ CPPFLAGS="-include $B/config.h -I$ROOT/lib -I$B -I$ROOT/daemon"
 # ---- build: lib objects once (no main), then one binary per target ----------------------------
 echo "fuzz: building in $WORK"
 objs=()
-for src in "$ROOT"/lib/*.c "$ROOT"/daemon/conf.c "$ROOT"/daemon/log.c; do
+for src in "$ROOT"/lib/*/*.c "$ROOT"/daemon/conf.c "$ROOT"/daemon/log.c; do
 	o=$WORK/obj/$(basename "$(dirname "$src")")-$(basename "$src" .c).o
 	clang $CFLAGS -fsanitize=fuzzer-no-link $CPPFLAGS -c "$src" -o "$o" &
 	objs+=("$o")
