@@ -8,10 +8,10 @@
 #include <strings.h>
 
 #include "conf.h"
-#include "cpulist.h"
-#include "evsel.h"
+#include "base/cpulist.h"
+#include "capture/evsel.h"
 #include "log.h"
-#include "util.h"
+#include "base/util.h"
 
 #define MAX_LINE 4096
 #define MAX_CPUS 4096

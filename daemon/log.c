@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "log.h"
-#include "util.h"
+#include "base/util.h"
 
 static const char *log_prog = "ringprofd";
 static bool log_prefix; /* "<N>" prefixes for the journal */

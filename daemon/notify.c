@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "notify.h"
-#include "util.h"
+#include "base/util.h"
 
 int notify_send(const char *state)
 {

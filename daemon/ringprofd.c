@@ -12,13 +12,13 @@
 #include <unistd.h>
 
 #include "conf.h"
-#include "cpulist.h"
+#include "base/cpulist.h"
 #include "log.h"
 #include "notify.h"
-#include "recorder.h"
+#include "capture/recorder.h"
 #include "store.h"
-#include "util.h"
-#include "writer.h"
+#include "base/util.h"
+#include "format/writer.h"
 
 #ifndef RP_SYSCONFDIR
 #define RP_SYSCONFDIR "/etc"

@@ -13,11 +13,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "grow.h"
+#include "base/grow.h"
 #include "log.h"
 #include "store.h"
-#include "util.h"
-#include "writer.h"
+#include "base/util.h"
+#include "format/writer.h"
 
 #define PREFIX "ringprof-"
 #define SUFFIX ".data"

@@ -15,11 +15,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cpulist.h"
-#include "evsel.h"
-#include "recorder.h"
-#include "util.h"
-#include "writer.h"
+#include "base/cpulist.h"
+#include "base/util.h"
+#include "capture/evsel.h"
+#include "capture/recorder.h"
+#include "format/writer.h"
 
 #define PROG "ringprof record"
 #define MAX_CPUS 4096

@@ -12,15 +12,15 @@
 #include <time.h>
 #include <linux/perf_event.h>
 
-#include "cpulist.h"
-#include "dump.h"
-#include "filestats.h"
-#include "format.h"
-#include "print.h"
-#include "reader.h"
-#include "perfrec.h"
-#include "session.h"
-#include "util.h"
+#include "base/cpulist.h"
+#include "base/util.h"
+#include "format/dump.h"
+#include "format/filestats.h"
+#include "format/format.h"
+#include "format/perfrec.h"
+#include "format/reader.h"
+#include "profile/print.h"
+#include "profile/session.h"
 
 #define PROG "ringprof report"
 #define MAX_INPUTS 256

@@ -10,7 +10,8 @@
 #   front/             nothing of lib/
 #
 # and one adapter per third-party library: <zstd.h> only in lib/format/zframe.c, libdw and
-# libelf headers only in lib/profile/symbolizer.c. Each broken rule is named with the file.
+# libelf headers (elfutils/*, gelf.h, libelf.h, dwarf.h; not glibc's elf.h) only in
+# lib/profile/symbolizer.c. Each broken rule is named with the file.
 . "$(dirname "$0")/lib.sh"
 
 S=$top_srcdir
@@ -58,7 +59,7 @@ for f in lib/*/*.[ch] record/*.[ch] report/*.[ch] daemon/*.[ch] front/*.[ch]; do
 		[ "$f" = lib/format/zframe.c ] ||
 			echo "$f:$ln: includes zstd: only lib/format/zframe.c, the zstd adapter, may"
 	done >>"$errors"
-	grep -n '^[[:space:]]*#[[:space:]]*include[[:space:]]*<\(elfutils/[^>]*\|gelf\.h\|libelf\.h\|dwarf\.h\|elf\.h\)>' "$f" |
+	grep -n '^[[:space:]]*#[[:space:]]*include[[:space:]]*<\(elfutils/[^>]*\|gelf\.h\|libelf\.h\|dwarf\.h\)>' "$f" |
 		while IFS=: read -r ln _; do
 			[ "$f" = lib/profile/symbolizer.c ] ||
 				echo "$f:$ln: includes a libdw/libelf header: only lib/profile/symbolizer.c, the libdw adapter, may"

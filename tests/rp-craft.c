@@ -21,9 +21,9 @@
 #include <string.h>
 #include <linux/perf_event.h>
 
-#include "crc32c.h"
-#include "format.h"
-#include "zframe.h"
+#include "base/crc32c.h"
+#include "format/format.h"
+#include "format/zframe.h"
 
 /* Format version 1: samples are plain PERF_RECORD_SAMPLEs, which every reader since reads. */
 #define CRAFT_MAJOR 1

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "buildid.h"
+#include "base/buildid.h"
 #include "check.h"
 
 static char tmpfile_path[256];

@@ -7,12 +7,12 @@
 #include <linux/perf_event.h>
 
 #include "check.h"
-#include "compact.h"
-#include "stacktab.h"
-#include "format.h"
-#include "reader.h"
-#include "perfrec.h"
-#include "writer.h"
+#include "format/compact.h"
+#include "format/stacktab.h"
+#include "format/format.h"
+#include "format/reader.h"
+#include "format/perfrec.h"
+#include "format/writer.h"
 
 static void test_stacktab(void)
 {

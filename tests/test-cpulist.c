@@ -10,8 +10,8 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "cpulist.h"
-#include "procfs.h"
+#include "base/cpulist.h"
+#include "base/procfs.h"
 
 #define END -1	/* terminates an expected CPU list */
 

@@ -21,12 +21,12 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "crc32c.h"
-#include "format.h"
-#include "reader.h"
-#include "perfrec.h"
-#include "writer.h"
-#include "zframe.h"
+#include "base/crc32c.h"
+#include "format/format.h"
+#include "format/reader.h"
+#include "format/perfrec.h"
+#include "format/writer.h"
+#include "format/zframe.h"
 
 #define SAMPLE_TYPE                                                                                \
 	(PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |                   \

@@ -8,8 +8,8 @@
 #include <time.h>
 
 #include "check.h"
-#include "format.h"
-#include "ksymtab.h"
+#include "format/format.h"
+#include "profile/ksymtab.h"
 
 /* ---- building records ---- */
 

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "perfmap.h"
+#include "profile/perfmap.h"
 
 static char path[256];
 

@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "check.h"
-#include "format.h"
-#include "perfrec.h"
+#include "format/format.h"
+#include "format/perfrec.h"
 
 /* The known sample_type bits in the order the kernel lays out their fields in a sample. */
 static const uint64_t sample_bits[] = {

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "procfs.h"
+#include "base/procfs.h"
 
 static char tmpdir[256];
 

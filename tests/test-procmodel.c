@@ -3,8 +3,8 @@
 #include <string.h>
 
 #include "check.h"
-#include "intern.h"
-#include "procmodel.h"
+#include "base/intern.h"
+#include "profile/procmodel.h"
 
 static uint32_t dso_at(struct procmodel *m, int32_t pid, uint64_t addr)
 {

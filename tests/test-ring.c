@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "ring.h"
+#include "capture/ring.h"
 
 #define TEST_TYPE 0x7e57          /* header.type of the test records */
 #define DEFAULT_RECORDS 200000    /* across all scenarios; override with TEST_RING_RECORDS */

@@ -20,8 +20,8 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "print.h"
-#include "session.h"
+#include "profile/print.h"
+#include "profile/session.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define HAVE_ASAN 1

@@ -18,9 +18,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "buildid.h"
+#include "base/buildid.h"
 #include "check.h"
-#include "symbolizer.h"
+#include "profile/symbolizer.h"
 
 static char T[256];       /* temp directory */
 static char SRC[1024];    /* tests/symfix */

@@ -5,7 +5,7 @@
 #include <stdint.h>
 
 #include "check.h"
-#include "util.h"
+#include "base/util.h"
 
 int main(void)
 {

@@ -1,5 +1,5 @@
 /* buildid.c — read the GNU build-id note of an ELF file with pread only (no libelf). */
-#include "buildid.h"
+#include "base/buildid.h"
 
 #include <elf.h>
 #include <errno.h>

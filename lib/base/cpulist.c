@@ -1,5 +1,5 @@
 /* cpulist.c — parse CPU list strings such as "0-3,5,7-8" (sysfs cpu masks, perf's -C). */
-#include "cpulist.h"
+#include "base/cpulist.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "procfs.h"
+#include "base/procfs.h"
 
 static bool get_cpu(const char **p, int *ret)
 {

@@ -1,5 +1,5 @@
 /* crc32c.c — table-driven CRC-32C; only frame descriptors are checksummed, so speed is moot. */
-#include "crc32c.h"
+#include "base/crc32c.h"
 
 static uint32_t table[256];
 

@@ -3,9 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "grow.h"
-#include "hash.h"
-#include "intern.h"
+#include "base/grow.h"
+#include "base/hash.h"
+#include "base/intern.h"
 
 /* The slot array shared by the three tables: each slot holds id + 1 (0 = empty) and the
  * key's hash, so most probes never touch the keys. */

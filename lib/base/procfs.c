@@ -1,5 +1,5 @@
 /* procfs.c — defensive readers for /proc (maps, kallsyms, comm, status, pid/tid lists, sysctls). */
-#include "procfs.h"
+#include "base/procfs.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -8,7 +8,7 @@
 #include <time.h>
 #include <strings.h>
 
-#include "util.h"
+#include "base/util.h"
 
 uint64_t util_now_ns(void)
 {

@@ -5,7 +5,7 @@
 #include <linux/perf_event.h>
 #include <sys/syscall.h>
 
-#include "evsel.h"
+#include "capture/evsel.h"
 
 static const struct evsel_def table[] = {
 	{ "cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, "CPU cycles (hardware PMU)" },

@@ -9,11 +9,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cpulist.h"
-#include "evset.h"
-#include "grow.h"
-#include "procfs.h"
-#include "util.h"
+#include "base/cpulist.h"
+#include "base/grow.h"
+#include "base/procfs.h"
+#include "base/util.h"
+#include "capture/evset.h"
 
 #define MAX_CPUS 4096
 

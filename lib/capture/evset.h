@@ -8,9 +8,9 @@
 #include <stdint.h>
 #include <linux/perf_event.h>
 
-#include "evsel.h"
-#include "recorder.h"
-#include "ring.h"
+#include "capture/evsel.h"
+#include "capture/recorder.h"
+#include "capture/ring.h"
 
 #define EVSET_MAX_NOTES 8
 

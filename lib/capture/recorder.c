@@ -10,17 +10,17 @@
 #include <unistd.h>
 #include <linux/perf_event.h>
 
-#include "compact.h"
-#include "encoder.h"
-#include "evset.h"
-#include "format.h"
-#include "ksyms.h"
-#include "procfs.h"
-#include "perfrec.h"
-#include "recorder.h"
-#include "synth.h"
-#include "util.h"
-#include "writer.h"
+#include "base/procfs.h"
+#include "base/util.h"
+#include "capture/evset.h"
+#include "capture/recorder.h"
+#include "capture/synth.h"
+#include "format/compact.h"
+#include "format/encoder.h"
+#include "format/format.h"
+#include "format/ksyms.h"
+#include "format/perfrec.h"
+#include "format/writer.h"
 
 /* Records younger than this may still be in flight into a ring when it is drained. */
 #define ORDER_MARGIN_NS (10 * 1000 * 1000ull)

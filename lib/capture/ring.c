@@ -6,8 +6,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "ring.h"
-#include "ring-barrier.h"
+#include "capture/ring-barrier.h"
+#include "capture/ring.h"
 
 static int is_pow2(uint64_t x)
 {

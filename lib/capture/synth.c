@@ -5,13 +5,13 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "buildid.h"
-#include "format.h"
-#include "grow.h"
-#include "procfs.h"
-#include "perfrec.h"
-#include "synth.h"
-#include "writer.h"
+#include "base/buildid.h"
+#include "base/grow.h"
+#include "base/procfs.h"
+#include "capture/synth.h"
+#include "format/format.h"
+#include "format/perfrec.h"
+#include "format/writer.h"
 
 /* Build-ids looked up during one synthesis, by device and inode. */
 struct synth_bid {

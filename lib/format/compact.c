@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compact.h"
+#include "format/compact.h"
 
 bool compact_sample_type_ok(uint64_t st)
 {

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "format.h"
+#include "format/format.h"
 
 /* Whether samples of this sample_type can be stored compactly. */
 bool compact_sample_type_ok(uint64_t sample_type);

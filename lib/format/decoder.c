@@ -6,15 +6,15 @@
 #include <string.h>
 #include <linux/perf_event.h>
 
-#include "compact.h"
-#include "decoder.h"
-#include "format.h"
-#include "grow.h"
-#include "hash.h"
-#include "order.h"
-#include "reader.h"
-#include "perfrec.h"
-#include "util.h"
+#include "base/grow.h"
+#include "base/hash.h"
+#include "base/util.h"
+#include "format/compact.h"
+#include "format/decoder.h"
+#include "format/format.h"
+#include "format/order.h"
+#include "format/perfrec.h"
+#include "format/reader.h"
 
 void decoder_done(struct decoder *d)
 {

@@ -5,9 +5,9 @@
 #include <string.h>
 #include <linux/perf_event.h>
 
-#include "dump.h"
-#include "format.h"
-#include "perfrec.h"
+#include "format/dump.h"
+#include "format/format.h"
+#include "format/perfrec.h"
 
 static void put_time(FILE *f, uint64_t t)
 {

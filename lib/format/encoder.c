@@ -3,13 +3,13 @@
 #include <string.h>
 #include <linux/perf_event.h>
 
-#include "compact.h"
-#include "encoder.h"
-#include "format.h"
-#include "ksyms.h"
-#include "perfrec.h"
-#include "stacktab.h"
-#include "writer.h"
+#include "format/compact.h"
+#include "format/encoder.h"
+#include "format/format.h"
+#include "format/ksyms.h"
+#include "format/perfrec.h"
+#include "format/stacktab.h"
+#include "format/writer.h"
 
 /* The stack table's bounds (per file): ids are reused from 0 when it fills. Pages are
  * touched only as it grows: 64 k stacks of up to 1 M words is 8 MiB + 1.5 MiB at most. */

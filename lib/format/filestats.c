@@ -5,11 +5,11 @@
 #include <time.h>
 #include <linux/perf_event.h>
 
-#include "filestats.h"
-#include "format.h"
-#include "reader.h"
-#include "perfrec.h"
-#include "util.h"
+#include "base/util.h"
+#include "format/filestats.h"
+#include "format/format.h"
+#include "format/perfrec.h"
+#include "format/reader.h"
 
 /* The entries of a KSYMS record that are really there (its count may be damaged). */
 static uint64_t ksyms_present(const struct perf_event_header *h)

@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "format.h"
+#include "format/format.h"
 
 struct reader;
 

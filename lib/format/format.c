@@ -2,7 +2,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "format.h"
+#include "format/format.h"
 
 const struct rp_header_rec *format_header(const struct perf_event_header *h)
 {

@@ -8,11 +8,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "crc32c.h"
-#include "frames.h"
-#include "reader.h"
-#include "util.h"
-#include "zframe.h"
+#include "base/crc32c.h"
+#include "base/util.h"
+#include "format/frames.h"
+#include "format/reader.h"
+#include "format/zframe.h"
 
 static const unsigned char desc_pattern[12] = {
 	0x5E, 0x2A, 0x4D, 0x18, /* RP_SKIPPABLE_MAGIC */

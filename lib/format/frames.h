@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "format.h"
+#include "format/format.h"
 
 struct reader_stats;
 struct zframe;

@@ -3,11 +3,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "format.h"
-#include "ksyms.h"
-#include "procfs.h"
-#include "util.h"
-#include "writer.h"
+#include "base/procfs.h"
+#include "base/util.h"
+#include "format/format.h"
+#include "format/ksyms.h"
+#include "format/writer.h"
 
 /* Entries are packed into records of up to this many bytes of payload. */
 #define KSYMS_BATCH 60000

@@ -4,9 +4,9 @@
 #include <string.h>
 #include <linux/perf_event.h>
 
-#include "grow.h"
-#include "order.h"
-#include "reader.h"
+#include "base/grow.h"
+#include "format/order.h"
+#include "format/reader.h"
 
 void order_done(struct order *o)
 {

@@ -2,8 +2,8 @@
 #include <errno.h>
 #include <string.h>
 
-#include "format.h"
-#include "perfrec.h"
+#include "format/format.h"
+#include "format/perfrec.h"
 
 size_t perfrec_id_size(uint64_t st)
 {

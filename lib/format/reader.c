@@ -4,13 +4,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "decoder.h"
-#include "format.h"
-#include "frames.h"
-#include "order.h"
-#include "reader.h"
-#include "perfrec.h"
-#include "util.h"
+#include "base/util.h"
+#include "format/decoder.h"
+#include "format/format.h"
+#include "format/frames.h"
+#include "format/order.h"
+#include "format/perfrec.h"
+#include "format/reader.h"
 
 struct reader {
 	char *path;

@@ -2,9 +2,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "format.h"
-#include "hash.h"
-#include "stacktab.h"
+#include "base/hash.h"
+#include "format/format.h"
+#include "format/stacktab.h"
 
 struct stack_ent {
 	uint64_t hash;

@@ -7,10 +7,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "crc32c.h"
-#include "format.h"
-#include "writer.h"
-#include "zframe.h"
+#include "base/crc32c.h"
+#include "format/format.h"
+#include "format/writer.h"
+#include "format/zframe.h"
 
 /* A frame is closed at this raw size even if its interval has not passed: it bounds the
  * recorder's memory and what a crash can lose. */

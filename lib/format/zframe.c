@@ -4,7 +4,7 @@
 #include <zstd.h>
 #include <zstd_errors.h>
 
-#include "zframe.h"
+#include "format/zframe.h"
 
 struct zframe {
 	ZSTD_CCtx *cctx;

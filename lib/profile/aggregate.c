@@ -2,12 +2,12 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "aggregate.h"
-#include "dsotab.h"
-#include "grow.h"
-#include "intern.h"
-#include "session.h"
-#include "symstacks.h"
+#include "base/grow.h"
+#include "base/intern.h"
+#include "profile/aggregate.h"
+#include "profile/dsotab.h"
+#include "profile/session.h"
+#include "profile/symstacks.h"
 
 /* The count of one (location stack, task, cpu). */
 struct agg {

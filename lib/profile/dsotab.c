@@ -4,11 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dsotab.h"
-#include "grow.h"
-#include "intern.h"
-#include "perfmap.h"
-#include "symbolizer.h"
+#include "base/grow.h"
+#include "base/intern.h"
+#include "profile/dsotab.h"
+#include "profile/perfmap.h"
+#include "profile/symbolizer.h"
 
 struct dso {
 	enum dsotab_kind kind;

@@ -1,5 +1,5 @@
 /* ksymtab.c — kernel symbol table built from a recording's kallsyms snapshot (RP_REC_KSYMS). */
-#include "ksymtab.h"
+#include "profile/ksymtab.h"
 
 #include <assert.h>
 #include <errno.h>
@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "format.h"
-#include "grow.h"
-#include "intern.h"
-#include "util.h"
+#include "base/grow.h"
+#include "base/intern.h"
+#include "base/util.h"
+#include "format/format.h"
 
 #define MODULES_MAX 0xffffu
 #define BLOCK 32 /* addresses per summary entry */

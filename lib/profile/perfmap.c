@@ -1,7 +1,7 @@
 /* perfmap.c — JIT symbol maps (/tmp/perf-PID.map) as written by V8, the JVM agents, LuaJIT... */
-#include "grow.h"
-#include "perfmap.h"
-#include "util.h"
+#include "base/grow.h"
+#include "base/util.h"
+#include "profile/perfmap.h"
 
 #include <errno.h>
 #include <stdbool.h>

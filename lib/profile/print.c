@@ -5,12 +5,12 @@
 #include <string.h>
 #include <time.h>
 
-#include "format.h"
-#include "grow.h"
-#include "intern.h"
-#include "print.h"
-#include "session.h"
-#include "util.h"
+#include "base/grow.h"
+#include "base/intern.h"
+#include "base/util.h"
+#include "format/format.h"
+#include "profile/print.h"
+#include "profile/session.h"
 
 static const char *const key_names[PRINT_N_KEYS] = { "comm", "pid", "tid", "dso", "sym", "cpu" };
 static const char *const key_titles[PRINT_N_KEYS] = { "Command", "Pid", "Tid", "Shared Object", "Symbol", "CPU" };

@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "grow.h"
-#include "intern.h"
-#include "procmodel.h"
+#include "base/grow.h"
+#include "base/intern.h"
+#include "profile/procmodel.h"
 
 struct proc {
 	struct procmodel_map *maps; /* sorted by start, non-overlapping */

@@ -5,18 +5,18 @@
 #include <string.h>
 #include <linux/perf_event.h>
 
-#include "aggregate.h"
-#include "dsotab.h"
-#include "format.h"
-#include "grow.h"
-#include "intern.h"
-#include "ksymtab.h"
-#include "procmodel.h"
-#include "reader.h"
-#include "perfrec.h"
-#include "replay.h"
-#include "session.h"
-#include "util.h"
+#include "base/grow.h"
+#include "base/intern.h"
+#include "base/util.h"
+#include "format/format.h"
+#include "format/perfrec.h"
+#include "format/reader.h"
+#include "profile/aggregate.h"
+#include "profile/dsotab.h"
+#include "profile/ksymtab.h"
+#include "profile/procmodel.h"
+#include "profile/replay.h"
+#include "profile/session.h"
 
 #define MAX_FRAMES 512
 

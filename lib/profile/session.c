@@ -4,18 +4,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "aggregate.h"
-#include "dsotab.h"
-#include "format.h"
-#include "intern.h"
-#include "ksymtab.h"
-#include "procmodel.h"
-#include "reader.h"
-#include "replay.h"
-#include "session.h"
-#include "symbolizer.h"
-#include "symstacks.h"
-#include "util.h"
+#include "base/intern.h"
+#include "base/util.h"
+#include "format/format.h"
+#include "format/reader.h"
+#include "profile/aggregate.h"
+#include "profile/dsotab.h"
+#include "profile/ksymtab.h"
+#include "profile/procmodel.h"
+#include "profile/replay.h"
+#include "profile/session.h"
+#include "profile/symbolizer.h"
+#include "profile/symstacks.h"
 
 struct session {
 	struct session_opts o;

@@ -1,5 +1,5 @@
 /* symbolizer.c — user-space symbols for file offsets of recorded binaries (the libdw adapter). */
-#include "symbolizer.h"
+#include "profile/symbolizer.h"
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -13,12 +13,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "buildid.h"
-#include "grow.h"
-#include "hash.h"
-#include "intern.h"
-#include "symfile.h"
-#include "util.h"
+#include "base/buildid.h"
+#include "base/grow.h"
+#include "base/hash.h"
+#include "base/intern.h"
+#include "base/util.h"
+#include "profile/symfile.h"
 
 #define BUILD_ID_MAX SYMFILE_BUILD_ID_MAX
 #define ALT_PATHS_MAX 4

@@ -1,5 +1,5 @@
 /* symfile.c — find the file on this host that holds a recorded binary's symbols (no libelf). */
-#include "symfile.h"
+#include "profile/symfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -11,7 +11,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "buildid.h"
+#include "base/buildid.h"
 
 /* Why no candidate file could be used: kept for the one warning. */
 struct why {

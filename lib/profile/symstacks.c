@@ -3,14 +3,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dsotab.h"
-#include "grow.h"
-#include "intern.h"
-#include "ksymtab.h"
-#include "perfmap.h"
-#include "session.h"
-#include "symbolizer.h"
-#include "symstacks.h"
+#include "base/grow.h"
+#include "base/intern.h"
+#include "profile/dsotab.h"
+#include "profile/ksymtab.h"
+#include "profile/perfmap.h"
+#include "profile/session.h"
+#include "profile/symbolizer.h"
+#include "profile/symstacks.h"
 
 #define INLINE_MAX 16
 

@@ -8,11 +8,11 @@
 #include <unistd.h>
 #include <linux/perf_event.h>
 
-#include "crc32c.h"
-#include "format.h"
+#include "base/crc32c.h"
+#include "format/format.h"
 #include "fuzz.h"
 #include "fuzz-report.h"
-#include "zframe.h"
+#include "format/zframe.h"
 
 /* desc + zstd frame of DATA, padded with zeros to a multiple of 8 as records are. */
 static unsigned char *make_file(struct zframe *z, const uint8_t *data, size_t size, size_t *ret_len)

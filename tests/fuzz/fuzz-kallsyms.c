@@ -4,10 +4,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "format.h"
+#include "format/format.h"
 #include "fuzz.h"
-#include "ksymtab.h"
-#include "procfs.h"
+#include "profile/ksymtab.h"
+#include "base/procfs.h"
 
 static int count_ksym(const struct procfs_ksym *k, void *arg)
 {

@@ -4,7 +4,7 @@
 #include <unistd.h>
 
 #include "fuzz.h"
-#include "procfs.h"
+#include "base/procfs.h"
 
 static int count_map(const struct procfs_map *m, void *arg)
 {

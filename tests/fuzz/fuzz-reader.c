@@ -5,8 +5,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "crc32c.h"
-#include "format.h"
+#include "base/crc32c.h"
+#include "format/format.h"
 #include "fuzz.h"
 #include "fuzz-report.h"
 

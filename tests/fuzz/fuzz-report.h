@@ -12,9 +12,9 @@
 #include <sys/types.h>
 #include <unistd.h>
 
-#include "print.h"
-#include "reader.h"
-#include "session.h"
+#include "format/reader.h"
+#include "profile/print.h"
+#include "profile/session.h"
 
 /* The report path's symfs: a directory that does not exist, so that paths built under it
  * (binaries, debug files, perf-PID.map) are exercised and lead nowhere. */
