@@ -45,22 +45,22 @@ struct key {
 #define SEC NSEC_PER_SEC
 
 static const struct key keys[] = {
-	{ "Directory", K_DIR, F(directory), "", 0, 0 },
-	{ "Event", K_EVENT, F(event), "", 0, 0 },
-	{ "Frequency", K_FREQ, F(frequency), "49", 1, 100000 },
-	{ "CallChain", K_BOOL, F(callchain), "yes", 0, 0 },
-	{ "SwitchEvents", K_BOOL, F(switch_events), "no", 0, 0 },
-	{ "RingPages", K_PAGES, F(ring_pages), "64", 1, 65536 },
-	{ "CPUs", K_CPUS, F(cpus), "", 0, 0 },
-	{ "FlushInterval", K_DURATION, F(flush_ns), "1s", SEC / 100, 3600 * SEC },
-	{ "Compression", K_LEVEL, F(compression), "6", 1, 19 },
-	{ "MaxFileSize", K_SIZE, F(max_file_size), "64M", 64 * 1024, 0 },
-	{ "MaxFileSec", K_DURATION, F(max_file_ns), "1h", 0, 0 },
-	{ "MaxUse", K_BUDGET, F(max_use), "", 0, 0 },
-	{ "KeepFree", K_BUDGET, F(keep_free), "", 0, 0 },
-	{ "MaxRetentionSec", K_DURATION, F(max_retention_ns), "0", 0, 0 },
-	{ "LogLevel", K_LOG, F(log_level), "info", 0, 0 },
-	{ NULL, 0, 0, NULL, 0, 0 },
+    {"Directory", K_DIR, F(directory), "", 0, 0},
+    {"Event", K_EVENT, F(event), "", 0, 0},
+    {"Frequency", K_FREQ, F(frequency), "49", 1, 100000},
+    {"CallChain", K_BOOL, F(callchain), "yes", 0, 0},
+    {"SwitchEvents", K_BOOL, F(switch_events), "no", 0, 0},
+    {"RingPages", K_PAGES, F(ring_pages), "64", 1, 65536},
+    {"CPUs", K_CPUS, F(cpus), "", 0, 0},
+    {"FlushInterval", K_DURATION, F(flush_ns), "1s", SEC / 100, 3600 * SEC},
+    {"Compression", K_LEVEL, F(compression), "6", 1, 19},
+    {"MaxFileSize", K_SIZE, F(max_file_size), "64M", 64 * 1024, 0},
+    {"MaxFileSec", K_DURATION, F(max_file_ns), "1h", 0, 0},
+    {"MaxUse", K_BUDGET, F(max_use), "", 0, 0},
+    {"KeepFree", K_BUDGET, F(keep_free), "", 0, 0},
+    {"MaxRetentionSec", K_DURATION, F(max_retention_ns), "0", 0, 0},
+    {"LogLevel", K_LOG, F(log_level), "info", 0, 0},
+    {NULL, 0, 0, NULL, 0, 0},
 };
 
 static const struct key *key_find(const char *name)
@@ -73,8 +73,8 @@ static const struct key *key_find(const char *name)
 
 int conf_parse_bool(const char *s, bool *ret)
 {
-	static const char *const yes[] = { "1", "yes", "y", "true", "on" };
-	static const char *const no[] = { "0", "no", "n", "false", "off" };
+	static const char *const yes[] = {"1", "yes", "y", "true", "on"};
+	static const char *const no[] = {"0", "no", "n", "false", "off"};
 
 	for (size_t i = 0; i < 5; i++) {
 		if (!strcasecmp(s, yes[i])) {
@@ -139,9 +139,9 @@ static int parse_unit(const char *s, const struct unit *units, size_t n_units, b
 int conf_parse_size(const char *s, uint64_t *ret)
 {
 	static const struct unit units[] = {
-		{ "", 1 }, { "B", 1 }, { "K", 0x1p10 }, { "KB", 0x1p10 }, { "KiB", 0x1p10 },
-		{ "M", 0x1p20 }, { "MB", 0x1p20 }, { "MiB", 0x1p20 }, { "G", 0x1p30 }, { "GB", 0x1p30 },
-		{ "GiB", 0x1p30 }, { "T", 0x1p40 }, { "TB", 0x1p40 }, { "TiB", 0x1p40 },
+	    {"", 1},	     {"B", 1},	     {"K", 0x1p10},   {"KB", 0x1p10},  {"KiB", 0x1p10},
+	    {"M", 0x1p20},   {"MB", 0x1p20}, {"MiB", 0x1p20}, {"G", 0x1p30},   {"GB", 0x1p30},
+	    {"GiB", 0x1p30}, {"T", 0x1p40},  {"TB", 0x1p40},  {"TiB", 0x1p40},
 	};
 
 	return parse_unit(s, units, sizeof(units) / sizeof(units[0]), true, ret);
@@ -150,12 +150,12 @@ int conf_parse_size(const char *s, uint64_t *ret)
 int conf_parse_duration(const char *s, uint64_t *ret_ns)
 {
 	static const struct unit units[] = {
-		{ "", 1e9 }, { "s", 1e9 }, { "sec", 1e9 }, { "second", 1e9 },
-		{ "seconds", 1e9 }, { "ms", 1e6 }, { "msec", 1e6 }, { "m", 60e9 },
-		{ "min", 60e9 }, { "minute", 60e9 }, { "minutes", 60e9 }, { "h", 3600e9 },
-		{ "hr", 3600e9 }, { "hour", 3600e9 }, { "hours", 3600e9 }, { "d", 86400e9 },
-		{ "day", 86400e9 }, { "days", 86400e9 }, { "w", 604800e9 }, { "week", 604800e9 },
-		{ "weeks", 604800e9 },
+	    {"", 1e9},		 {"s", 1e9},	    {"sec", 1e9},      {"second", 1e9},
+	    {"seconds", 1e9},	 {"ms", 1e6},	    {"msec", 1e6},     {"m", 60e9},
+	    {"min", 60e9},	 {"minute", 60e9},  {"minutes", 60e9}, {"h", 3600e9},
+	    {"hr", 3600e9},	 {"hour", 3600e9},  {"hours", 3600e9}, {"d", 86400e9},
+	    {"day", 86400e9},	 {"days", 86400e9}, {"w", 604800e9},   {"week", 604800e9},
+	    {"weeks", 604800e9},
 	};
 
 	return parse_unit(s, units, sizeof(units) / sizeof(units[0]), false, ret_ns);
@@ -164,7 +164,7 @@ int conf_parse_duration(const char *s, uint64_t *ret_ns)
 /* "10%" or a size; "infinity" for no limit. */
 static int parse_budget(const char *s, struct conf_size *ret)
 {
-	struct conf_size b = { 0 };
+	struct conf_size b = {0};
 	const char *unit;
 	double v;
 
@@ -213,8 +213,8 @@ const char *conf_format_duration(uint64_t ns, char *buf, size_t size)
 		const char *suffix;
 		uint64_t mult;
 	} units[] = {
-		{ "w", 604800 * SEC }, { "d", 86400 * SEC }, { "h", 3600 * SEC },
-		{ "min", 60 * SEC }, { "s", SEC }, { "ms", 1000000 },
+	    {"w", 604800 * SEC}, {"d", 86400 * SEC}, {"h", 3600 * SEC},
+	    {"min", 60 * SEC},	 {"s", SEC},	     {"ms", 1000000},
 	};
 
 	if (ns == 0) {
@@ -262,8 +262,7 @@ static void state_directory(char *buf, size_t size)
 }
 
 /* Event=: empty, or one evsel_lookup() knows. */
-static int set_event(struct conf *c, const struct key *k, const char *v, char *why,
-		     size_t why_size)
+static int set_event(struct conf *c, const struct key *k, const char *v, char *why, size_t why_size)
 {
 	if (*v) {
 		struct evsel_def d;
@@ -282,15 +281,13 @@ static int set_event(struct conf *c, const struct key *k, const char *v, char *w
 }
 
 /* CPUs=: empty (every online CPU), or a list cpulist_parse() takes. */
-static int set_cpus(struct conf *c, const struct key *k, const char *v, char *why,
-		    size_t why_size)
+static int set_cpus(struct conf *c, const struct key *k, const char *v, char *why, size_t why_size)
 {
 	if (*v) {
 		static int cpus[MAX_CPUS];
 		size_t n;
 
-		if (strlen(v) >= sizeof(c->cpus) || cpulist_parse(v, cpus, MAX_CPUS, &n) < 0 ||
-		    !n) {
+		if (strlen(v) >= sizeof(c->cpus) || cpulist_parse(v, cpus, MAX_CPUS, &n) < 0 || !n) {
 			snprintf(why, why_size, "expected a CPU list such as 0-3,6");
 			return -EINVAL;
 		}
@@ -310,7 +307,8 @@ static int set_duration(struct conf *c, const struct key *k, const char *v, char
 		char a[32], z[32];
 
 		if (k->lo && k->hi)
-			snprintf(why, why_size, "expected a duration from %s to %s, e.g. 1s or 500ms",
+			snprintf(why, why_size,
+				 "expected a duration from %s to %s, e.g. 1s or 500ms",
 				 conf_format_duration(k->lo, a, sizeof(a)),
 				 conf_format_duration(k->hi, z, sizeof(z)));
 		else
@@ -323,8 +321,7 @@ static int set_duration(struct conf *c, const struct key *k, const char *v, char
 }
 
 /* MaxUse= and KeepFree=: empty for the default, a size, a percentage or infinity. */
-static int set_budget(struct conf *c, const struct key *k, const char *v, char *why,
-		      size_t why_size)
+static int set_budget(struct conf *c, const struct key *k, const char *v, char *why, size_t why_size)
 {
 	struct conf_size *p = (struct conf_size *)((char *)c + k->off);
 
@@ -332,8 +329,8 @@ static int set_budget(struct conf *c, const struct key *k, const char *v, char *
 		/* journald's defaults: MaxUse 10%, KeepFree 15% of the file system, both at
 		 * most 4G. */
 		*p = (struct conf_size){
-			.percent = k->off == F(max_use) ? 10 : 15,
-			.cap = 4 * GIB,
+		    .percent = k->off == F(max_use) ? 10 : 15,
+		    .cap = 4 * GIB,
 		};
 		return 0;
 	}
@@ -587,23 +584,22 @@ void conf_print(const struct conf *c, FILE *f)
 	fprintf(f, "FlushInterval=%s\n", conf_format_duration(c->flush_ns, a, sizeof(a)));
 	fprintf(f, "Compression=%d\n", c->compression);
 	{
-		struct conf_size s = { .bytes = c->max_file_size };
+		struct conf_size s = {.bytes = c->max_file_size};
 
 		fprintf(f, "MaxFileSize=%s\n", conf_format_size(&s, a, sizeof(a)));
 	}
 	fprintf(f, "MaxFileSec=%s\n", conf_format_duration(c->max_file_ns, a, sizeof(a)));
 	if (c->max_use.cap)
-		fprintf(
-			f, "# %s of the file system, at most %s\n",
+		fprintf(f, "# %s of the file system, at most %s\n",
 			conf_format_size(&c->max_use, a, sizeof(a)),
-			conf_format_size(&(struct conf_size){ .bytes = c->max_use.cap }, b, sizeof(b)));
-	fprintf(f, "MaxUse=%s\n",
-		c->max_use.cap ? "" : conf_format_size(&c->max_use, a, sizeof(a)));
+			conf_format_size(&(struct conf_size){.bytes = c->max_use.cap}, b,
+					 sizeof(b)));
+	fprintf(f, "MaxUse=%s\n", c->max_use.cap ? "" : conf_format_size(&c->max_use, a, sizeof(a)));
 	if (c->keep_free.cap)
-		fprintf(
-			f, "# %s of the file system, at most %s\n",
+		fprintf(f, "# %s of the file system, at most %s\n",
 			conf_format_size(&c->keep_free, a, sizeof(a)),
-			conf_format_size(&(struct conf_size){ .bytes = c->keep_free.cap }, b, sizeof(b)));
+			conf_format_size(&(struct conf_size){.bytes = c->keep_free.cap}, b,
+					 sizeof(b)));
 	fprintf(f, "KeepFree=%s\n",
 		c->keep_free.cap ? "" : conf_format_size(&c->keep_free, a, sizeof(a)));
 	fprintf(f, "MaxRetentionSec=%s\n", conf_format_duration(c->max_retention_ns, a, sizeof(a)));

@@ -27,6 +27,6 @@ struct ratelimit {
 };
 
 void log_ratelimited(struct ratelimit *rl, int prio, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 #endif

@@ -87,13 +87,12 @@ static int list(struct store *s, struct entry **ret, size_t *ret_n)
 		return -errno;
 	}
 	while ((d = readdir(dir))) {
-		struct entry e = { 0 };
+		struct entry e = {0};
 		struct stat st;
 
 		if (!parse_name(d->d_name, &e.seq, &e.partial))
 			continue;
-		if (fstatat(s->dfd, d->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
-			!S_ISREG(st.st_mode))
+		if (fstatat(s->dfd, d->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
 			continue;
 		util_strlcpy(e.name, d->d_name, sizeof(e.name));
 		e.bytes = (uint64_t)st.st_blocks * 512;
@@ -311,7 +310,7 @@ int store_fs(struct store *s, uint64_t *ret_size, uint64_t *ret_free)
 
 int store_vacuum(struct store *s, const struct store_policy *p, struct store_usage *ret)
 {
-	struct store_usage u = { 0 };
+	struct store_usage u = {0};
 	struct entry *v;
 	size_t n;
 	int r, deleted = 0;
@@ -333,7 +332,7 @@ int store_vacuum(struct store *s, const struct store_policy *p, struct store_usa
 		if (v[i].partial)
 			continue;
 		if (p->max_age_ns && now - v[i].mtime > 0 &&
-			(uint64_t)(now - v[i].mtime) * NSEC_PER_SEC > p->max_age_ns)
+		    (uint64_t)(now - v[i].mtime) * NSEC_PER_SEC > p->max_age_ns)
 			why = "older than MaxRetentionSec";
 		else if (u.used > p->max_use)
 			why = "recordings use more than MaxUse";
@@ -355,7 +354,7 @@ int store_vacuum(struct store *s, const struct store_policy *p, struct store_usa
 			util_format_bytes(v[i].bytes, b, sizeof(b)), why,
 			util_format_bytes(u.used, b2, sizeof(b2)),
 			u.fs_free == UINT64_MAX ? "?"
-						: util_format_bytes(u.fs_free, (char[32]){ 0 }, 32));
+						: util_format_bytes(u.fs_free, (char[32]){0}, 32));
 	}
 	if (deleted)
 		sync_dir(s);

@@ -29,23 +29,23 @@ enum { TAG_SIGNAL = 1, TAG_PIDFD = 2 };
 
 /* Exit statuses besides EXIT_SUCCESS and EXIT_FAILURE; a command's own status passes through. */
 enum {
-	EXIT_USAGE = 2,  /* a bad option or argument */
+	EXIT_USAGE = 2,	 /* a bad option or argument */
 	EXIT_EXEC = 127, /* the command could not be run, as in the shell */
 };
 
 /* What the command line asks for. */
 struct args {
 	struct recorder_opts o; /* the sampling options; the target is set when recording */
-	int cpus[MAX_CPUS];     /* -C */
+	int cpus[MAX_CPUS];	/* -C */
 	size_t n_cpus;
 	bool cpus_set;
-	pid_t pids[MAX_PIDS];   /* -p */
+	pid_t pids[MAX_PIDS]; /* -p */
 	size_t n_pids;
-	bool all;               /* -a */
-	char **command;         /* -- COMMAND [ARGS]; NULL with -a or -p */
+	bool all;	/* -a */
+	char **command; /* -- COMMAND [ARGS]; NULL with -a or -p */
 	const char *output;
-	uint64_t duration;      /* ns; 0: until the target ends or a signal */
-	int level;              /* zstd */
+	uint64_t duration; /* ns; 0: until the target ends or a signal */
+	int level;	   /* zstd */
 	bool quiet;
 };
 
@@ -56,14 +56,14 @@ struct record {
 	struct recorder *r;
 	struct writer *w;
 	int sfd;
-	sigset_t saved;       /* the signal mask the command gets back */
-	pid_t child;          /* the command until it is reaped, else 0 */
-	int go, errp;         /* its hand-shake pipes, until it is released (spawn_stopped) */
+	sigset_t saved;	      /* the signal mask the command gets back */
+	pid_t child;	      /* the command until it is reaped, else 0 */
+	int go, errp;	      /* its hand-shake pipes, until it is released (spawn_stopped) */
 	int exit_status;      /* its wait status, -1 before it ended */
 	int pidfds[MAX_PIDS]; /* -p: one per target process, -1 where pidfd_open failed */
-	uint64_t t0;          /* when the events were enabled: -d counts from here */
+	uint64_t t0;	      /* when the events were enabled: -d counts from here */
 	bool interrupted;
-	int code;             /* after a failure (said): the exit status */
+	int code; /* after a failure (said): the exit status */
 };
 
 static void usage(FILE *f)
@@ -180,8 +180,9 @@ static void explain_nofile(int err)
 	if (err != -EMFILE || getrlimit(RLIMIT_NOFILE, &rl) < 0)
 		return;
 	fprintf(stderr,
-		PROG ": the limit on open files (ulimit -n) is %llu; ringprof record needs one descriptor "
-		     "per recorded CPU (and thread) plus about 8 of its own. Raise it, e.g. ulimit -n 1024\n",
+		PROG
+		": the limit on open files (ulimit -n) is %llu; ringprof record needs one descriptor "
+		"per recorded CPU (and thread) plus about 8 of its own. Raise it, e.g. ulimit -n 1024\n",
 		(unsigned long long)rl.rlim_cur);
 }
 
@@ -213,7 +214,8 @@ static int parse_option(struct args *a, int c, const char *arg)
 		break;
 	case 'p':
 		if (parse_pids(arg, a->pids, &a->n_pids) < 0) {
-			fprintf(stderr, PROG ": invalid PID list '%s' (expected e.g. 1234,5678)\n", arg);
+			fprintf(stderr, PROG ": invalid PID list '%s' (expected e.g. 1234,5678)\n",
+				arg);
 			return EXIT_USAGE;
 		}
 		break;
@@ -222,7 +224,8 @@ static int parse_option(struct args *a, int c, const char *arg)
 		break;
 	case 'F':
 		if (util_parse_u64(arg, &a->o.freq) < 0 || a->o.freq == 0) {
-			fprintf(stderr, PROG ": invalid frequency '%s' (expected Hz, e.g. 999)\n", arg);
+			fprintf(stderr, PROG ": invalid frequency '%s' (expected Hz, e.g. 999)\n",
+				arg);
 			return EXIT_USAGE;
 		}
 		a->o.period = 0;
@@ -242,7 +245,8 @@ static int parse_option(struct args *a, int c, const char *arg)
 		break;
 	case 'm':
 		if (util_parse_u64(arg, &v) < 0 || v == 0 || (v & (v - 1)) || v > (1u << 20)) {
-			fprintf(stderr, PROG ": -m needs a power of two number of pages, e.g. 128\n");
+			fprintf(stderr,
+				PROG ": -m needs a power of two number of pages, e.g. 128\n");
 			return EXIT_USAGE;
 		}
 		a->o.ring_pages = (unsigned int)v;
@@ -252,7 +256,8 @@ static int parse_option(struct args *a, int c, const char *arg)
 		break;
 	case 'd':
 		if (util_parse_seconds(arg, &a->duration) < 0 || a->duration == 0) {
-			fprintf(stderr, PROG ": invalid duration '%s' (seconds, e.g. 10 or 0.5)\n", arg);
+			fprintf(stderr, PROG ": invalid duration '%s' (seconds, e.g. 10 or 0.5)\n",
+				arg);
 			return EXIT_USAGE;
 		}
 		break;
@@ -306,7 +311,8 @@ static int check_args(const struct args *a)
 		return EXIT_USAGE;
 	}
 	if (a->cpus_set && !a->all) {
-		fprintf(stderr, PROG ": -C selects CPUs for system-wide recording; use it with -a\n");
+		fprintf(stderr,
+			PROG ": -C selects CPUs for system-wide recording; use it with -a\n");
 		return EXIT_USAGE;
 	}
 	if (a->o.event) {
@@ -326,25 +332,25 @@ static int check_args(const struct args *a)
 static int parse_argv(struct args *a, int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "all-cpus", no_argument, NULL, 'a' },
-		{ "cpu", required_argument, NULL, 'C' },
-		{ "pid", required_argument, NULL, 'p' },
-		{ "event", required_argument, NULL, 'e' },
-		{ "freq", required_argument, NULL, 'F' },
-		{ "count", required_argument, NULL, 'c' },
-		{ "call-graph", no_argument, NULL, 'g' },
-		{ "switch-events", no_argument, NULL, 'S' },
-		{ "mmap-pages", required_argument, NULL, 'm' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "duration", required_argument, NULL, 'd' },
-		{ "compression", required_argument, NULL, 'z' },
-		{ "flush-interval", required_argument, NULL, 'I' },
-		{ "stack-interval", required_argument, NULL, 'K' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "list-events", no_argument, NULL, 'l' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 },
+	    {"all-cpus", no_argument, NULL, 'a'},
+	    {"cpu", required_argument, NULL, 'C'},
+	    {"pid", required_argument, NULL, 'p'},
+	    {"event", required_argument, NULL, 'e'},
+	    {"freq", required_argument, NULL, 'F'},
+	    {"count", required_argument, NULL, 'c'},
+	    {"call-graph", no_argument, NULL, 'g'},
+	    {"switch-events", no_argument, NULL, 'S'},
+	    {"mmap-pages", required_argument, NULL, 'm'},
+	    {"output", required_argument, NULL, 'o'},
+	    {"duration", required_argument, NULL, 'd'},
+	    {"compression", required_argument, NULL, 'z'},
+	    {"flush-interval", required_argument, NULL, 'I'},
+	    {"stack-interval", required_argument, NULL, 'K'},
+	    {"quiet", no_argument, NULL, 'q'},
+	    {"list-events", no_argument, NULL, 'l'},
+	    {"help", no_argument, NULL, 'h'},
+	    {"version", no_argument, NULL, 'V'},
+	    {NULL, 0, NULL, 0},
 	};
 	int c, r;
 
@@ -543,7 +549,7 @@ static void start_recording(struct record *x)
 
 static void watch_signals(struct record *x)
 {
-	struct epoll_event ev = { .events = EPOLLIN, .data.u64 = TAG_SIGNAL };
+	struct epoll_event ev = {.events = EPOLLIN, .data.u64 = TAG_SIGNAL};
 
 	epoll_ctl(recorder_epoll_fd(x->r), EPOLL_CTL_ADD, x->sfd, &ev);
 }
@@ -553,7 +559,7 @@ static void watch_pids(struct record *x)
 {
 	for (size_t i = 0; i < x->a.n_pids; i++) {
 		int fd = (int)syscall(SYS_pidfd_open, x->a.pids[i], 0);
-		struct epoll_event ev = { .events = EPOLLIN, .data.u64 = TAG_PIDFD };
+		struct epoll_event ev = {.events = EPOLLIN, .data.u64 = TAG_PIDFD};
 
 		x->pidfds[i] = fd;
 		if (fd >= 0)
@@ -620,8 +626,9 @@ static void run(struct record *x)
 		n = recorder_poll(x->r, timeout, tags, 8);
 		if (n < 0) {
 			fprintf(stderr,
-				PROG ": writing %s failed: %s; recording stopped. The file is readable up to the last "
-				     "complete frame.\n",
+				PROG
+				": writing %s failed: %s; recording stopped. The file is readable up to the last "
+				"complete frame.\n",
 				x->a.output, strerror(-n));
 			x->code = EXIT_FAILURE;
 			break;
@@ -669,7 +676,9 @@ static int stop_recording(struct record *x)
 	if (r == 0)
 		r = closed;
 	if (r < 0 && x->code == 0)
-		fprintf(stderr, PROG ": finishing %s failed: %s; it is readable up to the last complete frame\n",
+		fprintf(stderr,
+			PROG
+			": finishing %s failed: %s; it is readable up to the last complete frame\n",
 			x->a.output, strerror(-r));
 	if (!x->a.quiet)
 		print_summary(x, recorder_totals(x->r), &ws);
@@ -688,7 +697,7 @@ static int exit_status_of(const struct record *x, int stop_result)
 
 int main(int argc, char **argv)
 {
-	static struct record rec = { .sfd = -1, .go = -1, .errp = -1, .exit_status = -1 };
+	static struct record rec = {.sfd = -1, .go = -1, .errp = -1, .exit_status = -1};
 	struct record *x = &rec;
 	int r;
 

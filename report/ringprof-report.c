@@ -153,7 +153,9 @@ static int inspect(const char *const *inputs, size_t n_inputs, bool stats, bool 
 		if (reader_stats(r)->frames)
 			usable++;
 		else
-			fprintf(stderr, PROG ": %s: no intact frame in the file; nothing could be read\n", inputs[i]);
+			fprintf(stderr,
+				PROG ": %s: no intact frame in the file; nothing could be read\n",
+				inputs[i]);
 		free(s);
 		reader_free(r);
 	}
@@ -185,8 +187,8 @@ static int add_dir(const char *dir, const char **inputs, size_t *n_inputs)
 		      (len > 13 && strcmp(e->d_name + len - 13, ".data.partial") == 0)))
 			continue;
 		if (*n_inputs == MAX_INPUTS) {
-			fprintf(stderr, PROG ": %s: more than %d recordings; using the first %d\n", dir, MAX_INPUTS,
-				MAX_INPUTS);
+			fprintf(stderr, PROG ": %s: more than %d recordings; using the first %d\n",
+				dir, MAX_INPUTS, MAX_INPUTS);
 			break;
 		}
 		path = malloc(strlen(dir) + len + 2);
@@ -198,13 +200,15 @@ static int add_dir(const char *dir, const char **inputs, size_t *n_inputs)
 	closedir(d);
 	qsort(inputs + first, *n_inputs - first, sizeof(*inputs), cmp_names);
 	if (*n_inputs == first)
-		fprintf(stderr, PROG ": %s: no recordings (*.data, *.data.partial) in this directory\n", dir);
+		fprintf(stderr,
+			PROG ": %s: no recordings (*.data, *.data.partial) in this directory\n",
+			dir);
 	return 0;
 }
 
 /* --since/--until against the wall-clock span of all inputs. */
-static int resolve_window(const char *const *inputs, size_t n_inputs, const char *since, const char *until,
-			  struct session_filter *f)
+static int resolve_window(const char *const *inputs, size_t n_inputs, const char *since,
+			  const char *until, struct session_filter *f)
 {
 	int64_t start = INT64_MAX, end = INT64_MIN;
 
@@ -220,13 +224,19 @@ static int resolve_window(const char *const *inputs, size_t n_inputs, const char
 	if (start > end)
 		start = end = 0;
 	if (since && util_parse_when(since, start, end, &f->since) < 0) {
-		fprintf(stderr, PROG ": invalid --since '%s': expected \"YYYY-MM-DD HH:MM[:SS]\", \"HH:MM[:SS]\", "
-				"+DUR or -DUR (e.g. -15min)\n", since);
+		fprintf(stderr,
+			PROG
+			": invalid --since '%s': expected \"YYYY-MM-DD HH:MM[:SS]\", \"HH:MM[:SS]\", "
+			"+DUR or -DUR (e.g. -15min)\n",
+			since);
 		return -EINVAL;
 	}
 	if (until && util_parse_when(until, start, end, &f->until) < 0) {
-		fprintf(stderr, PROG ": invalid --until '%s': expected \"YYYY-MM-DD HH:MM[:SS]\", \"HH:MM[:SS]\", "
-				"+DUR or -DUR (e.g. -15min)\n", until);
+		fprintf(stderr,
+			PROG
+			": invalid --until '%s': expected \"YYYY-MM-DD HH:MM[:SS]\", \"HH:MM[:SS]\", "
+			"+DUR or -DUR (e.g. -15min)\n",
+			until);
 		return -EINVAL;
 	}
 	f->have_since = since != NULL;
@@ -266,7 +276,8 @@ static void on_session_warn(void *arg, const char *msg)
 		for (base = colon; base > msg && base[-1] != '/'; base--)
 			;
 		if (g->n < GROUP_SHOWN)
-			snprintf(g->names[g->n], sizeof(g->names[0]), "%.*s", (int)(colon - base), base);
+			snprintf(g->names[g->n], sizeof(g->names[0]), "%.*s", (int)(colon - base),
+				 base);
 		(void)len;
 		g->n++;
 		return;
@@ -281,8 +292,11 @@ static void print_warn_groups(const struct warn_ctx *c)
 
 		if (!g->n)
 			continue;
-		fprintf(stderr, PROG ": note: %s: %zu object%s, shown as [unknown]", g->what, g->n, g->n > 1 ? "s" : "");
-		fputs(i == 2 ? ": " : " (install debug info, e.g. -dbgsym packages, or use --symfs): ", stderr);
+		fprintf(stderr, PROG ": note: %s: %zu object%s, shown as [unknown]", g->what, g->n,
+			g->n > 1 ? "s" : "");
+		fputs(i == 2 ? ": "
+			     : " (install debug info, e.g. -dbgsym packages, or use --symfs): ",
+		      stderr);
 		for (size_t k = 0; k < g->n && k < GROUP_SHOWN; k++)
 			fprintf(stderr, "%s%s", k ? ", " : "", g->names[k]);
 		if (g->n > GROUP_SHOWN)
@@ -428,7 +442,10 @@ static int parse_option(struct args *a, int c, char *arg)
 		break;
 	case 's':
 		if (print_parse_sort(arg, &a->po) < 0) {
-			fprintf(stderr, PROG ": invalid sort keys '%s' (choose from comm,pid,tid,dso,sym,cpu)\n", arg);
+			fprintf(stderr,
+				PROG
+				": invalid sort keys '%s' (choose from comm,pid,tid,dso,sym,cpu)\n",
+				arg);
 			return EXIT_USAGE;
 		}
 		break;
@@ -486,37 +503,39 @@ static int parse_option(struct args *a, int c, char *arg)
 static int parse_argv(struct args *a, int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "input", required_argument, NULL, 'i' },
-		{ "dir", required_argument, NULL, OPT_DIR },
-		{ "stats", no_argument, NULL, OPT_STATS },
-		{ "dump", no_argument, NULL, OPT_DUMP },
-		{ "folded", no_argument, NULL, OPT_FOLDED },
-		{ "call-graph", required_argument, NULL, 'g' },
-		{ "no-children", no_argument, NULL, OPT_NO_CHILDREN },
-		{ "show-nr-samples", no_argument, NULL, 'n' },
-		{ "sort", required_argument, NULL, 's' },
-		{ "percent-limit", required_argument, NULL, OPT_PERCENT },
-		{ "max-stack", required_argument, NULL, OPT_MAX_STACK },
-		{ "pid", required_argument, NULL, OPT_PID },
-		{ "tid", required_argument, NULL, OPT_TID },
-		{ "comm", required_argument, NULL, OPT_COMM },
-		{ "dso", required_argument, NULL, OPT_DSO },
-		{ "cpu", required_argument, NULL, OPT_CPU },
-		{ "since", required_argument, NULL, OPT_SINCE },
-		{ "until", required_argument, NULL, OPT_UNTIL },
-		{ "symfs", required_argument, NULL, OPT_SYMFS },
-		{ "inline", no_argument, NULL, OPT_INLINE },
-		{ "debuginfod", no_argument, NULL, OPT_DEBUGINFOD },
-		{ "debuginfod-timeout", required_argument, NULL, OPT_DEBUGINFOD_TIMEOUT },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 },
+	    {"input", required_argument, NULL, 'i'},
+	    {"dir", required_argument, NULL, OPT_DIR},
+	    {"stats", no_argument, NULL, OPT_STATS},
+	    {"dump", no_argument, NULL, OPT_DUMP},
+	    {"folded", no_argument, NULL, OPT_FOLDED},
+	    {"call-graph", required_argument, NULL, 'g'},
+	    {"no-children", no_argument, NULL, OPT_NO_CHILDREN},
+	    {"show-nr-samples", no_argument, NULL, 'n'},
+	    {"sort", required_argument, NULL, 's'},
+	    {"percent-limit", required_argument, NULL, OPT_PERCENT},
+	    {"max-stack", required_argument, NULL, OPT_MAX_STACK},
+	    {"pid", required_argument, NULL, OPT_PID},
+	    {"tid", required_argument, NULL, OPT_TID},
+	    {"comm", required_argument, NULL, OPT_COMM},
+	    {"dso", required_argument, NULL, OPT_DSO},
+	    {"cpu", required_argument, NULL, OPT_CPU},
+	    {"since", required_argument, NULL, OPT_SINCE},
+	    {"until", required_argument, NULL, OPT_UNTIL},
+	    {"symfs", required_argument, NULL, OPT_SYMFS},
+	    {"inline", no_argument, NULL, OPT_INLINE},
+	    {"debuginfod", no_argument, NULL, OPT_DEBUGINFOD},
+	    {"debuginfod-timeout", required_argument, NULL, OPT_DEBUGINFOD_TIMEOUT},
+	    {"help", no_argument, NULL, 'h'},
+	    {"version", no_argument, NULL, 'V'},
+	    {NULL, 0, NULL, 0},
 	};
 	int c, r;
 
-	a->po = (struct print_opts){ .keys = { PRINT_COMM, PRINT_DSO, PRINT_SYM }, .n_keys = 3,
-				     .children = true, .graph_threshold = 0.5 };
-	a->so = (struct session_opts){ .debuginfod_timeout = 5 };
+	a->po = (struct print_opts){.keys = {PRINT_COMM, PRINT_DSO, PRINT_SYM},
+				    .n_keys = 3,
+				    .children = true,
+				    .graph_threshold = 0.5};
+	a->so = (struct session_opts){.debuginfod_timeout = 5};
 	while ((c = getopt_long(argc, argv, "i:g:ns:hV", longopts, NULL)) != -1) {
 		r = parse_option(a, c, optarg);
 		if (r)
@@ -596,11 +615,11 @@ static int print_report(const struct session *s, const struct args *a)
 /* Read, symbolize and print; then the grouped warnings. The exit status. */
 static int report(struct args *a)
 {
-	struct warn_ctx wc = { .groups = {
-		{ "no function symbols", "no function symbols", { { 0 } }, 0 },
-		{ "no symbols (", "no symbol table", { { 0 } }, 0 },
-		{ "cannot open: No such file", "no longer on disk", { { 0 } }, 0 },
-	} };
+	struct warn_ctx wc = {.groups = {
+				  {"no function symbols", "no function symbols", {{0}}, 0},
+				  {"no symbols (", "no symbol table", {{0}}, 0},
+				  {"cannot open: No such file", "no longer on disk", {{0}}, 0},
+			      }};
 	struct session *s;
 	int r;
 

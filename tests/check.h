@@ -75,12 +75,12 @@ static inline __attribute__((format(printf, 1, 2))) void check_msg_(const char *
 			  "%s == %#" PRIx64 ", expected %#" PRIx64, #a, check_a_, check_b_);       \
 	})
 
-#define CHECK_STR(a, b)                                                                            \
-	({                                                                                         \
-		const char *check_a_ = (a), *check_b_ = (b);                                       \
-		CHECK_AT_(check_a_ && check_b_ ? !strcmp(check_a_, check_b_) : check_a_ == check_b_, \
-			  #a " == " #b, "%s == \"%.80s\", expected \"%.80s\"", #a,                 \
-			  check_a_ ? check_a_ : "(null)", check_b_ ? check_b_ : "(null)");         \
+#define CHECK_STR(a, b)                                                                             \
+	({                                                                                          \
+		const char *check_a_ = (a), *check_b_ = (b);                                        \
+		CHECK_AT_(check_a_ &&check_b_ ? !strcmp(check_a_, check_b_) : check_a_ == check_b_, \
+			  #a " == " #b, "%s == \"%.80s\", expected \"%.80s\"", #a,                  \
+			  check_a_ ? check_a_ : "(null)", check_b_ ? check_b_ : "(null)");          \
 	})
 
 /* Print "NAME: N failure(s)"; returns the exit status for main(): 0 or 1. */

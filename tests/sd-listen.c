@@ -26,14 +26,14 @@ static void on_signal(int sig)
 
 int main(int argc, char **argv)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	struct sigaction sact = { .sa_handler = on_signal };
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	struct sigaction sact = {.sa_handler = on_signal};
 	socklen_t len;
 	size_t n;
 	int fd, one = 1;
 
 	if (argc != 2 || (argv[1][0] != '/' && argv[1][0] != '@') ||
-		(n = strlen(argv[1])) >= sizeof(sa.sun_path)) {
+	    (n = strlen(argv[1])) >= sizeof(sa.sun_path)) {
 		fprintf(stderr, "usage: sd-listen PATH|@NAME\n");
 		return 2;
 	}
@@ -46,7 +46,7 @@ int main(int argc, char **argv)
 
 	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof(one)) < 0 ||
-		bind(fd, (struct sockaddr *)&sa, len) < 0) {
+	    bind(fd, (struct sockaddr *)&sa, len) < 0) {
 		fprintf(stderr, "sd-listen: %s: %s\n", argv[1], strerror(errno));
 		return 1;
 	}
@@ -54,11 +54,11 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	while (!done) {
 		char buf[4096], cbuf[CMSG_SPACE(sizeof(struct ucred))];
-		struct iovec iov = { buf, sizeof(buf) - 1 };
+		struct iovec iov = {buf, sizeof(buf) - 1};
 		struct msghdr mh = {.msg_iov = &iov,
-					.msg_iovlen = 1,
-					.msg_control = cbuf,
-					.msg_controllen = sizeof(cbuf)};
+				    .msg_iovlen = 1,
+				    .msg_control = cbuf,
+				    .msg_controllen = sizeof(cbuf)};
 		struct cmsghdr *c;
 		ssize_t r = recvmsg(fd, &mh, 0);
 		long pid = 0;

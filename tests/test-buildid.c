@@ -32,12 +32,12 @@ static void put(struct img *im, size_t off, uint64_t v, size_t n)
 
 /* A note area: the bytes of one or more notes, and how the header should describe it. */
 struct area {
-	uint32_t type;		/* PT_NOTE, PT_LOAD (segments) or SHT_NOTE, SHT_PROGBITS */
+	uint32_t type; /* PT_NOTE, PT_LOAD (segments) or SHT_NOTE, SHT_PROGBITS */
 	uint64_t align;
 	uint8_t data[512];
 	size_t len;
-	size_t off;		/* assigned by build() */
-	int64_t off_delta, len_delta;	/* damage applied to the header fields */
+	size_t off;		      /* assigned by build() */
+	int64_t off_delta, len_delta; /* damage applied to the header fields */
 };
 
 static size_t align_up(size_t v, size_t a)
@@ -49,7 +49,7 @@ static size_t align_up(size_t v, size_t a)
 static void add_note(struct area *a, bool msb, uint32_t type, const char *name, uint32_t namesz,
 		     const uint8_t *desc, uint32_t descsz)
 {
-	struct img tmp = { .msb = msb };
+	struct img tmp = {.msb = msb};
 	size_t al = a->align == 8 ? 8 : 4, p = 12;
 
 	put(&tmp, 0, namesz, 4);
@@ -69,7 +69,7 @@ struct layout {
 	size_t n_segs;
 	struct area *secs[4];
 	size_t n_secs;
-	bool xnum;		/* use PN_XNUM with the real phnum in section 0 */
+	bool xnum; /* use PN_XNUM with the real phnum in section 0 */
 };
 
 static void build(struct img *im, const struct layout *l)
@@ -78,7 +78,7 @@ static void build(struct img *im, const struct layout *l)
 	size_t phsz = l->is64 ? sizeof(Elf64_Phdr) : sizeof(Elf32_Phdr);
 	size_t shsz = l->is64 ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr);
 	size_t phoff = eh, off, shoff = 0, shnum = 0;
-	size_t w = l->is64 ? 8 : 4;	/* Elf_Addr / Elf_Off / Elf_Xword width */
+	size_t w = l->is64 ? 8 : 4; /* Elf_Addr / Elf_Off / Elf_Xword width */
 
 	memset(im, 0, sizeof(*im));
 	im->is64 = l->is64;
@@ -108,13 +108,13 @@ static void build(struct img *im, const struct layout *l)
 	put(im, 16, ET_DYN, 2);
 	put(im, 18, l->is64 ? EM_X86_64 : EM_386, 2);
 	put(im, 20, EV_CURRENT, 4);
-	put(im, 24 + w, l->n_segs ? phoff : 0, w);		/* e_phoff */
-	put(im, 24 + 2 * w, shoff, w);				/* e_shoff */
-	put(im, 24 + 3 * w + 4, eh, 2);				/* e_ehsize */
-	put(im, 24 + 3 * w + 6, phsz, 2);			/* e_phentsize */
+	put(im, 24 + w, l->n_segs ? phoff : 0, w); /* e_phoff */
+	put(im, 24 + 2 * w, shoff, w);		   /* e_shoff */
+	put(im, 24 + 3 * w + 4, eh, 2);		   /* e_ehsize */
+	put(im, 24 + 3 * w + 6, phsz, 2);	   /* e_phentsize */
 	put(im, 24 + 3 * w + 8, l->xnum ? PN_XNUM : l->n_segs, 2);
-	put(im, 24 + 3 * w + 10, shsz, 2);			/* e_shentsize */
-	put(im, 24 + 3 * w + 12, shnum, 2);			/* e_shnum */
+	put(im, 24 + 3 * w + 10, shsz, 2);  /* e_shentsize */
+	put(im, 24 + 3 * w + 12, shnum, 2); /* e_shnum */
 
 	for (size_t i = 0; i < l->n_segs; i++) {
 		const struct area *a = l->segs[i];
@@ -136,7 +136,7 @@ static void build(struct img *im, const struct layout *l)
 		}
 	}
 	if (l->xnum)
-		put(im, shoff + (l->is64 ? 44 : 28), l->n_segs, 4);	/* section 0 sh_info */
+		put(im, shoff + (l->is64 ? 44 : 28), l->n_segs, 4); /* section 0 sh_info */
 	for (size_t i = 0; i < l->n_secs; i++) {
 		const struct area *a = l->secs[i];
 		size_t s = shoff + (i + 1) * shsz;
@@ -177,7 +177,7 @@ static int read_bytes(const void *data, size_t len, uint8_t *id, size_t size, si
 	}
 	lseek(fd, 3, SEEK_SET);
 	r = buildid_read_fd(fd, id, size, ret_len);
-	CHECK_INT(lseek(fd, 0, SEEK_CUR), 3);	/* pread only */
+	CHECK_INT(lseek(fd, 0, SEEK_CUR), 3); /* pread only */
 	close(fd);
 	return r;
 }
@@ -188,8 +188,8 @@ static int read_img(const struct img *im, uint8_t *id, size_t size, size_t *ret_
 }
 
 static const uint8_t known_id[20] = {
-	0xde, 0xad, 0xbe, 0xef, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05,
-	0x06, 0x07, 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0xfe, 0xff,
+    0xde, 0xad, 0xbe, 0xef, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05,
+    0x06, 0x07, 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0xfe, 0xff,
 };
 static const char known_hex[] = "deadbeef000102030405060708090a0b0c0dfeff";
 
@@ -221,14 +221,14 @@ static void add_build_id(struct area *a, bool msb)
 
 static void abi_tag(struct area *a, bool msb)
 {
-	static const uint8_t tag[16] = { 0 };
+	static const uint8_t tag[16] = {0};
 
 	add_note(a, msb, NT_GNU_ABI_TAG, "GNU", 4, tag, sizeof(tag));
 }
 
 static void test_synthetic(void)
 {
-	static const uint8_t prop[12] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12 };
+	static const uint8_t prop[12] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
 	static struct area a, b;
 	static struct img im;
 	struct layout l;
@@ -238,13 +238,13 @@ static void test_synthetic(void)
 	/* The four class/byte-order combinations, one PT_NOTE with ABI tag + build-id. */
 	for (int v = 0; v < 4; v++) {
 		bool is64 = v & 1, msb = v & 2;
-		static const char *names[] = { "ELF32 LSB", "ELF64 LSB", "ELF32 MSB", "ELF64 MSB" };
+		static const char *names[] = {"ELF32 LSB", "ELF64 LSB", "ELF32 MSB", "ELF64 MSB"};
 
 		test_ctx = names[v];
 		area_init(&a, PT_NOTE, 4);
 		abi_tag(&a, msb);
 		add_build_id(&a, msb);
-		l = (struct layout){ .is64 = is64, .msb = msb, .segs = { &a }, .n_segs = 1 };
+		l = (struct layout){.is64 = is64, .msb = msb, .segs = {&a}, .n_segs = 1};
 		build(&im, &l);
 		expect_known_id(&im);
 	}
@@ -254,7 +254,7 @@ static void test_synthetic(void)
 	area_init(&a, PT_NOTE, 8);
 	add_note(&a, false, NT_GNU_PROPERTY_TYPE_0, "GNU", 4, prop, sizeof(prop));
 	add_build_id(&a, false);
-	l = (struct layout){ .is64 = true, .segs = { &a }, .n_segs = 1 };
+	l = (struct layout){.is64 = true, .segs = {&a}, .n_segs = 1};
 	build(&im, &l);
 	expect_known_id(&im);
 
@@ -262,13 +262,13 @@ static void test_synthetic(void)
 	test_ctx = "decoys";
 	area_init(&a, PT_NOTE, 4);
 	area_init(&b, PT_NOTE, 4);
-	add_note(&a, false, NT_GNU_BUILD_ID, "XYZ", 4, prop, 8);	/* wrong name */
-	add_note(&a, false, NT_GNU_BUILD_ID, "GNUX", 5, prop, 8);	/* wrong namesz */
-	add_note(&a, false, NT_GNU_GOLD_VERSION, "GNU", 4, prop, 8);	/* wrong type */
-	add_note(&a, false, NT_GNU_BUILD_ID, "GNU", 4, prop, 0);	/* empty */
-	add_note(&a, false, 0, "", 0, prop, 0);				/* empty note */
+	add_note(&a, false, NT_GNU_BUILD_ID, "XYZ", 4, prop, 8);     /* wrong name */
+	add_note(&a, false, NT_GNU_BUILD_ID, "GNUX", 5, prop, 8);    /* wrong namesz */
+	add_note(&a, false, NT_GNU_GOLD_VERSION, "GNU", 4, prop, 8); /* wrong type */
+	add_note(&a, false, NT_GNU_BUILD_ID, "GNU", 4, prop, 0);     /* empty */
+	add_note(&a, false, 0, "", 0, prop, 0);			     /* empty note */
 	add_build_id(&b, false);
-	l = (struct layout){ .is64 = true, .segs = { &a, &b }, .n_segs = 2 };
+	l = (struct layout){.is64 = true, .segs = {&a, &b}, .n_segs = 2};
 	build(&im, &l);
 	expect_known_id(&im);
 	/* Without the second segment: no build-id. */
@@ -279,10 +279,10 @@ static void test_synthetic(void)
 	/* Sections only (no program headers), as in a relocatable object. */
 	test_ctx = "sections only";
 	area_init(&a, SHT_PROGBITS, 4);
-	add_note(&a, true, NT_GNU_BUILD_ID, "GNU", 4, prop, 8);	/* not SHT_NOTE: ignored */
+	add_note(&a, true, NT_GNU_BUILD_ID, "GNU", 4, prop, 8); /* not SHT_NOTE: ignored */
 	area_init(&b, SHT_NOTE, 4);
 	add_build_id(&b, true);
-	l = (struct layout){ .is64 = false, .msb = true, .secs = { &a, &b }, .n_secs = 2 };
+	l = (struct layout){.is64 = false, .msb = true, .secs = {&a, &b}, .n_secs = 2};
 	build(&im, &l);
 	expect_known_id(&im);
 
@@ -292,8 +292,7 @@ static void test_synthetic(void)
 	abi_tag(&a, false);
 	area_init(&b, SHT_NOTE, 4);
 	add_build_id(&b, false);
-	l = (struct layout){ .is64 = true, .segs = { &a }, .n_segs = 1, .secs = { &b },
-			     .n_secs = 1 };
+	l = (struct layout){.is64 = true, .segs = {&a}, .n_segs = 1, .secs = {&b}, .n_secs = 1};
 	build(&im, &l);
 	expect_known_id(&im);
 
@@ -301,15 +300,15 @@ static void test_synthetic(void)
 	test_ctx = "PN_XNUM";
 	area_init(&a, PT_NOTE, 4);
 	add_build_id(&a, false);
-	l = (struct layout){ .is64 = true, .segs = { &a }, .n_segs = 1, .xnum = true };
+	l = (struct layout){.is64 = true, .segs = {&a}, .n_segs = 1, .xnum = true};
 	build(&im, &l);
 	expect_known_id(&im);
 
 	/* ELF without notes: only a PT_LOAD. */
 	test_ctx = "no notes";
 	area_init(&a, PT_LOAD, 4);
-	add_build_id(&a, false);	/* not in a PT_NOTE */
-	l = (struct layout){ .is64 = true, .segs = { &a }, .n_segs = 1 };
+	add_build_id(&a, false); /* not in a PT_NOTE */
+	l = (struct layout){.is64 = true, .segs = {&a}, .n_segs = 1};
 	build(&im, &l);
 	len = 77;
 	CHECK_INT(read_img(&im, id, sizeof(id), &len), -ENOENT);
@@ -322,7 +321,7 @@ static void test_synthetic(void)
 	test_ctx = "small buffer";
 	area_init(&a, PT_NOTE, 4);
 	add_build_id(&a, false);
-	l = (struct layout){ .is64 = true, .segs = { &a }, .n_segs = 1 };
+	l = (struct layout){.is64 = true, .segs = {&a}, .n_segs = 1};
 	build(&im, &l);
 	CHECK_INT(read_img(&im, id, 19, &len), -ENOBUFS);
 	CHECK_INT(read_img(&im, id, 20, &len), 0);
@@ -340,7 +339,7 @@ static void test_damaged(void)
 
 	area_init(&a, PT_NOTE, 4);
 	add_build_id(&a, false);
-	l = (struct layout){ .is64 = true, .segs = { &a }, .n_segs = 1 };
+	l = (struct layout){.is64 = true, .segs = {&a}, .n_segs = 1};
 	build(&good, &l);
 
 	/* The segment is 10 bytes too short for the descriptor its note announces. */
@@ -382,7 +381,7 @@ static void test_damaged(void)
 	put(&im, 24 + w, UINT64_MAX - 8, w);
 	CHECK_INT(read_img(&im, id, sizeof(id), &len), -EINVAL);
 	im = good;
-	put(&im, 24 + 3 * w + 8, 0xfff0, 2);	/* e_phnum: the table runs past EOF */
+	put(&im, 24 + 3 * w + 8, 0xfff0, 2); /* e_phnum: the table runs past EOF */
 	CHECK_INT(read_img(&im, id, sizeof(id), &len), -EINVAL);
 
 	test_ctx = "phentsize too small";
@@ -392,11 +391,11 @@ static void test_damaged(void)
 
 	test_ctx = "section table past EOF";
 	im = good;
-	put(&im, 24 + 2 * w, 1 << 20, w);	/* e_shoff */
+	put(&im, 24 + 2 * w, 1 << 20, w); /* e_shoff */
 	put(&im, 24 + 3 * w + 10, sizeof(Elf64_Shdr), 2);
 	put(&im, 24 + 3 * w + 12, 3, 2);
-	CHECK_INT(read_img(&im, id, sizeof(id), &len), 0);	/* not needed: id found first */
-	put(&im, 0x40, PT_NULL, 4);				/* now it is */
+	CHECK_INT(read_img(&im, id, sizeof(id), &len), 0); /* not needed: id found first */
+	put(&im, 0x40, PT_NULL, 4);			   /* now it is */
 	CHECK_INT(read_img(&im, id, sizeof(id), &len), -EINVAL);
 
 	test_ctx = "bad ident";
@@ -406,8 +405,8 @@ static void test_damaged(void)
 	im = good;
 	im.b[EI_DATA] = 0;
 	CHECK_INT(read_img(&im, id, sizeof(id), &len), -EINVAL);
-	CHECK_INT(read_bytes(good.b, 20, id, sizeof(id), &len), -EINVAL);	/* header cut */
-	CHECK_INT(read_bytes(good.b, 10, id, sizeof(id), &len), -EINVAL);	/* ident cut */
+	CHECK_INT(read_bytes(good.b, 20, id, sizeof(id), &len), -EINVAL); /* header cut */
+	CHECK_INT(read_bytes(good.b, 10, id, sizeof(id), &len), -EINVAL); /* ident cut */
 
 	test_ctx = "not ELF";
 	len = 77;
@@ -438,10 +437,10 @@ static void test_damaged(void)
 			im.b[pos] ^= (uint8_t)(0x81 << bit);
 			r = read_img(&im, id, sizeof(id), &len);
 			CHECK(r == 0 || r == -ENOEXEC || r == -EINVAL || r == -ENOENT ||
-				      r == -ENOBUFS,
+				  r == -ENOBUFS,
 			      "byte %zu flipped: %d", pos, r);
-			CHECK(r != 0 || (len > 0 && len <= sizeof(id)), "byte %zu flipped: length %zu",
-			      pos, len);
+			CHECK(r != 0 || (len > 0 && len <= sizeof(id)),
+			      "byte %zu flipped: length %zu", pos, len);
 		}
 	}
 	test_ctx = "";
@@ -476,7 +475,7 @@ static int readelf_build_id(const char *path, char *hex, size_t size)
 static void test_real_files(void)
 {
 	char self[64], exe[PATH_MAX];
-	const char *paths[] = { self, "/usr/bin/readelf", "/bin/sh" };
+	const char *paths[] = {self, "/usr/bin/readelf", "/bin/sh"};
 	uint8_t id[64];
 	size_t len = 0;
 	ssize_t n;
@@ -529,7 +528,7 @@ static void test_real_files(void)
 
 static void test_hex(void)
 {
-	static const uint8_t id[] = { 0x00, 0x0f, 0xa0, 0xff };
+	static const uint8_t id[] = {0x00, 0x0f, 0xa0, 0xff};
 	char out[9];
 
 	test_ctx = "hex";

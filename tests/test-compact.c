@@ -17,9 +17,9 @@
 static void test_stacktab(void)
 {
 	struct stacktab *t = stacktab_new(4, 16);
-	uint64_t a[3] = { (uint64_t)PERF_CONTEXT_USER, 0x401000, 0x402000 };
-	uint64_t b[3] = { (uint64_t)PERF_CONTEXT_USER, 0x401000, 0x402008 };
-	uint64_t big[20] = { 0 };
+	uint64_t a[3] = {(uint64_t)PERF_CONTEXT_USER, 0x401000, 0x402000};
+	uint64_t b[3] = {(uint64_t)PERF_CONTEXT_USER, 0x401000, 0x402008};
+	uint64_t big[20] = {0};
 	bool added;
 
 	test_ctx = "stacktab";
@@ -91,8 +91,9 @@ static void test_batch(void)
 		t += period + (got % 5) * 10 - 20;
 		if (got == 100)
 			t -= 5000;
-		if (!CHECK_U64(cs.time, t) || !CHECK_INT(cs.pid, 10 + got % 3) || !CHECK_INT(cs.tid, 20 + got % 3) ||
-		    !CHECK_U64(cs.period, period) || !CHECK_INT(cs.stack, got * 97u % 100000u))
+		if (!CHECK_U64(cs.time, t) || !CHECK_INT(cs.pid, 10 + got % 3) ||
+		    !CHECK_INT(cs.tid, 20 + got % 3) || !CHECK_U64(cs.period, period) ||
+		    !CHECK_INT(cs.stack, got * 97u % 100000u))
 			break;
 		got++;
 	}
@@ -115,7 +116,8 @@ static void test_batch(void)
 		while ((rc = sbatch_read_next(&br, &cs)) == 1)
 			k++;
 		/* The padding may decode as a sample or two; never beyond the record. */
-		CHECK(k >= 1 && k <= (int)(cut.size - sizeof(struct rp_samples_rec)) / 2, "%d samples", k);
+		CHECK(k >= 1 && k <= (int)(cut.size - sizeof(struct rp_samples_rec)) / 2,
+		      "%d samples", k);
 		CHECK_INT(rc, -EINVAL);
 		CHECK_INT(sbatch_read_next(&br, &cs), 0);
 	}
@@ -133,8 +135,9 @@ static void test_reader(void)
 	const struct perf_event_header *h;
 	char why[256];
 	uint64_t st = RP_COMPACT_SAMPLE_TYPE | PERF_SAMPLE_CALLCHAIN;
-	uint64_t chain[2][3] = { { (uint64_t)PERF_CONTEXT_USER, 0x401000, 0x402000 },
-				 { (uint64_t)PERF_CONTEXT_KERNEL, 0xffffffff81000010ull, 0xffffffff81000020ull } };
+	uint64_t chain[2][3] = {{(uint64_t)PERF_CONTEXT_USER, 0x401000, 0x402000},
+				{(uint64_t)PERF_CONTEXT_KERNEL, 0xffffffff81000010ull,
+				 0xffffffff81000020ull}};
 	uint32_t seen = 0, stacks[4];
 	struct rp_header_rec hr;
 
@@ -154,7 +157,8 @@ static void test_reader(void)
 	kb.n = 0;
 	CHECK(kbatch_add(&kb, 0, PERF_RECORD_MISC_USER, chain[0][1], chain[0], 3));
 	CHECK(kbatch_add(&kb, 1, PERF_RECORD_MISC_KERNEL, 0xffffffff81000011ull, chain[1], 3));
-	CHECK(!kbatch_add(&kb, 3, PERF_RECORD_MISC_KERNEL, 0x1, chain[1], 3), "ids in a batch follow each other");
+	CHECK(!kbatch_add(&kb, 3, PERF_RECORD_MISC_KERNEL, 0x1, chain[1], 3),
+	      "ids in a batch follow each other");
 	h = kbatch_finish(&kb);
 	writer_add(w, h, h->size);
 	b.n = 0;
@@ -165,11 +169,12 @@ static void test_reader(void)
 	writer_flush(w);
 	/* Id 0 redefined as a shorter stack: later samples use the new one. */
 	{
-		uint64_t c[2] = { (uint64_t)PERF_CONTEXT_USER, 0x405000 };
+		uint64_t c[2] = {(uint64_t)PERF_CONTEXT_USER, 0x405000};
 
 		CHECK(kbatch_add(&kb, 0, PERF_RECORD_MISC_USER, 0x405000, c, 2));
 		/* Id 1 again, unchanged (the recorder repeats its definitions now and then). */
-		CHECK(kbatch_add(&kb, 1, PERF_RECORD_MISC_KERNEL, 0xffffffff81000011ull, chain[1], 3));
+		CHECK(kbatch_add(&kb, 1, PERF_RECORD_MISC_KERNEL, 0xffffffff81000011ull, chain[1],
+				 3));
 		h = kbatch_finish(&kb);
 		writer_add(w, h, h->size);
 	}
@@ -200,20 +205,24 @@ static void test_reader(void)
 			CHECK_INT(s.misc, k ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER);
 			CHECK_U64(s.ip, k ? 0xffffffff81000011ull : chain[k][1]);
 			if (CHECK_INT(s.nr, 3))
-				CHECK(memcmp(s.ips, chain[k], sizeof(chain[k])) == 0, "sample %u: the callchain", seen);
+				CHECK(memcmp(s.ips, chain[k], sizeof(chain[k])) == 0,
+				      "sample %u: the callchain", seen);
 			stacks[seen] = reader_stack_id(r);
 		} else if (seen == 4) {
 			CHECK_U64(s.ip, 0x405000);
 			CHECK(s.nr == 2, "the redefined stack 0");
 			CHECK_INT(s.id.cpu, 0);
-			CHECK(reader_stack_id(r) != stacks[0], "a redefinition gets a new reader stack number");
+			CHECK(reader_stack_id(r) != stacks[0],
+			      "a redefinition gets a new reader stack number");
 		} else if (seen == 5) {
 			CHECK_U64(s.ip, 0);
-			CHECK(s.nr == 0, "a sample whose stack was never defined keeps no callchain");
+			CHECK(s.nr == 0,
+			      "a sample whose stack was never defined keeps no callchain");
 			CHECK_INT(reader_stack_id(r), READER_NO_STACK);
 		} else if (seen == 6) {
 			CHECK_U64(s.ip, 0xffffffff81000011ull);
-			CHECK(reader_stack_id(r) == stacks[1], "a repeated definition keeps its reader stack number");
+			CHECK(reader_stack_id(r) == stacks[1],
+			      "a repeated definition keeps its reader stack number");
 		}
 		seen++;
 	}

@@ -13,7 +13,7 @@
 #include "base/cpulist.h"
 #include "base/procfs.h"
 
-#define END -1	/* terminates an expected CPU list */
+#define END -1 /* terminates an expected CPU list */
 
 struct case_ {
 	const char *s;
@@ -23,49 +23,49 @@ struct case_ {
 };
 
 static const struct case_ cases[] = {
-	{ "0", 8, 0, { 0, END } },
-	{ "0\n", 8, 0, { 0, END } },
-	{ "0-3", 8, 0, { 0, 1, 2, 3, END } },
-	{ "0-3,5,7-8\n", 8, 0, { 0, 1, 2, 3, 5, 7, 8, END } },
-	{ "7-8,0-3,5", 8, 0, { 0, 1, 2, 3, 5, 7, 8, END } },
-	{ "3,1,2,1,3", 8, 0, { 1, 2, 3, END } },
-	{ "0-3,2-5,1", 8, 0, { 0, 1, 2, 3, 4, 5, END } },
-	{ "5-5", 8, 0, { 5, END } },
-	{ "007,10", 8, 0, { 7, 10, END } },
-	{ "2147483647", 1, 0, { INT_MAX, END } },
-	{ "2147483646-2147483647", 2, 0, { INT_MAX - 1, INT_MAX, END } },
-	{ "0-3,0-3", 4, 0, { 0, 1, 2, 3, END } },
-	{ "4,3,2,1,0", 5, 0, { 0, 1, 2, 3, 4, END } },
+    {"0", 8, 0, {0, END}},
+    {"0\n", 8, 0, {0, END}},
+    {"0-3", 8, 0, {0, 1, 2, 3, END}},
+    {"0-3,5,7-8\n", 8, 0, {0, 1, 2, 3, 5, 7, 8, END}},
+    {"7-8,0-3,5", 8, 0, {0, 1, 2, 3, 5, 7, 8, END}},
+    {"3,1,2,1,3", 8, 0, {1, 2, 3, END}},
+    {"0-3,2-5,1", 8, 0, {0, 1, 2, 3, 4, 5, END}},
+    {"5-5", 8, 0, {5, END}},
+    {"007,10", 8, 0, {7, 10, END}},
+    {"2147483647", 1, 0, {INT_MAX, END}},
+    {"2147483646-2147483647", 2, 0, {INT_MAX - 1, INT_MAX, END}},
+    {"0-3,0-3", 4, 0, {0, 1, 2, 3, END}},
+    {"4,3,2,1,0", 5, 0, {0, 1, 2, 3, 4, END}},
 
-	{ "0-4", 4, -E2BIG, { END } },
-	{ "0-2000000000", 4, -E2BIG, { END } },
-	{ "0-3,0-3,9", 4, -E2BIG, { END } },
-	{ "1", 0, -E2BIG, { END } },
+    {"0-4", 4, -E2BIG, {END}},
+    {"0-2000000000", 4, -E2BIG, {END}},
+    {"0-3,0-3,9", 4, -E2BIG, {END}},
+    {"1", 0, -E2BIG, {END}},
 
-	{ "", 8, -EINVAL, { END } },
-	{ "\n", 8, -EINVAL, { END } },
-	{ "1-", 8, -EINVAL, { END } },
-	{ "-1", 8, -EINVAL, { END } },
-	{ "3-1", 8, -EINVAL, { END } },
-	{ "a", 8, -EINVAL, { END } },
-	{ "1,,2", 8, -EINVAL, { END } },
-	{ "1,", 8, -EINVAL, { END } },
-	{ ",1", 8, -EINVAL, { END } },
-	{ "1,\n", 8, -EINVAL, { END } },
-	{ " 1", 8, -EINVAL, { END } },
-	{ "1 ", 8, -EINVAL, { END } },
-	{ "1, 2", 8, -EINVAL, { END } },
-	{ "1--2", 8, -EINVAL, { END } },
-	{ "1-2-3", 8, -EINVAL, { END } },
-	{ "0-7:2", 8, -EINVAL, { END } },
-	{ "0x1", 8, -EINVAL, { END } },
-	{ "+1", 8, -EINVAL, { END } },
-	{ "1\n\n", 8, -EINVAL, { END } },
-	{ "1\n2", 8, -EINVAL, { END } },
-	{ "2147483648", 8, -EINVAL, { END } },
-	{ "0-99999999999", 8, -EINVAL, { END } },
-	/* A syntax error wins over a list that is too long. */
-	{ "0-100,x", 4, -EINVAL, { END } },
+    {"", 8, -EINVAL, {END}},
+    {"\n", 8, -EINVAL, {END}},
+    {"1-", 8, -EINVAL, {END}},
+    {"-1", 8, -EINVAL, {END}},
+    {"3-1", 8, -EINVAL, {END}},
+    {"a", 8, -EINVAL, {END}},
+    {"1,,2", 8, -EINVAL, {END}},
+    {"1,", 8, -EINVAL, {END}},
+    {",1", 8, -EINVAL, {END}},
+    {"1,\n", 8, -EINVAL, {END}},
+    {" 1", 8, -EINVAL, {END}},
+    {"1 ", 8, -EINVAL, {END}},
+    {"1, 2", 8, -EINVAL, {END}},
+    {"1--2", 8, -EINVAL, {END}},
+    {"1-2-3", 8, -EINVAL, {END}},
+    {"0-7:2", 8, -EINVAL, {END}},
+    {"0x1", 8, -EINVAL, {END}},
+    {"+1", 8, -EINVAL, {END}},
+    {"1\n\n", 8, -EINVAL, {END}},
+    {"1\n2", 8, -EINVAL, {END}},
+    {"2147483648", 8, -EINVAL, {END}},
+    {"0-99999999999", 8, -EINVAL, {END}},
+    /* A syntax error wins over a list that is too long. */
+    {"0-100,x", 4, -EINVAL, {END}},
 };
 
 static void test_parse(void)
@@ -83,7 +83,7 @@ static void test_parse(void)
 		r = cpulist_parse(c->s, cpus, c->max, &n);
 		CHECK_INT(r, c->ret);
 		if (r < 0) {
-			CHECK_INT(n, 999);	/* untouched on failure */
+			CHECK_INT(n, 999); /* untouched on failure */
 			continue;
 		}
 		while (c->cpus[expect_n] != END)
@@ -183,14 +183,14 @@ static void test_online(void)
 	put_online(root, "");
 	CHECK_INT(cpulist_read_online(cpus, 4096, &n), -EINVAL);
 	put_online(root, "0-1\n2\n");
-	CHECK_INT(cpulist_read_online(cpus, 4096, &n), 0);	/* first line only */
+	CHECK_INT(cpulist_read_online(cpus, 4096, &n), 0); /* first line only */
 	CHECK_INT(n, 2);
 	put_online(root, "0-1 junk\n");
 	CHECK_INT(cpulist_read_online(cpus, 4096, &n), -EINVAL);
 	procfs_set_root(NULL);
 
 	unlink(strcat(dir, "/online"));
-	for (char *p; (p = strrchr(dir, '/')) && p >= dir + strlen(root); ) {
+	for (char *p; (p = strrchr(dir, '/')) && p >= dir + strlen(root);) {
 		*p = '\0';
 		rmdir(dir);
 	}

@@ -127,7 +127,7 @@ static int rm_one(const char *path, const struct stat *sb, int flag, struct FTW 
 /* ---- what was written ---- */
 
 struct wrec {
-	size_t off;     /* in recording.buf */
+	size_t off; /* in recording.buf */
 	uint32_t size;
 	uint32_t frame; /* filled in by layout_scan */
 	uint64_t time;
@@ -136,7 +136,7 @@ struct wrec {
 struct unit {
 	size_t off, end; /* of the descriptor; end of the zstd frame */
 	struct rp_frame_desc d;
-	size_t first;    /* index of the unit's first record */
+	size_t first; /* index of the unit's first record */
 };
 
 struct recording {
@@ -168,7 +168,7 @@ static void log_add(struct recording *rec, const void *p, size_t size, uint64_t 
 		exit(1);
 	}
 	memcpy(rec->buf + rec->len, p, size);
-	rec->recs[rec->n++] = (struct wrec){ rec->len, (uint32_t)size, 0, time };
+	rec->recs[rec->n++] = (struct wrec){rec->len, (uint32_t)size, 0, time};
 	rec->len += size;
 }
 
@@ -244,11 +244,12 @@ static size_t make_sample(uint64_t *p, uint64_t seed, uint32_t cpu, uint64_t tim
 static size_t make_comm(uint64_t *p, uint64_t seed, uint32_t cpu, uint64_t time)
 {
 	struct perf_event_header *h = (void *)p;
-	struct perfrec_id id = { 2000 + (uint32_t)(seed % 100), 2000 + (uint32_t)(seed % 100), time,
-				cpu };
+	struct perfrec_id id = {2000 + (uint32_t)(seed % 100), 2000 + (uint32_t)(seed % 100), time,
+				cpu};
 	char name[32];
 	size_t len = (size_t)snprintf(name, sizeof(name), "worker-%llu",
-				      (unsigned long long)(mix(seed) % 100000)) + 1;
+				      (unsigned long long)(mix(seed) % 100000)) +
+		     1;
 	size_t size = 16 + ((len + 7) & ~(size_t)7) + perfrec_id_size(SAMPLE_TYPE);
 
 	memset(p, 0, size);
@@ -268,7 +269,7 @@ struct gen_params {
 	unsigned int n_passes;
 	unsigned int gap_max_us;   /* between two records of one CPU, in whole microseconds */
 	unsigned int flush_passes; /* passes per frame */
-	unsigned int big_pass;     /* pass in which CPU 0 writes a maximum-size record; 0 none */
+	unsigned int big_pass;	   /* pass in which CPU 0 writes a maximum-size record; 0 none */
 	int level;
 };
 
@@ -350,7 +351,7 @@ static void write_recording(const struct gen_params *p, struct recording *rec, c
 {
 	struct gen *g = calloc(1, sizeof(*g));
 	uint64_t t_stop = T_START + (p->n_passes + 1) * PASS_NS;
-	struct rp_finish_rec f = { .hdr = { RP_REC_FINISH, 0, sizeof(f) } };
+	struct rp_finish_rec f = {.hdr = {RP_REC_FINISH, 0, sizeof(f)}};
 	const struct writer_stats *ws;
 	uint64_t frames, file_bytes;
 	int r;
@@ -376,7 +377,7 @@ static void write_recording(const struct gen_params *p, struct recording *rec, c
 	fake_now = t_stop;
 	writer_set_safe_time(g->w, t_stop);
 	for (uint32_t c = 0; c < p->n_cpus; c++) {
-		struct rp_cpu_stats_rec s = { .hdr = { RP_REC_CPU_STATS, 0, sizeof(s) } };
+		struct rp_cpu_stats_rec s = {.hdr = {RP_REC_CPU_STATS, 0, sizeof(s)}};
 
 		s.time = t_stop;
 		s.cpu = c;
@@ -390,7 +391,7 @@ static void write_recording(const struct gen_params *p, struct recording *rec, c
 	CHECK(r == 0, "final writer_flush: %d", r);
 	ws = writer_stats(g->w);
 	CHECK(ws->records == rec->n && ws->dropped_records == 0 && ws->dropped_frames == 0 &&
-		      ws->last_error == 0 && ws->raw_bytes == rec->len,
+		  ws->last_error == 0 && ws->raw_bytes == rec->len,
 	      "%s: writer stats: records %llu of %zu, dropped %llu, raw %llu of %zu, error %d",
 	      name, (unsigned long long)ws->records, rec->n,
 	      (unsigned long long)ws->dropped_records, (unsigned long long)ws->raw_bytes, rec->len,
@@ -433,11 +434,11 @@ static void layout_scan(struct recording *rec)
 			break;
 		memcpy(&d, rec->file + off, sizeof(d));
 		if (!CHECK(d.skip_magic == RP_SKIPPABLE_MAGIC && d.skip_size == sizeof(d) - 8 &&
-				   d.magic == RP_DESC_MAGIC && d.major == RP_FORMAT_MAJOR &&
-				   d.minor == RP_FORMAT_MINOR && d.seq == rec->n_units &&
-				   d.sample_type == SAMPLE_TYPE &&
-				   d.crc == crc32c(0, &d, offsetof(struct rp_frame_desc, crc)) &&
-				   d.zsize <= rec->size - off - sizeof(d),
+			       d.magic == RP_DESC_MAGIC && d.major == RP_FORMAT_MAJOR &&
+			       d.minor == RP_FORMAT_MINOR && d.seq == rec->n_units &&
+			       d.sample_type == SAMPLE_TYPE &&
+			       d.crc == crc32c(0, &d, offsetof(struct rp_frame_desc, crc)) &&
+			       d.zsize <= rec->size - off - sizeof(d),
 			   "%s: bad descriptor %zu at offset %zu: magic %#x/%#x v%u.%u seq %llu "
 			   "sample_type %#llx zsize %u",
 			   rec->path, rec->n_units, off, d.skip_magic, d.magic, d.major, d.minor,
@@ -449,10 +450,10 @@ static void layout_scan(struct recording *rec)
 			min_time = realloc(min_time, cap_units * sizeof(*min_time));
 		}
 		u = &rec->units[rec->n_units];
-		*u = (struct unit){ off, off + sizeof(d) + d.zsize, d, idx };
+		*u = (struct unit){off, off + sizeof(d) + d.zsize, d, idx};
 		min_time[rec->n_units] = UINT64_MAX;
 		CHECK(d.t_lo <= d.t_hi && d.t_safe <= d.t_hi &&
-			      (!rec->n_units || d.t_safe >= rec->units[rec->n_units - 1].d.t_safe),
+			  (!rec->n_units || d.t_safe >= rec->units[rec->n_units - 1].d.t_safe),
 		      "frame %zu: t_lo %llu t_hi %llu t_safe %llu", rec->n_units,
 		      (unsigned long long)d.t_lo, (unsigned long long)d.t_hi,
 		      (unsigned long long)d.t_safe);
@@ -467,13 +468,13 @@ static void layout_scan(struct recording *rec)
 			struct wrec *w = &rec->recs[idx];
 
 			if (!CHECK(idx < rec->n && pos + h->size <= got && h->size == w->size &&
-					   !memcmp(h, rec->buf + w->off, w->size),
+				       !memcmp(h, rec->buf + w->off, w->size),
 				   "frame %zu byte %zu: record %zu (of %zu) differs from the one "
 				   "written",
 				   rec->n_units, pos, idx, rec->n))
 				goto out;
 			CHECK(w->time >= d.t_lo && w->time <= d.t_hi &&
-				      perfrec_time(h, SAMPLE_TYPE) == w->time,
+				  perfrec_time(h, SAMPLE_TYPE) == w->time,
 			      "frame %zu record %zu: time %llu (perfrec_time %llu) outside "
 			      "[%llu, %llu]",
 			      rec->n_units, idx, (unsigned long long)w->time,
@@ -589,8 +590,10 @@ static void read_expect(const char *what, const struct recording *rec, const cha
 		uint64_t t = perfrec_time(h, SAMPLE_TYPE);
 		const struct wrec *w = o->n_read < n_exp ? &rec->recs[exp[o->n_read]] : NULL;
 
-		if (w && (h->size != w->size || memcmp(h, rec->buf + w->off, w->size) ||
-			  (uintptr_t)h % 8 || t < last) && !n_bad++)
+		if (w &&
+		    (h->size != w->size || memcmp(h, rec->buf + w->off, w->size) ||
+		     (uintptr_t)h % 8 || t < last) &&
+		    !n_bad++)
 			snprintf(first_bad, sizeof(first_bad),
 				 "record %zu is type %u size %u time %llu at %p (last time %llu); "
 				 "want record %zu of frame %u: type %u size %u time %llu",
@@ -612,7 +615,7 @@ static void read_expect(const char *what, const struct recording *rec, const cha
 	hr = reader_header(r);
 	if (keep[0])
 		CHECK(hr && hr->hdr.size == rec->recs[0].size &&
-			      !memcmp(hr, rec->buf + rec->recs[0].off, hr->hdr.size),
+			  !memcmp(hr, rec->buf + rec->recs[0].off, hr->hdr.size),
 		      "%s: reader_header does not return the header record (%p)", what,
 		      (const void *)hr);
 	else
@@ -635,7 +638,7 @@ static bool *keep_all(const struct recording *rec, bool v)
 static void check_clean(const char *what, const struct outcome *o, size_t n_frames)
 {
 	CHECK(o->err == 0 && o->warns.n == 0 && o->st.frames == n_frames && o->st.frames_bad == 0 &&
-		      o->st.bytes_skipped == 0 && !o->st.truncated,
+		  o->st.bytes_skipped == 0 && !o->st.truncated,
 	      "%s: err %d (%s), %u warnings (%s), frames %llu of %zu, bad %llu, skipped %llu, "
 	      "truncated %d",
 	      what, o->err, o->why, o->warns.n, first_warn(&o->warns),
@@ -662,9 +665,13 @@ static void zstd_test(const char *path, bool want_ok)
 
 static void test_round_trip(void)
 {
-	static const struct gen_params p = { .n_cpus = 4, .n_passes = 200, .gap_max_us = 40,
-					     .flush_passes = 4, .big_pass = 100, .level = 1 };
-	struct recording rec = { 0 };
+	static const struct gen_params p = {.n_cpus = 4,
+					    .n_passes = 200,
+					    .gap_max_us = 40,
+					    .flush_passes = 4,
+					    .big_pass = 100,
+					    .level = 1};
+	struct recording rec = {0};
 	struct outcome o;
 	size_t disordered = 0, cross_frame = 0, ties = 0, big = 0;
 	uint64_t max_time = 0, frame_max = 0;
@@ -709,7 +716,7 @@ static void test_round_trip(void)
 	read_expect("round trip", &rec, rec.path, keep, true, &o);
 	check_clean("round trip", &o, rec.n_units);
 	CHECK(o.st.t_first == rec.units[0].d.t_lo &&
-		      o.st.t_last == rec.units[rec.n_units - 1].d.t_hi,
+		  o.st.t_last == rec.units[rec.n_units - 1].d.t_hi,
 	      "time bounds %llu..%llu, want %llu..%llu", (unsigned long long)o.st.t_first,
 	      (unsigned long long)o.st.t_last, (unsigned long long)rec.units[0].d.t_lo,
 	      (unsigned long long)rec.units[rec.n_units - 1].d.t_hi);
@@ -724,11 +731,11 @@ static void test_round_trip(void)
 
 static void test_header_only(void)
 {
-	struct recording rec = { 0 };
+	struct recording rec = {0};
 	struct writer *w;
 	struct outcome o;
 	uint64_t buf[128];
-	bool keep[1] = { true };
+	bool keep[1] = {true};
 	int r;
 
 	tmp_path(rec.path, sizeof(rec.path), "header-only.rp");
@@ -770,7 +777,7 @@ static void test_header_only(void)
  * closed before the record that does not fit. */
 static void test_full_frames(void)
 {
-	struct recording rec = { 0 };
+	struct recording rec = {0};
 	struct writer *w;
 	struct outcome o;
 	uint64_t *buf = calloc(1, MAX_RECORD), t = T_START;
@@ -786,7 +793,7 @@ static void test_full_frames(void)
 	writer_set_safe_time(w, T_START);
 	put(w, &rec, buf, make_header(buf, T_START), T_START);
 	CHECK(!writer_reserve(w, 0) && !writer_reserve(w, 12) && !writer_reserve(w, 65535) &&
-		      !writer_reserve(w, 65536) && !writer_reserve(w, 70000),
+		  !writer_reserve(w, 65536) && !writer_reserve(w, 70000),
 	      "writer_reserve accepts an invalid size");
 	writer_add(w, buf, 4); /* ignored */
 	CHECK(writer_pending(w) == rec.len, "pending %zu bytes, want %zu", writer_pending(w),
@@ -826,8 +833,11 @@ static void test_full_frames(void)
 
 /* ---- 2. truncation ---- */
 
-static const struct gen_params medium = { .n_cpus = 3, .n_passes = 48, .gap_max_us = 300,
-					  .flush_passes = 4, .level = 3 };
+static const struct gen_params medium = {.n_cpus = 3,
+					 .n_passes = 48,
+					 .gap_max_us = 300,
+					 .flush_passes = 4,
+					 .level = 3};
 
 static void test_truncation(const struct recording *rec)
 {
@@ -839,7 +849,7 @@ static void test_truncation(const struct recording *rec)
 	for (size_t j = 0; j <= rec->n_units; j++) {
 		size_t s = j < rec->n_units ? rec->units[j].off : rec->size;
 		size_t zs = j < rec->n_units ? rec->units[j].d.zsize : 0;
-		size_t cuts[] = { 0, 1, 11, 12, 40, 71, 72, 73, 72 + zs / 2, 72 + zs - 1 };
+		size_t cuts[] = {0, 1, 11, 12, 40, 71, 72, 73, 72 + zs / 2, 72 + zs - 1};
 		size_t n_cuts_here = j < rec->n_units ? sizeof(cuts) / sizeof(cuts[0]) : 1;
 
 		for (size_t c = 0; c < n_cuts_here; c++) {
@@ -867,12 +877,12 @@ static void test_truncation(const struct recording *rec)
 				const struct reader_stats *st = &o.st;
 
 				CHECK(o.err == 0 && st->truncated && st->frames == j &&
-					      st->frames_bad == 1 && st->bytes_skipped == cut - s &&
-					      o.warns.n == 1 &&
-					      warns_say(&o.warns, "truncated", NULL),
+					  st->frames_bad == 1 && st->bytes_skipped == cut - s &&
+					  o.warns.n == 1 && warns_say(&o.warns, "truncated", NULL),
 				      "%s: err %d (%s), truncated %d, frames %llu, bad %llu, "
-				      "skipped %llu, %u warnings: %s", what, o.err, o.why,
-				      st->truncated, (unsigned long long)st->frames,
+				      "skipped %llu, %u warnings: %s",
+				      what, o.err, o.why, st->truncated,
+				      (unsigned long long)st->frames,
 				      (unsigned long long)st->frames_bad,
 				      (unsigned long long)st->bytes_skipped, o.warns.n,
 				      first_warn(&o.warns));
@@ -905,7 +915,7 @@ static void read_damaged(const char *what, const struct recording *rec, const un
 static void test_corruption(const struct recording *rec)
 {
 	size_t n = rec->n_units;
-	size_t ks[] = { 0, 1, n / 2, n - 1 };
+	size_t ks[] = {0, 1, n / 2, n - 1};
 	unsigned char *copy = malloc(rec->size + 8192);
 	bool *keep = keep_all(rec, true);
 	struct outcome o;
@@ -913,9 +923,8 @@ static void test_corruption(const struct recording *rec)
 
 	for (size_t i = 0; i < sizeof(ks) / sizeof(ks[0]); i++) {
 		const struct unit *u = &rec->units[ks[i]];
-		size_t data_at[] = { u->off + 72 + u->d.zsize / 2, u->end - 1, u->off + 72 + 5 };
-		size_t desc_at[] = { u->off + 2, u->off + 9, u->off + 16, u->off + 60,
-				     u->off + 70 };
+		size_t data_at[] = {u->off + 72 + u->d.zsize / 2, u->end - 1, u->off + 72 + 5};
+		size_t desc_at[] = {u->off + 2, u->off + 9, u->off + 16, u->off + 60, u->off + 70};
 
 		keep[ks[i]] = false;
 		snprintf(frame_no, sizeof(frame_no), "frame %zu ", ks[i]);
@@ -926,8 +935,8 @@ static void test_corruption(const struct recording *rec)
 				 data_at[a] - u->off - 72);
 			read_damaged(what, rec, copy, rec->size, keep, &o);
 			CHECK(o.warns.n == 1 && warns_say(&o.warns, "corrupt", frame_no) &&
-				      o.st.frames_bad == 1 && o.st.frames == n - 1 &&
-				      o.st.bytes_skipped == u->end - u->off && !o.st.truncated,
+				  o.st.frames_bad == 1 && o.st.frames == n - 1 &&
+				  o.st.bytes_skipped == u->end - u->off && !o.st.truncated,
 			      "%s: %u warnings (%s), frames %llu, bad %llu, skipped %llu", what,
 			      o.warns.n, first_warn(&o.warns), (unsigned long long)o.st.frames,
 			      (unsigned long long)o.st.frames_bad,
@@ -940,9 +949,9 @@ static void test_corruption(const struct recording *rec)
 				 ks[i], desc_at[a] - u->off);
 			read_damaged(what, rec, copy, rec->size, keep, &o);
 			CHECK(o.warns.n == 1 &&
-				      warns_say(&o.warns, "damaged frame descriptor", NULL) &&
-				      o.st.frames_bad == 1 && o.st.frames == n - 1 &&
-				      o.st.bytes_skipped == u->end - u->off,
+				  warns_say(&o.warns, "damaged frame descriptor", NULL) &&
+				  o.st.frames_bad == 1 && o.st.frames == n - 1 &&
+				  o.st.bytes_skipped == u->end - u->off,
 			      "%s: %u warnings (%s), frames %llu, bad %llu, skipped %llu", what,
 			      o.warns.n, first_warn(&o.warns), (unsigned long long)o.st.frames,
 			      (unsigned long long)o.st.frames_bad,
@@ -957,7 +966,7 @@ static void test_corruption(const struct recording *rec)
 /* Garbage between units (and before the first) costs no records. */
 static void test_garbage(const struct recording *rec)
 {
-	size_t at[] = { rec->units[rec->n_units / 2].off, 0, rec->size };
+	size_t at[] = {rec->units[rec->n_units / 2].off, 0, rec->size};
 	unsigned char *copy = malloc(rec->size + 1000);
 	bool *keep = keep_all(rec, true);
 	struct outcome o;
@@ -971,7 +980,7 @@ static void test_garbage(const struct recording *rec)
 		snprintf(what, sizeof(what), "1000 garbage bytes at offset %zu", at[i]);
 		read_damaged(what, rec, copy, rec->size + 1000, keep, &o);
 		CHECK(o.st.bytes_skipped == 1000 && o.st.frames == rec->n_units && o.warns.n == 1 &&
-			      !o.st.truncated,
+			  !o.st.truncated,
 		      "%s: skipped %llu, frames %llu of %zu, %u warnings (%s), truncated %d", what,
 		      (unsigned long long)o.st.bytes_skipped, (unsigned long long)o.st.frames,
 		      rec->n_units, o.warns.n, first_warn(&o.warns), o.st.truncated);
@@ -1054,8 +1063,8 @@ out:
 static void test_zero_block(const struct recording *rec)
 {
 	const struct unit *mid = &rec->units[rec->n_units / 2];
-	size_t at[] = { (rec->size / 2) & ~(size_t)4095, mid->off - 2000, mid->off + 40,
-			mid->end - 4096 + 30 };
+	size_t at[] = {(rec->size / 2) & ~(size_t)4095, mid->off - 2000, mid->off + 40,
+		       mid->end - 4096 + 30};
 	unsigned char *copy = malloc(rec->size);
 	bool *keep = keep_all(rec, true);
 	struct outcome o;
@@ -1076,7 +1085,7 @@ static void test_zero_block(const struct recording *rec)
 			 at[i], n_lost);
 		read_damaged(what, rec, copy, rec->size, keep, &o);
 		CHECK(n_lost >= 1 && o.st.frames == rec->n_units - n_lost && o.st.frames_bad >= 1 &&
-			      o.warns.n >= 1,
+			  o.warns.n >= 1,
 		      "%s: frames %llu, bad %llu, %u warnings", what,
 		      (unsigned long long)o.st.frames, (unsigned long long)o.st.frames_bad,
 		      o.warns.n);
@@ -1120,7 +1129,7 @@ static size_t make_unit(unsigned char *dst, const void *raw, size_t len, uint64_
  */
 static void test_odd_frames(void)
 {
-	static const uint16_t bad_sizes[] = { 0, 4, 12, 20000 };
+	static const uint16_t bad_sizes[] = {0, 4, 12, 20000};
 	unsigned char *file = malloc(1 << 16);
 	uint64_t raw[256];
 	char path[PATH_MAX];
@@ -1131,7 +1140,7 @@ static void test_odd_frames(void)
 			struct perf_event_header *bad;
 			const struct perf_event_header *h;
 			struct reader *r = NULL;
-			struct warns warns = { 0 };
+			struct warns warns = {0};
 			uint64_t times[8], n_times = 0;
 			size_t len = 0, off = 0;
 			char why[256];
@@ -1163,7 +1172,7 @@ static void test_odd_frames(void)
 			}
 			CHECK(first_bad ? n_times == 1 && times[0] == T_START + 3
 					: n_times == 2 && times[0] == T_START + 1 &&
-						  times[1] == T_START + 3,
+					      times[1] == T_START + 3,
 			      "record of size %u %s: %llu records (%llu, %llu), want %s",
 			      bad_sizes[b], first_bad ? "first" : "second",
 			      (unsigned long long)n_times,
@@ -1171,11 +1180,11 @@ static void test_odd_frames(void)
 			      (unsigned long long)(n_times > 1 ? times[1] : 0),
 			      first_bad ? "T+3" : "T+1, T+3");
 			CHECK(reader_stats(r)->records_bad == 1 && reader_stats(r)->frames == 3 &&
-				      reader_stats(r)->frames_bad == 0 && warns.n == 1 &&
-				      warns_say(&warns, "impossible size", "frame 0 "),
+				  reader_stats(r)->frames_bad == 0 && warns.n == 1 &&
+				  warns_say(&warns, "impossible size", "frame 0 "),
 			      "record of size %u: records_bad %llu, frames %llu, bad %llu, "
-			      "%u warnings: %s", bad_sizes[b],
-			      (unsigned long long)reader_stats(r)->records_bad,
+			      "%u warnings: %s",
+			      bad_sizes[b], (unsigned long long)reader_stats(r)->records_bad,
 			      (unsigned long long)reader_stats(r)->frames,
 			      (unsigned long long)reader_stats(r)->frames_bad, warns.n,
 			      first_warn(&warns));
@@ -1275,8 +1284,8 @@ static void test_partial_desc_at_end(void)
 {
 	size_t ps = (size_t)sysconf(_SC_PAGESIZE), size = 16 * ps;
 	unsigned char *buf = calloc(1, size);
-	static const unsigned char pattern[12] = { 0x5E, 0x2A, 0x4D, 0x18, 0x40, 0, 0, 0,
-						   'R',  'P',  'F',  'D' };
+	static const unsigned char pattern[12] = {0x5E, 0x2A, 0x4D, 0x18, 0x40, 0,
+						  0,	0,    'R',  'P',  'F',	'D'};
 	char path[PATH_MAX];
 	int status = 0;
 	pid_t pid;
@@ -1288,7 +1297,7 @@ static void test_partial_desc_at_end(void)
 	pid = fork();
 	if (pid == 0) {
 		unsigned char *g =
-			mmap(NULL, size + ps, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		    mmap(NULL, size + ps, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		struct reader *r = NULL;
 		char why[256] = "";
 		int err;
@@ -1314,14 +1323,14 @@ static void test_partial_desc_at_end(void)
 static void test_write_errors(void)
 {
 	char path[PATH_MAX + 32];
-	struct recording rec = { 0 };
+	struct recording rec = {0};
 	struct writer *w = NULL;
 	struct rlimit old, lim;
 	uint64_t buf[512];
 	size_t n_before, frame0_records;
 	struct outcome o;
 	struct stat sb;
-	bool keep[2] = { true, true };
+	bool keep[2] = {true, true};
 	int r, fd;
 
 	snprintf(path, sizeof(path), "%s/no-such-dir/x.rp", tmpdir);
@@ -1340,8 +1349,8 @@ static void test_write_errors(void)
 			writer_add(w, buf, make_sample(buf, i, 0, T_START + i, 3));
 		r = writer_flush(w);
 		CHECK(r == -EBADF && ws->dropped_records == 10 && ws->dropped_frames == 1 &&
-			      ws->dropped_bytes == 10 * 80 && ws->last_error == -EBADF &&
-			      ws->frames == 0 && writer_pending(w) == 0,
+			  ws->dropped_bytes == 10 * 80 && ws->last_error == -EBADF &&
+			  ws->frames == 0 && writer_pending(w) == 0,
 		      "flush to a read-only fd: %d; dropped %llu records %llu bytes %llu frames, "
 		      "last_error %d",
 		      r, (unsigned long long)ws->dropped_records,
@@ -1383,8 +1392,7 @@ static void test_write_errors(void)
 			writer_add(w, buf, make_sample(buf, mix(i), 1, T_START + 100 + i, 20));
 		r = writer_flush(w);
 		CHECK(r == -EFBIG && ws->dropped_records == 50 && ws->dropped_frames == 1 &&
-			      ws->last_error == -EFBIG && ws->frames == 1 &&
-			      ws->file_bytes == n_before,
+			  ws->last_error == -EFBIG && ws->frames == 1 && ws->file_bytes == n_before,
 		      "flush beyond the file size limit: %d; dropped %llu records %llu frames, "
 		      "last_error %d, %llu frames",
 		      r, (unsigned long long)ws->dropped_records,
@@ -1419,7 +1427,7 @@ static void test_write_errors(void)
 
 int main(void)
 {
-	struct recording rec = { 0 };
+	struct recording rec = {0};
 	double t0 = now();
 
 	setvbuf(stdout, NULL, _IOLBF, 0);

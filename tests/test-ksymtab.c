@@ -27,7 +27,7 @@ struct rec {
 /* A well-formed record of N entries; the header's n and size can be overridden after. */
 static void build(struct rec *r, const struct ent *e, size_t n)
 {
-	struct rp_ksyms_rec k = { 0 };
+	struct rp_ksyms_rec k = {0};
 	size_t off = sizeof(k);
 
 	memset(r->b, 0, sizeof(r->b));
@@ -71,36 +71,39 @@ static void expect(const struct ksymtab *t, uint64_t addr, const char *name, con
 
 	if (!name) {
 		CHECK(r == -ENOENT && !strcmp(n, "untouched") && m && !strcmp(m, "untouched") &&
-			      o == 0xdead,
+			  o == 0xdead,
 		      "%#llx: expected -ENOENT with untouched out-params, got %d %s [%s] +%#llx",
 		      (unsigned long long)addr, r, n, m ? m : "core", (unsigned long long)o);
 		return;
 	}
 	CHECK(r == 0 && !strcmp(n, name) && !m == !module && (!m || !strcmp(m, module)) && o == off,
 	      "%#llx: got %d %s [%s] +%#llx, expected %s [%s] +%#llx", (unsigned long long)addr, r,
-	      r ? "-" : n, r ? "-" : m ? m : "core", (unsigned long long)o, name,
-	      module ? module : "core", (unsigned long long)off);
+	      r ? "-" : n,
+	      r	  ? "-"
+	      : m ? m
+		  : "core",
+	      (unsigned long long)o, name, module ? module : "core", (unsigned long long)off);
 }
 
 static void test_basic(void)
 {
 	/* Out of order, split over two records, with aliases and modules. */
 	static const struct ent a[] = {
-		{ 0xffffffff81000100, 'T', "do_syscall_64", NULL },
-		{ 0xffffffff81000000, 'T', "_stext", NULL },
-		{ 0xffffffff81000000, 'T', "startup_64", NULL },
-		{ 0xffffffff81000200, 't', "local_helper", NULL },
-		{ 0xffffffff81000200, 'T', "global_name", NULL },
-		{ 0xffffffff81000300, 't', "a_local", NULL },
-		{ 0xffffffff81000300, 'W', "a_weak", NULL },
-		{ 0, 'T', "zero_address", NULL },
-		{ 0xffffffff81000400, 'T', "", NULL },
+	    {0xffffffff81000100, 'T', "do_syscall_64", NULL},
+	    {0xffffffff81000000, 'T', "_stext", NULL},
+	    {0xffffffff81000000, 'T', "startup_64", NULL},
+	    {0xffffffff81000200, 't', "local_helper", NULL},
+	    {0xffffffff81000200, 'T', "global_name", NULL},
+	    {0xffffffff81000300, 't', "a_local", NULL},
+	    {0xffffffff81000300, 'W', "a_weak", NULL},
+	    {0, 'T', "zero_address", NULL},
+	    {0xffffffff81000400, 'T', "", NULL},
 	};
 	static const struct ent b[] = {
-		{ 0xffffffffc0001000, 't', "ext4_readdir", "ext4" },
-		{ 0xffffffffc0001080, 'T', "ext4_file_open", "ext4" },
-		{ 0xffffffffc0002000, 't', "xfs_iget", "xfs" },
-		{ 0xffffffff81000500, 'T', "schedule", NULL },
+	    {0xffffffffc0001000, 't', "ext4_readdir", "ext4"},
+	    {0xffffffffc0001080, 'T', "ext4_file_open", "ext4"},
+	    {0xffffffffc0002000, 't', "xfs_iget", "xfs"},
+	    {0xffffffff81000500, 'T', "schedule", NULL},
 	};
 	struct ksymtab *t = ksymtab_new();
 	struct rec r;
@@ -122,15 +125,14 @@ static void test_basic(void)
 	expect(t, 0xffffffff81000010, "startup_64", NULL, 0x10);
 	expect(t, 0xffffffff81000100, "do_syscall_64", NULL, 0);
 	expect(t, 0xffffffff810001ff, "do_syscall_64", NULL, 0xff);
-	expect(t, 0xffffffff81000200, "global_name", NULL, 0);     /* global over local */
-	expect(t, 0xffffffff81000304, "a_weak", NULL, 4);          /* weak over local */
-	expect(t, 0xffffffff81000450, "a_weak", NULL, 0x150);      /* the empty name was skipped */
+	expect(t, 0xffffffff81000200, "global_name", NULL, 0); /* global over local */
+	expect(t, 0xffffffff81000304, "a_weak", NULL, 4);      /* weak over local */
+	expect(t, 0xffffffff81000450, "a_weak", NULL, 0x150);  /* the empty name was skipped */
 	expect(t, 0xffffffff81000500, "schedule", NULL, 0);
-	expect(t, 0xffffffff80ffffff, NULL, NULL, 0);              /* before the first */
+	expect(t, 0xffffffff80ffffff, NULL, NULL, 0); /* before the first */
 	expect(t, 0, NULL, NULL, 0);
 	/* Far past a symbol: the gap before the modules is nobody's. */
-	expect(t, 0xffffffff81000500 + KSYMTAB_SPAN_MAX - 1, "schedule", NULL,
-	       KSYMTAB_SPAN_MAX - 1);
+	expect(t, 0xffffffff81000500 + KSYMTAB_SPAN_MAX - 1, "schedule", NULL, KSYMTAB_SPAN_MAX - 1);
 	expect(t, 0xffffffff81000500 + KSYMTAB_SPAN_MAX, NULL, NULL, 0);
 	expect(t, 0xffffffffc0000fff, NULL, NULL, 0);
 	expect(t, 0xffffffffc0001000, "ext4_readdir", "ext4", 0);
@@ -148,7 +150,7 @@ static void test_basic(void)
 	CHECK_INT(ksymtab_find(t, 0xffffffff81000100, NULL, NULL, NULL), 0);
 
 	/* Adding after finish needs finish again; the new symbol splits a range. */
-	static const struct ent c[] = { { 0xffffffff81000180, 'T', "late_symbol", NULL } };
+	static const struct ent c[] = {{0xffffffff81000180, 'T', "late_symbol", NULL}};
 	build(&r, c, 1);
 	CHECK_INT(ksymtab_add_record(t, r.b, r.len), 0);
 	ksymtab_finish(t);
@@ -162,9 +164,9 @@ static void test_basic(void)
 static void test_hostile(void)
 {
 	static const struct ent e[] = {
-		{ 0x1000, 'T', "one", NULL },
-		{ 0x2000, 'T', "two", "mod" },
-		{ 0x3000, 'T', "three", NULL },
+	    {0x1000, 'T', "one", NULL},
+	    {0x2000, 'T', "two", "mod"},
+	    {0x3000, 'T', "three", NULL},
 	};
 	struct ksymtab *t;
 	struct rec r;
@@ -286,8 +288,8 @@ static void test_perf(void)
 	for (size_t k = 0; k < N; k++) {
 		snprintf(names[k], sizeof(names[k]), "sym_%zu", k);
 		/* Reverse order, 64 bytes apart; every 1000th in a module. */
-		e[k] = (struct ent){ 0xffffffff81000000ull + (N - k) * 64, k % 3 ? 't' : 'T',
-				     names[k], k % 1000 ? NULL : "kmod" };
+		e[k] = (struct ent){0xffffffff81000000ull + (N - k) * 64, k % 3 ? 't' : 'T',
+				    names[k], k % 1000 ? NULL : "kmod"};
 	}
 	t0 = now();
 	while (i < N) {

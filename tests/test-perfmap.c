@@ -130,15 +130,15 @@ static void test_overlaps(void)
 
 	/* A JIT reusing memory appends; the later line wins where they overlap. */
 	test_ctx = "overlaps";
-	m = load("1000 100 old_big\n"        /* [1000,1100) */
-		 "1040 20 new_inside\n"      /* [1040,1060) over old_big */
-		 "10f0 20 new_straddling\n"  /* [10f0,1110) over old_big's tail */
+	m = load("1000 100 old_big\n"	    /* [1000,1100) */
+		 "1040 20 new_inside\n"	    /* [1040,1060) over old_big */
+		 "10f0 20 new_straddling\n" /* [10f0,1110) over old_big's tail */
 		 "2000 10 dup\n"
-		 "2000 10 dup_again\n"       /* same range, later wins */
+		 "2000 10 dup_again\n" /* same range, later wins */
 		 "3000 10 first\n"
-		 "3000 40 longer_later\n"    /* same start, longer */
+		 "3000 40 longer_later\n" /* same start, longer */
 		 "4000 40 outer_later_a\n"
-		 "3ff0 80 outer_latest\n"    /* covers outer_later_a completely */
+		 "3ff0 80 outer_latest\n" /* covers outer_later_a completely */
 		 "5000 40 early\n"
 		 "5010 10 mid\n"
 		 "4fff 2 tiny\n");

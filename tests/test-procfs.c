@@ -111,9 +111,9 @@ static void rm_rf(const char *path)
 
 struct maps_case {
 	const char *name;
-	const char *line;	/* literal line, or the header when kpath is set */
-	const char *kpath;	/* build the line with the kernel's padding before this path */
-	size_t width;		/* padding for kpath: 72 (64-bit kernel) or 48 (32-bit) */
+	const char *line;  /* literal line, or the header when kpath is set */
+	const char *kpath; /* build the line with the kernel's padding before this path */
+	size_t width;	   /* padding for kpath: 72 (64-bit kernel) or 48 (32-bit) */
 	int ret;
 	uint64_t start, end, pgoff;
 	uint32_t maj, min;
@@ -127,108 +127,104 @@ struct maps_case {
 #define RW (PROT_READ | PROT_WRITE)
 
 static const struct maps_case maps_cases[] = {
-	{ "libc text", "7f2808398000-7f28084ee000 r-xp 00026000 fe:00 332835",
-	  "/usr/lib/x86_64-linux-gnu/libc.so.6", 72, 0, 0x7f2808398000, 0x7f28084ee000, 0x26000,
-	  0xfe, 0, 332835, RX, MAP_PRIVATE, false, "/usr/lib/x86_64-linux-gnu/libc.so.6" },
-	{ "anonymous, kernel trailing space", "7f28082ef000-7f2808311000 rw-p 00000000 00:00 0 \n",
-	  NULL, 0, 0, 0x7f28082ef000, 0x7f2808311000, 0, 0, 0, 0, RW, MAP_PRIVATE, false, "" },
-	{ "anonymous, no space, no newline", "7f28082ef000-7f2808311000 rw-p 00000000 00:00 0",
-	  NULL, 0, 0, 0x7f28082ef000, 0x7f2808311000, 0, 0, 0, 0, RW, MAP_PRIVATE, false, "" },
-	{ "anonymous, trailing blanks", "1000-2000 ---p 00000000 00:00 0       \n", NULL, 0, 0,
-	  0x1000, 0x2000, 0, 0, 0, 0, 0, MAP_PRIVATE, false, "" },
-	{ "heap", "55c630852000-55c630873000 rw-p 00000000 00:00 0", "[heap]", 72, 0,
-	  0x55c630852000, 0x55c630873000, 0, 0, 0, 0, RW, MAP_PRIVATE, false, "[heap]" },
-	{ "stack", "7ffc1a2b3000-7ffc1a2d4000 rw-p 00000000 00:00 0", "[stack]", 72, 0,
-	  0x7ffc1a2b3000, 0x7ffc1a2d4000, 0, 0, 0, 0, RW, MAP_PRIVATE, false, "[stack]" },
-	{ "vdso", "7ffc1a3f0000-7ffc1a3f2000 r-xp 00000000 00:00 0", "[vdso]", 72, 0,
-	  0x7ffc1a3f0000, 0x7ffc1a3f2000, 0, 0, 0, 0, RX, MAP_PRIVATE, false, "[vdso]" },
-	{ "vsyscall, 16 hex digits", "ffffffffff600000-ffffffffff601000 --xp 00000000 00:00 0",
-	  "[vsyscall]", 72, 0, 0xffffffffff600000, 0xffffffffff601000, 0, 0, 0, 0, PROT_EXEC,
-	  MAP_PRIVATE, false, "[vsyscall]" },
-	{ "named anon", "7f0000000000-7f0000001000 rw-p 00000000 00:00 0", "[anon:ringprof buf]",
-	  72, 0, 0x7f0000000000, 0x7f0000001000, 0, 0, 0, 0, RW, MAP_PRIVATE, false,
-	  "[anon:ringprof buf]" },
-	{ "shared", "7f2808557000-7f280855e000 r--s 00000000 fe:00 332280",
-	  "/usr/lib/x86_64-linux-gnu/gconv/gconv-modules.cache", 72, 0, 0x7f2808557000,
-	  0x7f280855e000, 0, 0xfe, 0, 332280, PROT_READ, MAP_SHARED, false,
-	  "/usr/lib/x86_64-linux-gnu/gconv/gconv-modules.cache" },
-	{ "spaces in path", "7f0000000000-7f0000002000 r-xp 00001000 08:01 42",
-	  "/opt/my app/lib  two.so", 72, 0, 0x7f0000000000, 0x7f0000002000, 0x1000, 8, 1, 42, RX,
-	  MAP_PRIVATE, false, "/opt/my app/lib  two.so" },
-	{ "leading spaces kept (64-bit layout)", "7f0000000000-7f0000002000 r-xp 00000000 08:01 42",
-	  "  odd name", 72, 0, 0x7f0000000000, 0x7f0000002000, 0, 8, 1, 42, RX, MAP_PRIVATE, false,
-	  "  odd name" },
-	{ "deleted", "7f0000000000-7f0000002000 r-xp 00000000 00:01 1234", "/memfd:jit (deleted)",
-	  72, 0, 0x7f0000000000, 0x7f0000002000, 0, 0, 1, 1234, RX, MAP_PRIVATE, true,
-	  "/memfd:jit" },
-	{ "deleted with spaces", "7f0000000000-7f0000002000 r-xp 00000000 08:01 9",
-	  "/tmp/a b (deleted) (deleted)", 72, 0, 0x7f0000000000, 0x7f0000002000, 0, 8, 1, 9, RX,
-	  MAP_PRIVATE, true, "/tmp/a b (deleted)" },
-	{ "name looks deleted but is not", "7f0000000000-7f0000002000 r-xp 00000000 08:01 9",
-	  "/tmp/(deleted)", 72, 0, 0x7f0000000000, 0x7f0000002000, 0, 8, 1, 9, RX, MAP_PRIVATE,
-	  false, "/tmp/(deleted)" },
-	{ "header longer than the pad width",
-	  "ffffffffff600000-ffffffffff601000 rwxs ffffffffffff0000 ffffffff:ffffffff "
-	  "18446744073709551615", " /lead", 72, 0, 0xffffffffff600000, 0xffffffffff601000,
-	  0xffffffffffff0000, 0xffffffff, 0xffffffff, UINT64_MAX, RW | PROT_EXEC, MAP_SHARED,
-	  false, " /lead" },
-	{ "32-bit kernel layout", "08048000-08056000 r-xp 00000000 03:0c 64593", "/usr/sbin/gpm",
-	  48, 0, 0x8048000, 0x8056000, 0, 3, 0xc, 64593, RX, MAP_PRIVATE, false,
-	  "/usr/sbin/gpm" },
-	{ "32-bit kernel layout, leading space", "08048000-08056000 r-xp 00000000 03:0c 64593",
-	  " gpm", 48, 0, 0x8048000, 0x8056000, 0, 3, 0xc, 64593, RX, MAP_PRIVATE, false, " gpm" },
-	{ "single space (not the kernel's layout)",
-	  "00400000-00452000 r-xp 00000000 08:02 173521 /usr/bin/dbus-daemon\n", NULL, 0, 0,
-	  0x400000, 0x452000, 0, 8, 2, 173521, RX, MAP_PRIVATE, false, "/usr/bin/dbus-daemon" },
-	{ "odd padding", "00400000-00452000 r-xp 00000000 08:02 173521     /usr/bin/x y\n", NULL,
-	  0, 0, 0x400000, 0x452000, 0, 8, 2, 173521, RX, MAP_PRIVATE, false, "/usr/bin/x y" },
-	{ "upper-case hex", "7F0000000000-7F0000001000 r--p 0000A000 FD:0A 7 /x", NULL, 0, 0,
-	  0x7f0000000000, 0x7f0000001000, 0xa000, 0xfd, 0xa, 7, PROT_READ, MAP_PRIVATE, false,
-	  "/x" },
-	{ "empty mapping (start == end)", "1000-1000 r--p 00000000 00:00 0", NULL, 0, 0, 0x1000,
-	  0x1000, 0, 0, 0, 0, PROT_READ, MAP_PRIVATE, false, "" },
+    {"libc text", "7f2808398000-7f28084ee000 r-xp 00026000 fe:00 332835",
+     "/usr/lib/x86_64-linux-gnu/libc.so.6", 72, 0, 0x7f2808398000, 0x7f28084ee000, 0x26000, 0xfe, 0,
+     332835, RX, MAP_PRIVATE, false, "/usr/lib/x86_64-linux-gnu/libc.so.6"},
+    {"anonymous, kernel trailing space", "7f28082ef000-7f2808311000 rw-p 00000000 00:00 0 \n", NULL,
+     0, 0, 0x7f28082ef000, 0x7f2808311000, 0, 0, 0, 0, RW, MAP_PRIVATE, false, ""},
+    {"anonymous, no space, no newline", "7f28082ef000-7f2808311000 rw-p 00000000 00:00 0", NULL, 0,
+     0, 0x7f28082ef000, 0x7f2808311000, 0, 0, 0, 0, RW, MAP_PRIVATE, false, ""},
+    {"anonymous, trailing blanks", "1000-2000 ---p 00000000 00:00 0       \n", NULL, 0, 0, 0x1000,
+     0x2000, 0, 0, 0, 0, 0, MAP_PRIVATE, false, ""},
+    {"heap", "55c630852000-55c630873000 rw-p 00000000 00:00 0", "[heap]", 72, 0, 0x55c630852000,
+     0x55c630873000, 0, 0, 0, 0, RW, MAP_PRIVATE, false, "[heap]"},
+    {"stack", "7ffc1a2b3000-7ffc1a2d4000 rw-p 00000000 00:00 0", "[stack]", 72, 0, 0x7ffc1a2b3000,
+     0x7ffc1a2d4000, 0, 0, 0, 0, RW, MAP_PRIVATE, false, "[stack]"},
+    {"vdso", "7ffc1a3f0000-7ffc1a3f2000 r-xp 00000000 00:00 0", "[vdso]", 72, 0, 0x7ffc1a3f0000,
+     0x7ffc1a3f2000, 0, 0, 0, 0, RX, MAP_PRIVATE, false, "[vdso]"},
+    {"vsyscall, 16 hex digits", "ffffffffff600000-ffffffffff601000 --xp 00000000 00:00 0",
+     "[vsyscall]", 72, 0, 0xffffffffff600000, 0xffffffffff601000, 0, 0, 0, 0, PROT_EXEC,
+     MAP_PRIVATE, false, "[vsyscall]"},
+    {"named anon", "7f0000000000-7f0000001000 rw-p 00000000 00:00 0", "[anon:ringprof buf]", 72, 0,
+     0x7f0000000000, 0x7f0000001000, 0, 0, 0, 0, RW, MAP_PRIVATE, false, "[anon:ringprof buf]"},
+    {"shared", "7f2808557000-7f280855e000 r--s 00000000 fe:00 332280",
+     "/usr/lib/x86_64-linux-gnu/gconv/gconv-modules.cache", 72, 0, 0x7f2808557000, 0x7f280855e000,
+     0, 0xfe, 0, 332280, PROT_READ, MAP_SHARED, false,
+     "/usr/lib/x86_64-linux-gnu/gconv/gconv-modules.cache"},
+    {"spaces in path", "7f0000000000-7f0000002000 r-xp 00001000 08:01 42",
+     "/opt/my app/lib  two.so", 72, 0, 0x7f0000000000, 0x7f0000002000, 0x1000, 8, 1, 42, RX,
+     MAP_PRIVATE, false, "/opt/my app/lib  two.so"},
+    {"leading spaces kept (64-bit layout)", "7f0000000000-7f0000002000 r-xp 00000000 08:01 42",
+     "  odd name", 72, 0, 0x7f0000000000, 0x7f0000002000, 0, 8, 1, 42, RX, MAP_PRIVATE, false,
+     "  odd name"},
+    {"deleted", "7f0000000000-7f0000002000 r-xp 00000000 00:01 1234", "/memfd:jit (deleted)", 72, 0,
+     0x7f0000000000, 0x7f0000002000, 0, 0, 1, 1234, RX, MAP_PRIVATE, true, "/memfd:jit"},
+    {"deleted with spaces", "7f0000000000-7f0000002000 r-xp 00000000 08:01 9",
+     "/tmp/a b (deleted) (deleted)", 72, 0, 0x7f0000000000, 0x7f0000002000, 0, 8, 1, 9, RX,
+     MAP_PRIVATE, true, "/tmp/a b (deleted)"},
+    {"name looks deleted but is not", "7f0000000000-7f0000002000 r-xp 00000000 08:01 9",
+     "/tmp/(deleted)", 72, 0, 0x7f0000000000, 0x7f0000002000, 0, 8, 1, 9, RX, MAP_PRIVATE, false,
+     "/tmp/(deleted)"},
+    {"header longer than the pad width",
+     "ffffffffff600000-ffffffffff601000 rwxs ffffffffffff0000 ffffffff:ffffffff "
+     "18446744073709551615",
+     " /lead", 72, 0, 0xffffffffff600000, 0xffffffffff601000, 0xffffffffffff0000, 0xffffffff,
+     0xffffffff, UINT64_MAX, RW | PROT_EXEC, MAP_SHARED, false, " /lead"},
+    {"32-bit kernel layout", "08048000-08056000 r-xp 00000000 03:0c 64593", "/usr/sbin/gpm", 48, 0,
+     0x8048000, 0x8056000, 0, 3, 0xc, 64593, RX, MAP_PRIVATE, false, "/usr/sbin/gpm"},
+    {"32-bit kernel layout, leading space", "08048000-08056000 r-xp 00000000 03:0c 64593", " gpm",
+     48, 0, 0x8048000, 0x8056000, 0, 3, 0xc, 64593, RX, MAP_PRIVATE, false, " gpm"},
+    {"single space (not the kernel's layout)",
+     "00400000-00452000 r-xp 00000000 08:02 173521 /usr/bin/dbus-daemon\n", NULL, 0, 0, 0x400000,
+     0x452000, 0, 8, 2, 173521, RX, MAP_PRIVATE, false, "/usr/bin/dbus-daemon"},
+    {"odd padding", "00400000-00452000 r-xp 00000000 08:02 173521     /usr/bin/x y\n", NULL, 0, 0,
+     0x400000, 0x452000, 0, 8, 2, 173521, RX, MAP_PRIVATE, false, "/usr/bin/x y"},
+    {"upper-case hex", "7F0000000000-7F0000001000 r--p 0000A000 FD:0A 7 /x", NULL, 0, 0,
+     0x7f0000000000, 0x7f0000001000, 0xa000, 0xfd, 0xa, 7, PROT_READ, MAP_PRIVATE, false, "/x"},
+    {"empty mapping (start == end)", "1000-1000 r--p 00000000 00:00 0", NULL, 0, 0, 0x1000, 0x1000,
+     0, 0, 0, 0, PROT_READ, MAP_PRIVATE, false, ""},
 
-	{ "empty", "", NULL, 0, -EINVAL, 0, 0, 0, 0, 0, 0, 0, 0, false, NULL },
-	{ "newline only", "\n", NULL, 0, -EINVAL, 0, 0, 0, 0, 0, 0, 0, 0, false, NULL },
-	{ "start only", "7f2808398000-", NULL, 0, -EINVAL, 0, 0, 0, 0, 0, 0, 0, 0, false, NULL },
-	{ "no perms", "7f2808398000-7f28084ee000\n", NULL, 0, -EINVAL, 0, 0, 0, 0, 0, 0, 0, 0,
-	  false, NULL },
-	{ "no offset", "7f2808398000-7f28084ee000 r-xp", NULL, 0, -EINVAL, 0, 0, 0, 0, 0, 0, 0, 0,
-	  false, NULL },
-	{ "no device", "7f2808398000-7f28084ee000 r-xp 00026000 \n", NULL, 0, -EINVAL, 0, 0, 0, 0,
-	  0, 0, 0, 0, false, NULL },
-	{ "no minor", "7f2808398000-7f28084ee000 r-xp 00026000 fe: 1 /x", NULL, 0, -EINVAL, 0, 0,
-	  0, 0, 0, 0, 0, 0, false, NULL },
-	{ "no inode", "7f2808398000-7f28084ee000 r-xp 00026000 fe:00 \n", NULL, 0, -EINVAL, 0, 0,
-	  0, 0, 0, 0, 0, 0, false, NULL },
-	{ "no inode, path", "7f2808398000-7f28084ee000 r-xp 00026000 fe:00 /lib/x.so", NULL, 0,
-	  -EINVAL, 0, 0, 0, 0, 0, 0, 0, 0, false, NULL },
-	{ "garbage hex", "7f28zz398000-7f28084ee000 r-xp 00026000 fe:00 1 /x", NULL, 0, -EINVAL,
-	  0, 0, 0, 0, 0, 0, 0, 0, false, NULL },
-	{ "0x prefix", "0x1000-0x2000 r-xp 00000000 00:00 0", NULL, 0, -EINVAL, 0, 0, 0, 0, 0, 0,
-	  0, 0, false, NULL },
-	{ "17 hex digits", "1ffffffffff600000-ffffffffff601000 r-xp 00000000 00:00 0", NULL, 0,
-	  -EINVAL, 0, 0, 0, 0, 0, 0, 0, 0, false, NULL },
-	{ "9-digit major", "1000-2000 r-xp 00000000 100000000:00 0", NULL, 0, -EINVAL, 0, 0, 0, 0,
-	  0, 0, 0, 0, false, NULL },
-	{ "inode overflow", "1000-2000 r-xp 00000000 00:00 18446744073709551616 /x", NULL, 0,
-	  -EINVAL, 0, 0, 0, 0, 0, 0, 0, 0, false, NULL },
-	{ "inode with junk", "1000-2000 r-xp 00000000 00:00 12x /x", NULL, 0, -EINVAL, 0, 0, 0, 0,
-	  0, 0, 0, 0, false, NULL },
-	{ "bad perms", "1000-2000 rwxq 00000000 00:00 0", NULL, 0, -EINVAL, 0, 0, 0, 0, 0, 0, 0,
-	  0, false, NULL },
-	{ "short perms", "1000-2000 r-x 00000000 00:00 0", NULL, 0, -EINVAL, 0, 0, 0, 0, 0, 0, 0,
-	  0, false, NULL },
-	{ "long perms", "1000-2000 r-xp- 00000000 00:00 0", NULL, 0, -EINVAL, 0, 0, 0, 0, 0, 0, 0,
-	  0, false, NULL },
-	{ "start > end", "7f28084ee000-7f2808398000 r-xp 00026000 fe:00 1 /x", NULL, 0, -EINVAL,
-	  0, 0, 0, 0, 0, 0, 0, 0, false, NULL },
-	{ "leading blank", " 1000-2000 r-xp 00000000 00:00 0", NULL, 0, -EINVAL, 0, 0, 0, 0, 0, 0,
-	  0, 0, false, NULL },
-	{ "tabs", "1000-2000\tr-xp\t00000000\t00:00\t0", NULL, 0, -EINVAL, 0, 0, 0, 0, 0, 0, 0, 0,
-	  false, NULL },
-	{ "negative", "-1000-2000 r-xp 00000000 00:00 0", NULL, 0, -EINVAL, 0, 0, 0, 0, 0, 0, 0,
-	  0, false, NULL },
+    {"empty", "", NULL, 0, -EINVAL, 0, 0, 0, 0, 0, 0, 0, 0, false, NULL},
+    {"newline only", "\n", NULL, 0, -EINVAL, 0, 0, 0, 0, 0, 0, 0, 0, false, NULL},
+    {"start only", "7f2808398000-", NULL, 0, -EINVAL, 0, 0, 0, 0, 0, 0, 0, 0, false, NULL},
+    {"no perms", "7f2808398000-7f28084ee000\n", NULL, 0, -EINVAL, 0, 0, 0, 0, 0, 0, 0, 0, false,
+     NULL},
+    {"no offset", "7f2808398000-7f28084ee000 r-xp", NULL, 0, -EINVAL, 0, 0, 0, 0, 0, 0, 0, 0, false,
+     NULL},
+    {"no device", "7f2808398000-7f28084ee000 r-xp 00026000 \n", NULL, 0, -EINVAL, 0, 0, 0, 0, 0, 0,
+     0, 0, false, NULL},
+    {"no minor", "7f2808398000-7f28084ee000 r-xp 00026000 fe: 1 /x", NULL, 0, -EINVAL, 0, 0, 0, 0,
+     0, 0, 0, 0, false, NULL},
+    {"no inode", "7f2808398000-7f28084ee000 r-xp 00026000 fe:00 \n", NULL, 0, -EINVAL, 0, 0, 0, 0,
+     0, 0, 0, 0, false, NULL},
+    {"no inode, path", "7f2808398000-7f28084ee000 r-xp 00026000 fe:00 /lib/x.so", NULL, 0, -EINVAL,
+     0, 0, 0, 0, 0, 0, 0, 0, false, NULL},
+    {"garbage hex", "7f28zz398000-7f28084ee000 r-xp 00026000 fe:00 1 /x", NULL, 0, -EINVAL, 0, 0, 0,
+     0, 0, 0, 0, 0, false, NULL},
+    {"0x prefix", "0x1000-0x2000 r-xp 00000000 00:00 0", NULL, 0, -EINVAL, 0, 0, 0, 0, 0, 0, 0, 0,
+     false, NULL},
+    {"17 hex digits", "1ffffffffff600000-ffffffffff601000 r-xp 00000000 00:00 0", NULL, 0, -EINVAL,
+     0, 0, 0, 0, 0, 0, 0, 0, false, NULL},
+    {"9-digit major", "1000-2000 r-xp 00000000 100000000:00 0", NULL, 0, -EINVAL, 0, 0, 0, 0, 0, 0,
+     0, 0, false, NULL},
+    {"inode overflow", "1000-2000 r-xp 00000000 00:00 18446744073709551616 /x", NULL, 0, -EINVAL, 0,
+     0, 0, 0, 0, 0, 0, 0, false, NULL},
+    {"inode with junk", "1000-2000 r-xp 00000000 00:00 12x /x", NULL, 0, -EINVAL, 0, 0, 0, 0, 0, 0,
+     0, 0, false, NULL},
+    {"bad perms", "1000-2000 rwxq 00000000 00:00 0", NULL, 0, -EINVAL, 0, 0, 0, 0, 0, 0, 0, 0,
+     false, NULL},
+    {"short perms", "1000-2000 r-x 00000000 00:00 0", NULL, 0, -EINVAL, 0, 0, 0, 0, 0, 0, 0, 0,
+     false, NULL},
+    {"long perms", "1000-2000 r-xp- 00000000 00:00 0", NULL, 0, -EINVAL, 0, 0, 0, 0, 0, 0, 0, 0,
+     false, NULL},
+    {"start > end", "7f28084ee000-7f2808398000 r-xp 00026000 fe:00 1 /x", NULL, 0, -EINVAL, 0, 0, 0,
+     0, 0, 0, 0, 0, false, NULL},
+    {"leading blank", " 1000-2000 r-xp 00000000 00:00 0", NULL, 0, -EINVAL, 0, 0, 0, 0, 0, 0, 0, 0,
+     false, NULL},
+    {"tabs", "1000-2000\tr-xp\t00000000\t00:00\t0", NULL, 0, -EINVAL, 0, 0, 0, 0, 0, 0, 0, 0, false,
+     NULL},
+    {"negative", "-1000-2000 r-xp 00000000 00:00 0", NULL, 0, -EINVAL, 0, 0, 0, 0, 0, 0, 0, 0,
+     false, NULL},
 };
 
 static void check_map(const struct procfs_map *m, const struct maps_case *c)
@@ -262,7 +258,7 @@ static void test_maps_lines(void)
 		if (r == 0 && c->ret == 0)
 			check_map(&m, c);
 		else if (r < 0)
-			CHECK(!memcmp(&m, &sentinel, sizeof(m)));	/* untouched on failure */
+			CHECK(!memcmp(&m, &sentinel, sizeof(m))); /* untouched on failure */
 		free(line);
 	}
 	test_ctx = "";
@@ -271,7 +267,7 @@ static void test_maps_lines(void)
 /* Paths beyond PATH_MAX and beyond 64 KiB, with spaces and a deleted suffix. */
 static void test_maps_long_paths(void)
 {
-	static const size_t lens[] = { 4097, 65536 + 17, 300000 };
+	static const size_t lens[] = {4097, 65536 + 17, 300000};
 
 	for (size_t i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
 		char *path = repeat('d', lens[i]), *full, *line;
@@ -282,8 +278,8 @@ static void test_maps_long_paths(void)
 		path[lens[i] / 2] = ' ';
 		full = xmalloc(lens[i] + 16);
 		snprintf(full, lens[i] + 16, "%s (deleted)", path);
-		line = kernel_line("7f0000000000-7f0000002000 r-xp 00003000 fd:01 77", full, 72,
-				   true);
+		line =
+		    kernel_line("7f0000000000-7f0000002000 r-xp 00003000 fd:01 77", full, 72, true);
 		CHECK_INT(procfs_parse_maps_line(line, &m), 0);
 		CHECK_U64(m.pgoff, 0x3000);
 		CHECK_U64(m.maj, 0xfd);
@@ -309,45 +305,43 @@ struct ksym_case {
 };
 
 static const struct ksym_case ksym_cases[] = {
-	{ "ffffffff81000000 T _stext\n", 0, 0xffffffff81000000, 'T', "_stext", NULL },
-	{ "ffffffff81000000 T _stext", 0, 0xffffffff81000000, 'T', "_stext", NULL },
-	{ "ffffffffc0a01000 t foo\t[kvm]\n", 0, 0xffffffffc0a01000, 't', "foo", "kvm" },
-	{ "ffffffffc0a01000 t vmx_vcpu_run\t[kvm_intel]", 0, 0xffffffffc0a01000, 't',
-	  "vmx_vcpu_run", "kvm_intel" },
-	{ "0000000000000000 T startup_64\n", 0, 0, 'T', "startup_64", NULL },
-	{ "0000000000000000 t foo\t[kvm]\n", 0, 0, 't', "foo", "kvm" },
-	{ "ffffffff81234567 t __func.cold.12\n", 0, 0xffffffff81234567, 't', "__func.cold.12",
-	  NULL },
-	{ "ffffffff81234567 d __key.$x$1\n", 0, 0xffffffff81234567, 'd', "__key.$x$1", NULL },
-	{ "ffffffffc0201234 t bpf_prog_6deef7357e7b4530_sd_devices\t[bpf]\n", 0,
-	  0xffffffffc0201234, 't', "bpf_prog_6deef7357e7b4530_sd_devices", "bpf" },
-	{ "ffffffffc0200000 t ftrace_trampoline\t[__builtin__ftrace]\n", 0, 0xffffffffc0200000,
-	  't', "ftrace_trampoline", "__builtin__ftrace" },
-	{ "c1000000 T _text\n", 0, 0xc1000000, 'T', "_text", NULL },
-	{ "ffffffff82000000 A __per_cpu_end\n", 0, 0xffffffff82000000, 'A', "__per_cpu_end",
-	  NULL },
+    {"ffffffff81000000 T _stext\n", 0, 0xffffffff81000000, 'T', "_stext", NULL},
+    {"ffffffff81000000 T _stext", 0, 0xffffffff81000000, 'T', "_stext", NULL},
+    {"ffffffffc0a01000 t foo\t[kvm]\n", 0, 0xffffffffc0a01000, 't', "foo", "kvm"},
+    {"ffffffffc0a01000 t vmx_vcpu_run\t[kvm_intel]", 0, 0xffffffffc0a01000, 't', "vmx_vcpu_run",
+     "kvm_intel"},
+    {"0000000000000000 T startup_64\n", 0, 0, 'T', "startup_64", NULL},
+    {"0000000000000000 t foo\t[kvm]\n", 0, 0, 't', "foo", "kvm"},
+    {"ffffffff81234567 t __func.cold.12\n", 0, 0xffffffff81234567, 't', "__func.cold.12", NULL},
+    {"ffffffff81234567 d __key.$x$1\n", 0, 0xffffffff81234567, 'd', "__key.$x$1", NULL},
+    {"ffffffffc0201234 t bpf_prog_6deef7357e7b4530_sd_devices\t[bpf]\n", 0, 0xffffffffc0201234, 't',
+     "bpf_prog_6deef7357e7b4530_sd_devices", "bpf"},
+    {"ffffffffc0200000 t ftrace_trampoline\t[__builtin__ftrace]\n", 0, 0xffffffffc0200000, 't',
+     "ftrace_trampoline", "__builtin__ftrace"},
+    {"c1000000 T _text\n", 0, 0xc1000000, 'T', "_text", NULL},
+    {"ffffffff82000000 A __per_cpu_end\n", 0, 0xffffffff82000000, 'A', "__per_cpu_end", NULL},
 
-	{ "", -EINVAL, 0, 0, NULL, NULL },
-	{ "\n", -EINVAL, 0, 0, NULL, NULL },
-	{ "ffffffff81000000\n", -EINVAL, 0, 0, NULL, NULL },
-	{ "ffffffff81000000 T\n", -EINVAL, 0, 0, NULL, NULL },
-	{ "ffffffff81000000 T \n", -EINVAL, 0, 0, NULL, NULL },
-	{ "ffffffff81000000 _stext\n", -EINVAL, 0, 0, NULL, NULL },
-	{ "ffffffff81000000  T _stext\n", -EINVAL, 0, 0, NULL, NULL },
-	{ "T _stext\n", -EINVAL, 0, 0, NULL, NULL },
-	{ "zzzzffff81000000 T _stext\n", -EINVAL, 0, 0, NULL, NULL },
-	{ "1ffffffff81000000 T _stext\n", -EINVAL, 0, 0, NULL, NULL },
-	{ "ffffffff81000000 T foo bar\n", -EINVAL, 0, 0, NULL, NULL },
-	{ "ffffffff81000000 T foo [kvm]\n", -EINVAL, 0, 0, NULL, NULL },
-	{ "ffffffff81000000 t foo\t\n", -EINVAL, 0, 0, NULL, NULL },
-	{ "ffffffff81000000 t foo\t[\n", -EINVAL, 0, 0, NULL, NULL },
-	{ "ffffffff81000000 t foo\t[]\n", -EINVAL, 0, 0, NULL, NULL },
-	{ "ffffffff81000000 t foo\tkvm\n", -EINVAL, 0, 0, NULL, NULL },
-	{ "ffffffff81000000 t foo\t[kvm\n", -EINVAL, 0, 0, NULL, NULL },
-	{ "ffffffff81000000 t foo\t[kvm] x\n", -EINVAL, 0, 0, NULL, NULL },
-	{ "ffffffff81000000 t foo\t[kvm]]\n", -EINVAL, 0, 0, NULL, NULL },
-	{ "ffffffff81000000 t foo\t[k m]\n", -EINVAL, 0, 0, NULL, NULL },
-	{ "ffffffff81000000\tT\t_stext\n", -EINVAL, 0, 0, NULL, NULL },
+    {"", -EINVAL, 0, 0, NULL, NULL},
+    {"\n", -EINVAL, 0, 0, NULL, NULL},
+    {"ffffffff81000000\n", -EINVAL, 0, 0, NULL, NULL},
+    {"ffffffff81000000 T\n", -EINVAL, 0, 0, NULL, NULL},
+    {"ffffffff81000000 T \n", -EINVAL, 0, 0, NULL, NULL},
+    {"ffffffff81000000 _stext\n", -EINVAL, 0, 0, NULL, NULL},
+    {"ffffffff81000000  T _stext\n", -EINVAL, 0, 0, NULL, NULL},
+    {"T _stext\n", -EINVAL, 0, 0, NULL, NULL},
+    {"zzzzffff81000000 T _stext\n", -EINVAL, 0, 0, NULL, NULL},
+    {"1ffffffff81000000 T _stext\n", -EINVAL, 0, 0, NULL, NULL},
+    {"ffffffff81000000 T foo bar\n", -EINVAL, 0, 0, NULL, NULL},
+    {"ffffffff81000000 T foo [kvm]\n", -EINVAL, 0, 0, NULL, NULL},
+    {"ffffffff81000000 t foo\t\n", -EINVAL, 0, 0, NULL, NULL},
+    {"ffffffff81000000 t foo\t[\n", -EINVAL, 0, 0, NULL, NULL},
+    {"ffffffff81000000 t foo\t[]\n", -EINVAL, 0, 0, NULL, NULL},
+    {"ffffffff81000000 t foo\tkvm\n", -EINVAL, 0, 0, NULL, NULL},
+    {"ffffffff81000000 t foo\t[kvm\n", -EINVAL, 0, 0, NULL, NULL},
+    {"ffffffff81000000 t foo\t[kvm] x\n", -EINVAL, 0, 0, NULL, NULL},
+    {"ffffffff81000000 t foo\t[kvm]]\n", -EINVAL, 0, 0, NULL, NULL},
+    {"ffffffff81000000 t foo\t[k m]\n", -EINVAL, 0, 0, NULL, NULL},
+    {"ffffffff81000000\tT\t_stext\n", -EINVAL, 0, 0, NULL, NULL},
 };
 
 static void test_kallsyms_lines(void)
@@ -356,7 +350,7 @@ static void test_kallsyms_lines(void)
 
 	for (size_t i = 0; i < sizeof(ksym_cases) / sizeof(ksym_cases[0]); i++) {
 		const struct ksym_case *c = &ksym_cases[i];
-		struct procfs_ksym k = { 7, 'Z', "sentinel", "sentinel" };
+		struct procfs_ksym k = {7, 'Z', "sentinel", "sentinel"};
 		char *line = xstrdup(c->line);
 		int r;
 
@@ -398,7 +392,7 @@ struct collected {
 	size_t n;
 	char *paths[16];
 	struct procfs_map maps[16];
-	int stop_at;		/* return -42 on this 1-based call */
+	int stop_at; /* return -42 on this 1-based call */
 };
 
 static int collect_map(const struct procfs_map *m, void *arg)
@@ -413,7 +407,7 @@ static int collect_map(const struct procfs_map *m, void *arg)
 	c->n++;
 	if (c->stop_at && (int)c->n == c->stop_at)
 		return -42;
-	return 1;	/* positive values continue */
+	return 1; /* positive values continue */
 }
 
 static void collected_free(struct collected *c)
@@ -427,7 +421,7 @@ static void test_maps_file(void)
 {
 	char *long_path = repeat('L', 70000), *mid_path = repeat('M', 5000), *l1, *l2, *l3, *l4;
 	char path[PATH_MAX + 64], dir[PATH_MAX + 64];
-	struct collected c = { 0 };
+	struct collected c = {0};
 	size_t n_bad = 12345;
 	FILE *f;
 
@@ -448,11 +442,11 @@ static void test_maps_file(void)
 	fputs(l1, f);
 	fputs("this is not a maps line\n", f);
 	fputs(l2, f);
-	fputs("\n", f);					/* empty line: bad */
+	fputs("\n", f); /* empty line: bad */
 	fputs(l3, f);
-	fwrite("1000-2000 r-xp 00000000 00:00 0 /a\0junk\n", 1, 40, f);	/* NUL: bad */
+	fwrite("1000-2000 r-xp 00000000 00:00 0 /a\0junk\n", 1, 40, f); /* NUL: bad */
 	fputs("7f28084ee000-7f2808398000 r-xp 00026000 fe:00 1 /start-after-end\n", f);
-	fputs(l4, f);					/* no newline at EOF */
+	fputs(l4, f); /* no newline at EOF */
 	fclose(f);
 
 	CHECK_INT(procfs_read_maps_file(path, collect_map, &c, &n_bad), 0);
@@ -532,7 +526,7 @@ static int count_ksym(const struct procfs_ksym *k, void *arg)
 static void test_kallsyms_file(void)
 {
 	char *sym = repeat('k', 70000), path[PATH_MAX + 64];
-	struct ksym_count c = { 0 };
+	struct ksym_count c = {0};
 	size_t n_bad = 12345;
 	FILE *f;
 
@@ -545,11 +539,11 @@ static void test_kallsyms_file(void)
 		return;
 	}
 	fputs("ffffffff81000000 T _text\n", f);
-	fputs("ffffffff81000000 T\n", f);			/* bad: no name */
+	fputs("ffffffff81000000 T\n", f); /* bad: no name */
 	fprintf(f, "ffffffff81001000 t %s\n", sym);
-	fputs("garbage\n", f);					/* bad */
+	fputs("garbage\n", f); /* bad */
 	fputs("0000000000000000 t foo\t[kvm]\n", f);
-	fputs("ffffffffc0a01000 t bar\t[kvm]", f);		/* no newline at EOF */
+	fputs("ffffffffc0a01000 t bar\t[kvm]", f); /* no newline at EOF */
 	fclose(f);
 
 	CHECK_INT(procfs_read_kallsyms(path, count_ksym, &c, &n_bad), 0);
@@ -645,7 +639,7 @@ static void test_self_maps_layout(void)
 
 static void test_self(void)
 {
-	struct self_maps s = { 0 };
+	struct self_maps s = {0};
 	char exe[PATH_MAX], comm[64];
 	size_t n_bad = 12345;
 	ssize_t n;
@@ -741,7 +735,7 @@ static bool has_id(const struct id_list *l, int id)
 static void test_threads(void)
 {
 	static struct id_list l;
-	struct worker w = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, false, false };
+	struct worker w = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, false, false};
 	pthread_t th;
 	char comm[64];
 	int tgid = 0, ppid = -1;
@@ -819,10 +813,10 @@ static int fake_pid(int pid, void *arg)
 
 static void test_fake_proc(void)
 {
-	static const int expect_pids[] = { 9, 45, 46, 47, 123, 124, 200 };
+	static const int expect_pids[] = {9, 45, 46, 47, 123, 124, 200};
 	static struct id_list l;
-	struct fake_walk w = { 0 };
-	struct collected c = { 0 };
+	struct fake_walk w = {0};
+	struct collected c = {0};
 	char root[PATH_MAX], comm[64], *longroot;
 	int tgid = -1, ppid = -1;
 	size_t n_bad = 0;
@@ -841,13 +835,13 @@ static void test_fake_proc(void)
 		"garbage\n"
 		"00651000-00652000 rw-p 00051000 08:02 173521 /usr/bin/fake");
 	put_str(root, "proc/124/status", "Name:\tworker\nTgid:  123 \nPPid:\t1\n");
-	put_str(root, "proc/45/status", "Name:\tx\nTgid:\t45\n");		/* no PPid */
+	put_str(root, "proc/45/status", "Name:\tx\nTgid:\t45\n"); /* no PPid */
 	put_str(root, "proc/45/task/45/comm", "no-newline");
 	put_str(root, "proc/46/status", "Tgid:\tabc\nPPid:\t1\n");
 	put_str(root, "proc/46/task/46/comm", "\n");
 	put_str(root, "proc/47/status", "Tgid:\t-5\nPPid:\t1\n");
 	put_str(root, "proc/47/task/47/comm", "x\n");
-	put_str(root, "proc/9/status", "Tgid:\t9\nPPid:\t99999999999\n");	/* overflow */
+	put_str(root, "proc/9/status", "Tgid:\t9\nPPid:\t99999999999\n"); /* overflow */
 	put_str(root, "proc/9/task/9/x", "");
 	put_str(root, "proc/200/task/200/comm", "doomed\n");
 	put_str(root, "proc/77", "a file, not a process\n");
@@ -860,7 +854,7 @@ static void test_fake_proc(void)
 		char p[PATH_MAX + 64], t[PATH_MAX + 64];
 
 		snprintf(p, sizeof(p), "%s/proc/9/task/9/comm", root);
-		CHECK_INT(mkdir(p, 0755), 0);		/* a comm that cannot be read */
+		CHECK_INT(mkdir(p, 0755), 0); /* a comm that cannot be read */
 		snprintf(p, sizeof(p), "%s/proc/self", root);
 		snprintf(t, sizeof(t), "%s/proc/123", root);
 		CHECK_INT(symlink(t, p), 0);
@@ -968,18 +962,17 @@ static void test_read_int(void)
 		int ret;
 		long value;
 	} cases[] = {
-		{ "2\n", 0, 2 },
-		{ "-1\n", 0, -1 },
-		{ "  42  \n", 0, 42 },
-		{ "9223372036854775807", 0, LONG_MAX },
-		{ "", -EINVAL, 0 },
-		{ "\n", -EINVAL, 0 },
-		{ "abc\n", -EINVAL, 0 },
-		{ "12abc\n", -EINVAL, 0 },
-		{ "1 2\n", -EINVAL, 0 },
-		{ "99999999999999999999999\n", -ERANGE, 0 },
-		{ "1111111111111111111111111111111111111111111111111111111111111111111111\n",
-		  -EINVAL, 0 },
+	    {"2\n", 0, 2},
+	    {"-1\n", 0, -1},
+	    {"  42  \n", 0, 42},
+	    {"9223372036854775807", 0, LONG_MAX},
+	    {"", -EINVAL, 0},
+	    {"\n", -EINVAL, 0},
+	    {"abc\n", -EINVAL, 0},
+	    {"12abc\n", -EINVAL, 0},
+	    {"1 2\n", -EINVAL, 0},
+	    {"99999999999999999999999\n", -ERANGE, 0},
+	    {"1111111111111111111111111111111111111111111111111111111111111111111111\n", -EINVAL, 0},
 	};
 	char path[PATH_MAX + 64];
 	long v;
@@ -1015,13 +1008,13 @@ static void test_read_file(void)
 	put_str(tmpdir, "small", "abc\n");
 	CHECK_INT(procfs_read_file(path, buf, sizeof(buf)), 3);
 	CHECK_STR(buf, "abc");
-	put_str(tmpdir, "small", "ab\n\n");		/* only one newline goes */
+	put_str(tmpdir, "small", "ab\n\n"); /* only one newline goes */
 	CHECK_INT(procfs_read_file(path, buf, sizeof(buf)), 3);
 	CHECK_STR(buf, "ab\n");
 	put_str(tmpdir, "small", "");
 	CHECK_INT(procfs_read_file(path, buf, sizeof(buf)), 0);
 	CHECK_STR(buf, "");
-	put_str(tmpdir, "small", "0123456789\n");	/* cut at SIZE - 1 bytes */
+	put_str(tmpdir, "small", "0123456789\n"); /* cut at SIZE - 1 bytes */
 	CHECK_INT(procfs_read_file(path, buf, sizeof(buf)), 7);
 	CHECK_STR(buf, "0123456");
 	CHECK_INT(procfs_read_file(path, buf, 1), 0);
@@ -1047,7 +1040,8 @@ int main(void)
 	const char *t = getenv("TMPDIR");
 
 	if ((size_t)snprintf(tmpdir, sizeof(tmpdir), "%s/test-procfs.XXXXXX",
-			     t && *t ? t : "/tmp") >= sizeof(tmpdir) || !mkdtemp(tmpdir)) {
+			     t && *t ? t : "/tmp") >= sizeof(tmpdir) ||
+	    !mkdtemp(tmpdir)) {
 		perror("mkdtemp");
 		return 1;
 	}

@@ -33,7 +33,7 @@ static void test_maps(void)
 
 	test_ctx = "maps";
 	procmodel_comm(m, 10, 10, "app", false);
-	procmodel_map(m, 10, 0x1000, 0x3000, 0, 1);      /* [0x1000, 0x4000) */
+	procmodel_map(m, 10, 0x1000, 0x3000, 0, 1);	 /* [0x1000, 0x4000) */
 	procmodel_map(m, 10, 0x8000, 0x1000, 0x2000, 2); /* [0x8000, 0x9000) */
 	CHECK_INT(dso_at(m, 10, 0x1000), 1);
 	CHECK_INT(dso_at(m, 10, 0x3fff), 1);

@@ -13,9 +13,9 @@
 #include "check.h"
 #include "capture/ring.h"
 
-#define TEST_TYPE 0x7e57          /* header.type of the test records */
-#define DEFAULT_RECORDS 200000    /* across all scenarios; override with TEST_RING_RECORDS */
-#define STALL_SECONDS 20          /* no progress for this long = failure, not a hang */
+#define TEST_TYPE 0x7e57       /* header.type of the test records */
+#define DEFAULT_RECORDS 200000 /* across all scenarios; override with TEST_RING_RECORDS */
+#define STALL_SECONDS 20       /* no progress for this long = failure, not a hang */
 
 static size_t page_size;
 
@@ -50,7 +50,7 @@ static unsigned int size_small(uint64_t seq)
 
 static unsigned int size_mixed(uint64_t seq)
 {
-	static const unsigned int table[] = { 16, 24, 40, 56, 104, 4104 };
+	static const unsigned int table[] = {16, 24, 40, 56, 104, 4104};
 	uint64_t h = mix(seq ^ 0x5eed);
 
 	if (seq % 499 == 250)
@@ -63,7 +63,7 @@ static unsigned int size_mixed(uint64_t seq)
 static unsigned int size_odd(uint64_t seq)
 {
 	/* odd multiples of 8 and one just under the 8 KiB ring size */
-	static const unsigned int table[] = { 16, 24, 40, 4104, 8184, 72, 120, 2056 };
+	static const unsigned int table[] = {16, 24, 40, 4104, 8184, 72, 120, 2056};
 
 	return table[mix(seq ^ 0x0dd) % 8];
 }
@@ -76,22 +76,22 @@ static unsigned int size_fixed64(uint64_t seq)
 
 struct scenario {
 	const char *name;
-	unsigned int n_pages;      /* data pages of the synthetic ring */
-	unsigned int n_records;    /* at DEFAULT_RECORDS scale */
+	unsigned int n_pages;	/* data pages of the synthetic ring */
+	unsigned int n_records; /* at DEFAULT_RECORDS scale */
 	unsigned int (*size_of)(uint64_t seq);
-	unsigned int burst_max;    /* records per burst: 1..burst_max */
-	int publish_each;          /* store data_head after each record (as the kernel does) */
-	unsigned int nap_every;    /* consumer sleeps after crossing every nap_every records */
+	unsigned int burst_max; /* records per burst: 1..burst_max */
+	int publish_each;	/* store data_head after each record (as the kernel does) */
+	unsigned int nap_every; /* consumer sleeps after crossing every nap_every records */
 	unsigned int nap_us;
-	int expect_full;           /* the reader must see head - tail == size at least once */
+	int expect_full; /* the reader must see head - tail == size at least once */
 	int expect_straddle;
 };
 
 static const struct scenario scenarios[] = {
-	{ "small-ring", 1, 70000, size_small, 32, 1, 0, 0, 0, 1 },
-	{ "mixed", 16, 60000, size_mixed, 64, 0, 0, 0, 0, 1 },
-	{ "odd-sizes", 2, 40000, size_odd, 8, 1, 4096, 1000, 0, 1 },
-	{ "full", 1, 30000, size_fixed64, 128, 1, 1024, 5000, 1, 0 },
+    {"small-ring", 1, 70000, size_small, 32, 1, 0, 0, 0, 1},
+    {"mixed", 16, 60000, size_mixed, 64, 0, 0, 0, 0, 1},
+    {"odd-sizes", 2, 40000, size_odd, 8, 1, 4096, 1000, 0, 1},
+    {"full", 1, 30000, size_fixed64, 128, 1, 1024, 5000, 1, 0},
 };
 
 struct producer {
@@ -100,8 +100,8 @@ struct producer {
 	uint64_t size;
 	const struct scenario *sc;
 	uint64_t n_records;
-	int stop;          /* set by the consumer on failure (__atomic) */
-	uint64_t n_waits;  /* times a record did not fit; read after join */
+	int stop;	  /* set by the consumer on failure (__atomic) */
+	uint64_t n_waits; /* times a record did not fit; read after join */
 };
 
 static void put64(unsigned char *data, uint64_t mask, uint64_t pos, uint64_t v)
@@ -113,7 +113,7 @@ static void put64(unsigned char *data, uint64_t mask, uint64_t pos, uint64_t v)
 static void write_record(unsigned char *data, uint64_t mask, uint64_t pos, uint64_t seq,
 			 unsigned int size)
 {
-	struct perf_event_header h = { .type = TEST_TYPE, .misc = (uint16_t)seq, .size = size };
+	struct perf_event_header h = {.type = TEST_TYPE, .misc = (uint16_t)seq, .size = size};
 	uint64_t w, j;
 
 	memcpy(&w, &h, sizeof(w));
@@ -205,7 +205,7 @@ static int check_record(const char *name, const struct perf_event_header *h, uin
 
 static void nap(unsigned int us)
 {
-	struct timespec ts = { .tv_sec = us / 1000000, .tv_nsec = (long)(us % 1000000) * 1000 };
+	struct timespec ts = {.tv_sec = us / 1000000, .tv_nsec = (long)(us % 1000000) * 1000};
 
 	nanosleep(&ts, NULL);
 }
@@ -245,8 +245,11 @@ static void run_scenario(const struct scenario *sc, uint64_t total)
 	      (unsigned long long)r.size);
 	CHECK(r.data == (unsigned char *)map + page_size, "%s: data pointer", sc->name);
 
-	p = (struct producer){ .pc = pc, .data = r.data, .size = r.size, .sc = sc,
-			       .n_records = n_records };
+	p = (struct producer){.pc = pc,
+			      .data = r.data,
+			      .size = r.size,
+			      .sc = sc,
+			      .n_records = n_records};
 	err = pthread_create(&thread, NULL, producer_main, &p);
 	if (err) {
 		CHECK(err == 0, "%s: pthread_create: %s", sc->name, strerror(err));
@@ -321,8 +324,8 @@ static void run_scenario(const struct scenario *sc, uint64_t total)
 		CHECK(ring_read_init(&r) == 0, "%s: bytes left after the last record", sc->name);
 		CHECK(ring_read_event(&r) == NULL, "%s: a record after the last one", sc->name);
 		CHECK(__atomic_load_n(&pc->data_tail, __ATOMIC_RELAXED) == pos,
-		      "%s: data_tail %llu, want %llu", sc->name,
-		      (unsigned long long)pc->data_tail, (unsigned long long)pos);
+		      "%s: data_tail %llu, want %llu", sc->name, (unsigned long long)pc->data_tail,
+		      (unsigned long long)pos);
 		if (sc->expect_straddle)
 			CHECK(n_straddled > 0, "%s: no record straddled the ring end", sc->name);
 		if (sc->expect_full)
@@ -350,7 +353,7 @@ static void put_bytes(struct ring *r, uint64_t pos, const void *src, size_t len)
 
 static void put_record(struct ring *r, uint64_t pos, uint64_t seq, unsigned int size)
 {
-	struct perf_event_header h = { .type = TEST_TYPE, .misc = (uint16_t)seq, .size = size };
+	struct perf_event_header h = {.type = TEST_TYPE, .misc = (uint16_t)seq, .size = size};
 	uint64_t j, v;
 
 	put_bytes(r, pos, &h, sizeof(h));
@@ -363,7 +366,7 @@ static void put_record(struct ring *r, uint64_t pos, uint64_t seq, unsigned int 
 
 static void put_header(struct ring *r, uint64_t pos, unsigned int size)
 {
-	struct perf_event_header h = { .type = TEST_TYPE, .misc = 0, .size = (uint16_t)size };
+	struct perf_event_header h = {.type = TEST_TYPE, .misc = 0, .size = (uint16_t)size};
 
 	put_bytes(r, pos, &h, sizeof(h));
 }
@@ -428,7 +431,7 @@ static void test_init_errors(void)
 	CHECK(err == 0, "valid ring: %d", err);
 	if (!err) {
 		CHECK(r.size == 4 * page_size && r.data == map + page_size && r.bounce && !r.map &&
-			      r.head == 0 && r.tail == 0 && r.n_bad == 0,
+			  r.head == 0 && r.tail == 0 && r.n_bad == 0,
 		      "valid ring fields");
 		CHECK(((uintptr_t)r.bounce & 7) == 0, "bounce misaligned");
 		ring_done(&r);
@@ -617,8 +620,8 @@ static void test_corrupt(void)
 static void test_nothing_past_head(void)
 {
 	size_t map_len = 3 * page_size;
-	unsigned char *map = mmap(NULL, map_len, PROT_READ | PROT_WRITE,
-				  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	unsigned char *map =
+	    mmap(NULL, map_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	struct perf_event_mmap_page *pc = (void *)map;
 	struct ring r;
 	int err;

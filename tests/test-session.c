@@ -32,7 +32,7 @@
 #endif
 
 static long countdown = -1; /* allocations left before the one that fails; -1: none fails */
-static bool sticky;         /* then every later one fails too */
+static bool sticky;	    /* then every later one fails too */
 static long n_failed, n_allocs;
 
 #ifndef HAVE_ASAN
@@ -101,11 +101,11 @@ static void find_golden(void)
 	}
 }
 
-static const char *const comm_worker[] = { "rp-worker" };
+static const char *const comm_worker[] = {"rp-worker"};
 
 static struct session *open_session(bool only_worker)
 {
-	struct session_opts so = { .symfs = symfs, .debuginfod_timeout = 5 };
+	struct session_opts so = {.symfs = symfs, .debuginfod_timeout = 5};
 
 	if (only_worker) {
 		so.filter.comms = comm_worker;
@@ -117,8 +117,8 @@ static struct session *open_session(bool only_worker)
 /* The header and flat report of a finished session, in a string to free; NULL on failure. */
 static char *report(struct session *s, int *ret_rc)
 {
-	struct print_opts po = { .keys = { PRINT_COMM, PRINT_DSO, PRINT_SYM }, .n_keys = 3 };
-	const char *const inputs[] = { "workload.rpd" };
+	struct print_opts po = {.keys = {PRINT_COMM, PRINT_DSO, PRINT_SYM}, .n_keys = 3};
+	const char *const inputs[] = {"workload.rpd"};
 	char *text = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&text, &len);
@@ -181,12 +181,15 @@ static void check_run(struct session *s, bool only_worker, uint64_t seen_ok, str
 		free(text);
 		return;
 	}
-	snprintf(want, sizeof(want), "\n# note: %" PRIu64 " sample%s dropped (out of memory while "
-		 "reading)", t->samples_nomem, t->samples_nomem > 1 ? "s" : "");
+	snprintf(want, sizeof(want),
+		 "\n# note: %" PRIu64 " sample%s dropped (out of memory while "
+		 "reading)",
+		 t->samples_nomem, t->samples_nomem > 1 ? "s" : "");
 	CHECK(!t->samples_nomem == !strstr(text, want), "no '%s' in:\n%s", want + 1, text);
-	snprintf(want, sizeof(want), "\n# note: %" PRIu64 " side-band record%s (tasks, mappings, "
-		 "kernel symbols) not applied", t->sideband_nomem,
-		 t->sideband_nomem > 1 ? "s" : "");
+	snprintf(want, sizeof(want),
+		 "\n# note: %" PRIu64 " side-band record%s (tasks, mappings, "
+		 "kernel symbols) not applied",
+		 t->sideband_nomem, t->sideband_nomem > 1 ? "s" : "");
 	CHECK(!t->sideband_nomem == !strstr(text, want), "no '%s' in:\n%s", want + 1, text);
 	if (t->samples)
 		CHECK(strstr(text, "\n# Children") || strstr(text, "\n#     Self"),
@@ -248,13 +251,14 @@ static void fail_each(bool and_after, bool only_worker, struct tally *ty)
 static void report_tally(const char *what, const struct tally *ty)
 {
 	printf("%s: %ld runs, %ld with samples dropped (%ld still with rows), %ld with side-band "
-	       "records not applied, %ld where the file could not be read\n", what, ty->runs,
-	       ty->with_lost, ty->with_lost_and_kept, ty->with_sideband, ty->add_failed);
+	       "records not applied, %ld where the file could not be read\n",
+	       what, ty->runs, ty->with_lost, ty->with_lost_and_kept, ty->with_sideband,
+	       ty->add_failed);
 }
 
 int main(void)
 {
-	struct tally one = { 0 }, rest = { 0 }, comm = { 0 };
+	struct tally one = {0}, rest = {0}, comm = {0};
 
 #ifdef HAVE_ASAN
 	fprintf(stderr, "SKIP: test-session: AddressSanitizer owns malloc, so this test cannot "

@@ -22,8 +22,8 @@
 #include "check.h"
 #include "profile/symbolizer.h"
 
-static char T[256];       /* temp directory */
-static char SRC[1024];    /* tests/symfix */
+static char T[256];    /* temp directory */
+static char SRC[1024]; /* tests/symfix */
 static char CFLAGS[] = "-O2 -g -fno-omit-frame-pointer -Wl,--build-id";
 
 static void die(const char *what)
@@ -135,8 +135,7 @@ static void elf_read(const char *path, struct elfinfo *ei)
 				    sym.st_value < ph.p_vaddr + ph.p_filesz) {
 					if (ei->n == cap)
 						ei->f = realloc(ei->f, (cap *= 2) * sizeof(*ei->f));
-					snprintf(ei->f[ei->n].name, sizeof(ei->f->name), "%s",
-						 name);
+					snprintf(ei->f[ei->n].name, sizeof(ei->f->name), "%s", name);
 					ei->f[ei->n].vaddr = sym.st_value;
 					ei->f[ei->n].size = sym.st_size;
 					ei->f[ei->n].off = sym.st_value - ph.p_vaddr + ph.p_offset;
@@ -191,10 +190,10 @@ static void on_warn(void *arg, const char *msg)
 static struct symbolizer *new_sym(const char *symfs, bool inl, struct warns *w)
 {
 	struct symbolizer_opts o = {
-		.symfs = symfs,
-		.inline_frames = inl,
-		.warn = on_warn,
-		.warn_arg = w,
+	    .symfs = symfs,
+	    .inline_frames = inl,
+	    .warn = on_warn,
+	    .warn_arg = w,
 	};
 	struct symbolizer *s;
 
@@ -218,7 +217,7 @@ static void expect(struct symbolizer *s, struct sym_dso *d, uint64_t off, const 
 	int n = symbolizer_lookup(s, d, off, fr, 4);
 
 	CHECK(n == 1 && !fr[0].name == !name && (!name || !strcmp(fr[0].name, name)) &&
-		      (!name || fr[0].offset == offset),
+		  (!name || fr[0].offset == offset),
 	      "%s: offset %#llx: got %d frame(s) %s+%#llx, expected %s+%#llx", where,
 	      (unsigned long long)off, n, fr[0].name ? fr[0].name : "(unknown)",
 	      (unsigned long long)fr[0].offset, name ? name : "(unknown)",
@@ -281,8 +280,8 @@ static void test_plain(void)
 	CHECK_STR(sym_dso_path(d), prog_path);
 	n = expect_all(s, d, &prog, NULL, "all functions");
 	CHECK(n >= 6); /* sf_alpha, sf_beta, sf_gamma, sf_inline_caller, main, _start... */
-	for (const char *const *f = (const char *const[]){ "sf_alpha", "sf_beta", "sf_gamma",
-							    "sf_inline_caller", "main", NULL };
+	for (const char *const *f = (const char *const[]){"sf_alpha", "sf_beta", "sf_gamma",
+							  "sf_inline_caller", "main", NULL};
 	     *f; f++)
 		find_func(&prog, *f);
 	/* Far outside every segment: unknown, not the last symbol. */
@@ -526,8 +525,7 @@ static void test_locations(void)
 	s = new_sym(NULL, false, &w);
 	d = symbolizer_dso(s, prog_path, NULL, 0, major(st.st_dev), minor(st.st_dev), st.st_ino);
 	expect(s, d, a->off, "sf_alpha", 0, "same inode");
-	d = symbolizer_dso(s, prog_path, NULL, 0, major(st.st_dev), minor(st.st_dev),
-			   st.st_ino + 1);
+	d = symbolizer_dso(s, prog_path, NULL, 0, major(st.st_dev), minor(st.st_dev), st.st_ino + 1);
 	expect(s, d, a->off, NULL, 0, "replaced file");
 	CHECK_INT(w.n, 1);
 	CHECK(strstr(w.all, "inode") && strstr(w.all, prog_path), "%s", w.all);
@@ -689,7 +687,7 @@ static void test_shared(void)
 
 static int listen_local(int *ret_port)
 {
-	struct sockaddr_in a = { .sin_family = AF_INET };
+	struct sockaddr_in a = {.sin_family = AF_INET};
 	socklen_t len = sizeof(a);
 	int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 
@@ -714,7 +712,7 @@ static int count_connections(int fd)
 
 static void test_debuginfod(void)
 {
-	struct symbolizer_opts o = { 0 };
+	struct symbolizer_opts o = {0};
 	char url[64], cache[600], stripped[600];
 	struct symbolizer *s;
 	struct sym_dso *d;
@@ -794,13 +792,15 @@ static void test_cost(void)
 		die(s_path);
 	fprintf(f, "\t.text\n");
 	for (int i = 0; i < n_fn; i++)
-		fprintf(f, "\t.globl big_fn_%d\n\t.type big_fn_%d, %%function\nbig_fn_%d:\n"
-			   "\t.skip %d, 0\n\t.size big_fn_%d, .-big_fn_%d\n",
+		fprintf(f,
+			"\t.globl big_fn_%d\n\t.type big_fn_%d, %%function\nbig_fn_%d:\n"
+			"\t.skip %d, 0\n\t.size big_fn_%d, .-big_fn_%d\n",
 			i, i, i, 16 + (i % 7) * 8, i, i);
 	fprintf(f, "\t.section .note.GNU-stack,\"\",%%progbits\n");
 	fclose(f);
 	sh("cd '%s' && printf 'int main(void){return 0;}\\n' > bigmain.c && "
-	   "gcc -O0 -fPIE -pie -Wl,--build-id -o '%s' bigmain.c '%s'", T, bin, s_path);
+	   "gcc -O0 -fPIE -pie -Wl,--build-id -o '%s' bigmain.c '%s'",
+	   T, bin, s_path);
 	elf_read(bin, &ei);
 	CHECK(ei.n >= (size_t)n_fn);
 

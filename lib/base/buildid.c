@@ -14,8 +14,8 @@ struct elf {
 	int fd;
 	uint64_t size;
 	bool is64, msb;
-	bool damaged;		/* a note area could not be parsed to its end */
-	uint8_t *buf;		/* the caller's build-id buffer */
+	bool damaged; /* a note area could not be parsed to its end */
+	uint8_t *buf; /* the caller's build-id buffer */
 	size_t buf_size, len;
 };
 
@@ -29,7 +29,7 @@ static uint64_t get_uint(const struct elf *e, const uint8_t *p, size_t n)
 }
 
 /* Read MEMBER of a raw TYPE (e.g. Elf64_Phdr) at BUF in the file's byte order. */
-#define FIELD(e, buf, type, member) \
+#define FIELD(e, buf, type, member)                                                                \
 	get_uint(e, (buf) + offsetof(type, member), sizeof(((type *)0)->member))
 #define EHDR(e, buf, m) ((e)->is64 ? FIELD(e, buf, Elf64_Ehdr, m) : FIELD(e, buf, Elf32_Ehdr, m))
 #define PHDR(e, buf, m) ((e)->is64 ? FIELD(e, buf, Elf64_Phdr, m) : FIELD(e, buf, Elf32_Phdr, m))
@@ -55,7 +55,7 @@ static int read_at(const struct elf *e, void *buf, size_t len, uint64_t off)
 			return -errno;
 		}
 		if (n == 0)
-			return -EINVAL;	/* the file shrank under us */
+			return -EINVAL; /* the file shrank under us */
 		done += (size_t)n;
 	}
 	return 0;
@@ -191,7 +191,7 @@ static bool table_ok(const struct elf *e, uint64_t off, uint64_t num, uint64_t e
 
 int buildid_read_fd(int fd, uint8_t *buf, size_t size, size_t *ret_len)
 {
-	struct elf e = { .fd = fd, .buf = buf, .buf_size = size };
+	struct elf e = {.fd = fd, .buf = buf, .buf_size = size};
 	uint64_t phoff, phentsize, phnum, shoff, shentsize, shnum;
 	size_t ehdr_size, phdr_size, shdr_size;
 	uint8_t ehdr[sizeof(Elf64_Ehdr)], sh0[sizeof(Elf64_Shdr)];

@@ -138,7 +138,7 @@ int cpulist_read_online(int *cpus, size_t max, size_t *ret_n)
 	errno = 0;
 	len = getline(&line, &cap, f);
 	if (len < 0)
-		r = ferror(f) && errno > 0 ? -errno : -EINVAL;	/* an empty file is no list */
+		r = ferror(f) && errno > 0 ? -errno : -EINVAL; /* an empty file is no list */
 	else if (strlen(line) != (size_t)len)
 		r = -EINVAL;
 	else

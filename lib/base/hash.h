@@ -58,7 +58,8 @@ static inline uint64_t hash_u32s(const uint32_t *v, size_t n)
 static inline uint64_t hash_stack(uint16_t misc, uint64_t ip, const void *chain, size_t nr)
 {
 	const unsigned char *c = chain;
-	uint64_t h = (0x243F6A8885A308D3ull ^ nr ^ (uint64_t)misc << 48 ^ ip) * 0x9E3779B97F4A7C15ull;
+	uint64_t h =
+	    (0x243F6A8885A308D3ull ^ nr ^ (uint64_t)misc << 48 ^ ip) * 0x9E3779B97F4A7C15ull;
 
 	for (size_t i = 0; i < nr; i++) {
 		uint64_t v;

@@ -237,7 +237,7 @@ struct strchunk {
 struct strtab {
 	struct slots s;
 	struct strchunk *chunks; /* the one being filled first */
-	const char **strs;       /* per id, into the chunks */
+	const char **strs;	 /* per id, into the chunks */
 	uint32_t n;
 	size_t cap;
 };

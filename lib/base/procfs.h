@@ -22,13 +22,13 @@
 
 /* One line of /proc/PID/maps. */
 struct procfs_map {
-	uint64_t start, end;	/* [start, end) */
-	uint64_t pgoff;		/* BYTE file offset, as printed (hex) */
-	uint32_t maj, min;	/* device, hex "fd:01" */
+	uint64_t start, end; /* [start, end) */
+	uint64_t pgoff;	     /* BYTE file offset, as printed (hex) */
+	uint32_t maj, min;   /* device, hex "fd:01" */
 	uint64_t ino;
-	uint32_t prot;		/* PROT_READ | PROT_WRITE | PROT_EXEC, from "r-xp" */
-	uint32_t flags;		/* MAP_PRIVATE ('p') or MAP_SHARED ('s') */
-	bool deleted;		/* path ended in " (deleted)", which is stripped from path */
+	uint32_t prot;	/* PROT_READ | PROT_WRITE | PROT_EXEC, from "r-xp" */
+	uint32_t flags; /* MAP_PRIVATE ('p') or MAP_SHARED ('s') */
+	bool deleted;	/* path ended in " (deleted)", which is stripped from path */
 	/*
 	 * Borrowed: points into the line passed to procfs_parse_maps_line() (or the reader's
 	 * line buffer, valid only during the callback). "" for an anonymous mapping. May contain
@@ -54,10 +54,10 @@ int procfs_parse_maps_line(char *line, struct procfs_map *ret);
 
 /* One line of /proc/kallsyms. */
 struct procfs_ksym {
-	uint64_t addr;		/* 0 for every symbol when kptr_restrict hides addresses */
-	char type;		/* 'T', 't', 'D', ... */
-	const char *name;	/* borrowed from the line */
-	const char *module;	/* borrowed, without brackets; NULL for the core kernel */
+	uint64_t addr;	    /* 0 for every symbol when kptr_restrict hides addresses */
+	char type;	    /* 'T', 't', 'D', ... */
+	const char *name;   /* borrowed from the line */
+	const char *module; /* borrowed, without brackets; NULL for the core kernel */
 };
 
 /*
@@ -119,8 +119,7 @@ void procfs_set_root(const char *root);
  * Format "<root>" followed by FMT into BUF, e.g. procfs_path(buf, sizeof(buf),
  * "/sys/devices/system/cpu/online"). Returns 0 or -ENAMETOOLONG.
  */
-int procfs_path(char *buf, size_t size, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+int procfs_path(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /*
  * Read a small file such as /proc/sys/kernel/random/boot_id (PATH used as given, no root

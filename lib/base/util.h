@@ -7,17 +7,17 @@
 
 #define NSEC_PER_SEC 1000000000ull
 
-uint64_t util_now_ns(void);               /* CLOCK_MONOTONIC */
-int64_t util_realtime_offset_ns(void);    /* CLOCK_REALTIME - CLOCK_MONOTONIC */
+uint64_t util_now_ns(void);	       /* CLOCK_MONOTONIC */
+int64_t util_realtime_offset_ns(void); /* CLOCK_REALTIME - CLOCK_MONOTONIC */
 /* Conversions with a recording's realtime offset, saturated instead of overflowing: the
  * offset and the times come from a file and can be anything. */
-int64_t util_wall_ns(uint64_t mono, int64_t offset);  /* mono + offset */
-uint64_t util_mono_ns(int64_t wall, int64_t offset);  /* wall - offset, at least 0 */
+int64_t util_wall_ns(uint64_t mono, int64_t offset); /* mono + offset */
+uint64_t util_mono_ns(int64_t wall, int64_t offset); /* wall - offset, at least 0 */
 
 /* Whole-string decimal parsing; 0 or -EINVAL / -ERANGE. */
 int util_parse_u64(const char *s, uint64_t *ret);
 int util_parse_seconds(const char *s, uint64_t *ret_ns); /* "2", "0.5", "1.25" */
-int util_parse_percent(const char *s, double *ret);    /* 0..100, "0.5" or "0.5%" */
+int util_parse_percent(const char *s, double *ret);	 /* 0..100, "0.5" or "0.5%" */
 
 /* A point in wall-clock time (CLOCK_REALTIME ns) from "YYYY-MM-DD HH:MM[:SS[.frac]]",
  * "HH:MM[:SS]" (today, local time), "+DUR" (after start) or "-DUR" (before end), where DUR is
@@ -41,7 +41,7 @@ size_t util_count_le(const uint64_t *a, size_t n, uint64_t key);
 /* Format a message and hand it to warn(arg, msg) when warn is set: how lib/ tells the program
  * about a problem it has worked around (the program decides how to print it). */
 void util_warnf(void (*warn)(void *arg, const char *msg), void *arg, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 /* a + b, or UINT64_MAX when that does not fit (counts read from damaged files). */
 static inline uint64_t util_sat_add(uint64_t a, uint64_t b)

@@ -10,7 +10,7 @@ struct perf_event_attr;
 
 struct evsel_def {
 	const char *name;
-	uint32_t type;   /* PERF_TYPE_HARDWARE or PERF_TYPE_SOFTWARE */
+	uint32_t type; /* PERF_TYPE_HARDWARE or PERF_TYPE_SOFTWARE */
 	uint64_t config;
 	const char *help;
 };

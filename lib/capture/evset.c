@@ -87,7 +87,8 @@ static void build_attr(struct evset *e)
 
 static int add_fd(struct evset *e, int fd, size_t cpu_idx)
 {
-	if (GROW(e->fds, e->cap_fds, e->n_fds + 1) < 0 || GROW(e->fd_cpu, e->cap_fd_cpu, e->n_fds + 1) < 0)
+	if (GROW(e->fds, e->cap_fds, e->n_fds + 1) < 0 ||
+	    GROW(e->fd_cpu, e->cap_fd_cpu, e->n_fds + 1) < 0)
 		return -ENOMEM;
 	e->fds[e->n_fds] = fd;
 	e->fd_cpu[e->n_fds] = (int)cpu_idx;
@@ -119,7 +120,9 @@ static void explain(struct evset *e, int err, int cpu, char *buf, size_t n)
 			snprintf(buf, n,
 				 "permission denied attaching to the process: it belongs to another user or "
 				 "kernel.perf_event_paranoid is %ld%s; run as that user, as root, or with CAP_PERFMON",
-				 paranoid, paranoid > 2 ? " (perf events are disabled for unprivileged users)" : "");
+				 paranoid,
+				 paranoid > 2 ? " (perf events are disabled for unprivileged users)"
+					      : "");
 		break;
 	case EMFILE:
 	case ENFILE:
@@ -132,7 +135,9 @@ static void explain(struct evset *e, int err, int cpu, char *buf, size_t n)
 		snprintf(buf, n, "no such process (it exited before recording began)");
 		break;
 	case ENODEV:
-		snprintf(buf, n, "CPU %d is not online (see /sys/devices/system/cpu/online); choose CPUs with -C", cpu);
+		snprintf(buf, n,
+			 "CPU %d is not online (see /sys/devices/system/cpu/online); choose CPUs with -C",
+			 cpu);
 		break;
 	case EINVAL:
 		snprintf(buf, n,
@@ -142,10 +147,12 @@ static void explain(struct evset *e, int err, int cpu, char *buf, size_t n)
 		break;
 	default:
 		if (evsel_is_unsupported(err))
-			snprintf(buf, n, "event '%s' is not supported on this machine (%s); try -e cpu-clock",
+			snprintf(buf, n,
+				 "event '%s' is not supported on this machine (%s); try -e cpu-clock",
 				 e->event_name, strerror(-err));
 		else
-			snprintf(buf, n, "perf_event_open failed on CPU %d: %s", cpu, strerror(-err));
+			snprintf(buf, n, "perf_event_open failed on CPU %d: %s", cpu,
+				 strerror(-err));
 	}
 }
 
@@ -159,24 +166,33 @@ static int open_probe(struct evset *e, pid_t pid, int cpu, char *why, size_t why
 		if (fd >= 0)
 			return fd;
 		if (evsel_is_unsupported(fd) && !e->o.event && e->ev.type == PERF_TYPE_HARDWARE) {
-			note(e, "no hardware PMU for 'cycles' (%s): sampling on cpu-clock instead", strerror(-fd));
+			note(e, "no hardware PMU for 'cycles' (%s): sampling on cpu-clock instead",
+			     strerror(-fd));
 			evsel_lookup("cpu-clock", &e->ev);
 			util_strlcpy(e->event_name, e->ev.name, sizeof(e->event_name));
-		} else if ((fd == -EACCES || fd == -EPERM) && e->kernel && e->o.target != RECORDER_SYSTEM) {
-			note(e, "kernel.perf_event_paranoid is %ld and no CAP_PERFMON: recording user space only, "
-				"without kernel samples", read_sysctl("perf_event_paranoid", 2));
+		} else if ((fd == -EACCES || fd == -EPERM) && e->kernel &&
+			   e->o.target != RECORDER_SYSTEM) {
+			note(e,
+			     "kernel.perf_event_paranoid is %ld and no CAP_PERFMON: recording user space only, "
+			     "without kernel samples",
+			     read_sysctl("perf_event_paranoid", 2));
 			e->kernel = false;
 		} else if (fd == -EINVAL) {
 			long max = read_sysctl("perf_event_max_sample_rate", 0);
 
 			if (e->o.freq && max > 0 && (uint64_t)max < e->o.freq) {
-				note(e, "kernel.perf_event_max_sample_rate dropped to %ld Hz; sampling at that rate", max);
+				note(e,
+				     "kernel.perf_event_max_sample_rate dropped to %ld Hz; sampling at that rate",
+				     max);
 				e->o.freq = (uint64_t)max;
 			} else if (e->build_id) {
-				e->build_id = false; /* pre-5.12 kernel: MMAP2 carries maj/min/ino only */
-				note(e, "kernel does not put build-ids in MMAP2 records; inode numbers are recorded instead");
+				e->build_id =
+				    false; /* pre-5.12 kernel: MMAP2 carries maj/min/ino only */
+				note(e,
+				     "kernel does not put build-ids in MMAP2 records; inode numbers are recorded instead");
 			} else if (e->format_lost) {
-				e->format_lost = false; /* pre-6.0 kernel: LOST records are the only loss count */
+				e->format_lost =
+				    false; /* pre-6.0 kernel: LOST records are the only loss count */
 			} else {
 				explain(e, fd, cpu, why, why_size);
 				return fd;
@@ -194,7 +210,8 @@ static int open_one(struct evset *e, pid_t pid, size_t ci, char *why, size_t why
 	struct evcpu *c = &e->cpus[ci];
 	int fd, rc;
 
-	fd = e->n_fds == 0 ? open_probe(e, pid, c->cpu, why, why_size) : evsel_open(&e->attr, pid, c->cpu, -1);
+	fd = e->n_fds == 0 ? open_probe(e, pid, c->cpu, why, why_size)
+			   : evsel_open(&e->attr, pid, c->cpu, -1);
 	if (fd < 0) {
 		if (fd == -ESRCH && e->o.target == RECORDER_PIDS && e->n_fds)
 			return 0; /* a thread ended while we attached */
@@ -215,21 +232,24 @@ static int open_one(struct evset *e, pid_t pid, size_t ci, char *why, size_t why
 			if (rc == 0)
 				break;
 			if (rc == -EPERM && e->o.ring_pages > 8) {
-				/* Over the locked-memory allowance (perf_event_mlock_kb); halve and retry. */
+				/* Over the locked-memory allowance (perf_event_mlock_kb); halve and
+				 * retry. */
 				e->o.ring_pages /= 2;
 				continue;
 			}
 			snprintf(why, why_size,
-				 "cannot map the ring buffer of CPU %d (%u pages): %s%s", c->cpu, e->o.ring_pages,
-				 strerror(-rc),
-				 rc == -EPERM ? "; the locked-memory limit is exhausted (kernel.perf_event_mlock_kb, "
-					       "ulimit -l) — use a smaller -m or run with CAP_IPC_LOCK"
-					     : "");
+				 "cannot map the ring buffer of CPU %d (%u pages): %s%s", c->cpu,
+				 e->o.ring_pages, strerror(-rc),
+				 rc == -EPERM
+				     ? "; the locked-memory limit is exhausted (kernel.perf_event_mlock_kb, "
+				       "ulimit -l) — use a smaller -m or run with CAP_IPC_LOCK"
+				     : "");
 			return rc;
 		}
 	} else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, c->fd) < 0) {
 		rc = -errno;
-		snprintf(why, why_size, "cannot share the ring of CPU %d: %s", c->cpu, strerror(errno));
+		snprintf(why, why_size, "cannot share the ring of CPU %d: %s", c->cpu,
+			 strerror(errno));
 		return rc;
 	}
 	return 0;
@@ -290,7 +310,8 @@ static void failed_cpu_list(const struct evset *e, const int *fails, int err, ch
 			snprintf(buf + len, n - len, "... (%zu in all)", count);
 			return;
 		}
-		len += (size_t)snprintf(buf + len, n - len, "%s%d", shown++ ? "," : "", e->cpus[ci].cpu);
+		len += (size_t)snprintf(buf + len, n - len, "%s%d", shown++ ? "," : "",
+					e->cpus[ci].cpu);
 	}
 }
 
@@ -363,7 +384,7 @@ static int open_events(struct evset *e, char *why, size_t why_size)
 		break;
 	case RECORDER_PIDS:
 		for (size_t i = 0; i < e->o.n_pids && rc == 0; i++) {
-			struct tid_ctx t = { e, why, why_size, 0 };
+			struct tid_ctx t = {e, why, why_size, 0};
 
 			rc = procfs_for_each_tid(e->o.pids[i], on_target_tid, &t);
 			if (rc == -ENOENT || (rc < 0 && !t.rc)) {
@@ -378,7 +399,6 @@ static int open_events(struct evset *e, char *why, size_t why_size)
 	return rc;
 }
 
-
 /* The CPUs asked for (all online ones by default), each checked to be online. */
 static int choose_cpus(struct evset *e, const struct recorder_opts *o, char *why, size_t why_size)
 {
@@ -387,7 +407,8 @@ static int choose_cpus(struct evset *e, const struct recorder_opts *o, char *why
 	int rc = cpulist_read_online(online, MAX_CPUS, &n_online);
 
 	if (rc < 0) {
-		snprintf(why, why_size, "cannot read the online CPUs (/sys/devices/system/cpu/online): %s",
+		snprintf(why, why_size,
+			 "cannot read the online CPUs (/sys/devices/system/cpu/online): %s",
 			 strerror(-rc));
 		return rc;
 	}
@@ -404,7 +425,9 @@ static int choose_cpus(struct evset *e, const struct recorder_opts *o, char *why
 		for (size_t k = 0; k < n_online; k++)
 			on |= online[k] == cpu;
 		if (!on) {
-			snprintf(why, why_size, "CPU %d is not online (online: see /sys/devices/system/cpu/online)", cpu);
+			snprintf(why, why_size,
+				 "CPU %d is not online (online: see /sys/devices/system/cpu/online)",
+				 cpu);
 			return -ENODEV;
 		}
 		e->cpus[e->n_cpus].cpu = cpu;
@@ -435,7 +458,8 @@ int evset_open(struct evset *e, const struct recorder_opts *o, char *why, size_t
 		long max = read_sysctl("perf_event_max_sample_rate", 0);
 
 		if (max > 0 && o->freq > (uint64_t)max) {
-			note(e, "-F %llu is above kernel.perf_event_max_sample_rate; sampling at %ld Hz",
+			note(e,
+			     "-F %llu is above kernel.perf_event_max_sample_rate; sampling at %ld Hz",
 			     (unsigned long long)o->freq, max);
 			e->o.freq = (uint64_t)max;
 		}

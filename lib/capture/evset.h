@@ -23,18 +23,19 @@ struct evcpu {
 
 /* Embedded in the recorder: evset_open() fills it, evset_done() releases it. */
 struct evset {
-	struct recorder_opts o;   /* copied; its pointers are the recorder's caller's (see recorder.h) */
+	struct recorder_opts
+	    o; /* copied; its pointers are the recorder's caller's (see recorder.h) */
 	struct perf_event_attr attr; /* as the events were opened */
 	struct evsel_def ev;
 	char event_name[64];
-	uint64_t freq_requested;  /* o.freq is what is used (capped to the kernel's limit) */
-	bool kernel;              /* kernel samples (false: the paranoid fallback) */
-	bool build_id;            /* MMAP2 records carry build-ids */
-	bool format_lost;         /* PERF_FORMAT_LOST is read at the end */
-	struct evcpu *cpus;       /* the CPUs recorded (those that could be opened) */
+	uint64_t freq_requested; /* o.freq is what is used (capped to the kernel's limit) */
+	bool kernel;		 /* kernel samples (false: the paranoid fallback) */
+	bool build_id;		 /* MMAP2 records carry build-ids */
+	bool format_lost;	 /* PERF_FORMAT_LOST is read at the end */
+	struct evcpu *cpus;	 /* the CPUs recorded (those that could be opened) */
 	size_t n_cpus;
-	int *fds;                 /* every event fd, cpu-major */
-	int *fd_cpu;              /* index into cpus for each fd */
+	int *fds;    /* every event fd, cpu-major */
+	int *fd_cpu; /* index into cpus for each fd */
 	size_t n_fds, cap_fds, cap_fd_cpu;
 	char notes[EVSET_MAX_NOTES][256];
 	size_t n_notes;

@@ -43,14 +43,14 @@ struct recorder {
 	struct rcpu *cpus;
 	int epfd;
 	struct writer *w;
-	uint64_t t_first;   /* when recording began */
-	uint64_t t_start;   /* when the current file began */
+	uint64_t t_first; /* when recording began */
+	uint64_t t_start; /* when the current file began */
 	uint64_t t_stop;
 	uint64_t flush_ns;
 	uint64_t restack_ns;
 	uint64_t t_restack; /* when stacks and kernel symbols were last defined again */
 	struct ksyms ksyms;
-	struct encoder *enc; /* NULL: samples are stored as the kernel wrote them */
+	struct encoder *enc;	       /* NULL: samples are stored as the kernel wrote them */
 	struct recorder_totals totals; /* what recorder_totals() last computed */
 };
 
@@ -62,7 +62,7 @@ static int add_to_epoll(struct recorder *r, char *why, size_t why_size)
 		return -errno;
 	}
 	for (size_t ci = 0; ci < r->ev.n_cpus; ci++) {
-		struct epoll_event e = { .events = EPOLLIN, .data.u64 = RECORDER_TAG_BASE + ci };
+		struct epoll_event e = {.events = EPOLLIN, .data.u64 = RECORDER_TAG_BASE + ci};
 
 		if (epoll_ctl(r->epfd, EPOLL_CTL_ADD, r->ev.cpus[ci].fd, &e) < 0) {
 			snprintf(why, why_size, "epoll_ctl: %s", strerror(errno));
@@ -170,9 +170,10 @@ static void write_header(struct recorder *r)
 	memcpy(h->magic, RP_HEADER_MAGIC, 8);
 	h->major = RP_FORMAT_MAJOR;
 	h->minor = RP_FORMAT_MINOR;
-	h->flags = (e->o.target == RECORDER_SYSTEM ? RP_HDR_SYSTEM_WIDE : 0) | (e->kernel ? RP_HDR_KERNEL : 0) |
-		   (e->o.callchain ? RP_HDR_CALLCHAIN : 0) | (e->o.switch_events ? RP_HDR_SWITCH : 0) |
-		   (e->build_id ? RP_HDR_BUILD_ID : 0) | (e->o.freq ? RP_HDR_FREQ : 0) |
+	h->flags = (e->o.target == RECORDER_SYSTEM ? RP_HDR_SYSTEM_WIDE : 0) |
+		   (e->kernel ? RP_HDR_KERNEL : 0) | (e->o.callchain ? RP_HDR_CALLCHAIN : 0) |
+		   (e->o.switch_events ? RP_HDR_SWITCH : 0) | (e->build_id ? RP_HDR_BUILD_ID : 0) |
+		   (e->o.freq ? RP_HDR_FREQ : 0) |
 		   (e->o.target == RECORDER_COMMAND ? RP_HDR_COMMAND : 0);
 	if (r->ksyms.n)
 		h->flags |= r->enc ? RP_HDR_KSYMS_USED : RP_HDR_KSYMS;
@@ -331,7 +332,8 @@ static int drain_all(struct recorder *r)
 	if (writer_due(r->w, util_now_ns(), r->flush_ns))
 		rc = writer_flush(r->w);
 	if (rc == 0 && ws->dropped_frames != dropped)
-		rc = ws->last_error ? ws->last_error : -EIO; /* a frame filled up mid-pass and failed */
+		rc = ws->last_error ? ws->last_error
+				    : -EIO; /* a frame filled up mid-pass and failed */
 	return rc;
 }
 
@@ -352,9 +354,11 @@ int recorder_poll(struct recorder *r, int timeout_ms, uint64_t *tags, int max)
 	for (int i = 0; i < n; i++) {
 		if (evs[i].data.u64 < RECORDER_TAG_BASE && k < max)
 			tags[k++] = evs[i].data.u64;
-		else if (evs[i].data.u64 >= RECORDER_TAG_BASE && (evs[i].events & (EPOLLHUP | EPOLLERR)))
+		else if (evs[i].data.u64 >= RECORDER_TAG_BASE &&
+			 (evs[i].events & (EPOLLHUP | EPOLLERR)))
 			/* The traced task is gone; stop watching this ring, drain it below. */
-			epoll_ctl(r->epfd, EPOLL_CTL_DEL, r->ev.cpus[evs[i].data.u64 - RECORDER_TAG_BASE].fd, NULL);
+			epoll_ctl(r->epfd, EPOLL_CTL_DEL,
+				  r->ev.cpus[evs[i].data.u64 - RECORDER_TAG_BASE].fd, NULL);
 	}
 	rc = drain_all(r);
 	if (rc < 0)

@@ -12,7 +12,7 @@ struct writer;
 
 enum recorder_target {
 	RECORDER_SYSTEM,  /* every task on the chosen CPUs (pid = -1) */
-	RECORDER_PIDS,    /* existing processes, all their threads, inherited to new ones */
+	RECORDER_PIDS,	  /* existing processes, all their threads, inherited to new ones */
 	RECORDER_COMMAND, /* a child created stopped; events enabled when it execs */
 };
 
@@ -22,29 +22,29 @@ enum recorder_target {
  * cpus and kallsyms are used only during recorder_new().
  */
 struct recorder_opts {
-	const char *event;        /* NULL: "cycles", falling back to cpu-clock without a PMU */
-	uint64_t freq;            /* Hz; 0 when period is used */
+	const char *event; /* NULL: "cycles", falling back to cpu-clock without a PMU */
+	uint64_t freq;	   /* Hz; 0 when period is used */
 	uint64_t period;
-	bool callchain;           /* frame-pointer callchains, kernel + user */
+	bool callchain; /* frame-pointer callchains, kernel + user */
 	bool switch_events;
-	unsigned int ring_pages;  /* data pages per ring (power of two); 0: a default */
-	const int *cpus;          /* NULL: all online CPUs */
+	unsigned int ring_pages; /* data pages per ring (power of two); 0: a default */
+	const int *cpus;	 /* NULL: all online CPUs */
 	size_t n_cpus;
 	enum recorder_target target;
-	const pid_t *pids;        /* RECORDER_PIDS: the processes; RECORDER_COMMAND: the child */
+	const pid_t *pids; /* RECORDER_PIDS: the processes; RECORDER_COMMAND: the child */
 	size_t n_pids;
-	const char *cmdline;      /* stored in the header */
-	const char *kallsyms;     /* NULL: /proc/kallsyms */
-	uint64_t flush_ns;        /* close a frame at least this often; 0: 1 s */
-	uint64_t restack_ns;      /* define every stack again at least this often; 0: 60 s */
+	const char *cmdline;  /* stored in the header */
+	const char *kallsyms; /* NULL: /proc/kallsyms */
+	uint64_t flush_ns;    /* close a frame at least this often; 0: 1 s */
+	uint64_t restack_ns;  /* define every stack again at least this often; 0: 60 s */
 };
 
 struct recorder_totals {
 	uint64_t samples;
-	uint64_t lost;            /* LOST records + losses the kernel never reported */
+	uint64_t lost; /* LOST records + losses the kernel never reported */
 	uint64_t throttles;
 	uint64_t bad;
-	uint64_t duration_ns;     /* since recorder_start */
+	uint64_t duration_ns; /* since recorder_start */
 };
 
 struct recorder;

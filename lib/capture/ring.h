@@ -19,14 +19,14 @@
  */
 struct ring {
 	struct perf_event_mmap_page *page; /* control page (start of the mapping) */
-	unsigned char *data;               /* page + data_offset */
-	uint64_t size, mask;               /* data_size (power of two), size - 1 */
-	uint64_t head;                     /* data_head snapshot taken by ring_read_init() */
-	uint64_t tail;                     /* private read position; ring_read_done() publishes */
-	unsigned char *bounce;             /* RING_BOUNCE_SIZE bytes, 8-byte aligned, owned */
-	void *map;                         /* set by ring_mmap() only (ring_done() unmaps it) */
+	unsigned char *data;		   /* page + data_offset */
+	uint64_t size, mask;		   /* data_size (power of two), size - 1 */
+	uint64_t head;			   /* data_head snapshot taken by ring_read_init() */
+	uint64_t tail;			   /* private read position; ring_read_done() publishes */
+	unsigned char *bounce;		   /* RING_BOUNCE_SIZE bytes, 8-byte aligned, owned */
+	void *map;			   /* set by ring_mmap() only (ring_done() unmaps it) */
 	size_t map_len;
-	uint64_t n_bad;                    /* corrupt records or heads; tail resynced to head */
+	uint64_t n_bad; /* corrupt records or heads; tail resynced to head */
 };
 
 /*

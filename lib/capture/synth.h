@@ -12,16 +12,16 @@ struct writer;
 
 struct synth_stats {
 	size_t processes, threads, maps;
-	size_t vanished;    /* processes that exited while being read (normal) */
-	size_t unreadable;  /* processes whose maps could not be read (permissions) */
-	size_t build_ids;   /* MMAP2 records that got a build-id */
+	size_t vanished;   /* processes that exited while being read (normal) */
+	size_t unreadable; /* processes whose maps could not be read (permissions) */
+	size_t build_ids;  /* MMAP2 records that got a build-id */
 };
 
 /* Shared state: the build-id cache and the record layout. */
 struct synth {
 	struct writer *w;
 	uint64_t sample_type;
-	uint64_t time;       /* timestamp given to every synthesized record */
+	uint64_t time; /* timestamp given to every synthesized record */
 	struct synth_stats st;
 	struct synth_bid *cache;
 	size_t n_cache, cap_cache;

@@ -59,15 +59,19 @@ bool sbatch_add(struct sbatch *b, uint32_t cpu, uint64_t time, uint32_t pid, uin
 		b->t_first = time;
 		b->period = 0;
 		b->n_mru = 0;
-	} else if (b->cpu != cpu || sizeof(struct rp_samples_rec) + COLUMNS_OVERHEAD + b->len[0] + b->len[1] +
-		   b->len[2] + b->len[3] + SAMPLE_MAX_BYTES > SBATCH_MAX) {
+	} else if (b->cpu != cpu || sizeof(struct rp_samples_rec) + COLUMNS_OVERHEAD + b->len[0] +
+					    b->len[1] + b->len[2] + b->len[3] + SAMPLE_MAX_BYTES >
+					SBATCH_MAX) {
 		return false;
 	}
 	dt = (int64_t)(time - b->t_prev - b->period);
-	b->len[0] = (size_t)(put_varint(b->col[0] + b->len[0], ((uint64_t)dt << 1) ^ (uint64_t)(dt >> 63)) - b->col[0]);
+	b->len[0] =
+	    (size_t)(put_varint(b->col[0] + b->len[0], ((uint64_t)dt << 1) ^ (uint64_t)(dt >> 63)) -
+		     b->col[0]);
 	task = !b->n || pid != b->pid || tid != b->tid;
 	per = period != b->period;
-	b->len[1] = (size_t)(put_varint(b->col[1] + b->len[1], (uint64_t)stack << 2 | (uint64_t)task << 1 | per) -
+	b->len[1] = (size_t)(put_varint(b->col[1] + b->len[1],
+					(uint64_t)stack << 2 | (uint64_t)task << 1 | per) -
 			     b->col[1]);
 	if (task) {
 		int k = mru_take(b->mru, &b->n_mru, task_key);
@@ -231,14 +235,16 @@ int sbatch_read_next(struct sbatch_reader *br, struct compact_sample *ret)
 
 	if (!br->left)
 		return 0;
-	if (get_varint(&br->p[0], br->end[0], &zz) < 0 || get_varint(&br->p[1], br->end[1], &key) < 0)
+	if (get_varint(&br->p[0], br->end[0], &zz) < 0 ||
+	    get_varint(&br->p[1], br->end[1], &key) < 0)
 		goto bad;
 	if (key & 2) {
 		if (get_varint(&br->p[2], br->end[2], &k) < 0 || k > br->n_mru)
 			goto bad;
 		if (k == 0) {
-			if (get_varint(&br->p[2], br->end[2], &pid) < 0 || get_varint(&br->p[2], br->end[2], &tid) < 0 ||
-			    pid > UINT32_MAX || tid > UINT32_MAX)
+			if (get_varint(&br->p[2], br->end[2], &pid) < 0 ||
+			    get_varint(&br->p[2], br->end[2], &tid) < 0 || pid > UINT32_MAX ||
+			    tid > UINT32_MAX)
 				goto bad;
 			mru_take(br->mru, &br->n_mru, pid << 32 | tid);
 		} else {
@@ -264,7 +270,8 @@ int sbatch_read_next(struct sbatch_reader *br, struct compact_sample *ret)
 		goto bad;
 	br->time += (uint64_t)((int64_t)(zz >> 1) ^ -(int64_t)(zz & 1)) + prev_period;
 	br->left--;
-	*ret = (struct compact_sample){ br->time, br->pid, br->tid, br->period, (uint32_t)(key >> 2) };
+	*ret =
+	    (struct compact_sample){br->time, br->pid, br->tid, br->period, (uint32_t)(key >> 2)};
 	return 1;
 bad:
 	br->left = 0;
@@ -301,8 +308,8 @@ int kbatch_read_next(struct kbatch_reader *br, struct kbatch_stack *ret)
 		goto bad;
 	dup = v & 1;
 	words = v >> 1;
-	if (!words || words > RP_STACK_MAX_WORDS || (uint64_t)(br->end - br->p) / 8 < words || (dup && words < 2) ||
-	    br->id >= RP_STACK_MAX_ID)
+	if (!words || words > RP_STACK_MAX_WORDS || (uint64_t)(br->end - br->p) / 8 < words ||
+	    (dup && words < 2) || br->id >= RP_STACK_MAX_ID)
 		goto bad;
 	ret->id = br->id++;
 	ret->misc = misc;

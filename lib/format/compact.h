@@ -16,7 +16,7 @@ bool compact_sample_type_ok(uint64_t sample_type);
 /* ---- stack definitions being packed (RP_REC_STACKS) ---- */
 
 struct kbatch {
-	uint32_t n;         /* stacks in the batch; 0: empty */
+	uint32_t n; /* stacks in the batch; 0: empty */
 	uint32_t first_id;
 	size_t len;
 	unsigned char buf[65528];
@@ -49,10 +49,10 @@ int kbatch_read_next(struct kbatch_reader *br, struct kbatch_stack *ret);
 /* ---- a batch being packed (one per CPU in the recorder) ---- */
 
 #define SBATCH_MAX 65528u /* largest record size that is a multiple of 8 */
-#define SBATCH_MRU 8      /* recent tasks a batch refers to by position */
+#define SBATCH_MRU 8	  /* recent tasks a batch refers to by position */
 
 struct sbatch {
-	uint32_t n;      /* samples in the batch; 0: empty */
+	uint32_t n; /* samples in the batch; 0: empty */
 	uint32_t cpu;
 	uint64_t t_first, t_prev;
 	uint32_t pid, tid;
@@ -61,7 +61,7 @@ struct sbatch {
 	uint32_t n_mru;
 	size_t len[4];
 	unsigned char col[4][SBATCH_MAX]; /* time, key, task and period columns */
-	unsigned char buf[SBATCH_MAX];    /* the sealed record */
+	unsigned char buf[SBATCH_MAX];	  /* the sealed record */
 };
 
 /* Add one sample. False when it does not fit (or belongs to another CPU): write the batch

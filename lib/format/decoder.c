@@ -22,12 +22,12 @@ void decoder_done(struct decoder *d)
 	free(d->words);
 	free(d->ids);
 	free(d->dslots);
-	*d = (struct decoder){ 0 };
+	*d = (struct decoder){0};
 }
 
 /* The slot of stack content (misc, ip, chain) in dslots: holding it, or empty. */
-static size_t find_slot(const struct decoder *d, uint64_t h, uint16_t misc, uint64_t ip, const unsigned char *chain,
-			uint32_t nr_chain)
+static size_t find_slot(const struct decoder *d, uint64_t h, uint16_t misc, uint64_t ip,
+			const unsigned char *chain, uint32_t nr_chain)
 {
 	for (size_t i = h & (d->n_dslots - 1);; i = (i + 1) & (d->n_dslots - 1)) {
 		const struct decoder_stack *st;
@@ -35,7 +35,8 @@ static size_t find_slot(const struct decoder *d, uint64_t h, uint16_t misc, uint
 		if (!d->dslots[i])
 			return i;
 		st = &d->stacks[d->dslots[i] - 1];
-		if (st->hash == h && st->nr == nr_chain + 1 && st->misc == misc && d->words[st->off] == ip &&
+		if (st->hash == h && st->nr == nr_chain + 1 && st->misc == misc &&
+		    d->words[st->off] == ip &&
 		    (!nr_chain || memcmp(&d->words[st->off + 1], chain, (size_t)nr_chain * 8) == 0))
 			return i;
 	}
@@ -72,12 +73,15 @@ static void define_stack(struct decoder *d, const struct kbatch_stack *k, uint64
 	size_t old_ids = d->cap_ids, nr = (size_t)k->nr_chain + 1, slot;
 	uint64_t h = hash_stack(k->misc, k->ip, k->chain, k->nr_chain);
 
-	if (d->n_stacks == UINT32_MAX - 1 || dslots_reserve(d) < 0 || GROW(d->stacks, d->cap_stacks, d->n_stacks + 1) < 0 ||
-	    GROW(d->words, d->cap_words, d->n_words + nr) < 0 || GROW(d->ids, d->cap_ids, (size_t)k->id + 1) < 0) {
+	if (d->n_stacks == UINT32_MAX - 1 || dslots_reserve(d) < 0 ||
+	    GROW(d->stacks, d->cap_stacks, d->n_stacks + 1) < 0 ||
+	    GROW(d->words, d->cap_words, d->n_words + nr) < 0 ||
+	    GROW(d->ids, d->cap_ids, (size_t)k->id + 1) < 0) {
 		if (d->cap_ids > old_ids)
 			memset(d->ids + old_ids, 0, (d->cap_ids - old_ids) * sizeof(*d->ids));
-		util_warnf(d->warn, d->warn_arg, "out of memory for stack %u of frame %llu; its samples will have no callchain", k->id,
-		      (unsigned long long)seq);
+		util_warnf(d->warn, d->warn_arg,
+			   "out of memory for stack %u of frame %llu; its samples will have no callchain",
+			   k->id, (unsigned long long)seq);
 		return;
 	}
 	if (d->cap_ids > old_ids)
@@ -90,7 +94,7 @@ static void define_stack(struct decoder *d, const struct kbatch_stack *k, uint64
 	}
 	d->words[d->n_words] = k->ip;
 	memcpy(d->words + d->n_words + 1, k->chain, (size_t)k->nr_chain * 8);
-	d->stacks[d->n_stacks] = (struct decoder_stack){ d->n_words, (uint32_t)nr, k->misc, h };
+	d->stacks[d->n_stacks] = (struct decoder_stack){d->n_words, (uint32_t)nr, k->misc, h};
 	d->n_words += nr;
 	d->ids[k->id] = d->dslots[slot] = ++d->n_stacks;
 }
@@ -103,21 +107,23 @@ void decoder_take_stacks(struct decoder *d, const struct perf_event_header *h, u
 
 	if (kbatch_read_init(&br, h) < 0) {
 		d->st->records_bad++;
-		util_warnf(d->warn, d->warn_arg, "frame %llu holds a stack batch of impossible size %u; skipped", (unsigned long long)seq,
-		      h->size);
+		util_warnf(d->warn, d->warn_arg,
+			   "frame %llu holds a stack batch of impossible size %u; skipped",
+			   (unsigned long long)seq, h->size);
 		return;
 	}
 	while ((rc = kbatch_read_next(&br, &k)) > 0)
 		define_stack(d, &k, seq);
 	if (rc < 0) {
 		d->st->records_bad++;
-		util_warnf(d->warn, d->warn_arg, "frame %llu holds a malformed stack batch; %u stack definitions from id %u on are lost",
-		      (unsigned long long)seq, br.left ? br.left : 1, br.id);
+		util_warnf(d->warn, d->warn_arg,
+			   "frame %llu holds a malformed stack batch; %u stack definitions from id %u on are lost",
+			   (unsigned long long)seq, br.left ? br.left : 1, br.id);
 	}
 }
 
-void decoder_take_samples(struct decoder *d, const struct perf_event_header *h, uint64_t st, uint64_t seq,
-			  struct order *o)
+void decoder_take_samples(struct decoder *d, const struct perf_event_header *h, uint64_t st,
+			  uint64_t seq, struct order *o)
 {
 	struct sbatch_reader br;
 	struct compact_sample cs;
@@ -126,23 +132,29 @@ void decoder_take_samples(struct decoder *d, const struct perf_event_header *h, 
 
 	if (!compact_sample_type_ok(st) || sbatch_read_init(&br, h) < 0) {
 		d->st->records_bad++;
-		util_warnf(d->warn, d->warn_arg, "frame %llu holds packed samples but the recording's sample fields (0x%llx) are unknown; skipped",
-		      (unsigned long long)seq, (unsigned long long)st);
+		util_warnf(d->warn, d->warn_arg,
+			   "frame %llu holds packed samples but the recording's sample fields (0x%llx) are unknown; skipped",
+			   (unsigned long long)seq, (unsigned long long)st);
 		return;
 	}
 	while ((rc = sbatch_read_next(&br, &cs)) > 0) {
 		uint32_t idx = cs.stack < d->cap_ids ? d->ids[cs.stack] : 0;
 		const struct decoder_stack *k = idx ? &d->stacks[idx - 1] : NULL;
-		struct perfrec_sample s = { { cs.pid, cs.tid, cs.time, br.cpu }, k ? d->words[k->off] : 0, cs.period,
-					   k ? k->nr - 1 : 0, k ? d->words + k->off + 1 : NULL,
-					   k ? k->misc : PERF_RECORD_MISC_USER };
+		struct perfrec_sample s = {{cs.pid, cs.tid, cs.time, br.cpu},
+					   k ? d->words[k->off] : 0,
+					   cs.period,
+					   k ? k->nr - 1 : 0,
+					   k ? d->words + k->off + 1 : NULL,
+					   k ? k->misc : PERF_RECORD_MISC_USER};
 		size_t size = perfrec_sample_size(st, s.nr);
 		void *p = order_reserve(o, size);
 
 		if (p)
 			perfrec_sample_write(p, size, st, &s);
 		if (!p || order_commit(o, cs.time, size, k ? idx - 1 : READER_NO_STACK) < 0) {
-			util_warnf(d->warn, d->warn_arg, "out of memory; samples of frame %llu skipped", (unsigned long long)seq);
+			util_warnf(d->warn, d->warn_arg,
+				   "out of memory; samples of frame %llu skipped",
+				   (unsigned long long)seq);
 			return;
 		}
 		if (!k)
@@ -151,15 +163,17 @@ void decoder_take_samples(struct decoder *d, const struct perf_event_header *h, 
 	d->st->samples_packed += ((const struct rp_samples_rec *)h)->n - br.left;
 	if (rc < 0) {
 		d->st->records_bad++;
-		util_warnf(d->warn, d->warn_arg, "frame %llu holds a malformed batch of packed samples (CPU %u); %u of its samples are skipped",
-		      (unsigned long long)seq, br.cpu, br.left);
+		util_warnf(d->warn, d->warn_arg,
+			   "frame %llu holds a malformed batch of packed samples (CPU %u); %u of its samples are skipped",
+			   (unsigned long long)seq, br.cpu, br.left);
 	}
 	if (missing) {
 		/* Once: every batch until the recorder defines its stacks again has some. */
 		if (!d->st->stack_missing)
-			util_warnf(d->warn, d->warn_arg, "frame %llu: samples refer to stacks whose definitions were lost (damaged frames "
-			      "earlier in the file); they are kept without their callchain (--stats counts them)",
-			      (unsigned long long)seq);
+			util_warnf(d->warn, d->warn_arg,
+				   "frame %llu: samples refer to stacks whose definitions were lost (damaged frames "
+				   "earlier in the file); they are kept without their callchain (--stats counts them)",
+				   (unsigned long long)seq);
 		d->st->stack_missing += missing;
 	}
 }

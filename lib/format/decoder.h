@@ -24,12 +24,12 @@ struct decoder {
 	size_t n_stacks, cap_stacks;
 	uint64_t *words;
 	size_t n_words, cap_words;
-	uint32_t *ids;            /* the file's stack id -> index into stacks + 1 (0: undefined) */
+	uint32_t *ids; /* the file's stack id -> index into stacks + 1 (0: undefined) */
 	size_t cap_ids;
-	uint32_t *dslots;         /* stacks by content (index + 1; 0 empty): a definition met
-				   * again (the recorder repeats them) takes no memory */
+	uint32_t *dslots; /* stacks by content (index + 1; 0 empty): a definition met
+			   * again (the recorder repeats them) takes no memory */
 	size_t n_dslots;
-	struct reader_stats *st;  /* borrowed: stacks, samples_packed, stack_missing, records_bad */
+	struct reader_stats *st; /* borrowed: stacks, samples_packed, stack_missing, records_bad */
 	void (*warn)(void *arg, const char *msg);
 	void *warn_arg;
 };
@@ -41,7 +41,7 @@ void decoder_take_stacks(struct decoder *d, const struct perf_event_header *h, u
 /* Rebuild the samples of a SAMPLES batch found in frame seq, of a recording whose samples
  * have sample_type, as pending records of o (their stack: an index into d->stacks, or
  * READER_NO_STACK when its definition was lost). */
-void decoder_take_samples(struct decoder *d, const struct perf_event_header *h, uint64_t sample_type,
-			  uint64_t seq, struct order *o);
+void decoder_take_samples(struct decoder *d, const struct perf_event_header *h,
+			  uint64_t sample_type, uint64_t seq, struct order *o);
 
 #endif

@@ -114,10 +114,11 @@ static void dump_mmap(FILE *f, const struct perf_event_header *h, uint64_t st)
 	struct perfrec_mmap m;
 
 	perfrec_parse_mmap(h, st, &m);
-	fprintf(f, " addr=0x%" PRIx64 "-0x%" PRIx64 " pgoff=0x%" PRIx64, m.addr, m.addr + m.len, m.pgoff);
+	fprintf(f, " addr=0x%" PRIx64 "-0x%" PRIx64 " pgoff=0x%" PRIx64, m.addr, m.addr + m.len,
+		m.pgoff);
 	if (h->type == PERF_RECORD_MMAP2) {
-		fprintf(f, " prot=%c%c%c flags=0x%x", m.prot & 1 ? 'r' : '-', m.prot & 2 ? 'w' : '-',
-			m.prot & 4 ? 'x' : '-', m.flags);
+		fprintf(f, " prot=%c%c%c flags=0x%x", m.prot & 1 ? 'r' : '-',
+			m.prot & 2 ? 'w' : '-', m.prot & 4 ? 'x' : '-', m.flags);
 		if (m.build_id) {
 			fputs(" build_id=", f);
 			for (size_t i = 0; i < m.build_id_len; i++)
@@ -138,16 +139,18 @@ static void dump_header(FILE *f, const struct perf_event_header *h)
 		return;
 	}
 	put_time(f, r->time);
-	fprintf(f, " version=%u.%u event=%.64s freq=%" PRIu64 " period=%" PRIu64 " flags=0x%x host=%.72s",
+	fprintf(f,
+		" version=%u.%u event=%.64s freq=%" PRIu64 " period=%" PRIu64
+		" flags=0x%x host=%.72s",
 		r->major, r->minor, r->event_name, r->freq, r->period, r->flags, r->hostname);
 }
 
 /* Our own records: time first, then their fields. */
 static void dump_own(FILE *f, const struct perf_event_header *h)
 {
-	struct rp_cpu_stats_rec cs = { 0 };
-	struct rp_finish_rec fin = { 0 };
-	struct rp_ksyms_rec k = { 0 };
+	struct rp_cpu_stats_rec cs = {0};
+	struct rp_finish_rec fin = {0};
+	struct rp_ksyms_rec k = {0};
 
 	switch (h->type) {
 	case RP_REC_HEADER:
@@ -165,14 +168,16 @@ static void dump_own(FILE *f, const struct perf_event_header *h)
 		fprintf(f,
 			" cpu=%u samples=%" PRIu64 " lost=%" PRIu64 " lost_unreported=%" PRIu64
 			" throttles=%" PRIu64 " unthrottles=%" PRIu64 " bad=%" PRIu64,
-			cs.cpu, cs.samples, cs.lost, cs.lost_unreported, cs.throttles, cs.unthrottles, cs.bad);
+			cs.cpu, cs.samples, cs.lost, cs.lost_unreported, cs.throttles,
+			cs.unthrottles, cs.bad);
 		break;
 	case RP_REC_FINISH:
 		if (format_finish(h, &fin) < 0)
 			memcpy(&fin, h, h->size < sizeof(fin) ? h->size : sizeof(fin));
 		put_time(f, fin.time);
-		fprintf(f, " samples=%" PRIu64 " lost=%" PRIu64 " dropped=%" PRIu64 " exit_status=%d", fin.samples,
-			fin.lost, fin.dropped_records, fin.exit_status);
+		fprintf(f,
+			" samples=%" PRIu64 " lost=%" PRIu64 " dropped=%" PRIu64 " exit_status=%d",
+			fin.samples, fin.lost, fin.dropped_records, fin.exit_status);
 		break;
 	default:
 		fprintf(f, " size=%u", h->size);
@@ -198,7 +203,8 @@ static void dump_sideband(FILE *f, const struct perf_event_header *h, uint64_t s
 	case PERF_RECORD_FORK:
 	case PERF_RECORD_EXIT:
 		perfrec_parse_task(h, &t);
-		fprintf(f, " pid=%d ppid=%d tid=%d ptid=%d", (int)t.pid, (int)t.ppid, (int)t.tid, (int)t.ptid);
+		fprintf(f, " pid=%d ppid=%d tid=%d ptid=%d", (int)t.pid, (int)t.ppid, (int)t.tid,
+			(int)t.ptid);
 		break;
 	case PERF_RECORD_LOST:
 		perfrec_parse_lost(h, &l);
@@ -215,10 +221,12 @@ static void dump_sideband(FILE *f, const struct perf_event_header *h, uint64_t s
 		fprintf(f, " out=%d", !!(h->misc & PERF_RECORD_MISC_SWITCH_OUT));
 		break;
 	case PERF_RECORD_SWITCH_CPU_WIDE:
-		fprintf(f, " out=%d preempt=%d %s_pid=%d %s_tid=%d", !!(h->misc & PERF_RECORD_MISC_SWITCH_OUT),
+		fprintf(f, " out=%d preempt=%d %s_pid=%d %s_tid=%d",
+			!!(h->misc & PERF_RECORD_MISC_SWITCH_OUT),
 			!!(h->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT),
 			h->misc & PERF_RECORD_MISC_SWITCH_OUT ? "next" : "prev", (int)u32_at(h, 8),
-			h->misc & PERF_RECORD_MISC_SWITCH_OUT ? "next" : "prev", (int)u32_at(h, 12));
+			h->misc & PERF_RECORD_MISC_SWITCH_OUT ? "next" : "prev",
+			(int)u32_at(h, 12));
 		break;
 	case PERF_RECORD_KSYMBOL: {
 		const char *sym = perfrec_string(h, 24, end);
@@ -235,7 +243,9 @@ static void dump_sideband(FILE *f, const struct perf_event_header *h, uint64_t s
 void dump_record(FILE *f, const struct perf_event_header *h, uint64_t st)
 {
 	const char *name = perfrec_type_name(h->type);
-	size_t end = h->size - (h->type < RP_REC_BASE && h->type != PERF_RECORD_SAMPLE ? perfrec_id_size(st) : 0);
+	size_t end =
+	    h->size -
+	    (h->type < RP_REC_BASE && h->type != PERF_RECORD_SAMPLE ? perfrec_id_size(st) : 0);
 	struct perfrec_id id;
 	bool own;
 
@@ -251,7 +261,8 @@ void dump_record(FILE *f, const struct perf_event_header *h, uint64_t st)
 		fputs(" (malformed)", f);
 	} else {
 		/* MMAP, MMAP2 and COMM name their task in their own fields, FORK and EXIT in theirs. */
-		own = h->type == PERF_RECORD_MMAP || h->type == PERF_RECORD_MMAP2 || h->type == PERF_RECORD_COMM;
+		own = h->type == PERF_RECORD_MMAP || h->type == PERF_RECORD_MMAP2 ||
+		      h->type == PERF_RECORD_COMM;
 		put_id(f, &id, own || h->type == PERF_RECORD_FORK || h->type == PERF_RECORD_EXIT);
 		if (own)
 			fprintf(f, " pid=%d tid=%d", (int)u32_at(h, 8), (int)u32_at(h, 12));

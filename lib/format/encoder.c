@@ -19,16 +19,16 @@
 struct encoder {
 	struct writer *w;
 	struct stacktab *stacks;
-	struct kbatch kb;         /* stack definitions not written yet */
-	struct sbatch **batches;  /* per CPU slot: samples being packed */
+	struct kbatch kb;	 /* stack definitions not written yet */
+	struct sbatch **batches; /* per CPU slot: samples being packed */
 	size_t n_cpus;
-	uint64_t frames_dropped;  /* the writer's dropped_frames when last looked at */
+	uint64_t frames_dropped; /* the writer's dropped_frames when last looked at */
 	/* Kernel symbols written to the current file as new stacks need them. */
 	const struct ksyms *ksyms;
-	uint8_t *ksym_done;       /* per symbol: written, or pending */
-	uint32_t *ksym_pend;      /* symbols to write before the next batch */
+	uint8_t *ksym_done;  /* per symbol: written, or pending */
+	uint32_t *ksym_pend; /* symbols to write before the next batch */
 	size_t n_pend;
-	uint64_t pend_time;       /* time of the sample that first needed a pending one */
+	uint64_t pend_time; /* time of the sample that first needed a pending one */
 };
 
 struct encoder *encoder_new(size_t n_cpus, const struct ksyms *ksyms)

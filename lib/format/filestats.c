@@ -27,7 +27,7 @@ static uint64_t ksyms_present(const struct perf_event_header *h)
 
 void filestats_add(struct filestats *s, const struct perf_event_header *h, uint64_t st)
 {
-	struct perfrec_id id = { 0 };
+	struct perfrec_id id = {0};
 	struct filestats_cpu *c = NULL;
 	struct rp_cpu_stats_rec cs;
 	struct perfrec_lost lost;
@@ -59,7 +59,9 @@ void filestats_add(struct filestats *s, const struct perf_event_header *h, uint6
 		id.cpu = RP_CPU_SYNTH;
 	}
 	if (h->type < RP_REC_BASE)
-		c = id.cpu == RP_CPU_SYNTH ? &s->synth : id.cpu < FILESTATS_CPUS ? &s->cpu[id.cpu] : NULL;
+		c = id.cpu == RP_CPU_SYNTH    ? &s->synth
+		    : id.cpu < FILESTATS_CPUS ? &s->cpu[id.cpu]
+					      : NULL;
 	if (c) {
 		c->records++;
 		if (id.cpu != RP_CPU_SYNTH && id.cpu > s->max_cpu)
@@ -90,7 +92,8 @@ void filestats_add(struct filestats *s, const struct perf_event_header *h, uint6
 		if (format_cpu_stats(h, &cs) == 0) {
 			s->lost_unreported = util_sat_add(s->lost_unreported, cs.lost_unreported);
 			if (cs.cpu < FILESTATS_CPUS)
-				s->cpu[cs.cpu].lost = util_sat_add(s->cpu[cs.cpu].lost, cs.lost_unreported);
+				s->cpu[cs.cpu].lost =
+				    util_sat_add(s->cpu[cs.cpu].lost, cs.lost_unreported);
 			s->have_cpu_stats = true;
 		}
 		break;
@@ -118,7 +121,8 @@ void filestats_print(FILE *f, const struct filestats *s, struct reader *r, const
 {
 	const struct rp_header_rec *h = reader_header(r);
 	const struct reader_stats *rs = reader_stats(r);
-	uint64_t lost = util_sat_add(s->lost_records, s->lost_unreported), all = util_sat_add(s->samples, lost);
+	uint64_t lost = util_sat_add(s->lost_records, s->lost_unreported),
+		 all = util_sat_add(s->samples, lost);
 	char b1[32];
 
 	fprintf(f, "%s: ringprof recording\n", path);
@@ -126,86 +130,114 @@ void filestats_print(FILE *f, const struct filestats *s, struct reader *r, const
 		const char *cmd = (const char *)(h + 1);
 
 		fprintf(f, "  format        %u.%u\n", h->major, h->minor);
-		fprintf(f, "  host          %.72s, Linux %.72s %.24s, %u CPUs online, page size %u\n", h->hostname,
-		       h->release, h->arch, h->n_cpus_online, h->page_size);
+		fprintf(f,
+			"  host          %.72s, Linux %.72s %.24s, %u CPUs online, page size %u\n",
+			h->hostname, h->release, h->arch, h->n_cpus_online, h->page_size);
 		fprintf(f, "  boot id       %.40s\n", h->boot_id);
-		fprintf(f, "  command       %s\n", h->hdr.size > sizeof(*h) && *cmd ? cmd : "(not recorded)");
+		fprintf(f, "  command       %s\n",
+			h->hdr.size > sizeof(*h) && *cmd ? cmd : "(not recorded)");
 		fprintf(f, "  target        %s, %u CPU%s recorded\n",
-		       h->flags & RP_HDR_SYSTEM_WIDE ? "system-wide"
-		       : h->flags & RP_HDR_COMMAND   ? "a command and its children"
-						     : "processes",
-		       h->n_cpus_recorded, h->n_cpus_recorded == 1 ? "" : "s");
+			h->flags & RP_HDR_SYSTEM_WIDE ? "system-wide"
+			: h->flags & RP_HDR_COMMAND   ? "a command and its children"
+						      : "processes",
+			h->n_cpus_recorded, h->n_cpus_recorded == 1 ? "" : "s");
 		fprintf(f, "  event         %.64s, ", h->event_name);
 		if (h->flags & RP_HDR_FREQ)
-			fprintf(f, "%" PRIu64 " Hz (requested %" PRIu64 " Hz)", h->freq, h->freq_requested);
+			fprintf(f, "%" PRIu64 " Hz (requested %" PRIu64 " Hz)", h->freq,
+				h->freq_requested);
 		else
 			fprintf(f, "period %" PRIu64, h->period);
 		fprintf(f, "%s%s%s\n", h->flags & RP_HDR_CALLCHAIN ? ", callchains" : "",
-		       h->flags & RP_HDR_KERNEL ? ", kernel and user" : ", user space only",
-		       h->flags & RP_HDR_SWITCH ? ", context switches" : "");
+			h->flags & RP_HDR_KERNEL ? ", kernel and user" : ", user space only",
+			h->flags & RP_HDR_SWITCH ? ", context switches" : "");
 		fprintf(f, "  started       ");
 		put_wall(f, h->time, h->realtime_offset);
 		fprintf(f, "\n");
 		fprintf(f, "  kernel syms   %" PRIu64 "%s\n", s->ksyms,
-		       h->flags & RP_HDR_KSYMS_USED ? " (the ones samples hit, and their neighbours)"
-		       : h->flags & RP_HDR_KSYMS ? "" : " (kallsyms addresses were hidden from the recorder)");
-		uint64_t end = s->finished ? s->finish.time : (rs->t_last > s->t_max ? rs->t_last : s->t_max);
+			h->flags & RP_HDR_KSYMS_USED
+			    ? " (the ones samples hit, and their neighbours)"
+			: h->flags & RP_HDR_KSYMS
+			    ? ""
+			    : " (kallsyms addresses were hidden from the recorder)");
+		uint64_t end =
+		    s->finished ? s->finish.time : (rs->t_last > s->t_max ? rs->t_last : s->t_max);
 
-		fprintf(f, "  duration      %.3f s\n", end > h->time ? (double)(end - h->time) / 1e9 : 0.0);
+		fprintf(f, "  duration      %.3f s\n",
+			end > h->time ? (double)(end - h->time) / 1e9 : 0.0);
 	} else {
-		fprintf(f, "  header        lost (the first frame is damaged); records are still read\n");
+		fprintf(f,
+			"  header        lost (the first frame is damaged); records are still read\n");
 		if (s->t_max > s->t_min)
-			fprintf(f, "  duration      %.3f s (from the records)\n", (double)(s->t_max - s->t_min) / 1e9);
+			fprintf(f, "  duration      %.3f s (from the records)\n",
+				(double)(s->t_max - s->t_min) / 1e9);
 	}
 	if (s->finished)
 		fprintf(f, "  finished      yes\n");
 	else
-		fprintf(f, "  finished      no: the recorder did not finish this file (killed, crashed or still "
-		       "running); everything up to the last complete frame is used\n");
+		fprintf(f,
+			"  finished      no: the recorder did not finish this file (killed, crashed or still "
+			"running); everything up to the last complete frame is used\n");
 	if (s->finished && s->finish.exit_status >= 0)
 		fprintf(f, "  exit status   %d\n", s->finish.exit_status);
-	fprintf(f, "  frames        %" PRIu64 " read, %" PRIu64 " damaged or truncated, %s skipped\n", rs->frames,
-	       rs->frames_bad, util_format_bytes(rs->bytes_skipped, b1, sizeof(b1)));
+	fprintf(f,
+		"  frames        %" PRIu64 " read, %" PRIu64 " damaged or truncated, %s skipped\n",
+		rs->frames, rs->frames_bad, util_format_bytes(rs->bytes_skipped, b1, sizeof(b1)));
 	if (rs->stacks || rs->samples_packed) {
-		fprintf(f, "  stacks        %" PRIu64 " defined, %" PRIu64 " samples packed against them", rs->stacks,
-		       rs->samples_packed);
+		fprintf(f,
+			"  stacks        %" PRIu64 " defined, %" PRIu64
+			" samples packed against them",
+			rs->stacks, rs->samples_packed);
 		if (rs->stack_missing)
-			fprintf(f, ", %" PRIu64 " of them lost their stack (damaged definitions)", rs->stack_missing);
+			fprintf(f, ", %" PRIu64 " of them lost their stack (damaged definitions)",
+				rs->stack_missing);
 		fputc('\n', f);
 	}
 	fprintf(f, "  records       %" PRIu64 "\n", rs->records);
 	for (uint32_t t = 0; t < 32; t++)
 		if (s->by_type[t])
-			fprintf(f, "    %-14s %12" PRIu64 "\n", perfrec_type_name(t) ? perfrec_type_name(t) : "?",
-			       s->by_type[t]);
+			fprintf(f, "    %-14s %12" PRIu64 "\n",
+				perfrec_type_name(t) ? perfrec_type_name(t) : "?", s->by_type[t]);
 	for (uint32_t t = 1; t < 8; t++)
 		if (s->own[t])
-			fprintf(f, "    %-14s %12" PRIu64 "\n", perfrec_type_name(RP_REC_BASE + t), s->own[t]);
+			fprintf(f, "    %-14s %12" PRIu64 "\n", perfrec_type_name(RP_REC_BASE + t),
+				s->own[t]);
 	if (s->unknown)
 		fprintf(f, "    %-14s %12" PRIu64 "\n", "unknown", s->unknown);
 	if (s->malformed)
-		fprintf(f, "    %-14s %12" PRIu64 " (samples whose fields do not fit their record: not counted)\n",
-		       "malformed", s->malformed);
-	fprintf(f, "  by CPU        %12s %12s %10s %10s\n", "records", "samples", "lost", "throttled");
+		fprintf(f,
+			"    %-14s %12" PRIu64
+			" (samples whose fields do not fit their record: not counted)\n",
+			"malformed", s->malformed);
+	fprintf(f, "  by CPU        %12s %12s %10s %10s\n", "records", "samples", "lost",
+		"throttled");
 	for (uint32_t c = 0; c <= s->max_cpu && c < FILESTATS_CPUS; c++) {
 		const struct filestats_cpu *k = &s->cpu[c];
 
 		if (k->records || k->lost)
-			fprintf(f, "    cpu %-9u %12" PRIu64 " %12" PRIu64 " %10" PRIu64 " %10" PRIu64 "\n", c, k->records,
-			       k->samples, k->lost, k->throttles);
+			fprintf(f,
+				"    cpu %-9u %12" PRIu64 " %12" PRIu64 " %10" PRIu64 " %10" PRIu64
+				"\n",
+				c, k->records, k->samples, k->lost, k->throttles);
 	}
 	if (s->synth.records)
 		fprintf(f, "    %-13s %12" PRIu64 "\n", "synthesized", s->synth.records);
 	fprintf(f, "  samples       %" PRIu64 "\n", s->samples);
 	fprintf(f, "  lost          %" PRIu64 " (%.2f%% of %" PRIu64 " sampled events)%s\n", lost,
-	       all ? 100.0 * (double)lost / (double)all : 0.0, all,
-	       s->have_cpu_stats || !lost ? "" : " — LOST records only; the final kernel counts are missing");
+		all ? 100.0 * (double)lost / (double)all : 0.0, all,
+		s->have_cpu_stats || !lost
+		    ? ""
+		    : " — LOST records only; the final kernel counts are missing");
 	if (s->lost_unreported)
-		fprintf(f, "                %" PRIu64 " of them reported by the kernel only at the end\n",
-		       s->lost_unreported);
+		fprintf(f,
+			"                %" PRIu64
+			" of them reported by the kernel only at the end\n",
+			s->lost_unreported);
 	fprintf(f, "  throttled     %" PRIu64 "\n", s->throttles);
 	if (s->finished && s->finish.dropped_records)
-		fprintf(f, "  not written   %" PRIu64 " records (write errors, e.g. disk full)\n", s->finish.dropped_records);
+		fprintf(f, "  not written   %" PRIu64 " records (write errors, e.g. disk full)\n",
+			s->finish.dropped_records);
 	if (rs->late)
-		fprintf(f, "  out of order  %" PRIu64 " records arrived after the ordering window\n", rs->late);
+		fprintf(f,
+			"  out of order  %" PRIu64 " records arrived after the ordering window\n",
+			rs->late);
 }

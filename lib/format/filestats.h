@@ -22,7 +22,7 @@ struct filestats {
 	uint64_t by_type[32];
 	uint64_t own[8];
 	uint64_t unknown;
-	uint64_t malformed;       /* samples whose fields do not fit their record */
+	uint64_t malformed; /* samples whose fields do not fit their record */
 	struct filestats_cpu cpu[FILESTATS_CPUS];
 	struct filestats_cpu synth;
 	uint32_t max_cpu;

@@ -8,7 +8,8 @@ const struct rp_header_rec *format_header(const struct perf_event_header *h)
 {
 	const struct rp_header_rec *hr = (const void *)h;
 
-	if (h->type != RP_REC_HEADER || h->size < sizeof(*hr) || memcmp(hr->magic, RP_HEADER_MAGIC, 8) != 0)
+	if (h->type != RP_REC_HEADER || h->size < sizeof(*hr) ||
+	    memcmp(hr->magic, RP_HEADER_MAGIC, 8) != 0)
 		return NULL;
 	return hr;
 }

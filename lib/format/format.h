@@ -55,18 +55,18 @@
 struct rp_frame_desc {
 	uint32_t skip_magic; /* RP_SKIPPABLE_MAGIC */
 	uint32_t skip_size;  /* sizeof(struct rp_frame_desc) - 8 */
-	uint32_t magic;      /* RP_DESC_MAGIC */
+	uint32_t magic;	     /* RP_DESC_MAGIC */
 	uint16_t major;
 	uint16_t minor;
-	uint64_t seq;         /* frame number within the file, from 0 */
+	uint64_t seq; /* frame number within the file, from 0 */
 	uint64_t t_lo;
 	uint64_t t_hi;
 	uint64_t t_safe;
 	uint64_t sample_type; /* copy of the header's, so frames stay readable without frame 0 */
 	uint32_t n_records;
 	uint32_t raw_size; /* decompressed size */
-	uint32_t zsize;    /* size of the zstd frame that follows */
-	uint32_t crc;      /* CRC-32C of all bytes before this field */
+	uint32_t zsize;	   /* size of the zstd frame that follows */
+	uint32_t crc;	   /* CRC-32C of all bytes before this field */
 };
 _Static_assert(sizeof(struct rp_frame_desc) == 72, "rp_frame_desc is 72 bytes");
 
@@ -74,23 +74,23 @@ _Static_assert(sizeof(struct rp_frame_desc) == 72, "rp_frame_desc is 72 bytes");
 enum rp_record_type {
 	RP_REC_BASE = 0x10000,
 	RP_REC_HEADER = 0x10001,    /* struct rp_header_rec */
-	RP_REC_KSYMS = 0x10002,     /* struct rp_ksyms_rec: a batch of kernel symbols */
+	RP_REC_KSYMS = 0x10002,	    /* struct rp_ksyms_rec: a batch of kernel symbols */
 	RP_REC_CPU_STATS = 0x10003, /* struct rp_cpu_stats_rec: per-CPU accounting at the end */
 	RP_REC_FINISH = 0x10004,    /* struct rp_finish_rec: clean end of recording */
-	RP_REC_STACKS = 0x10005,    /* struct rp_stacks_rec: stacks, each defined once (version 2) */
-	RP_REC_SAMPLES = 0x10006,   /* struct rp_samples_rec: packed samples of one CPU (version 2) */
+	RP_REC_STACKS = 0x10005,  /* struct rp_stacks_rec: stacks, each defined once (version 2) */
+	RP_REC_SAMPLES = 0x10006, /* struct rp_samples_rec: packed samples of one CPU (version 2) */
 };
 
 /* Recording flags in rp_header_rec.flags. */
 enum {
 	RP_HDR_SYSTEM_WIDE = 1u << 0,
-	RP_HDR_KERNEL = 1u << 1,    /* kernel samples were allowed (exclude_kernel = 0) */
+	RP_HDR_KERNEL = 1u << 1, /* kernel samples were allowed (exclude_kernel = 0) */
 	RP_HDR_CALLCHAIN = 1u << 2,
 	RP_HDR_SWITCH = 1u << 3,
-	RP_HDR_KSYMS = 1u << 4,     /* a kallsyms snapshot follows */
-	RP_HDR_BUILD_ID = 1u << 5,  /* the kernel was asked for build-ids in MMAP2 */
-	RP_HDR_FREQ = 1u << 6,      /* frequency mode, else fixed period */
-	RP_HDR_COMMAND = 1u << 7,   /* a command was started and followed */
+	RP_HDR_KSYMS = 1u << 4,	     /* a kallsyms snapshot follows */
+	RP_HDR_BUILD_ID = 1u << 5,   /* the kernel was asked for build-ids in MMAP2 */
+	RP_HDR_FREQ = 1u << 6,	     /* frequency mode, else fixed period */
+	RP_HDR_COMMAND = 1u << 7,    /* a command was started and followed */
 	RP_HDR_KSYMS_USED = 1u << 8, /* kernel symbols are written as samples first need them
 				      * (each with the symbol after it, which bounds it) rather
 				      * than as a whole snapshot (format 2) */
@@ -105,11 +105,11 @@ enum {
  */
 struct rp_header_rec {
 	struct perf_event_header hdr; /* type RP_REC_HEADER */
-	uint64_t time;                /* CLOCK_MONOTONIC ns when recording started */
-	char magic[8];                /* RP_HEADER_MAGIC, not NUL-terminated */
+	uint64_t time;		      /* CLOCK_MONOTONIC ns when recording started */
+	char magic[8];		      /* RP_HEADER_MAGIC, not NUL-terminated */
 	uint16_t major;
 	uint16_t minor;
-	uint32_t flags;         /* RP_HDR_* */
+	uint32_t flags;		 /* RP_HDR_* */
 	int64_t realtime_offset; /* CLOCK_REALTIME - CLOCK_MONOTONIC in ns at start */
 	int32_t clockid;
 	uint32_t n_cpus_online;
@@ -117,12 +117,12 @@ struct rp_header_rec {
 	uint32_t page_size;
 	uint64_t sample_type;
 	uint64_t freq_requested; /* Hz asked for (0 with a fixed period) */
-	uint64_t freq;           /* Hz used (after capping to perf_event_max_sample_rate) */
-	uint64_t period;         /* fixed period when not in frequency mode */
-	uint32_t event_type;     /* perf_event_attr.type */
-	uint32_t attr_size;      /* valid bytes in attr */
+	uint64_t freq;		 /* Hz used (after capping to perf_event_max_sample_rate) */
+	uint64_t period;	 /* fixed period when not in frequency mode */
+	uint32_t event_type;	 /* perf_event_attr.type */
+	uint32_t attr_size;	 /* valid bytes in attr */
 	uint64_t event_config;
-	uint8_t attr[256];       /* struct perf_event_attr as opened */
+	uint8_t attr[256]; /* struct perf_event_attr as opened */
 	char event_name[64];
 	char hostname[72];
 	char release[72];
@@ -152,29 +152,29 @@ struct rp_cpu_stats_rec {
 	uint64_t time;
 	uint32_t cpu;
 	uint32_t reserved;
-	uint64_t samples;        /* SAMPLE records drained from this CPU's ring */
-	uint64_t lost;           /* sum of PERF_RECORD_LOST.lost seen in the ring */
+	uint64_t samples;	  /* SAMPLE records drained from this CPU's ring */
+	uint64_t lost;		  /* sum of PERF_RECORD_LOST.lost seen in the ring */
 	uint64_t lost_unreported; /* PERF_FORMAT_LOST total minus lost (never got a LOST record) */
 	uint64_t throttles;
 	uint64_t unthrottles;
-	uint64_t bad;             /* records with impossible sizes found in the ring */
+	uint64_t bad; /* records with impossible sizes found in the ring */
 };
 _Static_assert(sizeof(struct rp_cpu_stats_rec) == 72, "rp_cpu_stats_rec is 72 bytes");
 
 /* Written last on a clean stop; its absence means the recorder did not finish. */
 struct rp_finish_rec {
 	struct perf_event_header hdr; /* type RP_REC_FINISH */
-	uint64_t time;                /* CLOCK_MONOTONIC ns when recording stopped */
+	uint64_t time;		      /* CLOCK_MONOTONIC ns when recording stopped */
 	uint64_t samples;
-	uint64_t lost;               /* all CPUs, lost + lost_unreported */
+	uint64_t lost;		  /* all CPUs, lost + lost_unreported */
 	uint64_t dropped_records; /* drained but not written (disk full, write errors) */
-	int32_t exit_status;         /* of the command, -1 when none */
+	int32_t exit_status;	  /* of the command, -1 when none */
 	uint32_t reserved;
 };
 _Static_assert(sizeof(struct rp_finish_rec) == 48, "rp_finish_rec is 48 bytes");
 
 /* The sample fields compact samples can hold (plus PERF_SAMPLE_CALLCHAIN, optional). */
-#define RP_COMPACT_SAMPLE_TYPE                                                                \
+#define RP_COMPACT_SAMPLE_TYPE                                                                     \
 	(PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD)
 
 /*
@@ -220,7 +220,7 @@ _Static_assert(sizeof(struct rp_stacks_rec) == 24, "rp_stacks_rec is 24 bytes");
  */
 struct rp_samples_rec {
 	struct perf_event_header hdr; /* type RP_REC_SAMPLES */
-	uint64_t time;                /* of the first sample */
+	uint64_t time;		      /* of the first sample */
 	uint32_t cpu;
 	uint32_t n;
 	/* unsigned char packed[]; */

@@ -15,9 +15,9 @@
 #include "format/zframe.h"
 
 static const unsigned char desc_pattern[12] = {
-	0x5E, 0x2A, 0x4D, 0x18, /* RP_SKIPPABLE_MAGIC */
-	0x40, 0x00, 0x00, 0x00, /* skip_size = 64 */
-	'R',  'P',  'F',  'D',  /* RP_DESC_MAGIC */
+    0x5E, 0x2A, 0x4D, 0x18, /* RP_SKIPPABLE_MAGIC */
+    0x40, 0x00, 0x00, 0x00, /* skip_size = 64 */
+    'R',  'P',	'F',  'D',  /* RP_DESC_MAGIC */
 };
 _Static_assert(sizeof(struct rp_frame_desc) - 8 == 0x40, "desc_pattern holds skip_size");
 
@@ -37,11 +37,14 @@ static bool desc_valid(const struct rp_frame_desc *d)
 static void describe_foreign(const unsigned char *map, size_t size, char *why, size_t n)
 {
 	if (size >= 8 && memcmp(map, "PERFILE2", 8) == 0)
-		snprintf(why, n, "this is a perf.data file, not a ringprof recording (read it with perf report)");
+		snprintf(why, n,
+			 "this is a perf.data file, not a ringprof recording (read it with perf report)");
 	else if (size >= 4 && map[0] == 0x28 && map[1] == 0xB5 && map[2] == 0x2F && map[3] == 0xFD)
-		snprintf(why, n, "this is a zstd file without ringprof frames, not a ringprof recording");
+		snprintf(why, n,
+			 "this is a zstd file without ringprof frames, not a ringprof recording");
 	else
-		snprintf(why, n, "not a ringprof recording (no ringprof frame found in %zu bytes)", size);
+		snprintf(why, n, "not a ringprof recording (no ringprof frame found in %zu bytes)",
+			 size);
 }
 
 int frames_open(struct frames *f, const char *path, char *why, size_t why_size)
@@ -72,12 +75,14 @@ int frames_open(struct frames *f, const char *path, char *why, size_t why_size)
 	}
 	if (!S_ISREG(sb.st_mode)) {
 		close(fd);
-		snprintf(why, why_size, "not a regular file (a recording is a file written by ringprof record)");
+		snprintf(why, why_size,
+			 "not a regular file (a recording is a file written by ringprof record)");
 		return -EPROTO;
 	}
 	if (sb.st_size == 0) {
 		close(fd);
-		snprintf(why, why_size, "the file is empty (the recorder wrote nothing yet, or it was cut to nothing)");
+		snprintf(why, why_size,
+			 "the file is empty (the recorder wrote nothing yet, or it was cut to nothing)");
 		return -ENODATA;
 	}
 	map = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
@@ -89,7 +94,8 @@ int frames_open(struct frames *f, const char *path, char *why, size_t why_size)
 	}
 	/* The first intact descriptor, copied out: the mapping gives no alignment guarantee. */
 	for (first = find_desc(map, (size_t)sb.st_size, 0); first;
-	     first = find_desc(map, (size_t)sb.st_size, (size_t)(first - (const unsigned char *)map) + 1)) {
+	     first = find_desc(map, (size_t)sb.st_size,
+			       (size_t)(first - (const unsigned char *)map) + 1)) {
 		if ((size_t)sb.st_size - (size_t)(first - (const unsigned char *)map) < sizeof(d))
 			continue;
 		memcpy(&d, first, sizeof(d));
@@ -98,15 +104,18 @@ int frames_open(struct frames *f, const char *path, char *why, size_t why_size)
 	}
 	if (!first) {
 		if ((size_t)sb.st_size >= 4 && memcmp(map, desc_pattern, 4) == 0)
-			snprintf(why, why_size, "no complete ringprof frame in %lld bytes: the recording was cut short "
-				 "or damaged before its first frame ended", (long long)sb.st_size);
+			snprintf(why, why_size,
+				 "no complete ringprof frame in %lld bytes: the recording was cut short "
+				 "or damaged before its first frame ended",
+				 (long long)sb.st_size);
 		else
 			describe_foreign(map, (size_t)sb.st_size, why, why_size);
 		munmap(map, (size_t)sb.st_size);
 		return -EPROTO;
 	}
 	if (d.major < RP_FORMAT_MAJOR_MIN || d.major > RP_FORMAT_MAJOR) {
-		snprintf(why, why_size, "written in format version %u by a newer ringprof; this one reads versions %u to %u",
+		snprintf(why, why_size,
+			 "written in format version %u by a newer ringprof; this one reads versions %u to %u",
 			 d.major, RP_FORMAT_MAJOR_MIN, RP_FORMAT_MAJOR);
 		munmap(map, (size_t)sb.st_size);
 		return -EPROTONOSUPPORT;
@@ -151,8 +160,9 @@ size_t frames_next(struct frames *f)
 		int err;
 
 		if (left < sizeof(d)) {
-			util_warnf(f->warn, f->warn_arg, "file ends %zu bytes into a frame descriptor at offset %zu (truncated); the rest is lost",
-			      left, f->off);
+			util_warnf(f->warn, f->warn_arg,
+				   "file ends %zu bytes into a frame descriptor at offset %zu (truncated); the rest is lost",
+				   left, f->off);
 			f->st->truncated = true;
 			f->st->frames_bad++;
 			f->st->bytes_skipped += left;
@@ -165,14 +175,16 @@ size_t frames_next(struct frames *f)
 
 			resync(f, f->off + 1);
 			f->st->frames_bad++;
-			util_warnf(f->warn, f->warn_arg, "damaged frame descriptor at offset %zu; skipped %zu bytes to the next frame", at,
-			      f->off - at);
+			util_warnf(f->warn, f->warn_arg,
+				   "damaged frame descriptor at offset %zu; skipped %zu bytes to the next frame",
+				   at, f->off - at);
 			continue;
 		}
-		if (d.major < RP_FORMAT_MAJOR_MIN || d.major > RP_FORMAT_MAJOR || d.raw_size > RP_FRAME_RAW_MAX ||
-		    d.zsize > RP_FRAME_Z_MAX) {
-			util_warnf(f->warn, f->warn_arg, "frame %llu at offset %zu has an unsupported version or size; skipped",
-			      (unsigned long long)d.seq, f->off);
+		if (d.major < RP_FORMAT_MAJOR_MIN || d.major > RP_FORMAT_MAJOR ||
+		    d.raw_size > RP_FRAME_RAW_MAX || d.zsize > RP_FRAME_Z_MAX) {
+			util_warnf(f->warn, f->warn_arg,
+				   "frame %llu at offset %zu has an unsupported version or size; skipped",
+				   (unsigned long long)d.seq, f->off);
 			f->st->frames_bad++;
 			resync(f, f->off + 1);
 			continue;
@@ -186,14 +198,19 @@ size_t frames_next(struct frames *f)
 
 			f->st->frames_bad++;
 			resync(f, f->off + sizeof(d));
-			if (f->off < f->size) /* another frame follows: the size is what is damaged */
-				util_warnf(f->warn, f->warn_arg, "frame %llu at offset %zu claims %u bytes, more than the file holds, yet another "
-				      "frame follows at offset %zu: its size is damaged; its %u records are lost",
-				      (unsigned long long)d.seq, at, d.zsize, f->off, d.n_records);
+			if (f->off <
+			    f->size) /* another frame follows: the size is what is damaged */
+				util_warnf(f->warn, f->warn_arg,
+					   "frame %llu at offset %zu claims %u bytes, more than the file holds, yet another "
+					   "frame follows at offset %zu: its size is damaged; its %u records are lost",
+					   (unsigned long long)d.seq, at, d.zsize, f->off,
+					   d.n_records);
 			else {
 				f->st->truncated = true;
-				util_warnf(f->warn, f->warn_arg, "frame %llu at offset %zu is truncated (%zu of %u bytes present); its %u records are lost",
-				      (unsigned long long)d.seq, at, left - sizeof(d), d.zsize, d.n_records);
+				util_warnf(f->warn, f->warn_arg,
+					   "frame %llu at offset %zu is truncated (%zu of %u bytes present); its %u records are lost",
+					   (unsigned long long)d.seq, at, left - sizeof(d), d.zsize,
+					   d.n_records);
 			}
 			continue;
 		}
@@ -202,8 +219,9 @@ size_t frames_next(struct frames *f)
 			size_t cap = d.raw_size < (1u << 20) ? (1u << 20) : d.raw_size;
 
 			if (posix_memalign((void **)&n, 8, cap)) {
-				util_warnf(f->warn, f->warn_arg, "out of memory for frame %llu (%u bytes); skipped", (unsigned long long)d.seq,
-				      d.raw_size);
+				util_warnf(f->warn, f->warn_arg,
+					   "out of memory for frame %llu (%u bytes); skipped",
+					   (unsigned long long)d.seq, d.raw_size);
 				f->st->frames_bad++;
 				f->st->bytes_skipped += sizeof(d) + d.zsize;
 				f->off += sizeof(d) + d.zsize;
@@ -213,19 +231,24 @@ size_t frames_next(struct frames *f)
 			f->raw = n;
 			f->raw_cap = cap;
 		}
-		err = zframe_decompress(f->z, f->raw, d.raw_size, f->map + f->off + sizeof(d), d.zsize, &got);
+		err = zframe_decompress(f->z, f->raw, d.raw_size, f->map + f->off + sizeof(d),
+					d.zsize, &got);
 		if (err < 0 || got != d.raw_size) {
-			util_warnf(f->warn, f->warn_arg, "frame %llu at offset %zu is corrupt (%s); its %u records are skipped",
-			      (unsigned long long)d.seq, f->off,
-			      err < 0 ? zframe_last_error(f->z) : "wrong decompressed size", d.n_records);
+			util_warnf(f->warn, f->warn_arg,
+				   "frame %llu at offset %zu is corrupt (%s); its %u records are skipped",
+				   (unsigned long long)d.seq, f->off,
+				   err < 0 ? zframe_last_error(f->z) : "wrong decompressed size",
+				   d.n_records);
 			f->st->frames_bad++;
 			f->st->bytes_skipped += sizeof(d) + d.zsize;
 			f->off += sizeof(d) + d.zsize;
 			continue;
 		}
 		if (f->have_desc && d.seq <= f->desc.seq)
-			util_warnf(f->warn, f->warn_arg, "frame %llu at offset %zu comes after frame %llu (duplicated or reordered); read anyway",
-			      (unsigned long long)d.seq, f->off, (unsigned long long)f->desc.seq);
+			util_warnf(f->warn, f->warn_arg,
+				   "frame %llu at offset %zu comes after frame %llu (duplicated or reordered); read anyway",
+				   (unsigned long long)d.seq, f->off,
+				   (unsigned long long)f->desc.seq);
 		f->off += sizeof(d) + d.zsize;
 		f->desc = d;
 		f->have_desc = true;

@@ -16,14 +16,14 @@ struct zframe;
 struct frames {
 	const unsigned char *map; /* the file, mapped read-only */
 	size_t size;
-	size_t off;               /* next unit to look at */
+	size_t off; /* next unit to look at */
 	struct zframe *z;
-	unsigned char *raw;       /* the frame last decoded, 8-byte aligned */
+	unsigned char *raw; /* the frame last decoded, 8-byte aligned */
 	size_t raw_cap;
 	struct rp_frame_desc desc; /* its descriptor */
 	bool have_desc;
-	uint64_t until;           /* frames starting after this are not read */
-	struct reader_stats *st;  /* borrowed: the reader's counters */
+	uint64_t until;		 /* frames starting after this are not read */
+	struct reader_stats *st; /* borrowed: the reader's counters */
 	void (*warn)(void *arg, const char *msg);
 	void *warn_arg;
 };

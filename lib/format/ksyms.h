@@ -12,9 +12,9 @@ struct writer;
 struct ksyms {
 	unsigned char *data; /* KSYMS records, 8-byte aligned; owned */
 	size_t len;
-	size_t n;            /* symbols */
-	uint64_t *addrs;     /* the n addresses, ascending */
-	uint32_t *offs;      /* where symbol i's entry is in data */
+	size_t n;	 /* symbols */
+	uint64_t *addrs; /* the n addresses, ascending */
+	uint32_t *offs;	 /* where symbol i's entry is in data */
 };
 
 /* 0, or -errno from reading path (normally /proc/kallsyms); *ret is empty when addresses are

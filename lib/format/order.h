@@ -26,17 +26,17 @@ struct order_arena {
 /* Embedded in the reader, zeroed to start; order_done() releases it. */
 struct order {
 	struct order_arena arenas[2];
-	int cur;                  /* arena holding the pending records */
+	int cur; /* arena holding the pending records */
 	struct order_entry *ents;
 	size_t n_ents, cap_ents;
-	struct order_entry *tmp;  /* for the merge sort */
+	struct order_entry *tmp; /* for the merge sort */
 	size_t cap_tmp;
-	size_t *runs;             /* run starts, for the merge sort */
+	size_t *runs; /* run starts, for the merge sort */
 	size_t cap_runs;
 	size_t emit_pos, emit_end;
 	uint64_t next_seq;
 	uint64_t last_time;
-	struct reader_stats *st;  /* borrowed: records, late */
+	struct reader_stats *st; /* borrowed: records, late */
 };
 
 void order_done(struct order *o);

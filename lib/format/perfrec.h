@@ -9,9 +9,9 @@
 #include <linux/perf_event.h>
 
 /* The sample_type bits this version of ringprof knows how to lay out. */
-#define PERFREC_SAMPLE_KNOWN                                                                   \
-	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |        \
-	 PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |         \
+#define PERFREC_SAMPLE_KNOWN                                                                       \
+	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |            \
+	 PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |             \
 	 PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN)
 
 /* Identity fields (PERF_RECORD_SAMPLE's, or a side-band record's sample_id trailer). */
@@ -35,20 +35,20 @@ struct perfrec_sample {
 struct perfrec_comm {
 	uint32_t pid, tid;
 	const char *comm; /* into the record; NULL when not terminated before the trailer */
-	bool exec;        /* PERF_RECORD_MISC_COMM_EXEC */
+	bool exec;	  /* PERF_RECORD_MISC_COMM_EXEC */
 };
 
 /* PERF_RECORD_MMAP2 (and the older PERF_RECORD_MMAP, which has no device or build-id). */
 struct perfrec_mmap {
-	uint16_t misc;            /* the header's: cpumode, PERF_RECORD_MISC_MMAP_BUILD_ID */
+	uint16_t misc; /* the header's: cpumode, PERF_RECORD_MISC_MMAP_BUILD_ID */
 	uint32_t pid, tid;
 	uint64_t addr, len, pgoff;
-	const uint8_t *build_id;  /* with PERF_RECORD_MISC_MMAP_BUILD_ID: into the record */
-	size_t build_id_len;      /* at most 20 */
-	uint32_t maj, min;        /* when build_id is NULL */
+	const uint8_t *build_id; /* with PERF_RECORD_MISC_MMAP_BUILD_ID: into the record */
+	size_t build_id_len;	 /* at most 20 */
+	uint32_t maj, min;	 /* when build_id is NULL */
 	uint64_t ino;
 	uint32_t prot, flags;
-	const char *path;         /* into the record; NULL when not terminated before the trailer */
+	const char *path; /* into the record; NULL when not terminated before the trailer */
 };
 
 /* PERF_RECORD_FORK and PERF_RECORD_EXIT. */
@@ -66,8 +66,10 @@ struct perfrec_lost {
  * the rest), so that a damaged record can still be shown, and returns 0 when the whole
  * record was there, -EINVAL when it was not (a field missing, a string not terminated).
  */
-int perfrec_parse_comm(const struct perf_event_header *h, uint64_t sample_type, struct perfrec_comm *ret);
-int perfrec_parse_mmap(const struct perf_event_header *h, uint64_t sample_type, struct perfrec_mmap *ret);
+int perfrec_parse_comm(const struct perf_event_header *h, uint64_t sample_type,
+		       struct perfrec_comm *ret);
+int perfrec_parse_mmap(const struct perf_event_header *h, uint64_t sample_type,
+		       struct perfrec_mmap *ret);
 int perfrec_parse_task(const struct perf_event_header *h, struct perfrec_task *ret);
 int perfrec_parse_lost(const struct perf_event_header *h, struct perfrec_lost *ret);
 
@@ -75,15 +77,16 @@ int perfrec_parse_lost(const struct perf_event_header *h, struct perfrec_lost *r
  * at dst (size bytes, as returned; the trailer from id). Sizes above 65535 cannot be stored. */
 size_t perfrec_comm_size(uint64_t sample_type, const char *comm);
 void perfrec_comm_write(void *dst, size_t size, uint64_t sample_type, const struct perfrec_comm *c,
-		       const struct perfrec_id *id);
+			const struct perfrec_id *id);
 size_t perfrec_mmap2_size(uint64_t sample_type, const char *path);
 void perfrec_mmap2_write(void *dst, size_t size, uint64_t sample_type, const struct perfrec_mmap *m,
-			const struct perfrec_id *id);
+			 const struct perfrec_id *id);
 
 /* A PERF_RECORD_SAMPLE of sample_type (bits of PERFREC_SAMPLE_KNOWN; fields the struct does not
  * hold are written as 0) with nr callchain words: its size, then the record written at dst. */
 size_t perfrec_sample_size(uint64_t sample_type, uint64_t nr);
-void perfrec_sample_write(void *dst, size_t size, uint64_t sample_type, const struct perfrec_sample *s);
+void perfrec_sample_write(void *dst, size_t size, uint64_t sample_type,
+			  const struct perfrec_sample *s);
 
 /* Size of the sample_id trailer for a sample_type. */
 size_t perfrec_id_size(uint64_t sample_type);
@@ -93,9 +96,10 @@ void perfrec_id_write(void *dst, uint64_t sample_type, const struct perfrec_id *
 /* Decode a PERF_RECORD_SAMPLE. 0, or -EINVAL when the record is shorter than its fields say
  * or uses sample_type bits outside PERFREC_SAMPLE_KNOWN. */
 int perfrec_parse_sample(const struct perf_event_header *h, uint64_t sample_type,
-			struct perfrec_sample *ret);
+			 struct perfrec_sample *ret);
 /* Decode the trailer of a kernel side-band record (or our own record's time). */
-int perfrec_parse_id(const struct perf_event_header *h, uint64_t sample_type, struct perfrec_id *ret);
+int perfrec_parse_id(const struct perf_event_header *h, uint64_t sample_type,
+		     struct perfrec_id *ret);
 /* Time of any stored record, 0 when it has none. */
 uint64_t perfrec_time(const struct perf_event_header *h, uint64_t sample_type);
 

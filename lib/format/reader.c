@@ -20,7 +20,7 @@ struct reader {
 	struct rp_header_rec *header; /* copy, with cmdline */
 	uint64_t sample_type;
 	bool eof;
-	uint32_t last_stack;      /* of the record reader_next returned last */
+	uint32_t last_stack; /* of the record reader_next returned last */
 	void (*warn)(void *arg, const char *msg);
 	void *warn_arg;
 	struct reader_stats st;
@@ -101,7 +101,8 @@ static void take_frame(struct reader *r, size_t len)
 		void *p;
 
 		if (h->size < sizeof(*h) || h->size % 8 || h->size > len - pos) {
-			warnf(r, "frame %llu holds a record of impossible size %u at byte %zu; the rest of the frame is skipped",
+			warnf(r,
+			      "frame %llu holds a record of impossible size %u at byte %zu; the rest of the frame is skipped",
 			      (unsigned long long)seq, h->size, pos);
 			r->st.records_bad++;
 			break;
@@ -120,8 +121,10 @@ static void take_frame(struct reader *r, size_t len)
 		p = order_reserve(&r->ord, h->size);
 		if (p)
 			memcpy(p, h, h->size);
-		if (!p || order_commit(&r->ord, perfrec_time(h, r->sample_type), h->size, READER_NO_STACK) < 0) {
-			warnf(r, "out of memory; the rest of frame %llu is skipped", (unsigned long long)seq);
+		if (!p || order_commit(&r->ord, perfrec_time(h, r->sample_type), h->size,
+				       READER_NO_STACK) < 0) {
+			warnf(r, "out of memory; the rest of frame %llu is skipped",
+			      (unsigned long long)seq);
 			break;
 		}
 	}

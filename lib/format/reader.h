@@ -11,17 +11,17 @@ struct perf_event_header;
 struct rp_header_rec;
 
 struct reader_stats {
-	uint64_t frames;        /* frames read */
-	uint64_t frames_bad;    /* frames skipped: corrupt, truncated or unreadable */
-	uint64_t bytes_skipped; /* file bytes not used */
-	uint64_t records;       /* records handed out */
-	uint64_t records_bad;   /* records with impossible sizes inside good frames */
-	uint64_t late;          /* records that came after a later one (ordering window missed) */
+	uint64_t frames;	  /* frames read */
+	uint64_t frames_bad;	  /* frames skipped: corrupt, truncated or unreadable */
+	uint64_t bytes_skipped;	  /* file bytes not used */
+	uint64_t records;	  /* records handed out */
+	uint64_t records_bad;	  /* records with impossible sizes inside good frames */
+	uint64_t late;		  /* records that came after a later one (ordering window missed) */
 	uint64_t t_first, t_last; /* time bounds of the frames read */
-	bool truncated;         /* the file ends inside a frame */
-	uint64_t stacks;        /* stack definitions read (format 2) */
-	uint64_t samples_packed; /* samples rebuilt from packed batches (format 2) */
-	uint64_t stack_missing; /* of those, samples whose stack definition was lost */
+	bool truncated;		  /* the file ends inside a frame */
+	uint64_t stacks;	  /* stack definitions read (format 2) */
+	uint64_t samples_packed;  /* samples rebuilt from packed batches (format 2) */
+	uint64_t stack_missing;	  /* of those, samples whose stack definition was lost */
 };
 
 struct reader;

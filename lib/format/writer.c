@@ -18,17 +18,17 @@
 
 struct writer {
 	int fd;
-	uint64_t off;        /* end of the last complete frame */
+	uint64_t off; /* end of the last complete frame */
 	struct zframe *z;
-	unsigned char *raw;  /* FRAME_RAW_CAP bytes, 8-aligned */
+	unsigned char *raw; /* FRAME_RAW_CAP bytes, 8-aligned */
 	size_t raw_len;
 	uint32_t n_records;
 	unsigned char *zbuf; /* zframe_bound(FRAME_RAW_CAP) */
 	size_t zcap;
 	uint64_t seq;
 	uint64_t t_safe;
-	uint64_t t_lo;       /* t_safe when the open frame got its first record */
-	uint64_t opened;     /* clock when the open frame got its first record */
+	uint64_t t_lo;	 /* t_safe when the open frame got its first record */
+	uint64_t opened; /* clock when the open frame got its first record */
 	uint64_t sample_type;
 	uint64_t (*clock)(void);
 	struct writer_stats st;
@@ -84,8 +84,9 @@ void *writer_reserve(struct writer *w, size_t size)
 
 	if (size < 8 || size > 65535 || size % 8)
 		return NULL;
+	/* Full: close the frame. A failure is counted in the stats; the buffer is empty after it. */
 	if (w->raw_len + size > FRAME_RAW_CAP)
-		writer_flush(w); /* a failure is counted in the stats; the buffer is empty after it */
+		writer_flush(w);
 	if (!w->raw_len) {
 		w->t_lo = w->t_safe;
 		w->opened = w->clock();
@@ -190,8 +191,8 @@ int writer_flush(struct writer *w)
 		d.raw_size = (uint32_t)w->raw_len;
 		d.zsize = (uint32_t)zsize;
 		d.crc = crc32c(0, &d, offsetof(struct rp_frame_desc, crc));
-		iov[0] = (struct iovec){ &d, sizeof(d) };
-		iov[1] = (struct iovec){ w->zbuf, zsize };
+		iov[0] = (struct iovec){&d, sizeof(d)};
+		iov[1] = (struct iovec){w->zbuf, zsize};
 		r = write_all(w->fd, iov, 2, w->off);
 	}
 	if (r < 0) {

@@ -7,14 +7,14 @@
 #include <stdint.h>
 
 struct writer_stats {
-	uint64_t frames;          /* frames written */
-	uint64_t records;         /* records written */
-	uint64_t raw_bytes;       /* uncompressed bytes written */
-	uint64_t file_bytes;      /* bytes in the file */
+	uint64_t frames;	  /* frames written */
+	uint64_t records;	  /* records written */
+	uint64_t raw_bytes;	  /* uncompressed bytes written */
+	uint64_t file_bytes;	  /* bytes in the file */
 	uint64_t dropped_records; /* records that could not be written */
 	uint64_t dropped_bytes;
 	uint64_t dropped_frames;
-	int last_error;           /* -errno of the last failed write, 0 after a good one */
+	int last_error; /* -errno of the last failed write, 0 after a good one */
 };
 
 struct writer;

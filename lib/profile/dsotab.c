@@ -12,20 +12,20 @@
 
 struct dso {
 	enum dsotab_kind kind;
-	struct sym_dso *sym;   /* DSOTAB_FILE */
-	int32_t pid;           /* DSOTAB_JIT */
-	struct perfmap *pmap;  /* DSOTAB_JIT, loaded on first use */
+	struct sym_dso *sym;  /* DSOTAB_FILE */
+	int32_t pid;	      /* DSOTAB_JIT */
+	struct perfmap *pmap; /* DSOTAB_JIT, loaded on first use */
 	bool pmap_tried;
-	char *name;            /* short name for reports */
+	char *name; /* short name for reports */
 };
 
 struct dsotab {
-	struct symbolizer *symz;   /* borrowed */
-	const char *symfs;         /* borrowed */
+	struct symbolizer *symz; /* borrowed */
+	const char *symfs;	 /* borrowed */
 	struct dso *dsos;
 	size_t n_dsos, cap_dsos;
-	struct pairtab *ids;       /* identity (value, TAG_*) -> dso id */
-	struct strtab *names;      /* pseudo-file and module names */
+	struct pairtab *ids;  /* identity (value, TAG_*) -> dso id */
+	struct strtab *names; /* pseudo-file and module names */
 };
 
 /* Identity tags: a dso is (value, tag) in ids, and its id there is its index in dsos. */
@@ -57,7 +57,7 @@ static int64_t get_dso(struct dsotab *t, uint64_t value, uint64_t tag, enum dsot
 		free(copy);
 		return id;
 	}
-	t->dsos[id] = (struct dso){ .kind = kind, .name = copy };
+	t->dsos[id] = (struct dso){.kind = kind, .name = copy};
 	t->n_dsos++;
 	return id;
 }

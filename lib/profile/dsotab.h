@@ -11,10 +11,10 @@ struct sym_dso;
 struct symbolizer;
 
 enum dsotab_kind {
-	DSOTAB_KERNEL,  /* the kernel and its modules; locations are addresses */
-	DSOTAB_FILE,    /* an ELF file; locations are file offsets */
-	DSOTAB_JIT,     /* anonymous code of one process; locations are addresses (perf-PID.map) */
-	DSOTAB_PSEUDO,  /* [vdso] and the like: no file to read; locations are file offsets */
+	DSOTAB_KERNEL, /* the kernel and its modules; locations are addresses */
+	DSOTAB_FILE,   /* an ELF file; locations are file offsets */
+	DSOTAB_JIT,    /* anonymous code of one process; locations are addresses (perf-PID.map) */
+	DSOTAB_PSEUDO, /* [vdso] and the like: no file to read; locations are file offsets */
 };
 
 /* The kernel's id: every table starts with it. */

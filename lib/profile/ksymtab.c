@@ -22,9 +22,9 @@
  */
 struct ksym {
 	uint64_t addr;
-	uint32_t name;   /* arena offset */
+	uint32_t name;	 /* arena offset */
 	uint16_t module; /* index into mods, 0 = core kernel */
-	uint8_t rank;    /* alias preference, higher wins */
+	uint8_t rank;	 /* alias preference, higher wins */
 	uint8_t pad;
 };
 _Static_assert(sizeof(struct ksym) == 16, "struct ksym is 16 bytes");
@@ -150,10 +150,10 @@ int ksymtab_add_record(struct ksymtab *t, const void *rec, size_t size)
 		if (r < 0)
 			return r;
 		t->syms[t->n++] = (struct ksym){
-			.addr = k.addr,
-			.name = no,
-			.module = mi,
-			.rank = alias_rank(k.type, t->arena + no),
+		    .addr = k.addr,
+		    .name = no,
+		    .module = mi,
+		    .rank = alias_rank(k.type, t->arena + no),
 		};
 		t->sorted = false;
 	}

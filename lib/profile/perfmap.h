@@ -37,7 +37,6 @@ size_t perfmap_bad_lines(const struct perfmap *m);
  * ones): 0 with *ret_name and *ret_off (ADDR - START), or -ENOENT leaving them untouched.
  * Either out-parameter may be NULL. O(log n) when entries do not overlap.
  */
-int perfmap_find(const struct perfmap *m, uint64_t addr, const char **ret_name,
-		 uint64_t *ret_off);
+int perfmap_find(const struct perfmap *m, uint64_t addr, const char **ret_name, uint64_t *ret_off);
 
 #endif

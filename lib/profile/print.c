@@ -12,8 +12,9 @@
 #include "profile/print.h"
 #include "profile/session.h"
 
-static const char *const key_names[PRINT_N_KEYS] = { "comm", "pid", "tid", "dso", "sym", "cpu" };
-static const char *const key_titles[PRINT_N_KEYS] = { "Command", "Pid", "Tid", "Shared Object", "Symbol", "CPU" };
+static const char *const key_names[PRINT_N_KEYS] = {"comm", "pid", "tid", "dso", "sym", "cpu"};
+static const char *const key_titles[PRINT_N_KEYS] = {"Command",	      "Pid",	"Tid",
+						     "Shared Object", "Symbol", "CPU"};
 
 int print_parse_sort(const char *s, struct print_opts *o)
 {
@@ -67,8 +68,8 @@ void print_header(FILE *f, const struct session *s, const char *const *inputs, s
 
 		localtime_r(&sec, &tm);
 		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S %Z", &tm);
-		fprintf(f, "# host: %.72s, Linux %.72s %.24s, %u CPUs\n", h->hostname, h->release, h->arch,
-			h->n_cpus_online);
+		fprintf(f, "# host: %.72s, Linux %.72s %.24s, %u CPUs\n", h->hostname, h->release,
+			h->arch, h->n_cpus_online);
 		fprintf(f, "# recorded: %s, %.3f s of samples\n", when,
 			t->t_last > t->t_first ? (double)(t->t_last - t->t_first) / 1e9 : 0.0);
 		if (h->hdr.size > sizeof(*h) && *cmd)
@@ -78,7 +79,9 @@ void print_header(FILE *f, const struct session *s, const char *const *inputs, s
 			fprintf(f, "%" PRIu64 " Hz", h->freq);
 		else
 			fprintf(f, "period %" PRIu64, h->period);
-		fprintf(f, "%s%s\n", h->flags & RP_HDR_CALLCHAIN ? ", frame-pointer callchains" : ", no callchains",
+		fprintf(f, "%s%s\n",
+			h->flags & RP_HDR_CALLCHAIN ? ", frame-pointer callchains"
+						    : ", no callchains",
 			h->flags & RP_HDR_KERNEL ? ", kernel and user" : ", user space only");
 	} else {
 		fprintf(f, "# header: lost (damaged first frame); host and event unknown\n");
@@ -86,31 +89,42 @@ void print_header(FILE *f, const struct session *s, const char *const *inputs, s
 	fprintf(f, "# samples: %" PRIu64, t->samples);
 	if (t->samples + t->samples_nomem != t->samples_seen)
 		fprintf(f, " of %" PRIu64 " (filtered)", t->samples_seen);
-	fprintf(f, ", lost: %" PRIu64 " (%.2f%%)", t->lost, all > 0 ? 100.0 * (double)t->lost / all : 0.0);
+	fprintf(f, ", lost: %" PRIu64 " (%.2f%%)", t->lost,
+		all > 0 ? 100.0 * (double)t->lost / all : 0.0);
 	if (t->throttles)
 		fprintf(f, ", throttled %" PRIu64 " times", t->throttles);
 	fprintf(f, ", unresolved frames: %.1f%%\n",
 		t->frames ? 100.0 * (double)t->frames_unknown / (double)t->frames : 0.0);
 	if (t->files_unfinished)
-		fprintf(f, "# note: %zu recording%s did not finish (killed or still running): read up to the last "
-			   "complete frame\n",
+		fprintf(f,
+			"# note: %zu recording%s did not finish (killed or still running): read up to the last "
+			"complete frame\n",
 			t->files_unfinished, t->files_unfinished > 1 ? "s" : "");
 	if (t->frames_bad)
-		fprintf(f, "# note: %zu damaged frame%s skipped\n", t->frames_bad, t->frames_bad > 1 ? "s" : "");
+		fprintf(f, "# note: %zu damaged frame%s skipped\n", t->frames_bad,
+			t->frames_bad > 1 ? "s" : "");
 	if (t->sideband_malformed)
-		fprintf(f, "# note: %" PRIu64 " malformed mapping record%s skipped (file name not terminated): "
-			   "samples in %s cannot be placed in their file\n",
+		fprintf(f,
+			"# note: %" PRIu64
+			" malformed mapping record%s skipped (file name not terminated): "
+			"samples in %s cannot be placed in their file\n",
 			t->sideband_malformed, t->sideband_malformed > 1 ? "s" : "",
 			t->sideband_malformed > 1 ? "those mappings" : "that mapping");
 	if (t->samples_malformed)
-		fprintf(f, "# note: %" PRIu64 " malformed sample%s skipped (fields that do not fit the record)\n",
+		fprintf(f,
+			"# note: %" PRIu64
+			" malformed sample%s skipped (fields that do not fit the record)\n",
 			t->samples_malformed, t->samples_malformed > 1 ? "s" : "");
 	if (t->samples_nomem)
-		fprintf(f, "# note: %" PRIu64 " sample%s dropped (out of memory while reading): not counted above\n",
+		fprintf(f,
+			"# note: %" PRIu64
+			" sample%s dropped (out of memory while reading): not counted above\n",
 			t->samples_nomem, t->samples_nomem > 1 ? "s" : "");
 	if (t->sideband_nomem)
-		fprintf(f, "# note: %" PRIu64 " side-band record%s (tasks, mappings, kernel symbols) not applied "
-			   "(out of memory): some samples may be attributed to the wrong task, object or symbol\n",
+		fprintf(f,
+			"# note: %" PRIu64
+			" side-band record%s (tasks, mappings, kernel symbols) not applied "
+			"(out of memory): some samples may be attributed to the wrong task, object or symbol\n",
 			t->sideband_nomem, t->sideband_nomem > 1 ? "s" : "");
 	fprintf(f, "#\n");
 }
@@ -120,8 +134,8 @@ void print_header(FILE *f, const struct session *s, const char *const *inputs, s
 struct entry {
 	uint32_t key[PRINT_N_KEYS];
 	uint64_t self, children, n_self, n_children;
-	uint32_t id;       /* in the table, before sorting */
-	uint32_t graph;    /* index into the graph lists + 1, 0: no call graph printed */
+	uint32_t id;	/* in the table, before sorting */
+	uint32_t graph; /* index into the graph lists + 1, 0: no call graph printed */
 };
 
 struct table {
@@ -130,8 +144,8 @@ struct table {
 	size_t n, cap;
 };
 
-static void frame_key(const struct print_opts *o, const struct session *s, const struct session_row *r,
-		      uint32_t sym, uint32_t *key)
+static void frame_key(const struct print_opts *o, const struct session *s,
+		      const struct session_row *r, uint32_t sym, uint32_t *key)
 {
 	memset(key, 0xff, PRINT_N_KEYS * sizeof(uint32_t));
 	for (size_t i = 0; i < o->n_keys; i++) {
@@ -184,7 +198,8 @@ static const struct print_opts *sort_opts;
 static int cmp_entries(const void *a, const void *b)
 {
 	const struct entry *x = a, *y = b;
-	uint64_t xa = sort_opts->children ? x->children : x->self, ya = sort_opts->children ? y->children : y->self;
+	uint64_t xa = sort_opts->children ? x->children : x->self,
+		 ya = sort_opts->children ? y->children : y->self;
 
 	if (xa != ya)
 		return xa > ya ? -1 : 1;
@@ -215,13 +230,13 @@ static int64_t tree_child(struct tree *t, uint32_t parent, uint32_t sym)
 			return c;
 	if (GROW(t->n, t->cap, t->len + 1) < 0)
 		return -ENOMEM;
-	t->n[t->len] = (struct node){ sym, 0, t->n[parent].child, 0 };
+	t->n[t->len] = (struct node){sym, 0, t->n[parent].child, 0};
 	t->n[parent].child = (uint32_t)t->len;
 	return (int64_t)t->len++;
 }
 
-static void tree_print(FILE *f, const struct session *s, const struct tree *t, uint32_t parent, double total,
-		       double threshold, char *prefix, size_t plen)
+static void tree_print(FILE *f, const struct session *s, const struct tree *t, uint32_t parent,
+		       double total, double threshold, char *prefix, size_t plen)
 {
 	uint32_t kids[4096];
 	size_t n = 0;
@@ -241,8 +256,9 @@ static void tree_print(FILE *f, const struct session *s, const struct tree *t, u
 		const struct node *nd = &t->n[kids[i]];
 		bool last = i + 1 == n;
 
-		fprintf(f, "%s%s%.2f%%--%s%s\n", prefix, last ? "`--" : "|--", 100.0 * (double)nd->weight / total,
-			sym_name(s, nd->sym), session_sym(s, nd->sym)->kernel ? " [k]" : "");
+		fprintf(f, "%s%s%.2f%%--%s%s\n", prefix, last ? "`--" : "|--",
+			100.0 * (double)nd->weight / total, sym_name(s, nd->sym),
+			session_sym(s, nd->sym)->kernel ? " [k]" : "");
 		if (plen + 5 < 1024) {
 			memcpy(prefix + plen, last ? "    " : "|   ", 5);
 			tree_print(f, s, t, kids[i], total, threshold, prefix, plen + 4);
@@ -252,8 +268,8 @@ static void tree_print(FILE *f, const struct session *s, const struct tree *t, u
 }
 
 /* Does row r belong to entry e on every key but the symbol? */
-static bool row_matches(const struct print_opts *o, const struct session *s, const struct session_row *r,
-			const struct entry *e, uint32_t sym)
+static bool row_matches(const struct print_opts *o, const struct session *s,
+			const struct session_row *r, const struct entry *e, uint32_t sym)
 {
 	uint32_t key[PRINT_N_KEYS];
 
@@ -262,19 +278,19 @@ static bool row_matches(const struct print_opts *o, const struct session *s, con
 }
 
 /* The rows whose stacks hold entry e: only those can add to its tree. */
-static int print_graph(FILE *f, const struct session *s, const struct print_opts *o, const struct entry *e,
-		       double total, const uint32_t *list, size_t n_list)
+static int print_graph(FILE *f, const struct session *s, const struct print_opts *o,
+		       const struct entry *e, double total, const uint32_t *list, size_t n_list)
 {
 	const struct session_row *rows;
 	size_t n_rows;
-	struct tree t = { NULL, 0, 0 };
+	struct tree t = {NULL, 0, 0};
 	uint32_t sym = e->key[PRINT_SYM];
 	char prefix[1024] = "            ";
 
 	rows = session_rows(s, &n_rows);
 	if (GROW(t.n, t.cap, 1) < 0)
 		return -ENOMEM;
-	t.n[0] = (struct node){ 0 }; /* the root */
+	t.n[0] = (struct node){0}; /* the root */
 	t.len = 1;
 	for (size_t li = 0; li < n_list; li++) {
 		size_t i = list[li];
@@ -283,7 +299,8 @@ static int print_graph(FILE *f, const struct session *s, const struct print_opts
 
 		for (uint32_t k = 0; k < n; k++) {
 			if (st[k] == sym && row_matches(o, s, &rows[i], e, st[k])) {
-				/* Callers: from the innermost occurrence; callees: from the outermost. */
+				/* Callers: from the innermost occurrence; callees: from the
+				 * outermost. */
 				if (at == UINT32_MAX || o->graph == PRINT_GRAPH_CALLER)
 					at = k;
 			}
@@ -343,8 +360,8 @@ struct graph_lists {
 	uint32_t *rows;
 };
 
-static int graph_lists(const struct session *s, const struct print_opts *o, struct table *t, double total,
-		       struct graph_lists *gl)
+static int graph_lists(const struct session *s, const struct print_opts *o, struct table *t,
+		       double total, struct graph_lists *gl)
 {
 	const struct session_row *rows;
 	size_t n_rows, n_graphs = 0;
@@ -385,7 +402,8 @@ static int graph_lists(const struct session *s, const struct print_opts *o, stru
 				bool dup = false;
 
 				frame_key(o, s, &rows[i], st[k], key);
-				id = seqtab_intern(t->ids, key, PRINT_N_KEYS); /* present: a lookup */
+				id = seqtab_intern(t->ids, key,
+						   PRINT_N_KEYS); /* present: a lookup */
 				if (id < 0)
 					goto out;
 				if ((size_t)id >= t->n)
@@ -407,7 +425,8 @@ static int graph_lists(const struct session *s, const struct print_opts *o, stru
 		if (pass == 0) {
 			for (size_t g = 1; g <= n_graphs; g++)
 				gl->start[g] += gl->start[g - 1];
-			gl->rows = malloc((gl->start[n_graphs] ? gl->start[n_graphs] : 1) * sizeof(*gl->rows));
+			gl->rows = malloc((gl->start[n_graphs] ? gl->start[n_graphs] : 1) *
+					  sizeof(*gl->rows));
 			if (!gl->rows)
 				goto out;
 		}
@@ -474,8 +493,8 @@ static int count_entries(const struct session *s, const struct print_opts *o, st
 }
 
 /* Column widths from what is printed: the title, at most 40 for names. */
-static void column_widths(const struct session *s, const struct print_opts *o, const struct table *t,
-			  double total, size_t *w)
+static void column_widths(const struct session *s, const struct print_opts *o,
+			  const struct table *t, double total, size_t *w)
 {
 	for (size_t k = 0; k < o->n_keys; k++)
 		w[o->keys[k]] = strlen(key_titles[o->keys[k]]);
@@ -498,7 +517,8 @@ static void column_widths(const struct session *s, const struct print_opts *o, c
 			case PRINT_PID:
 			case PRINT_TID:
 			case PRINT_CPU:
-				len = (size_t)snprintf(buf, sizeof(buf), "%d", (int)e->key[o->keys[k]]);
+				len = (size_t)snprintf(buf, sizeof(buf), "%d",
+						       (int)e->key[o->keys[k]]);
 				break;
 			default:
 				break;
@@ -512,7 +532,8 @@ static void column_widths(const struct session *s, const struct print_opts *o, c
 /* The title line. The last column is not padded (no trailing blanks): its width becomes 0. */
 static void print_titles(FILE *f, const struct print_opts *o, size_t *w)
 {
-	fprintf(f, "#%s%9s %s", o->children ? " Children " : "", "Self", o->show_samples ? "    Samples " : "");
+	fprintf(f, "#%s%9s %s", o->children ? " Children " : "", "Self",
+		o->show_samples ? "    Samples " : "");
 	for (size_t k = 0; k + 1 < o->n_keys; k++)
 		fprintf(f, " %-*s", (int)w[o->keys[k]], key_titles[o->keys[k]]);
 	fprintf(f, " %s", key_titles[o->keys[o->n_keys - 1]]);
@@ -520,8 +541,8 @@ static void print_titles(FILE *f, const struct print_opts *o, size_t *w)
 	fputc('\n', f);
 }
 
-static void print_entry(FILE *f, const struct session *s, const struct print_opts *o, const struct entry *e,
-			const size_t *w, double total)
+static void print_entry(FILE *f, const struct session *s, const struct print_opts *o,
+			const struct entry *e, const size_t *w, double total)
 {
 	fputs(" ", f);
 	if (o->children)
@@ -551,10 +572,10 @@ static void print_entry(FILE *f, const struct session *s, const struct print_opt
 }
 
 /* The sorted entries above the percent limit, each with its tree when it has one. */
-static int print_entries(FILE *f, const struct session *s, const struct print_opts *o, const struct table *t,
-			 const struct graph_lists *gl, double total)
+static int print_entries(FILE *f, const struct session *s, const struct print_opts *o,
+			 const struct table *t, const struct graph_lists *gl, double total)
 {
-	size_t w[PRINT_N_KEYS] = { 0 };
+	size_t w[PRINT_N_KEYS] = {0};
 
 	column_widths(s, o, t, total, w);
 	print_titles(f, o, w);
@@ -575,9 +596,9 @@ static int print_entries(FILE *f, const struct session *s, const struct print_op
 int print_flat(FILE *f, const struct session *s, const struct print_opts *o)
 {
 	const struct session_totals *tot = session_totals(s);
-	struct table t = { seqtab_new(), NULL, 0, 0 };
+	struct table t = {seqtab_new(), NULL, 0, 0};
 	double total = tot->period ? (double)tot->period : 1.0;
-	struct graph_lists gl = { NULL, NULL };
+	struct graph_lists gl = {NULL, NULL};
 	bool has_sym = false;
 	int rc;
 

@@ -19,7 +19,7 @@ enum print_graph {
 struct print_opts {
 	enum print_key keys[PRINT_N_KEYS];
 	size_t n_keys;
-	bool children;        /* Children column: time in the entry and everything it calls */
+	bool children;	      /* Children column: time in the entry and everything it calls */
 	bool show_samples;    /* Samples column */
 	double percent_limit; /* hide entries below this share (of the sort column) */
 	enum print_graph graph;

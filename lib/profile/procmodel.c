@@ -12,8 +12,8 @@ struct proc {
 	struct procmodel_map *maps; /* sorted by start, non-overlapping */
 	uint32_t n;
 	size_t cap;
-	int64_t comm;               /* the main thread's name id, -1 unknown */
-	uint64_t gen;               /* changes whenever the process may have changed */
+	int64_t comm; /* the main thread's name id, -1 unknown */
+	uint64_t gen; /* changes whenever the process may have changed */
 };
 
 struct thr {
@@ -29,7 +29,7 @@ struct procmodel {
 	struct thr *thrs;
 	size_t n_thrs, cap_thrs;
 	struct strtab *comms;
-	uint64_t gen;         /* last generation handed out */
+	uint64_t gen; /* last generation handed out */
 };
 
 struct procmodel *procmodel_new(void)
@@ -73,7 +73,7 @@ static struct proc *get_proc(struct procmodel *m, int32_t pid)
 		id = pairtab_intern(m->pids, (uint32_t)pid, 0, NULL);
 		if (id < 0)
 			return NULL;
-		m->procs[id] = (struct proc){ NULL, 0, 0, -1, 0 };
+		m->procs[id] = (struct proc){NULL, 0, 0, -1, 0};
 		m->n_procs++;
 	}
 	/* Every caller is about to change the process. */
@@ -99,7 +99,7 @@ static struct thr *get_thr(struct procmodel *m, int32_t tid)
 		id = pairtab_intern(m->tids, (uint32_t)tid, 0, NULL);
 		if (id < 0)
 			return NULL;
-		m->thrs[id] = (struct thr){ -1, -1 };
+		m->thrs[id] = (struct thr){-1, -1};
 		m->n_thrs++;
 	}
 	m->gen++; /* every caller is about to change the thread */
@@ -190,7 +190,8 @@ static uint32_t lower(const struct proc *p, uint64_t addr)
 	return lo;
 }
 
-int procmodel_map(struct procmodel *m, int32_t pid, uint64_t start, uint64_t len, uint64_t pgoff, uint32_t dso)
+int procmodel_map(struct procmodel *m, int32_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
+		  uint32_t dso)
 {
 	struct proc *p = get_proc(m, pid);
 	uint64_t end = start + len;
@@ -228,7 +229,7 @@ int procmodel_map(struct procmodel *m, int32_t pid, uint64_t start, uint64_t len
 	memmove(&p->maps[i + 1], &p->maps[j], (p->n - j) * sizeof(*p->maps));
 	p->n -= j - i;
 	p->n++;
-	p->maps[i] = (struct procmodel_map){ start, end, pgoff, dso };
+	p->maps[i] = (struct procmodel_map){start, end, pgoff, dso};
 	return 0;
 }
 

@@ -10,8 +10,8 @@ struct strtab;
 
 struct procmodel_map {
 	uint64_t start, end; /* [start, end) */
-	uint64_t pgoff;      /* file offset of start, in bytes */
-	uint32_t dso;        /* the caller's id for the mapped object */
+	uint64_t pgoff;	     /* file offset of start, in bytes */
+	uint32_t dso;	     /* the caller's id for the mapped object */
 };
 
 struct procmodel;
@@ -27,10 +27,12 @@ int procmodel_fork(struct procmodel *m, int32_t pid, int32_t ppid, int32_t tid, 
 /* A thread ends; when it is the process's main thread the process's mappings are released. */
 int procmodel_exit(struct procmodel *m, int32_t pid, int32_t tid);
 /* A new mapping replaces whatever part of older ones it overlaps. */
-int procmodel_map(struct procmodel *m, int32_t pid, uint64_t start, uint64_t len, uint64_t pgoff, uint32_t dso);
+int procmodel_map(struct procmodel *m, int32_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
+		  uint32_t dso);
 
 /* The mapping of pid that contains addr, or NULL. Borrowed until the next replay call. */
-const struct procmodel_map *procmodel_find_map(const struct procmodel *m, int32_t pid, uint64_t addr);
+const struct procmodel_map *procmodel_find_map(const struct procmodel *m, int32_t pid,
+					       uint64_t addr);
 /* The interned name of a thread: its COMM, else its process's, else ":TID". -ENOMEM on failure. */
 int64_t procmodel_comm_id(struct procmodel *m, int32_t pid, int32_t tid);
 /* A number that changes whenever pid's mappings may have changed (new, exec, mmap, exit),

@@ -28,8 +28,8 @@ struct replay {
 	struct aggregate *agg;
 	struct session_totals *t;
 	bool ksyms_loaded;
-	bool ksyms_partial;        /* the file being read writes kernel symbols as needed */
-	struct reader *rd;         /* the file being read */
+	bool ksyms_partial; /* the file being read writes kernel symbols as needed */
+	struct reader *rd;  /* the file being read */
 	/* A packed sample's stack resolved once per process state: (reader stack << 32 | pid,
 	 * file << 48 ^ process generation) -> location stack in scache_val (UINT32_MAX unset). */
 	struct pairtab *scache;
@@ -39,15 +39,15 @@ struct replay {
 	/* The last task seen on each CPU (modulo 64), valid while the process model is unchanged:
 	 * samples come in runs of one thread per CPU, this saves three lookups each. */
 	struct task_memo {
-		uint64_t version;    /* procmodel_version() when filled; 0: empty */
+		uint64_t version; /* procmodel_version() when filled; 0: empty */
 		uint32_t pid, tid;
 		int64_t comm, task;
-		uint64_t pgen;       /* procmodel_gen() of pid */
+		uint64_t pgen; /* procmodel_gen() of pid */
 	} memo[64];
 	/* per-file state */
 	uint64_t sample_type;
-	uint64_t since, until;     /* CLOCK_MONOTONIC ns of the file being read */
-	int8_t *comm_ok;           /* comm filter verdict per comm id: 0 unknown, 1 keep, -1 drop */
+	uint64_t since, until; /* CLOCK_MONOTONIC ns of the file being read */
+	int8_t *comm_ok;       /* comm filter verdict per comm id: 0 unknown, 1 keep, -1 drop */
 	size_t n_comm_ok;
 	bool finished;
 	uint32_t loc_buf[MAX_FRAMES];
@@ -104,8 +104,10 @@ static void on_mmap(struct replay *rp, const struct perf_event_header *h)
 	}
 	if ((m.misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL)
 		return; /* kernel and module maps: kallsyms covers them */
-	dso = dsotab_add_mapped(rp->dsos, m.path, m.build_id, m.build_id_len, m.maj, m.min, m.ino, (int32_t)m.pid);
-	if (dso < 0 || procmodel_map(rp->pm, (int32_t)m.pid, m.addr, m.len, m.pgoff, (uint32_t)dso) < 0)
+	dso = dsotab_add_mapped(rp->dsos, m.path, m.build_id, m.build_id_len, m.maj, m.min, m.ino,
+				(int32_t)m.pid);
+	if (dso < 0 ||
+	    procmodel_map(rp->pm, (int32_t)m.pid, m.addr, m.len, m.pgoff, (uint32_t)dso) < 0)
 		rp->t->sideband_nomem++;
 }
 
@@ -117,7 +119,8 @@ static void on_task(struct replay *rp, const struct perf_event_header *h)
 		return;
 	if (h->type == PERF_RECORD_EXIT)
 		procmodel_exit(rp->pm, (int32_t)t.pid, (int32_t)t.tid);
-	else if (procmodel_fork(rp->pm, (int32_t)t.pid, (int32_t)t.ppid, (int32_t)t.tid, (int32_t)t.ptid) < 0)
+	else if (procmodel_fork(rp->pm, (int32_t)t.pid, (int32_t)t.ppid, (int32_t)t.tid,
+				(int32_t)t.ptid) < 0)
 		rp->t->sideband_nomem++;
 }
 
@@ -216,8 +219,8 @@ static const struct task_memo *sample_task(struct replay *rp, const struct perfr
 	task = aggregate_add_task(rp->agg, pid, tid, (uint32_t)comm);
 	if (task < 0)
 		return NULL;
-	*memo = (struct task_memo){ procmodel_version(rp->pm), smp->id.pid, smp->id.tid, comm, task,
-				    procmodel_gen(rp->pm, pid) };
+	*memo = (struct task_memo){procmodel_version(rp->pm), smp->id.pid, smp->id.tid, comm, task,
+				   procmodel_gen(rp->pm, pid)};
 	return memo;
 }
 
@@ -378,7 +381,8 @@ static void on_record(struct replay *rp, const struct perf_event_header *h)
 		on_task(rp, h);
 		break;
 	case PERF_RECORD_LOST:
-		if (perfrec_parse_lost(h, &l) == 0 && perfrec_time(h, rp->sample_type) >= rp->since &&
+		if (perfrec_parse_lost(h, &l) == 0 &&
+		    perfrec_time(h, rp->sample_type) >= rp->since &&
 		    perfrec_time(h, rp->sample_type) <= rp->until)
 			rp->t->lost = util_sat_add(rp->t->lost, l.lost);
 		break;
@@ -413,7 +417,8 @@ static int set_window(struct replay *rp, struct reader *r, char *why, size_t why
 	if (!rp->o->filter.have_since && !rp->o->filter.have_until)
 		return 0;
 	if (!hdr || reader_time_bounds(r, &first, &last) < 0) {
-		snprintf(why, why_size, "its wall-clock time is unknown (header lost), so --since/--until cannot apply");
+		snprintf(why, why_size,
+			 "its wall-clock time is unknown (header lost), so --since/--until cannot apply");
 		return -ENODATA;
 	}
 	off = hdr->realtime_offset;

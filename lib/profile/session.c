@@ -77,7 +77,8 @@ struct session *session_free(struct session *s)
 	return NULL;
 }
 
-int session_file_bounds(const char *path, int64_t *ret_start, int64_t *ret_end, char *why, size_t why_size)
+int session_file_bounds(const char *path, int64_t *ret_start, int64_t *ret_end, char *why,
+			size_t why_size)
 {
 	struct reader *r;
 	const struct rp_header_rec *h;

@@ -60,8 +60,8 @@ struct session_sym {
 
 /* One aggregated row: every sample with the same symbolized stack, task and CPU. */
 struct session_row {
-	uint32_t stack;   /* symbol stack id: leaf first */
-	uint32_t comm;    /* id in session_comms() */
+	uint32_t stack; /* symbol stack id: leaf first */
+	uint32_t comm;	/* id in session_comms() */
 	int32_t pid, tid;
 	uint32_t cpu;
 	uint64_t count;
@@ -69,16 +69,17 @@ struct session_row {
 };
 
 struct session_totals {
-	uint64_t samples;        /* after filters */
+	uint64_t samples; /* after filters */
 	uint64_t period;
-	uint64_t samples_seen;   /* before filters */
-	uint64_t samples_malformed; /* samples whose fields do not fit their record: skipped */
+	uint64_t samples_seen;	     /* before filters */
+	uint64_t samples_malformed;  /* samples whose fields do not fit their record: skipped */
 	uint64_t sideband_malformed; /* MMAP records whose file name is not terminated: skipped */
-	uint64_t samples_nomem;  /* samples dropped because memory ran out while replaying them
-				  * (some perhaps before the --comm filter could reject them) */
-	uint64_t sideband_nomem; /* side-band records (COMM, MMAP, FORK, KSYMS) not applied for
-				  * lack of memory: samples may be placed in the wrong task or object */
-	uint64_t lost;           /* LOST records + losses reported only at the end */
+	uint64_t samples_nomem;	     /* samples dropped because memory ran out while replaying them
+				      * (some perhaps before the --comm filter could reject them) */
+	uint64_t
+	    sideband_nomem; /* side-band records (COMM, MMAP, FORK, KSYMS) not applied for
+			     * lack of memory: samples may be placed in the wrong task or object */
+	uint64_t lost;	    /* LOST records + losses reported only at the end */
 	uint64_t throttles;
 	uint64_t frames, frames_unknown; /* sample-weighted */
 	uint64_t t_first, t_last;
@@ -92,11 +93,12 @@ struct session *session_free(struct session *s);
 
 /* Wall-clock bounds of a recording from its header and frame descriptors, without reading
  * its records: 0, or -errno with a sentence in why. */
-int session_file_bounds(const char *path, int64_t *ret_start, int64_t *ret_end, char *why, size_t why_size);
+int session_file_bounds(const char *path, int64_t *ret_start, int64_t *ret_end, char *why,
+			size_t why_size);
 
 /* Read one recording into the session. Returns 1 without reading it when it lies wholly
- * outside the time window; frames that start after the window are not decompressed. -errno with a sentence in why when the file cannot
- * be used at all; damage inside it goes to the warn callback. */
+ * outside the time window; frames that start after the window are not decompressed. -errno with a
+ * sentence in why when the file cannot be used at all; damage inside it goes to the warn callback. */
 int session_add_file(struct session *s, const char *path, char *why, size_t why_size);
 /* Symbolize and build the rows; call once, after the last file. */
 int session_finish(struct session *s);

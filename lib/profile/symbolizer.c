@@ -22,7 +22,7 @@
 
 #define BUILD_ID_MAX SYMFILE_BUILD_ID_MAX
 #define ALT_PATHS_MAX 4
-#define INLINE_MAX 32		/* frames kept per address */
+#define INLINE_MAX 32	      /* frames kept per address */
 #define FRAME_HERE UINT32_MAX /* cache entry holding its one plain frame itself */
 
 /* A PT_LOAD segment: file range [off, off + filesz) is loaded at vaddr. */
@@ -53,7 +53,7 @@ struct cache_ent {
 	uint64_t off;
 	const char *name; /* FRAME_HERE: the frame's name (NULL = unknown) */
 	uint64_t offset;  /* FRAME_HERE: the frame's offset */
-	uint32_t first;   /* FRAME_HERE, or the index of the first frame in frames */
+	uint32_t first;	  /* FRAME_HERE, or the index of the first frame in frames */
 	uint32_t n;
 };
 
@@ -79,7 +79,7 @@ struct sym_dso {
 
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
-	uint64_t bias; /* module address - ELF address (0: reported at base 0) */
+	uint64_t bias;	    /* module address - ELF address (0: reported at base 0) */
 	struct load *loads; /* executable segments first */
 	size_t n_loads;
 	struct sym *syms;
@@ -178,16 +178,16 @@ static bool debug_file_matches(Dwfl_Module *mod, int fd)
  * standard debuglink search under symfs/usr/lib/debug looks in symfs/usr/lib/debug/SYMFS/…;
  * look where the recorded path says instead.
  */
-static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
-			  Dwarf_Addr base, const char *file_name, const char *debuglink_file,
+static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+			  const char *file_name, const char *debuglink_file,
 			  GElf_Word debuglink_crc, char **debuginfo_file_name)
 {
 	struct sym_dso *d = *userdata;
 	char *p;
 	int fd;
 
-	fd = dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name,
-					  debuglink_file, debuglink_crc, debuginfo_file_name);
+	fd = dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name, debuglink_file,
+					  debuglink_crc, debuginfo_file_name);
 	/* An absolute name is a dwz alt file: found by its build-id under symfs/usr/lib/debug. */
 	if (fd >= 0 || !d || !d->s->symfs || (debuglink_file && debuglink_file[0] == '/'))
 		return fd;
@@ -304,8 +304,8 @@ static uint64_t identity_hash(const char *path, const uint8_t *id, size_t id_len
 	return hash_u64(hash_str(path) ^ hash_pair((uint64_t)maj << 32 | min, ino));
 }
 
-static bool identity_eq(const struct sym_dso *d, const char *path, const uint8_t *id,
-			size_t id_len, uint32_t maj, uint32_t min, uint64_t ino)
+static bool identity_eq(const struct sym_dso *d, const char *path, const uint8_t *id, size_t id_len,
+			uint32_t maj, uint32_t min, uint64_t ino)
 {
 	if (d->build_id_len != id_len)
 		return false;
@@ -346,9 +346,9 @@ static int index_insert(struct symbolizer *s, struct sym_dso *d)
 
 /* The handle given when nothing else can be: lookups on it are always unknown. */
 static struct sym_dso unusable_dso = {
-	.path = (char *)"[unknown]",
-	.name = "[unknown]",
-	.state = DSO_UNUSABLE,
+    .path = (char *)"[unknown]",
+    .name = "[unknown]",
+    .state = DSO_UNUSABLE,
 };
 
 /* Remember another path under which a file known by build-id was mapped. */
@@ -406,9 +406,7 @@ struct sym_dso *symbolizer_dso(struct symbolizer *s, const char *path, const uin
 		d->ino = ino;
 	}
 	d->path = strdup(path);
-	if (!d->path ||
-	    GROW(s->dsos, s->dsos_cap, s->n_dsos + 1) < 0 ||
-	    index_insert(s, d) < 0) {
+	if (!d->path || GROW(s->dsos, s->dsos_cap, s->n_dsos + 1) < 0 || index_insert(s, d) < 0) {
 		free(d->path);
 		free(d);
 		return &unusable_dso;
@@ -469,8 +467,8 @@ static int read_loads(struct sym_dso *d, Elf *elf)
 			continue;
 		if ((ph.p_flags & PF_X) && ph.p_filesz < ph.p_memsz)
 			mangled = true;
-		d->loads[n++] = (struct load){ ph.p_offset, ph.p_filesz, ph.p_vaddr,
-					       ph.p_flags & PF_X };
+		d->loads[n++] =
+		    (struct load){ph.p_offset, ph.p_filesz, ph.p_vaddr, ph.p_flags & PF_X};
 	}
 	if (mangled) {
 		size_t k = 0;
@@ -611,7 +609,7 @@ static int read_symbols(struct sym_dso *d)
 		if (end > max_end)
 			max_end = end;
 		d->starts[w] = c[i].start;
-		d->syms[w++] = (struct sym){ c[i].start, end, max_end, c[i].name };
+		d->syms[w++] = (struct sym){c[i].start, end, max_end, c[i].name};
 	}
 	free(c);
 	d->n_syms = w;
@@ -624,8 +622,8 @@ static int read_symbols(struct sym_dso *d)
 static void dso_open(struct sym_dso *d)
 {
 	struct symbolizer *s = d->s;
-	struct symfile_id id = { d->path, d->alt, d->n_alt, d->build_id, d->build_id_len,
-				 d->maj, d->min, d->ino };
+	struct symfile_id id = {d->path,	 d->alt, d->n_alt, d->build_id,
+				d->build_id_len, d->maj, d->min,   d->ino};
 	char *file = NULL, warn[1024];
 	void **ud = NULL;
 	GElf_Addr bias;
@@ -811,9 +809,8 @@ static int inline_chain(struct symbolizer *s, struct sym_dso *d, uint64_t addr,
 	}
 	/* No DW_TAG_subprogram above the inlines (or DWARF without scopes): the symbol's frame. */
 	if (nf > 0 && out[nf - 1].inlined && nf < INLINE_MAX && sym) {
-		out[nf] = (struct sym_frame){ intern(s, sym->name), addr - sym->start,
-					      file ? intern(s, file) : NULL, file ? line : 0,
-					      false };
+		out[nf] = (struct sym_frame){intern(s, sym->name), addr - sym->start,
+					     file ? intern(s, file) : NULL, file ? line : 0, false};
 		nf++;
 	}
 out:
@@ -851,7 +848,7 @@ static int compute(struct symbolizer *s, struct sym_dso *d, uint64_t off, struct
 	uint64_t addr;
 	int n = 0;
 
-	out[0] = (struct sym_frame){ 0 };
+	out[0] = (struct sym_frame){0};
 	if (!off_to_addr(d, off, &addr))
 		return 1;
 	sym = sym_find(d, addr);
@@ -881,7 +878,7 @@ static int copy_out(const struct sym_dso *d, const struct cache_ent *e, struct s
 	int n = (int)e->n < max ? (int)e->n : max;
 
 	if (e->first == FRAME_HERE) {
-		frames[0] = (struct sym_frame){ e->name, e->offset, NULL, 0, false };
+		frames[0] = (struct sym_frame){e->name, e->offset, NULL, 0, false};
 		return 1;
 	}
 	memcpy(frames, d->frames + e->first, (size_t)n * sizeof(*frames));
@@ -902,7 +899,7 @@ int symbolizer_lookup(struct symbolizer *s, struct sym_dso *d, uint64_t off,
 	if (d->state == DSO_NEW)
 		dso_open(d);
 	if (d->state != DSO_READY) {
-		frames[0] = (struct sym_frame){ 0 };
+		frames[0] = (struct sym_frame){0};
 		return 1;
 	}
 
@@ -924,13 +921,13 @@ int symbolizer_lookup(struct symbolizer *s, struct sym_dso *d, uint64_t off,
 		;
 	e = &d->cache[i];
 	if (n == 1 && !tmp[0].file && !tmp[0].inlined) {
-		*e = (struct cache_ent){ off, tmp[0].name, tmp[0].offset, FRAME_HERE, 1 };
+		*e = (struct cache_ent){off, tmp[0].name, tmp[0].offset, FRAME_HERE, 1};
 	} else {
 		if (d->n_frames + (size_t)n >= FRAME_HERE ||
 		    GROW(d->frames, d->frames_cap, d->n_frames + (size_t)n) < 0)
 			goto uncached;
 		memcpy(d->frames + d->n_frames, tmp, (size_t)n * sizeof(*tmp));
-		*e = (struct cache_ent){ off, NULL, 0, (uint32_t)d->n_frames, (uint32_t)n };
+		*e = (struct cache_ent){off, NULL, 0, (uint32_t)d->n_frames, (uint32_t)n};
 		d->n_frames += (size_t)n;
 	}
 	d->cache_n++;

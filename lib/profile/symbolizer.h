@@ -19,8 +19,8 @@ struct sym_frame {
 	const char *name; /* interned, owned by the symbolizer; NULL = unknown */
 	uint64_t offset;  /* address - symbol (or inline instance entry) start, 0 if unknown */
 	const char *file; /* source file (interned) when inline_frames found DWARF, else NULL */
-	int line;         /* 0 if unknown */
-	bool inlined;     /* an inline frame (all but the outermost of an expansion) */
+	int line;	  /* 0 if unknown */
+	bool inlined;	  /* an inline frame (all but the outermost of an expansion) */
 };
 
 /*
@@ -30,13 +30,13 @@ struct sym_frame {
  * symbolizer_free(); the MSG given to warn is valid only during the call.
  */
 struct symbolizer_opts {
-	const char *symfs;      /* NULL or a directory: binaries and debug files are looked up
+	const char *symfs;	/* NULL or a directory: binaries and debug files are looked up
 				 * under it first (symfs + path, symfs/usr/lib/debug); copied */
-	bool inline_frames;     /* expand inline frames from DWARF (and give file:line) */
-	bool debuginfod;        /* allow debuginfod for separate debug info */
+	bool inline_frames;	/* expand inline frames from DWARF (and give file:line) */
+	bool debuginfod;	/* allow debuginfod for separate debug info */
 	int debuginfod_timeout; /* seconds, > 0 to set; used only with debuginfod */
 	void (*warn)(void *arg, const char *msg); /* once-per-problem messages, no newline */
-	void *warn_arg;         /* borrowed: passed to warn, must outlive the symbolizer */
+	void *warn_arg; /* borrowed: passed to warn, must outlive the symbolizer */
 };
 
 /*
@@ -91,7 +91,7 @@ int symbolizer_lookup(struct symbolizer *s, struct sym_dso *d, uint64_t off,
 
 /* Counters for --verbose output and tests, kept up to date as the symbolizer works. */
 struct symbolizer_stats {
-	uint64_t dsos;        /* handles created */
+	uint64_t dsos;	      /* handles created */
 	uint64_t dsos_opened; /* handles whose file was opened and usable */
 	uint64_t lookups;     /* symbolizer_lookup() calls that reached a dso */
 	uint64_t cache_hits;  /* of which answered from the per-dso cache */

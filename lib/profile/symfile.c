@@ -71,7 +71,8 @@ static int try_candidate(const struct symfile_id *id, const char *p, bool under_
 	}
 	if (id->build_id_len) {
 		r = buildid_read_fd(fd, bid, sizeof(bid), &len);
-		if (r == 0 && len >= id->build_id_len && !memcmp(bid, id->build_id, id->build_id_len))
+		if (r == 0 && len >= id->build_id_len &&
+		    !memcmp(bid, id->build_id, id->build_id_len))
 			return fd;
 		if (!why->mismatch) {
 			why->mismatch = true;
@@ -97,8 +98,8 @@ static int try_candidate(const struct symfile_id *id, const char *p, bool under_
 }
 
 /* Try recorded path P: under the symfs first, then as is. Sets *ret_file (malloc'd). */
-static int try_path(const char *symfs, const struct symfile_id *id, const char *p,
-		    struct why *why, char **ret_file)
+static int try_path(const char *symfs, const struct symfile_id *id, const char *p, struct why *why,
+		    char **ret_file)
 {
 	char *f;
 	int fd;
@@ -175,7 +176,7 @@ static int try_build_id_dirs(const char *symfs, const struct symfile_id *id, cha
 			free(rel);
 			if (!f)
 				return -ENOMEM;
-			fd = try_candidate(id, f, true, &(struct why){ 0 });
+			fd = try_candidate(id, f, true, &(struct why){0});
 			if (fd >= 0) {
 				*ret_file = f;
 				return fd;
@@ -187,8 +188,7 @@ static int try_build_id_dirs(const char *symfs, const struct symfile_id *id, cha
 }
 
 /* The sentence saying why no file of ID could be used, into BUF. */
-static void why_unusable(const struct symfile_id *id, const struct why *why, char *buf,
-			 size_t size)
+static void why_unusable(const struct symfile_id *id, const struct why *why, char *buf, size_t size)
 {
 	char rec[2 * SYMFILE_BUILD_ID_MAX + 1];
 
@@ -225,7 +225,7 @@ static void why_unusable(const struct symfile_id *id, const struct why *why, cha
 int symfile_open(const char *symfs, const struct symfile_id *id, char **ret_file, char *ret_warn,
 		 size_t warn_size)
 {
-	struct why why = { 0 };
+	struct why why = {0};
 	char rec[2 * SYMFILE_BUILD_ID_MAX + 1];
 	char *file = NULL;
 	int fd;
@@ -251,7 +251,8 @@ int symfile_open(const char *symfs, const struct symfile_id *id, char **ret_file
 		buildid_to_hex(id->build_id, id->build_id_len, rec);
 		snprintf(ret_warn, warn_size,
 			 "%s: build-id %s recorded, file on disk has %s (rebuilt?); using %s instead",
-			 why.mismatch_path, rec, why.mismatch_id[0] ? why.mismatch_id : "none", file);
+			 why.mismatch_path, rec, why.mismatch_id[0] ? why.mismatch_id : "none",
+			 file);
 	}
 	*ret_file = file;
 	return fd;

@@ -10,13 +10,13 @@
 
 /* A recorded binary as the recording identifies it. Every pointer is borrowed for the call. */
 struct symfile_id {
-	const char *path;        /* as recorded */
-	char *const *alt;        /* N_ALT other recorded paths of the same build-id */
+	const char *path; /* as recorded */
+	char *const *alt; /* N_ALT other recorded paths of the same build-id */
 	int n_alt;
 	const uint8_t *build_id; /* BUILD_ID_LEN <= SYMFILE_BUILD_ID_MAX bytes; 0 = none */
 	size_t build_id_len;
-	uint32_t maj, min;       /* the recorded device and inode: without a build-id, a file */
-	uint64_t ino;            /* on that device with another inode was replaced (ino 0: no check) */
+	uint32_t maj, min; /* the recorded device and inode: without a build-id, a file */
+	uint64_t ino;	   /* on that device with another inode was replaced (ino 0: no check) */
 };
 
 /*

@@ -15,7 +15,7 @@
 #define INLINE_MAX 16
 
 struct symstacks {
-	struct dsotab *dsos;         /* borrowed */
+	struct dsotab *dsos;	     /* borrowed */
 	struct symbolizer *symz;     /* borrowed */
 	const struct ksymtab *ksyms; /* borrowed */
 	struct pairtab *syms_ids;    /* (dso, name pointer) -> sym id */
@@ -27,8 +27,8 @@ struct symstacks {
 	uint32_t *loc_syms;
 	uint32_t n_loc_syms;
 	size_t cap_loc_syms;
-	struct seqtab *stacks;       /* symbol ids, leaf first */
-	uint32_t *buf;               /* the stack being built */
+	struct seqtab *stacks; /* symbol ids, leaf first */
+	uint32_t *buf;	       /* the stack being built */
 	size_t cap_buf;
 };
 
@@ -77,7 +77,7 @@ static int64_t intern_sym(struct symstacks *ss, uint32_t dso, const char *name, 
 	id = pairtab_intern(ss->syms_ids, dso, (uintptr_t)name, NULL);
 	if (id < 0)
 		return id;
-	ss->syms[ss->n_syms++] = (struct session_sym){ name, dso, kernel };
+	ss->syms[ss->n_syms++] = (struct session_sym){name, dso, kernel};
 	return id;
 }
 

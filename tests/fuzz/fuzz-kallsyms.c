@@ -46,8 +46,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	t = ksymtab_new();
 	if (rec && t) {
 		rec->hdr.type = RP_REC_KSYMS;
-		rec->hdr.size = (size & 1) ? (uint16_t)(data[0] | data[1] << 8)
-					   : (uint16_t)rec_size;
+		rec->hdr.size =
+		    (size & 1) ? (uint16_t)(data[0] | data[1] << 8) : (uint16_t)rec_size;
 		memcpy(&rec->n, data, 4);
 		memcpy(rec + 1, data + 4, size - 4);
 		ksymtab_add_record(t, rec, rec_size);

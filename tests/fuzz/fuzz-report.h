@@ -46,7 +46,8 @@ int open(const char *path, int flags, ...)
 		mode = va_arg(ap, mode_t);
 		va_end(ap);
 	}
-	if (fuzz_files_closed && strncmp(path, "/proc/self/fd/", 14) != 0 && strcmp(path, "/dev/null") != 0) {
+	if (fuzz_files_closed && strncmp(path, "/proc/self/fd/", 14) != 0 &&
+	    strcmp(path, "/dev/null") != 0) {
 		errno = ENOENT;
 		return -1;
 	}
@@ -93,7 +94,7 @@ static inline void fuzz_report(const char *path, const struct session_opts *so,
 		return;
 	fuzz_files_closed = 1;
 	if (session_add_file(s, path, why, sizeof(why)) >= 0 && session_finish(s) >= 0) {
-		print_header(null, s, (const char *const[]){ "fuzz" }, 1);
+		print_header(null, s, (const char *const[]){"fuzz"}, 1);
 		print_flat(null, s, po);
 		print_folded(null, s);
 	}

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 /* x86-64: "spin: dec %rdi; jnz spin; ret" */
-static const unsigned char code_x86_64[] = { 0x48, 0xff, 0xcf, 0x75, 0xfb, 0xc3 };
+static const unsigned char code_x86_64[] = {0x48, 0xff, 0xcf, 0x75, 0xfb, 0xc3};
 
 int main(int argc, char **argv)
 {
@@ -24,7 +24,8 @@ int main(int argc, char **argv)
 	fprintf(stderr, "rp-jit: only x86-64 code is generated\n");
 	return 77;
 #endif
-	mem = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	mem = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1,
+		   0);
 	if (mem == MAP_FAILED) {
 		perror("rp-jit: mmap");
 		return 1;
@@ -36,7 +37,8 @@ int main(int argc, char **argv)
 		perror(path);
 		return 1;
 	}
-	fprintf(map, "%lx %zx jitted loop::spin (generated)\n", (unsigned long)(mem + 64), sizeof(code_x86_64));
+	fprintf(map, "%lx %zx jitted loop::spin (generated)\n", (unsigned long)(mem + 64),
+		sizeof(code_x86_64));
 	fclose(map);
 	spin = (void (*)(unsigned long))(void *)(mem + 64);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
