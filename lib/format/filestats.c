@@ -117,15 +117,10 @@ static void put_wall(FILE *f, uint64_t mono, int64_t offset)
 	fputs(buf, f);
 }
 
-void filestats_print(FILE *f, const struct filestats *s, struct reader *r, const char *path)
+/* The header's facts: host, command, event, when and how long. */
+static void print_facts(FILE *f, const struct filestats *s, const struct rp_header_rec *h,
+			const struct reader_stats *rs)
 {
-	const struct rp_header_rec *h = reader_header(r);
-	const struct reader_stats *rs = reader_stats(r);
-	uint64_t lost = util_sat_add(s->lost_records, s->lost_unreported),
-		 all = util_sat_add(s->samples, lost);
-	char b1[32];
-
-	fprintf(f, "%s: ringprof recording\n", path);
 	if (h) {
 		const char *cmd = (const char *)(h + 1);
 
@@ -171,27 +166,11 @@ void filestats_print(FILE *f, const struct filestats *s, struct reader *r, const
 			fprintf(f, "  duration      %.3f s (from the records)\n",
 				(double)(s->t_max - s->t_min) / 1e9);
 	}
-	if (s->finished)
-		fprintf(f, "  finished      yes\n");
-	else
-		fprintf(f,
-			"  finished      no: the recorder did not finish this file (killed, crashed or still "
-			"running); everything up to the last complete frame is used\n");
-	if (s->finished && s->finish.exit_status >= 0)
-		fprintf(f, "  exit status   %d\n", s->finish.exit_status);
-	fprintf(f,
-		"  frames        %" PRIu64 " read, %" PRIu64 " damaged or truncated, %s skipped\n",
-		rs->frames, rs->frames_bad, util_format_bytes(rs->bytes_skipped, b1, sizeof(b1)));
-	if (rs->stacks || rs->samples_packed) {
-		fprintf(f,
-			"  stacks        %" PRIu64 " defined, %" PRIu64
-			" samples packed against them",
-			rs->stacks, rs->samples_packed);
-		if (rs->stack_missing)
-			fprintf(f, ", %" PRIu64 " of them lost their stack (damaged definitions)",
-				rs->stack_missing);
-		fputc('\n', f);
-	}
+}
+
+/* Records by type, then by CPU. */
+static void print_records(FILE *f, const struct filestats *s, const struct reader_stats *rs)
+{
 	fprintf(f, "  records       %" PRIu64 "\n", rs->records);
 	for (uint32_t t = 0; t < 32; t++)
 		if (s->by_type[t])
@@ -221,6 +200,40 @@ void filestats_print(FILE *f, const struct filestats *s, struct reader *r, const
 	}
 	if (s->synth.records)
 		fprintf(f, "    %-13s %12" PRIu64 "\n", "synthesized", s->synth.records);
+}
+
+void filestats_print(FILE *f, const struct filestats *s, struct reader *r, const char *path)
+{
+	const struct rp_header_rec *h = reader_header(r);
+	const struct reader_stats *rs = reader_stats(r);
+	uint64_t lost = util_sat_add(s->lost_records, s->lost_unreported),
+		 all = util_sat_add(s->samples, lost);
+	char b1[32];
+
+	fprintf(f, "%s: ringprof recording\n", path);
+	print_facts(f, s, h, rs);
+	if (s->finished)
+		fprintf(f, "  finished      yes\n");
+	else
+		fprintf(f,
+			"  finished      no: the recorder did not finish this file (killed, crashed or still "
+			"running); everything up to the last complete frame is used\n");
+	if (s->finished && s->finish.exit_status >= 0)
+		fprintf(f, "  exit status   %d\n", s->finish.exit_status);
+	fprintf(f,
+		"  frames        %" PRIu64 " read, %" PRIu64 " damaged or truncated, %s skipped\n",
+		rs->frames, rs->frames_bad, util_format_bytes(rs->bytes_skipped, b1, sizeof(b1)));
+	if (rs->stacks || rs->samples_packed) {
+		fprintf(f,
+			"  stacks        %" PRIu64 " defined, %" PRIu64
+			" samples packed against them",
+			rs->stacks, rs->samples_packed);
+		if (rs->stack_missing)
+			fprintf(f, ", %" PRIu64 " of them lost their stack (damaged definitions)",
+				rs->stack_missing);
+		fputc('\n', f);
+	}
+	print_records(f, s, rs);
 	fprintf(f, "  samples       %" PRIu64 "\n", s->samples);
 	fprintf(f, "  lost          %" PRIu64 " (%.2f%% of %" PRIu64 " sampled events)%s\n", lost,
 		all ? 100.0 * (double)lost / (double)all : 0.0, all,

@@ -152,68 +152,80 @@ static void resync(struct frames *f, size_t from)
 	f->off = next;
 }
 
+/* Read and check the descriptor at f->off into *d: 0 when its frame can be decoded, 1 when
+ * it was skipped (damage, said and counted), -1 at the end of the file or the time window. */
+static int next_desc(struct frames *f, struct rp_frame_desc *d)
+{
+	size_t left = f->size - f->off;
+
+	if (left < sizeof(*d)) {
+		util_warnf(f->warn, f->warn_arg,
+			   "file ends %zu bytes into a frame descriptor at offset %zu (truncated); the rest is lost",
+			   left, f->off);
+		f->st->truncated = true;
+		f->st->frames_bad++;
+		f->st->bytes_skipped += left;
+		f->off = f->size;
+		return -1;
+	}
+	memcpy(d, f->map + f->off, sizeof(*d));
+	if (!desc_valid(d)) {
+		size_t at = f->off;
+
+		resync(f, f->off + 1);
+		f->st->frames_bad++;
+		util_warnf(f->warn, f->warn_arg,
+			   "damaged frame descriptor at offset %zu; skipped %zu bytes to the next frame",
+			   at, f->off - at);
+		return 1;
+	}
+	if (d->major < RP_FORMAT_MAJOR_MIN || d->major > RP_FORMAT_MAJOR ||
+	    d->raw_size > RP_FRAME_RAW_MAX || d->zsize > RP_FRAME_Z_MAX) {
+		util_warnf(f->warn, f->warn_arg,
+			   "frame %llu at offset %zu has an unsupported version or size; skipped",
+			   (unsigned long long)d->seq, f->off);
+		f->st->frames_bad++;
+		resync(f, f->off + 1);
+		return 1;
+	}
+	if (d->t_lo > f->until) {
+		f->off = f->size; /* frames only move forward in time */
+		return -1;
+	}
+	if (d->zsize > left - sizeof(*d)) {
+		size_t at = f->off;
+
+		f->st->frames_bad++;
+		resync(f, f->off + sizeof(*d));
+		if (f->off < f->size) /* another frame follows: the size is what is damaged */
+			util_warnf(f->warn, f->warn_arg,
+				   "frame %llu at offset %zu claims %u bytes, more than the file holds, yet another "
+				   "frame follows at offset %zu: its size is damaged; its %u records are lost",
+				   (unsigned long long)d->seq, at, d->zsize, f->off, d->n_records);
+		else {
+			f->st->truncated = true;
+			util_warnf(f->warn, f->warn_arg,
+				   "frame %llu at offset %zu is truncated (%zu of %u bytes present); its %u records are lost",
+				   (unsigned long long)d->seq, at, left - sizeof(*d), d->zsize,
+				   d->n_records);
+		}
+		return 1;
+	}
+	return 0;
+}
+
 size_t frames_next(struct frames *f)
 {
 	while (f->off < f->size) {
 		struct rp_frame_desc d;
-		size_t left = f->size - f->off, got;
-		int err;
+		size_t got;
+		int err, rc;
 
-		if (left < sizeof(d)) {
-			util_warnf(f->warn, f->warn_arg,
-				   "file ends %zu bytes into a frame descriptor at offset %zu (truncated); the rest is lost",
-				   left, f->off);
-			f->st->truncated = true;
-			f->st->frames_bad++;
-			f->st->bytes_skipped += left;
-			f->off = f->size;
+		rc = next_desc(f, &d);
+		if (rc < 0)
 			break;
-		}
-		memcpy(&d, f->map + f->off, sizeof(d));
-		if (!desc_valid(&d)) {
-			size_t at = f->off;
-
-			resync(f, f->off + 1);
-			f->st->frames_bad++;
-			util_warnf(f->warn, f->warn_arg,
-				   "damaged frame descriptor at offset %zu; skipped %zu bytes to the next frame",
-				   at, f->off - at);
+		if (rc > 0)
 			continue;
-		}
-		if (d.major < RP_FORMAT_MAJOR_MIN || d.major > RP_FORMAT_MAJOR ||
-		    d.raw_size > RP_FRAME_RAW_MAX || d.zsize > RP_FRAME_Z_MAX) {
-			util_warnf(f->warn, f->warn_arg,
-				   "frame %llu at offset %zu has an unsupported version or size; skipped",
-				   (unsigned long long)d.seq, f->off);
-			f->st->frames_bad++;
-			resync(f, f->off + 1);
-			continue;
-		}
-		if (d.t_lo > f->until) {
-			f->off = f->size; /* frames only move forward in time */
-			break;
-		}
-		if (d.zsize > left - sizeof(d)) {
-			size_t at = f->off;
-
-			f->st->frames_bad++;
-			resync(f, f->off + sizeof(d));
-			if (f->off <
-			    f->size) /* another frame follows: the size is what is damaged */
-				util_warnf(f->warn, f->warn_arg,
-					   "frame %llu at offset %zu claims %u bytes, more than the file holds, yet another "
-					   "frame follows at offset %zu: its size is damaged; its %u records are lost",
-					   (unsigned long long)d.seq, at, d.zsize, f->off,
-					   d.n_records);
-			else {
-				f->st->truncated = true;
-				util_warnf(f->warn, f->warn_arg,
-					   "frame %llu at offset %zu is truncated (%zu of %u bytes present); its %u records are lost",
-					   (unsigned long long)d.seq, at, left - sizeof(d), d.zsize,
-					   d.n_records);
-			}
-			continue;
-		}
 		if (d.raw_size > f->raw_cap) {
 			unsigned char *n = NULL;
 			size_t cap = d.raw_size < (1u << 20) ? (1u << 20) : d.raw_size;
