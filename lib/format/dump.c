@@ -89,31 +89,12 @@ static void dump_sample(FILE *f, const struct perf_event_header *h, uint64_t st)
 	}
 }
 
-/* Fields of records that only --dump reads (SWITCH, KSYMBOL, THROTTLE, LOST_SAMPLES): 0 past
- * the end, so that a damaged record is still shown. */
-static uint32_t u32_at(const struct perf_event_header *h, size_t off)
-{
-	uint32_t v = 0;
-
-	if (off + 4 <= h->size)
-		memcpy(&v, (const char *)h + off, 4);
-	return v;
-}
-
-static uint64_t u64_at(const struct perf_event_header *h, size_t off)
-{
-	uint64_t v = 0;
-
-	if (off + 8 <= h->size)
-		memcpy(&v, (const char *)h + off, 8);
-	return v;
-}
-
 static void dump_mmap(FILE *f, const struct perf_event_header *h, uint64_t st)
 {
 	struct perfrec_mmap m;
 
 	perfrec_parse_mmap(h, st, &m);
+	fprintf(f, " pid=%d tid=%d", (int)m.pid, (int)m.tid);
 	fprintf(f, " addr=0x%" PRIx64 "-0x%" PRIx64 " pgoff=0x%" PRIx64, m.addr, m.addr + m.len,
 		m.pgoff);
 	if (h->type == PERF_RECORD_MMAP2) {
@@ -185,7 +166,42 @@ static void dump_own(FILE *f, const struct perf_event_header *h)
 }
 
 /* The fields of a kernel side-band record after its time and CPU. */
-static void dump_sideband(FILE *f, const struct perf_event_header *h, uint64_t st, size_t end)
+/* Records whose fields only --dump shows. */
+static void dump_other(FILE *f, const struct perf_event_header *h, uint64_t st)
+{
+	struct perfrec_switch sw;
+	struct perfrec_throttle th;
+	struct perfrec_ksymbol ks;
+	const char *dir = h->misc & PERF_RECORD_MISC_SWITCH_OUT ? "next" : "prev";
+
+	switch (h->type) {
+	case PERF_RECORD_THROTTLE:
+	case PERF_RECORD_UNTHROTTLE:
+		perfrec_parse_throttle(h, &th);
+		fprintf(f, " id=%" PRIu64, th.id);
+		break;
+	case PERF_RECORD_SWITCH:
+		fprintf(f, " out=%d", !!(h->misc & PERF_RECORD_MISC_SWITCH_OUT));
+		break;
+	case PERF_RECORD_SWITCH_CPU_WIDE:
+		perfrec_parse_switch(h, &sw);
+		fprintf(f, " out=%d preempt=%d %s_pid=%d %s_tid=%d",
+			!!(h->misc & PERF_RECORD_MISC_SWITCH_OUT),
+			!!(h->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT), dir, (int)sw.pid, dir,
+			(int)sw.tid);
+		break;
+	case PERF_RECORD_KSYMBOL:
+		perfrec_parse_ksymbol(h, st, &ks);
+		fprintf(f, " addr=0x%" PRIx64 " len=%u name=%s", ks.addr, ks.len,
+			ks.name ? ks.name : "(malformed)");
+		break;
+	default:
+		fprintf(f, " size=%u", h->size);
+	}
+}
+
+/* The fields of a kernel side-band record after its time and CPU. */
+static void dump_sideband(FILE *f, const struct perf_event_header *h, uint64_t st)
 {
 	struct perfrec_comm c;
 	struct perfrec_task t;
@@ -198,7 +214,8 @@ static void dump_sideband(FILE *f, const struct perf_event_header *h, uint64_t s
 		break;
 	case PERF_RECORD_COMM:
 		perfrec_parse_comm(h, st, &c);
-		fprintf(f, " exec=%d comm=%s", c.exec, c.comm ? c.comm : "(malformed)");
+		fprintf(f, " pid=%d tid=%d exec=%d comm=%s", (int)c.pid, (int)c.tid, c.exec,
+			c.comm ? c.comm : "(malformed)");
 		break;
 	case PERF_RECORD_FORK:
 	case PERF_RECORD_EXIT:
@@ -211,43 +228,18 @@ static void dump_sideband(FILE *f, const struct perf_event_header *h, uint64_t s
 		fprintf(f, " id=%" PRIu64 " lost=%" PRIu64, l.id, l.lost);
 		break;
 	case PERF_RECORD_LOST_SAMPLES:
-		fprintf(f, " lost=%" PRIu64, u64_at(h, 8));
+		perfrec_parse_lost(h, &l);
+		fprintf(f, " lost=%" PRIu64, l.lost);
 		break;
-	case PERF_RECORD_THROTTLE:
-	case PERF_RECORD_UNTHROTTLE:
-		fprintf(f, " id=%" PRIu64, u64_at(h, 16));
-		break;
-	case PERF_RECORD_SWITCH:
-		fprintf(f, " out=%d", !!(h->misc & PERF_RECORD_MISC_SWITCH_OUT));
-		break;
-	case PERF_RECORD_SWITCH_CPU_WIDE:
-		fprintf(f, " out=%d preempt=%d %s_pid=%d %s_tid=%d",
-			!!(h->misc & PERF_RECORD_MISC_SWITCH_OUT),
-			!!(h->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT),
-			h->misc & PERF_RECORD_MISC_SWITCH_OUT ? "next" : "prev", (int)u32_at(h, 8),
-			h->misc & PERF_RECORD_MISC_SWITCH_OUT ? "next" : "prev",
-			(int)u32_at(h, 12));
-		break;
-	case PERF_RECORD_KSYMBOL: {
-		const char *sym = perfrec_string(h, 24, end);
-
-		fprintf(f, " addr=0x%" PRIx64 " len=%u name=%s", u64_at(h, 8), u32_at(h, 16),
-			sym ? sym : "(malformed)");
-		break;
-	}
 	default:
-		fprintf(f, " size=%u", h->size);
+		dump_other(f, h, st);
 	}
 }
 
 void dump_record(FILE *f, const struct perf_event_header *h, uint64_t st)
 {
 	const char *name = perfrec_type_name(h->type);
-	size_t end =
-	    h->size -
-	    (h->type < RP_REC_BASE && h->type != PERF_RECORD_SAMPLE ? perfrec_id_size(st) : 0);
 	struct perfrec_id id;
-	bool own;
 
 	if (name)
 		fputs(name, f);
@@ -260,13 +252,12 @@ void dump_record(FILE *f, const struct perf_event_header *h, uint64_t st)
 	} else if (h->size < 8 + perfrec_id_size(st) || perfrec_parse_id(h, st, &id) < 0) {
 		fputs(" (malformed)", f);
 	} else {
-		/* MMAP, MMAP2 and COMM name their task in their own fields, FORK and EXIT in theirs. */
-		own = h->type == PERF_RECORD_MMAP || h->type == PERF_RECORD_MMAP2 ||
-		      h->type == PERF_RECORD_COMM;
-		put_id(f, &id, own || h->type == PERF_RECORD_FORK || h->type == PERF_RECORD_EXIT);
-		if (own)
-			fprintf(f, " pid=%d tid=%d", (int)u32_at(h, 8), (int)u32_at(h, 12));
-		dump_sideband(f, h, st, end);
+		/* MMAP, MMAP2, COMM, FORK and EXIT name their task in their own fields. */
+		put_id(f, &id,
+		       h->type == PERF_RECORD_MMAP || h->type == PERF_RECORD_MMAP2 ||
+			   h->type == PERF_RECORD_COMM || h->type == PERF_RECORD_FORK ||
+			   h->type == PERF_RECORD_EXIT);
+		dump_sideband(f, h, st);
 	}
 	fputc('\n', f);
 }

@@ -345,8 +345,32 @@ int perfrec_parse_task(const struct perf_event_header *h, struct perfrec_task *r
 
 int perfrec_parse_lost(const struct perf_event_header *h, struct perfrec_lost *ret)
 {
+	if (h->type == PERF_RECORD_LOST_SAMPLES) {
+		*ret = (struct perfrec_lost){0, u64_at(h, 8)};
+		return h->size >= 16 ? 0 : -EINVAL;
+	}
 	*ret = (struct perfrec_lost){u64_at(h, 8), u64_at(h, 16)};
 	return h->size >= 24 ? 0 : -EINVAL;
+}
+
+int perfrec_parse_switch(const struct perf_event_header *h, struct perfrec_switch *ret)
+{
+	*ret = (struct perfrec_switch){u32_at(h, 8), u32_at(h, 12)};
+	return h->size >= 16 ? 0 : -EINVAL;
+}
+
+int perfrec_parse_throttle(const struct perf_event_header *h, struct perfrec_throttle *ret)
+{
+	*ret = (struct perfrec_throttle){u64_at(h, 8), u64_at(h, 16)};
+	return h->size >= 24 ? 0 : -EINVAL;
+}
+
+int perfrec_parse_ksymbol(const struct perf_event_header *h, uint64_t st,
+			  struct perfrec_ksymbol *ret)
+{
+	*ret = (struct perfrec_ksymbol){u64_at(h, 8), u32_at(h, 16),
+					perfrec_string(h, 24, body_end(h, st))};
+	return ret->name ? 0 : -EINVAL;
 }
 
 /* header + fixed fields + string with its NUL, padded to 8, + trailer */

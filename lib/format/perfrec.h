@@ -56,9 +56,26 @@ struct perfrec_task {
 	uint32_t pid, ppid, tid, ptid;
 };
 
-/* PERF_RECORD_LOST. */
+/* PERF_RECORD_LOST, and PERF_RECORD_LOST_SAMPLES (id 0). */
 struct perfrec_lost {
 	uint64_t id, lost;
+};
+
+/* PERF_RECORD_SWITCH_CPU_WIDE: the task switched to (out) or from (in). */
+struct perfrec_switch {
+	uint32_t pid, tid;
+};
+
+/* PERF_RECORD_THROTTLE and PERF_RECORD_UNTHROTTLE. */
+struct perfrec_throttle {
+	uint64_t time, id;
+};
+
+/* PERF_RECORD_KSYMBOL. */
+struct perfrec_ksymbol {
+	uint64_t addr;
+	uint32_t len;
+	const char *name; /* into the record; NULL when not terminated before the trailer */
 };
 
 /*
@@ -72,6 +89,10 @@ int perfrec_parse_mmap(const struct perf_event_header *h, uint64_t sample_type,
 		       struct perfrec_mmap *ret);
 int perfrec_parse_task(const struct perf_event_header *h, struct perfrec_task *ret);
 int perfrec_parse_lost(const struct perf_event_header *h, struct perfrec_lost *ret);
+int perfrec_parse_switch(const struct perf_event_header *h, struct perfrec_switch *ret);
+int perfrec_parse_throttle(const struct perf_event_header *h, struct perfrec_throttle *ret);
+int perfrec_parse_ksymbol(const struct perf_event_header *h, uint64_t sample_type,
+			  struct perfrec_ksymbol *ret);
 
 /* Encoders for synthesized side-band: the size of the record, then the record itself written
  * at dst (size bytes, as returned; the trailer from id). Sizes above 65535 cannot be stored. */
