@@ -45,22 +45,22 @@ struct key {
 #define SEC NSEC_PER_SEC
 
 static const struct key keys[] = {
-    {"Directory", K_DIR, F(directory), "", 0, 0},
-    {"Event", K_EVENT, F(event), "", 0, 0},
-    {"Frequency", K_FREQ, F(frequency), "49", 1, 100000},
-    {"CallChain", K_BOOL, F(callchain), "yes", 0, 0},
-    {"SwitchEvents", K_BOOL, F(switch_events), "no", 0, 0},
-    {"RingPages", K_PAGES, F(ring_pages), "64", 1, 65536},
-    {"CPUs", K_CPUS, F(cpus), "", 0, 0},
-    {"FlushInterval", K_DURATION, F(flush_ns), "1s", SEC / 100, 3600 * SEC},
-    {"Compression", K_LEVEL, F(compression), "6", 1, 19},
-    {"MaxFileSize", K_SIZE, F(max_file_size), "64M", 64 * 1024, 0},
-    {"MaxFileSec", K_DURATION, F(max_file_ns), "1h", 0, 0},
-    {"MaxUse", K_BUDGET, F(max_use), "", 0, 0},
-    {"KeepFree", K_BUDGET, F(keep_free), "", 0, 0},
-    {"MaxRetentionSec", K_DURATION, F(max_retention_ns), "0", 0, 0},
-    {"LogLevel", K_LOG, F(log_level), "info", 0, 0},
-    {NULL, 0, 0, NULL, 0, 0},
+	{ "Directory", K_DIR, F(directory), "", 0, 0 },
+	{ "Event", K_EVENT, F(event), "", 0, 0 },
+	{ "Frequency", K_FREQ, F(frequency), "49", 1, 100000 },
+	{ "CallChain", K_BOOL, F(callchain), "yes", 0, 0 },
+	{ "SwitchEvents", K_BOOL, F(switch_events), "no", 0, 0 },
+	{ "RingPages", K_PAGES, F(ring_pages), "64", 1, 65536 },
+	{ "CPUs", K_CPUS, F(cpus), "", 0, 0 },
+	{ "FlushInterval", K_DURATION, F(flush_ns), "1s", SEC / 100, 3600 * SEC },
+	{ "Compression", K_LEVEL, F(compression), "6", 1, 19 },
+	{ "MaxFileSize", K_SIZE, F(max_file_size), "64M", 64 * 1024, 0 },
+	{ "MaxFileSec", K_DURATION, F(max_file_ns), "1h", 0, 0 },
+	{ "MaxUse", K_BUDGET, F(max_use), "", 0, 0 },
+	{ "KeepFree", K_BUDGET, F(keep_free), "", 0, 0 },
+	{ "MaxRetentionSec", K_DURATION, F(max_retention_ns), "0", 0, 0 },
+	{ "LogLevel", K_LOG, F(log_level), "info", 0, 0 },
+	{ NULL, 0, 0, NULL, 0, 0 },
 };
 
 static const struct key *key_find(const char *name)
@@ -73,8 +73,8 @@ static const struct key *key_find(const char *name)
 
 int conf_parse_bool(const char *s, bool *ret)
 {
-	static const char *const yes[] = {"1", "yes", "y", "true", "on"};
-	static const char *const no[] = {"0", "no", "n", "false", "off"};
+	static const char *const yes[] = { "1", "yes", "y", "true", "on" };
+	static const char *const no[] = { "0", "no", "n", "false", "off" };
 
 	for (size_t i = 0; i < 5; i++) {
 		if (!strcasecmp(s, yes[i])) {
@@ -139,9 +139,10 @@ static int parse_unit(const char *s, const struct unit *units, size_t n_units, b
 int conf_parse_size(const char *s, uint64_t *ret)
 {
 	static const struct unit units[] = {
-	    {"", 1},	     {"B", 1},	     {"K", 0x1p10},   {"KB", 0x1p10},  {"KiB", 0x1p10},
-	    {"M", 0x1p20},   {"MB", 0x1p20}, {"MiB", 0x1p20}, {"G", 0x1p30},   {"GB", 0x1p30},
-	    {"GiB", 0x1p30}, {"T", 0x1p40},  {"TB", 0x1p40},  {"TiB", 0x1p40},
+		{ "", 1 },	   { "B", 1 },	      { "K", 0x1p10 },	 { "KB", 0x1p10 },
+		{ "KiB", 0x1p10 }, { "M", 0x1p20 },   { "MB", 0x1p20 },	 { "MiB", 0x1p20 },
+		{ "G", 0x1p30 },   { "GB", 0x1p30 },  { "GiB", 0x1p30 }, { "T", 0x1p40 },
+		{ "TB", 0x1p40 },  { "TiB", 0x1p40 },
 	};
 
 	return parse_unit(s, units, sizeof(units) / sizeof(units[0]), true, ret);
@@ -150,12 +151,13 @@ int conf_parse_size(const char *s, uint64_t *ret)
 int conf_parse_duration(const char *s, uint64_t *ret_ns)
 {
 	static const struct unit units[] = {
-	    {"", 1e9},		 {"s", 1e9},	    {"sec", 1e9},      {"second", 1e9},
-	    {"seconds", 1e9},	 {"ms", 1e6},	    {"msec", 1e6},     {"m", 60e9},
-	    {"min", 60e9},	 {"minute", 60e9},  {"minutes", 60e9}, {"h", 3600e9},
-	    {"hr", 3600e9},	 {"hour", 3600e9},  {"hours", 3600e9}, {"d", 86400e9},
-	    {"day", 86400e9},	 {"days", 86400e9}, {"w", 604800e9},   {"week", 604800e9},
-	    {"weeks", 604800e9},
+		{ "", 1e9 },	    { "s", 1e9 },	  { "sec", 1e9 },
+		{ "second", 1e9 },  { "seconds", 1e9 },	  { "ms", 1e6 },
+		{ "msec", 1e6 },    { "m", 60e9 },	  { "min", 60e9 },
+		{ "minute", 60e9 }, { "minutes", 60e9 },  { "h", 3600e9 },
+		{ "hr", 3600e9 },   { "hour", 3600e9 },	  { "hours", 3600e9 },
+		{ "d", 86400e9 },   { "day", 86400e9 },	  { "days", 86400e9 },
+		{ "w", 604800e9 },  { "week", 604800e9 }, { "weeks", 604800e9 },
 	};
 
 	return parse_unit(s, units, sizeof(units) / sizeof(units[0]), false, ret_ns);
@@ -164,7 +166,7 @@ int conf_parse_duration(const char *s, uint64_t *ret_ns)
 /* "10%" or a size; "infinity" for no limit. */
 static int parse_budget(const char *s, struct conf_size *ret)
 {
-	struct conf_size b = {0};
+	struct conf_size b = { 0 };
 	const char *unit;
 	double v;
 
@@ -213,8 +215,8 @@ const char *conf_format_duration(uint64_t ns, char *buf, size_t size)
 		const char *suffix;
 		uint64_t mult;
 	} units[] = {
-	    {"w", 604800 * SEC}, {"d", 86400 * SEC}, {"h", 3600 * SEC},
-	    {"min", 60 * SEC},	 {"s", SEC},	     {"ms", 1000000},
+		{ "w", 604800 * SEC }, { "d", 86400 * SEC }, { "h", 3600 * SEC },
+		{ "min", 60 * SEC },   { "s", SEC },	     { "ms", 1000000 },
 	};
 
 	if (ns == 0) {
@@ -329,8 +331,8 @@ static int set_budget(struct conf *c, const struct key *k, const char *v, char *
 		/* journald's defaults: MaxUse 10%, KeepFree 15% of the file system, both at
 		 * most 4G. */
 		*p = (struct conf_size){
-		    .percent = k->off == F(max_use) ? 10 : 15,
-		    .cap = 4 * GIB,
+			.percent = k->off == F(max_use) ? 10 : 15,
+			.cap = 4 * GIB,
 		};
 		return 0;
 	}
@@ -584,7 +586,7 @@ void conf_print(const struct conf *c, FILE *f)
 	fprintf(f, "FlushInterval=%s\n", conf_format_duration(c->flush_ns, a, sizeof(a)));
 	fprintf(f, "Compression=%d\n", c->compression);
 	{
-		struct conf_size s = {.bytes = c->max_file_size};
+		struct conf_size s = { .bytes = c->max_file_size };
 
 		fprintf(f, "MaxFileSize=%s\n", conf_format_size(&s, a, sizeof(a)));
 	}
@@ -592,13 +594,13 @@ void conf_print(const struct conf *c, FILE *f)
 	if (c->max_use.cap)
 		fprintf(f, "# %s of the file system, at most %s\n",
 			conf_format_size(&c->max_use, a, sizeof(a)),
-			conf_format_size(&(struct conf_size){.bytes = c->max_use.cap}, b,
+			conf_format_size(&(struct conf_size){ .bytes = c->max_use.cap }, b,
 					 sizeof(b)));
 	fprintf(f, "MaxUse=%s\n", c->max_use.cap ? "" : conf_format_size(&c->max_use, a, sizeof(a)));
 	if (c->keep_free.cap)
 		fprintf(f, "# %s of the file system, at most %s\n",
 			conf_format_size(&c->keep_free, a, sizeof(a)),
-			conf_format_size(&(struct conf_size){.bytes = c->keep_free.cap}, b,
+			conf_format_size(&(struct conf_size){ .bytes = c->keep_free.cap }, b,
 					 sizeof(b)));
 	fprintf(f, "KeepFree=%s\n",
 		c->keep_free.cap ? "" : conf_format_size(&c->keep_free, a, sizeof(a)));

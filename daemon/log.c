@@ -15,8 +15,9 @@ static bool log_prefix; /* "<N>" prefixes for the journal */
 static int log_max = LOG_INFO;
 
 static const char *const level_names[] = {
-    [LOG_EMERG] = "emerg",     [LOG_ALERT] = "alert",	[LOG_CRIT] = "crit", [LOG_ERR] = "err",
-    [LOG_WARNING] = "warning", [LOG_NOTICE] = "notice", [LOG_INFO] = "info", [LOG_DEBUG] = "debug",
+	[LOG_EMERG] = "emerg", [LOG_ALERT] = "alert",	  [LOG_CRIT] = "crit",
+	[LOG_ERR] = "err",     [LOG_WARNING] = "warning", [LOG_NOTICE] = "notice",
+	[LOG_INFO] = "info",   [LOG_DEBUG] = "debug",
 };
 
 /* JOURNAL_STREAM is "DEV:INODE" of the stream systemd connected; it counts only when it is

@@ -15,7 +15,7 @@
 int notify_send(const char *state)
 {
 	const char *e = getenv("NOTIFY_SOCKET");
-	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	socklen_t len;
 	size_t n;
 	ssize_t w;

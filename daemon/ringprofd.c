@@ -134,7 +134,7 @@ static int add_override(struct daemon *d, const char *key, const char *value)
 {
 	if (d->cli.n == sizeof(d->cli.v) / sizeof(d->cli.v[0]))
 		return -E2BIG;
-	d->cli.v[d->cli.n++] = (struct conf_override){key, value};
+	d->cli.v[d->cli.n++] = (struct conf_override){ key, value };
 	return 0;
 }
 
@@ -149,8 +149,8 @@ static uint64_t mono_usec(void)
 static int rec_open(struct daemon *d, const struct conf *c, struct rec *ret, char *why,
 		    size_t why_size)
 {
-	struct recorder_opts o = {0};
-	struct rec x = {0};
+	struct recorder_opts o = { 0 };
+	struct rec x = { 0 };
 	int online[MAX_CPUS];
 	size_t n_online = 0;
 	int r;
@@ -208,7 +208,7 @@ static void rec_close(struct daemon *d, struct rec *x)
 
 static int rec_watch_signals(struct daemon *d)
 {
-	struct epoll_event ev = {.events = EPOLLIN, .data.u64 = TAG_SIGNAL};
+	struct epoll_event ev = { .events = EPOLLIN, .data.u64 = TAG_SIGNAL };
 
 	return epoll_ctl(recorder_epoll_fd(d->rec.r), EPOLL_CTL_ADD, d->sfd, &ev) < 0 ? -errno : 0;
 }
@@ -353,7 +353,7 @@ static void rotate(struct daemon *d, const char *why)
 		log_ratelimited(&d->rl_rotate, LOG_WARNING,
 				"not starting a new file (%s): %s available, %s needed; continuing in %s",
 				why, util_format_bytes(fs_free, b, sizeof(b)),
-				util_format_bytes(need, (char[32]){0}, 32), d->active);
+				util_format_bytes(need, (char[32]){ 0 }, 32), d->active);
 		rotate_later(d);
 		return;
 	}
@@ -634,50 +634,50 @@ enum {
 };
 
 static const struct setting_opt setting_opts[] = {
-    {'D', "Directory", NULL},
-    {'e', "Event", NULL},
-    {'F', "Frequency", NULL},
-    {'g', "CallChain", "yes"},
-    {'G', "CallChain", "no"},
-    {OPT_SWITCH, "SwitchEvents", "yes"},
-    {OPT_NO_SWITCH, "SwitchEvents", "no"},
-    {'m', "RingPages", NULL},
-    {'C', "CPUs", NULL},
-    {'I', "FlushInterval", NULL},
-    {'z', "Compression", NULL},
-    {OPT_MAX_FILE_SIZE, "MaxFileSize", NULL},
-    {OPT_MAX_FILE_SEC, "MaxFileSec", NULL},
-    {OPT_MAX_USE, "MaxUse", NULL},
-    {OPT_KEEP_FREE, "KeepFree", NULL},
-    {OPT_MAX_RETENTION, "MaxRetentionSec", NULL},
-    {OPT_LOG_LEVEL, "LogLevel", NULL},
+	{ 'D', "Directory", NULL },
+	{ 'e', "Event", NULL },
+	{ 'F', "Frequency", NULL },
+	{ 'g', "CallChain", "yes" },
+	{ 'G', "CallChain", "no" },
+	{ OPT_SWITCH, "SwitchEvents", "yes" },
+	{ OPT_NO_SWITCH, "SwitchEvents", "no" },
+	{ 'm', "RingPages", NULL },
+	{ 'C', "CPUs", NULL },
+	{ 'I', "FlushInterval", NULL },
+	{ 'z', "Compression", NULL },
+	{ OPT_MAX_FILE_SIZE, "MaxFileSize", NULL },
+	{ OPT_MAX_FILE_SEC, "MaxFileSec", NULL },
+	{ OPT_MAX_USE, "MaxUse", NULL },
+	{ OPT_KEEP_FREE, "KeepFree", NULL },
+	{ OPT_MAX_RETENTION, "MaxRetentionSec", NULL },
+	{ OPT_LOG_LEVEL, "LogLevel", NULL },
 };
 
 static int parse_args(struct daemon *d, int argc, char **argv, bool *check_only)
 {
 	static const struct option longopts[] = {
-	    {"config", required_argument, NULL, 'c'},
-	    {"check-config", no_argument, NULL, OPT_CHECK},
-	    {"directory", required_argument, NULL, 'D'},
-	    {"event", required_argument, NULL, 'e'},
-	    {"frequency", required_argument, NULL, 'F'},
-	    {"call-graph", no_argument, NULL, 'g'},
-	    {"no-call-graph", no_argument, NULL, 'G'},
-	    {"switch-events", no_argument, NULL, OPT_SWITCH},
-	    {"no-switch-events", no_argument, NULL, OPT_NO_SWITCH},
-	    {"ring-pages", required_argument, NULL, 'm'},
-	    {"cpus", required_argument, NULL, 'C'},
-	    {"flush-interval", required_argument, NULL, 'I'},
-	    {"compression", required_argument, NULL, 'z'},
-	    {"max-file-size", required_argument, NULL, OPT_MAX_FILE_SIZE},
-	    {"max-file-sec", required_argument, NULL, OPT_MAX_FILE_SEC},
-	    {"max-use", required_argument, NULL, OPT_MAX_USE},
-	    {"keep-free", required_argument, NULL, OPT_KEEP_FREE},
-	    {"max-retention-sec", required_argument, NULL, OPT_MAX_RETENTION},
-	    {"log-level", required_argument, NULL, OPT_LOG_LEVEL},
-	    {"help", no_argument, NULL, 'h'},
-	    {"version", no_argument, NULL, 'V'},
-	    {NULL, 0, NULL, 0},
+		{ "config", required_argument, NULL, 'c' },
+		{ "check-config", no_argument, NULL, OPT_CHECK },
+		{ "directory", required_argument, NULL, 'D' },
+		{ "event", required_argument, NULL, 'e' },
+		{ "frequency", required_argument, NULL, 'F' },
+		{ "call-graph", no_argument, NULL, 'g' },
+		{ "no-call-graph", no_argument, NULL, 'G' },
+		{ "switch-events", no_argument, NULL, OPT_SWITCH },
+		{ "no-switch-events", no_argument, NULL, OPT_NO_SWITCH },
+		{ "ring-pages", required_argument, NULL, 'm' },
+		{ "cpus", required_argument, NULL, 'C' },
+		{ "flush-interval", required_argument, NULL, 'I' },
+		{ "compression", required_argument, NULL, 'z' },
+		{ "max-file-size", required_argument, NULL, OPT_MAX_FILE_SIZE },
+		{ "max-file-sec", required_argument, NULL, OPT_MAX_FILE_SEC },
+		{ "max-use", required_argument, NULL, OPT_MAX_USE },
+		{ "keep-free", required_argument, NULL, OPT_KEEP_FREE },
+		{ "max-retention-sec", required_argument, NULL, OPT_MAX_RETENTION },
+		{ "log-level", required_argument, NULL, OPT_LOG_LEVEL },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
 	};
 	int c;
 
@@ -754,13 +754,13 @@ static void log_started(struct daemon *d)
 		d->conf.max_file_ns ? " or after " : "",
 		d->conf.max_file_ns ? conf_format_duration(d->conf.max_file_ns, b2, sizeof(b2)) : "",
 		p.max_use == UINT64_MAX ? "unlimited" : util_format_bytes(p.max_use, b3, sizeof(b3)),
-		conf_format_size(&d->conf.max_use, (char[32]){0}, 32),
+		conf_format_size(&d->conf.max_use, (char[32]){ 0 }, 32),
 		util_format_bytes(p.keep_free, b4, sizeof(b4)));
 }
 
 int main(int argc, char **argv)
 {
-	static struct daemon dd = {.config_path = DEFAULT_CONFIG, .sfd = -1};
+	static struct daemon dd = { .config_path = DEFAULT_CONFIG, .sfd = -1 };
 	struct daemon *d = &dd;
 	char why[1024];
 	bool check_only = false;

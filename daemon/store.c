@@ -87,7 +87,7 @@ static int list(struct store *s, struct entry **ret, size_t *ret_n)
 		return -errno;
 	}
 	while ((d = readdir(dir))) {
-		struct entry e = {0};
+		struct entry e = { 0 };
 		struct stat st;
 
 		if (!parse_name(d->d_name, &e.seq, &e.partial))
@@ -310,7 +310,7 @@ int store_fs(struct store *s, uint64_t *ret_size, uint64_t *ret_free)
 
 int store_vacuum(struct store *s, const struct store_policy *p, struct store_usage *ret)
 {
-	struct store_usage u = {0};
+	struct store_usage u = { 0 };
 	struct entry *v;
 	size_t n;
 	int r, deleted = 0;
@@ -353,8 +353,9 @@ int store_vacuum(struct store *s, const struct store_policy *p, struct store_usa
 		log_msg(LOG_INFO, "removed %s (%s): %s (%s used, %s available)", v[i].name,
 			util_format_bytes(v[i].bytes, b, sizeof(b)), why,
 			util_format_bytes(u.used, b2, sizeof(b2)),
-			u.fs_free == UINT64_MAX ? "?"
-						: util_format_bytes(u.fs_free, (char[32]){0}, 32));
+			u.fs_free == UINT64_MAX
+			    ? "?"
+			    : util_format_bytes(u.fs_free, (char[32]){ 0 }, 32));
 	}
 	if (deleted)
 		sync_dir(s);

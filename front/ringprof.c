@@ -9,8 +9,8 @@
 static const struct {
 	const char *name, *help;
 } commands[] = {
-    {"record", "sample a command, processes or the whole system into a recording"},
-    {"report", "read recordings: --stats, --dump"},
+	{ "record", "sample a command, processes or the whole system into a recording" },
+	{ "report", "read recordings: --stats, --dump" },
 };
 
 static void usage(FILE *f)
@@ -72,7 +72,7 @@ int main(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		}
-		char *args[] = {argv[2], "--help", NULL};
+		char *args[] = { argv[2], "--help", NULL };
 
 		cmd = argv[2];
 		for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)

@@ -332,25 +332,25 @@ static int check_args(const struct args *a)
 static int parse_argv(struct args *a, int argc, char **argv)
 {
 	static const struct option longopts[] = {
-	    {"all-cpus", no_argument, NULL, 'a'},
-	    {"cpu", required_argument, NULL, 'C'},
-	    {"pid", required_argument, NULL, 'p'},
-	    {"event", required_argument, NULL, 'e'},
-	    {"freq", required_argument, NULL, 'F'},
-	    {"count", required_argument, NULL, 'c'},
-	    {"call-graph", no_argument, NULL, 'g'},
-	    {"switch-events", no_argument, NULL, 'S'},
-	    {"mmap-pages", required_argument, NULL, 'm'},
-	    {"output", required_argument, NULL, 'o'},
-	    {"duration", required_argument, NULL, 'd'},
-	    {"compression", required_argument, NULL, 'z'},
-	    {"flush-interval", required_argument, NULL, 'I'},
-	    {"stack-interval", required_argument, NULL, 'K'},
-	    {"quiet", no_argument, NULL, 'q'},
-	    {"list-events", no_argument, NULL, 'l'},
-	    {"help", no_argument, NULL, 'h'},
-	    {"version", no_argument, NULL, 'V'},
-	    {NULL, 0, NULL, 0},
+		{ "all-cpus", no_argument, NULL, 'a' },
+		{ "cpu", required_argument, NULL, 'C' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "event", required_argument, NULL, 'e' },
+		{ "freq", required_argument, NULL, 'F' },
+		{ "count", required_argument, NULL, 'c' },
+		{ "call-graph", no_argument, NULL, 'g' },
+		{ "switch-events", no_argument, NULL, 'S' },
+		{ "mmap-pages", required_argument, NULL, 'm' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "compression", required_argument, NULL, 'z' },
+		{ "flush-interval", required_argument, NULL, 'I' },
+		{ "stack-interval", required_argument, NULL, 'K' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "list-events", no_argument, NULL, 'l' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
 	};
 	int c, r;
 
@@ -549,7 +549,7 @@ static void start_recording(struct record *x)
 
 static void watch_signals(struct record *x)
 {
-	struct epoll_event ev = {.events = EPOLLIN, .data.u64 = TAG_SIGNAL};
+	struct epoll_event ev = { .events = EPOLLIN, .data.u64 = TAG_SIGNAL };
 
 	epoll_ctl(recorder_epoll_fd(x->r), EPOLL_CTL_ADD, x->sfd, &ev);
 }
@@ -559,7 +559,7 @@ static void watch_pids(struct record *x)
 {
 	for (size_t i = 0; i < x->a.n_pids; i++) {
 		int fd = (int)syscall(SYS_pidfd_open, x->a.pids[i], 0);
-		struct epoll_event ev = {.events = EPOLLIN, .data.u64 = TAG_PIDFD};
+		struct epoll_event ev = { .events = EPOLLIN, .data.u64 = TAG_PIDFD };
 
 		x->pidfds[i] = fd;
 		if (fd >= 0)
@@ -697,7 +697,7 @@ static int exit_status_of(const struct record *x, int stop_result)
 
 int main(int argc, char **argv)
 {
-	static struct record rec = {.sfd = -1, .go = -1, .errp = -1, .exit_status = -1};
+	static struct record rec = { .sfd = -1, .go = -1, .errp = -1, .exit_status = -1 };
 	struct record *x = &rec;
 	int r;
 

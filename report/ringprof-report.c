@@ -503,39 +503,39 @@ static int parse_option(struct args *a, int c, char *arg)
 static int parse_argv(struct args *a, int argc, char **argv)
 {
 	static const struct option longopts[] = {
-	    {"input", required_argument, NULL, 'i'},
-	    {"dir", required_argument, NULL, OPT_DIR},
-	    {"stats", no_argument, NULL, OPT_STATS},
-	    {"dump", no_argument, NULL, OPT_DUMP},
-	    {"folded", no_argument, NULL, OPT_FOLDED},
-	    {"call-graph", required_argument, NULL, 'g'},
-	    {"no-children", no_argument, NULL, OPT_NO_CHILDREN},
-	    {"show-nr-samples", no_argument, NULL, 'n'},
-	    {"sort", required_argument, NULL, 's'},
-	    {"percent-limit", required_argument, NULL, OPT_PERCENT},
-	    {"max-stack", required_argument, NULL, OPT_MAX_STACK},
-	    {"pid", required_argument, NULL, OPT_PID},
-	    {"tid", required_argument, NULL, OPT_TID},
-	    {"comm", required_argument, NULL, OPT_COMM},
-	    {"dso", required_argument, NULL, OPT_DSO},
-	    {"cpu", required_argument, NULL, OPT_CPU},
-	    {"since", required_argument, NULL, OPT_SINCE},
-	    {"until", required_argument, NULL, OPT_UNTIL},
-	    {"symfs", required_argument, NULL, OPT_SYMFS},
-	    {"inline", no_argument, NULL, OPT_INLINE},
-	    {"debuginfod", no_argument, NULL, OPT_DEBUGINFOD},
-	    {"debuginfod-timeout", required_argument, NULL, OPT_DEBUGINFOD_TIMEOUT},
-	    {"help", no_argument, NULL, 'h'},
-	    {"version", no_argument, NULL, 'V'},
-	    {NULL, 0, NULL, 0},
+		{ "input", required_argument, NULL, 'i' },
+		{ "dir", required_argument, NULL, OPT_DIR },
+		{ "stats", no_argument, NULL, OPT_STATS },
+		{ "dump", no_argument, NULL, OPT_DUMP },
+		{ "folded", no_argument, NULL, OPT_FOLDED },
+		{ "call-graph", required_argument, NULL, 'g' },
+		{ "no-children", no_argument, NULL, OPT_NO_CHILDREN },
+		{ "show-nr-samples", no_argument, NULL, 'n' },
+		{ "sort", required_argument, NULL, 's' },
+		{ "percent-limit", required_argument, NULL, OPT_PERCENT },
+		{ "max-stack", required_argument, NULL, OPT_MAX_STACK },
+		{ "pid", required_argument, NULL, OPT_PID },
+		{ "tid", required_argument, NULL, OPT_TID },
+		{ "comm", required_argument, NULL, OPT_COMM },
+		{ "dso", required_argument, NULL, OPT_DSO },
+		{ "cpu", required_argument, NULL, OPT_CPU },
+		{ "since", required_argument, NULL, OPT_SINCE },
+		{ "until", required_argument, NULL, OPT_UNTIL },
+		{ "symfs", required_argument, NULL, OPT_SYMFS },
+		{ "inline", no_argument, NULL, OPT_INLINE },
+		{ "debuginfod", no_argument, NULL, OPT_DEBUGINFOD },
+		{ "debuginfod-timeout", required_argument, NULL, OPT_DEBUGINFOD_TIMEOUT },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
 	};
 	int c, r;
 
-	a->po = (struct print_opts){.keys = {PRINT_COMM, PRINT_DSO, PRINT_SYM},
-				    .n_keys = 3,
-				    .children = true,
-				    .graph_threshold = 0.5};
-	a->so = (struct session_opts){.debuginfod_timeout = 5};
+	a->po = (struct print_opts){ .keys = { PRINT_COMM, PRINT_DSO, PRINT_SYM },
+				     .n_keys = 3,
+				     .children = true,
+				     .graph_threshold = 0.5 };
+	a->so = (struct session_opts){ .debuginfod_timeout = 5 };
 	while ((c = getopt_long(argc, argv, "i:g:ns:hV", longopts, NULL)) != -1) {
 		r = parse_option(a, c, optarg);
 		if (r)
@@ -615,11 +615,11 @@ static int print_report(const struct session *s, const struct args *a)
 /* Read, symbolize and print; then the grouped warnings. The exit status. */
 static int report(struct args *a)
 {
-	struct warn_ctx wc = {.groups = {
-				  {"no function symbols", "no function symbols", {{0}}, 0},
-				  {"no symbols (", "no symbol table", {{0}}, 0},
-				  {"cannot open: No such file", "no longer on disk", {{0}}, 0},
-			      }};
+	struct warn_ctx wc = { .groups = {
+				   { "no function symbols", "no function symbols", { { 0 } }, 0 },
+				   { "no symbols (", "no symbol table", { { 0 } }, 0 },
+				   { "cannot open: No such file", "no longer on disk", { { 0 } }, 0 },
+			       } };
 	struct session *s;
 	int r;
 

@@ -29,9 +29,9 @@ static int parse_errno(const char *s)
 		const char *name;
 		int e;
 	} names[] = {
-	    {"EBUSY", EBUSY},		{"ENODEV", ENODEV}, {"EACCES", EACCES},
-	    {"EPERM", EPERM},		{"EINVAL", EINVAL}, {"ENOENT", ENOENT},
-	    {"EOPNOTSUPP", EOPNOTSUPP}, {"EMFILE", EMFILE}, {"ENOMEM", ENOMEM},
+		{ "EBUSY", EBUSY },	      { "ENODEV", ENODEV }, { "EACCES", EACCES },
+		{ "EPERM", EPERM },	      { "EINVAL", EINVAL }, { "ENOENT", ENOENT },
+		{ "EOPNOTSUPP", EOPNOTSUPP }, { "EMFILE", EMFILE }, { "ENOMEM", ENOMEM },
 	};
 
 	if (!s || !*s)

@@ -41,24 +41,24 @@
 #define LIB_START 0x7f0000000000ull
 
 static const char *const cases[] = {
-    "good",		   /* nothing absurd */
-    "desc-raw-huge",	   /* frame 1: raw_size 0xffffffff */
-    "desc-raw-max",	   /* frame 1: raw_size RP_FRAME_RAW_MAX (64 MiB), the content is 1 KiB */
-    "desc-raw-small",	   /* frame 1: raw_size 64, less than the content */
-    "desc-zsize-huge",	   /* frame 1: zsize 0xffffffff */
-    "desc-zsize-past-eof", /* frame 1: zsize RP_FRAME_Z_MAX, past the end of the file */
-    "desc-zsize-small",	   /* frame 1: zsize 16, less than the zstd frame */
-    "desc-nrec-huge",	   /* frame 1: n_records 0xffffffff (the frame itself is intact) */
-    "only-frame-raw-huge", /* a file of frame 0 only, whose raw_size is 0xffffffff */
-    "chain-huge",	   /* frame 1, sample 3: callchain nr 2^40 */
-    "chain-over",	   /* frame 1, sample 3: callchain nr one more than the record holds */
-    "ksyms-huge",	   /* frame 0: KSYMS n 0xffffffff with 3 entries present */
-    "mmap-unterminated",   /* frame 0: MMAP2 filename without its NUL up to the trailer */
-    "rec-size-zero",	   /* frame 1: a record of size 0 after sample 5 */
-    "rec-size-over",	   /* frame 1: a record claiming 65528 bytes after sample 5 */
-    "header-ncpus",	   /* frame 0: header n_cpus_online and n_cpus_recorded 0xffffffff */
-    "cpu-stats-huge",	   /* frame 3: CPU_STATS with cpu 0xffffffff and counts near 2^64 */
-    NULL,
+	"good",		   /* nothing absurd */
+	"desc-raw-huge",   /* frame 1: raw_size 0xffffffff */
+	"desc-raw-max",	   /* frame 1: raw_size RP_FRAME_RAW_MAX (64 MiB), the content is 1 KiB */
+	"desc-raw-small",  /* frame 1: raw_size 64, less than the content */
+	"desc-zsize-huge", /* frame 1: zsize 0xffffffff */
+	"desc-zsize-past-eof", /* frame 1: zsize RP_FRAME_Z_MAX, past the end of the file */
+	"desc-zsize-small",    /* frame 1: zsize 16, less than the zstd frame */
+	"desc-nrec-huge",      /* frame 1: n_records 0xffffffff (the frame itself is intact) */
+	"only-frame-raw-huge", /* a file of frame 0 only, whose raw_size is 0xffffffff */
+	"chain-huge",	       /* frame 1, sample 3: callchain nr 2^40 */
+	"chain-over",	       /* frame 1, sample 3: callchain nr one more than the record holds */
+	"ksyms-huge",	       /* frame 0: KSYMS n 0xffffffff with 3 entries present */
+	"mmap-unterminated",   /* frame 0: MMAP2 filename without its NUL up to the trailer */
+	"rec-size-zero",       /* frame 1: a record of size 0 after sample 5 */
+	"rec-size-over",       /* frame 1: a record claiming 65528 bytes after sample 5 */
+	"header-ncpus",	       /* frame 0: header n_cpus_online and n_cpus_recorded 0xffffffff */
+	"cpu-stats-huge",      /* frame 3: CPU_STATS with cpu 0xffffffff and counts near 2^64 */
+	NULL,
 };
 
 struct buf {
@@ -107,7 +107,7 @@ static void put32x2(struct buf *b, uint32_t lo, uint32_t hi)
 /* Start a record; finish_rec pads it to 8 and writes its size. */
 static size_t start_rec(struct buf *b, uint32_t type, uint16_t misc)
 {
-	struct perf_event_header h = {.type = type, .misc = misc, .size = 0};
+	struct perf_event_header h = { .type = type, .misc = misc, .size = 0 };
 	size_t at = b->len;
 
 	put(b, &h, sizeof(h));
@@ -173,7 +173,7 @@ static void ksym(struct buf *b, uint64_t addr, const char *name)
 static void ksyms_rec(struct buf *b, uint32_t n_claimed)
 {
 	size_t at = b->len;
-	struct rp_ksyms_rec k = {.hdr = {.type = RP_REC_KSYMS}, .time = T0, .n = n_claimed};
+	struct rp_ksyms_rec k = { .hdr = { .type = RP_REC_KSYMS }, .time = T0, .n = n_claimed };
 
 	put(b, &k, sizeof(k));
 	ksym(b, KFUNC_A, "rp_kfunc_a");
@@ -222,9 +222,9 @@ static void sample_rec(struct buf *b, uint64_t t, uint32_t cpu, uint64_t nr_clai
 {
 	size_t at = start_rec(b, PERF_RECORD_SAMPLE,
 			      user ? PERF_RECORD_MISC_USER : PERF_RECORD_MISC_KERNEL);
-	const uint64_t kchain[] = {(uint64_t)PERF_CONTEXT_KERNEL, KFUNC_A + 0x10, KFUNC_B + 0x20};
-	const uint64_t uchain[] = {(uint64_t)PERF_CONTEXT_USER, LIB_START + 0x1230,
-				   LIB_START + 0x2340};
+	const uint64_t kchain[] = { (uint64_t)PERF_CONTEXT_KERNEL, KFUNC_A + 0x10, KFUNC_B + 0x20 };
+	const uint64_t uchain[] = { (uint64_t)PERF_CONTEXT_USER, LIB_START + 0x1230,
+				    LIB_START + 0x2340 };
 	const uint64_t *chain = user ? uchain : kchain;
 
 	put64(b, chain[1]);
@@ -240,13 +240,13 @@ static void sample_rec(struct buf *b, uint64_t t, uint32_t cpu, uint64_t nr_clai
 static void cpu_stats_rec(struct buf *b, uint32_t cpu, uint64_t t, bool absurd)
 {
 	struct rp_cpu_stats_rec s = {
-	    .hdr = {.type = RP_REC_CPU_STATS, .size = sizeof(s)},
-	    .time = t,
-	    .cpu = absurd ? UINT32_MAX : cpu,
-	    .samples = absurd ? UINT64_MAX : SAMPLES_PER_FRAME,
-	    .lost = absurd ? UINT64_MAX - 1 : 0,
-	    .lost_unreported = absurd ? UINT64_MAX - 2 : 0,
-	    .throttles = absurd ? UINT64_MAX : 0,
+		.hdr = { .type = RP_REC_CPU_STATS, .size = sizeof(s) },
+		.time = t,
+		.cpu = absurd ? UINT32_MAX : cpu,
+		.samples = absurd ? UINT64_MAX : SAMPLES_PER_FRAME,
+		.lost = absurd ? UINT64_MAX - 1 : 0,
+		.lost_unreported = absurd ? UINT64_MAX - 2 : 0,
+		.throttles = absurd ? UINT64_MAX : 0,
 	};
 
 	put(b, &s, sizeof(s));
@@ -255,10 +255,10 @@ static void cpu_stats_rec(struct buf *b, uint32_t cpu, uint64_t t, bool absurd)
 static void finish_rec_rec(struct buf *b, uint64_t t)
 {
 	struct rp_finish_rec f = {
-	    .hdr = {.type = RP_REC_FINISH, .size = sizeof(f)},
-	    .time = t,
-	    .samples = 2 * SAMPLES_PER_FRAME,
-	    .exit_status = -1,
+		.hdr = { .type = RP_REC_FINISH, .size = sizeof(f) },
+		.time = t,
+		.samples = 2 * SAMPLES_PER_FRAME,
+		.exit_status = -1,
 	};
 
 	put(b, &f, sizeof(f));
@@ -269,18 +269,18 @@ static void emit_frame(struct buf *out, struct zframe *z, const struct buf *raw,
 		       uint64_t t_lo, uint64_t t_hi, uint32_t n_records, const char *kase)
 {
 	struct rp_frame_desc d = {
-	    .skip_magic = RP_SKIPPABLE_MAGIC,
-	    .skip_size = sizeof(d) - 8,
-	    .magic = RP_DESC_MAGIC,
-	    .major = CRAFT_MAJOR,
-	    .minor = 0,
-	    .seq = seq,
-	    .t_lo = t_lo,
-	    .t_hi = t_hi,
-	    .t_safe = t_hi,
-	    .sample_type = SAMPLE_TYPE,
-	    .n_records = n_records,
-	    .raw_size = (uint32_t)raw->len,
+		.skip_magic = RP_SKIPPABLE_MAGIC,
+		.skip_size = sizeof(d) - 8,
+		.magic = RP_DESC_MAGIC,
+		.major = CRAFT_MAJOR,
+		.minor = 0,
+		.seq = seq,
+		.t_lo = t_lo,
+		.t_hi = t_hi,
+		.t_safe = t_hi,
+		.sample_type = SAMPLE_TYPE,
+		.n_records = n_records,
+		.raw_size = (uint32_t)raw->len,
 	};
 	size_t cap = zframe_bound(raw->len), zsize;
 	unsigned char *zbuf = malloc(cap);
@@ -326,11 +326,11 @@ static void samples_frame(struct buf *raw, int frame, const char *kase)
 			sample_rec(raw, t, (uint32_t)(i % 2), 0, false, user);
 		if (frame == 1 && i == 5 &&
 		    (!strcmp(kase, "rec-size-zero") || !strcmp(kase, "rec-size-over"))) {
-			struct perf_event_header h = {.type = PERF_RECORD_SAMPLE,
-						      .misc = 0,
-						      .size = !strcmp(kase, "rec-size-zero")
-								  ? 0
-								  : 65528};
+			struct perf_event_header h = { .type = PERF_RECORD_SAMPLE,
+						       .misc = 0,
+						       .size = !strcmp(kase, "rec-size-zero")
+								   ? 0
+								   : 65528 };
 
 			put(raw, &h, sizeof(h));
 			put64(raw, 0); /* 16 bytes of junk where a record should be */
@@ -340,7 +340,7 @@ static void samples_frame(struct buf *raw, int frame, const char *kase)
 
 int main(int argc, char **argv)
 {
-	struct buf out = {0}, raw = {0};
+	struct buf out = { 0 }, raw = { 0 };
 	struct zframe *z;
 	const char *kase;
 	bool known = false;

@@ -26,8 +26,8 @@ static void on_signal(int sig)
 
 int main(int argc, char **argv)
 {
-	struct sockaddr_un sa = {.sun_family = AF_UNIX};
-	struct sigaction sact = {.sa_handler = on_signal};
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct sigaction sact = { .sa_handler = on_signal };
 	socklen_t len;
 	size_t n;
 	int fd, one = 1;
@@ -54,11 +54,11 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	while (!done) {
 		char buf[4096], cbuf[CMSG_SPACE(sizeof(struct ucred))];
-		struct iovec iov = {buf, sizeof(buf) - 1};
-		struct msghdr mh = {.msg_iov = &iov,
-				    .msg_iovlen = 1,
-				    .msg_control = cbuf,
-				    .msg_controllen = sizeof(cbuf)};
+		struct iovec iov = { buf, sizeof(buf) - 1 };
+		struct msghdr mh = { .msg_iov = &iov,
+				     .msg_iovlen = 1,
+				     .msg_control = cbuf,
+				     .msg_controllen = sizeof(cbuf) };
 		struct cmsghdr *c;
 		ssize_t r = recvmsg(fd, &mh, 0);
 		long pid = 0;

@@ -49,7 +49,7 @@ static size_t align_up(size_t v, size_t a)
 static void add_note(struct area *a, bool msb, uint32_t type, const char *name, uint32_t namesz,
 		     const uint8_t *desc, uint32_t descsz)
 {
-	struct img tmp = {.msb = msb};
+	struct img tmp = { .msb = msb };
 	size_t al = a->align == 8 ? 8 : 4, p = 12;
 
 	put(&tmp, 0, namesz, 4);
@@ -188,8 +188,8 @@ static int read_img(const struct img *im, uint8_t *id, size_t size, size_t *ret_
 }
 
 static const uint8_t known_id[20] = {
-    0xde, 0xad, 0xbe, 0xef, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05,
-    0x06, 0x07, 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0xfe, 0xff,
+	0xde, 0xad, 0xbe, 0xef, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05,
+	0x06, 0x07, 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0xfe, 0xff,
 };
 static const char known_hex[] = "deadbeef000102030405060708090a0b0c0dfeff";
 
@@ -221,14 +221,14 @@ static void add_build_id(struct area *a, bool msb)
 
 static void abi_tag(struct area *a, bool msb)
 {
-	static const uint8_t tag[16] = {0};
+	static const uint8_t tag[16] = { 0 };
 
 	add_note(a, msb, NT_GNU_ABI_TAG, "GNU", 4, tag, sizeof(tag));
 }
 
 static void test_synthetic(void)
 {
-	static const uint8_t prop[12] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
+	static const uint8_t prop[12] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12 };
 	static struct area a, b;
 	static struct img im;
 	struct layout l;
@@ -238,13 +238,13 @@ static void test_synthetic(void)
 	/* The four class/byte-order combinations, one PT_NOTE with ABI tag + build-id. */
 	for (int v = 0; v < 4; v++) {
 		bool is64 = v & 1, msb = v & 2;
-		static const char *names[] = {"ELF32 LSB", "ELF64 LSB", "ELF32 MSB", "ELF64 MSB"};
+		static const char *names[] = { "ELF32 LSB", "ELF64 LSB", "ELF32 MSB", "ELF64 MSB" };
 
 		test_ctx = names[v];
 		area_init(&a, PT_NOTE, 4);
 		abi_tag(&a, msb);
 		add_build_id(&a, msb);
-		l = (struct layout){.is64 = is64, .msb = msb, .segs = {&a}, .n_segs = 1};
+		l = (struct layout){ .is64 = is64, .msb = msb, .segs = { &a }, .n_segs = 1 };
 		build(&im, &l);
 		expect_known_id(&im);
 	}
@@ -254,7 +254,7 @@ static void test_synthetic(void)
 	area_init(&a, PT_NOTE, 8);
 	add_note(&a, false, NT_GNU_PROPERTY_TYPE_0, "GNU", 4, prop, sizeof(prop));
 	add_build_id(&a, false);
-	l = (struct layout){.is64 = true, .segs = {&a}, .n_segs = 1};
+	l = (struct layout){ .is64 = true, .segs = { &a }, .n_segs = 1 };
 	build(&im, &l);
 	expect_known_id(&im);
 
@@ -268,7 +268,7 @@ static void test_synthetic(void)
 	add_note(&a, false, NT_GNU_BUILD_ID, "GNU", 4, prop, 0);     /* empty */
 	add_note(&a, false, 0, "", 0, prop, 0);			     /* empty note */
 	add_build_id(&b, false);
-	l = (struct layout){.is64 = true, .segs = {&a, &b}, .n_segs = 2};
+	l = (struct layout){ .is64 = true, .segs = { &a, &b }, .n_segs = 2 };
 	build(&im, &l);
 	expect_known_id(&im);
 	/* Without the second segment: no build-id. */
@@ -282,7 +282,7 @@ static void test_synthetic(void)
 	add_note(&a, true, NT_GNU_BUILD_ID, "GNU", 4, prop, 8); /* not SHT_NOTE: ignored */
 	area_init(&b, SHT_NOTE, 4);
 	add_build_id(&b, true);
-	l = (struct layout){.is64 = false, .msb = true, .secs = {&a, &b}, .n_secs = 2};
+	l = (struct layout){ .is64 = false, .msb = true, .secs = { &a, &b }, .n_secs = 2 };
 	build(&im, &l);
 	expect_known_id(&im);
 
@@ -292,7 +292,9 @@ static void test_synthetic(void)
 	abi_tag(&a, false);
 	area_init(&b, SHT_NOTE, 4);
 	add_build_id(&b, false);
-	l = (struct layout){.is64 = true, .segs = {&a}, .n_segs = 1, .secs = {&b}, .n_secs = 1};
+	l = (struct layout){
+		.is64 = true, .segs = { &a }, .n_segs = 1, .secs = { &b }, .n_secs = 1
+	};
 	build(&im, &l);
 	expect_known_id(&im);
 
@@ -300,7 +302,7 @@ static void test_synthetic(void)
 	test_ctx = "PN_XNUM";
 	area_init(&a, PT_NOTE, 4);
 	add_build_id(&a, false);
-	l = (struct layout){.is64 = true, .segs = {&a}, .n_segs = 1, .xnum = true};
+	l = (struct layout){ .is64 = true, .segs = { &a }, .n_segs = 1, .xnum = true };
 	build(&im, &l);
 	expect_known_id(&im);
 
@@ -308,7 +310,7 @@ static void test_synthetic(void)
 	test_ctx = "no notes";
 	area_init(&a, PT_LOAD, 4);
 	add_build_id(&a, false); /* not in a PT_NOTE */
-	l = (struct layout){.is64 = true, .segs = {&a}, .n_segs = 1};
+	l = (struct layout){ .is64 = true, .segs = { &a }, .n_segs = 1 };
 	build(&im, &l);
 	len = 77;
 	CHECK_INT(read_img(&im, id, sizeof(id), &len), -ENOENT);
@@ -321,7 +323,7 @@ static void test_synthetic(void)
 	test_ctx = "small buffer";
 	area_init(&a, PT_NOTE, 4);
 	add_build_id(&a, false);
-	l = (struct layout){.is64 = true, .segs = {&a}, .n_segs = 1};
+	l = (struct layout){ .is64 = true, .segs = { &a }, .n_segs = 1 };
 	build(&im, &l);
 	CHECK_INT(read_img(&im, id, 19, &len), -ENOBUFS);
 	CHECK_INT(read_img(&im, id, 20, &len), 0);
@@ -339,7 +341,7 @@ static void test_damaged(void)
 
 	area_init(&a, PT_NOTE, 4);
 	add_build_id(&a, false);
-	l = (struct layout){.is64 = true, .segs = {&a}, .n_segs = 1};
+	l = (struct layout){ .is64 = true, .segs = { &a }, .n_segs = 1 };
 	build(&good, &l);
 
 	/* The segment is 10 bytes too short for the descriptor its note announces. */
@@ -475,7 +477,7 @@ static int readelf_build_id(const char *path, char *hex, size_t size)
 static void test_real_files(void)
 {
 	char self[64], exe[PATH_MAX];
-	const char *paths[] = {self, "/usr/bin/readelf", "/bin/sh"};
+	const char *paths[] = { self, "/usr/bin/readelf", "/bin/sh" };
 	uint8_t id[64];
 	size_t len = 0;
 	ssize_t n;
@@ -528,7 +530,7 @@ static void test_real_files(void)
 
 static void test_hex(void)
 {
-	static const uint8_t id[] = {0x00, 0x0f, 0xa0, 0xff};
+	static const uint8_t id[] = { 0x00, 0x0f, 0xa0, 0xff };
 	char out[9];
 
 	test_ctx = "hex";

@@ -17,9 +17,9 @@
 static void test_stacktab(void)
 {
 	struct stacktab *t = stacktab_new(4, 16);
-	uint64_t a[3] = {(uint64_t)PERF_CONTEXT_USER, 0x401000, 0x402000};
-	uint64_t b[3] = {(uint64_t)PERF_CONTEXT_USER, 0x401000, 0x402008};
-	uint64_t big[20] = {0};
+	uint64_t a[3] = { (uint64_t)PERF_CONTEXT_USER, 0x401000, 0x402000 };
+	uint64_t b[3] = { (uint64_t)PERF_CONTEXT_USER, 0x401000, 0x402008 };
+	uint64_t big[20] = { 0 };
 	bool added;
 
 	test_ctx = "stacktab";
@@ -135,9 +135,9 @@ static void test_reader(void)
 	const struct perf_event_header *h;
 	char why[256];
 	uint64_t st = RP_COMPACT_SAMPLE_TYPE | PERF_SAMPLE_CALLCHAIN;
-	uint64_t chain[2][3] = {{(uint64_t)PERF_CONTEXT_USER, 0x401000, 0x402000},
-				{(uint64_t)PERF_CONTEXT_KERNEL, 0xffffffff81000010ull,
-				 0xffffffff81000020ull}};
+	uint64_t chain[2][3] = { { (uint64_t)PERF_CONTEXT_USER, 0x401000, 0x402000 },
+				 { (uint64_t)PERF_CONTEXT_KERNEL, 0xffffffff81000010ull,
+				   0xffffffff81000020ull } };
 	uint32_t seen = 0, stacks[4];
 	struct rp_header_rec hr;
 
@@ -169,7 +169,7 @@ static void test_reader(void)
 	writer_flush(w);
 	/* Id 0 redefined as a shorter stack: later samples use the new one. */
 	{
-		uint64_t c[2] = {(uint64_t)PERF_CONTEXT_USER, 0x405000};
+		uint64_t c[2] = { (uint64_t)PERF_CONTEXT_USER, 0x405000 };
 
 		CHECK(kbatch_add(&kb, 0, PERF_RECORD_MISC_USER, 0x405000, c, 2));
 		/* Id 1 again, unchanged (the recorder repeats its definitions now and then). */

@@ -168,7 +168,7 @@ static void log_add(struct recording *rec, const void *p, size_t size, uint64_t 
 		exit(1);
 	}
 	memcpy(rec->buf + rec->len, p, size);
-	rec->recs[rec->n++] = (struct wrec){rec->len, (uint32_t)size, 0, time};
+	rec->recs[rec->n++] = (struct wrec){ rec->len, (uint32_t)size, 0, time };
 	rec->len += size;
 }
 
@@ -244,8 +244,8 @@ static size_t make_sample(uint64_t *p, uint64_t seed, uint32_t cpu, uint64_t tim
 static size_t make_comm(uint64_t *p, uint64_t seed, uint32_t cpu, uint64_t time)
 {
 	struct perf_event_header *h = (void *)p;
-	struct perfrec_id id = {2000 + (uint32_t)(seed % 100), 2000 + (uint32_t)(seed % 100), time,
-				cpu};
+	struct perfrec_id id = { 2000 + (uint32_t)(seed % 100), 2000 + (uint32_t)(seed % 100), time,
+				 cpu };
 	char name[32];
 	size_t len = (size_t)snprintf(name, sizeof(name), "worker-%llu",
 				      (unsigned long long)(mix(seed) % 100000)) +
@@ -351,7 +351,7 @@ static void write_recording(const struct gen_params *p, struct recording *rec, c
 {
 	struct gen *g = calloc(1, sizeof(*g));
 	uint64_t t_stop = T_START + (p->n_passes + 1) * PASS_NS;
-	struct rp_finish_rec f = {.hdr = {RP_REC_FINISH, 0, sizeof(f)}};
+	struct rp_finish_rec f = { .hdr = { RP_REC_FINISH, 0, sizeof(f) } };
 	const struct writer_stats *ws;
 	uint64_t frames, file_bytes;
 	int r;
@@ -377,7 +377,7 @@ static void write_recording(const struct gen_params *p, struct recording *rec, c
 	fake_now = t_stop;
 	writer_set_safe_time(g->w, t_stop);
 	for (uint32_t c = 0; c < p->n_cpus; c++) {
-		struct rp_cpu_stats_rec s = {.hdr = {RP_REC_CPU_STATS, 0, sizeof(s)}};
+		struct rp_cpu_stats_rec s = { .hdr = { RP_REC_CPU_STATS, 0, sizeof(s) } };
 
 		s.time = t_stop;
 		s.cpu = c;
@@ -450,7 +450,7 @@ static void layout_scan(struct recording *rec)
 			min_time = realloc(min_time, cap_units * sizeof(*min_time));
 		}
 		u = &rec->units[rec->n_units];
-		*u = (struct unit){off, off + sizeof(d) + d.zsize, d, idx};
+		*u = (struct unit){ off, off + sizeof(d) + d.zsize, d, idx };
 		min_time[rec->n_units] = UINT64_MAX;
 		CHECK(d.t_lo <= d.t_hi && d.t_safe <= d.t_hi &&
 			  (!rec->n_units || d.t_safe >= rec->units[rec->n_units - 1].d.t_safe),
@@ -665,13 +665,13 @@ static void zstd_test(const char *path, bool want_ok)
 
 static void test_round_trip(void)
 {
-	static const struct gen_params p = {.n_cpus = 4,
-					    .n_passes = 200,
-					    .gap_max_us = 40,
-					    .flush_passes = 4,
-					    .big_pass = 100,
-					    .level = 1};
-	struct recording rec = {0};
+	static const struct gen_params p = { .n_cpus = 4,
+					     .n_passes = 200,
+					     .gap_max_us = 40,
+					     .flush_passes = 4,
+					     .big_pass = 100,
+					     .level = 1 };
+	struct recording rec = { 0 };
 	struct outcome o;
 	size_t disordered = 0, cross_frame = 0, ties = 0, big = 0;
 	uint64_t max_time = 0, frame_max = 0;
@@ -731,11 +731,11 @@ static void test_round_trip(void)
 
 static void test_header_only(void)
 {
-	struct recording rec = {0};
+	struct recording rec = { 0 };
 	struct writer *w;
 	struct outcome o;
 	uint64_t buf[128];
-	bool keep[1] = {true};
+	bool keep[1] = { true };
 	int r;
 
 	tmp_path(rec.path, sizeof(rec.path), "header-only.rp");
@@ -777,7 +777,7 @@ static void test_header_only(void)
  * closed before the record that does not fit. */
 static void test_full_frames(void)
 {
-	struct recording rec = {0};
+	struct recording rec = { 0 };
 	struct writer *w;
 	struct outcome o;
 	uint64_t *buf = calloc(1, MAX_RECORD), t = T_START;
@@ -833,11 +833,9 @@ static void test_full_frames(void)
 
 /* ---- 2. truncation ---- */
 
-static const struct gen_params medium = {.n_cpus = 3,
-					 .n_passes = 48,
-					 .gap_max_us = 300,
-					 .flush_passes = 4,
-					 .level = 3};
+static const struct gen_params medium = {
+	.n_cpus = 3, .n_passes = 48, .gap_max_us = 300, .flush_passes = 4, .level = 3
+};
 
 static void test_truncation(const struct recording *rec)
 {
@@ -849,7 +847,7 @@ static void test_truncation(const struct recording *rec)
 	for (size_t j = 0; j <= rec->n_units; j++) {
 		size_t s = j < rec->n_units ? rec->units[j].off : rec->size;
 		size_t zs = j < rec->n_units ? rec->units[j].d.zsize : 0;
-		size_t cuts[] = {0, 1, 11, 12, 40, 71, 72, 73, 72 + zs / 2, 72 + zs - 1};
+		size_t cuts[] = { 0, 1, 11, 12, 40, 71, 72, 73, 72 + zs / 2, 72 + zs - 1 };
 		size_t n_cuts_here = j < rec->n_units ? sizeof(cuts) / sizeof(cuts[0]) : 1;
 
 		for (size_t c = 0; c < n_cuts_here; c++) {
@@ -915,7 +913,7 @@ static void read_damaged(const char *what, const struct recording *rec, const un
 static void test_corruption(const struct recording *rec)
 {
 	size_t n = rec->n_units;
-	size_t ks[] = {0, 1, n / 2, n - 1};
+	size_t ks[] = { 0, 1, n / 2, n - 1 };
 	unsigned char *copy = malloc(rec->size + 8192);
 	bool *keep = keep_all(rec, true);
 	struct outcome o;
@@ -923,8 +921,8 @@ static void test_corruption(const struct recording *rec)
 
 	for (size_t i = 0; i < sizeof(ks) / sizeof(ks[0]); i++) {
 		const struct unit *u = &rec->units[ks[i]];
-		size_t data_at[] = {u->off + 72 + u->d.zsize / 2, u->end - 1, u->off + 72 + 5};
-		size_t desc_at[] = {u->off + 2, u->off + 9, u->off + 16, u->off + 60, u->off + 70};
+		size_t data_at[] = { u->off + 72 + u->d.zsize / 2, u->end - 1, u->off + 72 + 5 };
+		size_t desc_at[] = { u->off + 2, u->off + 9, u->off + 16, u->off + 60, u->off + 70 };
 
 		keep[ks[i]] = false;
 		snprintf(frame_no, sizeof(frame_no), "frame %zu ", ks[i]);
@@ -966,7 +964,7 @@ static void test_corruption(const struct recording *rec)
 /* Garbage between units (and before the first) costs no records. */
 static void test_garbage(const struct recording *rec)
 {
-	size_t at[] = {rec->units[rec->n_units / 2].off, 0, rec->size};
+	size_t at[] = { rec->units[rec->n_units / 2].off, 0, rec->size };
 	unsigned char *copy = malloc(rec->size + 1000);
 	bool *keep = keep_all(rec, true);
 	struct outcome o;
@@ -1063,8 +1061,8 @@ out:
 static void test_zero_block(const struct recording *rec)
 {
 	const struct unit *mid = &rec->units[rec->n_units / 2];
-	size_t at[] = {(rec->size / 2) & ~(size_t)4095, mid->off - 2000, mid->off + 40,
-		       mid->end - 4096 + 30};
+	size_t at[] = { (rec->size / 2) & ~(size_t)4095, mid->off - 2000, mid->off + 40,
+			mid->end - 4096 + 30 };
 	unsigned char *copy = malloc(rec->size);
 	bool *keep = keep_all(rec, true);
 	struct outcome o;
@@ -1129,7 +1127,7 @@ static size_t make_unit(unsigned char *dst, const void *raw, size_t len, uint64_
  */
 static void test_odd_frames(void)
 {
-	static const uint16_t bad_sizes[] = {0, 4, 12, 20000};
+	static const uint16_t bad_sizes[] = { 0, 4, 12, 20000 };
 	unsigned char *file = malloc(1 << 16);
 	uint64_t raw[256];
 	char path[PATH_MAX];
@@ -1140,7 +1138,7 @@ static void test_odd_frames(void)
 			struct perf_event_header *bad;
 			const struct perf_event_header *h;
 			struct reader *r = NULL;
-			struct warns warns = {0};
+			struct warns warns = { 0 };
 			uint64_t times[8], n_times = 0;
 			size_t len = 0, off = 0;
 			char why[256];
@@ -1284,8 +1282,8 @@ static void test_partial_desc_at_end(void)
 {
 	size_t ps = (size_t)sysconf(_SC_PAGESIZE), size = 16 * ps;
 	unsigned char *buf = calloc(1, size);
-	static const unsigned char pattern[12] = {0x5E, 0x2A, 0x4D, 0x18, 0x40, 0,
-						  0,	0,    'R',  'P',  'F',	'D'};
+	static const unsigned char pattern[12] = { 0x5E, 0x2A, 0x4D, 0x18, 0x40, 0,
+						   0,	 0,    'R',  'P',  'F',	 'D' };
 	char path[PATH_MAX];
 	int status = 0;
 	pid_t pid;
@@ -1323,14 +1321,14 @@ static void test_partial_desc_at_end(void)
 static void test_write_errors(void)
 {
 	char path[PATH_MAX + 32];
-	struct recording rec = {0};
+	struct recording rec = { 0 };
 	struct writer *w = NULL;
 	struct rlimit old, lim;
 	uint64_t buf[512];
 	size_t n_before, frame0_records;
 	struct outcome o;
 	struct stat sb;
-	bool keep[2] = {true, true};
+	bool keep[2] = { true, true };
 	int r, fd;
 
 	snprintf(path, sizeof(path), "%s/no-such-dir/x.rp", tmpdir);
@@ -1427,7 +1425,7 @@ static void test_write_errors(void)
 
 int main(void)
 {
-	struct recording rec = {0};
+	struct recording rec = { 0 };
 	double t0 = now();
 
 	setvbuf(stdout, NULL, _IOLBF, 0);

@@ -27,7 +27,7 @@ struct rec {
 /* A well-formed record of N entries; the header's n and size can be overridden after. */
 static void build(struct rec *r, const struct ent *e, size_t n)
 {
-	struct rp_ksyms_rec k = {0};
+	struct rp_ksyms_rec k = { 0 };
 	size_t off = sizeof(k);
 
 	memset(r->b, 0, sizeof(r->b));
@@ -89,21 +89,21 @@ static void test_basic(void)
 {
 	/* Out of order, split over two records, with aliases and modules. */
 	static const struct ent a[] = {
-	    {0xffffffff81000100, 'T', "do_syscall_64", NULL},
-	    {0xffffffff81000000, 'T', "_stext", NULL},
-	    {0xffffffff81000000, 'T', "startup_64", NULL},
-	    {0xffffffff81000200, 't', "local_helper", NULL},
-	    {0xffffffff81000200, 'T', "global_name", NULL},
-	    {0xffffffff81000300, 't', "a_local", NULL},
-	    {0xffffffff81000300, 'W', "a_weak", NULL},
-	    {0, 'T', "zero_address", NULL},
-	    {0xffffffff81000400, 'T', "", NULL},
+		{ 0xffffffff81000100, 'T', "do_syscall_64", NULL },
+		{ 0xffffffff81000000, 'T', "_stext", NULL },
+		{ 0xffffffff81000000, 'T', "startup_64", NULL },
+		{ 0xffffffff81000200, 't', "local_helper", NULL },
+		{ 0xffffffff81000200, 'T', "global_name", NULL },
+		{ 0xffffffff81000300, 't', "a_local", NULL },
+		{ 0xffffffff81000300, 'W', "a_weak", NULL },
+		{ 0, 'T', "zero_address", NULL },
+		{ 0xffffffff81000400, 'T', "", NULL },
 	};
 	static const struct ent b[] = {
-	    {0xffffffffc0001000, 't', "ext4_readdir", "ext4"},
-	    {0xffffffffc0001080, 'T', "ext4_file_open", "ext4"},
-	    {0xffffffffc0002000, 't', "xfs_iget", "xfs"},
-	    {0xffffffff81000500, 'T', "schedule", NULL},
+		{ 0xffffffffc0001000, 't', "ext4_readdir", "ext4" },
+		{ 0xffffffffc0001080, 'T', "ext4_file_open", "ext4" },
+		{ 0xffffffffc0002000, 't', "xfs_iget", "xfs" },
+		{ 0xffffffff81000500, 'T', "schedule", NULL },
 	};
 	struct ksymtab *t = ksymtab_new();
 	struct rec r;
@@ -150,7 +150,7 @@ static void test_basic(void)
 	CHECK_INT(ksymtab_find(t, 0xffffffff81000100, NULL, NULL, NULL), 0);
 
 	/* Adding after finish needs finish again; the new symbol splits a range. */
-	static const struct ent c[] = {{0xffffffff81000180, 'T', "late_symbol", NULL}};
+	static const struct ent c[] = { { 0xffffffff81000180, 'T', "late_symbol", NULL } };
 	build(&r, c, 1);
 	CHECK_INT(ksymtab_add_record(t, r.b, r.len), 0);
 	ksymtab_finish(t);
@@ -164,9 +164,9 @@ static void test_basic(void)
 static void test_hostile(void)
 {
 	static const struct ent e[] = {
-	    {0x1000, 'T', "one", NULL},
-	    {0x2000, 'T', "two", "mod"},
-	    {0x3000, 'T', "three", NULL},
+		{ 0x1000, 'T', "one", NULL },
+		{ 0x2000, 'T', "two", "mod" },
+		{ 0x3000, 'T', "three", NULL },
 	};
 	struct ksymtab *t;
 	struct rec r;
@@ -288,8 +288,8 @@ static void test_perf(void)
 	for (size_t k = 0; k < N; k++) {
 		snprintf(names[k], sizeof(names[k]), "sym_%zu", k);
 		/* Reverse order, 64 bytes apart; every 1000th in a module. */
-		e[k] = (struct ent){0xffffffff81000000ull + (N - k) * 64, k % 3 ? 't' : 'T',
-				    names[k], k % 1000 ? NULL : "kmod"};
+		e[k] = (struct ent){ 0xffffffff81000000ull + (N - k) * 64, k % 3 ? 't' : 'T',
+				     names[k], k % 1000 ? NULL : "kmod" };
 	}
 	t0 = now();
 	while (i < N) {

@@ -13,16 +13,16 @@
 
 /* The known sample_type bits in the order the kernel lays out their fields in a sample. */
 static const uint64_t sample_bits[] = {
-    PERF_SAMPLE_IDENTIFIER, PERF_SAMPLE_IP,	   PERF_SAMPLE_TID,	  PERF_SAMPLE_TIME,
-    PERF_SAMPLE_ADDR,	    PERF_SAMPLE_ID,	   PERF_SAMPLE_STREAM_ID, PERF_SAMPLE_CPU,
-    PERF_SAMPLE_PERIOD,	    PERF_SAMPLE_CALLCHAIN,
+	PERF_SAMPLE_IDENTIFIER, PERF_SAMPLE_IP,	       PERF_SAMPLE_TID,	      PERF_SAMPLE_TIME,
+	PERF_SAMPLE_ADDR,	PERF_SAMPLE_ID,	       PERF_SAMPLE_STREAM_ID, PERF_SAMPLE_CPU,
+	PERF_SAMPLE_PERIOD,	PERF_SAMPLE_CALLCHAIN,
 };
 #define N_SAMPLE_BITS (sizeof(sample_bits) / sizeof(sample_bits[0]))
 
 /* The sample_id trailer bits in trailer order. */
 static const uint64_t id_bits[] = {
-    PERF_SAMPLE_TID,	   PERF_SAMPLE_TIME, PERF_SAMPLE_ID,
-    PERF_SAMPLE_STREAM_ID, PERF_SAMPLE_CPU,  PERF_SAMPLE_IDENTIFIER,
+	PERF_SAMPLE_TID,       PERF_SAMPLE_TIME, PERF_SAMPLE_ID,
+	PERF_SAMPLE_STREAM_ID, PERF_SAMPLE_CPU,	 PERF_SAMPLE_IDENTIFIER,
 };
 #define N_ID_BITS (sizeof(id_bits) / sizeof(id_bits[0]))
 
@@ -51,7 +51,7 @@ static uint64_t subset(const uint64_t *bits, size_t n, unsigned int mask)
 /* Write a record header at p. */
 static void set_header(void *p, uint32_t type, size_t size)
 {
-	struct perf_event_header h = {type, 0, (uint16_t)size};
+	struct perf_event_header h = { type, 0, (uint16_t)size };
 
 	memcpy(p, &h, sizeof(h));
 }
@@ -113,7 +113,7 @@ static size_t build_sample(uint64_t *buf, uint64_t st, uint64_t nr, size_t *ret_
  * decoded, absent ones 0; every shorter copy refused, with no read past its end. */
 static void test_sample_layouts(void)
 {
-	static const uint64_t nrs[] = {0, 1, 5};
+	static const uint64_t nrs[] = { 0, 1, 5 };
 	uint64_t buf[64];
 	unsigned int n_checked = 0;
 
@@ -194,10 +194,10 @@ static void test_sample_layouts(void)
 
 static void test_sample_errors(void)
 {
-	static const uint64_t unknown[] = {PERF_SAMPLE_RAW,	     PERF_SAMPLE_READ,
-					   PERF_SAMPLE_BRANCH_STACK, PERF_SAMPLE_REGS_USER,
-					   PERF_SAMPLE_WEIGHT,	     1ull << 63};
-	static const uint64_t bad_nr[] = {4, 5, 1000, 1ull << 61, 1ull << 62, UINT64_MAX};
+	static const uint64_t unknown[] = { PERF_SAMPLE_RAW,	      PERF_SAMPLE_READ,
+					    PERF_SAMPLE_BRANCH_STACK, PERF_SAMPLE_REGS_USER,
+					    PERF_SAMPLE_WEIGHT,	      1ull << 63 };
+	static const uint64_t bad_nr[] = { 4, 5, 1000, 1ull << 61, 1ull << 62, UINT64_MAX };
 	uint64_t st = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
 		      PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN;
 	uint64_t buf[64];
@@ -271,11 +271,11 @@ static size_t trailer_words(uint64_t st, const struct perfrec_id *id, uint64_t *
  * combination of the trailer bits plus sample-only bits that must not matter. */
 static void test_trailers(void)
 {
-	static const uint32_t types[] = {PERF_RECORD_COMM, PERF_RECORD_EXIT, PERF_RECORD_MMAP2,
-					 PERF_RECORD_LOST, PERF_RECORD_SWITCH_CPU_WIDE};
-	static const uint64_t noise[] = {0, PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN,
-					 PERF_SAMPLE_PERIOD | PERF_SAMPLE_ADDR};
-	const struct perfrec_id id = {31337, 31338, 987654321987ull, 5};
+	static const uint32_t types[] = { PERF_RECORD_COMM, PERF_RECORD_EXIT, PERF_RECORD_MMAP2,
+					  PERF_RECORD_LOST, PERF_RECORD_SWITCH_CPU_WIDE };
+	static const uint64_t noise[] = { 0, PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN,
+					  PERF_SAMPLE_PERIOD | PERF_SAMPLE_ADDR };
+	const struct perfrec_id id = { 31337, 31338, 987654321987ull, 5 };
 	unsigned int n_checked = 0;
 
 	for (unsigned int mask = 0; mask < 1u << N_ID_BITS; mask++) {
@@ -339,18 +339,18 @@ static void test_trailers(void)
 /* Our own records carry their time right after the header, whatever the sample_type. */
 static void test_own_records(void)
 {
-	static const uint32_t types[] = {RP_REC_HEADER, RP_REC_KSYMS, RP_REC_CPU_STATS,
-					 RP_REC_FINISH, RP_REC_BASE + 0x100};
+	static const uint32_t types[] = { RP_REC_HEADER, RP_REC_KSYMS, RP_REC_CPU_STATS,
+					  RP_REC_FINISH, RP_REC_BASE + 0x100 };
 	static const size_t sizes[] = {
-	    sizeof(struct rp_header_rec),
-	    sizeof(struct rp_ksyms_rec),
-	    sizeof(struct rp_cpu_stats_rec),
-	    sizeof(struct rp_finish_rec),
-	    16,
+		sizeof(struct rp_header_rec),
+		sizeof(struct rp_ksyms_rec),
+		sizeof(struct rp_cpu_stats_rec),
+		sizeof(struct rp_finish_rec),
+		16,
 	};
-	static const uint64_t sts[] = {0, PERF_SAMPLE_TIME,
-				       PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
-					   PERF_SAMPLE_IDENTIFIER};
+	static const uint64_t sts[] = { 0, PERF_SAMPLE_TIME,
+					PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
+					    PERF_SAMPLE_IDENTIFIER };
 	uint64_t buf[128];
 
 	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
@@ -394,33 +394,34 @@ static void test_type_names(void)
 		uint32_t type;
 		const char *name;
 	} names[] = {
-	    {PERF_RECORD_MMAP, "MMAP"},
-	    {PERF_RECORD_LOST, "LOST"},
-	    {PERF_RECORD_COMM, "COMM"},
-	    {PERF_RECORD_EXIT, "EXIT"},
-	    {PERF_RECORD_THROTTLE, "THROTTLE"},
-	    {PERF_RECORD_UNTHROTTLE, "UNTHROTTLE"},
-	    {PERF_RECORD_FORK, "FORK"},
-	    {PERF_RECORD_READ, "READ"},
-	    {PERF_RECORD_SAMPLE, "SAMPLE"},
-	    {PERF_RECORD_MMAP2, "MMAP2"},
-	    {PERF_RECORD_AUX, "AUX"},
-	    {PERF_RECORD_ITRACE_START, "ITRACE_START"},
-	    {PERF_RECORD_LOST_SAMPLES, "LOST_SAMPLES"},
-	    {PERF_RECORD_SWITCH, "SWITCH"},
-	    {PERF_RECORD_SWITCH_CPU_WIDE, "SWITCH"},
-	    {PERF_RECORD_NAMESPACES, "NAMESPACES"},
-	    {PERF_RECORD_KSYMBOL, "KSYMBOL"},
-	    {PERF_RECORD_BPF_EVENT, "BPF_EVENT"},
-	    {PERF_RECORD_CGROUP, "CGROUP"},
-	    {PERF_RECORD_TEXT_POKE, "TEXT_POKE"},
-	    {RP_REC_HEADER, "HEADER"},
-	    {RP_REC_KSYMS, "KSYMS"},
-	    {RP_REC_CPU_STATS, "CPU_STATS"},
-	    {RP_REC_FINISH, "FINISH"},
+		{ PERF_RECORD_MMAP, "MMAP" },
+		{ PERF_RECORD_LOST, "LOST" },
+		{ PERF_RECORD_COMM, "COMM" },
+		{ PERF_RECORD_EXIT, "EXIT" },
+		{ PERF_RECORD_THROTTLE, "THROTTLE" },
+		{ PERF_RECORD_UNTHROTTLE, "UNTHROTTLE" },
+		{ PERF_RECORD_FORK, "FORK" },
+		{ PERF_RECORD_READ, "READ" },
+		{ PERF_RECORD_SAMPLE, "SAMPLE" },
+		{ PERF_RECORD_MMAP2, "MMAP2" },
+		{ PERF_RECORD_AUX, "AUX" },
+		{ PERF_RECORD_ITRACE_START, "ITRACE_START" },
+		{ PERF_RECORD_LOST_SAMPLES, "LOST_SAMPLES" },
+		{ PERF_RECORD_SWITCH, "SWITCH" },
+		{ PERF_RECORD_SWITCH_CPU_WIDE, "SWITCH" },
+		{ PERF_RECORD_NAMESPACES, "NAMESPACES" },
+		{ PERF_RECORD_KSYMBOL, "KSYMBOL" },
+		{ PERF_RECORD_BPF_EVENT, "BPF_EVENT" },
+		{ PERF_RECORD_CGROUP, "CGROUP" },
+		{ PERF_RECORD_TEXT_POKE, "TEXT_POKE" },
+		{ RP_REC_HEADER, "HEADER" },
+		{ RP_REC_KSYMS, "KSYMS" },
+		{ RP_REC_CPU_STATS, "CPU_STATS" },
+		{ RP_REC_FINISH, "FINISH" },
 	};
-	static const uint32_t unknown[] =
-	    {0, 22, 64, 1000, 0xffff, RP_REC_BASE, RP_REC_FINISH + 1, 0x7fffffff, 0xffffffff};
+	static const uint32_t unknown[] = {
+		0, 22, 64, 1000, 0xffff, RP_REC_BASE, RP_REC_FINISH + 1, 0x7fffffff, 0xffffffff
+	};
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		const char *n = perfrec_type_name(names[i].type);
@@ -437,7 +438,7 @@ static void test_type_names(void)
 static struct perf_event_header *make_comm(const char *comm, size_t len, uint64_t st,
 					   size_t *ret_end)
 {
-	const struct perfrec_id id = {1, 1, 77, 0};
+	const struct perfrec_id id = { 1, 1, 77, 0 };
 	size_t body = 16 + ((len + 7) & ~(size_t)7), size = body + perfrec_id_size(st);
 	uint64_t buf[16];
 	struct perf_event_header *h = (void *)buf;

@@ -127,104 +127,107 @@ struct maps_case {
 #define RW (PROT_READ | PROT_WRITE)
 
 static const struct maps_case maps_cases[] = {
-    {"libc text", "7f2808398000-7f28084ee000 r-xp 00026000 fe:00 332835",
-     "/usr/lib/x86_64-linux-gnu/libc.so.6", 72, 0, 0x7f2808398000, 0x7f28084ee000, 0x26000, 0xfe, 0,
-     332835, RX, MAP_PRIVATE, false, "/usr/lib/x86_64-linux-gnu/libc.so.6"},
-    {"anonymous, kernel trailing space", "7f28082ef000-7f2808311000 rw-p 00000000 00:00 0 \n", NULL,
-     0, 0, 0x7f28082ef000, 0x7f2808311000, 0, 0, 0, 0, RW, MAP_PRIVATE, false, ""},
-    {"anonymous, no space, no newline", "7f28082ef000-7f2808311000 rw-p 00000000 00:00 0", NULL, 0,
-     0, 0x7f28082ef000, 0x7f2808311000, 0, 0, 0, 0, RW, MAP_PRIVATE, false, ""},
-    {"anonymous, trailing blanks", "1000-2000 ---p 00000000 00:00 0       \n", NULL, 0, 0, 0x1000,
-     0x2000, 0, 0, 0, 0, 0, MAP_PRIVATE, false, ""},
-    {"heap", "55c630852000-55c630873000 rw-p 00000000 00:00 0", "[heap]", 72, 0, 0x55c630852000,
-     0x55c630873000, 0, 0, 0, 0, RW, MAP_PRIVATE, false, "[heap]"},
-    {"stack", "7ffc1a2b3000-7ffc1a2d4000 rw-p 00000000 00:00 0", "[stack]", 72, 0, 0x7ffc1a2b3000,
-     0x7ffc1a2d4000, 0, 0, 0, 0, RW, MAP_PRIVATE, false, "[stack]"},
-    {"vdso", "7ffc1a3f0000-7ffc1a3f2000 r-xp 00000000 00:00 0", "[vdso]", 72, 0, 0x7ffc1a3f0000,
-     0x7ffc1a3f2000, 0, 0, 0, 0, RX, MAP_PRIVATE, false, "[vdso]"},
-    {"vsyscall, 16 hex digits", "ffffffffff600000-ffffffffff601000 --xp 00000000 00:00 0",
-     "[vsyscall]", 72, 0, 0xffffffffff600000, 0xffffffffff601000, 0, 0, 0, 0, PROT_EXEC,
-     MAP_PRIVATE, false, "[vsyscall]"},
-    {"named anon", "7f0000000000-7f0000001000 rw-p 00000000 00:00 0", "[anon:ringprof buf]", 72, 0,
-     0x7f0000000000, 0x7f0000001000, 0, 0, 0, 0, RW, MAP_PRIVATE, false, "[anon:ringprof buf]"},
-    {"shared", "7f2808557000-7f280855e000 r--s 00000000 fe:00 332280",
-     "/usr/lib/x86_64-linux-gnu/gconv/gconv-modules.cache", 72, 0, 0x7f2808557000, 0x7f280855e000,
-     0, 0xfe, 0, 332280, PROT_READ, MAP_SHARED, false,
-     "/usr/lib/x86_64-linux-gnu/gconv/gconv-modules.cache"},
-    {"spaces in path", "7f0000000000-7f0000002000 r-xp 00001000 08:01 42",
-     "/opt/my app/lib  two.so", 72, 0, 0x7f0000000000, 0x7f0000002000, 0x1000, 8, 1, 42, RX,
-     MAP_PRIVATE, false, "/opt/my app/lib  two.so"},
-    {"leading spaces kept (64-bit layout)", "7f0000000000-7f0000002000 r-xp 00000000 08:01 42",
-     "  odd name", 72, 0, 0x7f0000000000, 0x7f0000002000, 0, 8, 1, 42, RX, MAP_PRIVATE, false,
-     "  odd name"},
-    {"deleted", "7f0000000000-7f0000002000 r-xp 00000000 00:01 1234", "/memfd:jit (deleted)", 72, 0,
-     0x7f0000000000, 0x7f0000002000, 0, 0, 1, 1234, RX, MAP_PRIVATE, true, "/memfd:jit"},
-    {"deleted with spaces", "7f0000000000-7f0000002000 r-xp 00000000 08:01 9",
-     "/tmp/a b (deleted) (deleted)", 72, 0, 0x7f0000000000, 0x7f0000002000, 0, 8, 1, 9, RX,
-     MAP_PRIVATE, true, "/tmp/a b (deleted)"},
-    {"name looks deleted but is not", "7f0000000000-7f0000002000 r-xp 00000000 08:01 9",
-     "/tmp/(deleted)", 72, 0, 0x7f0000000000, 0x7f0000002000, 0, 8, 1, 9, RX, MAP_PRIVATE, false,
-     "/tmp/(deleted)"},
-    {"header longer than the pad width",
-     "ffffffffff600000-ffffffffff601000 rwxs ffffffffffff0000 ffffffff:ffffffff "
-     "18446744073709551615",
-     " /lead", 72, 0, 0xffffffffff600000, 0xffffffffff601000, 0xffffffffffff0000, 0xffffffff,
-     0xffffffff, UINT64_MAX, RW | PROT_EXEC, MAP_SHARED, false, " /lead"},
-    {"32-bit kernel layout", "08048000-08056000 r-xp 00000000 03:0c 64593", "/usr/sbin/gpm", 48, 0,
-     0x8048000, 0x8056000, 0, 3, 0xc, 64593, RX, MAP_PRIVATE, false, "/usr/sbin/gpm"},
-    {"32-bit kernel layout, leading space", "08048000-08056000 r-xp 00000000 03:0c 64593", " gpm",
-     48, 0, 0x8048000, 0x8056000, 0, 3, 0xc, 64593, RX, MAP_PRIVATE, false, " gpm"},
-    {"single space (not the kernel's layout)",
-     "00400000-00452000 r-xp 00000000 08:02 173521 /usr/bin/dbus-daemon\n", NULL, 0, 0, 0x400000,
-     0x452000, 0, 8, 2, 173521, RX, MAP_PRIVATE, false, "/usr/bin/dbus-daemon"},
-    {"odd padding", "00400000-00452000 r-xp 00000000 08:02 173521     /usr/bin/x y\n", NULL, 0, 0,
-     0x400000, 0x452000, 0, 8, 2, 173521, RX, MAP_PRIVATE, false, "/usr/bin/x y"},
-    {"upper-case hex", "7F0000000000-7F0000001000 r--p 0000A000 FD:0A 7 /x", NULL, 0, 0,
-     0x7f0000000000, 0x7f0000001000, 0xa000, 0xfd, 0xa, 7, PROT_READ, MAP_PRIVATE, false, "/x"},
-    {"empty mapping (start == end)", "1000-1000 r--p 00000000 00:00 0", NULL, 0, 0, 0x1000, 0x1000,
-     0, 0, 0, 0, PROT_READ, MAP_PRIVATE, false, ""},
+	{ "libc text", "7f2808398000-7f28084ee000 r-xp 00026000 fe:00 332835",
+	  "/usr/lib/x86_64-linux-gnu/libc.so.6", 72, 0, 0x7f2808398000, 0x7f28084ee000, 0x26000,
+	  0xfe, 0, 332835, RX, MAP_PRIVATE, false, "/usr/lib/x86_64-linux-gnu/libc.so.6" },
+	{ "anonymous, kernel trailing space", "7f28082ef000-7f2808311000 rw-p 00000000 00:00 0 \n",
+	  NULL, 0, 0, 0x7f28082ef000, 0x7f2808311000, 0, 0, 0, 0, RW, MAP_PRIVATE, false, "" },
+	{ "anonymous, no space, no newline", "7f28082ef000-7f2808311000 rw-p 00000000 00:00 0",
+	  NULL, 0, 0, 0x7f28082ef000, 0x7f2808311000, 0, 0, 0, 0, RW, MAP_PRIVATE, false, "" },
+	{ "anonymous, trailing blanks", "1000-2000 ---p 00000000 00:00 0       \n", NULL, 0, 0,
+	  0x1000, 0x2000, 0, 0, 0, 0, 0, MAP_PRIVATE, false, "" },
+	{ "heap", "55c630852000-55c630873000 rw-p 00000000 00:00 0", "[heap]", 72, 0,
+	  0x55c630852000, 0x55c630873000, 0, 0, 0, 0, RW, MAP_PRIVATE, false, "[heap]" },
+	{ "stack", "7ffc1a2b3000-7ffc1a2d4000 rw-p 00000000 00:00 0", "[stack]", 72, 0,
+	  0x7ffc1a2b3000, 0x7ffc1a2d4000, 0, 0, 0, 0, RW, MAP_PRIVATE, false, "[stack]" },
+	{ "vdso", "7ffc1a3f0000-7ffc1a3f2000 r-xp 00000000 00:00 0", "[vdso]", 72, 0,
+	  0x7ffc1a3f0000, 0x7ffc1a3f2000, 0, 0, 0, 0, RX, MAP_PRIVATE, false, "[vdso]" },
+	{ "vsyscall, 16 hex digits", "ffffffffff600000-ffffffffff601000 --xp 00000000 00:00 0",
+	  "[vsyscall]", 72, 0, 0xffffffffff600000, 0xffffffffff601000, 0, 0, 0, 0, PROT_EXEC,
+	  MAP_PRIVATE, false, "[vsyscall]" },
+	{ "named anon", "7f0000000000-7f0000001000 rw-p 00000000 00:00 0", "[anon:ringprof buf]",
+	  72, 0, 0x7f0000000000, 0x7f0000001000, 0, 0, 0, 0, RW, MAP_PRIVATE, false,
+	  "[anon:ringprof buf]" },
+	{ "shared", "7f2808557000-7f280855e000 r--s 00000000 fe:00 332280",
+	  "/usr/lib/x86_64-linux-gnu/gconv/gconv-modules.cache", 72, 0, 0x7f2808557000,
+	  0x7f280855e000, 0, 0xfe, 0, 332280, PROT_READ, MAP_SHARED, false,
+	  "/usr/lib/x86_64-linux-gnu/gconv/gconv-modules.cache" },
+	{ "spaces in path", "7f0000000000-7f0000002000 r-xp 00001000 08:01 42",
+	  "/opt/my app/lib  two.so", 72, 0, 0x7f0000000000, 0x7f0000002000, 0x1000, 8, 1, 42, RX,
+	  MAP_PRIVATE, false, "/opt/my app/lib  two.so" },
+	{ "leading spaces kept (64-bit layout)", "7f0000000000-7f0000002000 r-xp 00000000 08:01 42",
+	  "  odd name", 72, 0, 0x7f0000000000, 0x7f0000002000, 0, 8, 1, 42, RX, MAP_PRIVATE, false,
+	  "  odd name" },
+	{ "deleted", "7f0000000000-7f0000002000 r-xp 00000000 00:01 1234", "/memfd:jit (deleted)",
+	  72, 0, 0x7f0000000000, 0x7f0000002000, 0, 0, 1, 1234, RX, MAP_PRIVATE, true,
+	  "/memfd:jit" },
+	{ "deleted with spaces", "7f0000000000-7f0000002000 r-xp 00000000 08:01 9",
+	  "/tmp/a b (deleted) (deleted)", 72, 0, 0x7f0000000000, 0x7f0000002000, 0, 8, 1, 9, RX,
+	  MAP_PRIVATE, true, "/tmp/a b (deleted)" },
+	{ "name looks deleted but is not", "7f0000000000-7f0000002000 r-xp 00000000 08:01 9",
+	  "/tmp/(deleted)", 72, 0, 0x7f0000000000, 0x7f0000002000, 0, 8, 1, 9, RX, MAP_PRIVATE,
+	  false, "/tmp/(deleted)" },
+	{ "header longer than the pad width",
+	  "ffffffffff600000-ffffffffff601000 rwxs ffffffffffff0000 ffffffff:ffffffff "
+	  "18446744073709551615",
+	  " /lead", 72, 0, 0xffffffffff600000, 0xffffffffff601000, 0xffffffffffff0000, 0xffffffff,
+	  0xffffffff, UINT64_MAX, RW | PROT_EXEC, MAP_SHARED, false, " /lead" },
+	{ "32-bit kernel layout", "08048000-08056000 r-xp 00000000 03:0c 64593", "/usr/sbin/gpm",
+	  48, 0, 0x8048000, 0x8056000, 0, 3, 0xc, 64593, RX, MAP_PRIVATE, false, "/usr/sbin/gpm" },
+	{ "32-bit kernel layout, leading space", "08048000-08056000 r-xp 00000000 03:0c 64593",
+	  " gpm", 48, 0, 0x8048000, 0x8056000, 0, 3, 0xc, 64593, RX, MAP_PRIVATE, false, " gpm" },
+	{ "single space (not the kernel's layout)",
+	  "00400000-00452000 r-xp 00000000 08:02 173521 /usr/bin/dbus-daemon\n", NULL, 0, 0,
+	  0x400000, 0x452000, 0, 8, 2, 173521, RX, MAP_PRIVATE, false, "/usr/bin/dbus-daemon" },
+	{ "odd padding", "00400000-00452000 r-xp 00000000 08:02 173521     /usr/bin/x y\n", NULL, 0,
+	  0, 0x400000, 0x452000, 0, 8, 2, 173521, RX, MAP_PRIVATE, false, "/usr/bin/x y" },
+	{ "upper-case hex", "7F0000000000-7F0000001000 r--p 0000A000 FD:0A 7 /x", NULL, 0, 0,
+	  0x7f0000000000, 0x7f0000001000, 0xa000, 0xfd, 0xa, 7, PROT_READ, MAP_PRIVATE, false,
+	  "/x" },
+	{ "empty mapping (start == end)", "1000-1000 r--p 00000000 00:00 0", NULL, 0, 0, 0x1000,
+	  0x1000, 0, 0, 0, 0, PROT_READ, MAP_PRIVATE, false, "" },
 
-    {"empty", "", NULL, 0, -EINVAL, 0, 0, 0, 0, 0, 0, 0, 0, false, NULL},
-    {"newline only", "\n", NULL, 0, -EINVAL, 0, 0, 0, 0, 0, 0, 0, 0, false, NULL},
-    {"start only", "7f2808398000-", NULL, 0, -EINVAL, 0, 0, 0, 0, 0, 0, 0, 0, false, NULL},
-    {"no perms", "7f2808398000-7f28084ee000\n", NULL, 0, -EINVAL, 0, 0, 0, 0, 0, 0, 0, 0, false,
-     NULL},
-    {"no offset", "7f2808398000-7f28084ee000 r-xp", NULL, 0, -EINVAL, 0, 0, 0, 0, 0, 0, 0, 0, false,
-     NULL},
-    {"no device", "7f2808398000-7f28084ee000 r-xp 00026000 \n", NULL, 0, -EINVAL, 0, 0, 0, 0, 0, 0,
-     0, 0, false, NULL},
-    {"no minor", "7f2808398000-7f28084ee000 r-xp 00026000 fe: 1 /x", NULL, 0, -EINVAL, 0, 0, 0, 0,
-     0, 0, 0, 0, false, NULL},
-    {"no inode", "7f2808398000-7f28084ee000 r-xp 00026000 fe:00 \n", NULL, 0, -EINVAL, 0, 0, 0, 0,
-     0, 0, 0, 0, false, NULL},
-    {"no inode, path", "7f2808398000-7f28084ee000 r-xp 00026000 fe:00 /lib/x.so", NULL, 0, -EINVAL,
-     0, 0, 0, 0, 0, 0, 0, 0, false, NULL},
-    {"garbage hex", "7f28zz398000-7f28084ee000 r-xp 00026000 fe:00 1 /x", NULL, 0, -EINVAL, 0, 0, 0,
-     0, 0, 0, 0, 0, false, NULL},
-    {"0x prefix", "0x1000-0x2000 r-xp 00000000 00:00 0", NULL, 0, -EINVAL, 0, 0, 0, 0, 0, 0, 0, 0,
-     false, NULL},
-    {"17 hex digits", "1ffffffffff600000-ffffffffff601000 r-xp 00000000 00:00 0", NULL, 0, -EINVAL,
-     0, 0, 0, 0, 0, 0, 0, 0, false, NULL},
-    {"9-digit major", "1000-2000 r-xp 00000000 100000000:00 0", NULL, 0, -EINVAL, 0, 0, 0, 0, 0, 0,
-     0, 0, false, NULL},
-    {"inode overflow", "1000-2000 r-xp 00000000 00:00 18446744073709551616 /x", NULL, 0, -EINVAL, 0,
-     0, 0, 0, 0, 0, 0, 0, false, NULL},
-    {"inode with junk", "1000-2000 r-xp 00000000 00:00 12x /x", NULL, 0, -EINVAL, 0, 0, 0, 0, 0, 0,
-     0, 0, false, NULL},
-    {"bad perms", "1000-2000 rwxq 00000000 00:00 0", NULL, 0, -EINVAL, 0, 0, 0, 0, 0, 0, 0, 0,
-     false, NULL},
-    {"short perms", "1000-2000 r-x 00000000 00:00 0", NULL, 0, -EINVAL, 0, 0, 0, 0, 0, 0, 0, 0,
-     false, NULL},
-    {"long perms", "1000-2000 r-xp- 00000000 00:00 0", NULL, 0, -EINVAL, 0, 0, 0, 0, 0, 0, 0, 0,
-     false, NULL},
-    {"start > end", "7f28084ee000-7f2808398000 r-xp 00026000 fe:00 1 /x", NULL, 0, -EINVAL, 0, 0, 0,
-     0, 0, 0, 0, 0, false, NULL},
-    {"leading blank", " 1000-2000 r-xp 00000000 00:00 0", NULL, 0, -EINVAL, 0, 0, 0, 0, 0, 0, 0, 0,
-     false, NULL},
-    {"tabs", "1000-2000\tr-xp\t00000000\t00:00\t0", NULL, 0, -EINVAL, 0, 0, 0, 0, 0, 0, 0, 0, false,
-     NULL},
-    {"negative", "-1000-2000 r-xp 00000000 00:00 0", NULL, 0, -EINVAL, 0, 0, 0, 0, 0, 0, 0, 0,
-     false, NULL},
+	{ "empty", "", NULL, 0, -EINVAL, 0, 0, 0, 0, 0, 0, 0, 0, false, NULL },
+	{ "newline only", "\n", NULL, 0, -EINVAL, 0, 0, 0, 0, 0, 0, 0, 0, false, NULL },
+	{ "start only", "7f2808398000-", NULL, 0, -EINVAL, 0, 0, 0, 0, 0, 0, 0, 0, false, NULL },
+	{ "no perms", "7f2808398000-7f28084ee000\n", NULL, 0, -EINVAL, 0, 0, 0, 0, 0, 0, 0, 0,
+	  false, NULL },
+	{ "no offset", "7f2808398000-7f28084ee000 r-xp", NULL, 0, -EINVAL, 0, 0, 0, 0, 0, 0, 0, 0,
+	  false, NULL },
+	{ "no device", "7f2808398000-7f28084ee000 r-xp 00026000 \n", NULL, 0, -EINVAL, 0, 0, 0, 0,
+	  0, 0, 0, 0, false, NULL },
+	{ "no minor", "7f2808398000-7f28084ee000 r-xp 00026000 fe: 1 /x", NULL, 0, -EINVAL, 0, 0, 0,
+	  0, 0, 0, 0, 0, false, NULL },
+	{ "no inode", "7f2808398000-7f28084ee000 r-xp 00026000 fe:00 \n", NULL, 0, -EINVAL, 0, 0, 0,
+	  0, 0, 0, 0, 0, false, NULL },
+	{ "no inode, path", "7f2808398000-7f28084ee000 r-xp 00026000 fe:00 /lib/x.so", NULL, 0,
+	  -EINVAL, 0, 0, 0, 0, 0, 0, 0, 0, false, NULL },
+	{ "garbage hex", "7f28zz398000-7f28084ee000 r-xp 00026000 fe:00 1 /x", NULL, 0, -EINVAL, 0,
+	  0, 0, 0, 0, 0, 0, 0, false, NULL },
+	{ "0x prefix", "0x1000-0x2000 r-xp 00000000 00:00 0", NULL, 0, -EINVAL, 0, 0, 0, 0, 0, 0, 0,
+	  0, false, NULL },
+	{ "17 hex digits", "1ffffffffff600000-ffffffffff601000 r-xp 00000000 00:00 0", NULL, 0,
+	  -EINVAL, 0, 0, 0, 0, 0, 0, 0, 0, false, NULL },
+	{ "9-digit major", "1000-2000 r-xp 00000000 100000000:00 0", NULL, 0, -EINVAL, 0, 0, 0, 0,
+	  0, 0, 0, 0, false, NULL },
+	{ "inode overflow", "1000-2000 r-xp 00000000 00:00 18446744073709551616 /x", NULL, 0,
+	  -EINVAL, 0, 0, 0, 0, 0, 0, 0, 0, false, NULL },
+	{ "inode with junk", "1000-2000 r-xp 00000000 00:00 12x /x", NULL, 0, -EINVAL, 0, 0, 0, 0,
+	  0, 0, 0, 0, false, NULL },
+	{ "bad perms", "1000-2000 rwxq 00000000 00:00 0", NULL, 0, -EINVAL, 0, 0, 0, 0, 0, 0, 0, 0,
+	  false, NULL },
+	{ "short perms", "1000-2000 r-x 00000000 00:00 0", NULL, 0, -EINVAL, 0, 0, 0, 0, 0, 0, 0, 0,
+	  false, NULL },
+	{ "long perms", "1000-2000 r-xp- 00000000 00:00 0", NULL, 0, -EINVAL, 0, 0, 0, 0, 0, 0, 0,
+	  0, false, NULL },
+	{ "start > end", "7f28084ee000-7f2808398000 r-xp 00026000 fe:00 1 /x", NULL, 0, -EINVAL, 0,
+	  0, 0, 0, 0, 0, 0, 0, false, NULL },
+	{ "leading blank", " 1000-2000 r-xp 00000000 00:00 0", NULL, 0, -EINVAL, 0, 0, 0, 0, 0, 0,
+	  0, 0, false, NULL },
+	{ "tabs", "1000-2000\tr-xp\t00000000\t00:00\t0", NULL, 0, -EINVAL, 0, 0, 0, 0, 0, 0, 0, 0,
+	  false, NULL },
+	{ "negative", "-1000-2000 r-xp 00000000 00:00 0", NULL, 0, -EINVAL, 0, 0, 0, 0, 0, 0, 0, 0,
+	  false, NULL },
 };
 
 static void check_map(const struct procfs_map *m, const struct maps_case *c)
@@ -267,7 +270,7 @@ static void test_maps_lines(void)
 /* Paths beyond PATH_MAX and beyond 64 KiB, with spaces and a deleted suffix. */
 static void test_maps_long_paths(void)
 {
-	static const size_t lens[] = {4097, 65536 + 17, 300000};
+	static const size_t lens[] = { 4097, 65536 + 17, 300000 };
 
 	for (size_t i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
 		char *path = repeat('d', lens[i]), *full, *line;
@@ -305,43 +308,44 @@ struct ksym_case {
 };
 
 static const struct ksym_case ksym_cases[] = {
-    {"ffffffff81000000 T _stext\n", 0, 0xffffffff81000000, 'T', "_stext", NULL},
-    {"ffffffff81000000 T _stext", 0, 0xffffffff81000000, 'T', "_stext", NULL},
-    {"ffffffffc0a01000 t foo\t[kvm]\n", 0, 0xffffffffc0a01000, 't', "foo", "kvm"},
-    {"ffffffffc0a01000 t vmx_vcpu_run\t[kvm_intel]", 0, 0xffffffffc0a01000, 't', "vmx_vcpu_run",
-     "kvm_intel"},
-    {"0000000000000000 T startup_64\n", 0, 0, 'T', "startup_64", NULL},
-    {"0000000000000000 t foo\t[kvm]\n", 0, 0, 't', "foo", "kvm"},
-    {"ffffffff81234567 t __func.cold.12\n", 0, 0xffffffff81234567, 't', "__func.cold.12", NULL},
-    {"ffffffff81234567 d __key.$x$1\n", 0, 0xffffffff81234567, 'd', "__key.$x$1", NULL},
-    {"ffffffffc0201234 t bpf_prog_6deef7357e7b4530_sd_devices\t[bpf]\n", 0, 0xffffffffc0201234, 't',
-     "bpf_prog_6deef7357e7b4530_sd_devices", "bpf"},
-    {"ffffffffc0200000 t ftrace_trampoline\t[__builtin__ftrace]\n", 0, 0xffffffffc0200000, 't',
-     "ftrace_trampoline", "__builtin__ftrace"},
-    {"c1000000 T _text\n", 0, 0xc1000000, 'T', "_text", NULL},
-    {"ffffffff82000000 A __per_cpu_end\n", 0, 0xffffffff82000000, 'A', "__per_cpu_end", NULL},
+	{ "ffffffff81000000 T _stext\n", 0, 0xffffffff81000000, 'T', "_stext", NULL },
+	{ "ffffffff81000000 T _stext", 0, 0xffffffff81000000, 'T', "_stext", NULL },
+	{ "ffffffffc0a01000 t foo\t[kvm]\n", 0, 0xffffffffc0a01000, 't', "foo", "kvm" },
+	{ "ffffffffc0a01000 t vmx_vcpu_run\t[kvm_intel]", 0, 0xffffffffc0a01000, 't',
+	  "vmx_vcpu_run", "kvm_intel" },
+	{ "0000000000000000 T startup_64\n", 0, 0, 'T', "startup_64", NULL },
+	{ "0000000000000000 t foo\t[kvm]\n", 0, 0, 't', "foo", "kvm" },
+	{ "ffffffff81234567 t __func.cold.12\n", 0, 0xffffffff81234567, 't', "__func.cold.12",
+	  NULL },
+	{ "ffffffff81234567 d __key.$x$1\n", 0, 0xffffffff81234567, 'd', "__key.$x$1", NULL },
+	{ "ffffffffc0201234 t bpf_prog_6deef7357e7b4530_sd_devices\t[bpf]\n", 0, 0xffffffffc0201234,
+	  't', "bpf_prog_6deef7357e7b4530_sd_devices", "bpf" },
+	{ "ffffffffc0200000 t ftrace_trampoline\t[__builtin__ftrace]\n", 0, 0xffffffffc0200000, 't',
+	  "ftrace_trampoline", "__builtin__ftrace" },
+	{ "c1000000 T _text\n", 0, 0xc1000000, 'T', "_text", NULL },
+	{ "ffffffff82000000 A __per_cpu_end\n", 0, 0xffffffff82000000, 'A', "__per_cpu_end", NULL },
 
-    {"", -EINVAL, 0, 0, NULL, NULL},
-    {"\n", -EINVAL, 0, 0, NULL, NULL},
-    {"ffffffff81000000\n", -EINVAL, 0, 0, NULL, NULL},
-    {"ffffffff81000000 T\n", -EINVAL, 0, 0, NULL, NULL},
-    {"ffffffff81000000 T \n", -EINVAL, 0, 0, NULL, NULL},
-    {"ffffffff81000000 _stext\n", -EINVAL, 0, 0, NULL, NULL},
-    {"ffffffff81000000  T _stext\n", -EINVAL, 0, 0, NULL, NULL},
-    {"T _stext\n", -EINVAL, 0, 0, NULL, NULL},
-    {"zzzzffff81000000 T _stext\n", -EINVAL, 0, 0, NULL, NULL},
-    {"1ffffffff81000000 T _stext\n", -EINVAL, 0, 0, NULL, NULL},
-    {"ffffffff81000000 T foo bar\n", -EINVAL, 0, 0, NULL, NULL},
-    {"ffffffff81000000 T foo [kvm]\n", -EINVAL, 0, 0, NULL, NULL},
-    {"ffffffff81000000 t foo\t\n", -EINVAL, 0, 0, NULL, NULL},
-    {"ffffffff81000000 t foo\t[\n", -EINVAL, 0, 0, NULL, NULL},
-    {"ffffffff81000000 t foo\t[]\n", -EINVAL, 0, 0, NULL, NULL},
-    {"ffffffff81000000 t foo\tkvm\n", -EINVAL, 0, 0, NULL, NULL},
-    {"ffffffff81000000 t foo\t[kvm\n", -EINVAL, 0, 0, NULL, NULL},
-    {"ffffffff81000000 t foo\t[kvm] x\n", -EINVAL, 0, 0, NULL, NULL},
-    {"ffffffff81000000 t foo\t[kvm]]\n", -EINVAL, 0, 0, NULL, NULL},
-    {"ffffffff81000000 t foo\t[k m]\n", -EINVAL, 0, 0, NULL, NULL},
-    {"ffffffff81000000\tT\t_stext\n", -EINVAL, 0, 0, NULL, NULL},
+	{ "", -EINVAL, 0, 0, NULL, NULL },
+	{ "\n", -EINVAL, 0, 0, NULL, NULL },
+	{ "ffffffff81000000\n", -EINVAL, 0, 0, NULL, NULL },
+	{ "ffffffff81000000 T\n", -EINVAL, 0, 0, NULL, NULL },
+	{ "ffffffff81000000 T \n", -EINVAL, 0, 0, NULL, NULL },
+	{ "ffffffff81000000 _stext\n", -EINVAL, 0, 0, NULL, NULL },
+	{ "ffffffff81000000  T _stext\n", -EINVAL, 0, 0, NULL, NULL },
+	{ "T _stext\n", -EINVAL, 0, 0, NULL, NULL },
+	{ "zzzzffff81000000 T _stext\n", -EINVAL, 0, 0, NULL, NULL },
+	{ "1ffffffff81000000 T _stext\n", -EINVAL, 0, 0, NULL, NULL },
+	{ "ffffffff81000000 T foo bar\n", -EINVAL, 0, 0, NULL, NULL },
+	{ "ffffffff81000000 T foo [kvm]\n", -EINVAL, 0, 0, NULL, NULL },
+	{ "ffffffff81000000 t foo\t\n", -EINVAL, 0, 0, NULL, NULL },
+	{ "ffffffff81000000 t foo\t[\n", -EINVAL, 0, 0, NULL, NULL },
+	{ "ffffffff81000000 t foo\t[]\n", -EINVAL, 0, 0, NULL, NULL },
+	{ "ffffffff81000000 t foo\tkvm\n", -EINVAL, 0, 0, NULL, NULL },
+	{ "ffffffff81000000 t foo\t[kvm\n", -EINVAL, 0, 0, NULL, NULL },
+	{ "ffffffff81000000 t foo\t[kvm] x\n", -EINVAL, 0, 0, NULL, NULL },
+	{ "ffffffff81000000 t foo\t[kvm]]\n", -EINVAL, 0, 0, NULL, NULL },
+	{ "ffffffff81000000 t foo\t[k m]\n", -EINVAL, 0, 0, NULL, NULL },
+	{ "ffffffff81000000\tT\t_stext\n", -EINVAL, 0, 0, NULL, NULL },
 };
 
 static void test_kallsyms_lines(void)
@@ -350,7 +354,7 @@ static void test_kallsyms_lines(void)
 
 	for (size_t i = 0; i < sizeof(ksym_cases) / sizeof(ksym_cases[0]); i++) {
 		const struct ksym_case *c = &ksym_cases[i];
-		struct procfs_ksym k = {7, 'Z', "sentinel", "sentinel"};
+		struct procfs_ksym k = { 7, 'Z', "sentinel", "sentinel" };
 		char *line = xstrdup(c->line);
 		int r;
 
@@ -421,7 +425,7 @@ static void test_maps_file(void)
 {
 	char *long_path = repeat('L', 70000), *mid_path = repeat('M', 5000), *l1, *l2, *l3, *l4;
 	char path[PATH_MAX + 64], dir[PATH_MAX + 64];
-	struct collected c = {0};
+	struct collected c = { 0 };
 	size_t n_bad = 12345;
 	FILE *f;
 
@@ -526,7 +530,7 @@ static int count_ksym(const struct procfs_ksym *k, void *arg)
 static void test_kallsyms_file(void)
 {
 	char *sym = repeat('k', 70000), path[PATH_MAX + 64];
-	struct ksym_count c = {0};
+	struct ksym_count c = { 0 };
 	size_t n_bad = 12345;
 	FILE *f;
 
@@ -639,7 +643,7 @@ static void test_self_maps_layout(void)
 
 static void test_self(void)
 {
-	struct self_maps s = {0};
+	struct self_maps s = { 0 };
 	char exe[PATH_MAX], comm[64];
 	size_t n_bad = 12345;
 	ssize_t n;
@@ -735,7 +739,7 @@ static bool has_id(const struct id_list *l, int id)
 static void test_threads(void)
 {
 	static struct id_list l;
-	struct worker w = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, false, false};
+	struct worker w = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, false, false };
 	pthread_t th;
 	char comm[64];
 	int tgid = 0, ppid = -1;
@@ -813,10 +817,10 @@ static int fake_pid(int pid, void *arg)
 
 static void test_fake_proc(void)
 {
-	static const int expect_pids[] = {9, 45, 46, 47, 123, 124, 200};
+	static const int expect_pids[] = { 9, 45, 46, 47, 123, 124, 200 };
 	static struct id_list l;
-	struct fake_walk w = {0};
-	struct collected c = {0};
+	struct fake_walk w = { 0 };
+	struct collected c = { 0 };
 	char root[PATH_MAX], comm[64], *longroot;
 	int tgid = -1, ppid = -1;
 	size_t n_bad = 0;
@@ -962,17 +966,18 @@ static void test_read_int(void)
 		int ret;
 		long value;
 	} cases[] = {
-	    {"2\n", 0, 2},
-	    {"-1\n", 0, -1},
-	    {"  42  \n", 0, 42},
-	    {"9223372036854775807", 0, LONG_MAX},
-	    {"", -EINVAL, 0},
-	    {"\n", -EINVAL, 0},
-	    {"abc\n", -EINVAL, 0},
-	    {"12abc\n", -EINVAL, 0},
-	    {"1 2\n", -EINVAL, 0},
-	    {"99999999999999999999999\n", -ERANGE, 0},
-	    {"1111111111111111111111111111111111111111111111111111111111111111111111\n", -EINVAL, 0},
+		{ "2\n", 0, 2 },
+		{ "-1\n", 0, -1 },
+		{ "  42  \n", 0, 42 },
+		{ "9223372036854775807", 0, LONG_MAX },
+		{ "", -EINVAL, 0 },
+		{ "\n", -EINVAL, 0 },
+		{ "abc\n", -EINVAL, 0 },
+		{ "12abc\n", -EINVAL, 0 },
+		{ "1 2\n", -EINVAL, 0 },
+		{ "99999999999999999999999\n", -ERANGE, 0 },
+		{ "1111111111111111111111111111111111111111111111111111111111111111111111\n",
+		  -EINVAL, 0 },
 	};
 	char path[PATH_MAX + 64];
 	long v;

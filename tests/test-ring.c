@@ -50,7 +50,7 @@ static unsigned int size_small(uint64_t seq)
 
 static unsigned int size_mixed(uint64_t seq)
 {
-	static const unsigned int table[] = {16, 24, 40, 56, 104, 4104};
+	static const unsigned int table[] = { 16, 24, 40, 56, 104, 4104 };
 	uint64_t h = mix(seq ^ 0x5eed);
 
 	if (seq % 499 == 250)
@@ -63,7 +63,7 @@ static unsigned int size_mixed(uint64_t seq)
 static unsigned int size_odd(uint64_t seq)
 {
 	/* odd multiples of 8 and one just under the 8 KiB ring size */
-	static const unsigned int table[] = {16, 24, 40, 4104, 8184, 72, 120, 2056};
+	static const unsigned int table[] = { 16, 24, 40, 4104, 8184, 72, 120, 2056 };
 
 	return table[mix(seq ^ 0x0dd) % 8];
 }
@@ -88,10 +88,10 @@ struct scenario {
 };
 
 static const struct scenario scenarios[] = {
-    {"small-ring", 1, 70000, size_small, 32, 1, 0, 0, 0, 1},
-    {"mixed", 16, 60000, size_mixed, 64, 0, 0, 0, 0, 1},
-    {"odd-sizes", 2, 40000, size_odd, 8, 1, 4096, 1000, 0, 1},
-    {"full", 1, 30000, size_fixed64, 128, 1, 1024, 5000, 1, 0},
+	{ "small-ring", 1, 70000, size_small, 32, 1, 0, 0, 0, 1 },
+	{ "mixed", 16, 60000, size_mixed, 64, 0, 0, 0, 0, 1 },
+	{ "odd-sizes", 2, 40000, size_odd, 8, 1, 4096, 1000, 0, 1 },
+	{ "full", 1, 30000, size_fixed64, 128, 1, 1024, 5000, 1, 0 },
 };
 
 struct producer {
@@ -113,7 +113,7 @@ static void put64(unsigned char *data, uint64_t mask, uint64_t pos, uint64_t v)
 static void write_record(unsigned char *data, uint64_t mask, uint64_t pos, uint64_t seq,
 			 unsigned int size)
 {
-	struct perf_event_header h = {.type = TEST_TYPE, .misc = (uint16_t)seq, .size = size};
+	struct perf_event_header h = { .type = TEST_TYPE, .misc = (uint16_t)seq, .size = size };
 	uint64_t w, j;
 
 	memcpy(&w, &h, sizeof(w));
@@ -205,7 +205,7 @@ static int check_record(const char *name, const struct perf_event_header *h, uin
 
 static void nap(unsigned int us)
 {
-	struct timespec ts = {.tv_sec = us / 1000000, .tv_nsec = (long)(us % 1000000) * 1000};
+	struct timespec ts = { .tv_sec = us / 1000000, .tv_nsec = (long)(us % 1000000) * 1000 };
 
 	nanosleep(&ts, NULL);
 }
@@ -245,11 +245,9 @@ static void run_scenario(const struct scenario *sc, uint64_t total)
 	      (unsigned long long)r.size);
 	CHECK(r.data == (unsigned char *)map + page_size, "%s: data pointer", sc->name);
 
-	p = (struct producer){.pc = pc,
-			      .data = r.data,
-			      .size = r.size,
-			      .sc = sc,
-			      .n_records = n_records};
+	p = (struct producer){
+		.pc = pc, .data = r.data, .size = r.size, .sc = sc, .n_records = n_records
+	};
 	err = pthread_create(&thread, NULL, producer_main, &p);
 	if (err) {
 		CHECK(err == 0, "%s: pthread_create: %s", sc->name, strerror(err));
@@ -353,7 +351,7 @@ static void put_bytes(struct ring *r, uint64_t pos, const void *src, size_t len)
 
 static void put_record(struct ring *r, uint64_t pos, uint64_t seq, unsigned int size)
 {
-	struct perf_event_header h = {.type = TEST_TYPE, .misc = (uint16_t)seq, .size = size};
+	struct perf_event_header h = { .type = TEST_TYPE, .misc = (uint16_t)seq, .size = size };
 	uint64_t j, v;
 
 	put_bytes(r, pos, &h, sizeof(h));
@@ -366,7 +364,7 @@ static void put_record(struct ring *r, uint64_t pos, uint64_t seq, unsigned int 
 
 static void put_header(struct ring *r, uint64_t pos, unsigned int size)
 {
-	struct perf_event_header h = {.type = TEST_TYPE, .misc = 0, .size = (uint16_t)size};
+	struct perf_event_header h = { .type = TEST_TYPE, .misc = 0, .size = (uint16_t)size };
 
 	put_bytes(r, pos, &h, sizeof(h));
 }

@@ -101,11 +101,11 @@ static void find_golden(void)
 	}
 }
 
-static const char *const comm_worker[] = {"rp-worker"};
+static const char *const comm_worker[] = { "rp-worker" };
 
 static struct session *open_session(bool only_worker)
 {
-	struct session_opts so = {.symfs = symfs, .debuginfod_timeout = 5};
+	struct session_opts so = { .symfs = symfs, .debuginfod_timeout = 5 };
 
 	if (only_worker) {
 		so.filter.comms = comm_worker;
@@ -117,8 +117,8 @@ static struct session *open_session(bool only_worker)
 /* The header and flat report of a finished session, in a string to free; NULL on failure. */
 static char *report(struct session *s, int *ret_rc)
 {
-	struct print_opts po = {.keys = {PRINT_COMM, PRINT_DSO, PRINT_SYM}, .n_keys = 3};
-	const char *const inputs[] = {"workload.rpd"};
+	struct print_opts po = { .keys = { PRINT_COMM, PRINT_DSO, PRINT_SYM }, .n_keys = 3 };
+	const char *const inputs[] = { "workload.rpd" };
 	char *text = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&text, &len);
@@ -258,7 +258,7 @@ static void report_tally(const char *what, const struct tally *ty)
 
 int main(void)
 {
-	struct tally one = {0}, rest = {0}, comm = {0};
+	struct tally one = { 0 }, rest = { 0 }, comm = { 0 };
 
 #ifdef HAVE_ASAN
 	fprintf(stderr, "SKIP: test-session: AddressSanitizer owns malloc, so this test cannot "

@@ -190,10 +190,10 @@ static void on_warn(void *arg, const char *msg)
 static struct symbolizer *new_sym(const char *symfs, bool inl, struct warns *w)
 {
 	struct symbolizer_opts o = {
-	    .symfs = symfs,
-	    .inline_frames = inl,
-	    .warn = on_warn,
-	    .warn_arg = w,
+		.symfs = symfs,
+		.inline_frames = inl,
+		.warn = on_warn,
+		.warn_arg = w,
 	};
 	struct symbolizer *s;
 
@@ -280,8 +280,8 @@ static void test_plain(void)
 	CHECK_STR(sym_dso_path(d), prog_path);
 	n = expect_all(s, d, &prog, NULL, "all functions");
 	CHECK(n >= 6); /* sf_alpha, sf_beta, sf_gamma, sf_inline_caller, main, _start... */
-	for (const char *const *f = (const char *const[]){"sf_alpha", "sf_beta", "sf_gamma",
-							  "sf_inline_caller", "main", NULL};
+	for (const char *const *f = (const char *const[]){ "sf_alpha", "sf_beta", "sf_gamma",
+							   "sf_inline_caller", "main", NULL };
 	     *f; f++)
 		find_func(&prog, *f);
 	/* Far outside every segment: unknown, not the last symbol. */
@@ -687,7 +687,7 @@ static void test_shared(void)
 
 static int listen_local(int *ret_port)
 {
-	struct sockaddr_in a = {.sin_family = AF_INET};
+	struct sockaddr_in a = { .sin_family = AF_INET };
 	socklen_t len = sizeof(a);
 	int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 
@@ -712,7 +712,7 @@ static int count_connections(int fd)
 
 static void test_debuginfod(void)
 {
-	struct symbolizer_opts o = {0};
+	struct symbolizer_opts o = { 0 };
 	char url[64], cache[600], stripped[600];
 	struct symbolizer *s;
 	struct sym_dso *d;

@@ -20,7 +20,7 @@ int main(void)
 
 	test_ctx = "count <= key";
 	{
-		static const uint64_t a[] = {10, 20, 20, 30};
+		static const uint64_t a[] = { 10, 20, 20, 30 };
 
 		CHECK_INT(util_count_le(a, 4, 5), 0);
 		CHECK_INT(util_count_le(a, 4, 10), 1);

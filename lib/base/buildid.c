@@ -191,7 +191,7 @@ static bool table_ok(const struct elf *e, uint64_t off, uint64_t num, uint64_t e
 
 int buildid_read_fd(int fd, uint8_t *buf, size_t size, size_t *ret_len)
 {
-	struct elf e = {.fd = fd, .buf = buf, .buf_size = size};
+	struct elf e = { .fd = fd, .buf = buf, .buf_size = size };
 	uint64_t phoff, phentsize, phnum, shoff, shentsize, shnum;
 	size_t ehdr_size, phdr_size, shdr_size;
 	uint8_t ehdr[sizeof(Elf64_Ehdr)], sh0[sizeof(Elf64_Shdr)];

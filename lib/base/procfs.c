@@ -141,7 +141,7 @@ static bool all_spaces(const char *s, size_t n)
  */
 static size_t maps_path_start(const char *line, size_t hl, size_t len)
 {
-	static const size_t widths[] = {25 + 6 * 8 - 1, 25 + 6 * 4 - 1};
+	static const size_t widths[] = { 25 + 6 * 8 - 1, 25 + 6 * 4 - 1 };
 
 	for (size_t i = 0; i < sizeof(widths) / sizeof(widths[0]); i++) {
 		size_t ps = (hl > widths[i] ? hl : widths[i]) + 1;
@@ -158,7 +158,7 @@ int procfs_parse_maps_line(char *line, struct procfs_map *ret)
 {
 	static const char deleted[] = " (deleted)";
 	const size_t deleted_len = sizeof(deleted) - 1;
-	struct procfs_map m = {0};
+	struct procfs_map m = { 0 };
 	const char *p = line;
 	uint64_t maj, min;
 	size_t len, hl, ps, path_len;
@@ -313,7 +313,7 @@ static int maps_line(char *line, void *ctx)
 int procfs_read_maps_file(const char *path, int (*cb)(const struct procfs_map *m, void *arg),
 			  void *arg, size_t *ret_n_bad)
 {
-	struct maps_ctx c = {.cb = cb, .arg = arg};
+	struct maps_ctx c = { .cb = cb, .arg = arg };
 
 	if (!path || !cb)
 		return -EINVAL;
@@ -354,7 +354,7 @@ static int ksym_line(char *line, void *ctx)
 int procfs_read_kallsyms(const char *path, int (*cb)(const struct procfs_ksym *k, void *arg),
 			 void *arg, size_t *ret_n_bad)
 {
-	struct ksym_ctx c = {.cb = cb, .arg = arg};
+	struct ksym_ctx c = { .cb = cb, .arg = arg };
 
 	if (!path || !cb)
 		return -EINVAL;
@@ -488,7 +488,7 @@ static int status_line(char *line, void *ctx)
 
 int procfs_read_status(int pid, int *ret_tgid, int *ret_ppid)
 {
-	struct status_ctx c = {0};
+	struct status_ctx c = { 0 };
 	char path[PATH_MAX];
 	int r;
 

@@ -111,7 +111,7 @@ int util_parse_percent(const char *s, double *ret)
 
 const char *util_format_bytes(uint64_t n, char *buf, size_t size)
 {
-	static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+	static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB" };
 	double v = (double)n;
 	int u = 0;
 
@@ -161,8 +161,8 @@ int util_parse_when(const char *v, int64_t start, int64_t end, int64_t *ret)
 	static const struct {
 		const char *unit;
 		double ns;
-	} units[] = {{"", 1e9},	    {"ms", 1e6}, {"s", 1e9},	{"sec", 1e9},
-		     {"min", 60e9}, {"m", 60e9}, {"h", 3600e9}, {"d", 86400e9}};
+	} units[] = { { "", 1e9 },     { "ms", 1e6 }, { "s", 1e9 },    { "sec", 1e9 },
+		      { "min", 60e9 }, { "m", 60e9 }, { "h", 3600e9 }, { "d", 86400e9 } };
 	struct tm tm;
 	time_t now = time(NULL);
 	const char *p;

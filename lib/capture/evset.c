@@ -384,7 +384,7 @@ static int open_events(struct evset *e, char *why, size_t why_size)
 		break;
 	case RECORDER_PIDS:
 		for (size_t i = 0; i < e->o.n_pids && rc == 0; i++) {
-			struct tid_ctx t = {e, why, why_size, 0};
+			struct tid_ctx t = { e, why, why_size, 0 };
 
 			rc = procfs_for_each_tid(e->o.pids[i], on_target_tid, &t);
 			if (rc == -ENOENT || (rc < 0 && !t.rc)) {

@@ -62,7 +62,7 @@ static int add_to_epoll(struct recorder *r, char *why, size_t why_size)
 		return -errno;
 	}
 	for (size_t ci = 0; ci < r->ev.n_cpus; ci++) {
-		struct epoll_event e = {.events = EPOLLIN, .data.u64 = RECORDER_TAG_BASE + ci};
+		struct epoll_event e = { .events = EPOLLIN, .data.u64 = RECORDER_TAG_BASE + ci };
 
 		if (epoll_ctl(r->epfd, EPOLL_CTL_ADD, r->ev.cpus[ci].fd, &e) < 0) {
 			snprintf(why, why_size, "epoll_ctl: %s", strerror(errno));

@@ -38,8 +38,8 @@ void synth_done(struct synth *s)
 
 static void emit_comm(struct synth *s, pid_t pid, pid_t tid, const char *comm)
 {
-	struct perfrec_comm c = {(uint32_t)pid, (uint32_t)tid, comm, false};
-	struct perfrec_id id = {(uint32_t)pid, (uint32_t)tid, s->time, RP_CPU_SYNTH};
+	struct perfrec_comm c = { (uint32_t)pid, (uint32_t)tid, comm, false };
+	struct perfrec_id id = { (uint32_t)pid, (uint32_t)tid, s->time, RP_CPU_SYNTH };
 	size_t size = perfrec_comm_size(s->sample_type, comm);
 	void *h = writer_reserve(s->w, size);
 
@@ -84,21 +84,21 @@ static int on_map(const struct procfs_map *m, void *arg)
 	struct maps_ctx *c = arg;
 	struct synth *s = c->s;
 	const struct synth_bid *b = NULL;
-	struct perfrec_id id = {(uint32_t)c->pid, (uint32_t)c->pid, s->time, RP_CPU_SYNTH};
-	struct perfrec_mmap r = {PERF_RECORD_MISC_USER,
-				 (uint32_t)c->pid,
-				 (uint32_t)c->pid,
-				 m->start,
-				 m->end - m->start,
-				 m->pgoff,
-				 NULL,
-				 0,
-				 m->maj,
-				 m->min,
-				 m->ino,
-				 m->prot,
-				 m->flags,
-				 m->path};
+	struct perfrec_id id = { (uint32_t)c->pid, (uint32_t)c->pid, s->time, RP_CPU_SYNTH };
+	struct perfrec_mmap r = { PERF_RECORD_MISC_USER,
+				  (uint32_t)c->pid,
+				  (uint32_t)c->pid,
+				  m->start,
+				  m->end - m->start,
+				  m->pgoff,
+				  NULL,
+				  0,
+				  m->maj,
+				  m->min,
+				  m->ino,
+				  m->prot,
+				  m->flags,
+				  m->path };
 	size_t size;
 	void *h;
 
@@ -135,7 +135,7 @@ static int on_tid(int tid, void *arg)
 
 int synth_process(struct synth *s, pid_t pid)
 {
-	struct maps_ctx c = {s, pid};
+	struct maps_ctx c = { s, pid };
 	int r;
 
 	r = procfs_for_each_tid(pid, on_tid, &c);

@@ -271,7 +271,7 @@ int sbatch_read_next(struct sbatch_reader *br, struct compact_sample *ret)
 	br->time += (uint64_t)((int64_t)(zz >> 1) ^ -(int64_t)(zz & 1)) + prev_period;
 	br->left--;
 	*ret =
-	    (struct compact_sample){br->time, br->pid, br->tid, br->period, (uint32_t)(key >> 2)};
+	    (struct compact_sample){ br->time, br->pid, br->tid, br->period, (uint32_t)(key >> 2) };
 	return 1;
 bad:
 	br->left = 0;

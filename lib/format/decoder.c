@@ -22,7 +22,7 @@ void decoder_done(struct decoder *d)
 	free(d->words);
 	free(d->ids);
 	free(d->dslots);
-	*d = (struct decoder){0};
+	*d = (struct decoder){ 0 };
 }
 
 /* The slot of stack content (misc, ip, chain) in dslots: holding it, or empty. */
@@ -94,7 +94,7 @@ static void define_stack(struct decoder *d, const struct kbatch_stack *k, uint64
 	}
 	d->words[d->n_words] = k->ip;
 	memcpy(d->words + d->n_words + 1, k->chain, (size_t)k->nr_chain * 8);
-	d->stacks[d->n_stacks] = (struct decoder_stack){d->n_words, (uint32_t)nr, k->misc, h};
+	d->stacks[d->n_stacks] = (struct decoder_stack){ d->n_words, (uint32_t)nr, k->misc, h };
 	d->n_words += nr;
 	d->ids[k->id] = d->dslots[slot] = ++d->n_stacks;
 }
@@ -140,12 +140,12 @@ void decoder_take_samples(struct decoder *d, const struct perf_event_header *h, 
 	while ((rc = sbatch_read_next(&br, &cs)) > 0) {
 		uint32_t idx = cs.stack < d->cap_ids ? d->ids[cs.stack] : 0;
 		const struct decoder_stack *k = idx ? &d->stacks[idx - 1] : NULL;
-		struct perfrec_sample s = {{cs.pid, cs.tid, cs.time, br.cpu},
-					   k ? d->words[k->off] : 0,
-					   cs.period,
-					   k ? k->nr - 1 : 0,
-					   k ? d->words + k->off + 1 : NULL,
-					   k ? k->misc : PERF_RECORD_MISC_USER};
+		struct perfrec_sample s = { { cs.pid, cs.tid, cs.time, br.cpu },
+					    k ? d->words[k->off] : 0,
+					    cs.period,
+					    k ? k->nr - 1 : 0,
+					    k ? d->words + k->off + 1 : NULL,
+					    k ? k->misc : PERF_RECORD_MISC_USER };
 		size_t size = perfrec_sample_size(st, s.nr);
 		void *p = order_reserve(o, size);
 

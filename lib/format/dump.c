@@ -129,9 +129,9 @@ static void dump_header(FILE *f, const struct perf_event_header *h)
 /* Our own records: time first, then their fields. */
 static void dump_own(FILE *f, const struct perf_event_header *h)
 {
-	struct rp_cpu_stats_rec cs = {0};
-	struct rp_finish_rec fin = {0};
-	struct rp_ksyms_rec k = {0};
+	struct rp_cpu_stats_rec cs = { 0 };
+	struct rp_finish_rec fin = { 0 };
+	struct rp_ksyms_rec k = { 0 };
 
 	switch (h->type) {
 	case RP_REC_HEADER:

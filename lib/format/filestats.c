@@ -27,7 +27,7 @@ static uint64_t ksyms_present(const struct perf_event_header *h)
 
 void filestats_add(struct filestats *s, const struct perf_event_header *h, uint64_t st)
 {
-	struct perfrec_id id = {0};
+	struct perfrec_id id = { 0 };
 	struct filestats_cpu *c = NULL;
 	struct rp_cpu_stats_rec cs;
 	struct perfrec_lost lost;

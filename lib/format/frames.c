@@ -15,9 +15,9 @@
 #include "format/zframe.h"
 
 static const unsigned char desc_pattern[12] = {
-    0x5E, 0x2A, 0x4D, 0x18, /* RP_SKIPPABLE_MAGIC */
-    0x40, 0x00, 0x00, 0x00, /* skip_size = 64 */
-    'R',  'P',	'F',  'D',  /* RP_DESC_MAGIC */
+	0x5E, 0x2A, 0x4D, 0x18, /* RP_SKIPPABLE_MAGIC */
+	0x40, 0x00, 0x00, 0x00, /* skip_size = 64 */
+	'R',  'P',  'F',  'D',	/* RP_DESC_MAGIC */
 };
 _Static_assert(sizeof(struct rp_frame_desc) - 8 == 0x40, "desc_pattern holds skip_size");
 

@@ -105,7 +105,7 @@ static int build_index(struct ksyms *k)
 
 		format_ksyms_open(&c, r, r->hdr.size);
 		while (i < k->n && format_ksyms_next(&c, &e) > 0)
-			ix[i++] = (struct addr_off){e.addr, (uint32_t)(c.p - e.size - k->data)};
+			ix[i++] = (struct addr_off){ e.addr, (uint32_t)(c.p - e.size - k->data) };
 		off += r->hdr.size;
 	}
 	k->n = i;
@@ -121,7 +121,7 @@ static int build_index(struct ksyms *k)
 int ksyms_read(const char *path, struct ksyms *ret)
 {
 	struct read_ctx *c = calloc(1, sizeof(*c));
-	struct ksyms k = {0};
+	struct ksyms k = { 0 };
 	int r;
 
 	if (!c)
@@ -147,7 +147,7 @@ void ksyms_done(struct ksyms *k)
 	free(k->data);
 	free(k->addrs);
 	free(k->offs);
-	*k = (struct ksyms){0};
+	*k = (struct ksyms){ 0 };
 }
 
 int64_t ksyms_find(const struct ksyms *k, uint64_t addr)

@@ -15,7 +15,7 @@ void order_done(struct order *o)
 	free(o->ents);
 	free(o->tmp);
 	free(o->runs);
-	*o = (struct order){0};
+	*o = (struct order){ 0 };
 }
 
 /* posix_memalign, not GROW: records are read in place and must stay 8-byte aligned. */
@@ -53,7 +53,7 @@ int order_commit(struct order *o, uint64_t time, size_t size, uint32_t stack)
 
 	if (GROW(o->ents, o->cap_ents, o->n_ents + 1) < 0)
 		return -ENOMEM;
-	o->ents[o->n_ents++] = (struct order_entry){time, o->next_seq++, a->len, stack};
+	o->ents[o->n_ents++] = (struct order_entry){ time, o->next_seq++, a->len, stack };
 	a->len += size;
 	return 0;
 }

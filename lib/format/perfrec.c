@@ -21,7 +21,7 @@ size_t perfrec_id_size(uint64_t st)
 void perfrec_id_write(void *dst, uint64_t st, const struct perfrec_id *id)
 {
 	unsigned char *p = dst;
-	uint32_t cpu[2] = {id->cpu, 0};
+	uint32_t cpu[2] = { id->cpu, 0 };
 	uint64_t zero = 0;
 
 	if (st & PERF_SAMPLE_TID) {
@@ -78,7 +78,7 @@ static void take32x2(struct cursor *c, uint32_t *a, uint32_t *b)
 
 int perfrec_parse_sample(const struct perf_event_header *h, uint64_t st, struct perfrec_sample *ret)
 {
-	struct cursor c = {(const unsigned char *)(h + 1), (const unsigned char *)h + h->size, 0};
+	struct cursor c = { (const unsigned char *)(h + 1), (const unsigned char *)h + h->size, 0 };
 	struct perfrec_sample s;
 	uint32_t res;
 
@@ -134,7 +134,7 @@ void perfrec_sample_write(void *dst, size_t size, uint64_t st, const struct perf
 {
 	struct perf_event_header *h = dst;
 	unsigned char *p = (unsigned char *)(h + 1);
-	uint32_t cpu[2] = {s->id.cpu, 0};
+	uint32_t cpu[2] = { s->id.cpu, 0 };
 	uint64_t zero = 0;
 
 	h->type = PERF_RECORD_SAMPLE;
@@ -229,26 +229,26 @@ uint64_t perfrec_time(const struct perf_event_header *h, uint64_t st)
 const char *perfrec_type_name(uint32_t type)
 {
 	static const char *const kernel[] = {
-	    [PERF_RECORD_MMAP] = "MMAP",
-	    [PERF_RECORD_LOST] = "LOST",
-	    [PERF_RECORD_COMM] = "COMM",
-	    [PERF_RECORD_EXIT] = "EXIT",
-	    [PERF_RECORD_THROTTLE] = "THROTTLE",
-	    [PERF_RECORD_UNTHROTTLE] = "UNTHROTTLE",
-	    [PERF_RECORD_FORK] = "FORK",
-	    [PERF_RECORD_READ] = "READ",
-	    [PERF_RECORD_SAMPLE] = "SAMPLE",
-	    [PERF_RECORD_MMAP2] = "MMAP2",
-	    [PERF_RECORD_AUX] = "AUX",
-	    [PERF_RECORD_ITRACE_START] = "ITRACE_START",
-	    [PERF_RECORD_LOST_SAMPLES] = "LOST_SAMPLES",
-	    [PERF_RECORD_SWITCH] = "SWITCH",
-	    [PERF_RECORD_SWITCH_CPU_WIDE] = "SWITCH",
-	    [PERF_RECORD_NAMESPACES] = "NAMESPACES",
-	    [PERF_RECORD_KSYMBOL] = "KSYMBOL",
-	    [PERF_RECORD_BPF_EVENT] = "BPF_EVENT",
-	    [PERF_RECORD_CGROUP] = "CGROUP",
-	    [PERF_RECORD_TEXT_POKE] = "TEXT_POKE",
+		[PERF_RECORD_MMAP] = "MMAP",
+		[PERF_RECORD_LOST] = "LOST",
+		[PERF_RECORD_COMM] = "COMM",
+		[PERF_RECORD_EXIT] = "EXIT",
+		[PERF_RECORD_THROTTLE] = "THROTTLE",
+		[PERF_RECORD_UNTHROTTLE] = "UNTHROTTLE",
+		[PERF_RECORD_FORK] = "FORK",
+		[PERF_RECORD_READ] = "READ",
+		[PERF_RECORD_SAMPLE] = "SAMPLE",
+		[PERF_RECORD_MMAP2] = "MMAP2",
+		[PERF_RECORD_AUX] = "AUX",
+		[PERF_RECORD_ITRACE_START] = "ITRACE_START",
+		[PERF_RECORD_LOST_SAMPLES] = "LOST_SAMPLES",
+		[PERF_RECORD_SWITCH] = "SWITCH",
+		[PERF_RECORD_SWITCH_CPU_WIDE] = "SWITCH",
+		[PERF_RECORD_NAMESPACES] = "NAMESPACES",
+		[PERF_RECORD_KSYMBOL] = "KSYMBOL",
+		[PERF_RECORD_BPF_EVENT] = "BPF_EVENT",
+		[PERF_RECORD_CGROUP] = "CGROUP",
+		[PERF_RECORD_TEXT_POKE] = "TEXT_POKE",
 	};
 
 	if (type < sizeof(kernel) / sizeof(kernel[0]))
@@ -304,9 +304,9 @@ static size_t body_end(const struct perf_event_header *h, uint64_t st)
 
 int perfrec_parse_comm(const struct perf_event_header *h, uint64_t st, struct perfrec_comm *ret)
 {
-	*ret = (struct perfrec_comm){u32_at(h, 8), u32_at(h, 12),
-				     perfrec_string(h, 16, body_end(h, st)),
-				     h->misc & PERF_RECORD_MISC_COMM_EXEC};
+	*ret = (struct perfrec_comm){ u32_at(h, 8), u32_at(h, 12),
+				      perfrec_string(h, 16, body_end(h, st)),
+				      h->misc & PERF_RECORD_MISC_COMM_EXEC };
 	return ret->comm ? 0 : -EINVAL;
 }
 
@@ -315,12 +315,12 @@ int perfrec_parse_mmap(const struct perf_event_header *h, uint64_t st, struct pe
 	const unsigned char *p = (const unsigned char *)h;
 	bool v2 = h->type == PERF_RECORD_MMAP2;
 
-	*ret = (struct perfrec_mmap){.misc = h->misc,
-				     .pid = u32_at(h, 8),
-				     .tid = u32_at(h, 12),
-				     .addr = u64_at(h, 16),
-				     .len = u64_at(h, 24),
-				     .pgoff = u64_at(h, 32)};
+	*ret = (struct perfrec_mmap){ .misc = h->misc,
+				      .pid = u32_at(h, 8),
+				      .tid = u32_at(h, 12),
+				      .addr = u64_at(h, 16),
+				      .len = u64_at(h, 24),
+				      .pgoff = u64_at(h, 32) };
 	ret->path = perfrec_string(h, v2 ? 72 : 40, body_end(h, st));
 	if (!v2)
 		return ret->path ? 0 : -EINVAL;
@@ -339,37 +339,37 @@ int perfrec_parse_mmap(const struct perf_event_header *h, uint64_t st, struct pe
 
 int perfrec_parse_task(const struct perf_event_header *h, struct perfrec_task *ret)
 {
-	*ret = (struct perfrec_task){u32_at(h, 8), u32_at(h, 12), u32_at(h, 16), u32_at(h, 20)};
+	*ret = (struct perfrec_task){ u32_at(h, 8), u32_at(h, 12), u32_at(h, 16), u32_at(h, 20) };
 	return h->size >= 24 ? 0 : -EINVAL;
 }
 
 int perfrec_parse_lost(const struct perf_event_header *h, struct perfrec_lost *ret)
 {
 	if (h->type == PERF_RECORD_LOST_SAMPLES) {
-		*ret = (struct perfrec_lost){0, u64_at(h, 8)};
+		*ret = (struct perfrec_lost){ 0, u64_at(h, 8) };
 		return h->size >= 16 ? 0 : -EINVAL;
 	}
-	*ret = (struct perfrec_lost){u64_at(h, 8), u64_at(h, 16)};
+	*ret = (struct perfrec_lost){ u64_at(h, 8), u64_at(h, 16) };
 	return h->size >= 24 ? 0 : -EINVAL;
 }
 
 int perfrec_parse_switch(const struct perf_event_header *h, struct perfrec_switch *ret)
 {
-	*ret = (struct perfrec_switch){u32_at(h, 8), u32_at(h, 12)};
+	*ret = (struct perfrec_switch){ u32_at(h, 8), u32_at(h, 12) };
 	return h->size >= 16 ? 0 : -EINVAL;
 }
 
 int perfrec_parse_throttle(const struct perf_event_header *h, struct perfrec_throttle *ret)
 {
-	*ret = (struct perfrec_throttle){u64_at(h, 8), u64_at(h, 16)};
+	*ret = (struct perfrec_throttle){ u64_at(h, 8), u64_at(h, 16) };
 	return h->size >= 24 ? 0 : -EINVAL;
 }
 
 int perfrec_parse_ksymbol(const struct perf_event_header *h, uint64_t st,
 			  struct perfrec_ksymbol *ret)
 {
-	*ret = (struct perfrec_ksymbol){u64_at(h, 8), u32_at(h, 16),
-					perfrec_string(h, 24, body_end(h, st))};
+	*ret = (struct perfrec_ksymbol){ u64_at(h, 8), u32_at(h, 16),
+					 perfrec_string(h, 24, body_end(h, st)) };
 	return ret->name ? 0 : -EINVAL;
 }
 

@@ -91,7 +91,7 @@ int64_t stacktab_intern(struct stacktab *t, uint16_t misc, uint64_t ip, const ui
 	}
 	if (t->n == t->max || t->n_words + nr + 1 > t->max_words)
 		return -1;
-	t->ents[t->n] = (struct stack_ent){h, t->n_words, (uint32_t)(nr + 1), misc};
+	t->ents[t->n] = (struct stack_ent){ h, t->n_words, (uint32_t)(nr + 1), misc };
 	t->words[t->n_words] = ip;
 	if (nr) /* chain is NULL without callchains */
 		memcpy(&t->words[t->n_words + 1], chain, nr * 8);

@@ -191,8 +191,8 @@ int writer_flush(struct writer *w)
 		d.raw_size = (uint32_t)w->raw_len;
 		d.zsize = (uint32_t)zsize;
 		d.crc = crc32c(0, &d, offsetof(struct rp_frame_desc, crc));
-		iov[0] = (struct iovec){&d, sizeof(d)};
-		iov[1] = (struct iovec){w->zbuf, zsize};
+		iov[0] = (struct iovec){ &d, sizeof(d) };
+		iov[1] = (struct iovec){ w->zbuf, zsize };
 		r = write_all(w->fd, iov, 2, w->off);
 	}
 	if (r < 0) {

@@ -83,7 +83,7 @@ int aggregate_add_sample(struct aggregate *a, uint32_t stack, uint32_t task, uin
 		id = pairtab_intern(a->agg_ids, stack, key, NULL);
 		if (id < 0)
 			return -ENOMEM;
-		a->aggs[id] = (struct agg){stack, task, cpu, 0, 0};
+		a->aggs[id] = (struct agg){ stack, task, cpu, 0, 0 };
 		a->n_aggs++;
 	}
 	a->aggs[id].count++;
@@ -133,13 +133,13 @@ int aggregate_build_rows(struct aggregate *a, struct symstacks *ss, struct sessi
 			if (GROW(a->rows, cap_rows, a->n_rows + 1) < 0)
 				goto oom;
 			pairtab_get(a->tasks, g->task, &pidtid, &comm);
-			a->rows[a->n_rows++] = (struct session_row){(uint32_t)st,
-								    (uint32_t)comm,
-								    (int32_t)(pidtid >> 32),
-								    (int32_t)(uint32_t)pidtid,
-								    g->cpu,
-								    0,
-								    0};
+			a->rows[a->n_rows++] = (struct session_row){ (uint32_t)st,
+								     (uint32_t)comm,
+								     (int32_t)(pidtid >> 32),
+								     (int32_t)(uint32_t)pidtid,
+								     g->cpu,
+								     0,
+								     0 };
 		}
 		a->rows[rid].count += g->count;
 		a->rows[rid].period += g->period;

@@ -57,7 +57,7 @@ static int64_t get_dso(struct dsotab *t, uint64_t value, uint64_t tag, enum dsot
 		free(copy);
 		return id;
 	}
-	t->dsos[id] = (struct dso){.kind = kind, .name = copy};
+	t->dsos[id] = (struct dso){ .kind = kind, .name = copy };
 	t->n_dsos++;
 	return id;
 }

@@ -150,10 +150,10 @@ int ksymtab_add_record(struct ksymtab *t, const void *rec, size_t size)
 		if (r < 0)
 			return r;
 		t->syms[t->n++] = (struct ksym){
-		    .addr = k.addr,
-		    .name = no,
-		    .module = mi,
-		    .rank = alias_rank(k.type, t->arena + no),
+			.addr = k.addr,
+			.name = no,
+			.module = mi,
+			.rank = alias_rank(k.type, t->arena + no),
 		};
 		t->sorted = false;
 	}

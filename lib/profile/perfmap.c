@@ -133,7 +133,7 @@ static int add_line(struct loader *l, const char *line)
 		return r;
 	memcpy(l->arena + l->arena_len, name, len);
 	l->arena[l->arena_len + len] = '\0';
-	l->ents[l->n] = (struct entry){start, start + size, l->arena_len, l->n};
+	l->ents[l->n] = (struct entry){ start, start + size, l->arena_len, l->n };
 	l->arena_len += len + 1;
 	l->n++;
 	return 0;
@@ -206,7 +206,7 @@ static int resolve(struct loader *l, struct perfmap *m)
 {
 	uint64_t *b = NULL;
 	size_t nb = 0, e = 0;
-	struct heap h = {NULL, 0, l->ents};
+	struct heap h = { NULL, 0, l->ents };
 	int r = -ENOMEM;
 
 	if (!l->n)
@@ -240,7 +240,7 @@ static int resolve(struct loader *l, struct perfmap *m)
 			m->segs[m->n_segs - 1].end = b[k + 1];
 			continue;
 		}
-		m->segs[m->n_segs++] = (struct seg){b[k], b[k + 1], w->start, l->arena + w->name};
+		m->segs[m->n_segs++] = (struct seg){ b[k], b[k + 1], w->start, l->arena + w->name };
 	}
 	r = 0;
 out:
@@ -251,7 +251,7 @@ out:
 
 int perfmap_load(const char *path, struct perfmap **ret)
 {
-	struct loader l = {0};
+	struct loader l = { 0 };
 	struct perfmap *m = NULL;
 	char *line = NULL;
 	size_t line_cap = 0;

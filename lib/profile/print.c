@@ -12,9 +12,9 @@
 #include "profile/print.h"
 #include "profile/session.h"
 
-static const char *const key_names[PRINT_N_KEYS] = {"comm", "pid", "tid", "dso", "sym", "cpu"};
-static const char *const key_titles[PRINT_N_KEYS] = {"Command",	      "Pid",	"Tid",
-						     "Shared Object", "Symbol", "CPU"};
+static const char *const key_names[PRINT_N_KEYS] = { "comm", "pid", "tid", "dso", "sym", "cpu" };
+static const char *const key_titles[PRINT_N_KEYS] = { "Command",       "Pid",	 "Tid",
+						      "Shared Object", "Symbol", "CPU" };
 
 int print_parse_sort(const char *s, struct print_opts *o)
 {
@@ -230,7 +230,7 @@ static int64_t tree_child(struct tree *t, uint32_t parent, uint32_t sym)
 			return c;
 	if (GROW(t->n, t->cap, t->len + 1) < 0)
 		return -ENOMEM;
-	t->n[t->len] = (struct node){sym, 0, t->n[parent].child, 0};
+	t->n[t->len] = (struct node){ sym, 0, t->n[parent].child, 0 };
 	t->n[parent].child = (uint32_t)t->len;
 	return (int64_t)t->len++;
 }
@@ -283,14 +283,14 @@ static int print_graph(FILE *f, const struct session *s, const struct print_opts
 {
 	const struct session_row *rows;
 	size_t n_rows;
-	struct tree t = {NULL, 0, 0};
+	struct tree t = { NULL, 0, 0 };
 	uint32_t sym = e->key[PRINT_SYM];
 	char prefix[1024] = "            ";
 
 	rows = session_rows(s, &n_rows);
 	if (GROW(t.n, t.cap, 1) < 0)
 		return -ENOMEM;
-	t.n[0] = (struct node){0}; /* the root */
+	t.n[0] = (struct node){ 0 }; /* the root */
 	t.len = 1;
 	for (size_t li = 0; li < n_list; li++) {
 		size_t i = list[li];
@@ -575,7 +575,7 @@ static void print_entry(FILE *f, const struct session *s, const struct print_opt
 static int print_entries(FILE *f, const struct session *s, const struct print_opts *o,
 			 const struct table *t, const struct graph_lists *gl, double total)
 {
-	size_t w[PRINT_N_KEYS] = {0};
+	size_t w[PRINT_N_KEYS] = { 0 };
 
 	column_widths(s, o, t, total, w);
 	print_titles(f, o, w);
@@ -596,9 +596,9 @@ static int print_entries(FILE *f, const struct session *s, const struct print_op
 int print_flat(FILE *f, const struct session *s, const struct print_opts *o)
 {
 	const struct session_totals *tot = session_totals(s);
-	struct table t = {seqtab_new(), NULL, 0, 0};
+	struct table t = { seqtab_new(), NULL, 0, 0 };
 	double total = tot->period ? (double)tot->period : 1.0;
-	struct graph_lists gl = {NULL, NULL};
+	struct graph_lists gl = { NULL, NULL };
 	bool has_sym = false;
 	int rc;
 

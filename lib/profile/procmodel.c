@@ -73,7 +73,7 @@ static struct proc *get_proc(struct procmodel *m, int32_t pid)
 		id = pairtab_intern(m->pids, (uint32_t)pid, 0, NULL);
 		if (id < 0)
 			return NULL;
-		m->procs[id] = (struct proc){NULL, 0, 0, -1, 0};
+		m->procs[id] = (struct proc){ NULL, 0, 0, -1, 0 };
 		m->n_procs++;
 	}
 	/* Every caller is about to change the process. */
@@ -99,7 +99,7 @@ static struct thr *get_thr(struct procmodel *m, int32_t tid)
 		id = pairtab_intern(m->tids, (uint32_t)tid, 0, NULL);
 		if (id < 0)
 			return NULL;
-		m->thrs[id] = (struct thr){-1, -1};
+		m->thrs[id] = (struct thr){ -1, -1 };
 		m->n_thrs++;
 	}
 	m->gen++; /* every caller is about to change the thread */
@@ -229,7 +229,7 @@ int procmodel_map(struct procmodel *m, int32_t pid, uint64_t start, uint64_t len
 	memmove(&p->maps[i + 1], &p->maps[j], (p->n - j) * sizeof(*p->maps));
 	p->n -= j - i;
 	p->n++;
-	p->maps[i] = (struct procmodel_map){start, end, pgoff, dso};
+	p->maps[i] = (struct procmodel_map){ start, end, pgoff, dso };
 	return 0;
 }
 

@@ -219,8 +219,8 @@ static const struct task_memo *sample_task(struct replay *rp, const struct perfr
 	task = aggregate_add_task(rp->agg, pid, tid, (uint32_t)comm);
 	if (task < 0)
 		return NULL;
-	*memo = (struct task_memo){procmodel_version(rp->pm), smp->id.pid, smp->id.tid, comm, task,
-				   procmodel_gen(rp->pm, pid)};
+	*memo = (struct task_memo){ procmodel_version(rp->pm), smp->id.pid, smp->id.tid, comm, task,
+				    procmodel_gen(rp->pm, pid) };
 	return memo;
 }
 

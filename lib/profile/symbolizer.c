@@ -346,9 +346,9 @@ static int index_insert(struct symbolizer *s, struct sym_dso *d)
 
 /* The handle given when nothing else can be: lookups on it are always unknown. */
 static struct sym_dso unusable_dso = {
-    .path = (char *)"[unknown]",
-    .name = "[unknown]",
-    .state = DSO_UNUSABLE,
+	.path = (char *)"[unknown]",
+	.name = "[unknown]",
+	.state = DSO_UNUSABLE,
 };
 
 /* Remember another path under which a file known by build-id was mapped. */
@@ -468,7 +468,7 @@ static int read_loads(struct sym_dso *d, Elf *elf)
 		if ((ph.p_flags & PF_X) && ph.p_filesz < ph.p_memsz)
 			mangled = true;
 		d->loads[n++] =
-		    (struct load){ph.p_offset, ph.p_filesz, ph.p_vaddr, ph.p_flags & PF_X};
+		    (struct load){ ph.p_offset, ph.p_filesz, ph.p_vaddr, ph.p_flags & PF_X };
 	}
 	if (mangled) {
 		size_t k = 0;
@@ -609,7 +609,7 @@ static int read_symbols(struct sym_dso *d)
 		if (end > max_end)
 			max_end = end;
 		d->starts[w] = c[i].start;
-		d->syms[w++] = (struct sym){c[i].start, end, max_end, c[i].name};
+		d->syms[w++] = (struct sym){ c[i].start, end, max_end, c[i].name };
 	}
 	free(c);
 	d->n_syms = w;
@@ -622,8 +622,8 @@ static int read_symbols(struct sym_dso *d)
 static void dso_open(struct sym_dso *d)
 {
 	struct symbolizer *s = d->s;
-	struct symfile_id id = {d->path,	 d->alt, d->n_alt, d->build_id,
-				d->build_id_len, d->maj, d->min,   d->ino};
+	struct symfile_id id = { d->path,	  d->alt, d->n_alt, d->build_id,
+				 d->build_id_len, d->maj, d->min,   d->ino };
 	char *file = NULL, warn[1024];
 	void **ud = NULL;
 	GElf_Addr bias;
@@ -809,8 +809,9 @@ static int inline_chain(struct symbolizer *s, struct sym_dso *d, uint64_t addr,
 	}
 	/* No DW_TAG_subprogram above the inlines (or DWARF without scopes): the symbol's frame. */
 	if (nf > 0 && out[nf - 1].inlined && nf < INLINE_MAX && sym) {
-		out[nf] = (struct sym_frame){intern(s, sym->name), addr - sym->start,
-					     file ? intern(s, file) : NULL, file ? line : 0, false};
+		out[nf] =
+		    (struct sym_frame){ intern(s, sym->name), addr - sym->start,
+					file ? intern(s, file) : NULL, file ? line : 0, false };
 		nf++;
 	}
 out:
@@ -848,7 +849,7 @@ static int compute(struct symbolizer *s, struct sym_dso *d, uint64_t off, struct
 	uint64_t addr;
 	int n = 0;
 
-	out[0] = (struct sym_frame){0};
+	out[0] = (struct sym_frame){ 0 };
 	if (!off_to_addr(d, off, &addr))
 		return 1;
 	sym = sym_find(d, addr);
@@ -878,7 +879,7 @@ static int copy_out(const struct sym_dso *d, const struct cache_ent *e, struct s
 	int n = (int)e->n < max ? (int)e->n : max;
 
 	if (e->first == FRAME_HERE) {
-		frames[0] = (struct sym_frame){e->name, e->offset, NULL, 0, false};
+		frames[0] = (struct sym_frame){ e->name, e->offset, NULL, 0, false };
 		return 1;
 	}
 	memcpy(frames, d->frames + e->first, (size_t)n * sizeof(*frames));
@@ -899,7 +900,7 @@ int symbolizer_lookup(struct symbolizer *s, struct sym_dso *d, uint64_t off,
 	if (d->state == DSO_NEW)
 		dso_open(d);
 	if (d->state != DSO_READY) {
-		frames[0] = (struct sym_frame){0};
+		frames[0] = (struct sym_frame){ 0 };
 		return 1;
 	}
 
@@ -921,13 +922,13 @@ int symbolizer_lookup(struct symbolizer *s, struct sym_dso *d, uint64_t off,
 		;
 	e = &d->cache[i];
 	if (n == 1 && !tmp[0].file && !tmp[0].inlined) {
-		*e = (struct cache_ent){off, tmp[0].name, tmp[0].offset, FRAME_HERE, 1};
+		*e = (struct cache_ent){ off, tmp[0].name, tmp[0].offset, FRAME_HERE, 1 };
 	} else {
 		if (d->n_frames + (size_t)n >= FRAME_HERE ||
 		    GROW(d->frames, d->frames_cap, d->n_frames + (size_t)n) < 0)
 			goto uncached;
 		memcpy(d->frames + d->n_frames, tmp, (size_t)n * sizeof(*tmp));
-		*e = (struct cache_ent){off, NULL, 0, (uint32_t)d->n_frames, (uint32_t)n};
+		*e = (struct cache_ent){ off, NULL, 0, (uint32_t)d->n_frames, (uint32_t)n };
 		d->n_frames += (size_t)n;
 	}
 	d->cache_n++;

@@ -176,7 +176,7 @@ static int try_build_id_dirs(const char *symfs, const struct symfile_id *id, cha
 			free(rel);
 			if (!f)
 				return -ENOMEM;
-			fd = try_candidate(id, f, true, &(struct why){0});
+			fd = try_candidate(id, f, true, &(struct why){ 0 });
 			if (fd >= 0) {
 				*ret_file = f;
 				return fd;
@@ -225,7 +225,7 @@ static void why_unusable(const struct symfile_id *id, const struct why *why, cha
 int symfile_open(const char *symfs, const struct symfile_id *id, char **ret_file, char *ret_warn,
 		 size_t warn_size)
 {
-	struct why why = {0};
+	struct why why = { 0 };
 	char rec[2 * SYMFILE_BUILD_ID_MAX + 1];
 	char *file = NULL;
 	int fd;

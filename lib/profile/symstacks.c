@@ -77,7 +77,7 @@ static int64_t intern_sym(struct symstacks *ss, uint32_t dso, const char *name, 
 	id = pairtab_intern(ss->syms_ids, dso, (uintptr_t)name, NULL);
 	if (id < 0)
 		return id;
-	ss->syms[ss->n_syms++] = (struct session_sym){name, dso, kernel};
+	ss->syms[ss->n_syms++] = (struct session_sym){ name, dso, kernel };
 	return id;
 }
 

@@ -40,7 +40,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(s, data, size);
 	s[size] = 0;
 	if (conf_parse_size(s, &u) == 0)
-		conf_format_size(&(struct conf_size){.bytes = u}, buf, sizeof(buf));
+		conf_format_size(&(struct conf_size){ .bytes = u }, buf, sizeof(buf));
 	if (conf_parse_duration(s, &u) == 0)
 		conf_format_duration(u, buf, sizeof(buf));
 	conf_parse_bool(s, &b);

@@ -22,12 +22,12 @@ static unsigned char *make_file(struct zframe *z, const uint8_t *data, size_t si
 	unsigned char *file = malloc(sizeof(struct rp_frame_desc) + cap);
 	const struct rp_header_rec *h = (const void *)raw;
 	struct rp_frame_desc d = {
-	    .skip_magic = RP_SKIPPABLE_MAGIC,
-	    .skip_size = sizeof(d) - 8,
-	    .magic = RP_DESC_MAGIC,
-	    .major = RP_FORMAT_MAJOR,
-	    .minor = RP_FORMAT_MINOR,
-	    .t_hi = UINT64_MAX / 2,
+		.skip_magic = RP_SKIPPABLE_MAGIC,
+		.skip_size = sizeof(d) - 8,
+		.magic = RP_DESC_MAGIC,
+		.major = RP_FORMAT_MAJOR,
+		.minor = RP_FORMAT_MINOR,
+		.t_hi = UINT64_MAX / 2,
 	};
 
 	if (!raw || !file || raw_size > RP_FRAME_RAW_MAX)
@@ -54,14 +54,14 @@ fail:
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct zframe *z;
-	static const char *const comms[] = {"rp-worker", "true"}, *const dsos[] = {"libc.so.6"};
-	static const int cpus[] = {0};
+	static const char *const comms[] = { "rp-worker", "true" }, *const dsos[] = { "libc.so.6" };
+	static const int cpus[] = { 0 };
 	uint8_t opt = size ? data[size - 1] : 0;
-	struct print_opts po = {.keys = {PRINT_COMM, PRINT_PID, PRINT_DSO, PRINT_SYM, PRINT_CPU},
-				.n_keys = 5,
-				.graph = PRINT_GRAPH_CALLEE,
-				.graph_threshold = 1};
-	struct session_opts so = {.warn = fuzz_quiet, .inline_frames = true, .symfs = FUZZ_SYMFS};
+	struct print_opts po = { .keys = { PRINT_COMM, PRINT_PID, PRINT_DSO, PRINT_SYM, PRINT_CPU },
+				 .n_keys = 5,
+				 .graph = PRINT_GRAPH_CALLEE,
+				 .graph_threshold = 1 };
+	struct session_opts so = { .warn = fuzz_quiet, .inline_frames = true, .symfs = FUZZ_SYMFS };
 	unsigned char *file;
 	size_t len;
 	char path[64];

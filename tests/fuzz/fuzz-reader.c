@@ -27,12 +27,12 @@ static void fix_crcs(uint8_t *buf, size_t size)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct print_opts po = {.keys = {PRINT_COMM, PRINT_DSO, PRINT_SYM},
-				.n_keys = 3,
-				.children = true,
-				.graph = PRINT_GRAPH_CALLER,
-				.graph_threshold = 0.5};
-	struct session_opts so = {.warn = fuzz_quiet, .symfs = FUZZ_SYMFS};
+	struct print_opts po = { .keys = { PRINT_COMM, PRINT_DSO, PRINT_SYM },
+				 .n_keys = 3,
+				 .children = true,
+				 .graph = PRINT_GRAPH_CALLER,
+				 .graph_threshold = 0.5 };
+	struct session_opts so = { .warn = fuzz_quiet, .symfs = FUZZ_SYMFS };
 	char path[64], why[256];
 	int64_t start, end;
 	uint8_t *fixed;

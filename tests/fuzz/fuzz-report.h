@@ -94,7 +94,7 @@ static inline void fuzz_report(const char *path, const struct session_opts *so,
 		return;
 	fuzz_files_closed = 1;
 	if (session_add_file(s, path, why, sizeof(why)) >= 0 && session_finish(s) >= 0) {
-		print_header(null, s, (const char *const[]){"fuzz"}, 1);
+		print_header(null, s, (const char *const[]){ "fuzz" }, 1);
 		print_flat(null, s, po);
 		print_folded(null, s);
 	}

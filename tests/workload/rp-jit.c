@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 /* x86-64: "spin: dec %rdi; jnz spin; ret" */
-static const unsigned char code_x86_64[] = {0x48, 0xff, 0xcf, 0x75, 0xfb, 0xc3};
+static const unsigned char code_x86_64[] = { 0x48, 0xff, 0xcf, 0x75, 0xfb, 0xc3 };
 
 int main(int argc, char **argv)
 {

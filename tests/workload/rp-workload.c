@@ -225,8 +225,8 @@ static enum pace_step pace_next(struct pace *p)
 	on_time = (uint64_t)((double)p->cpu_ns / p->budget_ns * p->wall_ns);
 	if (on_time > wall) {
 		struct timespec ts = {
-		    .tv_sec = (on_time - wall) / NSEC_PER_SEC,
-		    .tv_nsec = (on_time - wall) % NSEC_PER_SEC,
+			.tv_sec = (on_time - wall) / NSEC_PER_SEC,
+			.tv_nsec = (on_time - wall) % NSEC_PER_SEC,
 		};
 
 		/* An interrupting signal is seen at the next call. */
@@ -237,7 +237,7 @@ static enum pace_step pace_next(struct pace *p)
 
 static RP_FRAME void run_main(struct pace *p)
 {
-	struct main_run r = {0};
+	struct main_run r = { 0 };
 	uint64_t x = 0x2545f4914f6cdd1dULL;
 
 	while (pace_next(p) == PACE_RUN) {
@@ -259,7 +259,7 @@ struct worker {
 static RP_FRAME void *worker_main(void *arg)
 {
 	struct worker *w = arg;
-	struct slot s = {0};
+	struct slot s = { 0 };
 	uint64_t x = 0x9e3779b97f4a7c15ULL;
 
 	/* A name under 16 bytes for our own thread: this cannot fail. */
@@ -276,7 +276,7 @@ static RP_FRAME void *worker_main(void *arg)
 /* The forked child: all of its time goes to worklib_spin, in librp-worklib.so. */
 static RP_FRAME int child_main(struct pace *p)
 {
-	struct slot s = {0};
+	struct slot s = { 0 };
 	uint64_t x = 0xd1b54a32d192ed03ULL;
 
 	p->cpu0_ns = thread_cpu_ns();
@@ -325,9 +325,9 @@ static void usage(void)
 
 int main(int argc, char **argv)
 {
-	struct sigaction sa = {.sa_handler = on_stop_signal};
-	struct worker w = {.pace.who = "worker"};
-	struct pace mp = {.who = "main thread"}, cp = {.who = "child"};
+	struct sigaction sa = { .sa_handler = on_stop_signal };
+	struct worker w = { .pace.who = "worker" };
+	struct pace mp = { .who = "main thread" }, cp = { .who = "child" };
 	sigset_t stop_set, old_set;
 	uint64_t d_ns, child_cpu_ns = 0;
 	double seconds = 2;
