@@ -127,6 +127,7 @@ void decoder_take_samples(struct decoder *d, const struct perf_event_header *h, 
 {
 	struct sbatch_reader br;
 	struct compact_sample cs;
+	size_t size0 = perfrec_sample_size(st, 0); /* a sample without callchain words */
 	uint64_t missing = 0;
 	int rc;
 
@@ -146,7 +147,7 @@ void decoder_take_samples(struct decoder *d, const struct perf_event_header *h, 
 					    k ? k->nr - 1 : 0,
 					    k ? d->words + k->off + 1 : NULL,
 					    k ? k->misc : PERF_RECORD_MISC_USER };
-		size_t size = perfrec_sample_size(st, s.nr);
+		size_t size = size0 + (st & PERF_SAMPLE_CALLCHAIN ? 8 * s.nr : 0);
 		void *p = order_reserve(o, size);
 
 		if (p)

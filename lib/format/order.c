@@ -19,7 +19,7 @@ void order_done(struct order *o)
 }
 
 /* posix_memalign, not GROW: records are read in place and must stay 8-byte aligned. */
-static int arena_reserve(struct order_arena *a, size_t n)
+int order_grow_arena(struct order_arena *a, size_t n)
 {
 	if (a->len + n > a->cap) {
 		size_t cap = a->cap ? a->cap : (1u << 20);
@@ -38,24 +38,9 @@ static int arena_reserve(struct order_arena *a, size_t n)
 	return 0;
 }
 
-void *order_reserve(struct order *o, size_t size)
+int order_grow_entries(struct order *o)
 {
-	struct order_arena *a = &o->arenas[o->cur];
-
-	if (arena_reserve(a, size) < 0)
-		return NULL;
-	return a->buf + a->len;
-}
-
-int order_commit(struct order *o, uint64_t time, size_t size, uint32_t stack)
-{
-	struct order_arena *a = &o->arenas[o->cur];
-
-	if (GROW(o->ents, o->cap_ents, o->n_ents + 1) < 0)
-		return -ENOMEM;
-	o->ents[o->n_ents++] = (struct order_entry){ time, o->next_seq++, a->len, stack };
-	a->len += size;
-	return 0;
+	return GROW(o->ents, o->cap_ents, o->n_ents + 1);
 }
 
 static int cmp_entry(const void *a, const void *b)
@@ -158,7 +143,7 @@ void order_carry(struct order *o)
 	for (i = o->emit_end; i < o->n_ents; i++) {
 		const struct perf_event_header *h = (const void *)(from->buf + o->ents[i].off);
 
-		if (arena_reserve(to, h->size) < 0)
+		if (order_grow_arena(to, h->size) < 0)
 			break;
 		memcpy(to->buf + to->len, h, h->size);
 		o->ents[n] = o->ents[i];

@@ -3,6 +3,7 @@
 #ifndef RP_ORDER_H
 #define RP_ORDER_H
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -41,11 +42,32 @@ struct order {
 
 void order_done(struct order *o);
 
+/* The slow paths of the two below: 0 or -ENOMEM. */
+int order_grow_arena(struct order_arena *a, size_t n);
+int order_grow_entries(struct order *o);
+
 /* Room for a record of size bytes at the end of the pending arena (8-byte aligned), valid
- * until the next order call; NULL when out of memory. */
-void *order_reserve(struct order *o, size_t size);
+ * until the next order call; NULL when out of memory. Inline: called once per record. */
+static inline void *order_reserve(struct order *o, size_t size)
+{
+	struct order_arena *a = &o->arenas[o->cur];
+
+	if (a->len + size > a->cap && order_grow_arena(a, size) < 0)
+		return NULL;
+	return a->buf + a->len;
+}
+
 /* Make the size bytes just reserved a pending record with this time and stack. 0 or -ENOMEM. */
-int order_commit(struct order *o, uint64_t time, size_t size, uint32_t stack);
+static inline int order_commit(struct order *o, uint64_t time, size_t size, uint32_t stack)
+{
+	struct order_arena *a = &o->arenas[o->cur];
+
+	if (o->n_ents == o->cap_ents && order_grow_entries(o) < 0)
+		return -ENOMEM;
+	o->ents[o->n_ents++] = (struct order_entry){ time, o->next_seq++, a->len, stack };
+	a->len += size;
+	return 0;
+}
 
 /* Sort what is pending and let out every record older than bound (UINT64_MAX: all). */
 void order_seal(struct order *o, uint64_t bound);

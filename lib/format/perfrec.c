@@ -117,17 +117,42 @@ int perfrec_parse_sample(const struct perf_event_header *h, uint64_t st, struct 
 	return 0;
 }
 
+/* The sample fields that are one u64 word each, in layout order. */
+static const uint64_t word_fields[] = {
+	PERF_SAMPLE_IDENTIFIER, PERF_SAMPLE_IP,	  PERF_SAMPLE_TID,
+	PERF_SAMPLE_TIME,	PERF_SAMPLE_ADDR, PERF_SAMPLE_ID,
+	PERF_SAMPLE_STREAM_ID,	PERF_SAMPLE_CPU,  PERF_SAMPLE_PERIOD
+};
+
 size_t perfrec_sample_size(uint64_t st, uint64_t nr)
 {
 	size_t n = sizeof(struct perf_event_header);
-	uint64_t words = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
-			 PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_ID |
-			 PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
 
-	n += 8 * (size_t)__builtin_popcountll(st & words);
+	for (size_t i = 0; i < sizeof(word_fields) / sizeof(word_fields[0]); i++)
+		n += st & word_fields[i] ? 8 : 0;
 	if (st & PERF_SAMPLE_CALLCHAIN)
 		n += 8 + 8 * nr;
 	return n;
+}
+
+/* The layout format 2's samples are rebuilt in, written directly: the reader does it once per
+ * sample. ip, pid tid, time, cpu res, period [, nr, ips[nr]]. */
+static void write_compact(unsigned char *p, uint64_t st, const struct perfrec_sample *s)
+{
+	uint32_t res = 0;
+
+	memcpy(p + 8, &s->ip, 8);
+	memcpy(p + 16, &s->id.pid, 4);
+	memcpy(p + 20, &s->id.tid, 4);
+	memcpy(p + 24, &s->id.time, 8);
+	memcpy(p + 32, &s->id.cpu, 4);
+	memcpy(p + 36, &res, 4);
+	memcpy(p + 40, &s->period, 8);
+	if (st & PERF_SAMPLE_CALLCHAIN) {
+		memcpy(p + 48, &s->nr, 8);
+		if (s->nr)
+			memcpy(p + 56, s->ips, s->nr * 8);
+	}
 }
 
 void perfrec_sample_write(void *dst, size_t size, uint64_t st, const struct perfrec_sample *s)
@@ -140,6 +165,10 @@ void perfrec_sample_write(void *dst, size_t size, uint64_t st, const struct perf
 	h->type = PERF_RECORD_SAMPLE;
 	h->misc = s->misc;
 	h->size = (uint16_t)size;
+	if ((st & ~(uint64_t)PERF_SAMPLE_CALLCHAIN) == RP_COMPACT_SAMPLE_TYPE) {
+		write_compact(dst, st, s);
+		return;
+	}
 #define PUT(cond, src)                                                                             \
 	do {                                                                                       \
 		if (cond) {                                                                        \
