@@ -130,8 +130,8 @@ static void take_frame(struct reader *r, size_t len)
 	}
 }
 
-/* The next frame into the ordering window, and the records it lets out; false at the end. */
-static bool read_frame(struct reader *r)
+/* The next frame into the ordering window, and the records it lets out (all at the end). */
+static void read_frame(struct reader *r)
 {
 	size_t len = r->eof ? 0 : frames_next(&r->fr);
 
@@ -142,7 +142,6 @@ static bool read_frame(struct reader *r)
 	else
 		r->eof = true;
 	order_seal(&r->ord, len ? r->fr.desc.t_safe : UINT64_MAX);
-	return len;
 }
 
 const struct perf_event_header *reader_next(struct reader *r)

@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -115,19 +114,7 @@ struct symbolizer {
 
 /* ---- small helpers ---- */
 
-static void warnf(struct symbolizer *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void warnf(struct symbolizer *s, const char *fmt, ...)
-{
-	char msg[1024];
-	va_list ap;
-
-	if (!s->o.warn)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	s->o.warn(s->o.warn_arg, msg);
-}
+#define warnf(s, ...) util_warnf((s)->o.warn, (s)->o.warn_arg, __VA_ARGS__)
 
 /* libdwfl's last error as text, for messages we compose. */
 static const char *dwfl_why(void)
