@@ -3,15 +3,18 @@
 #
 #   lib/base     includes nothing of ours but base
 #   lib/format   base, format
-#   lib/capture  base, format, capture
+#   lib/unwind   base, unwind
+#   lib/capture  base, format, unwind, capture
 #   lib/profile  base, format, profile
 #   record/, daemon/   base, format, capture (and their own files): the privileged programs
 #   report/            base, format, profile (and its own files)
+#   helper/            base, unwind (the unprivileged unwind-table builder)
 #   front/             nothing of lib/
 #
 # and one adapter per third-party library: <zstd.h> only in lib/format/zframe.c, libdw and
 # libelf headers (elfutils/*, gelf.h, libelf.h, dwarf.h; not glibc's elf.h) only in
-# lib/profile/symbolizer.c. Each broken rule is named with the file.
+# lib/profile/symbolizer.c and helper/build.c (the unprivileged table builder). Each
+# broken rule is named with the file.
 . "$(dirname "$0")/lib.sh"
 
 S=$top_srcdir
@@ -19,10 +22,12 @@ allowed() { # allowed DIR: the lib layers a file in DIR may include
 	case "$1" in
 	lib/base) echo "base" ;;
 	lib/format) echo "base format" ;;
-	lib/capture) echo "base format capture" ;;
+	lib/unwind) echo "base unwind" ;;
+	lib/capture) echo "base format unwind capture" ;;
 	lib/profile) echo "base format profile" ;;
 	record | daemon) echo "base format capture" ;;
 	report) echo "base format profile" ;;
+	helper) echo "base unwind" ;;
 	front) echo "" ;;
 	*) echo "?" ;;
 	esac
@@ -32,7 +37,7 @@ errors="$T/errors"
 : >"$errors"
 n_files=0
 cd "$S" || fail "no source tree at $S"
-for f in lib/*/*.[ch] record/*.[ch] report/*.[ch] daemon/*.[ch] front/*.[ch]; do
+for f in lib/*/*.[ch] record/*.[ch] report/*.[ch] helper/*.[ch] daemon/*.[ch] front/*.[ch]; do
 	[ -f "$f" ] || continue
 	n_files=$((n_files + 1))
 	dir=$(dirname "$f")
@@ -61,8 +66,8 @@ for f in lib/*/*.[ch] record/*.[ch] report/*.[ch] daemon/*.[ch] front/*.[ch]; do
 	done >>"$errors"
 	grep -n '^[[:space:]]*#[[:space:]]*include[[:space:]]*<\(elfutils/[^>]*\|gelf\.h\|libelf\.h\|dwarf\.h\)>' "$f" |
 		while IFS=: read -r ln _; do
-			[ "$f" = lib/profile/symbolizer.c ] ||
-				echo "$f:$ln: includes a libdw/libelf header: only lib/profile/symbolizer.c, the libdw adapter, may"
+			[ "$f" = lib/profile/symbolizer.c ] || [ "$f" = helper/build.c ] ||
+				echo "$f:$ln: includes a libdw/libelf header: only lib/profile/symbolizer.c and helper/build.c, the libdw adapters, may"
 		done >>"$errors"
 done
 [ "$n_files" -gt 50 ] || fail "only $n_files source files found under $S: is this the source tree?"

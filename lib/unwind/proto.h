@@ -1,0 +1,33 @@
+/* proto.h — the recorder <-> unwind-table helper protocol, over a SOCK_SEQPACKET socketpair.
+ *
+ * The recorder sends one uwp_request per binary with the binary's file descriptor attached
+ * (SCM_RIGHTS). The helper (helper/ringprof-unwind.c), running without privileges, answers
+ * each request, in order, with one uwp_reply; on success a sealed memfd holding the table
+ * (lib/unwind/utab.h) is attached. The recorder treats every reply as untrusted: it checks
+ * the id, bounds the size, copies the table and runs utab_check() before use.
+ */
+#ifndef RP_UWPROTO_H
+#define RP_UWPROTO_H
+
+#include <stdint.h>
+
+#define UWP_MAGIC 0x52505557u	  /* "RPUW" */
+#define UWP_MAX_TABLE (64u << 20) /* the largest table the recorder accepts */
+
+struct uwp_request {
+	uint32_t magic; /* UWP_MAGIC */
+	uint32_t id;	/* echoed in the reply */
+	uint64_t reserved;
+};
+
+struct uwp_reply {
+	uint32_t magic;
+	uint32_t id;
+	int32_t status; /* 0: a table is attached; else -errno (no table for this binary) */
+	uint32_t pad;
+	uint64_t size;	   /* bytes of the table in the attached memfd */
+	uint64_t build_ns; /* time the helper spent on it */
+	char why[160];	   /* status != 0: a sentence for the user, NUL-terminated */
+};
+
+#endif
