@@ -56,9 +56,14 @@ struct uw_result {
 /*
  * Walk from regs through st. pcs receives at most max addresses (max >= 1): the sample's ip,
  * then the return address of each caller (or, after a signal frame, the interrupted pc —
- * exactly as the kernel's own user callchain). Where no row covers a pc (UW_WHERE_NONE, or a
- * UTAB_CFA_NONE row), one frame-pointer step is tried if rbp points into the copy. Returns
- * the number of pcs; *res says why it stopped.
+ * exactly as the kernel's own user callchain). A return address is looked up at pc - 1 (the
+ * call it returns from); the sample's ip and an interrupted pc as they are. Where no row
+ * covers a pc (UW_WHERE_NONE, UW_WHERE_UNMAPPED, or a UTAB_CFA_NONE row), one frame-pointer
+ * step is tried if rbp is 8-aligned, not below sp, and [rbp, rbp + 16) is in the copy: the
+ * caller's mapping model can miss code that runs (JIT code made executable by mprotect()
+ * has no MMAP record), and such code often keeps frame pointers. A walk always ends: the
+ * stack pointer grows with every frame but a signal frame's, and max bounds it. Returns the
+ * number of pcs; *res says why it stopped.
  */
 size_t uw_walk(const struct uw_regs *regs, const struct uw_stack *st, uw_find_fn find, void *arg,
 	       uint64_t *pcs, size_t max, struct uw_result *res);
