@@ -90,8 +90,12 @@ perf_fold() {
 #            "a;b;c") matches the ERE CHAIN
 #   callers  "PCT CALLER" per direct caller of the outermost HOT frame, percent of HOT's samples
 #   paths    "PCT PATH" per path to HOT, with recursion collapsed and [unknown] frames left out
+# callers and paths compare names between the tools: one function may have several names (glibc's
+# aliases: __GI___qsort_r, __qsort_r, qsort_r), so there they lose a "__GI_" prefix and a leading
+# "__" (or more): both tools' names the same way.
 an() {
 	awk -v op="$1" -v comm="^($3)\$" -v hot="^(${4:-})\$" -v chain="${5:-}" -v root="^($ROOTS)\$" '
+	function canon(s) { sub(/^__GI_/, "", s); sub(/^__+/, "", s); return s }
 	{
 		n = $NF; line = substr($0, 1, length($0) - length($NF) - 1)
 		k = split(line, f, ";")
@@ -101,14 +105,14 @@ an() {
 		for (i = 2; i <= k && f[i] !~ hot; i++);
 		if (i > k) next
 		hn += n
-		if (op == "callers") { cnt[i > 2 ? f[i - 1] : "(none)"] += n; next }
+		if (op == "callers") { cnt[i > 2 ? canon(f[i - 1]) : "(none)"] += n; next }
 		p = f[2]
 		for (j = 3; j <= i; j++) p = p ";" f[j]
 		if (op == "chain") { if (p ~ chain) hit += n; next }
 		p = ""; last = ""
 		for (j = 2; j <= i; j++) {
 			if (f[j] == "[unknown]" || f[j] == last) continue
-			p = p (p == "" ? "" : ";") f[j]; last = f[j]
+			p = p (p == "" ? "" : ";") canon(f[j]); last = f[j]
 		}
 		cnt[p] += n
 	}
