@@ -34,7 +34,9 @@ dwarf)
 fp) ;;
 *) fail "RP_UNWIND_MODE must be dwarf or fp, got '$MODE'" ;;
 esac
-[ -x "$UW" ] && [ -x "$UWX" ] || fail "$UW or $UWX is missing: 'make' builds them"
+for w in "$UW" "$UWX"; do
+	[ -x "$w" ] || fail "$w is missing: 'make' builds it"
+done
 require_perf_events
 
 # rp_cg [SIZE]: ringprof's call-graph option
@@ -150,9 +152,9 @@ judge() {
 # dwarf,65528 writes ~65 KB per sample). perf 6.1 aborts in util/build-id.c when a system-wide
 # ringprof record starts meanwhile (bench/lib.sh): then again, 3 tries.
 rec_perf() {
-	local name=$1 size=$2 try
+	local name=$1 size=$2 _
 	shift 2
-	for try in 1 2 3; do
+	for _ in 1 2 3; do
 		if perf record -q -e cpu-clock -F 999 --call-graph "dwarf${size:+,$size}" -o "$T/$name.perf" \
 			-- "$@" >"$T/$name.perf.out" 2>"$T/$name.perf.err"; then
 			perf_fold "$T/$name.perf" | ufold >"$T/$name.perf.u"
