@@ -49,8 +49,9 @@ static const struct key keys[] = {
 	{ "Event", K_EVENT, F(event), "", 0, 0 },
 	{ "Frequency", K_FREQ, F(frequency), "49", 1, 100000 },
 	{ "CallChain", K_BOOL, F(callchain), "yes", 0, 0 },
+	{ "UserStackSize", K_SIZE, F(stack_size), "8K", 0, 65528 },
 	{ "SwitchEvents", K_BOOL, F(switch_events), "no", 0, 0 },
-	{ "RingPages", K_PAGES, F(ring_pages), "64", 1, 65536 },
+	{ "RingPages", K_PAGES, F(ring_pages), "128", 1, 65536 },
 	{ "CPUs", K_CPUS, F(cpus), "", 0, 0 },
 	{ "FlushInterval", K_DURATION, F(flush_ns), "1s", SEC / 100, 3600 * SEC },
 	{ "Compression", K_LEVEL, F(compression), "6", 1, 19 },
@@ -399,9 +400,15 @@ static int set_key(struct conf *c, const struct key *k, const char *v, char *why
 	case K_DURATION:
 		return set_duration(c, k, v, why, why_size);
 	case K_SIZE:
-		if (conf_parse_size(v, &u) < 0 || u < k->lo) {
-			snprintf(why, why_size, "expected a size of at least %lluK, e.g. 64M or 1G",
-				 (unsigned long long)k->lo / 1024);
+		if (conf_parse_size(v, &u) < 0 || u < k->lo || (k->hi && u > k->hi)) {
+			if (k->hi)
+				snprintf(why, why_size,
+					 "expected a size of at most %llu bytes, e.g. 8K",
+					 (unsigned long long)k->hi);
+			else
+				snprintf(why, why_size,
+					 "expected a size of at least %lluK, e.g. 64M or 1G",
+					 (unsigned long long)k->lo / 1024);
 			return -EINVAL;
 		}
 		*(uint64_t *)p = u;
@@ -580,6 +587,7 @@ void conf_print(const struct conf *c, FILE *f)
 	fprintf(f, "Event=%s\n", c->event);
 	fprintf(f, "Frequency=%llu\n", (unsigned long long)c->frequency);
 	fprintf(f, "CallChain=%s\n", c->callchain ? "yes" : "no");
+	fprintf(f, "UserStackSize=%llu\n", (unsigned long long)c->stack_size);
 	fprintf(f, "SwitchEvents=%s\n", c->switch_events ? "yes" : "no");
 	fprintf(f, "RingPages=%u\n", c->ring_pages);
 	fprintf(f, "CPUs=%s\n", c->cpus);
@@ -611,7 +619,7 @@ void conf_print(const struct conf *c, FILE *f)
 bool conf_recording_differs(const struct conf *a, const struct conf *b)
 {
 	return strcmp(a->event, b->event) || a->frequency != b->frequency ||
-	       a->callchain != b->callchain || a->switch_events != b->switch_events ||
-	       a->ring_pages != b->ring_pages || strcmp(a->cpus, b->cpus) ||
-	       a->flush_ns != b->flush_ns;
+	       a->callchain != b->callchain || a->stack_size != b->stack_size ||
+	       a->switch_events != b->switch_events || a->ring_pages != b->ring_pages ||
+	       strcmp(a->cpus, b->cpus) || a->flush_ns != b->flush_ns;
 }

@@ -25,6 +25,7 @@ struct conf {
 	char event[64];	    /* "": cycles, or cpu-clock without a hardware PMU */
 	uint64_t frequency; /* Hz per CPU */
 	bool callchain;
+	uint64_t stack_size; /* user stack bytes copied and unwound per sample; 0: frame pointers */
 	bool switch_events;
 	unsigned int ring_pages; /* per CPU, a power of two */
 	char cpus[256];		 /* "": every online CPU */

@@ -172,6 +172,7 @@ static int rec_open(struct daemon *d, const struct conf *c, struct rec *ret, cha
 	o.event = x.event[0] ? x.event : NULL;
 	o.freq = c->frequency;
 	o.callchain = c->callchain;
+	o.stack_user = (uint32_t)((c->stack_size + 7) & ~7ull);
 	o.switch_events = c->switch_events;
 	o.ring_pages = c->ring_pages;
 	o.cpus = x.cpus;

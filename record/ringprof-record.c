@@ -19,11 +19,13 @@
 #include "base/util.h"
 #include "capture/evsel.h"
 #include "capture/recorder.h"
+#include "capture/unwinder.h"
 #include "format/writer.h"
 
 #define PROG "ringprof record"
 #define MAX_CPUS 4096
 #define MAX_PIDS 1024
+#define DEFAULT_STACK_USER 8192 /* bytes of user stack copied per sample (-g) */
 
 enum { TAG_SIGNAL = 1, TAG_PIDFD = 2 };
 
@@ -88,10 +90,17 @@ static void usage(FILE *f)
 		"  -F, --freq HZ          samples per second per CPU (default 4000; capped to\n"
 		"                         kernel.perf_event_max_sample_rate)\n"
 		"  -c, --count PERIOD     sample every PERIOD events instead of a frequency\n"
-		"  -g, --call-graph       record frame-pointer callchains (kernel and user)\n"
+		"  -g                     record callchains, kernel and user (--call-graph dwarf)\n"
+		"      --call-graph MODE  record callchains: 'dwarf[,SIZE]' unwinds each user stack\n"
+		"                         while recording from a SIZE-byte copy (default 8192, at\n"
+		"                         most 65528) with tables built from the binaries'\n"
+		"                         .eh_frame, and stores only the return addresses; 'fp'\n"
+		"                         follows frame pointers (cheaper; code built without them,\n"
+		"                         such as most of Debian's libraries, loses its callers)\n"
 		"      --switch-events    record context switches (SWITCH records)\n"
 		"  -m, --mmap-pages N     ring buffer data pages per CPU, a power of two\n"
-		"                         (default 256 with privileges, 128 without)\n"
+		"                         (default 256 with privileges, 1024 with --call-graph\n"
+		"                         dwarf, 128 without privileges)\n"
 		"\n"
 		"Output:\n"
 		"  -o, --output FILE      recording file (default ringprof.data; an existing file\n"
@@ -195,6 +204,34 @@ static int exit_code_of(int status)
 	return EXIT_FAILURE;
 }
 
+/* --call-graph fp | dwarf[,SIZE], perf's spelling. 0, or the exit status (said). */
+static int parse_call_graph(struct args *a, const char *arg)
+{
+	uint64_t size = DEFAULT_STACK_USER;
+
+	if (strcmp(arg, "fp") == 0) {
+		a->o.callchain = true;
+		a->o.stack_user = 0;
+		return 0;
+	}
+	if (strncmp(arg, "dwarf", 5) == 0 && (arg[5] == '\0' || arg[5] == ',')) {
+		if (arg[5] == ',' &&
+		    (util_parse_u64(arg + 6, &size) < 0 || size < 8 || size > 65528)) {
+			fprintf(stderr,
+				PROG
+				": invalid stack copy size '%s' (bytes, 8 to 65528, e.g. dwarf,16384)\n",
+				arg + 6);
+			return EXIT_USAGE;
+		}
+		a->o.callchain = true;
+		a->o.stack_user = (uint32_t)((size + 7) & ~7ull);
+		return 0;
+	}
+	fprintf(stderr, PROG ": unknown call-graph mode '%s': use 'dwarf[,SIZE]' or 'fp'%s\n", arg,
+		strcmp(arg, "lbr") == 0 ? " (lbr needs a hardware PMU with branch records)" : "");
+	return EXIT_USAGE;
+}
+
 /* One option into a; -l, -h and -V end the program here. 0, or the exit status after saying
  * what is wrong. */
 static int parse_option(struct args *a, int c, const char *arg)
@@ -238,8 +275,9 @@ static int parse_option(struct args *a, int c, const char *arg)
 		a->o.freq = 0;
 		break;
 	case 'g':
-		a->o.callchain = true;
-		break;
+		return parse_call_graph(a, "dwarf");
+	case 'G':
+		return parse_call_graph(a, arg);
 	case 'S':
 		a->o.switch_events = true;
 		break;
@@ -338,7 +376,7 @@ static int parse_argv(struct args *a, int argc, char **argv)
 		{ "event", required_argument, NULL, 'e' },
 		{ "freq", required_argument, NULL, 'F' },
 		{ "count", required_argument, NULL, 'c' },
-		{ "call-graph", no_argument, NULL, 'g' },
+		{ "call-graph", required_argument, NULL, 'G' },
 		{ "switch-events", no_argument, NULL, 'S' },
 		{ "mmap-pages", required_argument, NULL, 'm' },
 		{ "output", required_argument, NULL, 'o' },
@@ -659,6 +697,46 @@ static void print_summary(const struct record *x, const struct recorder_totals *
 	if (ws->dropped_records)
 		fprintf(stderr, PROG ": %llu records could not be written\n",
 			(unsigned long long)ws->dropped_records);
+	if (t->lost)
+		fprintf(stderr,
+			PROG
+			": samples were lost because the rings filled up: larger rings (-m %u) or a "
+			"lower rate (-F) keep them\n",
+			x->a.o.ring_pages ? x->a.o.ring_pages * 4 : 2048);
+}
+
+/* --call-graph dwarf: how complete the user stacks are, what cut the others, what to do. */
+static void print_unwind_summary(const struct record *x)
+{
+	const struct unwinder_stats *u = recorder_unwind_stats(x->r);
+	struct unwinder_object o, worst = { 0 };
+	char b[32];
+	double n;
+
+	if (!u || !u->samples)
+		return;
+	n = (double)u->samples;
+	for (size_t i = 0; recorder_unwind_object(x->r, i, &o); i++)
+		if (o.stopped > worst.stopped)
+			worst = o;
+	fprintf(stderr,
+		"[ user stacks: %.1f%% complete, %.1f%% cut by the %u-byte stack copy, %.1f%% "
+		"without unwind information, %.1f%% waiting for a table; %llu tables (%s) ]\n",
+		100.0 * (double)u->stop[UW_COMPLETE] / n, 100.0 * (double)u->stop[UW_STACK_END] / n,
+		x->a.o.stack_user, 100.0 * (double)u->stop[UW_NO_INFO] / n,
+		100.0 * (double)u->stop[UW_PENDING] / n, (unsigned long long)u->tables,
+		util_format_bytes(u->table_bytes, b, sizeof(b)));
+	if ((double)u->stop[UW_STACK_END] / n > 0.05 && x->a.o.stack_user < 65528)
+		fprintf(stderr,
+			PROG
+			": %.0f%% of the user stacks did not fit the %u-byte copy: a larger one "
+			"(--call-graph dwarf,%u) keeps more of them\n",
+			100.0 * (double)u->stop[UW_STACK_END] / n, x->a.o.stack_user,
+			x->a.o.stack_user * 4 < 65528 ? x->a.o.stack_user * 4 : 65528);
+	if (worst.stopped && (double)worst.stopped / n > 0.05)
+		fprintf(stderr, PROG ": %.0f%% of the user stacks stop in %s%s%s\n",
+			100.0 * (double)worst.stopped / n, worst.path, worst.why[0] ? ": " : "",
+			worst.why);
 }
 
 /* Stop the events, end the command, complete the file and say what it holds. 0, or -errno
@@ -680,8 +758,10 @@ static int stop_recording(struct record *x)
 			PROG
 			": finishing %s failed: %s; it is readable up to the last complete frame\n",
 			x->a.output, strerror(-r));
-	if (!x->a.quiet)
+	if (!x->a.quiet) {
 		print_summary(x, recorder_totals(x->r), &ws);
+		print_unwind_summary(x);
+	}
 	return r;
 }
 

@@ -17,7 +17,7 @@ child_pid=$(sed -n 's/.*child [0-9.]* (pid \([0-9]*\)).*/\1/p' "$T/wl.out")
 
 "$RP" report -i "$T/w.data" --no-children >"$T/self" 2>"$T/self.err" || fail "report: $(cat "$T/self.err")"
 check_grep '^# samples: [0-9]+, lost: 0 \(0\.00%\), unresolved frames: [0-9.]+%$' "$T/self" "header: samples, lost, unresolved"
-check_grep '^# event: cpu-clock, 999 Hz, frame-pointer callchains' "$T/self" "header: event and rate"
+check_grep '^# event: cpu-clock, 999 Hz, callchains unwound while recording .dwarf.' "$T/self" "header: event and rate"
 check_grep '^# host: .*, Linux ' "$T/self" "header: host and kernel"
 
 # share COMM DSO SYM: the Self share of one entry, 0 when absent.

@@ -14,11 +14,11 @@
 #include "base/procfs.h"
 #include "base/util.h"
 #include "capture/evset.h"
+#include "capture/unwinder.h"
 
 #define MAX_CPUS 4096
 
-static void note(struct evset *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void note(struct evset *e, const char *fmt, ...)
+void evset_note(struct evset *e, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -64,6 +64,13 @@ static void build_attr(struct evset *e)
 			 PERF_SAMPLE_PERIOD;
 	if (e->o.callchain)
 		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
+	if (e->o.callchain && e->o.stack_user) {
+		/* The user part is unwound from the registers and a copy of the stack. */
+		a->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+		a->sample_regs_user = UNWINDER_REGS_MASK;
+		a->sample_stack_user = e->o.stack_user;
+		a->exclude_callchain_user = 1;
+	}
 	a->read_format = PERF_FORMAT_ID | (e->format_lost ? PERF_FORMAT_LOST : 0);
 	a->disabled = 1;
 	a->mmap = 1;
@@ -166,30 +173,31 @@ static int open_probe(struct evset *e, pid_t pid, int cpu, char *why, size_t why
 		if (fd >= 0)
 			return fd;
 		if (evsel_is_unsupported(fd) && !e->o.event && e->ev.type == PERF_TYPE_HARDWARE) {
-			note(e, "no hardware PMU for 'cycles' (%s): sampling on cpu-clock instead",
-			     strerror(-fd));
+			evset_note(e,
+				   "no hardware PMU for 'cycles' (%s): sampling on cpu-clock instead",
+				   strerror(-fd));
 			evsel_lookup("cpu-clock", &e->ev);
 			util_strlcpy(e->event_name, e->ev.name, sizeof(e->event_name));
 		} else if ((fd == -EACCES || fd == -EPERM) && e->kernel &&
 			   e->o.target != RECORDER_SYSTEM) {
-			note(e,
-			     "kernel.perf_event_paranoid is %ld and no CAP_PERFMON: recording user space only, "
-			     "without kernel samples",
-			     read_sysctl("perf_event_paranoid", 2));
+			evset_note(e,
+				   "kernel.perf_event_paranoid is %ld and no CAP_PERFMON: recording user space only, "
+				   "without kernel samples",
+				   read_sysctl("perf_event_paranoid", 2));
 			e->kernel = false;
 		} else if (fd == -EINVAL) {
 			long max = read_sysctl("perf_event_max_sample_rate", 0);
 
 			if (e->o.freq && max > 0 && (uint64_t)max < e->o.freq) {
-				note(e,
-				     "kernel.perf_event_max_sample_rate dropped to %ld Hz; sampling at that rate",
-				     max);
+				evset_note(e,
+					   "kernel.perf_event_max_sample_rate dropped to %ld Hz; sampling at that rate",
+					   max);
 				e->o.freq = (uint64_t)max;
 			} else if (e->build_id) {
 				e->build_id =
 				    false; /* pre-5.12 kernel: MMAP2 carries maj/min/ino only */
-				note(e,
-				     "kernel does not put build-ids in MMAP2 records; inode numbers are recorded instead");
+				evset_note(e,
+					   "kernel does not put build-ids in MMAP2 records; inode numbers are recorded instead");
 			} else if (e->format_lost) {
 				e->format_lost =
 				    false; /* pre-6.0 kernel: LOST records are the only loss count */
@@ -361,8 +369,8 @@ static int open_system(struct evset *e, char *why, size_t why_size)
 		if (seen)
 			continue; /* one note per reason */
 		failed_cpu_list(e, fails, fails[ci], cpus, sizeof(cpus));
-		note(e, "%s: cannot open %s: %s; recording the other CPUs only (%zu of %zu)", cpus,
-		     e->event_name, strerror(-fails[ci]), n_asked - n_fails, n_asked);
+		evset_note(e, "%s: cannot open %s: %s; recording the other CPUs only (%zu of %zu)",
+			   cpus, e->event_name, strerror(-fails[ci]), n_asked - n_fails, n_asked);
 	}
 	drop_unopened_cpus(e);
 out:
@@ -452,15 +460,17 @@ int evset_open(struct evset *e, const struct recorder_opts *o, char *why, size_t
 	}
 	util_strlcpy(e->event_name, e->ev.name, sizeof(e->event_name));
 	if (!e->o.ring_pages)
-		e->o.ring_pages = have_privileges() ? 256 : 128;
+		/* A sample with a stack copy takes the copy's size in the ring. */
+		e->o.ring_pages =
+		    have_privileges() ? (o->callchain && o->stack_user ? 1024 : 256) : 128;
 	e->freq_requested = o->freq;
 	if (o->freq) {
 		long max = read_sysctl("perf_event_max_sample_rate", 0);
 
 		if (max > 0 && o->freq > (uint64_t)max) {
-			note(e,
-			     "-F %llu is above kernel.perf_event_max_sample_rate; sampling at %ld Hz",
-			     (unsigned long long)o->freq, max);
+			evset_note(e,
+				   "-F %llu is above kernel.perf_event_max_sample_rate; sampling at %ld Hz",
+				   (unsigned long long)o->freq, max);
 			e->o.freq = (uint64_t)max;
 		}
 	}

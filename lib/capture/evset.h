@@ -49,6 +49,9 @@ int evset_open(struct evset *e, const struct recorder_opts *o, char *why, size_t
 /* Unmap the rings and close the events; accepts a zeroed or released evset. */
 void evset_done(struct evset *e);
 
+/* Add a one-line note for the user (at most EVSET_MAX_NOTES are kept). */
+void evset_note(struct evset *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* Enable every event: 0 or the first -errno. */
 int evset_enable(struct evset *e);
 void evset_disable(struct evset *e);

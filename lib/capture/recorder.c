@@ -15,12 +15,16 @@
 #include "capture/evset.h"
 #include "capture/recorder.h"
 #include "capture/synth.h"
+#include "capture/unwinder.h"
 #include "format/compact.h"
 #include "format/encoder.h"
 #include "format/format.h"
 #include "format/ksyms.h"
 #include "format/perfrec.h"
 #include "format/writer.h"
+
+/* The epoll tag of the unwind-table helper's socket. */
+#define RECORDER_TAG_UNWIND (~0ull)
 
 /* Records younger than this may still be in flight into a ring when it is drained. */
 #define ORDER_MARGIN_NS (10 * 1000 * 1000ull)
@@ -50,8 +54,11 @@ struct recorder {
 	uint64_t restack_ns;
 	uint64_t t_restack; /* when stacks and kernel symbols were last defined again */
 	struct ksyms ksyms;
-	struct encoder *enc;	       /* NULL: samples are stored as the kernel wrote them */
-	struct recorder_totals totals; /* what recorder_totals() last computed */
+	struct encoder *enc;  /* NULL: samples are stored as the kernel wrote them */
+	uint64_t sample_type; /* of the stored samples (the stack copy is not stored) */
+	struct unwinder *unw; /* --call-graph dwarf: unwinds user stacks while recording */
+	uint64_t chain[UNWINDER_MAX_FRAMES + 256]; /* a sample's chain, being unwound */
+	struct recorder_totals totals;		   /* what recorder_totals() last computed */
 };
 
 static int add_to_epoll(struct recorder *r, char *why, size_t why_size)
@@ -69,6 +76,24 @@ static int add_to_epoll(struct recorder *r, char *why, size_t why_size)
 			return -errno;
 		}
 	}
+	return 0;
+}
+
+/* The unwinder and its helper; without the helper, a note says what user stacks lose. */
+static int start_unwinder(struct recorder *r, char *why, size_t why_size)
+{
+	char note[300];
+	struct epoll_event e = { .events = EPOLLIN, .data.u64 = RECORDER_TAG_UNWIND };
+
+	r->unw = unwinder_new(note, sizeof(note));
+	if (!r->unw) {
+		snprintf(why, why_size, "out of memory");
+		return -ENOMEM;
+	}
+	if (note[0])
+		evset_note(&r->ev, "user stacks are walked by frame pointers only: %s", note);
+	if (unwinder_fd(r->unw) >= 0)
+		epoll_ctl(r->epfd, EPOLL_CTL_ADD, unwinder_fd(r->unw), &e);
 	return 0;
 }
 
@@ -93,9 +118,13 @@ int recorder_new(const struct recorder_opts *o, struct recorder **ret, char *why
 	if (r->ev.kernel)
 		ksyms_read(o->kallsyms ? o->kallsyms : "/proc/kallsyms", &r->ksyms);
 	r->cpus = calloc(r->ev.n_cpus ? r->ev.n_cpus : 1, sizeof(*r->cpus));
-	if (compact_sample_type_ok(r->ev.attr.sample_type))
+	r->sample_type =
+	    r->ev.attr.sample_type & ~(uint64_t)(PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER);
+	if (compact_sample_type_ok(r->sample_type))
 		r->enc = encoder_new(r->ev.n_cpus, &r->ksyms);
-	if (!r->cpus || (compact_sample_type_ok(r->ev.attr.sample_type) && !r->enc)) {
+	if (r->ev.attr.sample_type & PERF_SAMPLE_STACK_USER)
+		rc = start_unwinder(r, why, why_size);
+	if (!r->cpus || (compact_sample_type_ok(r->sample_type) && !r->enc) || rc < 0) {
 		rc = -ENOMEM;
 		snprintf(why, why_size, "out of memory");
 		goto fail;
@@ -112,6 +141,7 @@ struct recorder *recorder_free(struct recorder *r)
 	if (!r)
 		return NULL;
 	encoder_free(r->enc);
+	unwinder_free(r->unw);
 	evset_done(&r->ev);
 	if (r->epfd >= 0)
 		close(r->epfd);
@@ -139,6 +169,16 @@ const char *recorder_event_name(const struct recorder *r)
 uint64_t recorder_freq(const struct recorder *r)
 {
 	return r->ev.o.freq;
+}
+
+const struct unwinder_stats *recorder_unwind_stats(const struct recorder *r)
+{
+	return r->unw ? unwinder_stats(r->unw) : NULL;
+}
+
+bool recorder_unwind_object(const struct recorder *r, size_t i, struct unwinder_object *ret)
+{
+	return r->unw && unwinder_object(r->unw, i, ret);
 }
 
 int recorder_epoll_fd(const struct recorder *r)
@@ -173,7 +213,7 @@ static void write_header(struct recorder *r)
 	h->flags = (e->o.target == RECORDER_SYSTEM ? RP_HDR_SYSTEM_WIDE : 0) |
 		   (e->kernel ? RP_HDR_KERNEL : 0) | (e->o.callchain ? RP_HDR_CALLCHAIN : 0) |
 		   (e->o.switch_events ? RP_HDR_SWITCH : 0) | (e->build_id ? RP_HDR_BUILD_ID : 0) |
-		   (e->o.freq ? RP_HDR_FREQ : 0) |
+		   (e->o.freq ? RP_HDR_FREQ : 0) | (r->unw ? RP_HDR_UNWIND : 0) |
 		   (e->o.target == RECORDER_COMMAND ? RP_HDR_COMMAND : 0);
 	if (r->ksyms.n)
 		h->flags |= r->enc ? RP_HDR_KSYMS_USED : RP_HDR_KSYMS;
@@ -182,7 +222,7 @@ static void write_header(struct recorder *r)
 	h->n_cpus_online = (uint32_t)sysconf(_SC_NPROCESSORS_ONLN);
 	h->n_cpus_recorded = (uint32_t)e->n_cpus;
 	h->page_size = (uint32_t)sysconf(_SC_PAGESIZE);
-	h->sample_type = e->attr.sample_type;
+	h->sample_type = r->sample_type;
 	h->freq_requested = e->freq_requested;
 	h->freq = e->o.freq;
 	h->period = e->o.freq ? 0 : e->o.period;
@@ -223,6 +263,13 @@ static void begin_file(struct recorder *r, struct writer *w)
 	}
 }
 
+static void synth_side_band(void *arg, const struct perf_event_header *h)
+{
+	struct recorder *r = arg;
+
+	unwinder_side_band(r->unw, h, r->ev.attr.sample_type);
+}
+
 /* What already runs, from /proc, draining the rings between processes without advancing
  * the ordering watermark past the file's start; then the start-up state is committed in a
  * frame of its own. */
@@ -233,6 +280,10 @@ static void synth_state(struct recorder *r)
 	synth_init(&s, r->w, r->ev.attr.sample_type, r->t_start);
 	s.tick = drain_rings;
 	s.tick_arg = r;
+	if (r->unw) {
+		s.on_record = synth_side_band;
+		s.on_record_arg = r;
+	}
 	if (r->ev.o.target == RECORDER_SYSTEM)
 		synth_all(&s);
 	else if (r->ev.o.target == RECORDER_PIDS)
@@ -256,6 +307,44 @@ int recorder_start(struct recorder *r, struct writer *w)
 	return rc;
 }
 
+/* --call-graph dwarf: a sample's user stack is unwound and only the chain is stored (a sample
+ * that cannot be is dropped and counted: its stack copy is not stored); side-band updates the
+ * unwinder's view of the processes. True when the record is taken care of. */
+static bool take_unwound(struct recorder *r, size_t ci, const struct perf_event_header *h)
+{
+	struct counts *n = &r->cpus[ci].n;
+	struct perfrec_sample s;
+	struct perfrec_user u;
+	struct perfrec_lost l;
+
+	switch (h->type) {
+	case PERF_RECORD_SAMPLE:
+		n->samples++;
+		if (!r->enc || perfrec_parse_sample_user(h, r->ev.attr.sample_type, UNWINDER_N_REGS,
+							 &s, &u) < 0) {
+			r->ev.cpus[ci].ring.n_bad++;
+			return true;
+		}
+		s.nr = unwinder_chain(r->unw, &s, &u, r->chain, sizeof(r->chain) / 8);
+		s.ips = r->chain;
+		if (!encoder_add(r->enc, ci, &s))
+			r->ev.cpus[ci].ring.n_bad++;
+		return true;
+	case PERF_RECORD_LOST:
+		if (perfrec_parse_lost(h, &l) == 0)
+			n->lost += l.lost;
+		return false;
+	case PERF_RECORD_THROTTLE:
+		n->throttles++;
+		return false;
+	case PERF_RECORD_UNTHROTTLE:
+		n->unthrottles++;
+		return false;
+	}
+	unwinder_side_band(r->unw, h, r->ev.attr.sample_type);
+	return false;
+}
+
 /* Count what the kernel tells in the ring; samples go to the encoder when it can take them.
  * True when the record is stored (or dropped) already, false when it is to be copied as is. */
 static bool take_record(struct recorder *r, size_t ci, const struct perf_event_header *h)
@@ -264,6 +353,8 @@ static bool take_record(struct recorder *r, size_t ci, const struct perf_event_h
 	struct perfrec_sample s;
 	struct perfrec_lost l;
 
+	if (r->unw)
+		return take_unwound(r, ci, h);
 	switch (h->type) {
 	case PERF_RECORD_SAMPLE:
 		n->samples++;
@@ -322,6 +413,10 @@ static int drain_all(struct recorder *r)
 	int rc = 0;
 
 	drain_rings(r);
+	if (r->unw) {
+		unwinder_poll(r->unw);
+		unwinder_pass(r->unw);
+	}
 	/* Stacks are defined once per file, so a damaged frame would cost the callchains of the
 	 * rest of the file: start again now and then (every batch is written at this point). */
 	if (r->enc && pass - r->t_restack >= r->restack_ns) {
@@ -352,6 +447,8 @@ int recorder_poll(struct recorder *r, int timeout_ms, uint64_t *tags, int max)
 	if (n < 0 && errno != EINTR)
 		return -errno;
 	for (int i = 0; i < n; i++) {
+		if (evs[i].data.u64 == RECORDER_TAG_UNWIND)
+			continue; /* its replies are taken in drain_all() below */
 		if (evs[i].data.u64 < RECORDER_TAG_BASE && k < max)
 			tags[k++] = evs[i].data.u64;
 		else if (evs[i].data.u64 >= RECORDER_TAG_BASE &&

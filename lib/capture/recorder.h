@@ -25,7 +25,9 @@ struct recorder_opts {
 	const char *event; /* NULL: "cycles", falling back to cpu-clock without a PMU */
 	uint64_t freq;	   /* Hz; 0 when period is used */
 	uint64_t period;
-	bool callchain; /* frame-pointer callchains, kernel + user */
+	bool callchain;	     /* callchains, kernel + user */
+	uint32_t stack_user; /* with callchain: user stacks are unwound while recording from a
+			      * copy of this many bytes (--call-graph dwarf,SIZE); 0: frame pointers */
 	bool switch_events;
 	unsigned int ring_pages; /* data pages per ring (power of two); 0: a default */
 	const int *cpus;	 /* NULL: all online CPUs */
@@ -88,6 +90,13 @@ int recorder_rotate(struct recorder *r, struct writer *w);
 /* Disable the events, drain what is left, read the kernel's loss counters and write the
  * per-CPU statistics and the finish record. exit_status is the command's, or -1. */
 int recorder_stop(struct recorder *r, int exit_status);
+
+/* --call-graph dwarf: what unwinding did so far (NULL in the other modes), and its objects
+ * (see capture/unwinder.h). */
+struct unwinder_stats;
+struct unwinder_object;
+const struct unwinder_stats *recorder_unwind_stats(const struct recorder *r);
+bool recorder_unwind_object(const struct recorder *r, size_t i, struct unwinder_object *ret);
 
 /* The totals since recorder_start(), brought up to date; owned by r, valid until the next call. */
 const struct recorder_totals *recorder_totals(struct recorder *r);

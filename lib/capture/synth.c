@@ -116,6 +116,8 @@ static int on_map(const struct procfs_map *m, void *arg)
 	if (!h)
 		return 0;
 	perfrec_mmap2_write(h, size, s->sample_type, &r, &id);
+	if (s->on_record)
+		s->on_record(s->on_record_arg, h);
 	s->st.build_ids += b && b->len;
 	s->st.maps++;
 	return 0;

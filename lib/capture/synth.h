@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <linux/perf_event.h>
 #include <sys/types.h>
 
 struct writer;
@@ -27,6 +28,9 @@ struct synth {
 	size_t n_cache, cap_cache;
 	void (*tick)(void *arg); /* called between processes, e.g. to drain rings; may be NULL */
 	void *tick_arg;
+	/* called with each record once it is written (the recorder's unwinder); may be NULL */
+	void (*on_record)(void *arg, const struct perf_event_header *h);
+	void *on_record_arg;
 };
 
 void synth_init(struct synth *s, struct writer *w, uint64_t sample_type, uint64_t time);

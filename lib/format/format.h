@@ -94,7 +94,20 @@ enum {
 	RP_HDR_KSYMS_USED = 1u << 8, /* kernel symbols are written as samples first need them
 				      * (each with the symbol after it, which bounds it) rather
 				      * than as a whole snapshot (format 2) */
+	RP_HDR_UNWIND = 1u << 9,     /* user stacks were unwound while recording (--call-graph
+				      * dwarf): each user callchain ends in an RP_CONTEXT_UNWIND
+				      * marker saying why it ends */
 };
+
+/*
+ * The last word of a callchain unwound while recording: RP_CONTEXT_UNWIND + the reason the
+ * walk stopped (enum uw_stop in lib/unwind/walk.h: 0 complete, 1 stack copy exhausted, 2 no
+ * unwind information, 3 table pending, 4 bad frame, 5 depth limit). It lies in the kernel's
+ * range of context markers (>= PERF_CONTEXT_MAX) but is none of the kernel's, so a reader
+ * that does not know it stops the chain there, as it does at any unknown context.
+ */
+#define RP_CONTEXT_UNWIND ((uint64_t)-4064)
+#define RP_CONTEXT_UNWIND_N 32 /* markers reserved: RP_CONTEXT_UNWIND + 0..31 */
 
 /* Synthesized records (from /proc at start) carry this CPU number in their sample_id. */
 #define RP_CPU_SYNTH 0xffffffffu

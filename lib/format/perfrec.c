@@ -76,44 +76,94 @@ static void take32x2(struct cursor *c, uint32_t *a, uint32_t *b)
 	*b = (uint32_t)(v >> 32);
 }
 
-int perfrec_parse_sample(const struct perf_event_header *h, uint64_t st, struct perfrec_sample *ret)
+/* The fields up to the callchain; c is left after them. */
+static int parse_sample_head(const struct perf_event_header *h, uint64_t st, struct cursor *c,
+			     struct perfrec_sample *ret)
 {
-	struct cursor c = { (const unsigned char *)(h + 1), (const unsigned char *)h + h->size, 0 };
 	struct perfrec_sample s;
 	uint32_t res;
 
-	if (st & ~(uint64_t)PERFREC_SAMPLE_KNOWN || h->size < sizeof(*h))
-		return -EINVAL;
 	memset(&s, 0, sizeof(s));
 	s.misc = h->misc;
 	if (st & PERF_SAMPLE_IDENTIFIER)
-		take64(&c);
+		take64(c);
 	if (st & PERF_SAMPLE_IP)
-		s.ip = take64(&c);
+		s.ip = take64(c);
 	if (st & PERF_SAMPLE_TID)
-		take32x2(&c, &s.id.pid, &s.id.tid);
+		take32x2(c, &s.id.pid, &s.id.tid);
 	if (st & PERF_SAMPLE_TIME)
-		s.id.time = take64(&c);
+		s.id.time = take64(c);
 	if (st & PERF_SAMPLE_ADDR)
-		take64(&c);
+		take64(c);
 	if (st & PERF_SAMPLE_ID)
-		take64(&c);
+		take64(c);
 	if (st & PERF_SAMPLE_STREAM_ID)
-		take64(&c);
+		take64(c);
 	if (st & PERF_SAMPLE_CPU)
-		take32x2(&c, &s.id.cpu, &res);
+		take32x2(c, &s.id.cpu, &res);
 	if (st & PERF_SAMPLE_PERIOD)
-		s.period = take64(&c);
+		s.period = take64(c);
 	if (st & PERF_SAMPLE_CALLCHAIN) {
-		s.nr = take64(&c);
-		if (c.bad || s.nr > (uint64_t)(c.end - c.p) / 8)
+		s.nr = take64(c);
+		if (c->bad || s.nr > (uint64_t)(c->end - c->p) / 8)
 			return -EINVAL;
-		s.ips = (const uint64_t *)c.p;
-		c.p += s.nr * 8;
+		s.ips = (const uint64_t *)c->p;
+		c->p += s.nr * 8;
+	}
+	if (c->bad)
+		return -EINVAL;
+	*ret = s;
+	return 0;
+}
+
+int perfrec_parse_sample(const struct perf_event_header *h, uint64_t st, struct perfrec_sample *ret)
+{
+	struct cursor c = { (const unsigned char *)(h + 1), (const unsigned char *)h + h->size, 0 };
+
+	if (st & ~(uint64_t)PERFREC_SAMPLE_KNOWN || h->size < sizeof(*h))
+		return -EINVAL;
+	return parse_sample_head(h, st, &c, ret);
+}
+
+int perfrec_parse_sample_user(const struct perf_event_header *h, uint64_t st, unsigned n_regs,
+			      struct perfrec_sample *ret, struct perfrec_user *ret_user)
+{
+	struct cursor c = { (const unsigned char *)(h + 1), (const unsigned char *)h + h->size, 0 };
+	uint64_t head = st & ~(uint64_t)(PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER);
+	struct perfrec_user u;
+	int rc;
+
+	if (head & ~(uint64_t)PERFREC_SAMPLE_KNOWN || h->size < sizeof(*h) || n_regs > 64)
+		return -EINVAL;
+	if ((rc = parse_sample_head(h, head, &c, ret)) < 0)
+		return rc;
+	memset(&u, 0, sizeof(u));
+	if (st & PERF_SAMPLE_REGS_USER) {
+		u.abi = take64(&c);
+		if (u.abi != PERF_SAMPLE_REGS_ABI_NONE) {
+			if (c.bad || (uint64_t)(c.end - c.p) / 8 < n_regs)
+				return -EINVAL;
+			u.regs = (const uint64_t *)c.p;
+			u.n_regs = n_regs;
+			c.p += (size_t)n_regs * 8;
+		}
+	}
+	if (st & PERF_SAMPLE_STACK_USER) {
+		u.stack_size = take64(&c);
+		if (u.stack_size) {
+			if (c.bad || u.stack_size > (uint64_t)(c.end - c.p) - 8 ||
+			    (uint64_t)(c.end - c.p) < 8)
+				return -EINVAL;
+			u.stack = c.p;
+			c.p += u.stack_size;
+			u.dyn_size = take64(&c);
+			if (u.dyn_size > u.stack_size)
+				u.dyn_size = u.stack_size;
+		}
 	}
 	if (c.bad)
 		return -EINVAL;
-	*ret = s;
+	*ret_user = u;
 	return 0;
 }
 

@@ -118,6 +118,21 @@ void perfrec_id_write(void *dst, uint64_t sample_type, const struct perfrec_id *
  * or uses sample_type bits outside PERFREC_SAMPLE_KNOWN. */
 int perfrec_parse_sample(const struct perf_event_header *h, uint64_t sample_type,
 			 struct perfrec_sample *ret);
+/* The user registers and stack copy of a sample (PERF_SAMPLE_REGS_USER, _STACK_USER). */
+struct perfrec_user {
+	uint64_t abi;	      /* PERF_SAMPLE_REGS_ABI_*; NONE: no user context (regs NULL) */
+	const uint64_t *regs; /* n_regs words, in the order of the mask's bits */
+	unsigned n_regs;
+	const unsigned char *stack; /* stack_size bytes copied from the user sp; NULL when 0 */
+	uint64_t stack_size;
+	uint64_t dyn_size; /* how many of them are valid (at most stack_size) */
+};
+
+/* Decode a sample whose sample_type may also have PERF_SAMPLE_REGS_USER (n_regs = the number
+ * of bits in sample_regs_user) and PERF_SAMPLE_STACK_USER after the callchain. 0 or -EINVAL. */
+int perfrec_parse_sample_user(const struct perf_event_header *h, uint64_t sample_type,
+			      unsigned n_regs, struct perfrec_sample *ret,
+			      struct perfrec_user *ret_user);
 /* Decode the trailer of a kernel side-band record (or our own record's time). */
 int perfrec_parse_id(const struct perf_event_header *h, uint64_t sample_type,
 		     struct perfrec_id *ret);

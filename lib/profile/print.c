@@ -49,6 +49,64 @@ static const char *sym_name(const struct session *s, uint32_t sym)
 	return n ? n : "[unknown]";
 }
 
+/* The objects where the most incomplete user stacks stop, worst first, at most 3 of them. */
+static void print_unwind_objects(FILE *f, const struct session *s, const struct session_totals *t)
+{
+	size_t best[3];
+	int n = 0;
+
+	for (; n < 3; n++) {
+		size_t b = SIZE_MAX;
+
+		for (size_t i = 0; i < t->n_unwind_dso; i++) {
+			bool taken = false;
+
+			for (int k = 0; k < n; k++)
+				taken |= best[k] == i;
+			if (!taken && t->unwind_dso[i] &&
+			    (b == SIZE_MAX || t->unwind_dso[i] > t->unwind_dso[b]))
+				b = i;
+		}
+		if (b == SIZE_MAX || (double)t->unwind_dso[b] < 0.01 * (double)t->unwound)
+			break;
+		best[n] = b;
+	}
+	for (int k = 0; k < n; k++)
+		fprintf(f, "%s %s (%.1f%%)", k ? "," : "# incomplete stacks end most in:",
+			session_dso_name(s, (uint32_t)best[k]),
+			100.0 * (double)t->unwind_dso[best[k]] / (double)t->unwound);
+	if (n)
+		fputc('\n', f);
+}
+
+/* How complete the user stacks unwound while recording are, what cut the others, what to do. */
+static void print_unwind_header(FILE *f, const struct session *s, const struct session_totals *t)
+{
+	double n = (double)t->unwound, pct[RP_CONTEXT_UNWIND_N];
+
+	for (size_t i = 0; i < RP_CONTEXT_UNWIND_N; i++)
+		pct[i] = 100.0 * (double)t->unwind_stop[i] / n;
+	fprintf(f, "# user stacks: %.1f%% complete", pct[0]);
+	if (pct[0] < 100.0)
+		fprintf(f,
+			"; incomplete: %.1f%% stack copy exhausted, %.1f%% no unwind information, "
+			"%.1f%% table pending, %.1f%% bad frame",
+			pct[1], pct[2], pct[3], pct[4] + pct[5]);
+	fputc('\n', f);
+	print_unwind_objects(f, s, t);
+	if (pct[1] >= 5.0)
+		fprintf(f,
+			"# note: %.0f%% of the user stacks were deeper than the %u-byte stack copy: record "
+			"with a larger one (--call-graph dwarf,%u)\n",
+			pct[1], t->stack_user,
+			t->stack_user && t->stack_user * 4 < 65528 ? t->stack_user * 4 : 65528);
+	if (pct[2] >= 5.0)
+		fprintf(f,
+			"# note: %.0f%% of the user stacks reach code without unwind information (JIT "
+			"code, or stripped .eh_frame): build it with frame pointers to see its callers\n",
+			pct[2]);
+}
+
 void print_header(FILE *f, const struct session *s, const char *const *inputs, size_t n_inputs)
 {
 	const struct rp_header_rec *h = session_header(s);
@@ -80,8 +138,9 @@ void print_header(FILE *f, const struct session *s, const char *const *inputs, s
 		else
 			fprintf(f, "period %" PRIu64, h->period);
 		fprintf(f, "%s%s\n",
-			h->flags & RP_HDR_CALLCHAIN ? ", frame-pointer callchains"
-						    : ", no callchains",
+			!(h->flags & RP_HDR_CALLCHAIN) ? ", no callchains"
+			: h->flags & RP_HDR_UNWIND ? ", callchains unwound while recording (dwarf)"
+						   : ", frame-pointer callchains",
 			h->flags & RP_HDR_KERNEL ? ", kernel and user" : ", user space only");
 	} else {
 		fprintf(f, "# header: lost (damaged first frame); host and event unknown\n");
@@ -95,6 +154,8 @@ void print_header(FILE *f, const struct session *s, const char *const *inputs, s
 		fprintf(f, ", throttled %" PRIu64 " times", t->throttles);
 	fprintf(f, ", unresolved frames: %.1f%%\n",
 		t->frames ? 100.0 * (double)t->frames_unknown / (double)t->frames : 0.0);
+	if (t->unwound)
+		print_unwind_header(f, s, t);
 	if (t->files_unfinished)
 		fprintf(f,
 			"# note: %zu recording%s did not finish (killed or still running): read up to the last "

@@ -29,6 +29,7 @@ struct replay {
 	struct session_totals *t;
 	bool ksyms_loaded;
 	bool ksyms_partial; /* the file being read writes kernel symbols as needed */
+	bool unwound;	    /* its user stacks end in RP_CONTEXT_UNWIND markers */
 	struct reader *rd;  /* the file being read */
 	/* A packed sample's stack resolved once per process state: (reader stack << 32 | pid,
 	 * file << 48 ^ process generation) -> location stack in scache_val (UINT32_MAX unset). */
@@ -325,6 +326,49 @@ static void count_sample(struct session_totals *t, const struct perfrec_sample *
 		t->t_last = smp->id.time;
 }
 
+/* The stack copy size the recording asked for (its perf_event_attr, as stored). */
+static uint32_t header_stack_user(const struct rp_header_rec *h)
+{
+	struct perf_event_attr a;
+
+	memset(&a, 0, sizeof(a));
+	memcpy(&a, h->attr, h->attr_size < sizeof(a) ? h->attr_size : sizeof(a));
+	return a.sample_stack_user;
+}
+
+/* A user stack unwound while recording ends in a marker saying why: count it, and for an
+ * incomplete one the object of its last frame. */
+static void count_unwind(struct replay *rp, const struct perfrec_sample *smp)
+{
+	struct session_totals *t = rp->t;
+	const struct procmodel_map *m;
+	uint64_t v, last = 0;
+
+	if (smp->nr < 2)
+		return;
+	memcpy(&v, &smp->ips[smp->nr - 1], 8);
+	if (v < RP_CONTEXT_UNWIND || v - RP_CONTEXT_UNWIND >= RP_CONTEXT_UNWIND_N)
+		return;
+	t->unwound++;
+	t->unwind_stop[v - RP_CONTEXT_UNWIND]++;
+	if (v == RP_CONTEXT_UNWIND)
+		return;
+	memcpy(&last, &smp->ips[smp->nr - 2], 8);
+	m = last < (uint64_t)PERF_CONTEXT_MAX
+		? procmodel_find_map(rp->pm, (int32_t)smp->id.pid, last)
+		: NULL;
+	if (!m)
+		return;
+	if (m->dso >= t->n_unwind_dso) {
+		size_t old = t->n_unwind_dso;
+
+		if (GROW(t->unwind_dso, t->n_unwind_dso, (size_t)m->dso + 1) < 0)
+			return;
+		memset(t->unwind_dso + old, 0, (t->n_unwind_dso - old) * sizeof(uint64_t));
+	}
+	t->unwind_dso[m->dso]++;
+}
+
 /*
  * A sample either fails to parse (samples_malformed), is filtered out, is counted, or is lost
  * because memory ran out on the way (samples_nomem): nothing leaves unaccounted for.
@@ -358,6 +402,8 @@ static void on_sample(struct replay *rp, const struct perf_event_header *h)
 		return;
 	}
 	count_sample(rp->t, &smp);
+	if (rp->unwound)
+		count_unwind(rp, &smp);
 }
 
 static void on_record(struct replay *rp, const struct perf_event_header *h)
@@ -439,6 +485,9 @@ int replay_file(struct replay *rp, struct reader *r, char *why, size_t why_size)
 	int rc;
 
 	rp->sample_type = reader_sample_type(r);
+	rp->unwound = hdr && (hdr->flags & RP_HDR_UNWIND);
+	if (rp->unwound && !rp->t->stack_user)
+		rp->t->stack_user = header_stack_user(hdr);
 	rc = set_window(rp, r, why, why_size);
 	if (rc != 0)
 		return rc;

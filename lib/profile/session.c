@@ -66,6 +66,7 @@ struct session *session_free(struct session *s)
 	if (!s)
 		return NULL;
 	replay_free(s->rp);
+	free(s->t.unwind_dso);
 	symstacks_free(s->ss);
 	aggregate_free(s->agg);
 	dsotab_free(s->dsos);

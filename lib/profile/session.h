@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "format/format.h"
+
 struct rp_header_rec;
 struct strtab;
 
@@ -82,6 +84,13 @@ struct session_totals {
 	uint64_t lost;	    /* LOST records + losses reported only at the end */
 	uint64_t throttles;
 	uint64_t frames, frames_unknown; /* sample-weighted */
+	/* Recordings unwound while recording (--call-graph dwarf): samples with a user stack, by
+	 * why its walk stopped (enum uw_stop: 0 complete, 1 stack copy exhausted, 2 no unwind
+	 * information, 3 table pending, 4 bad frame, 5 depth limit), after filters. */
+	uint64_t unwound, unwind_stop[RP_CONTEXT_UNWIND_N];
+	uint64_t *unwind_dso; /* incomplete user stacks by the dsotab id of their last frame */
+	size_t n_unwind_dso;
+	uint32_t stack_user; /* bytes of stack copied per sample (the first header's) */
 	uint64_t t_first, t_last;
 	size_t files, files_unfinished, frames_bad;
 };

@@ -1,0 +1,48 @@
+/* addrspace.h — the recorder's view of each process's executable mappings, kept from the
+ * MMAP2, FORK, EXIT and COMM(exec) records it drains, so that the unwinder can tell which
+ * object (and which unwind table) holds a pc. Objects are small integers the caller gives. */
+#ifndef RP_ADDRSPACE_H
+#define RP_ADDRSPACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct as_map {
+	uint64_t start, end, pgoff;
+	uint32_t obj;
+};
+
+struct as_proc {
+	uint32_t pid;
+	uint32_t dead;	     /* the drain pass in which its EXIT was seen; 0 while alive */
+	struct as_map *maps; /* sorted by start, not overlapping */
+	size_t n, cap;
+};
+
+struct addrspace {
+	struct as_proc **slots; /* open addressing by pid; NULL: free */
+	size_t n_slots, n_procs;
+	uint64_t nomem; /* mappings not kept for lack of memory */
+};
+
+void addrspace_init(struct addrspace *as);
+void addrspace_done(struct addrspace *as);
+
+/* The process, or NULL when nothing is known of it. */
+struct as_proc *addrspace_find(struct addrspace *as, uint32_t pid);
+/* The mapping of p holding addr, or NULL. */
+const struct as_map *addrspace_map(const struct as_proc *p, uint64_t addr);
+
+/* A new mapping [start, end) of pid: replaces what it overlaps. */
+void addrspace_mmap(struct addrspace *as, uint32_t pid, uint64_t start, uint64_t end,
+		    uint64_t pgoff, uint32_t obj);
+/* A new process pid forked from ppid: a copy of the parent's mappings. */
+void addrspace_fork(struct addrspace *as, uint32_t pid, uint32_t ppid);
+/* pid execs a new program: its mappings are gone. */
+void addrspace_exec(struct addrspace *as, uint32_t pid);
+/* pid exited in drain pass `pass`: forgotten by addrspace_reap() a pass later, so that
+ * samples still in other CPUs' rings find its mappings. */
+void addrspace_exit(struct addrspace *as, uint32_t pid, uint32_t pass);
+void addrspace_reap(struct addrspace *as, uint32_t pass);
+
+#endif

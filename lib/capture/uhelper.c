@@ -1,0 +1,310 @@
+/* uhelper.c — the recorder's end of the unwind-table helper (see uhelper.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "base/util.h"
+#include "capture/uhelper.h"
+#include "unwind/proto.h"
+
+#define MAX_STARTS 5
+
+#ifndef RP_PKGLIBEXECDIR
+#define RP_PKGLIBEXECDIR "/usr/local/libexec/ringprof"
+#endif
+
+static int find_helper(struct uhelper *h)
+{
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	char *slash;
+
+	if (n > 0) {
+		self[n] = '\0';
+		slash = strrchr(self, '/');
+		if (slash) {
+			*slash = '\0';
+			snprintf(h->path, sizeof(h->path), "%s/ringprof-unwind", self);
+			if (access(h->path, X_OK) == 0)
+				return 0;
+		}
+	}
+	snprintf(h->path, sizeof(h->path), "%s/ringprof-unwind", RP_PKGLIBEXECDIR);
+	return access(h->path, X_OK) == 0 ? 0 : -ENOENT;
+}
+
+/* The child: only the socket survives exec (as fd 3). */
+static void exec_child(struct uhelper *h, int sock)
+{
+	char *argv[] = { h->path, "--fd", "3", NULL };
+
+	if (sock != 3) {
+		if (dup2(sock, 3) < 0)
+			_exit(127);
+	} else {
+		fcntl(3, F_SETFD, 0);
+	}
+	execv(h->path, argv);
+	_exit(127);
+}
+
+static int spawn(struct uhelper *h, char *why, size_t why_size)
+{
+	int sv[2];
+	pid_t pid;
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
+		snprintf(why, why_size, "socketpair: %s", strerror(errno));
+		return -errno;
+	}
+	pid = fork();
+	if (pid < 0) {
+		int e = errno;
+
+		close(sv[0]);
+		close(sv[1]);
+		snprintf(why, why_size, "cannot start %s: fork: %s", h->path, strerror(e));
+		return -e;
+	}
+	if (pid == 0)
+		exec_child(h, sv[1]);
+	close(sv[1]);
+	fcntl(sv[0], F_SETFL, O_NONBLOCK);
+	h->sock = sv[0];
+	h->pid = pid;
+	h->starts++;
+	h->n_sent = 0;
+	return 0;
+}
+
+int uhelper_start(struct uhelper *h, char *why, size_t why_size)
+{
+	memset(h, 0, sizeof(*h));
+	h->sock = -1;
+	if (find_helper(h) < 0) {
+		snprintf(why, why_size,
+			 "the unwind-table helper ringprof-unwind is neither next to this program nor in %s",
+			 RP_PKGLIBEXECDIR);
+		util_strlcpy(h->why, why, sizeof(h->why));
+		return -ENOENT;
+	}
+	return spawn(h, why, why_size);
+}
+
+static void stop_child(struct uhelper *h)
+{
+	if (h->sock >= 0)
+		close(h->sock);
+	h->sock = -1;
+	if (h->pid > 0) {
+		kill(h->pid, SIGKILL);
+		waitpid(h->pid, NULL, 0);
+	}
+	h->pid = 0;
+}
+
+void uhelper_done(struct uhelper *h)
+{
+	stop_child(h);
+	for (size_t i = 0; i < h->n_q; i++)
+		close(h->q[i].fd);
+	h->n_q = h->n_sent = 0;
+}
+
+int uhelper_fd(const struct uhelper *h)
+{
+	return h->sock;
+}
+
+size_t uhelper_busy(const struct uhelper *h)
+{
+	return h->n_q;
+}
+
+int uhelper_submit(struct uhelper *h, uint32_t id, int fd)
+{
+	if (h->sock < 0)
+		return -EPIPE;
+	if (h->n_q == UHELPER_QUEUE)
+		return -EAGAIN;
+	h->q[h->n_q++] = (struct uhelper_req){ id, fd };
+	return 0;
+}
+
+/* Send waiting requests until the socket is full. -EPIPE when the helper is gone. */
+static int send_waiting(struct uhelper *h)
+{
+	while (h->n_sent < h->n_q) {
+		struct uhelper_req *r = &h->q[h->n_sent];
+		struct uwp_request m = { UWP_MAGIC, r->id, 0 };
+		char ctl[CMSG_SPACE(sizeof(int))];
+		struct iovec iov = { &m, sizeof(m) };
+		struct msghdr msg = { .msg_iov = &iov,
+				      .msg_iovlen = 1,
+				      .msg_control = ctl,
+				      .msg_controllen = sizeof(ctl) };
+		struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+
+		memset(ctl, 0, sizeof(ctl));
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &r->fd, sizeof(int));
+		if (sendmsg(h->sock, &msg, MSG_DONTWAIT | MSG_NOSIGNAL) < 0)
+			return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -EPIPE;
+		h->n_sent++;
+	}
+	return 0;
+}
+
+/* The request at the head is answered: drop it. */
+static void pop_head(struct uhelper *h)
+{
+	close(h->q[0].fd);
+	memmove(&h->q[0], &h->q[1], (h->n_q - 1) * sizeof(h->q[0]));
+	h->n_q--;
+	h->n_sent--;
+}
+
+/* The table from the memfd of a good reply: at most UWP_MAX_TABLE bytes, read by size. */
+static int read_table(int fd, uint64_t size, struct uhelper_reply *ret)
+{
+	struct stat st;
+	size_t got = 0;
+
+	if (size == 0 || size > UWP_MAX_TABLE || fstat(fd, &st) < 0 || (uint64_t)st.st_size < size)
+		return -EINVAL;
+	ret->buf = malloc(size);
+	if (!ret->buf)
+		return -ENOMEM;
+	while (got < size) {
+		ssize_t n = pread(fd, (char *)ret->buf + got, size - got, (off_t)got);
+
+		if (n <= 0) {
+			free(ret->buf);
+			ret->buf = NULL;
+			return -EIO;
+		}
+		got += (size_t)n;
+	}
+	ret->size = size;
+	return 0;
+}
+
+/* Receive one reply into ret: 1, 0 (none yet), or -EPIPE (the helper is gone). */
+static int recv_reply(struct uhelper *h, struct uhelper_reply *ret)
+{
+	struct uwp_reply m;
+	char ctl[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { &m, sizeof(m) };
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl, .msg_controllen = sizeof(ctl)
+	};
+	struct cmsghdr *c;
+	int fd = -1, rc;
+	ssize_t n = recvmsg(h->sock, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+
+	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+		return 0;
+	if (n <= 0)
+		return -EPIPE;
+	for (c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c))
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
+		    c->cmsg_len >= CMSG_LEN(sizeof(int))) {
+			int k = (int)((c->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+
+			for (int i = 0; i < k; i++) {
+				int f;
+
+				memcpy(&f, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+				if (fd < 0)
+					fd = f;
+				else
+					close(f);
+			}
+		}
+	/* Replies come in request order; anything else is a broken helper. */
+	if ((size_t)n != sizeof(m) || m.magic != UWP_MAGIC || !h->n_sent || m.id != h->q[0].id) {
+		if (fd >= 0)
+			close(fd);
+		return -EPIPE;
+	}
+	memset(ret, 0, sizeof(*ret));
+	ret->id = m.id;
+	ret->status = m.status > 0 ? -EINVAL : m.status;
+	ret->build_ns = m.build_ns;
+	m.why[sizeof(m.why) - 1] = '\0';
+	util_strlcpy(ret->why, m.why, sizeof(ret->why));
+	if (ret->status == 0) {
+		rc = fd >= 0 ? read_table(fd, m.size, ret) : -EINVAL;
+		if (rc < 0) {
+			ret->status = rc;
+			snprintf(ret->why, sizeof(ret->why), "the helper's table could not be read");
+		}
+	} else if (!ret->why[0]) {
+		snprintf(ret->why, sizeof(ret->why), "%s", strerror(-ret->status));
+	}
+	if (fd >= 0)
+		close(fd);
+	pop_head(h);
+	return 1;
+}
+
+/* The helper died (or broke the protocol): the request it was on fails, the others are sent
+ * again to a new helper. */
+static int restart(struct uhelper *h, struct uhelper_reply *ret)
+{
+	int status = 0;
+	char why[256];
+
+	if (h->pid > 0 && waitpid(h->pid, &status, WNOHANG) == h->pid)
+		h->pid = 0;
+	stop_child(h);
+	if (!h->n_q)
+		return 0;
+	memset(ret, 0, sizeof(*ret));
+	ret->id = h->q[0].id;
+	ret->status = -ECHILD;
+	if (WIFSIGNALED(status))
+		snprintf(ret->why, sizeof(ret->why),
+			 "the unwind-table helper died of signal %d on it", WTERMSIG(status));
+	else
+		snprintf(ret->why, sizeof(ret->why), "the unwind-table helper stopped on it");
+	h->n_sent = h->n_q ? 1 : 0;
+	pop_head(h);
+	if (h->starts < MAX_STARTS && spawn(h, why, sizeof(why)) < 0)
+		util_strlcpy(h->why, why, sizeof(h->why));
+	else if (h->starts >= MAX_STARTS)
+		snprintf(h->why, sizeof(h->why), "the unwind-table helper died %u times", h->starts);
+	if (h->sock < 0) {
+		for (size_t i = 0; i < h->n_q; i++)
+			close(h->q[i].fd);
+		h->n_q = h->n_sent = 0;
+	}
+	return 1;
+}
+
+int uhelper_poll(struct uhelper *h, struct uhelper_reply *ret)
+{
+	int rc;
+
+	if (h->sock < 0)
+		return 0;
+	rc = send_waiting(h);
+	if (rc == 0)
+		rc = recv_reply(h, ret);
+	if (rc == 1 || rc == 0) {
+		if (rc == 1)
+			send_waiting(h);
+		return rc;
+	}
+	return restart(h, ret);
+}

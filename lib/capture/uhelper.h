@@ -1,0 +1,57 @@
+/* uhelper.h — the recorder's end of the unwind-table helper (helper/ringprof-unwind.c): a
+ * child process without privileges, fed binaries as file descriptors over a SOCK_SEQPACKET
+ * socket (lib/unwind/proto.h). Never blocks: requests wait in a queue while the socket is
+ * full, replies are read when the socket is readable. Every reply is checked. */
+#ifndef RP_UHELPER_H
+#define RP_UHELPER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define UHELPER_QUEUE 64 /* requests waiting or in flight, each holding an open fd */
+
+struct uhelper_req {
+	uint32_t id; /* the caller's: an object index */
+	int fd;
+};
+
+struct uhelper {
+	char path[4096 + 32];
+	pid_t pid;	 /* 0: not running */
+	int sock;	 /* -1: not running */
+	unsigned starts; /* how often it was started (restarts after a crash are bounded) */
+	struct uhelper_req q[UHELPER_QUEUE]; /* q[0..n_sent) sent, q[n_sent..n_q) waiting */
+	size_t n_q, n_sent;
+	char why[256]; /* why it is not running, when it is not */
+};
+
+/* A reply: on status 0, buf (malloc'd, size bytes) is the table as received, unchecked. */
+struct uhelper_reply {
+	uint32_t id;
+	int status;
+	void *buf;
+	size_t size;
+	uint64_t build_ns;
+	char why[160];
+};
+
+/* Find the helper program (next to this executable, else RP_PKGLIBEXECDIR) and start it.
+ * 0, or -errno with why (the recorder then records without user unwinding). */
+int uhelper_start(struct uhelper *h, char *why, size_t why_size);
+void uhelper_done(struct uhelper *h);
+/* The socket to wait on for replies (-1 when not running). */
+int uhelper_fd(const struct uhelper *h);
+
+/* Queue fd (taken over: closed once sent or dropped) for object id. -EAGAIN when the queue is
+ * full (fd not taken), -EPIPE when the helper is not running. */
+int uhelper_submit(struct uhelper *h, uint32_t id, int fd);
+/* Send what waits, read one reply if there is one. 1 and *ret (ret->buf is the caller's to
+ * free), 0 when nothing is there. When the helper died, the request it was working on comes
+ * back as a failed reply naming it, the helper is started again (a few times at most) and
+ * the other requests are sent again. */
+int uhelper_poll(struct uhelper *h, struct uhelper_reply *ret);
+/* Requests queued or in flight. */
+size_t uhelper_busy(const struct uhelper *h);
+
+#endif

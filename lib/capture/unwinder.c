@@ -1,0 +1,432 @@
+/* unwinder.c — record-time unwinding of user stacks (see unwinder.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "base/grow.h"
+#include "base/hash.h"
+#include "base/intern.h"
+#include "base/util.h"
+#include "capture/addrspace.h"
+#include "capture/uhelper.h"
+#include "capture/unwinder.h"
+#include "format/format.h"
+#include "unwind/utab.h"
+
+enum obj_state { OBJ_NEW, OBJ_PENDING, OBJ_READY, OBJ_NONE };
+
+#define NO_OBJ UINT32_MAX /* an executable mapping of no file (JIT, anonymous) */
+
+struct uobj {
+	uint8_t state; /* enum obj_state */
+	uint8_t bid_len;
+	uint8_t bid[20]; /* the build-id MMAP2 announced; the table's must match */
+	uint32_t maj, min;
+	uint64_t ino;
+	/* where to open it while it is OBJ_NEW */
+	uint32_t pid;
+	uint64_t start, end;
+	const char *path; /* in paths */
+	struct utab tab;
+	void *buf;
+	char why[96];
+	uint64_t stopped;
+};
+
+struct unwinder {
+	struct addrspace as;
+	struct uhelper helper;
+	bool have_helper;
+	struct pairtab *keys; /* object key hashes -> index into objs */
+	struct strtab *paths;
+	struct uobj *objs;
+	size_t n_objs, cap_objs;
+	uint32_t vdso; /* the [vdso] object, NO_OBJ until one is mapped */
+	uint32_t pass;
+	uint32_t n_new; /* objects waiting for room in the helper's queue */
+	struct unwinder_stats st;
+};
+
+struct unwinder *unwinder_new(char *note, size_t note_size)
+{
+	struct unwinder *u = calloc(1, sizeof(*u));
+
+	note[0] = '\0';
+	if (!u)
+		return NULL;
+	addrspace_init(&u->as);
+	u->keys = pairtab_new();
+	u->paths = strtab_new();
+	u->vdso = NO_OBJ;
+	if (!u->keys || !u->paths)
+		return unwinder_free(u);
+	u->have_helper = uhelper_start(&u->helper, note, note_size) == 0;
+	return u;
+}
+
+struct unwinder *unwinder_free(struct unwinder *u)
+{
+	if (!u)
+		return NULL;
+	if (u->have_helper)
+		uhelper_done(&u->helper);
+	addrspace_done(&u->as);
+	for (size_t i = 0; i < u->n_objs; i++)
+		free(u->objs[i].buf);
+	free(u->objs);
+	pairtab_free(u->keys);
+	strtab_free(u->paths);
+	free(u);
+	return NULL;
+}
+
+int unwinder_fd(const struct unwinder *u)
+{
+	return u->have_helper ? uhelper_fd(&u->helper) : -1;
+}
+
+const struct unwinder_stats *unwinder_stats(const struct unwinder *u)
+{
+	return &u->st;
+}
+
+bool unwinder_object(const struct unwinder *u, size_t i, struct unwinder_object *ret)
+{
+	const struct uobj *o;
+
+	if (i >= u->n_objs)
+		return false;
+	o = &u->objs[i];
+	*ret = (struct unwinder_object){ o->path ? o->path : "?", o->why,
+					 o->state == OBJ_READY	? 1
+					 : o->state == OBJ_NONE ? 2
+								: 0,
+					 o->stopped, o->buf ? o->tab.hdr->size : 0 };
+	return true;
+}
+
+static void obj_fail(struct unwinder *u, struct uobj *o, const char *why)
+{
+	if (o->state == OBJ_NEW && u->n_new)
+		u->n_new--;
+	o->state = OBJ_NONE;
+	util_strlcpy(o->why, why, sizeof(o->why));
+	u->st.table_failed++;
+}
+
+/* The vdso has no file: the recorder's own image (the same in every process of this boot) is
+ * copied into a memfd for the helper. */
+static int open_vdso(void)
+{
+	const unsigned char *base = (const void *)getauxval(AT_SYSINFO_EHDR);
+	size_t size = 0;
+	char line[512];
+	FILE *f;
+	int fd;
+
+	if (!base || !(f = fopen("/proc/self/maps", "re")))
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long a, b;
+
+		if (strstr(line, "[vdso]") && sscanf(line, "%lx-%lx", &a, &b) == 2 &&
+		    a == (unsigned long)base)
+			size = b - a;
+	}
+	fclose(f);
+	fd = size ? memfd_create("ringprof-vdso", MFD_CLOEXEC) : -1;
+	if (fd >= 0 && write(fd, base, size) != (ssize_t)size) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+/* The mapped file, opened the way that works in another mount namespace first; checked
+ * against the device and inode MMAP2 gave, when it gave them. -1 with o->why. */
+static int open_object(struct uobj *o)
+{
+	char p[4200];
+	int fd;
+	struct stat st;
+
+	snprintf(p, sizeof(p), "/proc/%u/map_files/%llx-%llx", o->pid, (unsigned long long)o->start,
+		 (unsigned long long)o->end);
+	fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 && o->path[0] == '/') {
+		snprintf(p, sizeof(p), "/proc/%u/root%s", o->pid, o->path);
+		fd = open(p, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			fd = open(o->path, O_RDONLY | O_CLOEXEC);
+	}
+	if (fd < 0) {
+		snprintf(o->why, sizeof(o->why), "cannot open it: %s", strerror(errno));
+		return -1;
+	}
+	if (o->ino && (fstat(fd, &st) < 0 || st.st_ino != o->ino || major(st.st_dev) != o->maj ||
+		       minor(st.st_dev) != o->min)) {
+		snprintf(o->why, sizeof(o->why), "the file on disk is not the one mapped");
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Hand a new object to the helper if its queue has room; else it stays OBJ_NEW and is tried
+ * again by the next sample or mapping that meets it. */
+static void submit(struct unwinder *u, uint32_t idx)
+{
+	struct uobj *o = &u->objs[idx];
+	int fd;
+
+	if (!u->have_helper || uhelper_fd(&u->helper) < 0) {
+		obj_fail(u, o, u->helper.why[0] ? u->helper.why : "no unwind-table helper");
+		return;
+	}
+	if (uhelper_busy(&u->helper) >= UHELPER_QUEUE)
+		return;
+	fd = idx == u->vdso ? open_vdso() : open_object(o);
+	if (fd < 0) {
+		obj_fail(u, o, idx == u->vdso ? "cannot copy the vdso" : o->why);
+		return;
+	}
+	if (uhelper_submit(&u->helper, idx, fd) < 0) {
+		close(fd);
+		return;
+	}
+	o->state = OBJ_PENDING;
+	u->n_new--;
+}
+
+/* The object of an executable file mapping: found by its build-id, else by device and inode,
+ * else by path; a new one is handed to the helper. NO_OBJ for mappings of no file. */
+static uint32_t object_of(struct unwinder *u, const struct perfrec_mmap *m)
+{
+	unsigned char key[40];
+	size_t klen = 0;
+	bool vdso = m->path && strcmp(m->path, "[vdso]") == 0, added;
+	int64_t id;
+	struct uobj *o;
+
+	if (!m->path || (!vdso && m->path[0] != '/'))
+		return NO_OBJ;
+	if (vdso) {
+		key[klen++] = 'v';
+	} else if (m->build_id_len) {
+		key[klen++] = 'b';
+		memcpy(key + klen, m->build_id, m->build_id_len);
+		klen += m->build_id_len;
+	} else if (m->ino) {
+		key[klen++] = 'i';
+		memcpy(key + klen, &m->maj, 4);
+		memcpy(key + klen + 4, &m->min, 4);
+		memcpy(key + klen + 8, &m->ino, 8);
+		klen += 16;
+	} else {
+		uint64_t h = hash_str(m->path);
+
+		key[klen++] = 'p';
+		memcpy(key + klen, &h, 8);
+		klen += 8;
+	}
+	id = pairtab_intern(u->keys, hash_bytes(key, klen, HASH_SEED),
+			    hash_bytes(key, klen, 0x84222325cbf29ce4ull), &added);
+	if (id < 0 || (added && GROW(u->objs, u->cap_objs, (size_t)id + 1) < 0))
+		return NO_OBJ;
+	if (!added)
+		return (uint32_t)id;
+	o = &u->objs[id];
+	memset(o, 0, sizeof(*o));
+	o->state = OBJ_NEW;
+	o->bid_len = (uint8_t)(m->build_id_len <= 20 ? m->build_id_len : 0);
+	memcpy(o->bid, m->build_id ? m->build_id : o->bid, o->bid_len);
+	o->maj = m->maj;
+	o->min = m->min;
+	o->ino = m->build_id_len ? 0 : m->ino;
+	o->pid = m->pid;
+	o->start = m->addr;
+	o->end = m->addr + m->len;
+	o->path = strtab_add(u->paths, m->path);
+	u->n_objs = (size_t)id + 1;
+	u->st.objects = u->n_objs;
+	u->n_new++;
+	if (vdso)
+		u->vdso = (uint32_t)id;
+	if (!o->path)
+		obj_fail(u, o, "out of memory");
+	else
+		submit(u, (uint32_t)id);
+	return (uint32_t)id;
+}
+
+void unwinder_side_band(struct unwinder *u, const struct perf_event_header *h, uint64_t sample_type)
+{
+	struct perfrec_mmap m;
+	struct perfrec_task t;
+	struct perfrec_comm c;
+
+	switch (h->type) {
+	case PERF_RECORD_MMAP2:
+		if (perfrec_parse_mmap(h, sample_type, &m) == 0 && (m.prot & PROT_EXEC) &&
+		    (h->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_USER)
+			addrspace_mmap(&u->as, m.pid, m.addr, m.addr + m.len, m.pgoff,
+				       object_of(u, &m));
+		break;
+	case PERF_RECORD_FORK:
+		if (perfrec_parse_task(h, &t) == 0)
+			addrspace_fork(&u->as, t.pid, t.ppid);
+		break;
+	case PERF_RECORD_EXIT:
+		if (perfrec_parse_task(h, &t) == 0 && t.pid == t.tid)
+			addrspace_exit(&u->as, t.pid, u->pass);
+		break;
+	case PERF_RECORD_COMM:
+		if (perfrec_parse_comm(h, sample_type, &c) == 0 && c.exec)
+			addrspace_exec(&u->as, c.pid);
+		break;
+	}
+	u->st.map_nomem = u->as.nomem;
+}
+
+/* A reply from the helper: the object gets its table after the checks, or none. */
+static void take_reply(struct unwinder *u, struct uhelper_reply *r)
+{
+	struct uobj *o = r->id < u->n_objs ? &u->objs[r->id] : NULL;
+	char why[160];
+	struct utab t;
+
+	if (!o || o->state != OBJ_PENDING) {
+		free(r->buf);
+		return;
+	}
+	u->st.build_ns += r->build_ns;
+	if (r->status < 0) {
+		obj_fail(u, o, r->why);
+		return;
+	}
+	if (utab_check(r->buf, r->size, &t, why, sizeof(why)) < 0) {
+		u->st.table_refused++;
+		obj_fail(u, o, why);
+		free(r->buf);
+		return;
+	}
+	if (o->bid_len && (t.hdr->build_id_len != o->bid_len ||
+			   memcmp(t.hdr->build_id, o->bid, o->bid_len) != 0)) {
+		u->st.table_refused++;
+		obj_fail(u, o, "the file's build-id is not the mapped one");
+		free(r->buf);
+		return;
+	}
+	o->tab = t;
+	o->buf = r->buf;
+	o->state = OBJ_READY;
+	u->st.tables++;
+	u->st.table_bytes += r->size;
+}
+
+void unwinder_poll(struct unwinder *u)
+{
+	struct uhelper_reply r;
+
+	if (!u->have_helper)
+		return;
+	while (uhelper_poll(&u->helper, &r) == 1)
+		take_reply(u, &r);
+	/* Objects that found the queue full get their turn. */
+	for (size_t i = 0; u->n_new && i < u->n_objs; i++)
+		if (u->objs[i].state == OBJ_NEW) {
+			submit(u, (uint32_t)i);
+			if (u->objs[i].state == OBJ_NEW)
+				break;
+		}
+}
+
+void unwinder_pass(struct unwinder *u)
+{
+	u->pass++;
+	addrspace_reap(&u->as, u->pass);
+}
+
+/* The walker's view of one sampled process. */
+struct find_ctx {
+	struct unwinder *u;
+	const struct as_proc *p;
+	uint32_t last_obj;
+};
+
+static enum uw_where find(void *arg, uint64_t pc, const struct utab **tab, uint64_t *off)
+{
+	struct find_ctx *c = arg;
+	const struct as_map *m = c->p ? addrspace_map(c->p, pc) : NULL;
+	struct uobj *o;
+
+	if (!m)
+		return UW_WHERE_UNMAPPED;
+	c->last_obj = m->obj;
+	if (m->obj == NO_OBJ)
+		return UW_WHERE_NONE;
+	o = &c->u->objs[m->obj];
+	switch (o->state) {
+	case OBJ_READY:
+		*tab = &o->tab;
+		*off = pc - m->start + m->pgoff;
+		return UW_WHERE_TABLE;
+	case OBJ_NEW:
+	case OBJ_PENDING:
+		return UW_WHERE_PENDING;
+	default:
+		return UW_WHERE_NONE;
+	}
+}
+
+/* The kernel part of the sample's own chain (up to its user part) into out. */
+static size_t kernel_part(const struct perfrec_sample *s, uint64_t *out, size_t max)
+{
+	size_t n = 0;
+
+	for (uint64_t i = 0; i < s->nr && n < max; i++) {
+		uint64_t v;
+
+		memcpy(&v, &s->ips[i], 8);
+		if (v == (uint64_t)PERF_CONTEXT_USER)
+			break;
+		out[n++] = v;
+	}
+	return n;
+}
+
+size_t unwinder_chain(struct unwinder *u, const struct perfrec_sample *s,
+		      const struct perfrec_user *user, uint64_t *out, size_t max)
+{
+	size_t n = kernel_part(s, out, max), k;
+	struct find_ctx c = { u, NULL, NO_OBJ };
+	struct uw_regs regs;
+	struct uw_stack st;
+	struct uw_result res;
+
+	if (!user->regs || user->n_regs < UNWINDER_N_REGS || max - n < 3)
+		return n;
+	/* The mask's bits in order: bp (6), sp (7), ip (8). */
+	regs = (struct uw_regs){ user->regs[2], user->regs[1], user->regs[0] };
+	st = (struct uw_stack){ user->stack, user->stack ? user->dyn_size : 0 };
+	c.p = addrspace_find(&u->as, s->id.pid);
+	out[n++] = (uint64_t)PERF_CONTEXT_USER;
+	k = uw_walk(&regs, &st, find, &c, out + n,
+		    max - n - 1 < UNWINDER_MAX_FRAMES ? max - n - 1 : UNWINDER_MAX_FRAMES, &res);
+	n += k;
+	out[n++] = RP_CONTEXT_UNWIND + (uint64_t)res.stop;
+	u->st.samples++;
+	u->st.stop[res.stop < UW_STOP_N ? res.stop : UW_BAD_FRAME]++;
+	u->st.frames += k;
+	u->st.fp_steps += res.fp_steps;
+	if (res.stop != UW_COMPLETE && c.last_obj != NO_OBJ && c.last_obj < u->n_objs)
+		u->objs[c.last_obj].stopped++;
+	return n;
+}

@@ -1,0 +1,77 @@
+/* unwinder.h — record-time unwinding of user stacks (--call-graph dwarf): the recorder feeds
+ * it the side-band it drains (MMAP2, FORK, EXIT, COMM) and each sample's user registers and
+ * stack copy; it keeps every process's executable mappings (addrspace), has the unwind table
+ * of each object built by the unprivileged helper (uhelper), checks it (utab_check), and
+ * walks the copy (uw_walk) into a callchain of return addresses. It never waits for a table:
+ * a sample whose walk meets an object whose table is not there yet keeps what was unwound so
+ * far and says so in its chain's RP_CONTEXT_UNWIND marker. */
+#ifndef RP_UNWINDER_H
+#define RP_UNWINDER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <asm/perf_regs.h>
+#include <linux/perf_event.h>
+
+#include "format/perfrec.h"
+#include "unwind/walk.h"
+
+/* The registers asked for (PERF_SAMPLE_REGS_USER): bp, sp, ip, in this order in samples. */
+#define UNWINDER_REGS_MASK                                                                         \
+	((1ull << PERF_REG_X86_BP) | (1ull << PERF_REG_X86_SP) | (1ull << PERF_REG_X86_IP))
+#define UNWINDER_N_REGS 3
+#define UNWINDER_MAX_FRAMES 512 /* user frames per sample */
+
+struct unwinder_stats {
+	uint64_t samples;	  /* samples with a user context (registers and a stack copy) */
+	uint64_t stop[UW_STOP_N]; /* those samples by why their walk ended */
+	uint64_t frames;	  /* user frames found */
+	uint64_t fp_steps;	  /* of which by the frame-pointer fallback */
+	uint64_t objects;	  /* distinct objects seen in executable mappings */
+	uint64_t tables;	  /* tables received and accepted */
+	uint64_t table_bytes;	  /* their size */
+	uint64_t table_failed; /* objects without a table (no unwind info, unreadable, helper died) */
+	uint64_t table_refused; /* tables the checker refused or that belonged to another build */
+	uint64_t build_ns;	/* time the helper spent building */
+	uint64_t map_nomem;	/* mappings not kept for lack of memory */
+};
+
+/* An object as the unwinder sees it, for the summary. */
+struct unwinder_object {
+	const char *path;
+	const char *why;  /* why it has no table ("" when it has one or is pending) */
+	int state;	  /* 0 pending, 1 table, 2 none */
+	uint64_t stopped; /* samples whose walk stopped in it, for another reason than completion */
+	uint64_t table_bytes;
+};
+
+struct unwinder;
+
+/* A new unwinder and its helper. Without the helper (not found, cannot start) it still works,
+ * walking frame pointers only; *note then says why (else it is ""). NULL when out of memory. */
+struct unwinder *unwinder_new(char *note, size_t note_size);
+struct unwinder *unwinder_free(struct unwinder *u);
+
+/* The helper's socket, to wait on with the rings (-1 when there is none). */
+int unwinder_fd(const struct unwinder *u);
+/* Take what the helper has answered (tables, failures); call when unwinder_fd is readable
+ * and once per drain pass. Never blocks. */
+void unwinder_poll(struct unwinder *u);
+/* A drain pass ended: processes that exited two passes ago are forgotten. */
+void unwinder_pass(struct unwinder *u);
+
+/* A side-band record drained from a ring or synthesized (others are ignored). */
+void unwinder_side_band(struct unwinder *u, const struct perf_event_header *h, uint64_t sample_type);
+
+/* The sample's callchain as it is stored: the kernel part of s's chain, then, when the sample
+ * has a user context, PERF_CONTEXT_USER, the user pcs (leaf first) and the RP_CONTEXT_UNWIND
+ * marker. At most max words into out; returns how many. */
+size_t unwinder_chain(struct unwinder *u, const struct perfrec_sample *s,
+		      const struct perfrec_user *user, uint64_t *out, size_t max);
+
+const struct unwinder_stats *unwinder_stats(const struct unwinder *u);
+/* The i-th object (0 <= i < stats->objects) into *ret; false past the end. */
+bool unwinder_object(const struct unwinder *u, size_t i, struct unwinder_object *ret);
+
+#endif
