@@ -490,7 +490,7 @@ static void check_privileges(pid_t pid)
 {
 	char path[64], line[256];
 	FILE *f;
-	bool nnp = false, capeff0 = false, capbnd0 = false;
+	bool nnp = false, capeff0 = false, capbnd0 = false, filter = false;
 	unsigned uid = 0;
 
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
@@ -500,11 +500,13 @@ static void check_privileges(pid_t pid)
 		nnp |= !strcmp(line, "NoNewPrivs:\t1\n");
 		capeff0 |= !strcmp(line, "CapEff:\t0000000000000000\n");
 		capbnd0 |= !strcmp(line, "CapBnd:\t0000000000000000\n");
+		filter |= !strcmp(line, "Seccomp:\t2\n");
 		sscanf(line, "Uid:\t%*u\t%u", &uid);
 	}
 	fclose(f);
 	CHECK(nnp, "no_new_privs set");
 	CHECK(capeff0, "no effective capability");
+	CHECK(filter, "a seccomp filter");
 	if (geteuid() == 0) {
 		CHECK(capbnd0, "empty bounding set");
 		CHECK_INT(uid, 65534);
