@@ -497,20 +497,34 @@ static int fde_rows(struct builder *b, Dwarf_CFI *cfi, uint64_t lo, uint64_t hi,
 	return 0;
 }
 
-/* Every FDE of one CFI section (scn: .eh_frame or .debug_frame) into b->src[src]. */
+/* An FDE's vaddr range and the cost of one of its rows (fde_range). */
+struct fde {
+	uint64_t lo, hi, cost;
+};
+
+static int cmp_fde(const void *pa, const void *pb)
+{
+	const struct fde *a = pa, *b = pb;
+
+	return a->lo < b->lo ? -1 : a->lo > b->lo;
+}
+
+/* Every FDE of one CFI section (scn: .eh_frame or .debug_frame) into b->src[src]. The FDEs
+ * are read in address order, so that the rows come sorted (sweep() then need not sort). */
 static int read_section(struct builder *b, Dwarf_CFI *cfi, Elf_Scn *scn, int src)
 {
 	bool eh = src == SRC_EH;
 	Elf_Data *d = elf_getdata(scn, NULL);
 	Dwarf_Off off = 0, next;
+	struct fde *fdes = NULL, f;
+	size_t n = 0, cap = 0;
 	GElf_Shdr sh;
-	int rc;
+	int rc = 0;
 
 	if (!d || !d->d_buf || !gelf_getshdr(scn, &sh))
 		return 0;
 	while (off < d->d_size) {
 		Dwarf_CFI_Entry e;
-		uint64_t lo, hi, cost;
 		int r;
 
 		next = off;
@@ -520,16 +534,23 @@ static int read_section(struct builder *b, Dwarf_CFI *cfi, Elf_Scn *scn, int src
 		if (r == 0 && !dwarf_cfi_cie_p(&e)) {
 			b->st->n_fdes++;
 			b->st->n_fdes_eh += eh;
-			if (fde_range(b, d, sh.sh_addr, eh, &e, &lo, &hi, &cost) < 0)
+			if (fde_range(b, d, sh.sh_addr, eh, &e, &f.lo, &f.hi, &f.cost) < 0)
 				b->st->n_fdes_skipped++;
-			else if ((rc = fde_rows(b, cfi, lo, hi, cost, src)) < 0)
-				return rc;
+			else if (GROW(fdes, cap, n + 1) < 0)
+				rc = -ENOMEM;
+			else
+				fdes[n++] = f;
 		}
-		if (next == (Dwarf_Off)-1 || next <= off)
+		if (rc < 0 || next == (Dwarf_Off)-1 || next <= off)
 			break;
 		off = next;
 	}
-	return 0;
+	if (n > 1)
+		qsort(fdes, n, sizeof(*fdes), cmp_fde);
+	for (size_t i = 0; i < n && rc == 0; i++)
+		rc = fde_rows(b, cfi, fdes[i].lo, fdes[i].hi, fdes[i].cost, src);
+	free(fdes);
+	return rc;
 }
 
 /* ---- the table: sources merged, rows emitted ---- */
@@ -549,7 +570,12 @@ static void sweep(struct ivals *iv)
 	size_t w = 0;
 	uint64_t cur = 0;
 
-	if (iv->n > 1)
+	bool sorted = true;
+
+	/* Rows come FDE by FDE, and FDEs mostly in address order: often nothing to sort. */
+	for (size_t i = 1; i < iv->n && sorted; i++)
+		sorted = cmp_ival(&iv->v[i - 1], &iv->v[i]) <= 0;
+	if (!sorted)
 		qsort(iv->v, iv->n, sizeof(*iv->v), cmp_ival);
 	for (size_t i = 0; i < iv->n; i++) {
 		struct ival x = iv->v[i];
@@ -572,6 +598,8 @@ static int merge_debug(struct builder *b)
 	size_t n_e, j = 0;
 
 	sweep(e);
+	if (!d->n)
+		return 0;
 	sweep(d);
 	n_e = e->n;
 	for (size_t i = 0; i < d->n; i++) {
