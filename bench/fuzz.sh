@@ -15,7 +15,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 SECS=${1:-180}
 JOBS=${JOBS:-2}
-TARGETS=${TARGETS:-"fuzz-reader fuzz-frame fuzz-maps fuzz-kallsyms fuzz-config"}
+TARGETS=${TARGETS:-"fuzz-reader fuzz-frame fuzz-maps fuzz-kallsyms fuzz-config fuzz-utab-build"}
 
 die() { echo "fuzz: $*" >&2; exit 1; }
 
@@ -32,12 +32,12 @@ fi
 WORK=${WORK:-$(mktemp -d /tmp/ringprof-fuzz.XXXXXX)}
 mkdir -p "$WORK/obj" "$WORK/bin" "$WORK/crash" "$WORK/log"
 CFLAGS="-std=gnu11 -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined"
-CPPFLAGS="-include $B/config.h -I$ROOT/lib -I$B -I$ROOT/daemon"
+CPPFLAGS="-include $B/config.h -I$ROOT/lib -I$B -I$ROOT/daemon -I$ROOT/helper"
 
 # ---- build: lib objects once (no main), then one binary per target ----------------------------
 echo "fuzz: building in $WORK"
 objs=()
-for src in "$ROOT"/lib/*/*.c "$ROOT"/daemon/conf.c "$ROOT"/daemon/log.c; do
+for src in "$ROOT"/lib/*/*.c "$ROOT"/daemon/conf.c "$ROOT"/daemon/log.c "$ROOT"/helper/build.c; do
 	o=$WORK/obj/$(basename "$(dirname "$src")")-$(basename "$src" .c).o
 	clang $CFLAGS -fsanitize=fuzzer-no-link $CPPFLAGS -c "$src" -o "$o" &
 	objs+=("$o")

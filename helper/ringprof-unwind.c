@@ -1,0 +1,501 @@
+/* ringprof-unwind.c — the unprivileged unwind-table builder: serves the recorder over a socket
+ * (--fd, protocol in unwind/proto.h) or builds one table from a path (--build). */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <grp.h>
+#include <linux/audit.h>
+#include <linux/capability.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "base/buildid.h"
+#include "base/util.h"
+#include "build.h"
+#include "unwind/proto.h"
+#include "unwind/utab.h"
+
+#define PROG "ringprof-unwind"
+#define NOBODY 65534
+#define MAX_FDS_IN 4		     /* SCM_RIGHTS fds taken from one message; more are closed */
+#define HELPER_AS_LIMIT (1ull << 30) /* address space: libelf maps the whole binary */
+#define HELPER_NOFILE 16
+
+enum { EXIT_USAGE = 2 };
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: " PROG " --fd N\n"
+		"       " PROG " --build FILE [-o OUT]\n"
+		"\n"
+		"Builds compact unwind tables from the .eh_frame and .debug_frame of ELF files.\n"
+		"\n"
+		"  --fd N         serve the recorder on the SOCK_SEQPACKET socket N: drop every\n"
+		"                 privilege, then answer each request (a binary's file descriptor)\n"
+		"                 with a sealed memfd holding its table, until the socket closes\n"
+		"  --build FILE   build FILE's table and print what it holds and what it cost\n"
+		"  -o, --output OUT  with --build: also write the table to OUT\n"
+		"  -h, --help     this help\n");
+}
+
+/* ---- --build ---- */
+
+static void print_kinds(const struct uwb_stats *st)
+{
+	for (unsigned k = UTAB_CFA_SP; k < UTAB_CFA_N; k++)
+		printf("cfa-%-9s %u rows read (%.2f%%), %u table rows\n", uwb_cfa_name(k),
+		       st->n_read_by_cfa[k],
+		       st->n_rows_read ? 100.0 * st->n_read_by_cfa[k] / st->n_rows_read : 0.0,
+		       st->n_rows_by_cfa[k]);
+}
+
+static void print_summary(const char *path, const struct utab *t, const struct uwb_stats *st,
+			  size_t size)
+{
+	char id[41] = "none";
+
+	if (t->hdr->build_id_len)
+		buildid_to_hex(t->hdr->build_id, t->hdr->build_id_len, id);
+	printf("file          %s\n", path);
+	printf("build-id      %s\n", id);
+	printf("sources       %s%s\n", t->hdr->flags & UTAB_F_EH_FRAME ? ".eh_frame " : "",
+	       t->hdr->flags & UTAB_F_DEBUG_FRAME ? ".debug_frame" : "");
+	printf("fdes          %u (%u from .eh_frame, %u skipped)\n", st->n_fdes, st->n_fdes_eh,
+	       st->n_fdes_skipped);
+	printf("rows-read     %u (%u dropped outside PT_LOAD)\n", st->n_rows_read,
+	       st->n_rows_dropped);
+	printf("rows          %u\n", t->n_rows);
+	printf("rules         %u\n", t->n_rules);
+	printf("bytes         %zu\n", size);
+	printf("build-ms      %.2f\n", st->build_ns / 1e6);
+	printf("work          %llu\n", (unsigned long long)st->work);
+	if (st->n_plt_expanded)
+		printf("plt-expanded  %u\n", st->n_plt_expanded);
+	print_kinds(st);
+}
+
+static int write_file(const char *path, const void *buf, size_t size)
+{
+	FILE *f = fopen(path, "wbe");
+
+	if (!f || fwrite(buf, 1, size, f) != size) {
+		fprintf(stderr, PROG ": %s: %s\n", path, strerror(errno));
+		if (f)
+			fclose(f);
+		return -1;
+	}
+	if (fclose(f) != 0) {
+		fprintf(stderr, PROG ": %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int cmd_build(const char *path, const char *out)
+{
+	char why[256];
+	struct uwb_stats st;
+	struct utab t;
+	void *buf;
+	size_t size;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), rc;
+
+	if (fd < 0) {
+		fprintf(stderr, PROG ": %s: %s\n", path, strerror(errno));
+		return EXIT_FAILURE;
+	}
+	rc = uwb_build_fd(fd, &buf, &size, &st, why, sizeof(why));
+	close(fd);
+	if (rc < 0) {
+		fprintf(stderr, PROG ": %s: %s\n", path, why);
+		return EXIT_FAILURE;
+	}
+	if (utab_check(buf, size, &t, why, sizeof(why)) < 0) {
+		fprintf(stderr, PROG ": %s: the table built is refused: %s\n", path, why);
+		free(buf);
+		return EXIT_FAILURE;
+	}
+	print_summary(path, &t, &st, size);
+	rc = out ? write_file(out, buf, size) : 0;
+	free(buf);
+	return rc < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+/* ---- --fd: privileges ---- */
+
+/* Give up what root gives: the bounding set first (that needs CAP_SETPCAP, which the uid
+ * change takes away), then the ids where CAP_SETUID/CAP_SETGID allow it (under ringprofd's
+ * unit they may not: then uid 0 stays, without capabilities). */
+static void drop_ids(void)
+{
+	for (int cap = 0; cap < 64; cap++)
+		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0 && errno == EINVAL)
+			break; /* past the last capability this kernel knows; EPERM: cannot */
+	prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+	if (geteuid() != 0 && getuid() != 0)
+		return;
+	setgroups(0, NULL);
+	if (setresgid(NOBODY, NOBODY, NOBODY) == 0)
+		setresuid(NOBODY, NOBODY, NOBODY);
+}
+
+static int drop_privileges(void)
+{
+	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct data[2] = { { 0 } };
+	const struct {
+		int res;
+		rlim_t lim;
+	} limits[] = {
+		{ RLIMIT_AS, HELPER_AS_LIMIT },
+		{ RLIMIT_CORE, 0 },
+		{ RLIMIT_NOFILE, HELPER_NOFILE },
+		{ RLIMIT_FSIZE, UWP_MAX_TABLE }, /* memfd writes count too */
+		{ RLIMIT_NPROC, 0 },
+	};
+
+	drop_ids();
+	if (syscall(SYS_capset, &hdr, data) < 0) {
+		fprintf(stderr, PROG ": cannot drop capabilities: %s\n", strerror(errno));
+		return -1;
+	}
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
+		fprintf(stderr, PROG ": cannot set no_new_privs: %s\n", strerror(errno));
+		return -1;
+	}
+	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	for (size_t i = 0; i < sizeof(limits) / sizeof(limits[0]); i++) {
+		struct rlimit rl = { limits[i].lim, limits[i].lim };
+		struct rlimit cur;
+
+		/* Never raise a limit the caller set lower. */
+		if (getrlimit(limits[i].res, &cur) == 0 && cur.rlim_max < rl.rlim_max)
+			rl.rlim_cur = rl.rlim_max = cur.rlim_max;
+		if (setrlimit(limits[i].res, &rl) < 0) {
+			fprintf(stderr, PROG ": cannot limit resource %d: %s\n", limits[i].res,
+				strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* ---- --fd: the system calls left ---- */
+
+#define SC_ALLOW(nr)                                                                               \
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (nr), 0, 1),                                           \
+	    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)
+
+/*
+ * What serving requests needs (strace of libelf and libdw building tables, glibc's malloc and
+ * qsort, the replies): no open, no socket, no exec, no executable mappings. Anything else
+ * kills the helper, which the recorder sees as EOF.
+ */
+static int install_seccomp(void)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, __X32_SYSCALL_BIT, 4, 0), /* to the kill */
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_mmap, 1, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_mprotect, 0, 4),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[2])),
+		BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, PROT_EXEC, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		SC_ALLOW(__NR_read),
+		SC_ALLOW(__NR_write),
+		SC_ALLOW(__NR_pread64),
+		SC_ALLOW(__NR_lseek),
+		SC_ALLOW(__NR_recvmsg),
+		SC_ALLOW(__NR_sendmsg),
+		SC_ALLOW(__NR_close),
+		SC_ALLOW(__NR_fstat),
+		SC_ALLOW(__NR_newfstatat),
+		SC_ALLOW(__NR_fcntl),
+		SC_ALLOW(__NR_memfd_create),
+		SC_ALLOW(__NR_ftruncate),
+		SC_ALLOW(__NR_munmap),
+		SC_ALLOW(__NR_mremap),
+		SC_ALLOW(__NR_madvise),
+		SC_ALLOW(__NR_brk),
+		SC_ALLOW(__NR_futex),
+		SC_ALLOW(__NR_getrandom),
+		SC_ALLOW(__NR_clock_gettime),
+		SC_ALLOW(__NR_sysinfo), /* qsort of large arrays asks for the memory size */
+		SC_ALLOW(__NR_rt_sigreturn),
+		SC_ALLOW(__NR_rt_sigprocmask), /* abort() */
+		SC_ALLOW(__NR_getpid),
+		SC_ALLOW(__NR_gettid),
+		SC_ALLOW(__NR_tgkill),
+		SC_ALLOW(__NR_exit),
+		SC_ALLOW(__NR_exit_group),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+	};
+	struct sock_fprog prog = { sizeof(f) / sizeof(f[0]), f };
+
+	if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) < 0) {
+		fprintf(stderr, PROG ": cannot install the system call filter: %s\n",
+			strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- --fd: the protocol ---- */
+
+/* One message: its bytes in *req and their count in *ret_n, the first fd it carried in
+ * *ret_fd (-1 if none), every other fd closed. 1, 0 at EOF, or -errno (the socket failed). */
+static int recv_request(int sock, struct uwp_request *req, size_t *ret_n, int *ret_fd)
+{
+	union {
+		char buf[CMSG_SPACE(MAX_FDS_IN * sizeof(int))];
+		struct cmsghdr align;
+	} ctl;
+	struct iovec iov = { req, sizeof(*req) };
+	struct msghdr msg = { .msg_iov = &iov,
+			      .msg_iovlen = 1,
+			      .msg_control = ctl.buf,
+			      .msg_controllen = sizeof(ctl.buf) };
+	ssize_t n;
+
+	*ret_fd = -1;
+	memset(req, 0, sizeof(*req));
+	do
+		n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+			continue;
+		for (size_t i = 0; i < (c->cmsg_len - CMSG_LEN(0)) / sizeof(int); i++) {
+			int fd;
+
+			memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+			if (*ret_fd < 0)
+				*ret_fd = fd;
+			else
+				close(fd);
+		}
+	}
+	/* SOCK_SEQPACKET: no bytes and no fd is the peer's EOF. A longer message than a
+	 * request is cut (MSG_TRUNC) and answered as a bad request. */
+	if (n == 0 && *ret_fd < 0)
+		return 0;
+	*ret_n = (msg.msg_flags & MSG_TRUNC) ? sizeof(*req) + 1 : (size_t)n;
+	return 1;
+}
+
+/* The table in a sealed memfd; -errno with why. */
+static int table_memfd(const void *buf, size_t size, char *why, size_t why_size)
+{
+	int fd = memfd_create("ringprof-utab", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	const char *p = buf;
+	int rc;
+
+	if (fd < 0) {
+		rc = -errno;
+		snprintf(why, why_size, "memfd_create: %s", strerror(errno));
+		return rc;
+	}
+	for (size_t done = 0; done < size;) {
+		ssize_t n = write(fd, p + done, size - done);
+
+		if (n <= 0) {
+			rc = n < 0 ? -errno : -EIO;
+			snprintf(why, why_size, "writing the table: %s", strerror(-rc));
+			close(fd);
+			return rc;
+		}
+		done += (size_t)n;
+	}
+	if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) < 0) {
+		rc = -errno;
+		snprintf(why, why_size, "sealing the table: %s", strerror(errno));
+		close(fd);
+		return rc;
+	}
+	return fd;
+}
+
+static int send_reply(int sock, const struct uwp_reply *rep, int fd)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} ctl;
+	struct iovec iov = { (void *)rep, sizeof(*rep) };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+	ssize_t n;
+
+	if (fd >= 0) {
+		struct cmsghdr *c;
+
+		memset(&ctl, 0, sizeof(ctl));
+		msg.msg_control = ctl.buf;
+		msg.msg_controllen = sizeof(ctl.buf);
+		c = CMSG_FIRSTHDR(&msg);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	}
+	do
+		n = sendmsg(sock, &msg, MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	return n == (ssize_t)sizeof(*rep) ? 0 : -1;
+}
+
+/* Build the table of bin_fd into a sealed memfd (returned, or -1 with rep's status and why). */
+static int build_reply(const struct uwp_request *req, size_t n, int bin_fd, struct uwp_reply *rep)
+{
+	struct stat st;
+	struct utab t;
+	void *buf;
+	size_t size;
+	int rc;
+
+	if (n != sizeof(*req) || req->magic != UWP_MAGIC) {
+		rep->status = -EINVAL;
+		snprintf(rep->why, sizeof(rep->why),
+			 "bad request (%zu bytes, magic %#x): the recorder and the helper differ",
+			 n, req->magic);
+		return -1;
+	}
+	if (bin_fd < 0 || fstat(bin_fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		rep->status = bin_fd < 0 ? -EBADF : -ENOEXEC;
+		snprintf(rep->why, sizeof(rep->why), "%s",
+			 bin_fd < 0 ? "no file descriptor came with the request"
+				    : "not an ELF file (not a regular file)");
+		return -1;
+	}
+	rc = uwb_build_fd(bin_fd, &buf, &size, NULL, rep->why, sizeof(rep->why));
+	if (rc < 0) {
+		rep->status = rc;
+		return -1;
+	}
+	if (size > UWP_MAX_TABLE) {
+		rc = -E2BIG;
+		snprintf(rep->why, sizeof(rep->why), "the table would be %zu bytes, more than %u",
+			 size, UWP_MAX_TABLE);
+	} else if (utab_check(buf, size, &t, rep->why, sizeof(rep->why)) < 0) {
+		rc = -EPROTO; /* never send what the recorder would refuse */
+	} else {
+		rc = table_memfd(buf, size, rep->why, sizeof(rep->why));
+	}
+	free(buf);
+	if (rc < 0) {
+		rep->status = rc;
+		return -1;
+	}
+	rep->size = size;
+	return rc;
+}
+
+/* Answer requests in order until the socket closes. */
+static int serve(int sock)
+{
+	for (;;) {
+		struct uwp_request req;
+		struct uwp_reply rep;
+		size_t n = 0;
+		int bin_fd, mfd, rc;
+		uint64_t t0;
+
+		rc = recv_request(sock, &req, &n, &bin_fd);
+		if (rc <= 0) {
+			if (rc < 0)
+				fprintf(stderr, PROG ": reading requests: %s\n", strerror(-rc));
+			return rc < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+		}
+		t0 = util_now_ns();
+		memset(&rep, 0, sizeof(rep));
+		rep.magic = UWP_MAGIC;
+		rep.id = req.id;
+		mfd = build_reply(&req, n, bin_fd, &rep);
+		rep.build_ns = util_now_ns() - t0;
+		if (bin_fd >= 0)
+			close(bin_fd);
+		rc = send_reply(sock, &rep, mfd);
+		if (mfd >= 0)
+			close(mfd);
+		if (rc < 0)
+			return EXIT_FAILURE; /* the recorder is gone */
+	}
+}
+
+static int cmd_serve(const char *arg)
+{
+	uint64_t v;
+	int sock, type;
+	socklen_t len = sizeof(type);
+
+	if (util_parse_u64(arg, &v) < 0 || v > INT32_MAX ||
+	    getsockopt((int)v, SOL_SOCKET, SO_TYPE, &type, &len) < 0 || type != SOCK_SEQPACKET) {
+		fprintf(stderr, PROG ": --fd %s: not a SOCK_SEQPACKET socket\n", arg);
+		return EXIT_USAGE;
+	}
+	sock = (int)v;
+	/* Nothing inherited but stdio and the socket. */
+	if (sock > 3)
+		close_range(3, (unsigned)sock - 1, 0);
+	close_range((unsigned)sock + 1, ~0u, 0);
+	if (drop_privileges() < 0 || install_seccomp() < 0)
+		return EXIT_FAILURE;
+	return serve(sock);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "fd", required_argument, NULL, 'f' },
+		{ "build", required_argument, NULL, 'b' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *fd = NULL, *build = NULL, *out = NULL;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			fd = optarg;
+			break;
+		case 'b':
+			build = optarg;
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return EXIT_SUCCESS;
+		default:
+			fprintf(stderr, "Try '" PROG " --help'.\n");
+			return EXIT_USAGE;
+		}
+	}
+	if (optind < argc || !fd == !build || (out && !build)) {
+		fprintf(stderr, PROG ": give either --fd N or --build FILE [-o OUT]\n"
+				     "Try '" PROG " --help'.\n");
+		return EXIT_USAGE;
+	}
+	return fd ? cmd_serve(fd) : cmd_build(build, out);
+}
