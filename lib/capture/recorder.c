@@ -38,6 +38,7 @@ struct counts {
 
 /* Per recorded CPU, parallel to ev.cpus. */
 struct rcpu {
+	bool emitted; /* kept samples were stored into its batch */
 	struct counts n;
 	struct counts file0; /* the counters when the current file began */
 };
@@ -307,6 +308,29 @@ int recorder_start(struct recorder *r, struct writer *w)
 	return rc;
 }
 
+/* A sample with its unwound chain into the file. */
+static void emit_sample(void *arg, size_t ci, const struct perfrec_sample *s)
+{
+	struct recorder *r = arg;
+
+	if (!encoder_add(r->enc, ci, s))
+		r->ev.cpus[ci].ring.n_bad++;
+	r->cpus[ci].emitted = true;
+}
+
+/* Samples kept for their tables, walked again: those that can go now are stored. */
+static void release_held(struct recorder *r, bool all)
+{
+	if (!r->unw)
+		return;
+	unwinder_release(r->unw, all, util_now_ns(), emit_sample, r);
+	for (size_t ci = 0; ci < r->ev.n_cpus; ci++)
+		if (r->cpus[ci].emitted) {
+			r->cpus[ci].emitted = false;
+			encoder_flush(r->enc, ci);
+		}
+}
+
 /* --call-graph dwarf: a sample's user stack is unwound and only the chain is stored (a sample
  * that cannot be is dropped and counted: its stack copy is not stored); side-band updates the
  * unwinder's view of the processes. True when the record is taken care of. */
@@ -316,6 +340,7 @@ static bool take_unwound(struct recorder *r, size_t ci, const struct perf_event_
 	struct perfrec_sample s;
 	struct perfrec_user u;
 	struct perfrec_lost l;
+	bool held;
 
 	switch (h->type) {
 	case PERF_RECORD_SAMPLE:
@@ -325,10 +350,10 @@ static bool take_unwound(struct recorder *r, size_t ci, const struct perf_event_
 			r->ev.cpus[ci].ring.n_bad++;
 			return true;
 		}
-		s.nr = unwinder_chain(r->unw, &s, &u, r->chain, sizeof(r->chain) / 8);
+		s.nr = unwinder_chain(r->unw, ci, &s, &u, r->chain, sizeof(r->chain) / 8, &held);
 		s.ips = r->chain;
-		if (!encoder_add(r->enc, ci, &s))
-			r->ev.cpus[ci].ring.n_bad++;
+		if (!held)
+			emit_sample(r, ci, &s);
 		return true;
 	case PERF_RECORD_LOST:
 		if (perfrec_parse_lost(h, &l) == 0)
@@ -405,6 +430,15 @@ static void drain_rings(void *arg)
 		drain_ring(r, ci);
 }
 
+/* Records older than this are all in the writer: the ordering margin, and the kept samples. */
+static uint64_t safe_time(const struct recorder *r, uint64_t now)
+{
+	uint64_t t = now > ORDER_MARGIN_NS ? now - ORDER_MARGIN_NS : 0;
+	uint64_t held = r->unw ? unwinder_held_since(r->unw) : UINT64_MAX;
+
+	return held <= t ? (held ? held - 1 : 0) : t;
+}
+
 static int drain_all(struct recorder *r)
 {
 	uint64_t pass = util_now_ns();
@@ -415,6 +449,7 @@ static int drain_all(struct recorder *r)
 	drain_rings(r);
 	if (r->unw) {
 		unwinder_poll(r->unw);
+		release_held(r, false);
 		unwinder_pass(r->unw);
 	}
 	/* Stacks are defined once per file, so a damaged frame would cost the callchains of the
@@ -423,7 +458,7 @@ static int drain_all(struct recorder *r)
 		encoder_restart(r->enc);
 		r->t_restack = pass;
 	}
-	writer_set_safe_time(r->w, pass > ORDER_MARGIN_NS ? pass - ORDER_MARGIN_NS : 0);
+	writer_set_safe_time(r->w, safe_time(r, pass));
 	if (writer_due(r->w, util_now_ns(), r->flush_ns))
 		rc = writer_flush(r->w);
 	if (rc == 0 && ws->dropped_frames != dropped)
@@ -521,6 +556,7 @@ int recorder_rotate(struct recorder *r, struct writer *w)
 	int rc;
 
 	drain_rings(r);
+	release_held(r, true);
 	t = util_now_ns();
 	writer_set_safe_time(r->w, t);
 	end_file(r, t, -1);
@@ -535,6 +571,16 @@ int recorder_stop(struct recorder *r, int exit_status)
 	evset_disable(&r->ev);
 	r->t_stop = util_now_ns();
 	drain_rings(r);
+	if (r->unw) {
+		/* The last tables still on their way get a moment. */
+		for (int i = 0; i < 50 && unwinder_held_since(r->unw) != UINT64_MAX; i++) {
+			unwinder_poll(r->unw);
+			release_held(r, false);
+			if (unwinder_held_since(r->unw) != UINT64_MAX)
+				usleep(10000);
+		}
+		release_held(r, true);
+	}
 	writer_set_safe_time(r->w, r->t_stop);
 	end_file(r, r->t_stop, exit_status);
 	return writer_flush(r->w);

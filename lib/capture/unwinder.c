@@ -22,7 +22,11 @@
 
 enum obj_state { OBJ_NEW, OBJ_PENDING, OBJ_READY, OBJ_NONE };
 
-#define NO_OBJ UINT32_MAX /* an executable mapping of no file (JIT, anonymous) */
+#define NO_OBJ UINT32_MAX	  /* an executable mapping of no file (JIT, anonymous) */
+#define UNMAPPED (UINT32_MAX - 1) /* a walk's last pc was in no mapping known (yet) */
+/* A sample whose pc was in no mapping waits this many drain passes for its MMAP2 record,
+ * which may be in another CPU's ring. */
+#define UNMAPPED_PASSES 3
 
 struct uobj {
 	uint8_t state; /* enum obj_state */
@@ -52,6 +56,23 @@ struct unwinder {
 	uint32_t pass;
 	uint32_t n_new; /* objects waiting for room in the helper's queue */
 	struct unwinder_stats st;
+	/* Samples kept until their tables come: struct held entries, 8-byte aligned. */
+	unsigned char *hold;
+	size_t hold_len, hold_cap;
+	uint64_t hold_since;
+	uint64_t chain[UNWINDER_MAX_FRAMES + 256];
+};
+
+/* A kept sample; followed by nk kernel chain words and dyn bytes of stack. */
+struct held {
+	uint32_t size; /* of the entry, a multiple of 8 */
+	uint32_t ci;
+	struct perfrec_sample s;
+	uint64_t regs[UNWINDER_N_REGS];
+	uint64_t dyn;
+	uint64_t nk;
+	uint32_t pass; /* when it was kept */
+	uint32_t pad;
 };
 
 struct unwinder *unwinder_new(char *note, size_t note_size)
@@ -65,6 +86,7 @@ struct unwinder *unwinder_new(char *note, size_t note_size)
 	u->keys = pairtab_new();
 	u->paths = strtab_new();
 	u->vdso = NO_OBJ;
+	u->hold_since = UINT64_MAX;
 	if (!u->keys || !u->paths)
 		return unwinder_free(u);
 	u->have_helper = uhelper_start(&u->helper, note, note_size) == 0;
@@ -81,6 +103,7 @@ struct unwinder *unwinder_free(struct unwinder *u)
 	for (size_t i = 0; i < u->n_objs; i++)
 		free(u->objs[i].buf);
 	free(u->objs);
+	free(u->hold);
 	pairtab_free(u->keys);
 	strtab_free(u->paths);
 	free(u);
@@ -367,8 +390,10 @@ static enum uw_where find(void *arg, uint64_t pc, const struct utab **tab, uint6
 	const struct as_map *m = c->p ? addrspace_map(c->p, pc) : NULL;
 	struct uobj *o;
 
-	if (!m)
+	if (!m) {
+		c->last_obj = UNMAPPED;
 		return UW_WHERE_UNMAPPED;
+	}
 	c->last_obj = m->obj;
 	if (m->obj == NO_OBJ)
 		return UW_WHERE_NONE;
@@ -402,31 +427,127 @@ static size_t kernel_part(const struct perfrec_sample *s, uint64_t *out, size_t 
 	return n;
 }
 
-size_t unwinder_chain(struct unwinder *u, const struct perfrec_sample *s,
-		      const struct perfrec_user *user, uint64_t *out, size_t max)
+/* Walk the user stack after the n words already in out; the marker ends it. */
+static size_t walk_user(struct unwinder *u, uint32_t pid, const struct uw_regs *regs,
+			const struct uw_stack *st, uint64_t *out, size_t n, size_t max,
+			struct uw_result *res, uint32_t *ret_obj)
+{
+	struct find_ctx c = { u, addrspace_find(&u->as, pid), NO_OBJ };
+	size_t lim = max - n - 1 < UNWINDER_MAX_FRAMES ? max - n - 1 : UNWINDER_MAX_FRAMES;
+
+	out[n++] = (uint64_t)PERF_CONTEXT_USER;
+	n += uw_walk(regs, st, find, &c, out + n, lim, res);
+	out[n++] = RP_CONTEXT_UNWIND + (uint64_t)res->stop;
+	*ret_obj = c.last_obj;
+	return n;
+}
+
+static void count_walk(struct unwinder *u, const struct uw_result *res, uint32_t obj)
+{
+	u->st.samples++;
+	u->st.stop[res->stop < UW_STOP_N ? res->stop : UW_BAD_FRAME]++;
+	u->st.frames += res->n;
+	u->st.fp_steps += res->fp_steps;
+	if (res->stop != UW_COMPLETE && obj < u->n_objs)
+		u->objs[obj].stopped++;
+}
+
+/* Keep a sample for later: false when the keep is full. */
+static bool hold(struct unwinder *u, size_t ci, const struct perfrec_sample *s, size_t nk,
+		 const struct uw_regs *regs, const struct uw_stack *st)
+{
+	size_t size = (sizeof(struct held) + nk * 8 + st->size + 7) & ~(size_t)7;
+	struct held *e;
+
+	if (u->hold_len + size > UNWINDER_HOLD_BYTES ||
+	    GROW(u->hold, u->hold_cap, u->hold_len + size) < 0) {
+		u->st.hold_full++;
+		return false;
+	}
+	e = (struct held *)(u->hold + u->hold_len);
+	*e = (struct held){ .size = (uint32_t)size,
+			    .ci = (uint32_t)ci,
+			    .s = *s,
+			    .regs = { regs->ip, regs->sp, regs->bp },
+			    .dyn = st->size,
+			    .nk = nk,
+			    .pass = u->pass };
+	e->s.ips = NULL;
+	memcpy(e + 1, s->ips, nk * 8);
+	if (st->size)
+		memcpy((unsigned char *)(e + 1) + nk * 8, st->data, st->size);
+	u->hold_len += size;
+	if (s->id.time < u->hold_since)
+		u->hold_since = s->id.time;
+	u->st.held++;
+	return true;
+}
+
+size_t unwinder_chain(struct unwinder *u, size_t ci, const struct perfrec_sample *s,
+		      const struct perfrec_user *user, uint64_t *out, size_t max, bool *ret_held)
 {
 	size_t n = kernel_part(s, out, max), k;
-	struct find_ctx c = { u, NULL, NO_OBJ };
 	struct uw_regs regs;
 	struct uw_stack st;
 	struct uw_result res;
+	uint32_t obj;
 
+	*ret_held = false;
 	if (!user->regs || user->n_regs < UNWINDER_N_REGS || max - n < 3)
 		return n;
 	/* The mask's bits in order: bp (6), sp (7), ip (8). */
 	regs = (struct uw_regs){ user->regs[2], user->regs[1], user->regs[0] };
 	st = (struct uw_stack){ user->stack, user->stack ? user->dyn_size : 0 };
-	c.p = addrspace_find(&u->as, s->id.pid);
-	out[n++] = (uint64_t)PERF_CONTEXT_USER;
-	k = uw_walk(&regs, &st, find, &c, out + n,
-		    max - n - 1 < UNWINDER_MAX_FRAMES ? max - n - 1 : UNWINDER_MAX_FRAMES, &res);
-	n += k;
-	out[n++] = RP_CONTEXT_UNWIND + (uint64_t)res.stop;
-	u->st.samples++;
-	u->st.stop[res.stop < UW_STOP_N ? res.stop : UW_BAD_FRAME]++;
-	u->st.frames += k;
-	u->st.fp_steps += res.fp_steps;
-	if (res.stop != UW_COMPLETE && c.last_obj != NO_OBJ && c.last_obj < u->n_objs)
-		u->objs[c.last_obj].stopped++;
-	return n;
+	k = walk_user(u, s->id.pid, &regs, &st, out, n, max, &res, &obj);
+	if ((res.stop == UW_PENDING || obj == UNMAPPED) && ci != SIZE_MAX &&
+	    hold(u, ci, s, n, &regs, &st)) {
+		*ret_held = true;
+		return 0;
+	}
+	count_walk(u, &res, obj);
+	return k;
+}
+
+uint64_t unwinder_held_since(const struct unwinder *u)
+{
+	return u->hold_since;
+}
+
+void unwinder_release(struct unwinder *u, bool all, uint64_t now,
+		      void (*emit)(void *arg, size_t ci, const struct perfrec_sample *s), void *arg)
+{
+	size_t in = 0, out = 0;
+
+	if (!u->hold_len)
+		return;
+	u->hold_since = UINT64_MAX;
+	while (in < u->hold_len) {
+		struct held *e = (struct held *)(u->hold + in);
+		const uint64_t *kc = (const uint64_t *)(e + 1);
+		struct uw_regs regs = { e->regs[0], e->regs[1], e->regs[2] };
+		struct uw_stack st = { (const unsigned char *)(kc + e->nk), e->dyn };
+		struct uw_result res;
+		struct perfrec_sample s = e->s;
+		size_t n, size = e->size;
+		uint32_t obj;
+
+		memcpy(u->chain, kc, e->nk * 8);
+		n = walk_user(u, s.id.pid, &regs, &st, u->chain, e->nk, sizeof(u->chain) / 8, &res,
+			      &obj);
+		if (!all && ((res.stop == UW_PENDING && now - s.id.time < UNWINDER_HOLD_NS) ||
+			     (obj == UNMAPPED && u->pass - e->pass < UNMAPPED_PASSES))) {
+			if (s.id.time < u->hold_since)
+				u->hold_since = s.id.time;
+			if (out != in)
+				memmove(u->hold + out, e, size);
+			out += size;
+		} else {
+			count_walk(u, &res, obj);
+			s.ips = u->chain;
+			s.nr = n;
+			emit(arg, e->ci, &s);
+		}
+		in += size;
+	}
+	u->hold_len = out;
 }

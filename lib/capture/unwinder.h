@@ -35,6 +35,8 @@ struct unwinder_stats {
 	uint64_t table_refused; /* tables the checker refused or that belonged to another build */
 	uint64_t build_ns;	/* time the helper spent building */
 	uint64_t map_nomem;	/* mappings not kept for lack of memory */
+	uint64_t held;		/* samples kept until their tables came */
+	uint64_t hold_full;	/* samples stored pending because the keep was full */
 };
 
 /* An object as the unwinder sees it, for the summary. */
@@ -66,9 +68,25 @@ void unwinder_side_band(struct unwinder *u, const struct perf_event_header *h, u
 
 /* The sample's callchain as it is stored: the kernel part of s's chain, then, when the sample
  * has a user context, PERF_CONTEXT_USER, the user pcs (leaf first) and the RP_CONTEXT_UNWIND
- * marker. At most max words into out; returns how many. */
-size_t unwinder_chain(struct unwinder *u, const struct perfrec_sample *s,
-		      const struct perfrec_user *user, uint64_t *out, size_t max);
+ * marker. At most max words into out; returns how many. When the walk met an object whose
+ * table is on its way (or a pc in no mapping yet) and ci is not SIZE_MAX, the sample is kept instead
+ * (its registers, kernel chain and the valid part of its stack copy, within UNWINDER_HOLD_BYTES) to
+ * be walked again by unwinder_release(): *ret_held is then true and nothing is to be stored now. */
+#define UNWINDER_HOLD_BYTES (16u << 20)
+size_t unwinder_chain(struct unwinder *u, size_t ci, const struct perfrec_sample *s,
+		      const struct perfrec_user *user, uint64_t *out, size_t max, bool *ret_held);
+
+/* Walk the kept samples again (once per drain pass); those whose tables came (or failed),
+ * those kept longer than UNWINDER_HOLD_NS, or all when `all`, go to emit(arg, ci, sample)
+ * with their chain, in the order they were kept. A sample is also kept when its walk ended
+ * at a pc in no known mapping: the MMAP2 record may still be in another CPU's ring. */
+#define UNWINDER_HOLD_NS (2 * 1000 * 1000 * 1000ull)
+void unwinder_release(struct unwinder *u, bool all, uint64_t now,
+		      void (*emit)(void *arg, size_t ci, const struct perfrec_sample *s),
+		      void *arg);
+/* The time of the oldest kept sample (UINT64_MAX when none): the file's records older than it
+ * are not all written yet. */
+uint64_t unwinder_held_since(const struct unwinder *u);
 
 const struct unwinder_stats *unwinder_stats(const struct unwinder *u);
 /* The i-th object (0 <= i < stats->objects) into *ret; false past the end. */
