@@ -445,6 +445,13 @@ static void test_fp_fallback(void)
 	WANT(UW_NO_INFO, JIT + 0x100);
 	CHECK_INT(res.fp_steps, 0);
 
+	test_ctx = "rbp in the copy but below sp";
+	set(SA(0), SP0);
+	set(SA(1), NOTAB + 0x20);
+	walk(PC(0x1025), SP0, sizeof(stk), N_OF(pcs));
+	WANT(UW_NO_INFO, PC(0x1025), NOTAB + 0x20);
+	CHECK_INT(res.fp_steps, 0);
+
 	test_ctx = "unmapped (JIT) code with frame pointers, then tables";
 	stack_reset();
 	set(SA(4), SA(8));

@@ -150,6 +150,7 @@ size_t uw_walk(const struct uw_regs *regs, const struct uw_stack *st, uw_find_fn
 	uint32_t fp_steps = 0;
 	size_t n = 0;
 
+	/* A copy claimed to run past 2^64 would let an address below base alias into it. */
 	if (m.base && m.size > 0 - m.base)
 		m.size = 0 - m.base;
 	if (max) {

@@ -12,14 +12,14 @@
 
 /* Why a walk stopped. Stored in recordings (format.h, RP_CONTEXT_UNWIND): values only added. */
 enum uw_stop {
-	UW_COMPLETE = 0, /* reached the outermost frame (an undefined return address) */
+	UW_COMPLETE = 0, /* reached the outermost frame (an undefined or zero return address) */
 	UW_STACK_END,	 /* the next read fell outside the copied stack: SIZE too small */
 	UW_NO_INFO,	 /* the pc is in no known mapping, or its object has no unwind
 			  * information for it and no frame-pointer step worked */
 	UW_PENDING,	 /* the pc's object has a table on the way (not ready yet) */
-	UW_BAD_FRAME,	 /* a rule gave a stack pointer that does not grow, a zero or kernel
-			  * return address, or a rule the walker does not follow */
-	UW_MAX_DEPTH,	 /* the caller's frame limit was reached */
+	UW_BAD_FRAME,	 /* a rule gave a stack pointer that does not grow, a kernel return
+			  * address, or a rule the walker does not follow */
+	UW_MAX_DEPTH,	 /* the caller's frame limit was reached, with a caller left */
 	UW_STOP_N
 };
 
@@ -50,7 +50,8 @@ struct uw_result {
 	size_t n;	   /* pcs written: pcs[0] is regs->ip, the rest return addresses */
 	enum uw_stop stop; /* why the walk ended */
 	uint64_t stop_pc;  /* the pc whose frame could not be unwound (pcs[n-1]) */
-	uint32_t fp_steps; /* frames unwound by the frame-pointer fallback */
+	uint32_t fp_steps; /* frames unwound by the frame-pointer fallback (the last one may
+			    * have found a 0 return address, or one beyond max) */
 };
 
 /*

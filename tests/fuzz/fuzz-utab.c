@@ -104,9 +104,9 @@ static void walks(const struct utab *t, const uint8_t *data, size_t size)
 
 	/* utab_find agrees with the rows it was given. */
 	for (uint32_t i = 0; i < t->n_rows && i < 4096; i++) {
-		const struct utab_rule *r = utab_find(t, t->rows[i].off);
+		const struct utab_rule *want = &t->rules[t->rows[i].rule];
 
-		if (r != (t->rows[i].rule ? &t->rules[t->rows[i].rule] : NULL))
+		if (utab_find(t, t->rows[i].off) != (want->cfa == UTAB_CFA_NONE ? NULL : want))
 			abort();
 	}
 	fz_walk(t, &s, 0x7ffc00001000ull, 512, MAX_PCS);
