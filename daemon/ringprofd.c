@@ -103,10 +103,12 @@ static void usage(FILE *f)
 		"  -e, --event NAME         Event=: event to sample (default cycles, or cpu-clock\n"
 		"                           without a hardware PMU)\n"
 		"  -F, --frequency HZ       Frequency=: samples per second per CPU (default 49)\n"
-		"  -g, --call-graph         CallChain=yes: record callchains (the default)\n"
+		"  -g, --call-graph         CallChain=yes: record callchains (the default); user\n"
+		"                           stacks are unwound while recording from an\n"
+		"                           UserStackSize= copy (default 8K; 0: frame pointers)\n"
 		"  -G, --no-call-graph      CallChain=no\n"
 		"      --switch-events      SwitchEvents=yes: record context switches\n"
-		"  -m, --ring-pages N       RingPages=: ring buffer pages per CPU (default 64)\n"
+		"  -m, --ring-pages N       RingPages=: ring buffer pages per CPU (default 128)\n"
 		"  -C, --cpus LIST          CPUs=: only these CPUs, e.g. 0-3,6 (default all)\n"
 		"  -I, --flush-interval T   FlushInterval=: close a frame at least every T (default\n"
 		"                           1s; bounds what a crash can lose)\n"
@@ -146,11 +148,15 @@ static uint64_t mono_usec(void)
 
 /* ---- recorder ---- */
 
+/* Bytes of unwind tables kept on disk (libc's is about 230 KiB). */
+#define UNWIND_CACHE_MAX (64ull << 20)
+
 static int rec_open(struct daemon *d, const struct conf *c, struct rec *ret, char *why,
 		    size_t why_size)
 {
 	struct recorder_opts o = { 0 };
 	struct rec x = { 0 };
+	char cache[PATH_MAX + 32];
 	int online[MAX_CPUS];
 	size_t n_online = 0;
 	int r;
@@ -180,6 +186,10 @@ static int rec_open(struct daemon *d, const struct conf *c, struct rec *ret, cha
 	o.target = RECORDER_SYSTEM;
 	o.cmdline = d->cmdline;
 	o.flush_ns = c->flush_ns;
+	/* Unwind tables outlive restarts in the state directory, apart from the recordings. */
+	snprintf(cache, sizeof(cache), "%s/unwind-tables", c->directory);
+	o.unwind_cache = cache;
+	o.unwind_cache_max = UNWIND_CACHE_MAX;
 	r = recorder_new(&o, &x.r, why, why_size);
 	if (r < 0) {
 		free(x.cpus);

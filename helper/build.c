@@ -759,6 +759,36 @@ static int read_sources(struct builder *b, Elf *elf, uint32_t *ret_flags)
 	return rc;
 }
 
+/* The program entry point is the outermost frame by definition. Where no FDE covers it (ld.so's
+ * _start, a call to _dl_start followed by _dl_start_user, has no CFI), an END row from the
+ * entry up to the next covered byte (at most 256) lets walks through it end complete. */
+static int entry_end(struct builder *b, Elf *elf)
+{
+	struct ivals *iv = &b->src[SRC_EH];
+	const struct utab_rule end = { .cfa = UTAB_CFA_END, .ra_off = -8 };
+	const struct seg *sg;
+	GElf_Ehdr eh;
+	uint64_t off, lim;
+	uint32_t idx;
+	int rc;
+
+	if (!gelf_getehdr(elf, &eh) || !eh.e_entry || !(sg = seg_find(b, eh.e_entry)))
+		return 0;
+	off = eh.e_entry - sg->vaddr + sg->off;
+	lim = off + 256;
+	for (size_t i = 0; i < iv->n; i++) {
+		if (iv->v[i].start <= off && off < iv->v[i].end)
+			return 0; /* covered */
+		if (iv->v[i].start > off && iv->v[i].start < lim)
+			lim = iv->v[i].start;
+	}
+	if ((rc = rule_add(b, &end, &idx)) < 0 ||
+	    (rc = add_range(b, SRC_EH, eh.e_entry, eh.e_entry + (lim - off), idx)) < 0)
+		return rc;
+	sweep(iv);
+	return 0;
+}
+
 static int build_elf(struct builder *b, Elf *elf, int fd, void **ret_buf, size_t *ret_size)
 {
 	const struct utab_rule none = { .cfa = UTAB_CFA_NONE };
@@ -773,7 +803,7 @@ static int build_elf(struct builder *b, Elf *elf, int fd, void **ret_buf, size_t
 		snprintf(b->why, b->why_size, "no .eh_frame or .debug_frame");
 		return -ENOENT;
 	}
-	if ((rc = merge_debug(b)) < 0)
+	if ((rc = merge_debug(b)) < 0 || (rc = entry_end(b, elf)) < 0)
 		return rc;
 	if (!b->src[SRC_EH].n) {
 		snprintf(b->why, b->why_size,

@@ -19,7 +19,7 @@ enum recorder_target {
 /*
  * Recorder options. The recorder copies the struct; of its pointers, pids and cmdline are
  * used for the recorder's whole lifetime (every new file's head) and must outlive it; event,
- * cpus and kallsyms are used only during recorder_new().
+ * cpus, kallsyms and unwind_cache are used only during recorder_new().
  */
 struct recorder_opts {
 	const char *event; /* NULL: "cycles", falling back to cpu-clock without a PMU */
@@ -35,10 +35,12 @@ struct recorder_opts {
 	enum recorder_target target;
 	const pid_t *pids; /* RECORDER_PIDS: the processes; RECORDER_COMMAND: the child */
 	size_t n_pids;
-	const char *cmdline;  /* stored in the header */
-	const char *kallsyms; /* NULL: /proc/kallsyms */
-	uint64_t flush_ns;    /* close a frame at least this often; 0: 1 s */
-	uint64_t restack_ns;  /* define every stack again at least this often; 0: 60 s */
+	const char *cmdline;	   /* stored in the header */
+	const char *kallsyms;	   /* NULL: /proc/kallsyms */
+	uint64_t flush_ns;	   /* close a frame at least this often; 0: 1 s */
+	uint64_t restack_ns;	   /* define every stack again at least this often; 0: 60 s */
+	const char *unwind_cache;  /* dwarf: keep unwind tables in this directory; NULL: none */
+	uint64_t unwind_cache_max; /* bytes of them at most */
 };
 
 struct recorder_totals {

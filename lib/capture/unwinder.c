@@ -17,6 +17,7 @@
 #include "capture/addrspace.h"
 #include "capture/uhelper.h"
 #include "capture/unwinder.h"
+#include "capture/utcache.h"
 #include "format/format.h"
 #include "unwind/utab.h"
 
@@ -48,6 +49,7 @@ struct unwinder {
 	struct addrspace as;
 	struct uhelper helper;
 	bool have_helper;
+	struct utcache cache;
 	struct pairtab *keys; /* object key hashes -> index into objs */
 	struct strtab *paths;
 	struct uobj *objs;
@@ -87,6 +89,7 @@ struct unwinder *unwinder_new(char *note, size_t note_size)
 	u->paths = strtab_new();
 	u->vdso = NO_OBJ;
 	u->hold_since = UINT64_MAX;
+	u->cache.dfd = -1;
 	if (!u->keys || !u->paths)
 		return unwinder_free(u);
 	u->have_helper = uhelper_start(&u->helper, note, note_size) == 0;
@@ -100,6 +103,7 @@ struct unwinder *unwinder_free(struct unwinder *u)
 	if (u->have_helper)
 		uhelper_done(&u->helper);
 	addrspace_done(&u->as);
+	utcache_done(&u->cache);
 	for (size_t i = 0; i < u->n_objs; i++)
 		free(u->objs[i].buf);
 	free(u->objs);
@@ -108,6 +112,13 @@ struct unwinder *unwinder_free(struct unwinder *u)
 	strtab_free(u->paths);
 	free(u);
 	return NULL;
+}
+
+int unwinder_cache(struct unwinder *u, const char *dir, uint64_t max_bytes, char *why,
+		   size_t why_size)
+{
+	utcache_done(&u->cache);
+	return utcache_open(&u->cache, dir, max_bytes, why, why_size);
 }
 
 int unwinder_fd(const struct unwinder *u)
@@ -228,6 +239,20 @@ static void submit(struct unwinder *u, uint32_t idx)
 	u->n_new--;
 }
 
+/* The object's table from the disk cache: true when it is there (the object is ready). */
+static bool from_cache(struct unwinder *u, struct uobj *o)
+{
+	size_t size;
+
+	if (!o->bid_len || !(o->buf = utcache_load(&u->cache, o->bid, o->bid_len, &o->tab, &size)))
+		return false;
+	o->state = OBJ_READY;
+	u->n_new--;
+	u->st.cached++;
+	u->st.table_bytes += size;
+	return true;
+}
+
 /* The object of an executable file mapping: found by its build-id, else by device and inode,
  * else by path; a new one is handed to the helper. NO_OBJ for mappings of no file. */
 static uint32_t object_of(struct unwinder *u, const struct perfrec_mmap *m)
@@ -284,7 +309,7 @@ static uint32_t object_of(struct unwinder *u, const struct perfrec_mmap *m)
 		u->vdso = (uint32_t)id;
 	if (!o->path)
 		obj_fail(u, o, "out of memory");
-	else
+	else if (!from_cache(u, o))
 		submit(u, (uint32_t)id);
 	return (uint32_t)id;
 }
@@ -350,6 +375,7 @@ static void take_reply(struct unwinder *u, struct uhelper_reply *r)
 	o->tab = t;
 	o->buf = r->buf;
 	o->state = OBJ_READY;
+	utcache_store(&u->cache, o->bid, o->bid_len, r->buf, r->size);
 	u->st.tables++;
 	u->st.table_bytes += r->size;
 }

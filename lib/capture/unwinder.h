@@ -30,6 +30,7 @@ struct unwinder_stats {
 	uint64_t fp_steps;	  /* of which by the frame-pointer fallback */
 	uint64_t objects;	  /* distinct objects seen in executable mappings */
 	uint64_t tables;	  /* tables received and accepted */
+	uint64_t cached;	  /* tables read from the disk cache instead */
 	uint64_t table_bytes;	  /* their size */
 	uint64_t table_failed; /* objects without a table (no unwind info, unreadable, helper died) */
 	uint64_t table_refused; /* tables the checker refused or that belonged to another build */
@@ -53,6 +54,10 @@ struct unwinder;
 /* A new unwinder and its helper. Without the helper (not found, cannot start) it still works,
  * walking frame pointers only; *note then says why (else it is ""). NULL when out of memory. */
 struct unwinder *unwinder_new(char *note, size_t note_size);
+/* Keep tables on disk in dir (created), at most max_bytes of them, and look there before
+ * asking the helper. 0, or -errno with why (the unwinder then works without). */
+int unwinder_cache(struct unwinder *u, const char *dir, uint64_t max_bytes, char *why,
+		   size_t why_size);
 struct unwinder *unwinder_free(struct unwinder *u);
 
 /* The helper's socket, to wait on with the rings (-1 when there is none). */

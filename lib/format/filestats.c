@@ -25,6 +25,39 @@ static uint64_t ksyms_present(const struct perf_event_header *h)
 	return n;
 }
 
+/* A chain unwound while recording ends in a marker saying why. */
+static void count_unwind(struct filestats *s, const struct perfrec_sample *smp)
+{
+	uint64_t v;
+
+	if (!smp->nr)
+		return;
+	memcpy(&v, &smp->ips[smp->nr - 1], 8);
+	if (v >= RP_CONTEXT_UNWIND && v - RP_CONTEXT_UNWIND < RP_CONTEXT_UNWIND_N) {
+		s->unwound++;
+		s->unwind_stop[v - RP_CONTEXT_UNWIND]++;
+	}
+}
+
+/* The user stacks unwound while recording, by why their walk stopped. */
+static void print_unwind(FILE *f, const struct filestats *s)
+{
+	static const char *const names[] = {
+		"complete",  "stack copy exhausted", "no unwind information", "table pending",
+		"bad frame", "depth limit"
+	};
+	uint64_t other = s->unwound;
+
+	fprintf(f, "  user stacks   %" PRIu64 " unwound while recording:", s->unwound);
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		fprintf(f, "%s %" PRIu64 " %s", i ? "," : "", s->unwind_stop[i], names[i]);
+		other -= s->unwind_stop[i];
+	}
+	if (other)
+		fprintf(f, ", %" PRIu64 " other", other);
+	fputc('\n', f);
+}
+
 void filestats_add(struct filestats *s, const struct perf_event_header *h, uint64_t st)
 {
 	struct perfrec_id id = { 0 };
@@ -49,6 +82,7 @@ void filestats_add(struct filestats *s, const struct perf_event_header *h, uint6
 
 		if (perfrec_parse_sample(h, st, &smp) == 0) {
 			id = smp.id;
+			count_unwind(s, &smp);
 		} else {
 			s->malformed++; /* no CPU to count it on: not a sample */
 			return;
@@ -235,6 +269,8 @@ void filestats_print(FILE *f, const struct filestats *s, struct reader *r, const
 	}
 	print_records(f, s, rs);
 	fprintf(f, "  samples       %" PRIu64 "\n", s->samples);
+	if (s->unwound)
+		print_unwind(f, s);
 	fprintf(f, "  lost          %" PRIu64 " (%.2f%% of %" PRIu64 " sampled events)%s\n", lost,
 		all ? 100.0 * (double)lost / (double)all : 0.0, all,
 		s->have_cpu_stats || !lost

@@ -28,6 +28,7 @@ struct filestats {
 	uint32_t max_cpu;
 	uint64_t lost_records, lost_unreported, throttles, samples;
 	uint64_t ksyms;
+	uint64_t unwound, unwind_stop[RP_CONTEXT_UNWIND_N]; /* RP_CONTEXT_UNWIND markers */
 	bool have_cpu_stats;
 	struct rp_finish_rec finish;
 	bool finished;
