@@ -1,6 +1,8 @@
 #!/bin/bash
 # record-load.sh — every CPU busy, sampling at kernel.perf_event_max_sample_rate with
-# callchains: the recorder's memory stays within what its buffers account for, the loss
+# frame-pointer callchains (the most records per second: a stack copy per sample would make
+# the kernel throttle first): the recorder's memory stays within what its buffers account
+# for, the loss
 # accounting agrees everywhere it is stated (record's summary line, FINISH, the per-CPU
 # CPU_STATS, --stats and the report header), and the dump is in time order. A second run
 # with small rings and the recorder stopped for 0.5 s makes the losses real, so that the
@@ -83,7 +85,7 @@ accounting() {
 
 # ---- 1: all CPUs busy, maximum rate, callchains, 5 s; the recorder's memory ---------------
 load 8
-"$RP" record -a -g -e cpu-clock -F "$max" -d 5 -o "$T/max.data" >"$T/max.out" 2>"$T/max.err" &
+"$RP" record -a --call-graph fp -e cpu-clock -F "$max" -d 5 -o "$T/max.data" >"$T/max.out" 2>"$T/max.err" &
 rp=$!
 hwm=0
 rss_max=0
@@ -121,7 +123,7 @@ wait $LOAD_PIDS 2>/dev/null
 
 # ---- 2: small rings, the recorder stopped for 0.5 s: losses, accounted everywhere ---------
 load 4
-"$RP" record -a -g -e cpu-clock -F "$max" -m 8 -d 2 -o "$T/loss.data" >"$T/loss.out" 2>"$T/loss.err" &
+"$RP" record -a --call-graph fp -e cpu-clock -F "$max" -m 8 -d 2 -o "$T/loss.data" >"$T/loss.out" 2>"$T/loss.err" &
 rp=$!
 sleep 0.8
 kill -STOP "$rp"
