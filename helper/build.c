@@ -760,8 +760,9 @@ static int read_sources(struct builder *b, Elf *elf, uint32_t *ret_flags)
 }
 
 /* The program entry point is the outermost frame by definition. Where no FDE covers it (ld.so's
- * _start, a call to _dl_start followed by _dl_start_user, has no CFI), an END row from the
- * entry up to the next covered byte (at most 256) lets walks through it end complete. */
+ * _start, a call to _dl_start followed by _dl_start_user, has no CFI), an END row over its
+ * first 16 bytes (the return address of that call is entry + 8) lets walks through it end
+ * complete, without claiming the code after it. */
 static int entry_end(struct builder *b, Elf *elf)
 {
 	struct ivals *iv = &b->src[SRC_EH];
@@ -775,7 +776,7 @@ static int entry_end(struct builder *b, Elf *elf)
 	if (!gelf_getehdr(elf, &eh) || !eh.e_entry || !(sg = seg_find(b, eh.e_entry)))
 		return 0;
 	off = eh.e_entry - sg->vaddr + sg->off;
-	lim = off + 256;
+	lim = off + 16;
 	for (size_t i = 0; i < iv->n; i++) {
 		if (iv->v[i].start <= off && off < iv->v[i].end)
 			return 0; /* covered */

@@ -58,6 +58,7 @@ struct recorder {
 	struct encoder *enc;  /* NULL: samples are stored as the kernel wrote them */
 	uint64_t sample_type; /* of the stored samples (the stack copy is not stored) */
 	struct unwinder *unw; /* --call-graph dwarf: unwinds user stacks while recording */
+	int unw_fd;	      /* the helper's socket in the epoll set (-1: none) */
 	uint64_t chain[UNWINDER_MAX_FRAMES + 256]; /* a sample's chain, being unwound */
 	struct recorder_totals totals;		   /* what recorder_totals() last computed */
 };
@@ -80,12 +81,23 @@ static int add_to_epoll(struct recorder *r, char *why, size_t why_size)
 	return 0;
 }
 
+/* Wait on the helper's socket with the rings (again after it was restarted). */
+static void watch_helper(struct recorder *r)
+{
+	struct epoll_event e = { .events = EPOLLIN, .data.u64 = RECORDER_TAG_UNWIND };
+	int fd = unwinder_fd(r->unw);
+
+	if (fd == r->unw_fd)
+		return;
+	r->unw_fd = fd; /* the old one was closed, which took it out of the set */
+	if (fd >= 0)
+		epoll_ctl(r->epfd, EPOLL_CTL_ADD, fd, &e);
+}
+
 /* The unwinder and its helper; without the helper, a note says what user stacks lose. */
 static int start_unwinder(struct recorder *r, char *why, size_t why_size)
 {
 	char note[300];
-	struct epoll_event e = { .events = EPOLLIN, .data.u64 = RECORDER_TAG_UNWIND };
-
 	r->unw = unwinder_new(note, sizeof(note));
 	if (!r->unw) {
 		snprintf(why, why_size, "out of memory");
@@ -96,8 +108,8 @@ static int start_unwinder(struct recorder *r, char *why, size_t why_size)
 	if (r->ev.o.unwind_cache && unwinder_cache(r->unw, r->ev.o.unwind_cache,
 						   r->ev.o.unwind_cache_max, note, sizeof(note)) < 0)
 		evset_note(&r->ev, "unwind tables are not kept on disk: %s", note);
-	if (unwinder_fd(r->unw) >= 0)
-		epoll_ctl(r->epfd, EPOLL_CTL_ADD, unwinder_fd(r->unw), &e);
+	r->unw_fd = -1;
+	watch_helper(r);
 	return 0;
 }
 
@@ -326,7 +338,9 @@ static void release_held(struct recorder *r, bool all)
 {
 	if (!r->unw)
 		return;
-	unwinder_release(r->unw, all, util_now_ns(), emit_sample, r);
+	/* Kept samples hold the file back: a crash may lose them on top of the flush interval,
+	 * so they wait a quarter of it at most. */
+	unwinder_release(r->unw, all, util_now_ns(), r->flush_ns / 4, emit_sample, r);
 	for (size_t ci = 0; ci < r->ev.n_cpus; ci++)
 		if (r->cpus[ci].emitted) {
 			r->cpus[ci].emitted = false;
@@ -452,6 +466,7 @@ static int drain_all(struct recorder *r)
 	drain_rings(r);
 	if (r->unw) {
 		unwinder_poll(r->unw);
+		watch_helper(r);
 		release_held(r, false);
 		unwinder_pass(r->unw);
 	}

@@ -15,7 +15,7 @@
 #include "capture/uhelper.h"
 #include "unwind/proto.h"
 
-#define MAX_STARTS 5
+#define MAX_STARTS 6 /* the first start and 5 restarts */
 
 #ifndef RP_PKGLIBEXECDIR
 #define RP_PKGLIBEXECDIR "/usr/local/libexec/ringprof"
@@ -262,24 +262,29 @@ static int recv_reply(struct uhelper *h, struct uhelper_reply *ret)
  * again to a new helper. */
 static int restart(struct uhelper *h, struct uhelper_reply *ret)
 {
-	int status = 0;
+	int status = 0, rc = 0;
 	char why[256];
 
 	if (h->pid > 0 && waitpid(h->pid, &status, WNOHANG) == h->pid)
 		h->pid = 0;
 	stop_child(h);
-	if (!h->n_q)
-		return 0;
-	memset(ret, 0, sizeof(*ret));
-	ret->id = h->q[0].id;
-	ret->status = -ECHILD;
-	if (WIFSIGNALED(status))
-		snprintf(ret->why, sizeof(ret->why),
-			 "the unwind-table helper died of signal %d on it", WTERMSIG(status));
-	else
-		snprintf(ret->why, sizeof(ret->why), "the unwind-table helper stopped on it");
-	h->n_sent = h->n_q ? 1 : 0;
-	pop_head(h);
+	if (h->n_sent) {
+		/* It died on the first request it had: that binary goes without a table. */
+		memset(ret, 0, sizeof(*ret));
+		ret->id = h->q[0].id;
+		ret->status = -ECHILD;
+		if (WIFSIGNALED(status))
+			snprintf(ret->why, sizeof(ret->why),
+				 "the unwind-table helper died of signal %d on it",
+				 WTERMSIG(status));
+		else
+			snprintf(ret->why, sizeof(ret->why),
+				 "the unwind-table helper stopped on it");
+		h->n_sent = 1;
+		pop_head(h);
+		rc = 1;
+	}
+	h->n_sent = 0; /* the others go to the next helper */
 	if (h->starts < MAX_STARTS && spawn(h, why, sizeof(why)) < 0)
 		util_strlcpy(h->why, why, sizeof(h->why));
 	else if (h->starts >= MAX_STARTS)
@@ -289,7 +294,7 @@ static int restart(struct uhelper *h, struct uhelper_reply *ret)
 			close(h->q[i].fd);
 		h->n_q = h->n_sent = 0;
 	}
-	return 1;
+	return rc;
 }
 
 int uhelper_poll(struct uhelper *h, struct uhelper_reply *ret)

@@ -40,7 +40,7 @@ struct uhelper_reply {
  * 0, or -errno with why (the recorder then records without user unwinding). */
 int uhelper_start(struct uhelper *h, char *why, size_t why_size);
 void uhelper_done(struct uhelper *h);
-/* The socket to wait on for replies (-1 when not running). */
+/* The socket to wait on for replies (-1 when not running); a new one after a restart. */
 int uhelper_fd(const struct uhelper *h);
 
 /* Queue fd (taken over: closed once sent or dropped) for object id. -EAGAIN when the queue is

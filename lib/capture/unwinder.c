@@ -539,7 +539,7 @@ uint64_t unwinder_held_since(const struct unwinder *u)
 	return u->hold_since;
 }
 
-void unwinder_release(struct unwinder *u, bool all, uint64_t now,
+void unwinder_release(struct unwinder *u, bool all, uint64_t now, uint64_t max_age,
 		      void (*emit)(void *arg, size_t ci, const struct perfrec_sample *s), void *arg)
 {
 	size_t in = 0, out = 0;
@@ -560,7 +560,7 @@ void unwinder_release(struct unwinder *u, bool all, uint64_t now,
 		memcpy(u->chain, kc, e->nk * 8);
 		n = walk_user(u, s.id.pid, &regs, &st, u->chain, e->nk, sizeof(u->chain) / 8, &res,
 			      &obj);
-		if (!all && ((res.stop == UW_PENDING && now - s.id.time < UNWINDER_HOLD_NS) ||
+		if (!all && ((res.stop == UW_PENDING && now - s.id.time < max_age) ||
 			     (obj == UNMAPPED && u->pass - e->pass < UNMAPPED_PASSES))) {
 			if (s.id.time < u->hold_since)
 				u->hold_since = s.id.time;

@@ -82,11 +82,10 @@ size_t unwinder_chain(struct unwinder *u, size_t ci, const struct perfrec_sample
 		      const struct perfrec_user *user, uint64_t *out, size_t max, bool *ret_held);
 
 /* Walk the kept samples again (once per drain pass); those whose tables came (or failed),
- * those kept longer than UNWINDER_HOLD_NS, or all when `all`, go to emit(arg, ci, sample)
+ * those kept longer than max_age ns, or all when `all`, go to emit(arg, ci, sample)
  * with their chain, in the order they were kept. A sample is also kept when its walk ended
  * at a pc in no known mapping: the MMAP2 record may still be in another CPU's ring. */
-#define UNWINDER_HOLD_NS (2 * 1000 * 1000 * 1000ull)
-void unwinder_release(struct unwinder *u, bool all, uint64_t now,
+void unwinder_release(struct unwinder *u, bool all, uint64_t now, uint64_t max_age,
 		      void (*emit)(void *arg, size_t ci, const struct perfrec_sample *s),
 		      void *arg);
 /* The time of the oldest kept sample (UINT64_MAX when none): the file's records older than it

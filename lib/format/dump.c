@@ -46,6 +46,15 @@ static const char *cpumode(uint16_t misc)
 
 static const char *context_name(uint64_t v)
 {
+	/* RP_CONTEXT_UNWIND + why the walk stopped (format.h) */
+	static const char *const unwind[] = {
+		"unwind:complete",	 "unwind:stack-copy-exhausted",
+		"unwind:no-unwind-info", "unwind:table-pending",
+		"unwind:bad-frame",	 "unwind:depth-limit"
+	};
+
+	if (v >= RP_CONTEXT_UNWIND && v - RP_CONTEXT_UNWIND < sizeof(unwind) / sizeof(unwind[0]))
+		return unwind[v - RP_CONTEXT_UNWIND];
 	switch (v) {
 	case PERF_CONTEXT_HV:
 		return "hv";
