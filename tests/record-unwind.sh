@@ -362,12 +362,13 @@ if [ "$(id -u)" = 0 ] && [ -x "$RPD" ]; then
 	sz=$(stat -c %s "$UT/$libc_id.utab")
 	printf '\xde\xad\xbe\xef\xde\xad\xbe\xef' | dd of="$UT/$libc_id.utab" bs=1 seek=$((sz / 2)) conv=notrunc status=none
 	cmp -s "$UT/$libc_id.utab" "$T/libc.utab" && fail "the table was not damaged"
+	cp "$UT/$libc_id.utab" "$T/libc.damaged.utab"
 	rm -f "$D"/*.data
 	rpd 3
 	check_grep 'stopped: [0-9]+ samples' "$T/rpd.3.log" "ringprofd run 3 (a damaged table) stops cleanly"
-	ino3=$(stat -c %i "$UT/$libc_id.utab" 2>/dev/null)
-	[ -n "$ino3" ] && [ "$ino3" != "$ino2" ]
-	soft_check $? "ringprofd run 3: the damaged libc table was replaced (inode $ino2 -> ${ino3:-none})"
+	# (Not by inode: the file system may give the new file the inode the old one freed.)
+	[ -f "$UT/$libc_id.utab" ] && ! cmp -s "$UT/$libc_id.utab" "$T/libc.damaged.utab"
+	soft_check $? "ringprofd run 3: the damaged libc table was replaced"
 	cmp -s "$UT/$libc_id.utab" "$T/libc.utab"
 	soft_check $? "ringprofd run 3: the rebuilt table is the one of run 1"
 	"$RP" report --dir "$D" --comm rp-unwind --no-children | grep '^#' >"$T/rpd.3.head"
