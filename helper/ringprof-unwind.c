@@ -29,7 +29,6 @@
 
 #define PROG "ringprof-unwind"
 #define NOBODY 65534
-#define MAX_FDS_IN 4		     /* SCM_RIGHTS fds taken from one message; more are closed */
 #define HELPER_AS_LIMIT (1ull << 30) /* address space: libelf maps the whole binary */
 #define HELPER_NOFILE 16
 
@@ -263,42 +262,18 @@ static int install_seccomp(void)
  * *ret_fd (-1 if none), every other fd closed. 1, 0 at EOF, or -errno (the socket failed). */
 static int recv_request(int sock, struct uwp_request *req, size_t *ret_n, int *ret_fd)
 {
-	union {
-		char buf[CMSG_SPACE(MAX_FDS_IN * sizeof(int))];
-		struct cmsghdr align;
-	} ctl;
-	struct iovec iov = { req, sizeof(*req) };
-	struct msghdr msg = { .msg_iov = &iov,
-			      .msg_iovlen = 1,
-			      .msg_control = ctl.buf,
-			      .msg_controllen = sizeof(ctl.buf) };
+	bool trunc;
 	ssize_t n;
 
-	*ret_fd = -1;
 	memset(req, 0, sizeof(*req));
-	do
-		n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
-	while (n < 0 && errno == EINTR);
+	n = uwp_recv(sock, req, sizeof(*req), 0, ret_fd, &trunc);
 	if (n < 0)
 		return -errno;
-	for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
-		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
-			continue;
-		for (size_t i = 0; i < (c->cmsg_len - CMSG_LEN(0)) / sizeof(int); i++) {
-			int fd;
-
-			memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
-			if (*ret_fd < 0)
-				*ret_fd = fd;
-			else
-				close(fd);
-		}
-	}
 	/* SOCK_SEQPACKET: no bytes and no fd is the peer's EOF. A longer message than a
 	 * request is cut (MSG_TRUNC) and answered as a bad request. */
 	if (n == 0 && *ret_fd < 0)
 		return 0;
-	*ret_n = (msg.msg_flags & MSG_TRUNC) ? sizeof(*req) + 1 : (size_t)n;
+	*ret_n = trunc ? sizeof(*req) + 1 : (size_t)n;
 	return 1;
 }
 
@@ -336,30 +311,7 @@ static int table_memfd(const void *buf, size_t size, char *why, size_t why_size)
 
 static int send_reply(int sock, const struct uwp_reply *rep, int fd)
 {
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} ctl;
-	struct iovec iov = { (void *)rep, sizeof(*rep) };
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
-	ssize_t n;
-
-	if (fd >= 0) {
-		struct cmsghdr *c;
-
-		memset(&ctl, 0, sizeof(ctl));
-		msg.msg_control = ctl.buf;
-		msg.msg_controllen = sizeof(ctl.buf);
-		c = CMSG_FIRSTHDR(&msg);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(c), &fd, sizeof(int));
-	}
-	do
-		n = sendmsg(sock, &msg, MSG_NOSIGNAL);
-	while (n < 0 && errno == EINTR);
-	return n == (ssize_t)sizeof(*rep) ? 0 : -1;
+	return uwp_send(sock, rep, sizeof(*rep), fd, 0) == (ssize_t)sizeof(*rep) ? 0 : -1;
 }
 
 /* Build the table of bin_fd into a sealed memfd (returned, or -1 with rep's status and why). */

@@ -395,45 +395,16 @@ static bool helper_start(struct helper *h)
 static int send_request(int sock, uint32_t magic, uint32_t id, int fd)
 {
 	struct uwp_request req = { .magic = magic, .id = id };
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} ctl = { { 0 } };
-	struct iovec iov = { &req, sizeof(req) };
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
 
-	if (fd >= 0) {
-		struct cmsghdr *c;
-
-		msg.msg_control = ctl.buf;
-		msg.msg_controllen = sizeof(ctl.buf);
-		c = CMSG_FIRSTHDR(&msg);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(c), &fd, sizeof(int));
-	}
-	return sendmsg(sock, &msg, MSG_NOSIGNAL) == (ssize_t)sizeof(req) ? 0 : -errno;
+	return uwp_send(sock, &req, sizeof(req), fd, 0) == (ssize_t)sizeof(req) ? 0 : -errno;
 }
 
 /* One reply: its bytes (0 at EOF, -errno), the attached fd in *ret_fd (-1 if none). */
 static ssize_t recv_reply(int sock, struct uwp_reply *rep, int *ret_fd)
 {
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} ctl;
-	struct iovec iov = { rep, sizeof(*rep) };
-	struct msghdr msg = { .msg_iov = &iov,
-			      .msg_iovlen = 1,
-			      .msg_control = ctl.buf,
-			      .msg_controllen = sizeof(ctl.buf) };
-	ssize_t n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
-	struct cmsghdr *c = n > 0 ? CMSG_FIRSTHDR(&msg) : NULL;
+	bool trunc;
+	ssize_t n = uwp_recv(sock, rep, sizeof(*rep), 0, ret_fd, &trunc);
 
-	*ret_fd = -1;
-	if (c && c->cmsg_type == SCM_RIGHTS)
-		memcpy(ret_fd, CMSG_DATA(c), sizeof(int));
 	return n < 0 ? -errno : n;
 }
 

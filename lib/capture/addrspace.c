@@ -1,4 +1,5 @@
 /* addrspace.c — per-process executable mappings for the unwinder (see addrspace.h). */
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -144,25 +145,44 @@ static void punch(struct as_proc *p, uint64_t start, uint64_t end)
 	}
 }
 
+/* Insert into p, whose room for two more entries exists. */
+static void insert(struct as_proc *p, const struct as_map *m)
+{
+	size_t i = 0;
+
+	punch(p, m->start, m->end);
+	while (i < p->n && p->maps[i].start < m->start)
+		i++;
+	memmove(&p->maps[i + 1], &p->maps[i], (p->n - i) * sizeof(p->maps[0]));
+	p->maps[i] = *m;
+	p->n++;
+}
+
+/* Is a mapping newer than time overlapping [start, end)? */
+static bool newer_overlap(const struct as_proc *p, uint64_t start, uint64_t end, uint64_t time)
+{
+	for (size_t i = 0; i < p->n; i++)
+		if (p->maps[i].start < end && p->maps[i].end > start && p->maps[i].time > time)
+			return true;
+	return false;
+}
+
 void addrspace_mmap(struct addrspace *as, uint32_t pid, uint64_t start, uint64_t end,
-		    uint64_t pgoff, uint32_t obj)
+		    uint64_t pgoff, uint32_t obj, uint64_t time)
 {
 	struct as_proc *p = get_proc(as, pid);
-	size_t i = 0;
+	struct as_map m = { start, end, pgoff, time, obj };
 
 	if (!p || end <= start || GROW(p->maps, p->cap, p->n + 2) < 0) {
 		as->nomem++;
 		return;
 	}
-	punch(p, start, end);
-	while (i < p->n && p->maps[i].start < start)
-		i++;
-	memmove(&p->maps[i + 1], &p->maps[i], (p->n - i) * sizeof(p->maps[0]));
-	p->maps[i] = (struct as_map){ start, end, pgoff, obj };
-	p->n++;
+	if (time < p->exec_time || newer_overlap(p, start, end, time))
+		return;
+	insert(p, &m);
 }
 
-void addrspace_fork(struct addrspace *as, uint32_t pid, uint32_t ppid)
+void addrspace_fork(struct addrspace *as, uint32_t pid, uint32_t ppid, uint64_t time)
 {
 	struct as_proc *parent = addrspace_find(as, ppid), *child;
 
@@ -174,23 +194,36 @@ void addrspace_fork(struct addrspace *as, uint32_t pid, uint32_t ppid)
 		as->nomem++;
 		return;
 	}
-	child->n = 0;
 	child->dead = 0;
-	if (GROW(child->maps, child->cap, parent->n) < 0) {
+	for (size_t i = 0; i < parent->n; i++) {
+		const struct as_map *m = &parent->maps[i];
+
+		if (m->time > time || m->time < child->exec_time ||
+		    newer_overlap(child, m->start, m->end, m->time))
+			continue;
+		if (GROW(child->maps, child->cap, child->n + 2) < 0) {
+			as->nomem++;
+			return;
+		}
+		insert(child, m);
+	}
+}
+
+void addrspace_exec(struct addrspace *as, uint32_t pid, uint64_t time)
+{
+	struct as_proc *p = get_proc(as, pid);
+	size_t w = 0;
+
+	if (!p) {
 		as->nomem++;
 		return;
 	}
-	if (parent->n)
-		memcpy(child->maps, parent->maps, parent->n * sizeof(parent->maps[0]));
-	child->n = parent->n;
-}
-
-void addrspace_exec(struct addrspace *as, uint32_t pid)
-{
-	struct as_proc *p = addrspace_find(as, pid);
-
-	if (p)
-		p->n = 0;
+	if (time > p->exec_time)
+		p->exec_time = time;
+	for (size_t i = 0; i < p->n; i++)
+		if (p->maps[i].time >= p->exec_time)
+			p->maps[w++] = p->maps[i];
+	p->n = w;
 }
 
 void addrspace_exit(struct addrspace *as, uint32_t pid, uint32_t pass)

@@ -58,7 +58,7 @@ struct recorder {
 	struct encoder *enc;  /* NULL: samples are stored as the kernel wrote them */
 	uint64_t sample_type; /* of the stored samples (the stack copy is not stored) */
 	struct unwinder *unw; /* --call-graph dwarf: unwinds user stacks while recording */
-	int unw_fd;	      /* the helper's socket in the epoll set (-1: none) */
+	unsigned unw_gen;     /* the helper whose socket is in the epoll set (unwinder_fd_gen) */
 	uint64_t chain[UNWINDER_MAX_FRAMES + 256]; /* a sample's chain, being unwound */
 	struct recorder_totals totals;		   /* what recorder_totals() last computed */
 };
@@ -86,10 +86,11 @@ static void watch_helper(struct recorder *r)
 {
 	struct epoll_event e = { .events = EPOLLIN, .data.u64 = RECORDER_TAG_UNWIND };
 	int fd = unwinder_fd(r->unw);
+	unsigned gen = unwinder_fd_gen(r->unw);
 
-	if (fd == r->unw_fd)
+	if (gen == r->unw_gen)
 		return;
-	r->unw_fd = fd; /* the old one was closed, which took it out of the set */
+	r->unw_gen = gen; /* the old socket was closed, which took it out of the set */
 	if (fd >= 0)
 		epoll_ctl(r->epfd, EPOLL_CTL_ADD, fd, &e);
 }
@@ -108,7 +109,7 @@ static int start_unwinder(struct recorder *r, char *why, size_t why_size)
 	if (r->ev.o.unwind_cache && unwinder_cache(r->unw, r->ev.o.unwind_cache,
 						   r->ev.o.unwind_cache_max, note, sizeof(note)) < 0)
 		evset_note(&r->ev, "unwind tables are not kept on disk: %s", note);
-	r->unw_fd = -1;
+	r->unw_gen = 0;
 	watch_helper(r);
 	return 0;
 }

@@ -145,20 +145,8 @@ static int send_waiting(struct uhelper *h)
 	while (h->n_sent < h->n_q) {
 		struct uhelper_req *r = &h->q[h->n_sent];
 		struct uwp_request m = { UWP_MAGIC, r->id, 0 };
-		char ctl[CMSG_SPACE(sizeof(int))];
-		struct iovec iov = { &m, sizeof(m) };
-		struct msghdr msg = { .msg_iov = &iov,
-				      .msg_iovlen = 1,
-				      .msg_control = ctl,
-				      .msg_controllen = sizeof(ctl) };
-		struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
 
-		memset(ctl, 0, sizeof(ctl));
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(c), &r->fd, sizeof(int));
-		if (sendmsg(h->sock, &msg, MSG_DONTWAIT | MSG_NOSIGNAL) < 0)
+		if (uwp_send(h->sock, &m, sizeof(m), r->fd, MSG_DONTWAIT) < 0)
 			return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -EPIPE;
 		h->n_sent++;
 	}
@@ -203,36 +191,20 @@ static int read_table(int fd, uint64_t size, struct uhelper_reply *ret)
 static int recv_reply(struct uhelper *h, struct uhelper_reply *ret)
 {
 	struct uwp_reply m;
-	char ctl[CMSG_SPACE(sizeof(int))];
-	struct iovec iov = { &m, sizeof(m) };
-	struct msghdr msg = {
-		.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl, .msg_controllen = sizeof(ctl)
-	};
-	struct cmsghdr *c;
-	int fd = -1, rc;
-	ssize_t n = recvmsg(h->sock, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+	int fd, rc;
+	bool trunc;
+	ssize_t n = uwp_recv(h->sock, &m, sizeof(m), MSG_DONTWAIT, &fd, &trunc);
 
 	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
 		return 0;
-	if (n <= 0)
-		return -EPIPE;
-	for (c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c))
-		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
-		    c->cmsg_len >= CMSG_LEN(sizeof(int))) {
-			int k = (int)((c->cmsg_len - CMSG_LEN(0)) / sizeof(int));
-
-			for (int i = 0; i < k; i++) {
-				int f;
-
-				memcpy(&f, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
-				if (fd < 0)
-					fd = f;
-				else
-					close(f);
-			}
-		}
+	if (n <= 0) {
+		if (fd >= 0)
+			close(fd);
+		return -EPIPE; /* EOF, or ECONNRESET when it died with requests unread */
+	}
 	/* Replies come in request order; anything else is a broken helper. */
-	if ((size_t)n != sizeof(m) || m.magic != UWP_MAGIC || !h->n_sent || m.id != h->q[0].id) {
+	if ((size_t)n != sizeof(m) || trunc || m.magic != UWP_MAGIC || !h->n_sent ||
+	    m.id != h->q[0].id) {
 		if (fd >= 0)
 			close(fd);
 		return -EPIPE;

@@ -121,6 +121,11 @@ int unwinder_cache(struct unwinder *u, const char *dir, uint64_t max_bytes, char
 	return utcache_open(&u->cache, dir, max_bytes, why, why_size);
 }
 
+unsigned unwinder_fd_gen(const struct unwinder *u)
+{
+	return u->have_helper ? u->helper.starts : 0;
+}
+
 int unwinder_fd(const struct unwinder *u)
 {
 	return u->have_helper ? uhelper_fd(&u->helper) : -1;
@@ -319,17 +324,21 @@ void unwinder_side_band(struct unwinder *u, const struct perf_event_header *h, u
 	struct perfrec_mmap m;
 	struct perfrec_task t;
 	struct perfrec_comm c;
+	struct perfrec_id id = { 0 };
 
+	if (h->type == PERF_RECORD_MMAP2 || h->type == PERF_RECORD_FORK ||
+	    h->type == PERF_RECORD_COMM)
+		perfrec_parse_id(h, sample_type, &id);
 	switch (h->type) {
 	case PERF_RECORD_MMAP2:
 		if (perfrec_parse_mmap(h, sample_type, &m) == 0 && (m.prot & PROT_EXEC) &&
 		    (h->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_USER)
 			addrspace_mmap(&u->as, m.pid, m.addr, m.addr + m.len, m.pgoff,
-				       object_of(u, &m));
+				       object_of(u, &m), id.time);
 		break;
 	case PERF_RECORD_FORK:
 		if (perfrec_parse_task(h, &t) == 0)
-			addrspace_fork(&u->as, t.pid, t.ppid);
+			addrspace_fork(&u->as, t.pid, t.ppid, id.time);
 		break;
 	case PERF_RECORD_EXIT:
 		if (perfrec_parse_task(h, &t) == 0 && t.pid == t.tid)
@@ -337,7 +346,7 @@ void unwinder_side_band(struct unwinder *u, const struct perf_event_header *h, u
 		break;
 	case PERF_RECORD_COMM:
 		if (perfrec_parse_comm(h, sample_type, &c) == 0 && c.exec)
-			addrspace_exec(&u->as, c.pid);
+			addrspace_exec(&u->as, c.pid, id.time);
 		break;
 	}
 	u->st.map_nomem = u->as.nomem;

@@ -60,8 +60,11 @@ int unwinder_cache(struct unwinder *u, const char *dir, uint64_t max_bytes, char
 		   size_t why_size);
 struct unwinder *unwinder_free(struct unwinder *u);
 
-/* The helper's socket, to wait on with the rings (-1 when there is none). */
+/* The helper's socket, to wait on with the rings (-1 when there is none), and how many
+ * helpers were started so far: after a restart the socket is a new one, whose number may be
+ * the old one's. */
 int unwinder_fd(const struct unwinder *u);
+unsigned unwinder_fd_gen(const struct unwinder *u);
 /* Take what the helper has answered (tables, failures); call when unwinder_fd is readable
  * and once per drain pass. Never blocks. */
 void unwinder_poll(struct unwinder *u);

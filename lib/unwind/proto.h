@@ -9,7 +9,10 @@
 #ifndef RP_UWPROTO_H
 #define RP_UWPROTO_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #define UWP_MAGIC 0x52505557u	  /* "RPUW" */
 #define UWP_MAX_TABLE (64u << 20) /* the largest table the recorder accepts */
@@ -29,5 +32,14 @@ struct uwp_reply {
 	uint64_t build_ns; /* time the helper spent on it */
 	char why[160];	   /* status != 0: a sentence for the user, NUL-terminated */
 };
+
+/* Send one message of len bytes with fd attached (fd < 0: none); MSG_NOSIGNAL is added to
+ * flags. sendmsg()'s result (EINTR retried). */
+ssize_t uwp_send(int sock, const void *buf, size_t len, int fd, int flags);
+/* Receive one message into buf (at most len bytes; *ret_trunc when it was longer): its size
+ * (0: the peer's EOF, unless it carried an fd), or recvmsg()'s -1 with errno (EINTR retried).
+ * The first descriptor it carried goes to *ret_fd (close-on-exec; -1: none), others are
+ * closed. */
+ssize_t uwp_recv(int sock, void *buf, size_t len, int flags, int *ret_fd, bool *ret_trunc);
 
 #endif
