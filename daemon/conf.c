@@ -21,6 +21,7 @@ static char sources[4096];
 
 enum kind {
 	K_DIR,
+	K_CACHE,
 	K_EVENT,
 	K_FREQ,
 	K_BOOL,
@@ -50,6 +51,7 @@ static const struct key keys[] = {
 	{ "Frequency", K_FREQ, F(frequency), "49", 1, 100000 },
 	{ "CallChain", K_BOOL, F(callchain), "yes", 0, 0 },
 	{ "UserStackSize", K_SIZE, F(stack_size), "8K", 0, 65528 },
+	{ "UnwindCache", K_CACHE, F(unwind_cache), "", 0, 0 },
 	{ "SwitchEvents", K_BOOL, F(switch_events), "no", 0, 0 },
 	{ "RingPages", K_PAGES, F(ring_pages), "128", 1, 65536 },
 	{ "CPUs", K_CPUS, F(cpus), "", 0, 0 },
@@ -247,13 +249,14 @@ uint64_t conf_size_resolve(const struct conf_size *s, uint64_t fs_bytes)
 	return s->cap && v > s->cap ? s->cap : v;
 }
 
-static void state_directory(char *buf, size_t size)
+/* The first of the directories systemd names in the environment variable var, else dflt. */
+static void unit_directory(const char *var, const char *dflt, char *buf, size_t size)
 {
-	const char *sd = getenv("STATE_DIRECTORY");
+	const char *sd = getenv(var);
 	size_t n;
 
 	if (!sd || sd[0] != '/') {
-		util_strlcpy(buf, CONF_DEFAULT_DIRECTORY, size);
+		util_strlcpy(buf, dflt, size);
 		return;
 	}
 	/* systemd lists several directories separated by ':' when the unit names several. */
@@ -354,9 +357,21 @@ static int set_key(struct conf *c, const struct key *k, const char *v, char *why
 	bool b;
 
 	switch (k->kind) {
+	case K_CACHE:
+		if (!*v) {
+			unit_directory("CACHE_DIRECTORY", CONF_DEFAULT_CACHE, p,
+				       sizeof(c->unwind_cache));
+			return 0;
+		}
+		if (strcasecmp(v, "no") == 0) {
+			*(char *)p = '\0';
+			return 0;
+		}
+		__attribute__((fallthrough)); /* a path */
 	case K_DIR:
 		if (!*v) {
-			state_directory(p, sizeof(c->directory));
+			unit_directory("STATE_DIRECTORY", CONF_DEFAULT_DIRECTORY, p,
+				       sizeof(c->directory));
 			return 0;
 		}
 		if (v[0] != '/' || strlen(v) >= sizeof(c->directory)) {
@@ -588,6 +603,7 @@ void conf_print(const struct conf *c, FILE *f)
 	fprintf(f, "Frequency=%llu\n", (unsigned long long)c->frequency);
 	fprintf(f, "CallChain=%s\n", c->callchain ? "yes" : "no");
 	fprintf(f, "UserStackSize=%llu\n", (unsigned long long)c->stack_size);
+	fprintf(f, "UnwindCache=%s\n", c->unwind_cache[0] ? c->unwind_cache : "no");
 	fprintf(f, "SwitchEvents=%s\n", c->switch_events ? "yes" : "no");
 	fprintf(f, "RingPages=%u\n", c->ring_pages);
 	fprintf(f, "CPUs=%s\n", c->cpus);
@@ -620,6 +636,7 @@ bool conf_recording_differs(const struct conf *a, const struct conf *b)
 {
 	return strcmp(a->event, b->event) || a->frequency != b->frequency ||
 	       a->callchain != b->callchain || a->stack_size != b->stack_size ||
-	       a->switch_events != b->switch_events || a->ring_pages != b->ring_pages ||
-	       strcmp(a->cpus, b->cpus) || a->flush_ns != b->flush_ns;
+	       strcmp(a->unwind_cache, b->unwind_cache) || a->switch_events != b->switch_events ||
+	       a->ring_pages != b->ring_pages || strcmp(a->cpus, b->cpus) ||
+	       a->flush_ns != b->flush_ns;
 }

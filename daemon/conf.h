@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #define CONF_DEFAULT_DIRECTORY "/var/lib/ringprof"
+#define CONF_DEFAULT_CACHE "/var/cache/ringprof"
 
 /* A disk budget: absolute bytes, or a percentage of the file system's size with an optional
  * cap (journald's defaults: 10% and 15%, at most 4G). */
@@ -26,6 +27,7 @@ struct conf {
 	uint64_t frequency; /* Hz per CPU */
 	bool callchain;
 	uint64_t stack_size; /* user stack bytes copied and unwound per sample; 0: frame pointers */
+	char unwind_cache[PATH_MAX]; /* where unwind tables are kept; "": nowhere */
 	bool switch_events;
 	unsigned int ring_pages; /* per CPU, a power of two */
 	char cpus[256];		 /* "": every online CPU */

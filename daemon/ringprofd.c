@@ -156,7 +156,6 @@ static int rec_open(struct daemon *d, const struct conf *c, struct rec *ret, cha
 {
 	struct recorder_opts o = { 0 };
 	struct rec x = { 0 };
-	char cache[PATH_MAX + 32];
 	int online[MAX_CPUS];
 	size_t n_online = 0;
 	int r;
@@ -186,9 +185,8 @@ static int rec_open(struct daemon *d, const struct conf *c, struct rec *ret, cha
 	o.target = RECORDER_SYSTEM;
 	o.cmdline = d->cmdline;
 	o.flush_ns = c->flush_ns;
-	/* Unwind tables outlive restarts in the state directory, apart from the recordings. */
-	snprintf(cache, sizeof(cache), "%s/unwind-tables", c->directory);
-	o.unwind_cache = cache;
+	/* Unwind tables outlive restarts in the cache directory, apart from the recordings. */
+	o.unwind_cache = c->unwind_cache[0] ? c->unwind_cache : NULL;
 	o.unwind_cache_max = UNWIND_CACHE_MAX;
 	r = recorder_new(&o, &x.r, why, why_size);
 	if (r < 0) {

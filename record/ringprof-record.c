@@ -720,12 +720,13 @@ static void print_unwind_summary(const struct record *x)
 		if (o.stopped > worst.stopped)
 			worst = o;
 	fprintf(stderr,
-		"[ user stacks: %.1f%% complete, %.1f%% cut by the %u-byte stack copy, %.1f%% "
-		"without unwind information, %.1f%% waiting for a table; %llu tables (%s) ]\n",
-		100.0 * (double)u->stop[UW_COMPLETE] / n, 100.0 * (double)u->stop[UW_STACK_END] / n,
-		x->a.o.stack_user, 100.0 * (double)u->stop[UW_NO_INFO] / n,
-		100.0 * (double)u->stop[UW_PENDING] / n, (unsigned long long)u->tables,
-		util_format_bytes(u->table_bytes, b, sizeof(b)));
+		"[ user stacks: %.1f%% complete (%.1f%% joined to the thread's earlier stack), %.1f%% cut "
+		"by the %u-byte stack copy, %.1f%% without unwind information, %.1f%% waiting for a "
+		"table; %llu tables (%s) ]\n",
+		100.0 * (double)u->stop[UW_COMPLETE] / n, 100.0 * (double)u->joined / n,
+		100.0 * (double)u->stop[UW_STACK_END] / n, x->a.o.stack_user,
+		100.0 * (double)u->stop[UW_NO_INFO] / n, 100.0 * (double)u->stop[UW_PENDING] / n,
+		(unsigned long long)u->tables, util_format_bytes(u->table_bytes, b, sizeof(b)));
 	if ((double)u->stop[UW_STACK_END] / n > 0.05 && x->a.o.stack_user < 65528)
 		fprintf(stderr,
 			PROG

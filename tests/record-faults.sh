@@ -10,7 +10,10 @@ require_perf_events
 # ---- disk full after the first frame: stop, say so, keep what was written ----
 M="$T/full"
 mount_tmpfs 16m "$M" || skip "cannot mount a tmpfs: $(cat "$T/mount.err")"
-"$RP" record -a -g -F 999 -d 30 -o "$M/a.data" >"$T/a.out" 2>&1 &
+# Frame-pointer callchains: with dwarf unwinding the samples of the start-up frame wait for
+# their tables (a quarter of the flush interval) and reach the next frame, which the full disk
+# takes; this checks what a full disk leaves, not unwinding.
+"$RP" record -a --call-graph fp -F 999 -d 30 -o "$M/a.data" >"$T/a.out" 2>&1 &
 rp=$!
 BG_PIDS="$BG_PIDS $rp"
 # The first frame (header, kernel symbols, /proc state) is on disk once the file is non-empty.

@@ -130,7 +130,7 @@ heads qs
 c=$(upct complete "$T/qs.head")
 ge "$c" 95
 soft_check $? "qsort: report header: user stacks $c % complete (>= 95)"
-check_grep '^\[ user stacks: [0-9.]+% complete, ' "$T/qs.err" "qsort: record prints the user-stacks summary"
+check_grep '^\[ user stacks: [0-9.]+% complete \([0-9.]+% joined' "$T/qs.err" "qsort: record prints the user-stacks summary"
 line=$(grep '^  user stacks ' "$T/qs.stats")
 [ -n "$line" ] || fail "qsort: no 'user stacks' line in --stats"
 read -r tot parts < <(echo "$line" | awk '{
@@ -317,7 +317,7 @@ soft_check $? "1 s of rp-unwind qsort: $pend of $tot user stacks 'table pending'
 if [ "$(id -u)" = 0 ] && [ -x "$RPD" ]; then
 	D="$T/rpd"
 	UT="$D/unwind-tables"
-	: >"$T/rpd.conf"
+	echo "UnwindCache=$UT" >"$T/rpd.conf"
 	libc=/lib/x86_64-linux-gnu/libc.so.6
 	libc_id=$(build_id_of "$libc")
 	uw_id=$(build_id_of "$UW")

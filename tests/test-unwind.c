@@ -30,6 +30,7 @@ static const struct utab_rule main_rules[] = {
 	RULE(UTAB_CFA_UNKNOWN, 0, 0, 0),	   /* 8 */
 	RULE(UTAB_CFA_SP, 0, 0, 0),		   /* 9: a rule that does not move sp */
 	RULE(UTAB_CFA_SP, 16, UTAB_BP_SAVED, -16), /* 10: push rbp, rbp not the frame base */
+	RULE(UTAB_CFA_SP, 8, UTAB_BP_SAVED, -16),  /* 11: after pop rbp: the rule stays */
 };
 
 static const struct utab_row main_rows[] = {
@@ -45,6 +46,7 @@ static const struct utab_row main_rows[] = {
 	{ 0x1090, 8 },	/* an expression rule */
 	{ 0x10a0, 9 },	/* a broken rule */
 	{ 0x10b0, 10 }, /* f_e */
+	{ 0x10bc, 11 }, /* f_e's epilogue, rbp popped */
 	{ 0x10c0, 0 },	/* the end */
 };
 
@@ -169,7 +171,7 @@ static void test_check(void)
 	refused("rows unsorted", true, main_size, "row 5");
 	bad_copy();
 	bad_rows()[2].rule = N_OF(main_rules);
-	refused("rule index out of range", true, main_size, "row 2: rule 11 of 11");
+	refused("rule index out of range", true, main_size, "row 2: rule 12 of 12");
 	bad_copy();
 	bad_rules()[3].cfa = UTAB_CFA_N;
 	refused("unknown cfa kind", true, main_size, "rule 3: unknown kind");
@@ -217,7 +219,7 @@ static void test_find(void)
 	CHECK(utab_find(t, 0x1048) == NULL, "a gap row");
 	CHECK(utab_find(t, 0x105f) == NULL, "the end of a gap row");
 	CHECK(utab_find(t, 0x1060) == &t->rules[6], "after a gap");
-	CHECK(utab_find(t, 0x10bf) == &t->rules[10], "the last byte of the last FDE");
+	CHECK(utab_find(t, 0x10bf) == &t->rules[11], "the last byte of the last FDE");
 	CHECK(utab_find(t, 0x10c0) == NULL, "the last row");
 	CHECK(utab_find(t, 0x7fffffff) == NULL, "past the last row");
 	CHECK(utab_find(t, 0x100001010ull) == NULL, "beyond 32 bits (no truncation)");
@@ -411,6 +413,14 @@ static void test_bp_walk(void)
 	walk(PC(0x10b5), 0, sizeof(stk), N_OF(pcs));
 	WANT(UW_COMPLETE, PC(0x10b5), NOTAB + 0x20, PC(0x1044));
 	CHECK_INT(res.fp_steps, 1);
+
+	test_ctx =
+	    "an epilogue: rbp's save slot lies below sp (popped), rbp is its own value again";
+	stack_reset();
+	set(SA(0), PC(0x1044));
+	walk(PC(0x10bd), SA(40), sizeof(stk), N_OF(pcs));
+	WANT(UW_COMPLETE, PC(0x10bd), PC(0x1044));
+	CHECK_INT(res.fp_steps, 0);
 
 	test_ctx = "sp does not grow (a loop)";
 	stack_reset();

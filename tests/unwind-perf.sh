@@ -280,13 +280,25 @@ if ge "$r" 50; then
 	ge "$r" 80
 	judge $? "deep-8k: ringprof completed the cut stacks: all 40 frames in $r % of them (perf's reach a root in $p %)"
 else
-	# INTEGRATOR: the wording of the report header is assumed here (issue 11: "report prints in
-	# its header the share of samples whose user stack is complete"): a "# ..." line naming the
-	# user stack and saying incomplete or truncated. Adjust the pattern to the implementation.
+	# The report header: "# user stacks: N% complete; incomplete: N% stack copy exhausted, ..."
 	grep -Eq '^#.*(user stack.*(incomplete|truncated)|(incomplete|truncated).*user stack)' "$T/deep-8k.rp.head"
 	judge $? "deep-8k: ringprof's stacks are cut ($r % reach a root) and its report header says so"
 	[ "$MODE" = dwarf ] || sed 's/^/# deep-8k header: /' "$T/deep-8k.rp.head"
 fi
+
+# ---- rp-unwind climb, default size: work at every level of 40 frames of 512 bytes --------------
+# Most samples are deeper than an 8 KB copy reaches. perf cuts them; ringprof joins a cut stack
+# to the callers its earlier walks of the same thread found above the last frame it reached.
+climb_chain="(^|;)main;climb_phase(;climb_recurse)+(;climb_burn)?\$"
+case_run climb "" "$UW" climb "$SECS"
+root_check climb rp-unwind 90
+hot_check climb rp-unwind climb_burn ""
+p=$(an root "$T/climb.perf.u" rp-unwind)
+r=$(an chain "$T/climb.rp.u" rp-unwind climb_burn "$climb_chain")
+ge "$r" 90
+judge $? "climb: $r % of ringprof's stacks to climb_burn go up to main (perf's reach a root in $p %)"
+r=$(awk -F'[ ;]' '{ n = 0; for (i = 1; i <= NF; i++) n += $i == "climb_recurse"; if (n > m) m = n } END { print m + 0 }' "$T/climb.rp.u")
+check_eq "$r" 40 "climb: the deepest joined stack has the 40 climb_recurse frames, no more"
 
 # ---- rp-unwind-cxx: std::sort with a comparator (templates), virtual calls --------------------
 case_run cxx "" "$UWX" all "$SECS"

@@ -45,6 +45,20 @@ struct uobj {
 	uint64_t stopped;
 };
 
+/* What the thread's walks found out about its frames, a frame being a (pc, sp) pair: which
+ * frame called it, or that it was the outermost one (join()). */
+#define JOIN_SLOTS 64	/* threads remembered at once, by a hash of their tid */
+#define JOIN_EDGES 1024 /* frames remembered per thread (a power of two) */
+#define JOIN_PROBE 8
+struct join_edge {
+	uint64_t pc, sp;   /* a frame; pc 0: a free entry */
+	uint64_t cpc, csp; /* its caller; cpc 0: it is the outermost frame */
+};
+struct join_slot {
+	uint32_t tid;
+	struct join_edge e[JOIN_EDGES];
+};
+
 struct unwinder {
 	struct addrspace as;
 	struct uhelper helper;
@@ -63,6 +77,8 @@ struct unwinder {
 	size_t hold_len, hold_cap;
 	uint64_t hold_since;
 	uint64_t chain[UNWINDER_MAX_FRAMES + 256];
+	uint64_t sps[UNWINDER_MAX_FRAMES + 256]; /* the stack pointer of each user frame */
+	struct join_slot *join;			 /* JOIN_SLOTS, by tid */
 };
 
 /* A kept sample; followed by nk kernel chain words and dyn bytes of stack. */
@@ -108,6 +124,7 @@ struct unwinder *unwinder_free(struct unwinder *u)
 		free(u->objs[i].buf);
 	free(u->objs);
 	free(u->hold);
+	free(u->join);
 	pairtab_free(u->keys);
 	strtab_free(u->paths);
 	free(u);
@@ -463,15 +480,101 @@ static size_t kernel_part(const struct perfrec_sample *s, uint64_t *out, size_t 
 }
 
 /* Walk the user stack after the n words already in out; the marker ends it. */
-static size_t walk_user(struct unwinder *u, uint32_t pid, const struct uw_regs *regs,
+/* The thread's slot of the join cache (NULL without one), emptied when it was another's. */
+static struct join_slot *join_slot(struct unwinder *u, uint32_t tid, bool claim)
+{
+	struct join_slot *j;
+
+	if (!u->join && !(u->join = calloc(JOIN_SLOTS, sizeof(*u->join))))
+		return NULL;
+	j = &u->join[hash_u64(tid) & (JOIN_SLOTS - 1)];
+	if (j->tid != tid) {
+		if (!claim)
+			return NULL;
+		memset(j->e, 0, sizeof(j->e));
+		j->tid = tid;
+	}
+	return j;
+}
+
+static struct join_edge *edge_find(struct join_slot *j, uint64_t pc, uint64_t sp, bool add)
+{
+	size_t h = hash_pair(pc, sp);
+
+	for (size_t k = 0; k < JOIN_PROBE; k++) {
+		struct join_edge *e = &j->e[(h + k) & (JOIN_EDGES - 1)];
+
+		if (e->pc == pc && e->sp == sp)
+			return e;
+		if (!e->pc)
+			return add ? e : NULL;
+	}
+	return add ? &j->e[h & (JOIN_EDGES - 1)] : NULL; /* full here: the oldest guess goes */
+}
+
+/* A stack cut by the end of the copy: its last frame (pc, sp) still exists, so what the thread's
+ * earlier walks found above it holds: follow the callers they saw, as far as they go (sp
+ * growing at each step). Extends pcs and sps from k frames (at most lim); UW_COMPLETE when the
+ * outermost frame is reached. */
+static size_t join(struct unwinder *u, uint32_t tid, uint64_t *pcs, uint64_t *sps, size_t k,
+		   size_t lim, struct uw_result *res)
+{
+	struct join_slot *j = join_slot(u, tid, false);
+	size_t k0 = k;
+
+	while (j && k > 0 && k < lim) {
+		const struct join_edge *e = edge_find(j, pcs[k - 1], sps[k - 1], false);
+
+		if (!e)
+			break;
+		if (!e->cpc) {
+			res->stop = UW_COMPLETE;
+			break;
+		}
+		if (e->csp <= sps[k - 1])
+			break;
+		pcs[k] = e->cpc;
+		sps[k] = e->csp;
+		k++;
+	}
+	if (k != k0 || res->stop == UW_COMPLETE)
+		u->st.joined++;
+	res->n = k;
+	return k;
+}
+
+/* Remember each frame's caller from this walk; the last frame's when it is the outermost. */
+static void remember(struct unwinder *u, uint32_t tid, const uint64_t *pcs, const uint64_t *sps,
+		     size_t k, bool complete)
+{
+	struct join_slot *j = k >= 2 || complete ? join_slot(u, tid, true) : NULL;
+
+	for (size_t i = 1; j && i < k; i++) {
+		struct join_edge *e = edge_find(j, pcs[i], sps[i], true);
+		bool last = i + 1 == k;
+
+		if (last && !complete)
+			break;
+		*e = (struct join_edge){ pcs[i], sps[i], last ? 0 : pcs[i + 1],
+					 last ? 0 : sps[i + 1] };
+	}
+}
+
+static size_t walk_user(struct unwinder *u, const struct perfrec_id *id, const struct uw_regs *regs,
 			const struct uw_stack *st, uint64_t *out, size_t n, size_t max,
 			struct uw_result *res, uint32_t *ret_obj)
 {
-	struct find_ctx c = { u, addrspace_find(&u->as, pid), NO_OBJ };
+	struct find_ctx c = { u, addrspace_find(&u->as, id->pid), NO_OBJ };
 	size_t lim = max - n - 1 < UNWINDER_MAX_FRAMES ? max - n - 1 : UNWINDER_MAX_FRAMES;
+	size_t k;
 
 	out[n++] = (uint64_t)PERF_CONTEXT_USER;
-	n += uw_walk(regs, st, find, &c, out + n, lim, res);
+	k = uw_walk_sp(regs, st, find, &c, out + n, u->sps, lim, res);
+	if (res->stop == UW_STACK_END)
+		k = join(u, id->tid, out + n, u->sps, k, lim, res);
+	if (res->stop == UW_COMPLETE || res->stop == UW_STACK_END)
+		remember(u, id->tid, out + n, u->sps, k, res->stop == UW_COMPLETE);
+	n += k;
 	out[n++] = RP_CONTEXT_UNWIND + (uint64_t)res->stop;
 	*ret_obj = c.last_obj;
 	return n;
@@ -533,7 +636,7 @@ size_t unwinder_chain(struct unwinder *u, size_t ci, const struct perfrec_sample
 	/* The mask's bits in order: bp (6), sp (7), ip (8). */
 	regs = (struct uw_regs){ user->regs[2], user->regs[1], user->regs[0] };
 	st = (struct uw_stack){ user->stack, user->stack ? user->dyn_size : 0 };
-	k = walk_user(u, s->id.pid, &regs, &st, out, n, max, &res, &obj);
+	k = walk_user(u, &s->id, &regs, &st, out, n, max, &res, &obj);
 	if ((res.stop == UW_PENDING || obj == UNMAPPED) && ci != SIZE_MAX &&
 	    hold(u, ci, s, n, &regs, &st)) {
 		*ret_held = true;
@@ -567,7 +670,7 @@ void unwinder_release(struct unwinder *u, bool all, uint64_t now, uint64_t max_a
 		uint32_t obj;
 
 		memcpy(u->chain, kc, e->nk * 8);
-		n = walk_user(u, s.id.pid, &regs, &st, u->chain, e->nk, sizeof(u->chain) / 8, &res,
+		n = walk_user(u, &s.id, &regs, &st, u->chain, e->nk, sizeof(u->chain) / 8, &res,
 			      &obj);
 		if (!all && ((res.stop == UW_PENDING && now - s.id.time < max_age) ||
 			     (obj == UNMAPPED && u->pass - e->pass < UNMAPPED_PASSES))) {

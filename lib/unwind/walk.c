@@ -103,8 +103,12 @@ static enum uw_stop rule_step(const struct walk_mem *m, const struct utab_rule *
 	}
 	if (__builtin_add_overflow(reg, off, &cfa) || cfa <= f->sp)
 		return UW_BAD_FRAME;
-	if (!mem_read(m, cfa, r->ra_off, &ra) ||
-	    ((r->flags & UTAB_BP_SAVED) && !mem_read(m, cfa, r->bp_off, &bp)))
+	if (!mem_read(m, cfa, r->ra_off, &ra))
+		return UW_STACK_END;
+	/* A save slot below the stack pointer was popped already and rbp holds its value again:
+	 * GCC's epilogues keep the save rule after the pop (python3.11: 3 % of the samples). */
+	if ((r->flags & UTAB_BP_SAVED) && cfa + (uint64_t)(int64_t)r->bp_off >= f->sp &&
+	    !mem_read(m, cfa, r->bp_off, &bp))
 		return UW_STACK_END;
 	*f = (struct walk_frame){ ra, cfa, bp, false };
 	return UW_GO;
@@ -144,6 +148,12 @@ static inline enum uw_stop step(const struct walk_mem *m, uw_find_fn find, void 
 size_t uw_walk(const struct uw_regs *regs, const struct uw_stack *st, uw_find_fn find, void *arg,
 	       uint64_t *pcs, size_t max, struct uw_result *res)
 {
+	return uw_walk_sp(regs, st, find, arg, pcs, NULL, max, res);
+}
+
+size_t uw_walk_sp(const struct uw_regs *regs, const struct uw_stack *st, uw_find_fn find, void *arg,
+		  uint64_t *pcs, uint64_t *sps, size_t max, struct uw_result *res)
+{
 	struct walk_mem m = { st->data, regs->sp, st->data ? st->size : 0 };
 	struct walk_frame f = { regs->ip, regs->sp, regs->bp, true };
 	enum uw_stop stop = UW_MAX_DEPTH;
@@ -154,6 +164,8 @@ size_t uw_walk(const struct uw_regs *regs, const struct uw_stack *st, uw_find_fn
 	if (m.base && m.size > 0 - m.base)
 		m.size = 0 - m.base;
 	if (max) {
+		if (sps)
+			sps[n] = f.sp;
 		pcs[n++] = f.pc;
 		for (;;) {
 			stop = step(&m, find, arg, &f, &fp_steps);
@@ -165,8 +177,11 @@ size_t uw_walk(const struct uw_regs *regs, const struct uw_stack *st, uw_find_fn
 				stop = UW_BAD_FRAME;
 			else if (n == max)
 				stop = UW_MAX_DEPTH; /* there is a caller, but no room for it */
-			else
+			else {
+				if (sps)
+					sps[n] = f.sp;
 				pcs[n++] = f.pc;
+			}
 			if (stop != UW_GO)
 				break;
 		}

@@ -69,6 +69,13 @@ struct uw_result {
 size_t uw_walk(const struct uw_regs *regs, const struct uw_stack *st, uw_find_fn find, void *arg,
 	       uint64_t *pcs, size_t max, struct uw_result *res);
 
+/* uw_walk, also writing the stack pointer of each frame (sps[i]: rsp while pcs[i] ran; for
+ * a caller, the canonical frame address of its callee) when sps is not NULL. A caller's
+ * (pc, sp) names its activation while it lasts: the recorder joins a cut stack to the callers
+ * it unwound before from the same pair. */
+size_t uw_walk_sp(const struct uw_regs *regs, const struct uw_stack *st, uw_find_fn find, void *arg,
+		  uint64_t *pcs, uint64_t *sps, size_t max, struct uw_result *res);
+
 /* "complete", "stack copy exhausted", ... for reports and --stats. */
 const char *uw_stop_name(enum uw_stop s);
 

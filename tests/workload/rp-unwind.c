@@ -8,6 +8,9 @@
  *           cmp_records is the hot function, sort_phase shuffles and sorts again and again
  *   deep    main -> deep_phase -> deep_recurse x 40 (512-byte frames) -> deep_leaf_burn; the
  *           stack under the leaf is ~22 KB deep: an 8 KB stack copy cuts the walk
+ *   climb   main -> climb_phase -> climb_recurse x 40 (512-byte frames), each level burning
+ *           CPU on the way down and on the way up: samples at every depth, most of them
+ *           deeper than an 8 KB copy reaches (what joining cut stacks to earlier ones is for)
  *   thread  main -> thread_phase -> pthread_create; start_thread -> thread_main ->
  *           work_in_thread -> thread_hot_loop (the main thread waits in pthread_join)
  *   all     the thread runs for SECONDS while the main thread does qsort, then deep (half each)
@@ -160,6 +163,44 @@ RP_FRAME static unsigned long deep_phase(double seconds)
 	return rounds;
 }
 
+/* ---- climb: recursion with large frames that works at every level ----------------------- */
+
+RP_FRAME static uint64_t climb_burn(volatile char *buf, int rounds)
+{
+	uint64_t x = (uint64_t)buf[0] + 1;
+
+	for (int i = 0; i < rounds; i++)
+		x = x * 6364136223846793005ULL + 1442695040888963407ULL + (x >> 29);
+	buf[1] = (char)x;
+	return x;
+}
+
+RP_FRAME static uint64_t climb_recurse(int depth)
+{
+	volatile char buf[DEEP_FRAME_BYTES];
+	uint64_t r;
+
+	for (int i = 0; i < DEEP_FRAME_BYTES; i += 64)
+		buf[i] = (char)(depth + i);
+	r = climb_burn(buf, DEEP_LEAF_ROUNDS / 64);
+	if (depth > 0)
+		r += climb_recurse(depth - 1);
+	r += climb_burn(buf, DEEP_LEAF_ROUNDS / 64);
+	return r + (uint64_t)buf[(depth * 64) % DEEP_FRAME_BYTES];
+}
+
+RP_FRAME static unsigned long climb_phase(double seconds)
+{
+	double end = now_s() + seconds;
+	unsigned long rounds = 0;
+
+	do {
+		sink += climb_recurse(DEEP_LEVELS - 1);
+		rounds++;
+	} while (now_s() < end);
+	return rounds;
+}
+
 /* ---- thread: stacks that end in start_thread / clone3 --------------------------------------- */
 
 RP_FRAME static uint64_t thread_hot_loop(uint64_t seed)
@@ -233,7 +274,7 @@ static unsigned long all_phases(double seconds)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: rp-unwind qsort|deep|thread|all [SECONDS]\n");
+	fprintf(stderr, "usage: rp-unwind qsort|deep|climb|thread|all [SECONDS]\n");
 	return 2;
 }
 
@@ -254,6 +295,8 @@ int main(int argc, char **argv)
 		rounds = sort_phase(seconds);
 	else if (strcmp(argv[1], "deep") == 0)
 		rounds = deep_phase(seconds);
+	else if (strcmp(argv[1], "climb") == 0)
+		rounds = climb_phase(seconds);
 	else if (strcmp(argv[1], "thread") == 0)
 		rounds = thread_phase(seconds);
 	else if (strcmp(argv[1], "all") == 0)
