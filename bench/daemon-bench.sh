@@ -61,7 +61,9 @@ cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 cpu_ns() { awk '{ print $1 }' "/proc/$1/schedstat"; }
 active_size() { stat -c %s "$T"/rec/*.partial; }
 
-"$RPD" -c /dev/null -D "$T/rec" --max-use infinity --keep-free 0 2>"$T/daemon.log" &
+# A cold unwind-table cache of its own: the tables are built (by the helper) during the run.
+echo "UnwindCache=$T/cache" >"$T/conf"
+"$RPD" -c "$T/conf" -D "$T/rec" --max-use infinity --keep-free 0 2>"$T/daemon.log" &
 DPID=$!
 for _ in $(seq 100); do
 	ls "$T"/rec/*.partial >/dev/null 2>&1 && grep -q '^ringprofd: recording' "$T/daemon.log" && break
@@ -80,6 +82,13 @@ end_size=$(active_size)
 end_wall=$(date +%s.%N)
 hwm_kb=$(awk '/^VmHWM/ { print $2 }' "/proc/$DPID/status")
 rss_kb=$(awk '/^VmRSS/ { print $2 }' "/proc/$DPID/status")
+# The unwind-table helper (its child): CPU since it started (the tables of every binary seen),
+# its peak RSS, and the tables kept on disk.
+HPID=$(pgrep -P "$DPID" -x ringprof-unwind | head -1 || true)
+helper_s=$([ -n "$HPID" ] && awk -v t="$TCK" '{ printf "%.2f", ($14 + $15) / t }' "/proc/$HPID/stat" || echo 0)
+helper_hwm_kb=$([ -n "$HPID" ] && awk '/^VmHWM/ { print $2 }' "/proc/$HPID/status" || echo 0)
+cache_bytes=$(du -sb "$T/cache" 2>/dev/null | cut -f1)
+cache_files=$(find "$T/cache" -name '*.utab' 2>/dev/null | wc -l)
 # One rotation (as MaxFileSec does once an hour): its CPU time and memory peak.
 kill -USR2 "$DPID"
 for _ in $(seq 100); do
@@ -103,7 +112,8 @@ dur=$(awk '$1 == "duration" { print $2; exit }' "$T/stats")
 awk -v t0="$start_wall" -v t1="$end_wall" -v k0="$start_ticks" -v k1="$end_ticks" -v tck="$TCK" \
 	-v n0="$start_ns" -v n1="$end_ns" -v s0="$start_size" -v s1="$end_size" -v hwm="$hwm_kb" -v rss="$rss_kb" \
 	-v head="$head_size" -v rot="$rot_ns" -v rhwm="$rot_hwm_kb" -v ncpu="$NCPU" -v load="$LOAD" -v samples="$samples" -v lost="$lost" \
-	-v dur="$dur" -v event="$event" -v kernel="$(uname -r)" 'BEGIN {
+	-v dur="$dur" -v event="$event" -v kernel="$(uname -r)" -v helper="$helper_s" -v hhwm="$helper_hwm_kb" \
+	-v cache="${cache_bytes:-0}" -v ncache="$cache_files" 'BEGIN {
 	wall = t1 - t0
 	cpu_t = (k1 - k0) / tck
 	cpu_n = (n1 - n0) / 1e9
@@ -117,6 +127,8 @@ awk -v t0="$start_wall" -v t1="$end_wall" -v k0="$start_ticks" -v k1="$end_ticks
 	printf "| start-up CPU time (events, kallsyms, /proc synthesis, first file) | %.2f s |\n", (k0) / tck
 	printf "| peak RSS (VmHWM) / RSS at the end of the window | %.1f MiB / %.1f MiB |\n", hwm / 1024, rss / 1024
 	printf "| one rotation (SIGUSR2): CPU time / peak RSS after it | %.3f s / %.1f MiB |\n", rot / 1e9, rhwm / 1024
+	printf "| unwind-table helper: CPU since it started (every table) / peak RSS | %.2f s / %.1f MiB |\n", helper, hhwm / 1024
+	printf "| unwind tables on disk after the run (UnwindCache=) | %d files, %.1f MiB |\n", ncache, cache / 1048576
 	printf "| CPU share with one rotation per hour (MaxFileSec=1h) | %.4f %% |\n", 100 * (cpu_n / wall + rot / 1e9 / 3600)
 	printf "| samples / lost over the whole run | %d / %s |\n", samples, lost
 	printf "| bytes written per hour, steady state | %.1f MiB |\n", rate / 1048576

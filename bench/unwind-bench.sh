@@ -216,3 +216,17 @@ echo "    rp-unwind qsort $((SECS + 10))   # one per CPU"
 for n in "${NAMES[@]}"; do echo "    $(rec_cmd "$n" RATE | sed "s|$T/bin/||")"; done
 echo "    perf report -i perf.data --stdio --no-children -g caller --percent-limit 1   # timed, added to perf's CPU"
 echo "    ringprof report -i FILE --stats; perf report -i perf.data --stats"
+echo
+echo "### Unwind tables: build time and size per binary"
+echo
+echo "\`ringprof-unwind --build FILE\` (the helper's builder, here run directly), best of 5 runs:"
+echo
+echo "| binary | FDEs | table rows | rules | table size | build time |"
+echo "| --- | ---: | ---: | ---: | ---: | ---: |"
+for f in /lib/x86_64-linux-gnu/libc.so.6 /usr/lib/x86_64-linux-gnu/libstdc++.so.6 /usr/bin/python3.11; do
+	[ -f "$f" ] || continue
+	for _ in 1 2 3 4 5; do "$B/ringprof-unwind" --build "$f"; done | awk -v f="$(basename "$f")" '
+		$1 == "fdes" { fdes = $2 } $1 == "rows" { rows = $2 } $1 == "rules" { rules = $2 }
+		$1 == "bytes" { bytes = $2 } $1 == "build-ms" { if (best == "" || $2 < best) best = $2 }
+		END { printf "| %s | %d | %d | %d | %.0f KiB | %.1f ms |\n", f, fdes, rows, rules, bytes / 1024, best }'
+done
