@@ -52,7 +52,7 @@ else
 	die "ringprof record does not know --call-graph dwarf (not in 'ringprof record --help'): build the" \
 		"dwarf recorder first, or run WITHOUT_DWARF=1 for the perf and frame-pointer halves"
 fi
-if "$RP" record --help 2>&1 | grep -q -- '--call-graph.*fp'; then FP_OPT=(--call-graph fp)
+if "$RP" record --call-graph fp --help >/dev/null 2>&1; then FP_OPT=(--call-graph fp)
 else FP_OPT=(-g) # before issue 11: -g/--call-graph took no argument
 fi
 has() { [[ " ${NAMES[*]} " == *" $1 "* ]]; }
