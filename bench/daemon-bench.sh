@@ -62,7 +62,7 @@ cpu_ns() { awk '{ print $1 }' "/proc/$1/schedstat"; }
 active_size() { stat -c %s "$T"/rec/*.partial; }
 
 # A cold unwind-table cache of its own: the tables are built (by the helper) during the run.
-echo "UnwindCache=$T/cache" >"$T/conf"
+printf "UnwindCache=%s\n%s" "$T/cache" "${EXTRA_CONF:-}" >"$T/conf"
 "$RPD" -c "$T/conf" -D "$T/rec" --max-use infinity --keep-free 0 2>"$T/daemon.log" &
 DPID=$!
 for _ in $(seq 100); do

@@ -59,6 +59,7 @@ struct recorder {
 	uint64_t sample_type; /* of the stored samples (the stack copy is not stored) */
 	struct unwinder *unw; /* --call-graph dwarf: unwinds user stacks while recording */
 	unsigned unw_gen;     /* the helper whose socket is in the epoll set (unwinder_fd_gen) */
+	bool unw_readable;    /* epoll reported its socket since the last drain pass */
 	uint64_t chain[UNWINDER_MAX_FRAMES + 256]; /* a sample's chain, being unwound */
 	struct recorder_totals totals;		   /* what recorder_totals() last computed */
 };
@@ -466,7 +467,8 @@ static int drain_all(struct recorder *r)
 
 	drain_rings(r);
 	if (r->unw) {
-		unwinder_poll(r->unw);
+		unwinder_poll(r->unw, r->unw_readable);
+		r->unw_readable = false;
 		watch_helper(r);
 		release_held(r, false);
 		unwinder_pass(r->unw);
@@ -501,8 +503,10 @@ int recorder_poll(struct recorder *r, int timeout_ms, uint64_t *tags, int max)
 	if (n < 0 && errno != EINTR)
 		return -errno;
 	for (int i = 0; i < n; i++) {
-		if (evs[i].data.u64 == RECORDER_TAG_UNWIND)
-			continue; /* its replies are taken in drain_all() below */
+		if (evs[i].data.u64 == RECORDER_TAG_UNWIND) {
+			r->unw_readable = true; /* its replies are taken in drain_all() below */
+			continue;
+		}
 		if (evs[i].data.u64 < RECORDER_TAG_BASE && k < max)
 			tags[k++] = evs[i].data.u64;
 		else if (evs[i].data.u64 >= RECORDER_TAG_BASE &&
@@ -593,7 +597,7 @@ int recorder_stop(struct recorder *r, int exit_status)
 	if (r->unw) {
 		/* The last tables still on their way get a moment. */
 		for (int i = 0; i < 50 && unwinder_held_since(r->unw) != UINT64_MAX; i++) {
-			unwinder_poll(r->unw);
+			unwinder_poll(r->unw, true);
 			release_held(r, false);
 			if (unwinder_held_since(r->unw) != UINT64_MAX)
 				usleep(10000);

@@ -406,11 +406,12 @@ static void take_reply(struct unwinder *u, struct uhelper_reply *r)
 	u->st.table_bytes += r->size;
 }
 
-void unwinder_poll(struct unwinder *u)
+void unwinder_poll(struct unwinder *u, bool readable)
 {
 	struct uhelper_reply r;
 
-	if (!u->have_helper)
+	/* An idle helper has nothing to say unless its socket says so (a reply, or its end). */
+	if (!u->have_helper || (!readable && !uhelper_busy(&u->helper) && !u->n_new))
 		return;
 	while (uhelper_poll(&u->helper, &r) == 1)
 		take_reply(u, &r);

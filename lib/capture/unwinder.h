@@ -66,9 +66,10 @@ struct unwinder *unwinder_free(struct unwinder *u);
  * the old one's. */
 int unwinder_fd(const struct unwinder *u);
 unsigned unwinder_fd_gen(const struct unwinder *u);
-/* Take what the helper has answered (tables, failures); call when unwinder_fd is readable
- * and once per drain pass. Never blocks. */
-void unwinder_poll(struct unwinder *u);
+/* Take what the helper has answered (tables, failures) and hand it what waits; call once per
+ * drain pass, readable when unwinder_fd was reported readable (or hung up) since the last
+ * call. Never blocks. */
+void unwinder_poll(struct unwinder *u, bool readable);
 /* A drain pass ended: processes that exited two passes ago are forgotten. */
 void unwinder_pass(struct unwinder *u);
 

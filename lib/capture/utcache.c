@@ -14,6 +14,8 @@
 
 #define SUFFIX ".utab"
 
+static void trim(struct utcache *c);
+
 int utcache_open(struct utcache *c, const char *dir, uint64_t max_bytes, char *why, size_t why_size)
 {
 	memset(c, 0, sizeof(*c));
@@ -28,6 +30,7 @@ int utcache_open(struct utcache *c, const char *dir, uint64_t max_bytes, char *w
 		snprintf(why, why_size, "cannot open %s: %s", dir, strerror(errno));
 		return -errno;
 	}
+	trim(c);
 	return 0;
 }
 
@@ -94,7 +97,8 @@ static int by_age(const void *a, const void *b)
 	return (x->mtime.tv_nsec > y->mtime.tv_nsec) - (x->mtime.tv_nsec < y->mtime.tv_nsec);
 }
 
-/* Remove the oldest tables until the directory holds at most max_bytes of them. */
+/* Remove the oldest tables until the directory holds at most max_bytes of them; c->bytes is
+ * what is left. */
 static void trim(struct utcache *c)
 {
 	int fd = dup(c->dfd);
@@ -132,6 +136,7 @@ static void trim(struct utcache *c)
 			total -= v[i].size;
 			c->evicted++;
 		}
+	c->bytes = total;
 	free(v);
 }
 
@@ -155,5 +160,8 @@ void utcache_store(struct utcache *c, const uint8_t *bid, size_t bid_len, const 
 		return;
 	}
 	c->stores++;
-	trim(c);
+	/* The directory is read again only when the tables may have outgrown their bound. */
+	c->bytes += size;
+	if (c->bytes > c->max_bytes)
+		trim(c);
 }

@@ -13,6 +13,7 @@
 struct utcache {
 	int dfd; /* -1: no cache */
 	uint64_t max_bytes;
+	uint64_t bytes; /* the tables' size as of the last scan, plus what was stored since */
 	uint64_t hits, stores, evicted, refused;
 };
 
