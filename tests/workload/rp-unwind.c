@@ -125,14 +125,20 @@ RP_FRAME static unsigned long sort_phase(double seconds)
 
 /* ---- deep: recursion with large frames ------------------------------------------------------- */
 
-RP_FRAME static uint64_t deep_leaf_burn(volatile char *buf)
+/* rounds of a 64-bit LCG seeded from and stored into buf: the CPU time of the deep modes */
+static inline uint64_t burn(volatile char *buf, int rounds)
 {
 	uint64_t x = (uint64_t)buf[0] + 1;
 
-	for (int i = 0; i < DEEP_LEAF_ROUNDS; i++)
+	for (int i = 0; i < rounds; i++)
 		x = x * 6364136223846793005ULL + 1442695040888963407ULL + (x >> 29);
 	buf[1] = (char)x;
 	return x;
+}
+
+RP_FRAME static uint64_t deep_leaf_burn(volatile char *buf)
+{
+	return burn(buf, DEEP_LEAF_ROUNDS);
 }
 
 /* 40 of these frames under deep_phase, 512 bytes of locals each: no tail call (buf is read
@@ -167,12 +173,7 @@ RP_FRAME static unsigned long deep_phase(double seconds)
 
 RP_FRAME static uint64_t climb_burn(volatile char *buf, int rounds)
 {
-	uint64_t x = (uint64_t)buf[0] + 1;
-
-	for (int i = 0; i < rounds; i++)
-		x = x * 6364136223846793005ULL + 1442695040888963407ULL + (x >> 29);
-	buf[1] = (char)x;
-	return x;
+	return burn(buf, rounds);
 }
 
 RP_FRAME static uint64_t climb_recurse(int depth)
