@@ -148,6 +148,9 @@ r=$(share "$T/qs.folded" rp-unwind root)
 # "complete" means the walk reached the outermost frame: such stacks start at a root.
 ge "$r" "$(awk -v c="$c" 'BEGIN { print c - 1 }')"
 soft_check $? "qsort: stacks reaching a root ($r %) as many as the complete ones ($c %)"
+# --dso keeps the samples whose own (leaf) object it names: the user-stacks line counts only those.
+"$RP" report -i "$T/qs.data" --no-children --dso libc.so.6 2>/dev/null | grep '^#' >"$T/qs.libc.head"
+check_grep '^# user stacks: ' "$T/qs.libc.head" "--dso libc.so.6 (msort_with_tmp's samples): a user-stacks line"
 rec qs-fp -F 999 --call-graph fp -- "$UW" qsort 1
 heads qs-fp
 f=$(share "$T/qs-fp.folded" rp-unwind cmp_records '(^|;)main;.*msort_with_tmp')

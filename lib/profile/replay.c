@@ -338,6 +338,28 @@ static uint32_t header_stack_user(const struct rp_header_rec *h)
 
 /* A user stack unwound while recording ends in a marker saying why: count it, and for an
  * incomplete one the object of its last frame. */
+/* With --dso, is the sample's own (leaf) object one of those named? (The rows are kept by
+ * the same test once symbolized: aggregate_keep_dsos.) */
+static bool leaf_dso_kept(struct replay *rp, const struct perfrec_sample *smp)
+{
+	const struct session_filter *f = &rp->o->filter;
+	const struct procmodel_map *m;
+	uint32_t dso;
+
+	if (!f->n_dsos)
+		return true;
+	if (in_kernel(smp))
+		dso = DSOTAB_KERNEL_ID;
+	else if ((m = procmodel_find_map(rp->pm, (int32_t)smp->id.pid, smp->ip)))
+		dso = m->dso;
+	else
+		return false;
+	for (size_t k = 0; k < f->n_dsos; k++)
+		if (dsotab_matches(rp->dsos, dso, f->dsos[k]))
+			return true;
+	return false;
+}
+
 static void count_unwind(struct replay *rp, const struct perfrec_sample *smp)
 {
 	struct session_totals *t = rp->t;
@@ -347,7 +369,8 @@ static void count_unwind(struct replay *rp, const struct perfrec_sample *smp)
 	if (smp->nr < 2)
 		return;
 	memcpy(&v, &smp->ips[smp->nr - 1], 8);
-	if (v < RP_CONTEXT_UNWIND || v - RP_CONTEXT_UNWIND >= RP_CONTEXT_UNWIND_N)
+	if (v < RP_CONTEXT_UNWIND || v - RP_CONTEXT_UNWIND >= RP_CONTEXT_UNWIND_N ||
+	    !leaf_dso_kept(rp, smp))
 		return;
 	t->unwound++;
 	t->unwind_stop[v - RP_CONTEXT_UNWIND]++;
