@@ -13,6 +13,7 @@
 #include <linux/perf_event.h>
 
 #include "base/cpulist.h"
+#include "base/grow.h"
 #include "base/util.h"
 #include "format/dump.h"
 #include "format/filestats.h"
@@ -167,42 +168,63 @@ static int cmp_names(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The recordings in dir, oldest first: their names start with the UTC time they began. */
-static int add_dir(const char *dir, const char **inputs, size_t *n_inputs)
+/* One more input: 0, or -ENOMEM (said). */
+static int add_input(const char ***inputs, size_t *n, size_t *cap, const char *path)
+{
+	if (GROW(*inputs, *cap, *n + 1) < 0) {
+		fprintf(stderr, PROG ": out of memory for the list of inputs\n");
+		return -ENOMEM;
+	}
+	(*inputs)[(*n)++] = path;
+	return 0;
+}
+
+static bool is_recording_name(const char *name)
+{
+	size_t len = strlen(name);
+
+	return name[0] != '.' && ((len > 5 && strcmp(name + len - 5, ".data") == 0) ||
+				  (len > 13 && strcmp(name + len - 13, ".data.partial") == 0));
+}
+
+/* Every recording in dir, oldest first: their names start with the UTC time they began.
+ * *ret_empty when there is none. 0, or -errno (said). */
+static int add_dir(const char *dir, const char ***inputs, size_t *n_inputs, size_t *cap,
+		   bool *ret_empty)
 {
 	DIR *d = opendir(dir);
 	struct dirent *e;
 	size_t first = *n_inputs;
+	int rc = 0;
 
 	if (!d) {
 		fprintf(stderr, PROG ": cannot read directory %s: %s\n", dir, strerror(errno));
 		return -errno;
 	}
-	while ((e = readdir(d))) {
-		size_t len = strlen(e->d_name);
+	while (rc == 0 && (e = readdir(d))) {
 		char *path;
 
-		if (e->d_name[0] == '.' ||
-		    !((len > 5 && strcmp(e->d_name + len - 5, ".data") == 0) ||
-		      (len > 13 && strcmp(e->d_name + len - 13, ".data.partial") == 0)))
+		if (!is_recording_name(e->d_name))
 			continue;
-		if (*n_inputs == MAX_INPUTS) {
-			fprintf(stderr, PROG ": %s: more than %d recordings; using the first %d\n",
-				dir, MAX_INPUTS, MAX_INPUTS);
+		path = malloc(strlen(dir) + strlen(e->d_name) + 2);
+		if (!path) {
+			fprintf(stderr, PROG ": out of memory for the list of inputs\n");
+			rc = -ENOMEM;
 			break;
 		}
-		path = malloc(strlen(dir) + len + 2);
-		if (!path)
-			break;
 		sprintf(path, "%s/%s", dir, e->d_name);
-		inputs[(*n_inputs)++] = path;
+		rc = add_input(inputs, n_inputs, cap, path);
 	}
 	closedir(d);
-	qsort(inputs + first, *n_inputs - first, sizeof(*inputs), cmp_names);
-	if (*n_inputs == first)
+	if (rc < 0)
+		return rc;
+	qsort(*inputs + first, *n_inputs - first, sizeof(**inputs), cmp_names);
+	if (*n_inputs == first) {
 		fprintf(stderr,
 			PROG ": %s: no recordings (*.data, *.data.partial) in this directory\n",
 			dir);
+		*ret_empty = true;
+	}
 	return 0;
 }
 
@@ -332,8 +354,9 @@ enum {
 /* What the command line asks for. The filter lists live here; build_filter() points
  * so.filter at them. */
 struct args {
-	const char *inputs[MAX_INPUTS];
-	size_t n_inputs;
+	const char **inputs; /* -i and --dir, in order (as many as given) */
+	size_t n_inputs, cap_inputs;
+	bool dir_empty; /* a --dir held no recording */
 	bool stats, dump, folded, no_children;
 	struct print_opts po;
 	struct session_opts so;
@@ -413,14 +436,11 @@ static int parse_option(struct args *a, int c, char *arg)
 
 	switch (c) {
 	case 'i':
-		if (a->n_inputs == MAX_INPUTS) {
-			fprintf(stderr, PROG ": at most %d inputs\n", MAX_INPUTS);
-			return EXIT_USAGE;
-		}
-		a->inputs[a->n_inputs++] = arg;
+		if (add_input(&a->inputs, &a->n_inputs, &a->cap_inputs, arg) < 0)
+			return EXIT_FAILURE;
 		break;
 	case OPT_DIR:
-		if (add_dir(arg, a->inputs, &a->n_inputs) < 0)
+		if (add_dir(arg, &a->inputs, &a->n_inputs, &a->cap_inputs, &a->dir_empty) < 0)
 			return EXIT_FAILURE;
 		break;
 	case OPT_STATS:
@@ -546,8 +566,11 @@ static int parse_argv(struct args *a, int argc, char **argv)
 			argv[optind]);
 		return EXIT_USAGE;
 	}
-	if (!a->n_inputs)
-		a->inputs[a->n_inputs++] = "ringprof.data";
+	/* --dir with nothing in it is not a reason to read an unrelated ./ringprof.data. */
+	if (!a->n_inputs && a->dir_empty)
+		return EXIT_FAILURE;
+	if (!a->n_inputs && add_input(&a->inputs, &a->n_inputs, &a->cap_inputs, "ringprof.data") < 0)
+		return EXIT_FAILURE;
 	return 0;
 }
 

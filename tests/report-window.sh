@@ -54,4 +54,26 @@ check_range "${tail_n:-0}" 1 $((n[2] - 1)) "--since -0.3s keeps only the end of 
 check_grep '^# samples: 0,' "$T/none" "a window before every recording has no samples, and no file is read"
 "$RP" report --dir "$T/nothing-here" >"$T/nodir" 2>&1
 check_grep 'cannot read directory .*nothing-here: No such file or directory' "$T/nodir" "a missing directory is explained"
+
+# More recordings than a readdir buffer's worth (a default ringprofd passes 256 files in ~11
+# days): every one is read, the newest included. 299 copies of an old recording, then the
+# newest one last by name.
+M="$T/many"
+mkdir -p "$M"
+for i in $(seq -w 1 299); do cp "$D/ringprof-20261121T000000Z-0001.data" "$M/ringprof-20261001T000000Z-0$i.data"; done
+"$RP" record -q -e cpu-clock -F 499 -o "$M/ringprof-20261231T235959Z-9999.data" -- "$WL" -d 0.3 -q >/dev/null || fail "the newest recording"
+newest=$("$RP" report -i "$M/ringprof-20261231T235959Z-9999.data" --no-children | sed -n 's/^# samples: \([0-9]*\),.*/\1/p')
+"$RP" report --dir "$M" --no-children >"$T/many.out" 2>"$T/many.err" || fail "--dir with 300 recordings: $(cat "$T/many.err")"
+check_grep '^# ringprof report of .*-0001.data and 299 more recordings$' "$T/many.out" "--dir reads all 300 recordings"
+check_grep "^# samples: $((n[0] * 299 + newest)), " "$T/many.out" "every sample of them, the newest recording's $newest too"
+"$RP" report --dir "$M" --no-children --since -0.2s >"$T/many.tail" 2>&1 || fail "--dir --since -0.2s"
+tail_n=$(sed -n 's/^# samples: \([0-9]*\) of.*/\1/p' "$T/many.tail")
+check_range "${tail_n:-0}" 1 "$newest" "--since -0.2s finds the last 0.2 s in the newest file"
+# An empty --dir is an error, not a report of whatever ./ringprof.data is.
+mkdir -p "$T/empty" "$T/cwd"
+cp "$D/ringprof-20261121T000000Z-0001.data" "$T/cwd/ringprof.data"
+(cd "$T/cwd" && "$RP" report --dir "$T/empty") >"$T/empty.out" 2>&1
+check_eq $? 1 "--dir with no recordings exits 1"
+check_grep 'no recordings \(\*\.data, \*\.data\.partial\) in this directory' "$T/empty.out" "and says the directory has none"
+check_no_grep '^# ringprof report' "$T/empty.out" "and reports nothing else (not ./ringprof.data)"
 exit 0
