@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "base/cpulist.h"
+#include "base/procfs.h"
 #include "base/util.h"
 #include "capture/evsel.h"
 #include "capture/recorder.h"
@@ -43,8 +44,9 @@ struct args {
 	bool cpus_set;
 	pid_t pids[MAX_PIDS]; /* -p */
 	size_t n_pids;
-	bool all;	/* -a */
-	char **command; /* -- COMMAND [ARGS]; NULL with -a or -p */
+	bool procs, threads; /* -p, -t (n_pids of them) */
+	bool all;	     /* -a */
+	char **command;	     /* -- COMMAND [ARGS]; NULL with -a or -p */
 	const char *output;
 	uint64_t duration; /* ns; 0: until the target ends or a signal */
 	int level;	   /* zstd */
@@ -81,7 +83,9 @@ static void usage(FILE *f)
 		"                         its exit status becomes ringprof's\n"
 		"  -a, --all-cpus         profile every process on all CPUs (needs root, CAP_PERFMON\n"
 		"                         or kernel.perf_event_paranoid < 1)\n"
-		"  -p, --pid PID[,PID]    profile running processes, all their threads\n"
+		"  -p, --pid PID[,PID]    profile running processes, all their threads (a thread\n"
+		"                         id stands for its process, as with perf)\n"
+		"  -t, --tid TID[,TID]    profile only these threads (and threads they create)\n"
 		"  -C, --cpu LIST         with -a: only these CPUs, e.g. 0-3,6\n"
 		"\n"
 		"Sampling:\n"
@@ -232,6 +236,18 @@ static int parse_call_graph(struct args *a, const char *arg)
 	return EXIT_USAGE;
 }
 
+/* -p PID[,PID] or -t TID[,TID]. 0, or the exit status (said). */
+static int parse_ids(struct args *a, int c, const char *arg)
+{
+	if (parse_pids(arg, a->pids, &a->n_pids) < 0) {
+		fprintf(stderr, PROG ": invalid %s list '%s' (expected e.g. 1234,5678)\n",
+			c == 'p' ? "PID" : "TID", arg);
+		return EXIT_USAGE;
+	}
+	*(c == 'p' ? &a->procs : &a->threads) = true;
+	return 0;
+}
+
 /* One option into a; -l, -h and -V end the program here. 0, or the exit status after saying
  * what is wrong. */
 static int parse_option(struct args *a, int c, const char *arg)
@@ -250,12 +266,8 @@ static int parse_option(struct args *a, int c, const char *arg)
 		a->cpus_set = true;
 		break;
 	case 'p':
-		if (parse_pids(arg, a->pids, &a->n_pids) < 0) {
-			fprintf(stderr, PROG ": invalid PID list '%s' (expected e.g. 1234,5678)\n",
-				arg);
-			return EXIT_USAGE;
-		}
-		break;
+	case 't':
+		return parse_ids(a, c, arg);
 	case 'e':
 		a->o.event = arg;
 		break;
@@ -342,10 +354,14 @@ static int check_args(const struct args *a)
 {
 	bool any = a->all || a->n_pids || a->command;
 
+	if (a->procs && a->threads) {
+		fprintf(stderr, PROG ": give -p PID or -t TID, not both\n");
+		return EXIT_USAGE;
+	}
 	if (!!a->all + !!a->n_pids + !!a->command != 1) {
 		fprintf(stderr, PROG ": %s\nTry 'ringprof record --help'.\n",
-			any ? "give only one target: -a, -p PID or -- COMMAND"
-			    : "nothing to record: give -a, -p PID or -- COMMAND");
+			any ? "give only one target: -a, -p PID, -t TID or -- COMMAND"
+			    : "nothing to record: give -a, -p PID, -t TID or -- COMMAND");
 		return EXIT_USAGE;
 	}
 	if (a->cpus_set && !a->all) {
@@ -373,6 +389,7 @@ static int parse_argv(struct args *a, int argc, char **argv)
 		{ "all-cpus", no_argument, NULL, 'a' },
 		{ "cpu", required_argument, NULL, 'C' },
 		{ "pid", required_argument, NULL, 'p' },
+		{ "tid", required_argument, NULL, 't' },
 		{ "event", required_argument, NULL, 'e' },
 		{ "freq", required_argument, NULL, 'F' },
 		{ "count", required_argument, NULL, 'c' },
@@ -396,7 +413,7 @@ static int parse_argv(struct args *a, int argc, char **argv)
 	a->output = "ringprof.data";
 	a->level = 6;
 	/* "+": the options end at the command, whose own options are its business. */
-	while ((c = getopt_long(argc, argv, "+aC:p:e:F:c:gm:o:d:z:qlhV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+aC:p:t:e:F:c:gm:o:d:z:qlhV", longopts, NULL)) != -1) {
 		r = parse_option(a, c, optarg);
 		if (r)
 			return r;
@@ -486,6 +503,25 @@ static void release_command(struct record *x)
 	}
 }
 
+/* -p TID of a thread that is not its process's leader: the process (perf does the same). */
+static void pids_to_processes(struct args *a, bool quiet)
+{
+	for (size_t i = 0; i < a->n_pids; i++) {
+		int tgid;
+
+		if (procfs_read_status(a->pids[i], &tgid, NULL) == 0 && tgid > 0 &&
+		    tgid != a->pids[i]) {
+			if (!quiet)
+				fprintf(stderr,
+					PROG
+					": note: %d is a thread of process %d: recording the process "
+					"(-t %d records only that thread)\n",
+					(int)a->pids[i], tgid, (int)a->pids[i]);
+			a->pids[i] = tgid;
+		}
+	}
+}
+
 /* Recording stopped (a signal, -d, a write error) while the command still runs: end it, as
  * perf does. */
 static void end_command(struct record *x)
@@ -512,7 +548,9 @@ static int open_recorder(struct record *x)
 	if (x->a.all) {
 		o.target = RECORDER_SYSTEM;
 	} else if (x->a.n_pids) {
-		o.target = RECORDER_PIDS;
+		o.target = x->a.threads ? RECORDER_THREADS : RECORDER_PIDS;
+		if (!x->a.threads)
+			pids_to_processes(&x->a, x->a.quiet);
 		o.pids = x->a.pids;
 		o.n_pids = x->a.n_pids;
 	} else {
@@ -592,11 +630,16 @@ static void watch_signals(struct record *x)
 	epoll_ctl(recorder_epoll_fd(x->r), EPOLL_CTL_ADD, x->sfd, &ev);
 }
 
-/* -p: recording stops when every target process has exited. */
+#ifndef PIDFD_THREAD
+#define PIDFD_THREAD O_EXCL /* Linux 6.9: a pidfd for a thread */
+#endif
+
+/* -p, -t: recording stops when every target process (or thread) has exited. */
 static void watch_pids(struct record *x)
 {
 	for (size_t i = 0; i < x->a.n_pids; i++) {
-		int fd = (int)syscall(SYS_pidfd_open, x->a.pids[i], 0);
+		int fd =
+		    (int)syscall(SYS_pidfd_open, x->a.pids[i], x->a.threads ? PIDFD_THREAD : 0);
 		struct epoll_event ev = { .events = EPOLLIN, .data.u64 = TAG_PIDFD };
 
 		x->pidfds[i] = fd;

@@ -32,7 +32,7 @@ check_grep "'bogus' is not a ringprof command" "$T/out" "unknown command is name
 
 "$RP" record >"$T/out" 2>&1; rc=$?
 check_eq "$rc" 2 "record without a target exits 2"
-check_grep 'nothing to record: give -a, -p PID or -- COMMAND' "$T/out" "record without a target explains"
+check_grep 'nothing to record: give -a, -p PID, -t TID or -- COMMAND' "$T/out" "record without a target explains"
 "$RP" record -a -p 1 >"$T/out" 2>&1; rc=$?
 check_eq "$rc" 2 "two targets exit 2"
 check_grep 'only one target' "$T/out" "two targets explained"

@@ -154,7 +154,9 @@ static void explain(struct evset *e, int err, int cpu, char *buf, size_t n)
 		snprintf(buf, n,
 			 "too many open files: one event per CPU%s is needed; raise the limit (ulimit -n) or "
 			 "record fewer CPUs with -C",
-			 e->o.target == RECORDER_PIDS ? " and thread" : "");
+			 e->o.target == RECORDER_PIDS || e->o.target == RECORDER_THREADS
+			     ? " and thread"
+			     : "");
 		break;
 	case ESRCH:
 		snprintf(buf, n, "no such process (it exited before recording began)");
@@ -407,6 +409,13 @@ static int open_events(struct evset *e, char *why, size_t why_size)
 	case RECORDER_COMMAND:
 		for (size_t ci = 0; ci < e->n_cpus && rc == 0; ci++)
 			rc = open_one(e, e->o.pids[0], ci, why, why_size);
+		break;
+	case RECORDER_THREADS:
+		for (size_t i = 0; i < e->o.n_pids && rc == 0; i++)
+			for (size_t ci = 0; ci < e->n_cpus && rc == 0; ci++)
+				rc = open_one(e, e->o.pids[i], ci, why, why_size);
+		if (rc == -ESRCH)
+			snprintf(why, why_size, "no such thread among %zu given", e->o.n_pids);
 		break;
 	case RECORDER_PIDS:
 		for (size_t i = 0; i < e->o.n_pids && rc == 0; i++) {

@@ -304,7 +304,7 @@ static void synth_state(struct recorder *r)
 	}
 	if (r->ev.o.target == RECORDER_SYSTEM)
 		synth_all(&s);
-	else if (r->ev.o.target == RECORDER_PIDS)
+	else if (r->ev.o.target == RECORDER_PIDS || r->ev.o.target == RECORDER_THREADS)
 		for (size_t i = 0; i < r->ev.o.n_pids; i++)
 			synth_process(&s, r->ev.o.pids[i]);
 	synth_done(&s);

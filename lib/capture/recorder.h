@@ -13,6 +13,7 @@ struct writer;
 enum recorder_target {
 	RECORDER_SYSTEM,  /* every task on the chosen CPUs (pid = -1) */
 	RECORDER_PIDS,	  /* existing processes, all their threads, inherited to new ones */
+	RECORDER_THREADS, /* existing threads only, inherited to the threads they create */
 	RECORDER_COMMAND, /* a child created stopped; events enabled when it execs */
 };
 

@@ -138,8 +138,12 @@ static int on_tid(int tid, void *arg)
 int synth_process(struct synth *s, pid_t pid)
 {
 	struct maps_ctx c = { s, pid };
-	int r;
+	int tgid = 0, r;
 
+	/* perf users pass thread ids (top -H): the records name the process, as samples do. */
+	if (procfs_read_status(pid, &tgid, NULL) == 0 && tgid > 0)
+		c.pid = tgid;
+	pid = c.pid;
 	r = procfs_for_each_tid(pid, on_tid, &c);
 	if (r < 0) {
 		s->st.vanished++;
