@@ -680,6 +680,17 @@ static int report(struct args *a)
 	return EXIT_SUCCESS;
 }
 
+/* Whether everything printed reached stdout (a full disk, a closed pipe): else say so and
+ * fail, rather than exit 0 with a cut report. */
+static int output_done(int r)
+{
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return r;
+	if (errno != EPIPE)
+		fprintf(stderr, PROG ": writing the report failed: %s\n", strerror(errno));
+	return EXIT_FAILURE;
+}
+
 int main(int argc, char **argv)
 {
 	static struct args a;
@@ -689,8 +700,10 @@ int main(int argc, char **argv)
 	if (r)
 		return r;
 	if (a.stats || a.dump)
-		return inspect(a.inputs, a.n_inputs, a.stats, a.dump);
-	if (build_filter(&a) < 0)
+		r = inspect(a.inputs, a.n_inputs, a.stats, a.dump);
+	else if (build_filter(&a) < 0)
 		return EXIT_USAGE;
-	return report(&a);
+	else
+		r = report(&a);
+	return output_done(r);
 }

@@ -79,4 +79,12 @@ check_grep 'not a ringprof recording' "$T/out" "random bytes explained"
 echo hello | zstd -q -c >"$T/plain.zst"
 "$RP" report --stats -i "$T/plain.zst" >"$T/out" 2>&1; rc=$?
 check_grep 'zstd file without ringprof frames' "$T/out" "plain zstd file named"
+# A report that cannot be written (a full disk) fails and says so instead of exiting 0.
+if [ -w /dev/full ] && "$RP" record -q -e cpu-clock -o "$T/w.data" -- "$WL" -d 0.2 -q >/dev/null 2>&1; then
+	"$RP" report -i "$T/w.data" >/dev/full 2>"$T/full.err"; rc=$?
+	check_eq "$rc" 1 "report > /dev/full exits 1"
+	check_grep '^ringprof report: writing the report failed: No space left on device$' "$T/full.err" "and names the reason"
+	"$RP" report -i "$T/w.data" --stats >/dev/full 2>"$T/full.err"; rc=$?
+	check_eq "$rc" 1 "report --stats > /dev/full exits 1"
+fi
 exit 0
