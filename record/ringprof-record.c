@@ -82,7 +82,8 @@ static void usage(FILE *f)
 		"  -- COMMAND [ARGS]      run COMMAND and profile it, its threads and children;\n"
 		"                         its exit status becomes ringprof's\n"
 		"  -a, --all-cpus         profile every process on all CPUs (needs root, CAP_PERFMON\n"
-		"                         or kernel.perf_event_paranoid < 1)\n"
+		"                         or kernel.perf_event_paranoid < 1); with -- COMMAND, for\n"
+		"                         as long as the command runs\n"
 		"  -p, --pid PID[,PID]    profile running processes, all their threads (a thread\n"
 		"                         id stands for its process, as with perf)\n"
 		"  -t, --tid TID[,TID]    profile only these threads (and threads they create)\n"
@@ -358,7 +359,8 @@ static int check_args(const struct args *a)
 		fprintf(stderr, PROG ": give -p PID or -t TID, not both\n");
 		return EXIT_USAGE;
 	}
-	if (!!a->all + !!a->n_pids + !!a->command != 1) {
+	/* -a -- COMMAND: every CPU for as long as the command runs (perf's idiom). */
+	if (!!(a->all || a->command) + !!a->n_pids != 1) {
 		fprintf(stderr, PROG ": %s\nTry 'ringprof record --help'.\n",
 			any ? "give only one target: -a, -p PID, -t TID or -- COMMAND"
 			    : "nothing to record: give -a, -p PID, -t TID or -- COMMAND");

@@ -100,4 +100,15 @@ check_grep '_\[k\] [0-9]+$' "$T/allfolded" "kernel frames in folded output end i
 "$RP" report -i "$T/cpu0.data" --dump >"$T/dump0"
 check_grep '^SAMPLE [0-9.]+ cpu=0 ' "$T/dump0" "-C 0 has samples on CPU 0"
 check_no_grep '^SAMPLE [0-9.]+ cpu=[1-9]' "$T/dump0" "-C 0 has no samples on other CPUs"
+
+# -a -- COMMAND (perf's `-a -- sleep 10`): every CPU while the command runs, its exit status.
+"$RP" record -q -a -e cpu-clock -F $F -o "$T/acmd.data" -- sh -c "\"$WL\" -d 0.6 -q; exit 4" >/dev/null 2>"$T/acmd.err"
+check_eq $? 4 "-a -- COMMAND: the command's exit status is ringprof's"
+"$RP" report -i "$T/acmd.data" --stats >"$T/acmd.stats" 2>&1
+check_grep '^  target +system-wide' "$T/acmd.stats" "-a -- COMMAND records system-wide"
+check_grep '^  exit status +4$' "$T/acmd.stats" "and stores the command's exit status"
+d=$(awk '$1 == "duration" { printf "%d", $2 * 1000 }' "$T/acmd.stats")
+check_range "${d:-0}" 500 3000 "-a -- COMMAND stops when the command ends (duration in ms)"
+"$RP" report -i "$T/acmd.data" --no-children >"$T/acmd.rep" 2>&1
+check_grep '^ +[0-9.]+% +rp-worker +rp-workload +\[\.\] worker_spin$' "$T/acmd.rep" "the command's own samples are there"
 exit 0
