@@ -218,7 +218,8 @@ static int add_dir(const char *dir, const char ***inputs, size_t *n_inputs, size
 	closedir(d);
 	if (rc < 0)
 		return rc;
-	qsort(*inputs + first, *n_inputs - first, sizeof(**inputs), cmp_names);
+	if (*n_inputs > first)
+		qsort(*inputs + first, *n_inputs - first, sizeof(**inputs), cmp_names);
 	if (*n_inputs == first) {
 		fprintf(stderr,
 			PROG ": %s: no recordings (*.data, *.data.partial) in this directory\n",
