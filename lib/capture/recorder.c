@@ -350,43 +350,25 @@ static void release_held(struct recorder *r, bool all)
 		}
 }
 
-/* --call-graph dwarf: a sample's user stack is unwound and only the chain is stored (a sample
- * that cannot be is dropped and counted: its stack copy is not stored); side-band updates the
- * unwinder's view of the processes. True when the record is taken care of. */
+/* --call-graph dwarf: the sample's user stack is unwound and only the chain is stored; a
+ * sample that cannot be is dropped and counted (its stack copy is not stored). True: it is
+ * taken care of. */
 static bool take_unwound(struct recorder *r, size_t ci, const struct perf_event_header *h)
 {
-	struct counts *n = &r->cpus[ci].n;
 	struct perfrec_sample s;
 	struct perfrec_user u;
-	struct perfrec_lost l;
 	bool held;
 
-	switch (h->type) {
-	case PERF_RECORD_SAMPLE:
-		n->samples++;
-		if (!r->enc || perfrec_parse_sample_user(h, r->ev.attr.sample_type, UNWINDER_N_REGS,
-							 &s, &u) < 0) {
-			r->ev.cpus[ci].ring.n_bad++;
-			return true;
-		}
-		s.nr = unwinder_chain(r->unw, ci, &s, &u, r->chain, sizeof(r->chain) / 8, &held);
-		s.ips = r->chain;
-		if (!held)
-			emit_sample(r, ci, &s);
+	if (!r->enc ||
+	    perfrec_parse_sample_user(h, r->ev.attr.sample_type, UNWINDER_N_REGS, &s, &u) < 0) {
+		r->ev.cpus[ci].ring.n_bad++;
 		return true;
-	case PERF_RECORD_LOST:
-		if (perfrec_parse_lost(h, &l) == 0)
-			n->lost += l.lost;
-		return false;
-	case PERF_RECORD_THROTTLE:
-		n->throttles++;
-		return false;
-	case PERF_RECORD_UNTHROTTLE:
-		n->unthrottles++;
-		return false;
 	}
-	unwinder_side_band(r->unw, h, r->ev.attr.sample_type);
-	return false;
+	s.nr = unwinder_chain(r->unw, ci, &s, &u, r->chain, sizeof(r->chain) / 8, &held);
+	s.ips = r->chain;
+	if (!held)
+		emit_sample(r, ci, &s);
+	return true;
 }
 
 /* Count what the kernel tells in the ring; samples go to the encoder when it can take them.
@@ -397,11 +379,11 @@ static bool take_record(struct recorder *r, size_t ci, const struct perf_event_h
 	struct perfrec_sample s;
 	struct perfrec_lost l;
 
-	if (r->unw)
-		return take_unwound(r, ci, h);
 	switch (h->type) {
 	case PERF_RECORD_SAMPLE:
 		n->samples++;
+		if (r->unw)
+			return take_unwound(r, ci, h);
 		/* Exactly the compact layout (a stray size is stored as it is). */
 		return r->enc && perfrec_parse_sample(h, r->ev.attr.sample_type, &s) == 0 &&
 		       h->size == 48 + (s.ips ? 8 + s.nr * 8 : 0) && encoder_add(r->enc, ci, &s);
@@ -415,6 +397,9 @@ static bool take_record(struct recorder *r, size_t ci, const struct perf_event_h
 	case PERF_RECORD_UNTHROTTLE:
 		n->unthrottles++;
 		break;
+	default: /* side-band: the unwinder follows the processes' mappings */
+		if (r->unw)
+			unwinder_side_band(r->unw, h, r->ev.attr.sample_type);
 	}
 	return false;
 }
