@@ -24,6 +24,17 @@ bench_cleanup() {
 }
 
 # bench_init PACKAGE...: find the build, check root, install the missing packages (perf always),
+# check_rates: SECS (>= 5), MAX_RATE and each of RATES (positive, at most MAX_RATE) are integers.
+check_rates() {
+	local r
+	{ [[ "$SECS" =~ ^[0-9]+$ ]] && [ "$SECS" -ge 5 ]; } || die "SECONDS must be an integer of at least 5, got '$SECS'"
+	[[ "$MAX_RATE" =~ ^[0-9]+$ ]] || die "MAX_RATE must be an integer, got '$MAX_RATE'"
+	for r in $RATES; do
+		{ [[ "$r" =~ ^[0-9]+$ ]] && [ "$r" -gt 0 ]; } || die "RATES must be positive integers, got '$r'"
+		[ "$r" -le "$MAX_RATE" ] || die "rate $r is above MAX_RATE=$MAX_RATE"
+	done
+}
+
 # make the temp dir and copy the binaries into it (a rebuild during the run must not change them).
 bench_init() {
 	local p need=()

@@ -34,12 +34,7 @@ MAX_RATE=${MAX_RATE:-25000}
 LOAD=${LOAD:-workload}
 ALONE=${ALONE:-1}
 
-{ [[ "$SECS" =~ ^[0-9]+$ ]] && [ "$SECS" -ge 5 ]; } || die "SECONDS must be an integer of at least 5, got '$SECS'"
-[[ "$MAX_RATE" =~ ^[0-9]+$ ]] || die "MAX_RATE must be an integer, got '$MAX_RATE'"
-for r in $RATES; do
-	{ [[ "$r" =~ ^[0-9]+$ ]] && [ "$r" -gt 0 ]; } || die "RATES must be positive integers, got '$r'"
-	[ "$r" -le "$MAX_RATE" ] || die "rate $r is above MAX_RATE=$MAX_RATE"
-done
+check_rates
 case $LOAD in workload) bench_init ;; stress-ng) bench_init stress-ng ;; *) die "LOAD must be workload or stress-ng, got '$LOAD'" ;; esac
 
 if [ "$LOAD" = stress-ng ]; then LOAD_CMD="stress-ng --cpu $NCPU --timeout $((SECS + 15))s --quiet"

@@ -31,12 +31,7 @@ RATES=${RATES:-999 4000}
 MAX_RATE=${MAX_RATE:-5000}
 WITHOUT_DWARF=${WITHOUT_DWARF:-0}
 
-{ [[ "$SECS" =~ ^[0-9]+$ ]] && [ "$SECS" -ge 5 ]; } || die "SECONDS must be an integer of at least 5, got '$SECS'"
-[[ "$MAX_RATE" =~ ^[0-9]+$ ]] || die "MAX_RATE must be an integer, got '$MAX_RATE'"
-for r in $RATES; do
-	{ [[ "$r" =~ ^[0-9]+$ ]] && [ "$r" -gt 0 ]; } || die "RATES must be positive integers, got '$r'"
-	[ "$r" -le "$MAX_RATE" ] || die "rate $r is above MAX_RATE=$MAX_RATE"
-done
+check_rates
 bench_init time
 [ -x "$B/tests/workload/rp-unwind" ] || die "$B/tests/workload/rp-unwind missing: run 'make' (it builds the workloads)"
 cp "$B/tests/workload/rp-unwind" "$T/bin/"
