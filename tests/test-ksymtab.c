@@ -7,8 +7,16 @@
 #include <string.h>
 #include <time.h>
 
+#include <unistd.h>
+#include <linux/perf_event.h>
+
 #include "check.h"
+#include "format/encoder.h"
 #include "format/format.h"
+#include "format/ksyms.h"
+#include "format/perfrec.h"
+#include "format/reader.h"
+#include "format/writer.h"
 #include "profile/ksymtab.h"
 
 /* ---- building records ---- */
@@ -331,10 +339,99 @@ static void test_perf(void)
 	ksymtab_free(t);
 }
 
+/* The recorder's encoder writes the symbols samples need, each with the one after it as its
+ * bound; the report must find the same names. A return address that equals the next
+ * symbol's start (a call at the very end of a function, such as the idle stack's
+ * x86_64_start_reservations -> start_kernel) is looked up minus one on both sides. */
+static void test_written_as_needed(void)
+{
+	static const char kallsyms[] = "ffffffff81000000 T caller_a\n"
+				       "ffffffff81000100 t __pfx_next_b\n"
+				       "ffffffff81000110 T next_b\n"
+				       "ffffffff81000200 T leaf_d\n"
+				       "ffffffff81000300 T after_d\n"
+				       "ffffffff81000400 T last_e\n";
+	const uint64_t ret_a = 0xffffffff81000100ull; /* returns past caller_a's last byte */
+	uint64_t chain1[] = { (uint64_t)PERF_CONTEXT_KERNEL, 0xffffffff81000210ull, ret_a };
+	uint64_t chain2[] = { (uint64_t)PERF_CONTEXT_KERNEL, 0xffffffff81000308ull };
+	struct perfrec_sample s1 = { .id = { .pid = 1, .tid = 1, .time = 1000 },
+				     .ip = chain1[1],
+				     .period = 1,
+				     .nr = 3,
+				     .ips = chain1,
+				     .misc = PERF_RECORD_MISC_KERNEL };
+	struct perfrec_sample s2 = s1;
+	char ksp[] = "/tmp/rp-test-kallsyms.XXXXXX", path[] = "/tmp/rp-test-ksymtab.XXXXXX";
+	int kfd = mkstemp(ksp), fd = mkstemp(path);
+	struct ksyms ks = { 0 };
+	struct ksymtab *t = ksymtab_new();
+	struct rp_header_rec hr = { .hdr = { .type = RP_REC_HEADER, .size = sizeof(hr) } };
+	struct encoder *e;
+	struct writer *w;
+	struct reader *r;
+	const struct perf_event_header *h;
+	const char *name;
+	uint64_t off;
+	char why[256];
+
+	test_ctx = "symbols written as samples need them";
+	if (!CHECK(kfd >= 0 && fd >= 0 && t) ||
+	    !CHECK(write(kfd, kallsyms, sizeof(kallsyms) - 1) == (ssize_t)sizeof(kallsyms) - 1))
+		return;
+	close(kfd);
+	CHECK_INT(ksyms_read(ksp, &ks), 0);
+	CHECK_INT(ks.n, 6);
+	e = encoder_new(1, &ks);
+	if (!CHECK(e) || !CHECK_INT(writer_fdopen(fd, 3, &w), 0))
+		return;
+	hr.time = 100;
+	memcpy(hr.magic, RP_HEADER_MAGIC, 8);
+	hr.major = RP_FORMAT_MAJOR;
+	hr.flags = RP_HDR_KSYMS_USED | RP_HDR_CALLCHAIN;
+	hr.sample_type = RP_COMPACT_SAMPLE_TYPE | PERF_SAMPLE_CALLCHAIN;
+	writer_set_safe_time(w, 100);
+	writer_add(w, &hr, sizeof(hr));
+	encoder_begin(e, w);
+	CHECK(encoder_add(e, 0, &s1));
+	encoder_flush(e, 0);
+	/* after_d was written as leaf_d's bound; now a sample needs it by name. */
+	s2.id.time = 2000;
+	s2.ip = chain2[1];
+	s2.nr = 2;
+	s2.ips = chain2;
+	CHECK(encoder_add(e, 0, &s2));
+	encoder_flush(e, 0);
+	CHECK_INT(writer_close(w), 0);
+	encoder_free(e);
+	ksyms_done(&ks);
+
+	if (!CHECK(reader_open(path, &r, why, sizeof(why)) == 0, "%s", why))
+		return;
+	while ((h = reader_next(r)))
+		if (h->type == RP_REC_KSYMS)
+			CHECK_INT(ksymtab_add_record(t, h, h->size), 0);
+	reader_free(r);
+	ksymtab_finish(t);
+	CHECK(ksymtab_find(t, chain1[1], &name, NULL, &off) == 0 && !strcmp(name, "leaf_d") &&
+		  off == 0x10,
+	      "the leaf");
+	CHECK(ksymtab_find(t, ret_a - 1, &name, NULL, &off) == 0 && !strcmp(name, "caller_a") &&
+		  off == 0xff,
+	      "the caller whose return address is the next symbol's start");
+	CHECK_INT(ksymtab_find(t, 0xffffffff81000120ull, &name, NULL, &off), -ENOENT);
+	CHECK(ksymtab_find(t, chain2[1], &name, NULL, &off) == 0 && !strcmp(name, "after_d"),
+	      "a symbol first written as a bound, then needed");
+	CHECK_INT(ksymtab_find(t, 0xffffffff81000408ull, &name, NULL, &off), -ENOENT);
+	ksymtab_free(t);
+	unlink(path);
+	unlink(ksp);
+}
+
 int main(void)
 {
 	test_basic();
 	test_hostile();
+	test_written_as_needed();
 	test_perf();
 	return check_done("test-ksymtab");
 }

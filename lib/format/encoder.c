@@ -11,6 +11,8 @@
 #include "format/stacktab.h"
 #include "format/writer.h"
 
+enum { KSYM_NONE, KSYM_BOUND, KSYM_NEEDED }; /* encoder.ksym_done, in rising order */
+
 /* The stack table's bounds (per file): ids are reused from 0 when it fills. Pages are
  * touched only as it grows: 64 k stacks of up to 1 M words is 8 MiB + 1.5 MiB at most. */
 #define STACKS_MAX (64u * 1024u)
@@ -25,8 +27,8 @@ struct encoder {
 	uint64_t frames_dropped; /* the writer's dropped_frames when last looked at */
 	/* Kernel symbols written to the current file as new stacks need them. */
 	const struct ksyms *ksyms;
-	uint8_t *ksym_done;  /* per symbol: written, or pending */
-	uint32_t *ksym_pend; /* symbols to write before the next batch */
+	uint8_t *ksym_done;  /* per symbol: KSYM_* (written or pending) */
+	uint32_t *ksym_pend; /* symbols to write before the next batch (| KSYMS_BOUND) */
 	size_t n_pend;
 	uint64_t pend_time; /* time of the sample that first needed a pending one */
 };
@@ -51,7 +53,8 @@ struct encoder *encoder_new(size_t n_cpus, const struct ksyms *ksyms)
 	}
 	if (ksyms->n) {
 		e->ksym_done = calloc(ksyms->n, 1);
-		e->ksym_pend = malloc(ksyms->n * sizeof(*e->ksym_pend));
+		/* A symbol can be queued twice: as a bound, then as needed. */
+		e->ksym_pend = malloc(2 * ksyms->n * sizeof(*e->ksym_pend));
 		if (!e->ksym_done || !e->ksym_pend)
 			return encoder_free(e);
 	}
@@ -96,8 +99,10 @@ void encoder_begin(struct encoder *e, struct writer *w)
 	forget(e, true);
 }
 
-/* Queue symbol i and every alias at its address, once per file. */
-static void need_ksym_run(struct encoder *e, size_t i)
+/* Queue symbol i and every alias at its address, once per file in each role: as a symbol
+ * that a stack needs (KSYM_NEEDED), or only as the bound of the one before it (KSYM_BOUND,
+ * written marked so that the reader names nothing by it). */
+static void need_ksym_run(struct encoder *e, size_t i, uint8_t role)
 {
 	const uint64_t *addrs = e->ksyms->addrs;
 	uint64_t a = addrs[i];
@@ -105,39 +110,50 @@ static void need_ksym_run(struct encoder *e, size_t i)
 	while (i > 0 && addrs[i - 1] == a)
 		i--;
 	for (; i < e->ksyms->n && addrs[i] == a; i++) {
-		if (!e->ksym_done[i]) {
-			e->ksym_done[i] = 1;
-			e->ksym_pend[e->n_pend++] = (uint32_t)i;
-		}
+		if (e->ksym_done[i] >= role)
+			continue;
+		e->ksym_done[i] = role;
+		e->ksym_pend[e->n_pend++] = (uint32_t)i | (role == KSYM_BOUND ? KSYMS_BOUND : 0);
 	}
 }
 
 /* A new stack's kernel addresses: the symbols containing them, and the ones after those
- * (which bound them for the reader), are written before the batch that uses it. */
+ * (which bound them for the reader), are written before the batch that uses it. The address
+ * looked up is the one the report will look up: a context's first frame as it is, every
+ * other frame (a return address) minus one, since a call at the very end of a function
+ * returns to the start of the next. */
 static void need_ksyms(struct encoder *e, const struct perfrec_sample *s)
 {
 	const uint64_t *addrs = e->ksyms->addrs;
+	bool first = true;
 
 	for (uint64_t k = 0; k <= s->nr; k++) {
 		uint64_t v;
 		int64_t i;
 
-		if (k == 0)
+		if (k == 0) {
 			v = s->ip;
-		else
+		} else {
 			memcpy(&v, &s->ips[k - 1], 8);
-		/* Kernel half of the address space, context markers excluded. */
+			if (v >= (uint64_t)PERF_CONTEXT_MAX) {
+				first = true; /* a context marker */
+				continue;
+			}
+			if (!first)
+				v--;
+			first = false;
+		}
 		if (v < 0xffff800000000000ull || v >= (uint64_t)PERF_CONTEXT_MAX)
-			continue;
+			continue; /* not the kernel half of the address space */
 		i = ksyms_find(e->ksyms, v);
-		if (i < 0 || e->ksym_done[i])
+		if (i < 0 || e->ksym_done[i] == KSYM_NEEDED)
 			continue;
 		if (!e->n_pend)
 			e->pend_time = s->id.time;
-		need_ksym_run(e, (size_t)i);
+		need_ksym_run(e, (size_t)i, KSYM_NEEDED);
 		for (size_t j = (size_t)i + 1; j < e->ksyms->n; j++)
 			if (addrs[j] != addrs[i]) {
-				need_ksym_run(e, j);
+				need_ksym_run(e, j, KSYM_BOUND);
 				break;
 			}
 	}

@@ -150,7 +150,12 @@ _Static_assert(sizeof(struct rp_header_rec) == 664, "rp_header_rec is 664 bytes"
  * Kernel symbols: n entries packed after the fixed part, each
  *	u64 addr (unaligned, use memcpy); char type; char name[] NUL; char module[] NUL
  * with module empty for the core kernel. Written and read only through format_ksym_*().
+ * type is kallsyms' letter, or RP_KSYM_BOUND for an entry written only because it ends the
+ * symbol before it (a recorder that writes symbols as samples need them, RP_HDR_KSYMS_USED):
+ * the recording has nothing that needed its own name, so a reader names nothing by it —
+ * what lies past its address may belong to a symbol that was not written.
  */
+#define RP_KSYM_BOUND '^'
 struct rp_ksyms_rec {
 	struct perf_event_header hdr; /* type RP_REC_KSYMS */
 	uint64_t time;

@@ -194,7 +194,7 @@ void ksyms_write_some(const struct ksyms *k, struct writer *w, uint64_t time, co
 		unsigned char *p;
 
 		while (end < n) {
-			ksyms_entry(k, idx[end], &len);
+			ksyms_entry(k, idx[end] & ~KSYMS_BOUND, &len);
 			if (sizeof(*rec) + payload + len > KSYMS_BATCH)
 				break;
 			payload += len;
@@ -206,9 +206,11 @@ void ksyms_write_some(const struct ksyms *k, struct writer *w, uint64_t time, co
 			break;
 		p = (unsigned char *)(rec + 1);
 		for (size_t j = i; j < end; j++) {
-			const unsigned char *e = ksyms_entry(k, idx[j], &len);
+			const unsigned char *e = ksyms_entry(k, idx[j] & ~KSYMS_BOUND, &len);
 
 			memcpy(p, e, len);
+			if (idx[j] & KSYMS_BOUND)
+				p[8] = RP_KSYM_BOUND; /* the type, after the address */
 			p += len;
 		}
 		format_ksyms_seal(rec, time, (uint32_t)(end - i), payload);

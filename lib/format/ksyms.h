@@ -32,7 +32,9 @@ const unsigned char *ksyms_entry(const struct ksyms *k, size_t i, size_t *ret_le
 
 /* Append every symbol to w as KSYMS records stamped time; returns the number of symbols. */
 size_t ksyms_write_all(const struct ksyms *k, struct writer *w, uint64_t time);
-/* Append symbols idx[0..n) to w as KSYMS records stamped time. */
+/* Append symbols idx[0..n) to w as KSYMS records stamped time. An index with KSYMS_BOUND
+ * set writes the symbol as a bound only (type RP_KSYM_BOUND): it ends the symbol before it. */
+#define KSYMS_BOUND (1u << 31)
 void ksyms_write_some(const struct ksyms *k, struct writer *w, uint64_t time, const uint32_t *idx,
 		      size_t n);
 

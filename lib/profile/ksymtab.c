@@ -25,7 +25,7 @@ struct ksym {
 	uint32_t name;	 /* arena offset */
 	uint16_t module; /* index into mods, 0 = core kernel */
 	uint8_t rank;	 /* alias preference, higher wins */
-	uint8_t pad;
+	uint8_t bound;	 /* written only to end the symbol before it: names nothing */
 };
 _Static_assert(sizeof(struct ksym) == 16, "struct ksym is 16 bytes");
 
@@ -154,6 +154,7 @@ int ksymtab_add_record(struct ksymtab *t, const void *rec, size_t size)
 			.name = no,
 			.module = mi,
 			.rank = alias_rank(k.type, t->arena + no),
+			.bound = k.type == RP_KSYM_BOUND,
 		};
 		t->sorted = false;
 	}
@@ -179,9 +180,12 @@ void ksymtab_finish(struct ksymtab *t)
 	if (!t || t->sorted)
 		return;
 	qsort(t->syms, t->n, sizeof(*t->syms), cmp_ksym);
-	for (size_t i = 0; i < t->n; i++)
+	for (size_t i = 0; i < t->n; i++) {
 		if (w == 0 || t->syms[i].addr != t->syms[w - 1].addr)
 			t->syms[w++] = t->syms[i];
+		else if (!t->syms[i].bound && t->syms[w - 1].bound)
+			t->syms[w - 1] = t->syms[i]; /* a symbol also written as needed names it */
+	}
 	t->n = w;
 	t->sorted = true;
 
@@ -241,7 +245,7 @@ int ksymtab_find(const struct ksymtab *t, uint64_t addr, const char **ret_name,
 	if (lo == 0)
 		return -ENOENT;
 	s = &t->syms[lo - 1];
-	if (addr - s->addr >= KSYMTAB_SPAN_MAX)
+	if (s->bound || addr - s->addr >= KSYMTAB_SPAN_MAX)
 		return -ENOENT;
 	if (ret_name)
 		*ret_name = t->arena + s->name;

@@ -42,9 +42,11 @@ size_t ksymtab_count(const struct ksymtab *t);
  * The symbol containing ADDR: the last symbol starting at or below ADDR, provided ADDR is
  * below the next symbol's start and less than KSYMTAB_SPAN_MAX past its own start (the
  * snapshot has no sizes; no kernel function is that long, so a gap after the last symbol
- * of an area is not attributed to it). Returns 0 with *ret_name, *ret_module (NULL for the
- * core kernel, else e.g. "ext4") and *ret_off (ADDR - start), or -ENOENT, leaving the
- * out-parameters untouched. Any out-parameter may be NULL. O(log n), no allocation.
+ * of an area is not attributed to it), and that symbol was not written only as a bound
+ * (RP_KSYM_BOUND: what lies past it may be in a symbol the recording left out). Returns 0 with
+ * *ret_name, *ret_module (NULL for the core kernel, else e.g. "ext4") and *ret_off (ADDR - start),
+ * or -ENOENT, leaving the out-parameters untouched. Any out-parameter may be NULL. O(log n), no
+ * allocation.
  */
 #define KSYMTAB_SPAN_MAX (1u << 20)
 int ksymtab_find(const struct ksymtab *t, uint64_t addr, const char **ret_name,
