@@ -94,6 +94,11 @@ check_grep '^ +[0-9.]+% +\[kernel\.kallsyms\] +\[k\] [a-z_][a-z0-9_.]+$' "$T/rep
 check_grep '^rp-workload;.*main;run_main;hot_outer_a;hot_leaf [0-9]+$' "$T/folded" "user stacks of a process started during -a"
 "$RP" report -i "$T/sys.data" --folded >"$T/allfolded"
 check_grep '_\[k\] [0-9]+$' "$T/allfolded" "kernel frames in folded output end in _[k]"
+# __pfx_ symbols are the padding before a function, never executed: a frame named so is a
+# return address at the end of the caller resolved to the next symbol. The idle stacks
+# (some CPU was idle in 60 s) run through cpu_startup_entry.
+check_no_grep '__pfx_' "$T/allfolded" "no frame is named after a function's padding (__pfx_)"
+check_grep 'cpu_startup_entry_\[k\];do_idle_\[k\]' "$T/allfolded" "idle stacks name their callers"
 
 # -C limits the CPUs.
 "$RP" record -q -a -C 0 -e cpu-clock -F $F -d 1 -o "$T/cpu0.data" || fail "-C 0 recording"
