@@ -1423,6 +1423,41 @@ static void test_write_errors(void)
 	recording_free(&rec);
 }
 
+/* format_image: the record's own lengths bound everything it hands out. */
+static void test_image(void)
+{
+	union {
+		struct rp_image_rec r;
+		unsigned char b[sizeof(struct rp_image_rec) + 64];
+	} u;
+	const unsigned char *img;
+	const char *name;
+	size_t len;
+
+	test_ctx = "image record";
+	memset(&u, 0, sizeof(u));
+	u.r.hdr.type = RP_REC_IMAGE;
+	u.r.hdr.size = sizeof(u);
+	strcpy(u.r.name, "[vdso]");
+	u.r.len = 60;
+	memcpy(u.b + sizeof(u.r), "\177ELF", 4);
+	if (CHECK_INT(format_image(&u.r.hdr, &name, &img, &len), 0)) {
+		CHECK(!strcmp(name, "[vdso]") && len == 60 && !memcmp(img, "\177ELF", 4));
+		CHECK(img == u.b + sizeof(u.r), "the image follows the fixed part");
+	}
+	u.r.len = 65;
+	CHECK_INT(format_image(&u.r.hdr, &name, &img, &len), -EINVAL);
+	u.r.len = 60;
+	memset(u.r.name, 'x', sizeof(u.r.name));
+	CHECK_INT(format_image(&u.r.hdr, &name, &img, &len), -EINVAL);
+	strcpy(u.r.name, "[vdso]");
+	u.r.hdr.size = sizeof(u.r) - 8;
+	CHECK_INT(format_image(&u.r.hdr, &name, &img, &len), -EINVAL);
+	u.r.hdr.size = sizeof(u);
+	u.r.hdr.type = RP_REC_KSYMS;
+	CHECK_INT(format_image(&u.r.hdr, &name, &img, &len), -EINVAL);
+}
+
 int main(void)
 {
 	struct recording rec = { 0 };
@@ -1437,6 +1472,7 @@ int main(void)
 	}
 
 	test_round_trip();
+	test_image();
 	test_header_only();
 	test_full_frames();
 

@@ -1040,6 +1040,19 @@ static void test_read_file(void)
 	test_ctx = "";
 }
 
+/* Our own vdso: an ELF image of whole pages, where the auxiliary vector says. */
+static void test_self_vdso(void)
+{
+	const void *base = NULL;
+	size_t size = 0;
+
+	test_ctx = "self vdso";
+	if (!CHECK_INT(procfs_self_vdso(&base, &size), 0))
+		return;
+	CHECK(size > 0 && size % 4096 == 0, "size %zu", size);
+	CHECK(memcmp(base, "\177ELF", 4) == 0, "an ELF image");
+}
+
 int main(void)
 {
 	const char *t = getenv("TMPDIR");
@@ -1058,6 +1071,7 @@ int main(void)
 	test_kallsyms_file();
 	test_self_maps_layout();
 	test_self();
+	test_self_vdso();
 	test_threads();
 	test_fake_proc();
 	test_read_int();

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -638,5 +639,31 @@ int procfs_read_int(const char *path, long *ret)
 	if (errno == ERANGE)
 		return -ERANGE;
 	*ret = v;
+	return 0;
+}
+
+struct vdso_find {
+	uint64_t base;
+	size_t size;
+};
+
+static int on_vdso_map(const struct procfs_map *m, void *arg)
+{
+	struct vdso_find *v = arg;
+
+	if (m->start == v->base && !strcmp(m->path, "[vdso]"))
+		v->size = (size_t)(m->end - m->start);
+	return 0;
+}
+
+int procfs_self_vdso(const void **ret, size_t *ret_size)
+{
+	struct vdso_find v = { .base = getauxval(AT_SYSINFO_EHDR) };
+
+	if (!v.base || procfs_read_maps_file("/proc/self/maps", on_vdso_map, &v, NULL) < 0 ||
+	    !v.size)
+		return -ENOENT;
+	*ret = (const void *)(uintptr_t)v.base;
+	*ret_size = v.size;
 	return 0;
 }

@@ -131,6 +131,12 @@ int procfs_path(char *buf, size_t size, const char *fmt, ...) __attribute__((for
 ssize_t procfs_read_file(const char *path, char *buf, size_t size);
 
 /*
+ * This process's vdso image: where the kernel mapped it (getauxval(AT_SYSINFO_EHDR)) and its
+ * size (its [vdso] line in /proc/self/maps). Returns 0, or -ENOENT when there is none.
+ */
+int procfs_self_vdso(const void **ret, size_t *ret_size);
+
+/*
  * Read a file holding one decimal integer, such as /proc/sys/kernel/perf_event_paranoid
  * (PATH used as given). Surrounding whitespace is allowed. Returns 0, -EINVAL when it is not
  * a number, -ERANGE when it does not fit a long, or -errno.

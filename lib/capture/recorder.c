@@ -55,6 +55,8 @@ struct recorder {
 	uint64_t restack_ns;
 	uint64_t t_restack; /* when stacks and kernel symbols were last defined again */
 	struct ksyms ksyms;
+	const void *vdso; /* this process's vdso image, written into every file; or NULL */
+	size_t vdso_size;
 	struct encoder *enc;  /* NULL: samples are stored as the kernel wrote them */
 	uint64_t sample_type; /* of the stored samples (the stack copy is not stored) */
 	struct unwinder *unw; /* --call-graph dwarf: unwinds user stacks while recording */
@@ -135,6 +137,8 @@ int recorder_new(const struct recorder_opts *o, struct recorder **ret, char *why
 	/* The kernel symbol table is big and slow to read: read it before recording starts. */
 	if (r->ev.kernel)
 		ksyms_read(o->kallsyms ? o->kallsyms : "/proc/kallsyms", &r->ksyms);
+	if (procfs_self_vdso(&r->vdso, &r->vdso_size) < 0 || r->vdso_size > RP_IMAGE_MAX)
+		r->vdso = NULL;
 	r->cpus = calloc(r->ev.n_cpus ? r->ev.n_cpus : 1, sizeof(*r->cpus));
 	r->sample_type =
 	    r->ev.attr.sample_type & ~(uint64_t)(PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER);
@@ -260,6 +264,24 @@ static void write_header(struct recorder *r)
 		memcpy((char *)(h + 1), e->o.cmdline, clen);
 }
 
+/* The vdso has no file for the report to read: a copy of ours (the kernel's image for
+ * every 64-bit process) names [vdso] frames. */
+static void write_vdso(struct recorder *r)
+{
+	size_t size = (sizeof(struct rp_image_rec) + r->vdso_size + 7) & ~(size_t)7;
+	struct rp_image_rec *ir;
+
+	if (!r->vdso || !(ir = writer_reserve(r->w, size)))
+		return;
+	memset(ir, 0, size);
+	ir->hdr.type = RP_REC_IMAGE;
+	ir->hdr.size = (uint16_t)size;
+	ir->time = r->t_start;
+	util_strlcpy(ir->name, "[vdso]", sizeof(ir->name));
+	ir->len = (uint32_t)r->vdso_size;
+	memcpy(ir + 1, r->vdso, r->vdso_size);
+}
+
 static void drain_rings(void *arg);
 
 /* The head of a new file: header and kernel symbols, stamped now. */
@@ -273,6 +295,7 @@ static void begin_file(struct recorder *r, struct writer *w)
 	r->t_restack = r->t_start;
 	writer_set_safe_time(w, r->t_start);
 	write_header(r);
+	write_vdso(r);
 	if (!r->enc)
 		ksyms_write_all(&r->ksyms, w, r->t_start);
 	for (size_t ci = 0; ci < r->ev.n_cpus; ci++) {

@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -13,6 +12,7 @@
 #include "base/grow.h"
 #include "base/hash.h"
 #include "base/intern.h"
+#include "base/procfs.h"
 #include "base/util.h"
 #include "capture/addrspace.h"
 #include "capture/uhelper.h"
@@ -181,23 +181,13 @@ static void obj_fail(struct unwinder *u, struct uobj *o, const char *why)
  * copied into a memfd for the helper. */
 static int open_vdso(void)
 {
-	const unsigned char *base = (const void *)getauxval(AT_SYSINFO_EHDR);
-	size_t size = 0;
-	char line[512];
-	FILE *f;
+	const void *base;
+	size_t size;
 	int fd;
 
-	if (!base || !(f = fopen("/proc/self/maps", "re")))
+	if (procfs_self_vdso(&base, &size) < 0)
 		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long a, b;
-
-		if (strstr(line, "[vdso]") && sscanf(line, "%lx-%lx", &a, &b) == 2 &&
-		    a == (unsigned long)base)
-			size = b - a;
-	}
-	fclose(f);
-	fd = size ? memfd_create("ringprof-vdso", MFD_CLOEXEC) : -1;
+	fd = memfd_create("ringprof-vdso", MFD_CLOEXEC);
 	if (fd >= 0 && write(fd, base, size) != (ssize_t)size) {
 		close(fd);
 		fd = -1;

@@ -141,6 +141,9 @@ static void dump_own(FILE *f, const struct perf_event_header *h)
 	struct rp_cpu_stats_rec cs = { 0 };
 	struct rp_finish_rec fin = { 0 };
 	struct rp_ksyms_rec k = { 0 };
+	const unsigned char *image;
+	const char *name;
+	size_t len;
 
 	switch (h->type) {
 	case RP_REC_HEADER:
@@ -168,6 +171,15 @@ static void dump_own(FILE *f, const struct perf_event_header *h)
 		fprintf(f,
 			" samples=%" PRIu64 " lost=%" PRIu64 " dropped=%" PRIu64 " exit_status=%d",
 			fin.samples, fin.lost, fin.dropped_records, fin.exit_status);
+		break;
+	case RP_REC_IMAGE:
+		if (format_image(h, &name, &image, &len) == 0) {
+			memcpy(&k.time, (const char *)h + 8, 8);
+			put_time(f, k.time);
+			fprintf(f, " name=%s len=%zu", name, len);
+			break;
+		}
+		fprintf(f, " size=%u", h->size);
 		break;
 	default:
 		fprintf(f, " size=%u", h->size);

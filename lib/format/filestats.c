@@ -212,7 +212,10 @@ static void print_records(FILE *f, const struct filestats *s, const struct reade
 				perfrec_type_name(t) ? perfrec_type_name(t) : "?", s->by_type[t]);
 	for (uint32_t t = 1; t < 8; t++)
 		if (s->own[t])
-			fprintf(f, "    %-14s %12" PRIu64 "\n", perfrec_type_name(RP_REC_BASE + t),
+			fprintf(f, "    %-14s %12" PRIu64 "\n",
+				perfrec_type_name(RP_REC_BASE + t)
+				    ? perfrec_type_name(RP_REC_BASE + t)
+				    : "?",
 				s->own[t]);
 	if (s->unknown)
 		fprintf(f, "    %-14s %12" PRIu64 "\n", "unknown", s->unknown);

@@ -30,6 +30,20 @@ int format_finish(const struct perf_event_header *h, struct rp_finish_rec *ret)
 	return 0;
 }
 
+int format_image(const struct perf_event_header *h, const char **ret_name,
+		 const unsigned char **ret_image, size_t *ret_len)
+{
+	const struct rp_image_rec *ir = (const void *)h;
+
+	if (h->type != RP_REC_IMAGE || h->size < sizeof(*ir) || ir->len > h->size - sizeof(*ir) ||
+	    !memchr(ir->name, '\0', sizeof(ir->name)))
+		return -EINVAL;
+	*ret_name = ir->name;
+	*ret_image = (const unsigned char *)(ir + 1);
+	*ret_len = ir->len;
+	return 0;
+}
+
 size_t format_ksym_put(unsigned char *dst, uint64_t addr, char type, const char *name,
 		       size_t name_len, const char *module, size_t module_len)
 {

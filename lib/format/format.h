@@ -79,6 +79,7 @@ enum rp_record_type {
 	RP_REC_FINISH = 0x10004,    /* struct rp_finish_rec: clean end of recording */
 	RP_REC_STACKS = 0x10005,  /* struct rp_stacks_rec: stacks, each defined once (version 2) */
 	RP_REC_SAMPLES = 0x10006, /* struct rp_samples_rec: packed samples of one CPU (version 2) */
+	RP_REC_IMAGE = 0x10007,	  /* struct rp_image_rec: a code image with no file ([vdso]) */
 };
 
 /* Recording flags in rp_header_rec.flags. */
@@ -179,6 +180,23 @@ struct rp_cpu_stats_rec {
 };
 _Static_assert(sizeof(struct rp_cpu_stats_rec) == 72, "rp_cpu_stats_rec is 72 bytes");
 
+/*
+ * A code image that has no file to read later: the vdso, which the recorder copies from its
+ * own address space (the kernel maps the same image into every 64-bit process of a boot).
+ * len bytes of it follow the fixed part, then zero padding to 8. Written once per file,
+ * after the header; the report symbolizes [vdso] frames with it.
+ */
+struct rp_image_rec {
+	struct perf_event_header hdr; /* type RP_REC_IMAGE */
+	uint64_t time;
+	char name[24]; /* the mapping's name, "[vdso]" */
+	uint32_t len;
+	uint32_t reserved;
+	/* unsigned char image[]; */
+};
+_Static_assert(sizeof(struct rp_image_rec) == 48, "rp_image_rec is 48 bytes");
+#define RP_IMAGE_MAX (65535u - 48u - 7u) /* a record's size is 16 bits */
+
 /* Written last on a clean stop; its absence means the recorder did not finish. */
 struct rp_finish_rec {
 	struct perf_event_header hdr; /* type RP_REC_FINISH */
@@ -256,6 +274,10 @@ const struct rp_header_rec *format_header(const struct perf_event_header *h);
 /* A copy of a CPU_STATS or FINISH record: 0, or -EINVAL when h is too short to be one. */
 int format_cpu_stats(const struct perf_event_header *h, struct rp_cpu_stats_rec *ret);
 int format_finish(const struct perf_event_header *h, struct rp_finish_rec *ret);
+/* An image record's name (NUL-terminated within the record) and bytes, both pointing into
+ * h; -EINVAL when h is not a well-formed one. */
+int format_image(const struct perf_event_header *h, const char **ret_name,
+		 const unsigned char **ret_image, size_t *ret_len);
 
 /* One KSYMS entry. name and module point into the record (module "" for the core kernel). */
 struct format_ksym {

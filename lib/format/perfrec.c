@@ -341,6 +341,8 @@ const char *perfrec_type_name(uint32_t type)
 		return "CPU_STATS";
 	case RP_REC_FINISH:
 		return "FINISH";
+	case RP_REC_IMAGE:
+		return "IMAGE";
 	}
 	return NULL;
 }
