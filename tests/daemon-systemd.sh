@@ -106,6 +106,18 @@ check_eq "$capeff" "0000004400084004" "effective capabilities are exactly the fi
 check_grep '^Seccomp:[[:space:]]+2$' "$T/caps" "a seccomp filter is in force"
 check_grep '^NoNewPrivs:[[:space:]]+1$' "$T/caps" "no_new_privs is set"
 
+# Kernel tunables are read-only and the state directory is not executable in the service's
+# own mount namespace (the container's /proc/sys is read-only already; the unit's is checked
+# by its own mounts).
+in_ct cat "/proc/$MAIN/mountinfo" >"$T/mountinfo"
+check_grep '^[0-9]+ [0-9]+ [0-9:]+ [^ ]+ /proc/sys ro[, ]' "$T/mountinfo" "/proc/sys is read-only for the service"
+check_grep '^[0-9]+ [0-9]+ [0-9:]+ [^ ]+ /sys ro[, ]' "$T/mountinfo" "/sys is read-only for the service"
+check_grep '^[0-9]+ [0-9]+ [0-9:]+ [^ ]+ /var/lib/ringprof [^ ]*noexec' "$T/mountinfo" "the state directory is mounted noexec"
+check_no_grep '^[0-9]+ [0-9]+ [0-9:]+ [^ ]+ /(usr|etc)(/[^ ]*)? rw[, ]' "$T/mountinfo" "nothing under /usr or /etc is writable for the service"
+in_ct nsenter -t "$MAIN" -m sh -c 'echo x >/proc/sys/kernel/core_pattern' 2>"$T/corepat.err" &&
+	fail "kernel.core_pattern was writable from the service's mount namespace"
+check_grep 'Read-only file system' "$T/corepat.err" "kernel.core_pattern cannot be written from the service's mount namespace"
+
 # --- a workload in the container, then rotation by signal ---
 in_ct "$top_builddir/tests/workload/rp-workload" -d 2 -q >/dev/null || fail "the workload ran in the container"
 in_ct systemctl kill -s USR2 ringprofd

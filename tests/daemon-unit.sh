@@ -15,6 +15,8 @@ check_grep '^StateDirectory=ringprof$' "$UNIT" "StateDirectory=ringprof"
 check_grep '^StateDirectoryMode=0750$' "$UNIT" "StateDirectoryMode=0750"
 check_grep '^SystemCallFilter=.*@debug' "$UNIT" "perf_event_open (@debug) is allowed"
 check_no_grep '^ProtectKernelTunables=yes' "$UNIT" "ProtectKernelTunables would hide /proc/kallsyms"
+check_grep '^ReadOnlyPaths=/proc/sys /sys$' "$UNIT" "kernel tunables are read-only for the daemon (it runs as uid 0)"
+check_grep '^NoExecPaths=/var/lib/ringprof /var/cache/ringprof$' "$UNIT" "what the daemon writes cannot be executed"
 check_no_grep '^ProtectKernelLogs=yes' "$UNIT" "ProtectKernelLogs would drop CAP_SYSLOG"
 check_grep '^CapabilityBoundingSet=.*CAP_PERFMON' "$UNIT" "CAP_PERFMON in the bounding set"
 caps=$(sed -n 's/^CapabilityBoundingSet=//p' "$UNIT" | tr " " "\n" | LC_ALL=C sort | tr '\n' ' ')
