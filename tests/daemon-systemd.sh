@@ -79,6 +79,11 @@ in_ct systemctl is-system-running 2>/dev/null | grep -Eq '^(running|degraded)$' 
 ok "a real systemd PID 1 booted ($(in_ct systemctl --version | head -1))"
 
 in_ct cp -a /run/rp-dest/. / || fail "copying the installed tree into the container"
+# What a package's postinst does: the ringprof group from sysusers.d. One reader in it, one
+# user outside it.
+in_ct systemd-sysusers || fail "systemd-sysusers in the container"
+in_ct getent group ringprof >/dev/null || fail "sysusers.d/ringprof.conf made the ringprof group"
+in_ct useradd -M -G ringprof rpreader && in_ct useradd -M rpother || fail "useradd in the container"
 # Short intervals so that the test sees each behaviour quickly; everything else as shipped.
 in_ct mkdir -p /etc/systemd/system/ringprofd.service.d /etc/ringprof/ringprofd.conf.d
 in_ct sh -c 'printf "[Service]\nWatchdogSec=4\n" >/etc/systemd/system/ringprofd.service.d/test.conf'
@@ -131,6 +136,17 @@ check_grep 'hot_leaf' "$T/report" "the workload's functions are named"
 in_ct sh -c 'ringprof report --dir /var/lib/ringprof --folded' >"$T/folded" 2>/dev/null
 check_grep '_\[k\]' "$T/folded" "kernel frames were recorded from inside the sandbox"
 check_grep '(^|;)main;' "$T/folded" "user frames were recorded from inside the sandbox"
+
+# Recordings belong to the ringprof group: its members report, nobody else reads them.
+in_ct sh -c "stat -c '%U:%G %a %n' /var/lib/ringprof /var/lib/ringprof/*" >"$T/owners"
+check_range "$(grep -c '/var/lib/ringprof/ringprof-' "$T/owners")" 2 100 "recordings listed with their owners"
+check_grep '^root:ringprof 750 /var/lib/ringprof$' "$T/owners" "the state directory is root:ringprof 0750"
+check_no_grep '^[^ ]+ [0-9]+ /var/lib/ringprof/' <(grep -v '^root:ringprof 640 ' "$T/owners") "every recording is root:ringprof 0640"
+in_ct runuser -u rpreader -- ringprof report --dir /var/lib/ringprof --comm rp-workload -s sym >"$T/reader" 2>&1
+check_grep 'hot_leaf' "$T/reader" "a member of the ringprof group runs reports"
+in_ct runuser -u rpother -- ringprof report --dir /var/lib/ringprof >"$T/other" 2>&1 &&
+	fail "a user outside the ringprof group read the recordings"
+check_grep '[Pp]ermission denied' "$T/other" "a user outside the group is told permission is denied"
 
 # --- reload ---
 in_ct sh -c 'printf "Frequency=149\nFlushInterval=0.5s\n" >/etc/ringprof/ringprofd.conf.d/test.conf'
