@@ -11,6 +11,7 @@ static const struct {
 } commands[] = {
 	{ "record", "sample a command, processes or the whole system into a recording" },
 	{ "report", "read recordings: --stats, --dump" },
+	{ "script", "every sample of recordings, symbolized, in time order (as perf script)" },
 };
 
 static void usage(FILE *f)

@@ -282,3 +282,66 @@ void dump_record(FILE *f, const struct perf_event_header *h, uint64_t st)
 	}
 	fputc('\n', f);
 }
+
+static bool in_list32(const int32_t *v, size_t n, int32_t x)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i] == x)
+			return true;
+	return !n;
+}
+
+/* The task a record is about: its own fields where it has them (MMAP, COMM, FORK, EXIT),
+ * else its sample_id's. */
+static void record_task(const struct perf_event_header *h, uint64_t st, struct perfrec_id *id)
+{
+	struct perfrec_mmap m;
+	struct perfrec_comm c;
+	struct perfrec_task t;
+
+	switch (h->type) {
+	case PERF_RECORD_MMAP:
+	case PERF_RECORD_MMAP2:
+		if (perfrec_parse_mmap(h, st, &m) == 0)
+			id->pid = m.pid, id->tid = m.tid;
+		break;
+	case PERF_RECORD_COMM:
+		if (perfrec_parse_comm(h, st, &c) == 0)
+			id->pid = c.pid, id->tid = c.tid;
+		break;
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT:
+		if (perfrec_parse_task(h, &t) == 0)
+			id->pid = t.pid, id->tid = t.tid;
+		break;
+	}
+}
+
+bool dump_keep(const struct dump_filter *f, const struct perf_event_header *h, uint64_t st)
+{
+	struct perfrec_sample s;
+	struct perfrec_id id;
+	bool cpu_ok;
+
+	if (h->type >= RP_REC_BASE)
+		return true;
+	if (h->type == PERF_RECORD_SAMPLE) {
+		if (perfrec_parse_sample(h, st, &s) < 0)
+			return true; /* shown as malformed */
+		id = s.id;
+	} else {
+		if (h->size < 8 + perfrec_id_size(st) || perfrec_parse_id(h, st, &id) < 0)
+			return true;
+		record_task(h, st, &id);
+	}
+	/* Synthesized records belong to no CPU: a --cpu filter keeps them. */
+	cpu_ok = id.cpu == RP_CPU_SYNTH;
+	for (size_t i = 0; i < f->n_cpus && !cpu_ok; i++)
+		cpu_ok = (uint32_t)f->cpus[i] == id.cpu;
+	if (f->n_cpus && !cpu_ok)
+		return false;
+	if (id.time && (id.time < f->since || id.time > f->until))
+		return false;
+	return in_list32(f->pids, f->n_pids, (int32_t)id.pid) &&
+	       in_list32(f->tids, f->n_tids, (int32_t)id.tid);
+}

@@ -65,6 +65,11 @@ int64_t aggregate_add_stack(struct aggregate *a, const uint32_t *locs, uint32_t 
 	return seqtab_intern(a->stacks, locs, n);
 }
 
+const uint32_t *aggregate_stack(const struct aggregate *a, uint32_t id, uint32_t *ret_n)
+{
+	return seqtab_get(a->stacks, id, ret_n);
+}
+
 int64_t aggregate_add_task(struct aggregate *a, int32_t pid, int32_t tid, uint32_t comm)
 {
 	return pairtab_intern(a->tasks, (uint64_t)(uint32_t)pid << 32 | (uint32_t)tid, comm, NULL);

@@ -33,6 +33,9 @@ int64_t aggregate_add_task(struct aggregate *a, int32_t pid, int32_t tid, uint32
 int aggregate_add_sample(struct aggregate *a, uint32_t stack, uint32_t task, uint32_t cpu,
 			 uint64_t period);
 
+/* Location stack ID (an aggregate_add_stack() id): *ret_n location ids, leaf first. */
+const uint32_t *aggregate_stack(const struct aggregate *a, uint32_t id, uint32_t *ret_n);
+
 /* The locations, ids 0 .. aggregate_n_locs() - 1. */
 uint32_t aggregate_n_locs(const struct aggregate *a);
 void aggregate_loc(const struct aggregate *a, uint32_t id, uint32_t *ret_dso, uint64_t *ret_addr);

@@ -27,6 +27,8 @@ int print_parse_sort(const char *s, struct print_opts *o)
 	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
 		int k;
 
+		if (strcmp(t, "symbol") == 0) /* perf's name */
+			t = "sym";
 		for (k = 0; k < PRINT_N_KEYS && strcmp(t, key_names[k]); k++)
 			;
 		if (k == PRINT_N_KEYS)
@@ -658,7 +660,8 @@ int print_flat(FILE *f, const struct session *s, const struct print_opts *o)
 {
 	const struct session_totals *tot = session_totals(s);
 	struct table t = { seqtab_new(), NULL, 0, 0 };
-	double total = tot->period ? (double)tot->period : 1.0;
+	uint64_t all = o->absolute ? tot->period_window : tot->period;
+	double total = all ? (double)all : 1.0;
 	struct graph_lists gl = { NULL, NULL };
 	bool has_sym = false;
 	int rc;
@@ -763,4 +766,25 @@ int print_folded(FILE *f, const struct session *s)
 	free(lines);
 	pairtab_free(ids);
 	return rc;
+}
+
+/* ---- samples one by one (ringprof script) ---- */
+
+void print_sample(FILE *f, const struct session *s, const struct session_sample *smp)
+{
+	fprintf(f, "%16s %7d/%-7d [%03u] %5" PRIu64 ".%06" PRIu64 ": %10" PRIu64 " %s:\n",
+		smp->comm, (int)smp->pid, (int)smp->tid, smp->cpu, smp->time / 1000000000u,
+		smp->time % 1000000000u / 1000u, smp->period, smp->event);
+	for (uint32_t i = 0; i < smp->n_frames; i++) {
+		const struct session_frame *fr = &smp->frames[i];
+		const struct session_sym *sym = session_sym(s, fr->sym);
+		const char *obj = session_dso_path(s, sym->dso);
+
+		if (sym->name)
+			fprintf(f, "\t%16" PRIx64 " %s+0x%" PRIx64 " (%s)\n", fr->addr, sym->name,
+				fr->offset, obj);
+		else
+			fprintf(f, "\t%16" PRIx64 " [unknown] (%s)\n", fr->addr, obj);
+	}
+	fputc('\n', f);
 }

@@ -24,9 +24,11 @@ struct print_opts {
 	double percent_limit; /* hide entries below this share (of the sort column) */
 	enum print_graph graph;
 	double graph_threshold; /* hide call-graph branches below this share of all samples */
+	bool absolute;		/* shares of every sample in the time window, not of those kept */
 };
 
-/* "comm,dso,sym" and the like; 0 or -EINVAL (unknown or repeated key). */
+/* "comm,dso,sym" and the like (perf's "symbol" is sym); 0 or -EINVAL (unknown or repeated
+ * key). */
 int print_parse_sort(const char *s, struct print_opts *o);
 
 /* "# ..." lines: inputs, host, event, duration, samples, lost, unresolved frames. */
@@ -35,5 +37,11 @@ void print_header(FILE *f, const struct session *s, const char *const *inputs, s
 int print_flat(FILE *f, const struct session *s, const struct print_opts *o);
 /* One line per unique (comm, stack): "comm;outer;...;inner COUNT", kernel frames "_[k]". */
 int print_folded(FILE *f, const struct session *s);
+
+struct session_sample;
+/* One sample as `ringprof script` prints it, perf script's layout: "comm pid/tid [cpu]
+ * seconds: period event:", then a line per frame, leaf first,
+ * "\t<addr> <sym>+0x<off> (<object path>)", then a blank line. */
+void print_sample(FILE *f, const struct session *s, const struct session_sample *smp);
 
 #endif

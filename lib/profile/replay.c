@@ -52,6 +52,9 @@ struct replay {
 	size_t n_comm_ok;
 	bool finished;
 	uint32_t loc_buf[MAX_FRAMES];
+	/* see replay_set_sample_hook() */
+	void (*hook)(void *arg, const struct perfrec_sample *smp, uint32_t stack, uint32_t comm);
+	void *hook_arg;
 };
 
 struct replay *replay_new(const struct session_opts *o, struct procmodel *pm, struct dsotab *dsos,
@@ -409,6 +412,8 @@ static void on_sample(struct replay *rp, const struct perf_event_header *h)
 	rp->t->samples_seen++;
 	if (smp.id.time < rp->since || smp.id.time > rp->until)
 		return;
+	rp->t->samples_window++;
+	rp->t->period_window += smp.period ? smp.period : 1;
 	if (!keep_pid(&rp->o->filter, (int32_t)smp.id.pid, (int32_t)smp.id.tid, smp.id.cpu))
 		return;
 	memo = sample_task(rp, &smp);
@@ -427,6 +432,8 @@ static void on_sample(struct replay *rp, const struct perf_event_header *h)
 	count_sample(rp->t, &smp);
 	if (rp->unwound)
 		count_unwind(rp, &smp);
+	if (rp->hook)
+		rp->hook(rp->hook_arg, &smp, (uint32_t)stack, (uint32_t)memo->comm);
 }
 
 static void on_record(struct replay *rp, const struct perf_event_header *h)
@@ -532,4 +539,13 @@ int replay_file(struct replay *rp, struct reader *r, char *why, size_t why_size)
 		return -ENODATA;
 	}
 	return 0;
+}
+
+void replay_set_sample_hook(struct replay *rp,
+			    void (*fn)(void *arg, const struct perfrec_sample *smp, uint32_t stack,
+				       uint32_t comm),
+			    void *arg)
+{
+	rp->hook = fn;
+	rp->hook_arg = arg;
 }

@@ -3,9 +3,11 @@
 #define RP_REPLAY_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 struct aggregate;
 struct dsotab;
+struct perfrec_sample;
 struct ksymtab;
 struct procmodel;
 struct reader;
@@ -30,5 +32,15 @@ struct replay *replay_free(struct replay *rp);
  * time is unknown while a window is set, or when it has no intact frame.
  */
 int replay_file(struct replay *rp, struct reader *r, char *why, size_t why_size);
+
+/*
+ * Call FN(ARG, sample, location stack id, comm id) for every sample counted, in the order
+ * read, after it is counted (`ringprof script` streams them). The sample is valid only
+ * during the call. FN NULL: none (the default).
+ */
+void replay_set_sample_hook(struct replay *rp,
+			    void (*fn)(void *arg, const struct perfrec_sample *smp, uint32_t stack,
+				       uint32_t comm),
+			    void *arg);
 
 #endif

@@ -4,13 +4,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/grow.h"
 #include "base/intern.h"
 #include "base/util.h"
 #include "format/format.h"
+#include "format/perfrec.h"
 #include "format/reader.h"
 #include "profile/aggregate.h"
 #include "profile/dsotab.h"
 #include "profile/ksymtab.h"
+#include "profile/perfmap.h"
 #include "profile/procmodel.h"
 #include "profile/replay.h"
 #include "profile/session.h"
@@ -28,6 +31,27 @@ struct session {
 	struct replay *rp;
 	struct rp_header_rec *header;
 	struct session_totals t;
+	struct stream *stream; /* session_stream(): NULL when aggregating */
+};
+
+#define INLINE_MAX 16
+
+/* Streaming: each location symbolized once, when first met, with the offsets in its symbols. */
+struct stream {
+	void (*fn)(void *arg, const struct session_sample *smp);
+	void *arg;
+	char event[sizeof(((struct rp_header_rec *)0)->event_name) + 1];
+	struct stream_loc {
+		uint32_t stack; /* the location's symbol stack (several with inline frames) */
+		uint32_t off;	/* its offsets: offs[off .. off + the stack's length) */
+	} * locs;
+	size_t n_locs, cap_locs;
+	uint64_t *offs;
+	size_t n_offs, cap_offs;
+	struct session_frame *frames; /* the sample being handed out */
+	size_t cap_frames;
+	uint64_t addrs[1024]; /* its callchain's addresses, and whether each is a return address */
+	bool ret[1024];
 };
 
 struct session *session_new(const struct session_opts *o)
@@ -66,6 +90,12 @@ struct session *session_free(struct session *s)
 	if (!s)
 		return NULL;
 	replay_free(s->rp);
+	if (s->stream) {
+		free(s->stream->locs);
+		free(s->stream->offs);
+		free(s->stream->frames);
+		free(s->stream);
+	}
 	free(s->t.unwind_dso);
 	symstacks_free(s->ss);
 	aggregate_free(s->agg);
@@ -103,6 +133,200 @@ int session_file_bounds(const char *path, int64_t *ret_start, int64_t *ret_end, 
 	return rc;
 }
 
+/* ---- streaming (ringprof script) ---- */
+
+/* A recording's kernel symbols, before its samples: one written as samples first need it
+ * may come after the first sample that uses it, and a streamed sample is printed at once. */
+static void preload_ksyms(struct session *s, struct reader *r, const char *path)
+{
+	const struct rp_header_rec *hdr = reader_header(r);
+	const struct perf_event_header *h;
+	struct reader *pre;
+	char why[256];
+
+	if (!hdr || !(hdr->flags & (RP_HDR_KSYMS | RP_HDR_KSYMS_USED)))
+		return;
+	if (reader_open(path, &pre, why, sizeof(why)) < 0)
+		return; /* the replay says why */
+	while ((h = reader_next(pre)))
+		if (h->type == RP_REC_KSYMS && ksymtab_add_record(s->ksyms, h, h->size) == -ENOMEM)
+			s->t.sideband_nomem++;
+	reader_free(pre);
+}
+
+/* The offsets of location DSO/ADDR in its symbols, innermost first, into OUT (at most MAX):
+ * how many; symstacks names the same symbols. */
+static int loc_offsets(struct session *s, uint32_t dso, uint64_t addr, uint64_t *out, int max)
+{
+	struct sym_frame fr[INLINE_MAX];
+	const struct perfmap *pmap;
+	int k;
+
+	out[0] = 0;
+	switch (dsotab_kind(s->dsos, dso)) {
+	case DSOTAB_KERNEL:
+		ksymtab_find(s->ksyms, addr, NULL, NULL, &out[0]);
+		return 1;
+	case DSOTAB_FILE:
+		k = symbolizer_lookup(s->symz, dsotab_sym(s->dsos, dso), addr, fr,
+				      max < INLINE_MAX ? max : INLINE_MAX);
+		for (int i = 0; i < k; i++)
+			out[i] = fr[i].offset;
+		return k > 0 ? k : 1;
+	case DSOTAB_JIT:
+		if (dsotab_perfmap(s->dsos, dso, &pmap) == 0 && pmap)
+			perfmap_find(pmap, addr, NULL, &out[0]);
+		return 1;
+	default:
+		return 1;
+	}
+}
+
+/* Symbolize the locations met since the last call, in id order. 0 or -ENOMEM. */
+static int stream_locs(struct session *s)
+{
+	struct stream *st = s->stream;
+	uint32_t n_locs = aggregate_n_locs(s->agg);
+
+	ksymtab_finish(s->ksyms); /* nothing to do unless symbols came in */
+	for (uint32_t l = (uint32_t)st->n_locs; l < n_locs; l++) {
+		uint32_t dso, n, unknown;
+		uint64_t addr, tmp[INLINE_MAX];
+		int64_t id;
+		int k;
+
+		aggregate_loc(s->agg, l, &dso, &addr);
+		if (symstacks_add_loc(s->ss, dso, addr) < 0)
+			return -ENOMEM;
+		id = symstacks_add_stack(s->ss, &l, 1, &n, &unknown);
+		k = loc_offsets(s, dso, addr, tmp, INLINE_MAX);
+		if (id < 0 || GROW(st->locs, st->cap_locs, st->n_locs + 1) < 0 ||
+		    GROW(st->offs, st->cap_offs, st->n_offs + n) < 0)
+			return -ENOMEM;
+		for (uint32_t i = 0; i < n; i++)
+			st->offs[st->n_offs + i] = (int)i < k ? tmp[i] : 0;
+		st->locs[st->n_locs++] = (struct stream_loc){ (uint32_t)id, (uint32_t)st->n_offs };
+		st->n_offs += n;
+	}
+	return 0;
+}
+
+/* The addresses the replay located, in its order (replay.c, locate_chain): the callchain
+ * without its context markers, up to a marker of another context, else the sampled ip. Each
+ * but the first of a context is a return address, looked up at address - 1. How many. */
+static uint32_t stream_addrs(struct stream *st, const struct perfrec_sample *smp, uint32_t max)
+{
+	uint32_t n = 0;
+	bool first = true;
+
+	for (uint64_t i = 0; i < smp->nr && n < max; i++) {
+		uint64_t v;
+
+		memcpy(&v, &smp->ips[i], 8);
+		if (v >= (uint64_t)PERF_CONTEXT_MAX) {
+			if (v != (uint64_t)PERF_CONTEXT_KERNEL && v != (uint64_t)PERF_CONTEXT_USER)
+				break;
+			first = true;
+			continue;
+		}
+		st->ret[n] = !first;
+		st->addrs[n++] = v;
+		first = false;
+	}
+	if (n == 0 && max) {
+		st->ret[0] = false;
+		st->addrs[n++] = smp->ip;
+	}
+	return n;
+}
+
+/* With --dso, is the leaf symbol's object one of those named (as aggregate_keep_dsos)? */
+static bool stream_dso_kept(const struct session *s, uint32_t leaf_sym)
+{
+	const struct session_filter *f = &s->o.filter;
+	uint32_t dso = symstacks_sym(s->ss, leaf_sym)->dso;
+
+	for (size_t k = 0; k < f->n_dsos; k++)
+		if (dsotab_matches(s->dsos, dso, f->dsos[k]))
+			return true;
+	return !f->n_dsos;
+}
+
+/* The frames of a sample's location stack LOCS (N long) into st->frames: how many, or
+ * -ENOMEM. */
+static int64_t stream_frames(struct session *s, const struct perfrec_sample *smp,
+			     const uint32_t *locs, uint32_t n)
+{
+	struct stream *st = s->stream;
+	uint32_t n_addrs = stream_addrs(st, smp, sizeof(st->addrs) / sizeof(st->addrs[0]));
+	size_t m = 0;
+
+	for (uint32_t k = 0; k < n; k++) {
+		const struct stream_loc *l = &st->locs[locs[k]];
+		uint32_t len;
+		const uint32_t *syms = symstacks_get(s->ss, l->stack, &len);
+
+		if (GROW(st->frames, st->cap_frames, m + len) < 0)
+			return -ENOMEM;
+		for (uint32_t j = 0; j < len; j++) {
+			struct session_frame *fr = &st->frames[m++];
+
+			fr->addr = k < n_addrs ? st->addrs[k] : 0;
+			fr->sym = syms[j];
+			fr->offset = st->offs[l->off + j];
+			/* Looked up at the return address - 1; shown at the return address. */
+			if (k < n_addrs && st->ret[k] && session_sym(s, syms[j])->name)
+				fr->offset++;
+		}
+	}
+	return (int64_t)m;
+}
+
+static void on_stream_sample(void *arg, const struct perfrec_sample *smp, uint32_t stack,
+			     uint32_t comm)
+{
+	struct session *s = arg;
+	struct stream *st = s->stream;
+	uint64_t period = smp->period ? smp->period : 1;
+	const uint32_t *locs;
+	uint32_t n;
+	int64_t m;
+
+	locs = aggregate_stack(s->agg, stack, &n);
+	m = stream_locs(s) < 0 ? -ENOMEM : stream_frames(s, smp, locs, n);
+	if (m <= 0 || !stream_dso_kept(s, st->frames[0].sym)) {
+		/* Counted by the replay; not handed out after all. */
+		s->t.samples--;
+		s->t.period -= period;
+		s->t.samples_nomem += m < 0;
+		return;
+	}
+	st->fn(st->arg, &(struct session_sample){
+			    .time = smp->id.time,
+			    .pid = (int32_t)smp->id.pid,
+			    .tid = (int32_t)smp->id.tid,
+			    .cpu = smp->id.cpu,
+			    .period = period,
+			    .comm = session_comm(s, comm),
+			    .event = st->event,
+			    .frames = st->frames,
+			    .n_frames = (uint32_t)m,
+			});
+}
+
+int session_stream(struct session *s, void (*fn)(void *arg, const struct session_sample *smp),
+		   void *arg)
+{
+	if (!s->stream)
+		s->stream = calloc(1, sizeof(*s->stream));
+	if (!s->stream)
+		return -ENOMEM;
+	s->stream->fn = fn;
+	s->stream->arg = arg;
+	replay_set_sample_hook(s->rp, on_stream_sample, s);
+	return 0;
+}
+
 int session_add_file(struct session *s, const char *path, char *why, size_t why_size)
 {
 	const struct rp_header_rec *hdr;
@@ -123,6 +347,12 @@ int session_add_file(struct session *s, const char *path, char *why, size_t why_
 		}
 		memcpy(s->header, hdr, hdr->hdr.size);
 		((char *)s->header)[hdr->hdr.size] = '\0';
+	}
+	if (s->stream) {
+		if (hdr)
+			snprintf(s->stream->event, sizeof(s->stream->event), "%.*s",
+				 (int)sizeof(hdr->event_name), hdr->event_name);
+		preload_ksyms(s, r, path);
 	}
 	rc = replay_file(s->rp, r, why, why_size);
 	reader_free(r);
@@ -184,6 +414,14 @@ const struct session_sym *session_sym(const struct session *s, uint32_t id)
 const char *session_dso_name(const struct session *s, uint32_t dso)
 {
 	return dsotab_name(s->dsos, dso);
+}
+
+const char *session_dso_path(const struct session *s, uint32_t dso)
+{
+	const struct sym_dso *d =
+	    dsotab_kind(s->dsos, dso) == DSOTAB_FILE ? dsotab_sym(s->dsos, dso) : NULL;
+
+	return d ? sym_dso_path(d) : dsotab_name(s->dsos, dso);
 }
 
 const char *session_comm(const struct session *s, uint32_t comm)

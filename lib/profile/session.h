@@ -73,6 +73,8 @@ struct session_row {
 struct session_totals {
 	uint64_t samples; /* after filters */
 	uint64_t period;
+	/* In the --since/--until window, before the other filters (--percentage absolute). */
+	uint64_t samples_window, period_window;
 	uint64_t samples_seen;	     /* before filters */
 	uint64_t samples_malformed;  /* samples whose fields do not fit their record: skipped */
 	uint64_t sideband_malformed; /* MMAP records whose file name is not terminated: skipped */
@@ -105,6 +107,36 @@ struct session *session_free(struct session *s);
 int session_file_bounds(const char *path, int64_t *ret_start, int64_t *ret_end, char *why,
 			size_t why_size);
 
+/* A frame of a streamed sample. */
+struct session_frame {
+	uint64_t addr;	 /* as recorded: the sampled address, or a return address */
+	uint32_t sym;	 /* a session_sym() id */
+	uint64_t offset; /* addr - the start of the symbol (or inline instance); 0 when unknown */
+};
+
+/* A sample as `ringprof script` prints it; it and what it points to are valid during the
+ * callback only. */
+struct session_sample {
+	uint64_t time; /* CLOCK_MONOTONIC ns, as recorded */
+	int32_t pid, tid;
+	uint32_t cpu;
+	uint64_t period;
+	const char *comm;
+	const char *event;		    /* the recording's event name */
+	const struct session_frame *frames; /* leaf first; an inline chain shares its addr */
+	uint32_t n_frames;
+};
+
+/*
+ * Stream rather than aggregate: from then on session_add_file() hands FN(ARG, sample) every
+ * sample that passes the filters (--dso included), symbolized, in the order read (time
+ * order within a recording); session_finish() and the rows are not needed. Memory grows with
+ * the unique locations and stacks met, not with the samples. Call before the first file.
+ * 0 or -ENOMEM.
+ */
+int session_stream(struct session *s, void (*fn)(void *arg, const struct session_sample *smp),
+		   void *arg);
+
 /* Read one recording into the session. Returns 1 without reading it when it lies wholly
  * outside the time window; frames that start after the window are not decompressed. -errno with a
  * sentence in why when the file cannot be used at all; damage inside it goes to the warn callback. */
@@ -124,6 +156,8 @@ const struct session_row *session_rows(const struct session *s, size_t *ret_n);
 const uint32_t *session_stack(const struct session *s, uint32_t id, uint32_t *ret_n);
 const struct session_sym *session_sym(const struct session *s, uint32_t id);
 const char *session_dso_name(const struct session *s, uint32_t dso);
+/* A file's path as recorded; other objects' names as session_dso_name() gives them. */
+const char *session_dso_path(const struct session *s, uint32_t dso);
 const char *session_comm(const struct session *s, uint32_t comm);
 
 #endif

@@ -1,0 +1,498 @@
+/* options.c — the options `ringprof report` and `ringprof script` share (input, filters,
+ * symbols) and the session they read the input into. */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "base/cpulist.h"
+#include "base/grow.h"
+#include "base/util.h"
+#include "options.h"
+
+const char options_help_input[] =
+    "Input:\n"
+    "  -i, --input FILE        recording to read (default ringprof.data); repeat to\n"
+    "                          merge several\n"
+    "      --dir DIR           every recording in DIR (*.data, and *.data.partial being\n"
+    "                          written), in name order, e.g. ringprofd's /var/lib/ringprof\n";
+
+const char options_help_filters[] =
+    "Filters:\n"
+    "      --pid PID[,PID]     only these processes\n"
+    "      --tid TID[,TID]     only these threads\n"
+    "      --comm NAME[,NAME]  only these command names\n"
+    "      --dso NAME[,NAME]   only samples whose own frame is in these objects (short\n"
+    "                          name as shown, or full path)\n"
+    "      --cpu LIST          only these CPUs, e.g. 0-3,6\n"
+    "      --since WHEN        only samples at or after WHEN: local time\n"
+    "      --until WHEN        \"YYYY-MM-DD HH:MM[:SS]\" or \"HH:MM[:SS]\", or +DUR after the\n"
+    "                          start of the first recording, or -DUR before the end of\n"
+    "                          the last one (DUR: 30, 30s, 15min, 2h, 1d); recordings and\n"
+    "                          frames outside the window are not read\n"
+    "      --max-stack N       use at most N frames of each callchain (leaf first)\n";
+
+const char options_help_symbols[] =
+    "Symbols:\n"
+    "      --symfs DIR         look binaries and debug files up under DIR first\n"
+    "      --inline            show inlined functions as frames of their own (DWARF)\n"
+    "      --debuginfod        fetch missing debug info from the servers in\n"
+    "                          DEBUGINFOD_URLS\n"
+    "      --debuginfod-timeout SECS  per request (default 5)\n";
+
+const char options_help_output[] =
+    "      --no-pager          never page; by default output to a terminal goes through\n"
+    "                          $PAGER (less with LESS=FRX when unset; PAGER=cat or empty:\n"
+    "                          none)\n"
+    "  -v, --verbose           every symbol warning on its own line, not summed up\n";
+
+void options_init(struct options *o, const char *prog)
+{
+	static const struct options_warn_group groups[3] = {
+		{ "no function symbols", "no function symbols", { { 0 } }, 0 },
+		{ "no symbols (", "no symbol table", { { 0 } }, 0 },
+		{ "cannot open: No such file", "no longer on disk", { { 0 } }, 0 },
+	};
+
+	o->prog = prog;
+	o->so = (struct session_opts){ .debuginfod_timeout = 5 };
+	memcpy(o->groups, groups, sizeof(groups));
+}
+
+static int split_list(char *arg, const char **out, size_t max, size_t *n)
+{
+	char *save = NULL;
+
+	for (char *t = strtok_r(arg, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		if (*n >= max)
+			return -E2BIG;
+		out[(*n)++] = t;
+	}
+	return 0;
+}
+
+static int split_ints(char *arg, int32_t *out, size_t max, size_t *n)
+{
+	const char *parts[OPTIONS_MAX_LIST];
+	size_t k = 0;
+
+	if (split_list(arg, parts, OPTIONS_MAX_LIST, &k) < 0 || !k)
+		return -EINVAL;
+	for (size_t i = 0; i < k; i++) {
+		uint64_t v;
+
+		if (*n >= max || util_parse_u64(parts[i], &v) < 0 || v > INT32_MAX)
+			return -EINVAL;
+		out[(*n)++] = (int32_t)v;
+	}
+	return 0;
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* One more input: 0, or -ENOMEM (said). */
+static int add_input(struct options *o, const char *path)
+{
+	if (GROW(o->inputs, o->cap_inputs, o->n_inputs + 1) < 0) {
+		fprintf(stderr, "%s: out of memory for the list of inputs\n", o->prog);
+		return -ENOMEM;
+	}
+	o->inputs[o->n_inputs++] = path;
+	return 0;
+}
+
+static bool is_recording_name(const char *name)
+{
+	size_t len = strlen(name);
+
+	return name[0] != '.' && ((len > 5 && strcmp(name + len - 5, ".data") == 0) ||
+				  (len > 13 && strcmp(name + len - 13, ".data.partial") == 0));
+}
+
+/* Every recording in dir, oldest first: their names start with the UTC time they began.
+ * o->dir_empty when there is none. 0, or -errno (said). */
+static int add_dir(struct options *o, const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	size_t first = o->n_inputs;
+	int rc = 0;
+
+	if (!d) {
+		fprintf(stderr, "%s: cannot read directory %s: %s\n", o->prog, dir, strerror(errno));
+		return -errno;
+	}
+	while (rc == 0 && (e = readdir(d))) {
+		char *path;
+
+		if (!is_recording_name(e->d_name))
+			continue;
+		path = malloc(strlen(dir) + strlen(e->d_name) + 2);
+		if (!path) {
+			fprintf(stderr, "%s: out of memory for the list of inputs\n", o->prog);
+			rc = -ENOMEM;
+			break;
+		}
+		sprintf(path, "%s/%s", dir, e->d_name);
+		rc = add_input(o, path);
+	}
+	closedir(d);
+	if (rc < 0)
+		return rc;
+	if (o->n_inputs > first)
+		qsort(o->inputs + first, o->n_inputs - first, sizeof(*o->inputs), cmp_names);
+	if (o->n_inputs == first) {
+		fprintf(stderr,
+			"%s: %s: no recordings (*.data, *.data.partial) in this directory\n",
+			o->prog, dir);
+		o->dir_empty = true;
+	}
+	return 0;
+}
+
+/* --pid, --tid, --comm, --dso, --cpu, --since, --until. 0, or the exit status (said). */
+static int parse_filter(struct options *o, int c, char *arg)
+{
+	struct session_filter *f = &o->so.filter;
+
+	switch (c) {
+	case OPT_PID:
+	case OPT_TID:
+		if (split_ints(arg, c == OPT_PID ? o->pids : o->tids, OPTIONS_MAX_LIST,
+			       c == OPT_PID ? &f->n_pids : &f->n_tids) < 0) {
+			fprintf(stderr, "%s: invalid %s list '%s'\n", o->prog,
+				c == OPT_PID ? "--pid" : "--tid", arg);
+			return EXIT_USAGE;
+		}
+		break;
+	case OPT_COMM:
+	case OPT_DSO:
+		if (split_list(arg, c == OPT_COMM ? o->comms : o->dsos, OPTIONS_MAX_LIST,
+			       c == OPT_COMM ? &f->n_comms : &f->n_dsos) < 0) {
+			fprintf(stderr, "%s: too many names for %s (at most %d)\n", o->prog,
+				c == OPT_COMM ? "--comm" : "--dso", OPTIONS_MAX_LIST);
+			return EXIT_USAGE;
+		}
+		break;
+	case OPT_CPU:
+		if (cpulist_parse(arg, o->cpus, OPTIONS_MAX_CPUS, &o->n_cpus) < 0) {
+			fprintf(stderr, "%s: invalid CPU list '%s' (expected e.g. 0-3,6)\n",
+				o->prog, arg);
+			return EXIT_USAGE;
+		}
+		break;
+	case OPT_SINCE:
+		o->since = arg;
+		break;
+	case OPT_UNTIL:
+		o->until = arg;
+		break;
+	}
+	return 0;
+}
+
+/* getopt's complaint, in our words: which option, and what is wrong with it. */
+static int bad_option(const struct options *o, int c, char **argv)
+{
+	const char *given = optind > 0 ? argv[optind - 1] : "?";
+
+	if (c == ':' && optopt && optopt < 256)
+		fprintf(stderr, "%s: option -%c needs an argument\n", o->prog, optopt);
+	else if (c == ':')
+		fprintf(stderr, "%s: option '%s' needs an argument\n", o->prog, given);
+	else if (optopt && optopt < 256)
+		fprintf(stderr, "%s: unknown option -%c\n", o->prog, optopt);
+	else
+		fprintf(stderr, "%s: unknown option '%s'\n", o->prog, given);
+	fprintf(stderr, "Try '%s --help'.\n", o->prog);
+	return EXIT_USAGE;
+}
+
+/* --max-stack, --symfs, --inline, --debuginfod, --debuginfod-timeout. */
+static int parse_symbols(struct options *o, int c, char *arg)
+{
+	uint64_t v;
+
+	switch (c) {
+	case OPT_MAX_STACK:
+		if (util_parse_u64(arg, &v) < 0 || v == 0 || v > 100000) {
+			fprintf(stderr,
+				"%s: invalid --max-stack '%s' (a number of frames, 1 or more)\n",
+				o->prog, arg);
+			return EXIT_USAGE;
+		}
+		o->so.max_stack = (unsigned int)v;
+		break;
+	case OPT_SYMFS:
+		o->so.symfs = arg;
+		break;
+	case OPT_INLINE:
+		o->so.inline_frames = true;
+		break;
+	case OPT_DEBUGINFOD:
+		o->so.debuginfod = true;
+		break;
+	case OPT_DEBUGINFOD_TIMEOUT:
+		if (util_parse_u64(arg, &v) < 0 || v == 0 || v > 3600) {
+			fprintf(stderr,
+				"%s: invalid --debuginfod-timeout '%s' (1 to 3600 seconds)\n",
+				o->prog, arg);
+			return EXIT_USAGE;
+		}
+		o->so.debuginfod_timeout = (int)v;
+		break;
+	}
+	return 0;
+}
+
+int options_parse(struct options *o, int c, char *arg, char **argv)
+{
+	switch (c) {
+	case 'i':
+		return add_input(o, arg) < 0 ? EXIT_FAILURE : 0;
+	case OPT_DIR:
+		return add_dir(o, arg) < 0 ? EXIT_FAILURE : 0;
+	case 'v':
+		o->verbose = true;
+		return 0;
+	case OPT_NO_PAGER:
+		o->no_pager = true;
+		return 0;
+	case OPT_PID:
+	case OPT_TID:
+	case OPT_COMM:
+	case OPT_DSO:
+	case OPT_CPU:
+	case OPT_SINCE:
+	case OPT_UNTIL:
+		return parse_filter(o, c, arg);
+	case OPT_MAX_STACK:
+	case OPT_SYMFS:
+	case OPT_INLINE:
+	case OPT_DEBUGINFOD:
+	case OPT_DEBUGINFOD_TIMEOUT:
+		return parse_symbols(o, c, arg);
+	case '?':
+	case ':':
+		return bad_option(o, c, argv);
+	default:
+		return 1;
+	}
+}
+
+int options_finish(struct options *o, int argc, char **argv)
+{
+	if (optind < argc) {
+		fprintf(stderr, "%s: unexpected argument '%s' (inputs are given with -i)\n",
+			o->prog, argv[optind]);
+		return EXIT_USAGE;
+	}
+	/* --dir with nothing in it is not a reason to read an unrelated ./ringprof.data. */
+	if (!o->n_inputs && o->dir_empty)
+		return EXIT_FAILURE;
+	if (!o->n_inputs && add_input(o, "ringprof.data") < 0)
+		return EXIT_FAILURE;
+	return 0;
+}
+
+/* Wall-clock ns as local time, "YYYY-MM-DD HH:MM:SS". */
+static const char *local_time(int64_t ns, char *buf, size_t size)
+{
+	time_t sec = (time_t)(ns / 1000000000);
+	struct tm tm;
+
+	localtime_r(&sec, &tm);
+	strftime(buf, size, "%Y-%m-%d %H:%M:%S", &tm);
+	return buf;
+}
+
+/* A reversed window is an error (nothing could ever match); one outside every recording is
+ * a note naming the recordings' span. 0 or the exit status (said). */
+static int check_window(const struct options *o, int64_t start, int64_t end)
+{
+	const struct session_filter *f = &o->so.filter;
+	char a[32], b[32];
+
+	if (f->have_since && f->have_until && f->since > f->until) {
+		fprintf(stderr, "%s: --since (%s) is after --until (%s): no sample can match\n",
+			o->prog, local_time(f->since, a, sizeof(a)),
+			local_time(f->until, b, sizeof(b)));
+		return EXIT_USAGE;
+	}
+	if (start > end)
+		return 0; /* no usable recording: said when they are read */
+	if ((f->have_since && f->since > end) || (f->have_until && f->until < start))
+		fprintf(stderr,
+			"%s: note: --since/--until select nothing: the recording%s span%s %s to %s\n",
+			o->prog, o->n_inputs > 1 ? "s" : "", o->n_inputs > 1 ? "" : "s",
+			local_time(start, a, sizeof(a)), local_time(end, b, sizeof(b)));
+	return 0;
+}
+
+/* --since/--until against the wall-clock span of all inputs. 0 or the exit status (said). */
+static int resolve_window(struct options *o)
+{
+	struct session_filter *f = &o->so.filter;
+	int64_t start = INT64_MAX, end = INT64_MIN, lo, hi;
+
+	for (size_t i = 0; i < o->n_inputs; i++) {
+		int64_t a, b;
+		char why[512];
+
+		if (session_file_bounds(o->inputs[i], &a, &b, why, sizeof(why)) < 0)
+			continue; /* reported when the file is read */
+		start = a < start ? a : start;
+		end = b > end ? b : end;
+	}
+	lo = start > end ? 0 : start;
+	hi = start > end ? 0 : end;
+	if (o->since && util_parse_when(o->since, lo, hi, &f->since) < 0) {
+		fprintf(stderr,
+			"%s: invalid --since '%s': expected \"YYYY-MM-DD HH:MM[:SS]\", \"HH:MM[:SS]\", "
+			"+DUR or -DUR (e.g. -15min)\n",
+			o->prog, o->since);
+		return EXIT_USAGE;
+	}
+	if (o->until && util_parse_when(o->until, lo, hi, &f->until) < 0) {
+		fprintf(stderr,
+			"%s: invalid --until '%s': expected \"YYYY-MM-DD HH:MM[:SS]\", \"HH:MM[:SS]\", "
+			"+DUR or -DUR (e.g. -15min)\n",
+			o->prog, o->until);
+		return EXIT_USAGE;
+	}
+	f->have_since = o->since != NULL;
+	f->have_until = o->until != NULL;
+	return check_window(o, start, end);
+}
+
+int options_filter(struct options *o)
+{
+	struct session_filter *f = &o->so.filter;
+	const char *urls = getenv("DEBUGINFOD_URLS");
+	struct stat st;
+	int r;
+
+	if (o->so.symfs) {
+		r = stat(o->so.symfs, &st) < 0 ? errno : S_ISDIR(st.st_mode) ? 0 : ENOTDIR;
+		if (r) {
+			fprintf(stderr, "%s: --symfs %s: %s\n", o->prog, o->so.symfs, strerror(r));
+			return EXIT_USAGE;
+		}
+	}
+	if (o->so.debuginfod && (!urls || !*urls))
+		fprintf(stderr,
+			"%s: note: --debuginfod has no server to ask: DEBUGINFOD_URLS is %s; set it, "
+			"e.g. DEBUGINFOD_URLS=https://debuginfod.debian.net\n",
+			o->prog, urls ? "empty" : "not set");
+	if ((o->since || o->until) && (r = resolve_window(o)) != 0)
+		return r;
+	f->pids = o->pids;
+	f->tids = o->tids;
+	f->comms = o->comms;
+	f->dsos = o->dsos;
+	f->cpus = o->cpus;
+	f->n_cpus = o->n_cpus;
+	return 0;
+}
+
+static void on_session_warn(void *arg, const char *msg)
+{
+	struct options *o = arg;
+	const char *colon = strstr(msg, ": ");
+
+	for (size_t i = 0; colon && !o->verbose && i < sizeof(o->groups) / sizeof(o->groups[0]);
+	     i++) {
+		struct options_warn_group *g = &o->groups[i];
+		const char *base;
+
+		if (strncmp(colon + 2, g->suffix, strlen(g->suffix)) != 0)
+			continue;
+		for (base = colon; base > msg && base[-1] != '/'; base--)
+			;
+		if (g->n < OPTIONS_GROUP_SHOWN)
+			snprintf(g->names[g->n], sizeof(g->names[0]), "%.*s", (int)(colon - base),
+				 base);
+		g->n++;
+		return;
+	}
+	fprintf(stderr, "%s: %s: warning: %s\n", o->prog, o->warn_path, msg);
+}
+
+void options_warn_done(const struct options *o)
+{
+	for (size_t i = 0; i < sizeof(o->groups) / sizeof(o->groups[0]); i++) {
+		const struct options_warn_group *g = &o->groups[i];
+
+		if (!g->n)
+			continue;
+		fprintf(stderr, "%s: note: %s: %zu object%s, shown as [unknown]", o->prog, g->what,
+			g->n, g->n > 1 ? "s" : "");
+		fputs(i == 2 ? ": "
+			     : " (install debug info, e.g. -dbgsym packages, or use --symfs): ",
+		      stderr);
+		for (size_t k = 0; k < g->n && k < OPTIONS_GROUP_SHOWN; k++)
+			fprintf(stderr, "%s%s", k ? ", " : "", g->names[k]);
+		if (g->n > OPTIONS_GROUP_SHOWN)
+			fprintf(stderr, " and %zu more", g->n - OPTIONS_GROUP_SHOWN);
+		fputc('\n', stderr);
+	}
+}
+
+/* One open file per object in use (and its debug file): a whole system has many. */
+static void raise_nofile_limit(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+struct session *options_session(struct options *o)
+{
+	struct session *s;
+
+	o->so.warn = on_session_warn;
+	o->so.warn_arg = o;
+	o->warn_path = "symbols";
+	raise_nofile_limit();
+	s = session_new(&o->so);
+	if (!s)
+		fprintf(stderr, "%s: out of memory\n", o->prog);
+	return s;
+}
+
+size_t options_read(struct options *o, struct session *s)
+{
+	size_t usable = 0;
+
+	for (size_t i = 0; i < o->n_inputs; i++) {
+		char why[512];
+
+		o->warn_path = o->inputs[i];
+		/* A file outside the window counts too: it was read and had nothing for it. */
+		if (session_add_file(s, o->inputs[i], why, sizeof(why)) < 0)
+			fprintf(stderr, "%s: %s: %s\n", o->prog, o->inputs[i], why);
+		else
+			usable++;
+	}
+	o->warn_path = "symbols";
+	return usable;
+}
+
+int options_output_done(const struct options *o, int r, const char *what)
+{
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return r;
+	if (errno != EPIPE)
+		fprintf(stderr, "%s: writing %s failed: %s\n", o->prog, what, strerror(errno));
+	return EXIT_FAILURE;
+}

@@ -1,0 +1,115 @@
+/* options.h — what `ringprof report` and `ringprof script` share: the options that choose the
+ * input, filter the samples and find the symbols, and the session that reads the input. */
+#ifndef RP_REPORT_OPTIONS_H
+#define RP_REPORT_OPTIONS_H
+
+#include <getopt.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "profile/session.h"
+
+#define OPTIONS_MAX_LIST 256
+#define OPTIONS_MAX_CPUS 1024
+
+/* Exit statuses besides EXIT_SUCCESS and EXIT_FAILURE (nothing usable, or output failed). */
+enum { EXIT_USAGE = 2 };
+
+/* getopt values of the shared long options; each program numbers its own from OPT_OWN. */
+enum {
+	OPT_PID = 256,
+	OPT_TID,
+	OPT_COMM,
+	OPT_DSO,
+	OPT_CPU,
+	OPT_SINCE,
+	OPT_UNTIL,
+	OPT_SYMFS,
+	OPT_INLINE,
+	OPT_DEBUGINFOD,
+	OPT_DEBUGINFOD_TIMEOUT,
+	OPT_DIR,
+	OPT_MAX_STACK,
+	OPT_NO_PAGER,
+	OPT_OWN = 512,
+};
+
+/* The shared entries of a program's struct option table (short options: "i:v"). */
+#define OPTIONS_LONGOPTS                                                                           \
+	{ "input", required_argument, NULL, 'i' }, { "dir", required_argument, NULL, OPT_DIR },    \
+	    { "pid", required_argument, NULL, OPT_PID },                                           \
+	    { "tid", required_argument, NULL, OPT_TID },                                           \
+	    { "comm", required_argument, NULL, OPT_COMM },                                         \
+	    { "dso", required_argument, NULL, OPT_DSO },                                           \
+	    { "cpu", required_argument, NULL, OPT_CPU },                                           \
+	    { "since", required_argument, NULL, OPT_SINCE },                                       \
+	    { "until", required_argument, NULL, OPT_UNTIL },                                       \
+	    { "max-stack", required_argument, NULL, OPT_MAX_STACK },                               \
+	    { "symfs", required_argument, NULL, OPT_SYMFS },                                       \
+	    { "inline", no_argument, NULL, OPT_INLINE },                                           \
+	    { "debuginfod", no_argument, NULL, OPT_DEBUGINFOD },                                   \
+	    { "debuginfod-timeout", required_argument, NULL, OPT_DEBUGINFOD_TIMEOUT },             \
+	    { "no-pager", no_argument, NULL, OPT_NO_PAGER },                                       \
+	{                                                                                          \
+		"verbose", no_argument, NULL, 'v'                                                  \
+	}
+#define OPTIONS_SHORTS "i:v"
+
+/* How the shared options are described in --help (Input, Filters, Symbols; then Output's
+ * --no-pager and -v lines). */
+extern const char options_help_input[], options_help_filters[], options_help_symbols[],
+    options_help_output[];
+
+/* Objects that merely lack symbols or are gone are common on a whole system: summed up in
+ * one line each at the end (unless -v) instead of a warning apiece. */
+#define OPTIONS_GROUP_SHOWN 8
+struct options_warn_group {
+	const char *suffix; /* how the symbolizer's sentence ends, after "PATH: " */
+	const char *what;
+	char names[OPTIONS_GROUP_SHOWN][64];
+	size_t n;
+};
+
+/* What the command line asks for. The filter lists live here; options_filter() points
+ * so.filter at them. */
+struct options {
+	const char *prog; /* "ringprof report": every message starts with it */
+	const char **inputs;
+	size_t n_inputs, cap_inputs;
+	bool dir_empty; /* a --dir held no recording */
+	bool no_pager, verbose;
+	struct session_opts so;
+	const char *comms[OPTIONS_MAX_LIST], *dsos[OPTIONS_MAX_LIST];
+	int32_t pids[OPTIONS_MAX_LIST], tids[OPTIONS_MAX_LIST];
+	int cpus[OPTIONS_MAX_CPUS];
+	size_t n_cpus;
+	const char *since, *until; /* as given: resolved against the inputs' time span */
+	const char *warn_path;	   /* the input being read, for warnings */
+	struct options_warn_group groups[3];
+};
+
+void options_init(struct options *o, const char *prog);
+/* One option of getopt_long(): 0 when taken, 1 when it is not a shared one, else the exit
+ * status after saying what is wrong. getopt's own '?' and ':' (with opterr = 0 and a
+ * leading ':' in the short options) are said here as PROG: ... with the option's name. */
+int options_parse(struct options *o, int c, char *arg, char **argv);
+/* After getopt: no stray arguments, ringprof.data when no input was given. 0 or the exit
+ * status (said). */
+int options_finish(struct options *o, int argc, char **argv);
+/* The session filter from the lists, --since/--until resolved against the inputs' span, and
+ * the conflicts (a reversed window, a missing --symfs) refused. 0 or the exit status (said);
+ * notes (a window outside every recording, --debuginfod without servers) go to stderr. */
+int options_filter(struct options *o);
+/* A new session with the options and the grouped warnings, the open-file limit raised; NULL
+ * when out of memory (said). */
+struct session *options_session(struct options *o);
+/* Read every input into S: how many could be used (the others are said). */
+size_t options_read(struct options *o, struct session *s);
+/* The warnings summed up while reading, one line per group, to stderr. */
+void options_warn_done(const struct options *o);
+/* Whether everything printed reached stdout (a full disk, a closed pipe): R, else say that
+ * writing WHAT ("the report") failed and return EXIT_FAILURE. */
+int options_output_done(const struct options *o, int r, const char *what);
+
+#endif

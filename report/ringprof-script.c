@@ -1,0 +1,120 @@
+/* ringprof-script.c — `ringprof script`: every sample, symbolized, one after another in time
+ * order, as perf script prints them (the form tools are built on). */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "options.h"
+#include "pager.h"
+#include "profile/print.h"
+#include "profile/session.h"
+
+#define PROG "ringprof script"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: ringprof script [OPTIONS]\n"
+		"\n"
+		"Print every sample of ringprof recordings, symbolized, in time order, as perf\n"
+		"script does:\n"
+		"\n"
+		"  COMM PID/TID [CPU] SECONDS: PERIOD EVENT:\n"
+		"  \\tADDRESS SYMBOL+0xOFFSET (OBJECT)     one line per frame, the leaf first\n"
+		"  (a blank line)\n"
+		"\n"
+		"SECONDS is the sample's CLOCK_MONOTONIC time; ADDRESS the sampled or return\n"
+		"address as recorded; OBJECT the file's path, or [kernel.kallsyms], [MODULE],\n"
+		"[vdso]. Samples are printed as they are read, not gathered, so the memory used\n"
+		"grows with the distinct code locations, not with the samples.\n"
+		"\n"
+		"%s\n"
+		"%s\n"
+		"%s\n"
+		"Output:\n"
+		"%s"
+		"  -h, --help              this help\n"
+		"  -V, --version           version\n"
+		"\n"
+		"Damaged or truncated parts of a recording are skipped with a warning that says where;\n"
+		"everything intact is still used. The exit status is 1 only when nothing was usable.\n",
+		options_help_input, options_help_filters, options_help_symbols,
+		options_help_output);
+}
+
+/* 0 to print, or the exit status after saying what is wrong. */
+static int parse_argv(struct options *o, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		OPTIONS_LONGOPTS,
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c, r;
+
+	options_init(o, PROG);
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":" OPTIONS_SHORTS "hV", longopts, NULL)) != -1) {
+		r = options_parse(o, c, optarg, argv);
+		if (r == 1 && c == 'h') {
+			usage(stdout);
+			exit(EXIT_SUCCESS);
+		}
+		if (r == 1 && c == 'V') {
+			printf("ringprof script %s\n", PACKAGE_VERSION);
+			exit(EXIT_SUCCESS);
+		}
+		if (r)
+			return r == 1 ? EXIT_USAGE : r;
+	}
+	return options_finish(o, argc, argv);
+}
+
+static void on_sample(void *arg, const struct session_sample *smp)
+{
+	const struct session *s = arg;
+
+	print_sample(stdout, s, smp);
+}
+
+/* Read and print every input. The exit status. */
+static int script(struct options *o)
+{
+	struct session *s = options_session(o);
+	size_t usable;
+
+	if (!s)
+		return EXIT_FAILURE;
+	if (session_stream(s, on_sample, s) < 0) {
+		fprintf(stderr, PROG ": out of memory\n");
+		session_free(s);
+		return EXIT_FAILURE;
+	}
+	usable = options_read(o, s);
+	if (session_totals(s)->samples_nomem)
+		fprintf(stderr, PROG ": note: %llu samples not printed (out of memory)\n",
+			(unsigned long long)session_totals(s)->samples_nomem);
+	session_free(s);
+	fflush(stdout);
+	options_warn_done(o);
+	return usable ? EXIT_SUCCESS : EXIT_FAILURE;
+}
+
+int main(int argc, char **argv)
+{
+	static struct options o;
+	int r;
+
+	r = parse_argv(&o, argc, argv);
+	if (r)
+		return r;
+	r = options_filter(&o);
+	if (r)
+		return r;
+	pager_start(o.no_pager);
+	r = script(&o);
+	r = options_output_done(&o, r, "the samples");
+	return pager_done(r);
+}

@@ -1,0 +1,123 @@
+#!/bin/bash
+# report-perf-opts.sh — perf's report spellings with perf's meanings, and a note or an error
+# for every conflict and no-op (never silence); --dump honours the task, CPU and time filters.
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
+require_perf_events
+R="$RP report"
+
+"$RP" record -q -e cpu-clock -F 499 --call-graph fp -o "$T/g.data" -- "$WL" -d 2 >"$T/wl.out" ||
+	fail "ringprof record --call-graph fp"
+"$RP" record -q -e cpu-clock -F 499 -o "$T/flat.data" -- "$WL" -d 1 -q || fail "ringprof record"
+pid=$(sed -n 's/.*main [0-9.]* (pid \([0-9]*\)).*/\1/p' "$T/wl.out")
+
+# --- perf's spellings ---
+$R -i "$T/g.data" >"$T/default.txt" 2>/dev/null || fail "report"
+$R -i "$T/g.data" --stdio >"$T/stdio.txt" 2>/dev/null || fail "report --stdio"
+diff -u "$T/default.txt" "$T/stdio.txt" >&2 || fail "--stdio changed the report"
+ok "--stdio: accepted, the same text"
+$R -i "$T/g.data" --children >"$T/children.txt" 2>/dev/null || fail "report --children"
+diff -u "$T/default.txt" "$T/children.txt" >&2 || fail "--children differs from the default"
+check_grep '^# Children +Self ' "$T/children.txt" "--children: Children and Self columns"
+$R -i "$T/g.data" --tui >"$T/out" 2>&1; rc=$?
+check_eq "$rc" 2 "--tui exits 2"
+check_grep '^ringprof report: --tui is not available: ringprof prints text only' "$T/out" "--tui: why, in one sentence"
+$R -i "$T/g.data" -s dso,symbol --no-children >"$T/s1.txt" 2>/dev/null || fail "-s dso,symbol"
+$R -i "$T/g.data" -s dso,sym --no-children >"$T/s2.txt" 2>/dev/null || fail "-s dso,sym"
+diff -u "$T/s2.txt" "$T/s1.txt" >&2 || fail "-s dso,symbol differs from -s dso,sym"
+check_grep '^# +Self +Shared Object +Symbol$' "$T/s1.txt" "-s dso,symbol: perf's key name for sym"
+
+# Bare -g: perf's 'graph,0.5', caller order with Children, callee without.
+$R -i "$T/g.data" -g >"$T/g.txt" 2>/dev/null || fail "bare -g"
+$R -i "$T/g.data" -g caller >"$T/gcaller.txt" 2>/dev/null || fail "-g caller"
+diff -u "$T/gcaller.txt" "$T/g.txt" >&2 || fail "bare -g with Children is not the caller tree"
+check_grep '^ +`--[0-9.]+%--hot_leaf$' "$T/g.txt" "bare -g draws trees (hot_outer_a calls hot_leaf)"
+$R -i "$T/g.data" --no-children -g >"$T/gnc.txt" 2>/dev/null || fail "--no-children -g"
+$R -i "$T/g.data" --no-children -g callee >"$T/gncallee.txt" 2>/dev/null || fail "-g callee"
+diff -u "$T/gncallee.txt" "$T/gnc.txt" >&2 || fail "bare -g without Children is not the callee tree"
+ok "bare -g: caller tree with Children, callee tree without (as perf)"
+$R -i "$T/g.data" -G >"$T/G.txt" 2>/dev/null || fail "-G"
+diff -u "$T/gcaller.txt" "$T/G.txt" >&2 || fail "-G differs from -g caller"
+ok "-G (--inverted): the caller tree"
+$R -i "$T/g.data" --call-graph=graph,0.5,caller,function,percent >"$T/gfull.txt" 2>/dev/null ||
+	fail "--call-graph=graph,0.5,caller,function,percent"
+diff -u "$T/gcaller.txt" "$T/gfull.txt" >&2 || fail "perf's full -g spec differs from -g caller"
+ok "perf's full spelling graph,0.5,caller,function,percent"
+$R -i "$T/g.data" -g fractal >"$T/out" 2>&1; rc=$?
+check_eq "$rc" 2 "-g fractal exits 2"
+check_grep "^ringprof report: -g fractal is not available" "$T/out" "-g fractal: why"
+
+$R -i "$T/g.data" -F overhead,sample,comm,sym --no-children >"$T/F.txt" 2>/dev/null || fail "-F"
+check_grep '^# +Self +Samples +Command +Symbol$' "$T/F.txt" "-F overhead,sample,comm,sym: those columns"
+check_grep '^ +[0-9.]+% +[0-9]+ rp-worker +\[\.\] worker_spin$' "$T/F.txt" "-F: worker_spin's row"
+
+# --percentage: shares of what the filters keep, or of every sample.
+pr=$($R -i "$T/g.data" --no-children --comm rp-worker --percentage relative | awk '$5 == "worker_spin" { print int($1 + 0.5) }')
+pa=$($R -i "$T/g.data" --no-children --comm rp-worker --percentage absolute | awk '$5 == "worker_spin" { print int($1 + 0.5) }')
+check_range "${pr:-0}" 95 100 "--percentage relative: worker_spin is (nearly) all of rp-worker's samples"
+check_range "${pa:-0}" 19 31 "--percentage absolute: worker_spin is a quarter of every sample"
+$R -i "$T/g.data" --percentage sideways >"$T/out" 2>&1; rc=$?
+check_eq "$rc" 2 "--percentage sideways exits 2"
+check_grep "^ringprof report: --percentage takes relative or absolute, not 'sideways'$" "$T/out" "--percentage: what it takes"
+
+# -v: each symbol warning on its own line instead of a summary (dd has no function symbols).
+"$RP" record -q -e cpu-clock -F 499 -o "$T/dd.data" -- dd if=/dev/zero of=/dev/null bs=4k count=300000 2>/dev/null ||
+	fail "record dd"
+$R -i "$T/dd.data" >/dev/null 2>"$T/quiet.err"
+$R -i "$T/dd.data" -v >/dev/null 2>"$T/verbose.err"
+if grep -q 'no function symbols' "$T/quiet.err"; then
+	check_grep '^ringprof report: note: no function symbols: 1 object' "$T/quiet.err" "without -v: summed up"
+	check_grep '^ringprof report: symbols: warning: .*/dd: no function symbols' "$T/verbose.err" "-v: the warning itself"
+else
+	echo "# dd has function symbols here: -v has nothing to show"
+fi
+
+# --- conflicts and no-ops ---
+$R -i "$T/flat.data" -g >"$T/out" 2>"$T/err" || fail "-g on a recording without callchains"
+check_grep '^ringprof report: note: the recording has no callchains, so there is no call graph to show; record with -g$' \
+	"$T/err" "-g without callchains: a note saying to record with -g"
+check_no_grep '%--' "$T/out" "and no tree"
+$R -i "$T/g.data" --since +1.5 --until +0.5 >"$T/out" 2>&1; rc=$?
+check_eq "$rc" 2 "a reversed window exits 2"
+check_grep '^ringprof report: --since \(.*\) is after --until \(.*\): no sample can match$' "$T/out" "a reversed window: why"
+$R -i "$T/g.data" --since "2001-01-01 10:00" --until "2001-01-01 11:00" >"$T/out" 2>"$T/err" || true
+check_grep '^ringprof report: note: --since/--until select nothing: the recording spans [0-9-]+ [0-9:]+ to [0-9-]+ [0-9:]+$' \
+	"$T/err" "a window outside the recording: a note with the recording's span"
+for pair in "--stats --dump" "--dump --folded" "--folded --stats"; do
+	# shellcheck disable=SC2086
+	$R -i "$T/g.data" $pair >"$T/out" 2>&1; rc=$?
+	check_eq "$rc" 2 "$pair exits 2"
+	check_grep '^ringprof report: --stats, --dump and --folded are different outputs: choose one of them$' "$T/out" "$pair: one of them"
+done
+$R -i "$T/g.data" --symfs "$T/no-such-dir" >"$T/out" 2>&1; rc=$?
+check_eq "$rc" 2 "a missing --symfs directory exits 2"
+check_grep "^ringprof report: --symfs $T/no-such-dir: No such file or directory$" "$T/out" "a missing --symfs: which, and why"
+DEBUGINFOD_URLS= $R -i "$T/g.data" --debuginfod >/dev/null 2>"$T/err" || fail "--debuginfod without servers"
+check_grep '^ringprof report: note: --debuginfod has no server to ask: DEBUGINFOD_URLS is empty; set it' "$T/err" \
+	"--debuginfod with DEBUGINFOD_URLS empty: a note saying what to set"
+
+# getopt's complaints in our words, with our name.
+$R --bogus >"$T/out" 2>&1; rc=$?
+check_eq "$rc" 2 "an unknown option exits 2"
+check_grep "^ringprof report: unknown option '--bogus'$" "$T/out" "an unknown long option, named"
+$R -x >"$T/out" 2>&1
+check_grep "^ringprof report: unknown option -x$" "$T/out" "an unknown short option, named"
+$R --pid >"$T/out" 2>&1
+check_grep "^ringprof report: option '--pid' needs an argument$" "$T/out" "a missing argument, named"
+check_no_grep "^report:|^ringprof-report:" "$T/out" "never getopt's own prefix"
+"$RP" script --bogus >"$T/out" 2>&1; rc=$?
+check_eq "$rc" 2 "script: an unknown option exits 2"
+check_grep "^ringprof script: unknown option '--bogus'$" "$T/out" "script: its own name"
+
+# --- --dump honours --pid, --cpu, --since/--until ---
+n_report() { $R -i "$T/g.data" -n --no-children -s comm "$@" | awk '$1 ~ /%$/ { n += $2 } END { print n + 0 }'; }
+$R -i "$T/g.data" --dump --pid "$pid" >"$T/dpid.txt" || fail "--dump --pid"
+check_no_grep "^SAMPLE .* pid=([0-9]+) " <(grep -v " pid=$pid " "$T/dpid.txt" | grep '^SAMPLE') "--dump --pid: no other process's sample"
+check_eq "$(grep -c '^SAMPLE' "$T/dpid.txt")" "$(n_report --pid "$pid")" "--dump --pid: as many samples as report -n counts"
+check_grep "^COMM .* pid=$pid tid=$pid " "$T/dpid.txt" "--dump --pid: that process's COMM"
+check_grep "^HEADER " "$T/dpid.txt" "--dump --pid: the header still shown"
+$R -i "$T/g.data" --dump --cpu 1 | grep '^SAMPLE' >"$T/dcpu.txt"
+check_no_grep " cpu=0 " "$T/dcpu.txt" "--dump --cpu 1: no sample of CPU 0"
+check_eq "$(wc -l <"$T/dcpu.txt")" "$(n_report --cpu 1)" "--dump --cpu 1: as many samples as report -n counts"
+$R -i "$T/g.data" --dump --since +0.5 --until +1 | grep -c '^SAMPLE' >"$T/dwin.txt"
+check_eq "$(cat "$T/dwin.txt")" "$(n_report --since +0.5 --until +1)" "--dump --since/--until: the window's samples"
+exit 0

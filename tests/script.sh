@@ -1,0 +1,91 @@
+#!/bin/bash
+# script.sh — `ringprof script`: one symbolized sample after another, as perf script prints
+# them; every report filter selects exactly the samples `report -n` counts with it; perf
+# script on the same workload names the same functions.
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
+require_perf_events
+SCRIPT="$top_builddir/ringprof-script"
+
+"$RP" record -q -e cpu-clock -F 499 --call-graph fp -o "$T/rp.data" -- "$WL" -d 2 >"$T/wl.out" ||
+	fail "ringprof record"
+pid=$(sed -n 's/.*main [0-9.]* (pid \([0-9]*\)).*/\1/p' "$T/wl.out")
+[ -n "$pid" ] || fail "no pid in the workload's output: $(cat "$T/wl.out")"
+
+"$RP" script -i "$T/rp.data" >"$T/all.txt" 2>"$T/all.err" || fail "ringprof script: $(cat "$T/all.err")"
+# The sample line: comm pid/tid [cpu] seconds: period event:
+check_grep "^ *rp-workload +$pid/$pid +\[00[01]\] +[0-9]+\.[0-9]{6}: +[0-9]+ cpu-clock:$" "$T/all.txt" \
+	"a main-thread sample line: comm, pid/tid, [cpu], time, period, event"
+check_grep "^ *rp-worker +$pid/[0-9]+ +\[" "$T/all.txt" "the worker thread: its process's pid, its own tid"
+check_grep "^	 *[0-9a-f]+ worklib_spin\+0x[0-9a-f]+ \(/.*/librp-worklib\.so\)$" "$T/all.txt" \
+	"a frame: address, symbol+0xoffset, (object path)"
+
+# Leaf first: the frame after hot_leaf is its caller, then run_main; the worker's leaf is
+# worker_spin, called by worker_main.
+awk '/^ / { n = 0; next } /^\t/ { n++; sub(/\+0x.*/, ""); f[n] = $2; if (n == 3 && f[1] == "hot_leaf") print f[1], f[2], f[3] }' \
+	"$T/all.txt" | sort | uniq -c >"$T/hot.txt"
+check_grep "hot_leaf hot_outer_a run_main" "$T/hot.txt" "hot_leaf <- hot_outer_a <- run_main"
+check_grep "hot_leaf hot_outer_b run_main" "$T/hot.txt" "hot_leaf <- hot_outer_b <- run_main"
+check_no_grep "hot_leaf (run_main|main) " "$T/hot.txt" "no hot_leaf called straight from run_main or main"
+awk '/^ *rp-worker / { w = 1; n = 0; next } /^ / { w = 0 } w && /^\t/ { n++; sub(/\+0x.*/, ""); if (n <= 2) printf "%s%s", $2, n == 2 ? "\n" : " " }' \
+	"$T/all.txt" | sort | uniq -c | sort -rn | head -1 >"$T/worker.txt"
+check_grep "worker_spin worker_main$" "$T/worker.txt" "the worker's usual stack: worker_spin <- worker_main"
+
+# Time order.
+awk '/^ / { t = $4; sub(":", "", t); if (t + 0 < last) { print "back in time:", last, t; exit 1 } last = t + 0 }' \
+	"$T/all.txt" || fail "samples are not in time order"
+ok "samples in time order"
+
+# count FILE: sample lines; report_n ARGS: the Samples column of report -n, summed.
+count() { grep -Ec ' cpu-clock:$' "$1"; }
+report_n() {
+	"$RP" report -i "$T/rp.data" -n --no-children -s comm "$@" |
+		awk '$1 ~ /%$/ { n += $2 } END { print n + 0 }'
+}
+check_eq "$(count "$T/all.txt")" "$(report_n)" "every sample: script's count = report -n's"
+
+for f in "--pid $pid" "--tid $pid" "--comm rp-worker" "--cpu 0" "--since +1 --until +1.5s" \
+	"--dso librp-worklib.so" "--comm rp-child,rp-worker --cpu 1"; do
+	# shellcheck disable=SC2086
+	"$RP" script -i "$T/rp.data" $f >"$T/f.txt" || fail "script $f"
+	n=$(count "$T/f.txt")
+	[ "$n" -gt 0 ] || fail "script $f selected nothing"
+	# shellcheck disable=SC2086
+	check_eq "$n" "$(report_n $f)" "script $f: $n samples, as report -n counts"
+done
+"$RP" script -i "$T/rp.data" --pid "$pid" | awk '/^ / && $2 !~ "^'"$pid"'/" { print; exit 1 }' ||
+	fail "--pid $pid printed another process's sample"
+ok "--pid: only that process's samples"
+"$RP" script -i "$T/rp.data" --cpu 0 | awk '/^ / && $3 != "[000]" { print; exit 1 }' ||
+	fail "--cpu 0 printed another CPU's sample"
+ok "--cpu 0: only CPU 0's samples"
+"$RP" script -i "$T/rp.data" --comm rp-worker | awk '/^ / && $1 != "rp-worker" { print; exit 1 }' ||
+	fail "--comm rp-worker printed another command's sample"
+ok "--comm: only that command's samples"
+"$RP" script -i "$T/rp.data" --dso librp-worklib.so |
+	awk '/^ / { n = 0; next } /^\t/ && ++n == 1 && $NF !~ /librp-worklib\.so\)$/ { print; exit 1 }' ||
+	fail "--dso: a leaf frame outside librp-worklib.so"
+ok "--dso: every leaf frame in librp-worklib.so"
+"$RP" script -i "$T/rp.data" --max-stack 2 | awk '/^ / { n = 0; next } /^\t/ && ++n > 2 { exit 1 }' ||
+	fail "--max-stack 2 printed a third frame"
+ok "--max-stack 2: at most two frames"
+
+# The same workload under perf: perf script names the same functions in its frames.
+if command -v perf >/dev/null; then
+	perf record -q --no-buildid -e cpu-clock -F 499 -g -o "$T/perf.data" -- "$WL" -d 2 -q \
+		>/dev/null 2>"$T/perf.err" || fail "perf record: $(cat "$T/perf.err")"
+	perf script -i "$T/perf.data" 2>/dev/null >"$T/perf.txt"
+	for fn in warm_func hot_leaf hot_outer_a hot_outer_b run_main main worker_spin worker_main \
+		worklib_spin child_main; do
+		grep -Eq "^	 *[0-9a-f]+ $fn\+0x" "$T/perf.txt" ||
+			fail "perf script has no $fn frame in $(grep -c ' cpu-clock:' "$T/perf.txt") samples"
+		grep -Eq "^	 *[0-9a-f]+ $fn\+0x" "$T/all.txt" || fail "ringprof script has no $fn frame (perf has)"
+	done
+	ok "perf script and ringprof script name the workload's functions alike"
+	# perf's leaf-first order: its hot_leaf samples are called by hot_outer_a/b as ours.
+	awk '/^[^\t]/ { n = 0; next } /^\t/ { n++; sub(/\+0x.*/, ""); f[n] = $2; if (n == 2 && f[1] == "hot_leaf") print f[2] }' \
+		"$T/perf.txt" | sort -u >"$T/perf-hot.txt"
+	check_eq "$(tr '\n' ' ' <"$T/perf-hot.txt")" "hot_outer_a hot_outer_b " "perf: hot_leaf's callers are ours"
+else
+	echo "# perf is not installed: no cross-check against perf script"
+fi
+exit 0
