@@ -384,6 +384,41 @@ static int check_args(const struct args *a)
 	return 0;
 }
 
+/*
+ * getopt's own messages are off (opterr = 0): they would name the program by argv[0],
+ * "ringprof-record", where the user typed `ringprof record`. c is '?' or ':' from
+ * getopt_long; the option at fault is optopt (short) or the argument just taken (long).
+ */
+static int option_error(int c, char **argv, const char *shortopts, const struct option *longopts)
+{
+	const char *arg = argv[optind - 1];
+	bool is_long = strncmp(arg, "--", 2) == 0;
+	int len = (int)strcspn(arg, "="), n_match = 0;
+
+	for (const struct option *o = longopts; is_long && o->name; o++)
+		n_match += strncmp(o->name, arg + 2, len - 2) == 0;
+
+	if (c == ':' && is_long)
+		fprintf(stderr, PROG ": option '%.*s' requires an argument\n", len, arg);
+	else if (c == ':')
+		fprintf(stderr, PROG ": option '-%c' requires an argument\n", optopt);
+	else if (optopt && is_long && strchr(arg, '='))
+		fprintf(stderr, PROG ": option '%.*s' does not take an argument\n", len, arg);
+	else if (optopt && !strchr(shortopts, optopt))
+		fprintf(stderr, PROG ": invalid option '-%c'\n", optopt);
+	else if (n_match > 1) {
+		fprintf(stderr, PROG ": option '%.*s' is ambiguous; it could be", len, arg);
+		for (const struct option *o = longopts; o->name; o++)
+			if (strncmp(o->name, arg + 2, len - 2) == 0)
+				fprintf(stderr, " --%s", o->name);
+		fprintf(stderr, "\n");
+	} else {
+		fprintf(stderr, PROG ": unrecognized option '%.*s'\n", len, arg);
+	}
+	fprintf(stderr, "Try 'ringprof record --help'.\n");
+	return EXIT_USAGE;
+}
+
 /* 0 to record, or the exit status after saying what is wrong. */
 static int parse_argv(struct args *a, int argc, char **argv)
 {
@@ -409,13 +444,18 @@ static int parse_argv(struct args *a, int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
+	/* "+": the options end at the command, whose own options are its business; ":": a
+	 * missing argument is told apart from an unknown option. */
+	static const char shortopts[] = "+:aC:p:t:e:F:c:gm:o:d:z:qlhV";
 	int c, r;
 
 	a->o.freq = 4000;
 	a->output = "ringprof.data";
 	a->level = 6;
-	/* "+": the options end at the command, whose own options are its business. */
-	while ((c = getopt_long(argc, argv, "+aC:p:t:e:F:c:gm:o:d:z:qlhV", longopts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		if (c == '?' || c == ':')
+			return option_error(c, argv, shortopts, longopts);
 		r = parse_option(a, c, optarg);
 		if (r)
 			return r;
