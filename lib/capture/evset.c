@@ -107,7 +107,7 @@ static void build_attr(struct evset *e)
 	a->exclude_hv = 1;
 	a->exclude_callchain_kernel = !e->kernel;
 	a->inherit = e->o.target != RECORDER_SYSTEM;
-	a->enable_on_exec = e->o.target == RECORDER_COMMAND;
+	a->enable_on_exec = e->o.target == RECORDER_COMMAND && !e->o.start_disabled;
 }
 
 static int add_fd(struct evset *e, int fd, size_t cpu_idx)
