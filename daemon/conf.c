@@ -116,10 +116,9 @@ struct unit {
 	double mult;
 };
 
-/* A number times the multiplier of its unit suffix. Sizes ignore case ("64m" is 64M);
- * duration units are matched exactly, as systemd does. */
-static int parse_unit(const char *s, const struct unit *units, size_t n_units, bool icase,
-		      uint64_t *ret)
+/* A number times the multiplier of its unit suffix, matched exactly, as systemd does for
+ * durations (sizes ignore case: util_parse_size). */
+static int parse_unit(const char *s, const struct unit *units, size_t n_units, uint64_t *ret)
 {
 	const char *unit;
 	double v;
@@ -127,7 +126,7 @@ static int parse_unit(const char *s, const struct unit *units, size_t n_units, b
 	if (parse_number(s, &v, &unit) < 0)
 		return -EINVAL;
 	for (size_t i = 0; i < n_units; i++) {
-		if (icase ? !strcasecmp(unit, units[i].suffix) : !strcmp(unit, units[i].suffix)) {
+		if (!strcmp(unit, units[i].suffix)) {
 			double x = v * units[i].mult;
 
 			if (x >= 1.8e19)
@@ -141,14 +140,7 @@ static int parse_unit(const char *s, const struct unit *units, size_t n_units, b
 
 int conf_parse_size(const char *s, uint64_t *ret)
 {
-	static const struct unit units[] = {
-		{ "", 1 },	   { "B", 1 },	      { "K", 0x1p10 },	 { "KB", 0x1p10 },
-		{ "KiB", 0x1p10 }, { "M", 0x1p20 },   { "MB", 0x1p20 },	 { "MiB", 0x1p20 },
-		{ "G", 0x1p30 },   { "GB", 0x1p30 },  { "GiB", 0x1p30 }, { "T", 0x1p40 },
-		{ "TB", 0x1p40 },  { "TiB", 0x1p40 },
-	};
-
-	return parse_unit(s, units, sizeof(units) / sizeof(units[0]), true, ret);
+	return util_parse_size(s, ret); /* the same sizes as ringprof record's --max-size */
 }
 
 int conf_parse_duration(const char *s, uint64_t *ret_ns)
@@ -163,7 +155,7 @@ int conf_parse_duration(const char *s, uint64_t *ret_ns)
 		{ "w", 604800e9 },  { "week", 604800e9 }, { "weeks", 604800e9 },
 	};
 
-	return parse_unit(s, units, sizeof(units) / sizeof(units[0]), false, ret_ns);
+	return parse_unit(s, units, sizeof(units) / sizeof(units[0]), ret_ns);
 }
 
 /* "10%" or a size; "infinity" for no limit. */

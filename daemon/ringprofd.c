@@ -102,14 +102,19 @@ static void usage(FILE *f)
 		"                           $STATE_DIRECTORY, else " CONF_DEFAULT_DIRECTORY ")\n"
 		"  -e, --event NAME         Event=: event to sample (default cycles, or cpu-clock\n"
 		"                           without a hardware PMU)\n"
-		"  -F, --frequency HZ       Frequency=: samples per second per CPU (default 49)\n"
-		"  -g, --call-graph         CallChain=yes: record callchains (the default); user\n"
+		"  -F, --frequency HZ       Frequency=: samples per second per CPU (default 49);\n"
+		"                           also --freq, as in ringprof record\n"
+		"  -g, --call-graph[=MODE]  CallChain=yes: record callchains (the default); user\n"
 		"                           stacks are unwound while recording from an\n"
-		"                           UserStackSize= copy (default 8K; 0: frame pointers)\n"
+		"                           UserStackSize= copy (default 8K; 0: frame pointers);\n"
+		"                           MODE as in ringprof record: dwarf[,SIZE] sets\n"
+		"                           UserStackSize=SIZE, fp sets UserStackSize=0\n"
 		"  -G, --no-call-graph      CallChain=no\n"
 		"      --switch-events      SwitchEvents=yes: record context switches\n"
-		"  -m, --ring-pages N       RingPages=: ring buffer pages per CPU (default 128)\n"
-		"  -C, --cpus LIST          CPUs=: only these CPUs, e.g. 0-3,6 (default all)\n"
+		"  -m, --ring-pages N       RingPages=: ring buffer pages per CPU (default 128);\n"
+		"                           also --mmap-pages, as in ringprof record\n"
+		"  -C, --cpus LIST          CPUs=: only these CPUs, e.g. 0-3,6 (default all);\n"
+		"                           also --cpu, as in ringprof record\n"
 		"  -I, --flush-interval T   FlushInterval=: close a frame at least every T (default\n"
 		"                           1s; bounds what a crash can lose)\n"
 		"  -z, --compression N      Compression=: zstd level 1-19 (default 6)\n"
@@ -640,6 +645,7 @@ enum {
 	OPT_KEEP_FREE,
 	OPT_MAX_RETENTION,
 	OPT_LOG_LEVEL,
+	OPT_CALL_GRAPH,
 };
 
 static const struct setting_opt setting_opts[] = {
@@ -662,6 +668,31 @@ static const struct setting_opt setting_opts[] = {
 	{ OPT_LOG_LEVEL, "LogLevel", NULL },
 };
 
+/* --call-graph[=fp|dwarf[,SIZE]], ringprof record's spelling: CallChain=yes, and the
+ * stack copy as UserStackSize= (0 for frame pointers). 0 or -errno (said). */
+static int call_graph(struct daemon *d, const char *mode)
+{
+	const char *size = NULL;
+
+	if (mode && strcmp(mode, "fp") == 0)
+		size = "0";
+	else if (mode && strncmp(mode, "dwarf,", 6) == 0)
+		size = mode + 6;
+	else if (mode && strcmp(mode, "dwarf") != 0) {
+		fprintf(stderr,
+			"ringprofd: unknown call-graph mode '%s': use 'dwarf[,SIZE]' or 'fp'\n"
+			"Try 'ringprofd --help'.\n",
+			mode);
+		return -EINVAL;
+	}
+	if (add_override(d, "CallChain", "yes") < 0 ||
+	    (size && add_override(d, "UserStackSize", size) < 0)) {
+		fprintf(stderr, "ringprofd: too many options\n");
+		return -E2BIG;
+	}
+	return 0;
+}
+
 static int parse_args(struct daemon *d, int argc, char **argv, bool *check_only)
 {
 	static const struct option longopts[] = {
@@ -670,12 +701,15 @@ static int parse_args(struct daemon *d, int argc, char **argv, bool *check_only)
 		{ "directory", required_argument, NULL, 'D' },
 		{ "event", required_argument, NULL, 'e' },
 		{ "frequency", required_argument, NULL, 'F' },
-		{ "call-graph", no_argument, NULL, 'g' },
+		{ "freq", required_argument, NULL, 'F' }, /* ringprof record's spelling */
+		{ "call-graph", optional_argument, NULL, OPT_CALL_GRAPH },
 		{ "no-call-graph", no_argument, NULL, 'G' },
 		{ "switch-events", no_argument, NULL, OPT_SWITCH },
 		{ "no-switch-events", no_argument, NULL, OPT_NO_SWITCH },
 		{ "ring-pages", required_argument, NULL, 'm' },
+		{ "mmap-pages", required_argument, NULL, 'm' },
 		{ "cpus", required_argument, NULL, 'C' },
+		{ "cpu", required_argument, NULL, 'C' },
 		{ "flush-interval", required_argument, NULL, 'I' },
 		{ "compression", required_argument, NULL, 'z' },
 		{ "max-file-size", required_argument, NULL, OPT_MAX_FILE_SIZE },
@@ -704,6 +738,10 @@ static int parse_args(struct daemon *d, int argc, char **argv, bool *check_only)
 			continue;
 		}
 		switch (c) {
+		case OPT_CALL_GRAPH:
+			if (call_graph(d, optarg) < 0)
+				return -EINVAL;
+			break;
 		case 'c':
 			d->config_path = optarg;
 			d->config_required = true;

@@ -1,4 +1,5 @@
 /* ringprof-record.c — `ringprof record`: one-off captures of a command, processes or the system. */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -13,6 +14,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/cpulist.h"
@@ -29,6 +31,12 @@
 #define DEFAULT_STACK_USER 8192 /* bytes of user stack copied per sample (-g) */
 
 enum { TAG_SIGNAL = 1, TAG_PIDFD = 2 };
+
+/* Long options without a short one (beyond any character). */
+enum { OPT_MAX_SIZE = 256, OPT_SWITCH_OUTPUT, OPT_SWITCH_MAX_FILES };
+
+/* --switch-output: when the recording continues in a new file. */
+enum switch_mode { SWITCH_NONE, SWITCH_SIGNAL, SWITCH_SIZE, SWITCH_TIME };
 
 /* Exit statuses besides EXIT_SUCCESS and EXIT_FAILURE; a command's own status passes through. */
 enum {
@@ -51,6 +59,12 @@ struct args {
 	uint64_t duration; /* ns; 0: until the target ends or a signal */
 	int level;	   /* zstd */
 	bool quiet;
+	uint64_t max_size;	       /* --max-size: bytes of all files together; 0: no limit */
+	enum switch_mode switch_mode;  /* --switch-output (SIGUSR2 switches in every mode) */
+	uint64_t switch_size;	       /* SWITCH_SIZE: bytes per file */
+	uint64_t switch_ns;	       /* SWITCH_TIME: time per file */
+	unsigned int switch_max_files; /* --switch-max-files: keep the newest; 0: all */
+	uint64_t delay_ns;	       /* -D: events enabled this long after the start */
 };
 
 /* One recording and what it watches. */
@@ -66,6 +80,15 @@ struct record {
 	int exit_status;      /* its wait status, -1 before it ended */
 	int pidfds[MAX_PIDS]; /* -p: one per target process, -1 where pidfd_open failed */
 	uint64_t t0;	      /* when the events were enabled: -d counts from here */
+	uint64_t t_release;   /* when the command was let go (or recording began): -D's origin */
+	bool enabled;	      /* the events are on (false only during -D) */
+	uint64_t t_file;      /* --switch-output: when the current file began */
+	bool switch_asked;    /* SIGUSR2 came */
+	uint64_t stamp_ms;    /* the last switched file's name stamp (local time, ms) */
+	uint64_t prev_file_bytes, prev_raw_bytes; /* of the files already switched away from */
+	char **kept; /* --switch-max-files: the finished files, oldest first */
+	size_t n_kept;
+	bool size_limit; /* --max-size was reached */
 	bool interrupted;
 	int code; /* after a failure (said): the exit status */
 };
@@ -111,6 +134,17 @@ static void usage(FILE *f)
 		"  -o, --output FILE      recording file (default ringprof.data; an existing file\n"
 		"                         is kept as FILE.old)\n"
 		"  -d, --duration SECS    stop after SECS seconds (fractions allowed)\n"
+		"  -D, --delay MSECS      enable the events MSECS milliseconds after the command\n"
+		"                         starts (or after recording begins); -d counts from then\n"
+		"      --max-size SIZE    stop when the output reaches SIZE (unit B, K, M or G;\n"
+		"                         with --switch-output, all the files together)\n"
+		"      --switch-output[=signal|SIZE|TIME]\n"
+		"                         go on in a new file on SIGUSR2 ('signal', the default),\n"
+		"                         when a file reaches SIZE (e.g. 100M) or after TIME (with\n"
+		"                         a unit s, m, h or d, e.g. 30s); each finished file is\n"
+		"                         renamed STEM.YYYYmmddHHMMSSmmm.data (OUTPUT is STEM.data;\n"
+		"                         local time), which report --dir reads\n"
+		"      --switch-max-files N  keep only the newest N finished files\n"
 		"  -z, --compression N    zstd level 1-19 (default 6)\n"
 		"      --flush-interval S close a compressed frame at least every S seconds\n"
 		"                         (default 1; bounds what a crash can lose)\n"
@@ -350,6 +384,108 @@ static int parse_option(struct args *a, int c, const char *arg)
 	return 0;
 }
 
+/* --switch-output[=signal|SIZE|TIME], perf's spellings: SIZE with a unit B, K, M or G, TIME
+ * with one of s, m, h or d. 0, or the exit status (said). */
+static int parse_switch_output(struct args *a, const char *arg)
+{
+	static const char time_units[] = "smhd";
+	static const uint64_t time_mult[] = { 1, 60, 3600, 86400 };
+	size_t len = arg ? strlen(arg) : 0;
+	const char *u = len > 1 ? strchr(time_units, arg[len - 1]) : NULL;
+	char num[32];
+	uint64_t v;
+
+	if (!arg || strcmp(arg, "signal") == 0) {
+		a->switch_mode = SWITCH_SIGNAL;
+		return 0;
+	}
+	if (u && *u && len <= sizeof(num)) {
+		snprintf(num, sizeof(num), "%.*s", (int)len - 1, arg);
+		if (util_parse_seconds(num, &v) == 0 && v >= NSEC_PER_SEC / 10 &&
+		    v <= UINT64_MAX / 2 / time_mult[u - time_units]) {
+			a->switch_mode = SWITCH_TIME;
+			a->switch_ns = v * time_mult[u - time_units];
+			return 0;
+		}
+	} else if (len && !isdigit((unsigned char)arg[len - 1]) && util_parse_size(arg, &v) == 0 &&
+		   v >= 4096) {
+		a->switch_mode = SWITCH_SIZE;
+		a->switch_size = v;
+		return 0;
+	}
+	fprintf(stderr,
+		PROG
+		": invalid --switch-output '%s': give 'signal', a size with its unit (B, K, M "
+		"or G, at least 4K, e.g. 100M) or a time with its unit (s, m, h or d, at least "
+		"0.1s, e.g. 30s)\n",
+		arg);
+	return EXIT_USAGE;
+}
+
+/* -D, --max-size, --switch-output, --switch-max-files. 0, or the exit status (said). */
+static int parse_lifecycle(struct args *a, int c, const char *arg)
+{
+	uint64_t v;
+
+	switch (c) {
+	case 'D':
+		if (strcmp(arg, "-1") == 0) {
+			fprintf(stderr, PROG
+				": -D -1 (start with the events disabled) needs perf's --control, "
+				"which ringprof record does not have; give the delay in "
+				"milliseconds\n");
+			return EXIT_USAGE;
+		}
+		if (util_parse_u64(arg, &v) < 0 || v > 1000000000) {
+			fprintf(stderr, PROG ": invalid delay '%s' (milliseconds, e.g. 500)\n", arg);
+			return EXIT_USAGE;
+		}
+		a->delay_ns = v * 1000000;
+		return 0;
+	case OPT_MAX_SIZE:
+		if (util_parse_size(arg, &a->max_size) < 0 || a->max_size == 0) {
+			fprintf(stderr,
+				PROG ": invalid --max-size '%s' (bytes with a unit B, K, M or G, "
+				     "e.g. 100M)\n",
+				arg);
+			return EXIT_USAGE;
+		}
+		return 0;
+	case OPT_SWITCH_OUTPUT:
+		return parse_switch_output(a, arg);
+	default: /* OPT_SWITCH_MAX_FILES */
+		if (util_parse_u64(arg, &v) < 0 || v == 0 || v > 1000000) {
+			fprintf(stderr,
+				PROG
+				": invalid --switch-max-files '%s' (a number of files, e.g. 10)\n",
+				arg);
+			return EXIT_USAGE;
+		}
+		a->switch_max_files = (unsigned int)v;
+		return 0;
+	}
+}
+
+/* --switch-output renames the output: it has to be a file. 0, or the exit status (said). */
+static int check_lifecycle(const struct args *a)
+{
+	struct stat sb;
+
+	if (a->switch_max_files && !a->switch_mode) {
+		fprintf(stderr, PROG ": --switch-max-files limits the files of --switch-output; "
+				     "give --switch-output too\n");
+		return EXIT_USAGE;
+	}
+	if (a->switch_mode && stat(a->output, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+		fprintf(stderr,
+			PROG ": --switch-output renames the output into time-stamped files, which "
+			     "needs a regular file: %s is not one\n",
+			a->output);
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
 /* Exactly one target, -C only with -a, a known event. 0, or the exit status (said). */
 static int check_args(const struct args *a)
 {
@@ -384,6 +520,41 @@ static int check_args(const struct args *a)
 	return 0;
 }
 
+/*
+ * getopt's own messages are off (opterr = 0): they would name the program by argv[0],
+ * "ringprof-record", where the user typed `ringprof record`. c is '?' or ':' from
+ * getopt_long; the option at fault is optopt (short) or the argument just taken (long).
+ */
+static int option_error(int c, char **argv, const char *shortopts, const struct option *longopts)
+{
+	const char *arg = argv[optind - 1];
+	bool is_long = strncmp(arg, "--", 2) == 0;
+	int len = (int)strcspn(arg, "="), n_match = 0;
+
+	for (const struct option *o = longopts; is_long && o->name; o++)
+		n_match += strncmp(o->name, arg + 2, len - 2) == 0;
+
+	if (c == ':' && is_long)
+		fprintf(stderr, PROG ": option '%.*s' requires an argument\n", len, arg);
+	else if (c == ':')
+		fprintf(stderr, PROG ": option '-%c' requires an argument\n", optopt);
+	else if (optopt && is_long && strchr(arg, '='))
+		fprintf(stderr, PROG ": option '%.*s' does not take an argument\n", len, arg);
+	else if (optopt && !strchr(shortopts, optopt))
+		fprintf(stderr, PROG ": invalid option '-%c'\n", optopt);
+	else if (n_match > 1) {
+		fprintf(stderr, PROG ": option '%.*s' is ambiguous; it could be", len, arg);
+		for (const struct option *o = longopts; o->name; o++)
+			if (strncmp(o->name, arg + 2, len - 2) == 0)
+				fprintf(stderr, " --%s", o->name);
+		fprintf(stderr, "\n");
+	} else {
+		fprintf(stderr, PROG ": unrecognized option '%.*s'\n", len, arg);
+	}
+	fprintf(stderr, "Try 'ringprof record --help'.\n");
+	return EXIT_USAGE;
+}
+
 /* 0 to record, or the exit status after saying what is wrong. */
 static int parse_argv(struct args *a, int argc, char **argv)
 {
@@ -407,22 +578,33 @@ static int parse_argv(struct args *a, int argc, char **argv)
 		{ "list-events", no_argument, NULL, 'l' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
+		{ "delay", required_argument, NULL, 'D' },
+		{ "max-size", required_argument, NULL, OPT_MAX_SIZE },
+		{ "switch-output", optional_argument, NULL, OPT_SWITCH_OUTPUT },
+		{ "switch-max-files", required_argument, NULL, OPT_SWITCH_MAX_FILES },
 		{ NULL, 0, NULL, 0 },
 	};
+	/* "+": the options end at the command, whose own options are its business; ":": a
+	 * missing argument is told apart from an unknown option. */
+	static const char shortopts[] = "+:aC:p:t:e:F:c:gm:o:d:D:z:qlhV";
 	int c, r;
 
 	a->o.freq = 4000;
 	a->output = "ringprof.data";
 	a->level = 6;
-	/* "+": the options end at the command, whose own options are its business. */
-	while ((c = getopt_long(argc, argv, "+aC:p:t:e:F:c:gm:o:d:z:qlhV", longopts, NULL)) != -1) {
-		r = parse_option(a, c, optarg);
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		if (c == '?' || c == ':')
+			return option_error(c, argv, shortopts, longopts);
+		r = c == 'D' || c >= OPT_MAX_SIZE ? parse_lifecycle(a, c, optarg)
+						  : parse_option(a, c, optarg);
 		if (r)
 			return r;
 	}
 	if (optind < argc)
 		a->command = argv + optind;
-	return check_args(a);
+	r = check_args(a);
+	return r ? r : check_lifecycle(a);
 }
 
 /* Signals are taken through a signalfd; the command gets the original mask back. */
@@ -436,6 +618,8 @@ static int block_signals(struct record *x)
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGCHLD);
 	sigaddset(&mask, SIGHUP);
+	if (x->a.switch_mode)
+		sigaddset(&mask, SIGUSR2);
 	sigprocmask(SIG_BLOCK, &mask, &x->saved);
 	x->sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (x->sfd < 0) {
@@ -545,6 +729,7 @@ static int open_recorder(struct record *x)
 	int r;
 
 	o.cmdline = x->cmdline;
+	o.start_disabled = x->a.delay_ns > 0;
 	o.cpus = x->a.cpus_set ? x->a.cpus : NULL;
 	o.n_cpus = x->a.n_cpus;
 	if (x->a.all) {
@@ -607,7 +792,8 @@ static void start_recording(struct record *x)
 	const struct writer_stats *ws;
 	int r;
 
-	x->t0 = util_now_ns();
+	x->t0 = x->t_file = util_now_ns();
+	x->enabled = !x->a.delay_ns;
 	r = recorder_start(x->r, x->w);
 	if (r < 0)
 		fprintf(stderr, PROG ": warning: could not enable every event: %s\n", strerror(-r));
@@ -660,7 +846,7 @@ static bool any_pid_alive(const struct record *x)
 }
 
 /* Drain the signalfd. True when recording is to stop: the command exited, or SIGINT,
- * SIGTERM or SIGHUP came. */
+ * SIGTERM or SIGHUP came. SIGUSR2 asks --switch-output for a new file. */
 static bool on_signals(struct record *x)
 {
 	struct signalfd_siginfo si;
@@ -669,7 +855,9 @@ static bool on_signals(struct record *x)
 	while (read(x->sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
 		int status;
 
-		if (si.ssi_signo != SIGCHLD) {
+		if (si.ssi_signo == SIGUSR2) {
+			x->switch_asked = true;
+		} else if (si.ssi_signo != SIGCHLD) {
 			x->interrupted = true;
 			stop = true;
 		} else if (x->child > 0 && waitpid(x->child, &status, WNOHANG) == x->child) {
@@ -681,18 +869,175 @@ static bool on_signals(struct record *x)
 	return stop;
 }
 
-/* The poll timeout in ms, bounded by the end of -d; -1 once -d has passed. */
+/* Milliseconds from now to end (rounded up), at most ms. */
+static int ms_until(uint64_t now, uint64_t end, int ms)
+{
+	if (now >= end)
+		return 0;
+	return (end - now) / 1000000 < (uint64_t)ms ? (int)((end - now) / 1000000) + 1 : ms;
+}
+
+/* The poll timeout in ms, bounded by the end of -d, -D and a --switch-output time; -1 once
+ * -d has passed. */
 static int poll_timeout(const struct record *x)
 {
-	uint64_t now, end;
+	uint64_t now = util_now_ns(), end;
+	int ms = 250;
 
-	if (!x->a.duration)
-		return 250;
-	now = util_now_ns();
+	if (!x->enabled)
+		ms = ms_until(now, x->t_release + x->a.delay_ns, ms);
+	if (x->a.switch_mode == SWITCH_TIME)
+		ms = ms_until(now, x->t_file + x->a.switch_ns, ms);
+	if (!x->a.duration || !x->enabled)
+		return ms;
 	end = x->t0 + x->a.duration;
 	if (now >= end)
 		return -1;
-	return (end - now) / 1000000 < 250 ? (int)((end - now) / 1000000) + 1 : 250;
+	return ms_until(now, end, ms);
+}
+
+/* -D has passed: the events go on, and -d counts from now. */
+static void enable_events(struct record *x)
+{
+	int r = recorder_enable(x->r);
+
+	if (r < 0)
+		fprintf(stderr, PROG ": warning: could not enable every event: %s\n", strerror(-r));
+	x->enabled = true;
+	x->t0 = util_now_ns();
+}
+
+/* Bytes of the current file once its open frame is written, at the compression ratio so
+ * far: a frame is written at least every flush interval but can hold 8 MiB. */
+static uint64_t file_bytes(const struct record *x)
+{
+	const struct writer_stats *ws = writer_stats(x->w);
+	double ratio = ws->raw_bytes ? (double)ws->file_bytes / (double)ws->raw_bytes : 0.25;
+
+	return ws->file_bytes + (uint64_t)((double)writer_pending(x->w) * ratio);
+}
+
+/* STEM.YYYYmmddHHMMSSmmm.data, where OUTPUT is STEM.data (or STEM): perf's local-time stamp
+ * of switched files, to the millisecond and never the same twice, in a name that ends in
+ * .data as report --dir wants. NULL without memory. */
+static char *finished_name(struct record *x)
+{
+	size_t stem = strlen(x->a.output), size;
+	struct timespec ts;
+	char stamp[32], *name;
+	struct tm tm;
+	uint64_t ms;
+	time_t sec;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ms = (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+	if (ms <= x->stamp_ms)
+		ms = x->stamp_ms + 1;
+	x->stamp_ms = ms;
+	sec = (time_t)(ms / 1000);
+	localtime_r(&sec, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%d%H%M%S", &tm);
+	if (stem > 5 && strcmp(x->a.output + stem - 5, ".data") == 0)
+		stem -= 5;
+	size = stem + 32;
+	name = malloc(size);
+	if (name)
+		snprintf(name, size, "%.*s.%s%03u.data", (int)stem, x->a.output, stamp,
+			 (unsigned int)(ms % 1000));
+	return name;
+}
+
+/* A finished file of --switch-output: said as perf does, and with --switch-max-files the
+ * oldest one removed. Takes name. */
+static void finished_file(struct record *x, char *name)
+{
+	char **kept;
+
+	if (!x->a.quiet)
+		fprintf(stderr, "[ ringprof record: dump %s ]\n", name);
+	kept = realloc(x->kept, (x->n_kept + 1) * sizeof(*kept));
+	if (!kept) {
+		free(name);
+		return;
+	}
+	x->kept = kept;
+	x->kept[x->n_kept++] = name;
+	if (x->a.switch_max_files && x->n_kept > x->a.switch_max_files) {
+		unlink(x->kept[0]);
+		free(x->kept[0]);
+		memmove(x->kept, x->kept + 1, --x->n_kept * sizeof(*kept));
+	}
+}
+
+/* --switch-output: the current file is finished under its time-stamped name and recording
+ * goes on into a new OUTPUT without a gap: recorder_rotate drains the rings into the old
+ * file and starts the new one with the state of the target as of now. */
+static void switch_output(struct record *x)
+{
+	struct writer *nw, *old = x->w;
+	struct writer_stats ws;
+	char *name = finished_name(x);
+	int r, closed;
+
+	x->switch_asked = false;
+	x->t_file = util_now_ns();
+	if (!name || rename(x->a.output, name) < 0) {
+		fprintf(stderr,
+			PROG
+			": cannot rename %s for --switch-output: %s; recording goes on in it\n",
+			x->a.output, strerror(name ? errno : ENOMEM));
+		free(name);
+		return;
+	}
+	r = writer_open(x->a.output, 0600, x->a.level, &nw);
+	if (r < 0) {
+		fprintf(stderr,
+			PROG
+			": cannot create %s for --switch-output: %s; recording goes on in the current file\n",
+			x->a.output, strerror(-r));
+		if (rename(name, x->a.output) < 0)
+			fprintf(stderr, PROG ": the current file is now %s\n", name);
+		free(name);
+		return;
+	}
+	r = recorder_rotate(x->r, nw);
+	ws = *writer_stats(old);
+	closed = writer_close(old);
+	x->w = nw;
+	x->prev_file_bytes += ws.file_bytes;
+	x->prev_raw_bytes += ws.raw_bytes;
+	if (r < 0 || closed < 0)
+		fprintf(stderr,
+			PROG
+			": finishing %s failed: %s; it is readable up to the last complete frame\n",
+			name, strerror(r < 0 ? -r : -closed));
+	finished_file(x, name);
+}
+
+/* -D, --switch-output and --max-size between two polls. True when recording is to stop. */
+static bool lifecycle(struct record *x)
+{
+	uint64_t now = util_now_ns(), total;
+	char b[32];
+
+	if (!x->enabled && now - x->t_release >= x->a.delay_ns)
+		enable_events(x);
+	if (x->a.switch_mode &&
+	    (x->switch_asked ||
+	     (x->a.switch_mode == SWITCH_TIME && now - x->t_file >= x->a.switch_ns) ||
+	     (x->a.switch_mode == SWITCH_SIZE && file_bytes(x) >= x->a.switch_size)))
+		switch_output(x);
+	if (!x->a.max_size)
+		return false;
+	total = x->prev_file_bytes + file_bytes(x);
+	if (total < x->a.max_size)
+		return false;
+	x->size_limit = true;
+	if (!x->a.quiet)
+		fprintf(stderr,
+			PROG ": note: the output reached --max-size %s: recording stopped\n",
+			util_format_bytes(x->a.max_size, b, sizeof(b)));
+	return true;
 }
 
 /* Until the target ends, a signal, -d, or a write error. */
@@ -722,6 +1067,8 @@ static void run(struct record *x)
 			else if (tags[i] == TAG_PIDFD)
 				stop |= !any_pid_alive(x);
 		}
+		if (!stop)
+			stop = lifecycle(x);
 	}
 }
 
@@ -738,7 +1085,11 @@ static void print_summary(const struct record *x, const struct recorder_totals *
 		(unsigned long long)t->samples, (unsigned long long)t->lost,
 		total > 0 ? 100.0 * (double)t->lost / total : 0.0,
 		util_format_bytes(file, b, sizeof(b)), file ? (double)raw / (double)file : 0.0,
-		(double)t->duration_ns / 1e9, x->interrupted ? ", interrupted" : "", x->a.output);
+		(double)t->duration_ns / 1e9,
+		x->interrupted	? ", interrupted"
+		: x->size_limit ? ", size limit reached"
+				: "",
+		x->n_kept && x->a.switch_mode ? x->kept[x->n_kept - 1] : x->a.output);
 	if (ws->dropped_records)
 		fprintf(stderr, PROG ": %llu records could not be written\n",
 			(unsigned long long)ws->dropped_records);
@@ -785,6 +1136,30 @@ static void print_unwind_summary(const struct record *x)
 			worst.why);
 }
 
+/* The last file of --switch-output gets its time-stamped name too, as with perf; the
+ * summary counts every file. What -D never got to. */
+static void end_lifecycle(struct record *x, struct writer_stats *ws)
+{
+	char *name;
+
+	if (!x->enabled && !x->a.quiet)
+		fprintf(stderr,
+			PROG ": note: recording ended before -D's delay of %llu ms: no samples\n",
+			(unsigned long long)(x->a.delay_ns / 1000000));
+	if (!x->a.switch_mode)
+		return;
+	ws->file_bytes += x->prev_file_bytes;
+	ws->raw_bytes += x->prev_raw_bytes;
+	name = finished_name(x);
+	if (!name || rename(x->a.output, name) < 0) {
+		fprintf(stderr, PROG ": cannot rename %s for --switch-output: %s\n", x->a.output,
+			strerror(name ? errno : ENOMEM));
+		free(name);
+		return;
+	}
+	finished_file(x, name);
+}
+
 /* Stop the events, end the command, complete the file and say what it holds. 0, or -errno
  * when the end of the file could not be written. */
 static int stop_recording(struct record *x)
@@ -804,6 +1179,7 @@ static int stop_recording(struct record *x)
 			PROG
 			": finishing %s failed: %s; it is readable up to the last complete frame\n",
 			x->a.output, strerror(-r));
+	end_lifecycle(x, &ws);
 	if (!x->a.quiet) {
 		print_summary(x, recorder_totals(x->r), &ws);
 		print_unwind_summary(x);
@@ -847,10 +1223,14 @@ int main(int argc, char **argv)
 	watch_signals(x);
 	watch_pids(x);
 	release_command(x);
+	x->t_release = util_now_ns();
 	if (!x->code)
 		run(x);
 	r = stop_recording(x);
 	recorder_free(x->r);
 	free(x->cmdline);
+	for (size_t i = 0; i < x->n_kept; i++)
+		free(x->kept[i]);
+	free(x->kept);
 	return exit_status_of(x, r);
 }

@@ -118,4 +118,15 @@ ok "nothing created with a bad config"
 # Under systemd the same message carries a syslog priority prefix.
 INVOCATION_ID=test "$RPD" -c "$T/bad.conf" >"$T/out" 2>&1
 check_grep "^<3>$T/bad.conf:2: Frequency=-5: " "$T/out" "journal priority prefix <3> for errors"
+
+# ringprof record's spellings of the same settings.
+"$RPD" -c /dev/null --freq 99 --mmap-pages 64 --cpu 0 --call-graph=dwarf,16384 --check-config >"$T/out" 2>&1 ||
+	fail "record's spellings refused: $(head -3 "$T/out")"
+for kv in Frequency=99 RingPages=64 CPUs=0 CallChain=yes UserStackSize=16384; do
+	check_grep "^$kv\$" "$T/out" "record's spelling gives $kv"
+done
+"$RPD" -c /dev/null --call-graph=fp --check-config >"$T/out" 2>&1 || fail "--call-graph=fp refused"
+check_grep '^UserStackSize=0$' "$T/out" "--call-graph=fp is frame pointers (UserStackSize=0)"
+"$RPD" -c /dev/null --call-graph=lbr --check-config >"$T/out" 2>&1
+check_grep "^ringprofd: unknown call-graph mode 'lbr'" "$T/out" "a bad --call-graph mode is named"
 exit 0

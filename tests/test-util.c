@@ -47,5 +47,31 @@ int main(void)
 	CHECK_INT(util_parse_when("-1d", INT64_MIN, INT64_MIN + 5, &t), 0);
 	CHECK_INT(t, INT64_MIN);
 	CHECK_INT(util_parse_when("+1e300s", 0, 0, &t), -EINVAL);
+
+	test_ctx = "sizes (record --max-size, ringprofd's budgets)";
+	{
+		uint64_t v = 7;
+
+		CHECK_INT(util_parse_size("100", &v), 0);
+		CHECK_U64(v, 100);
+		CHECK_INT(util_parse_size("20K", &v), 0);
+		CHECK_U64(v, 20480);
+		CHECK_INT(util_parse_size("1.5m", &v), 0);
+		CHECK_U64(v, 1572864);
+		CHECK_INT(util_parse_size("2 GiB", &v), 0);
+		CHECK_U64(v, 2ull << 30);
+		CHECK_INT(util_parse_size("1TB", &v), 0);
+		CHECK_U64(v, 1ull << 40);
+		CHECK_INT(util_parse_size("8B", &v), 0);
+		CHECK_U64(v, 8);
+		v = 7;
+		CHECK_INT(util_parse_size("BB", &v), -EINVAL);
+		CHECK_INT(util_parse_size("1BB", &v), -EINVAL);
+		CHECK_INT(util_parse_size("1X", &v), -EINVAL);
+		CHECK_INT(util_parse_size("-1K", &v), -EINVAL);
+		CHECK_INT(util_parse_size("", &v), -EINVAL);
+		CHECK_INT(util_parse_size("99999999T", &v), -ERANGE);
+		CHECK_U64(v, 7);
+	}
 	return check_done("test-util");
 }

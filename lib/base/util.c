@@ -1,5 +1,7 @@
 /* util.c — small shared helpers used by the front-ends and lib core. */
+#include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdint.h>
@@ -89,6 +91,35 @@ int util_parse_seconds(const char *s, uint64_t *ret_ns)
 	if (errno || *end || v < 0 || v > 1e9 || v != v)
 		return -EINVAL;
 	*ret_ns = (uint64_t)(v * 1e9 + 0.5);
+	return 0;
+}
+
+int util_parse_size(const char *s, uint64_t *ret)
+{
+	static const char units[] = "BKMGT";
+	const char *u;
+	char *end;
+	double v;
+
+	if (!s || !(isdigit((unsigned char)*s) || *s == '.'))
+		return -EINVAL;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || !isfinite(v) || v < 0)
+		return -EINVAL;
+	while (*end == ' ')
+		end++;
+	if (*end) {
+		/* B, K, KB, KiB, ... in any case: powers of 1024, as perf and systemd count. */
+		u = strchr(units, toupper((unsigned char)*end));
+		if (!u || !(end[1] == '\0' || (u > units && !strcasecmp(end + 1, "B")) ||
+			    (u > units && !strcasecmp(end + 1, "iB"))))
+			return -EINVAL;
+		v *= (double)(1ull << (10 * (u - units)));
+	}
+	if (v >= 1.8e19)
+		return -ERANGE;
+	*ret = (uint64_t)(v + 0.5);
 	return 0;
 }
 

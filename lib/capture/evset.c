@@ -107,7 +107,7 @@ static void build_attr(struct evset *e)
 	a->exclude_hv = 1;
 	a->exclude_callchain_kernel = !e->kernel;
 	a->inherit = e->o.target != RECORDER_SYSTEM;
-	a->enable_on_exec = e->o.target == RECORDER_COMMAND;
+	a->enable_on_exec = e->o.target == RECORDER_COMMAND && !e->o.start_disabled;
 }
 
 static int add_fd(struct evset *e, int fd, size_t cpu_idx)
@@ -193,9 +193,11 @@ static int open_probe(struct evset *e, pid_t pid, int cpu, char *why, size_t why
 		if (fd >= 0)
 			return fd;
 		if (evsel_is_unsupported(fd) && !e->o.event && e->ev.type == PERF_TYPE_HARDWARE) {
+			/* The kernel says ENOENT (or ENODEV, EOPNOTSUPP), which printed as such
+			 * reads as a missing file: say what it means. */
 			evset_note(e,
-				   "no hardware PMU for 'cycles' (%s): sampling on cpu-clock instead",
-				   strerror(-fd));
+				   "no hardware PMU on this machine (as in most virtual machines): "
+				   "sampling on cpu-clock instead of cycles");
 			evsel_lookup("cpu-clock", &e->ev);
 			util_strlcpy(e->event_name, e->ev.name, sizeof(e->event_name));
 		} else if ((fd == -EACCES || fd == -EPERM) && e->kernel &&

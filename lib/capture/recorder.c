@@ -311,14 +311,15 @@ static void synth_side_band(void *arg, const struct perf_event_header *h)
 	unwinder_side_band(r->unw, h, r->ev.attr.sample_type);
 }
 
-/* What already runs, from /proc, draining the rings between processes without advancing
- * the ordering watermark past the file's start; then the start-up state is committed in a
- * frame of its own. */
-static void synth_state(struct recorder *r)
+/* What already runs, from /proc, stamped t, draining the rings between processes without
+ * advancing the ordering watermark past t; then the start-up state is committed in a frame
+ * of its own. A command is read from /proc only once it runs (command): at its start the
+ * kernel reports its exec. */
+static void synth_state(struct recorder *r, uint64_t t, bool command)
 {
 	struct synth s;
 
-	synth_init(&s, r->w, r->ev.attr.sample_type, r->t_start);
+	synth_init(&s, r->w, r->ev.attr.sample_type, t);
 	s.tick = drain_rings;
 	s.tick_arg = r;
 	if (r->unw) {
@@ -330,6 +331,8 @@ static void synth_state(struct recorder *r)
 	else if (r->ev.o.target == RECORDER_PIDS || r->ev.o.target == RECORDER_THREADS)
 		for (size_t i = 0; i < r->ev.o.n_pids; i++)
 			synth_process(&s, r->ev.o.pids[i]);
+	else if (command && r->ev.o.n_pids)
+		synth_tree(&s, r->ev.o.pids[0]);
 	synth_done(&s);
 	writer_flush(r->w);
 }
@@ -340,11 +343,23 @@ int recorder_start(struct recorder *r, struct writer *w)
 
 	begin_file(r, w);
 	r->t_first = r->t_start;
+	if (r->ev.o.start_disabled) {
+		writer_flush(w);
+		return 0;
+	}
 	/* Enable, then read /proc: a process that starts meanwhile is seen by the kernel, one
 	 * that existed is seen by /proc; duplicates are ordered by time. */
 	if (r->ev.o.target != RECORDER_COMMAND)
 		rc = evset_enable(&r->ev);
-	synth_state(r);
+	synth_state(r, r->t_start, false);
+	return rc;
+}
+
+int recorder_enable(struct recorder *r)
+{
+	int rc = evset_enable(&r->ev);
+
+	synth_state(r, util_now_ns(), true);
 	return rc;
 }
 
@@ -593,7 +608,7 @@ int recorder_rotate(struct recorder *r, struct writer *w)
 	end_file(r, t, -1);
 	rc = writer_flush(r->w);
 	begin_file(r, w);
-	synth_state(r);
+	synth_state(r, r->t_start, true);
 	return rc;
 }
 

@@ -42,6 +42,7 @@ struct recorder_opts {
 	uint64_t restack_ns;	   /* define every stack again at least this often; 0: 60 s */
 	const char *unwind_cache;  /* dwarf: keep unwind tables in this directory; NULL: none */
 	uint64_t unwind_cache_max; /* bytes of them at most */
+	bool start_disabled;	   /* events stay off after recorder_start until recorder_enable */
 };
 
 struct recorder_totals {
@@ -72,6 +73,11 @@ uint64_t recorder_freq(const struct recorder *r);
 /* Start writing to w: the header, the start-up synthesis (system-wide: every process and
  * kallsyms; -p: those processes), then the events are enabled. 0 or -errno. */
 int recorder_start(struct recorder *r, struct writer *w);
+
+/* start_disabled: enable the events now (record -D), and write the state of the target as of
+ * now (the kernel reports nothing to disabled events, so what started or exec'd meanwhile
+ * would be missing). 0 or -errno. */
+int recorder_enable(struct recorder *r);
 
 /* The epoll set the recorder waits on. Callers may add their own fds with any u64 tag
  * below RECORDER_TAG_BASE; recorder_poll returns them. */

@@ -172,3 +172,40 @@ int synth_all(struct synth *s)
 {
 	return procfs_for_each_pid(on_pid, s);
 }
+
+struct tree {
+	struct synth *s;
+	pid_t root;
+};
+
+/* Whether pid is root or one of its descendants, following parents up (a bounded walk: a
+ * process may exit and its pid be reused while we read). */
+static bool descends_from(int pid, pid_t root)
+{
+	for (int depth = 0; depth < 64 && pid > 1; depth++) {
+		int ppid;
+
+		if (pid == root)
+			return true;
+		if (procfs_read_status(pid, NULL, &ppid) < 0)
+			return false;
+		pid = ppid;
+	}
+	return pid == root;
+}
+
+static int on_tree_pid(int pid, void *arg)
+{
+	struct tree *t = arg;
+
+	if (!descends_from(pid, t->root))
+		return 0;
+	return on_pid(pid, t->s);
+}
+
+int synth_tree(struct synth *s, pid_t root)
+{
+	struct tree t = { s, root };
+
+	return procfs_for_each_pid(on_tree_pid, &t);
+}

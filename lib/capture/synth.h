@@ -41,5 +41,7 @@ void synth_done(struct synth *s);
 int synth_process(struct synth *s, pid_t pid);
 /* Every process on the system. */
 int synth_all(struct synth *s);
+/* root and every process descended from it (a command and its children). */
+int synth_tree(struct synth *s, pid_t root);
 
 #endif
