@@ -145,9 +145,12 @@ static int inspect(const char *const *inputs, size_t n_inputs, bool stats, bool 
 		st = reader_sample_type(r);
 		while ((h = reader_next(r))) {
 			if (dump)
-				dump_record(stdout, h, st);
+				dump_record(stdout, h, st,
+					    reader_n_events(r) > 1
+						? reader_event_name(r, reader_event(r))
+						: NULL);
 			if (stats)
-				filestats_add(s, h, st);
+				filestats_add(s, h, st, reader_event(r));
 		}
 		if (stats)
 			filestats_print(stdout, s, r, inputs[i]);

@@ -9,6 +9,7 @@ struct perf_event_header;
 
 /* Print h as "TYPE time cpu=N pid=P tid=T field=value ..." followed by a newline. Damaged
  * records are printed as "TYPE ... (malformed)" rather than skipped. */
-void dump_record(FILE *f, const struct perf_event_header *h, uint64_t sample_type);
+void dump_record(FILE *f, const struct perf_event_header *h, uint64_t sample_type,
+		 const char *event);
 
 #endif
