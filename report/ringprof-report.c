@@ -53,7 +53,9 @@ static void usage(FILE *f)
 		"      --percent-limit PCT hide entries below PCT %%\n"
 		"      --max-stack N       use at most N frames of each callchain (leaf first)\n"
 		"      --folded            one line per unique stack: 'comm;outer;...;inner COUNT'\n"
-		"                          (flamegraph.pl, speedscope); kernel frames end in _[k]\n"
+		"                          (flamegraph.pl, speedscope); kernel frames end in _[k];\n"
+		"                          of a recording of several events, the first event's\n"
+		"                          (a note says so) unless --event picks one\n"
 		"      --stats             summarize each recording (header, frames, record counts\n"
 		"                          by type and CPU, lost and throttled totals)\n"
 		"      --dump              every record, one per line, in time order: the type name\n"
@@ -61,6 +63,8 @@ static void usage(FILE *f)
 		"                          its fields (time in seconds, cpu, pid/tid, ...)\n"
 		"\n"
 		"Filters:\n"
+		"      --event NAME        a recording of several events (record -e A -e B) is\n"
+		"                          reported one section per event; only event NAME's\n"
 		"      --pid PID[,PID]     only these processes\n"
 		"      --tid TID[,TID]     only these threads\n"
 		"      --comm NAME[,NAME]  only these command names\n"
@@ -353,6 +357,7 @@ enum {
 	OPT_DEBUGINFOD,
 	OPT_DEBUGINFOD_TIMEOUT,
 	OPT_DIR,
+	OPT_EVENT,
 };
 
 /* What the command line asks for. The filter lists live here; build_filter() points
@@ -453,6 +458,9 @@ static int parse_option(struct args *a, int c, char *arg)
 	case OPT_DUMP:
 		a->dump = true;
 		break;
+	case OPT_EVENT:
+		a->so.filter.event = arg;
+		break;
 	case OPT_FOLDED:
 		a->folded = true;
 		break;
@@ -529,6 +537,7 @@ static int parse_argv(struct args *a, int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "input", required_argument, NULL, 'i' },
 		{ "dir", required_argument, NULL, OPT_DIR },
+		{ "event", required_argument, NULL, OPT_EVENT },
 		{ "stats", no_argument, NULL, OPT_STATS },
 		{ "dump", no_argument, NULL, OPT_DUMP },
 		{ "folded", no_argument, NULL, OPT_FOLDED },
@@ -625,8 +634,9 @@ static size_t add_inputs(struct session *s, const struct args *a, struct warn_ct
 	return usable;
 }
 
-/* The folded stacks, or the header and the table. 0 or -errno. */
-static int print_report(const struct session *s, const struct args *a)
+/* The folded stacks, or the header and the table (one section of several events: perf's
+ * "# Samples: N of event 'NAME'" line before it). 0 or -errno. */
+static int print_report(const struct session *s, const struct args *a, bool section)
 {
 	const struct rp_header_rec *h = session_header(s);
 	struct print_opts po = a->po;
@@ -636,7 +646,97 @@ static int print_report(const struct session *s, const struct args *a)
 	if (a->folded)
 		return print_folded(stdout, s);
 	print_header(stdout, s, a->inputs, a->n_inputs);
+	if (section)
+		printf("# Samples: %" PRIu64 " of event '%s'\n#\n", session_totals(s)->samples,
+		       a->so.filter.event);
 	return print_flat(stdout, s, &po);
+}
+
+/* Read, symbolize and print one report (one event's section with several events). The exit
+ * status. */
+static int report_one(struct args *a, struct warn_ctx *wc, bool section)
+{
+	struct session *s;
+	int r;
+
+	s = session_new(&a->so);
+	if (!s) {
+		fprintf(stderr, PROG ": out of memory\n");
+		return EXIT_FAILURE;
+	}
+	if (!add_inputs(s, a, wc)) {
+		session_free(s);
+		return EXIT_FAILURE;
+	}
+	wc->path = "symbols";
+	r = session_finish(s);
+	if (r < 0) {
+		fprintf(stderr, PROG ": %s\n", strerror(-r));
+		session_free(s);
+		return EXIT_FAILURE;
+	}
+	r = print_report(s, a, section);
+	session_free(s);
+	if (r < 0) {
+		fprintf(stderr, PROG ": %s\n", strerror(-r));
+		return EXIT_FAILURE;
+	}
+	return EXIT_SUCCESS;
+}
+
+/* The events' names, "a, b, c", into buf. */
+static const char *event_list(const struct session_event *evs, size_t n, char *buf, size_t size)
+{
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < n && len < size; i++)
+		len += (size_t)snprintf(buf + len, size - len, "%s%s", i ? ", " : "", evs[i].name);
+	return buf;
+}
+
+/* Every event's report (one section each, as perf), or the one --event picks; --folded of
+ * several events takes the first, with a note. The exit status. */
+static int report_events(struct args *a, struct warn_ctx *wc)
+{
+	struct session_event evs[RP_MAX_EVENTS];
+	char names[1024];
+	size_t n = 0;
+	int r = EXIT_SUCCESS;
+
+	if (session_list_events(a->inputs, a->n_inputs, evs, RP_MAX_EVENTS, &n) < 0) {
+		fprintf(stderr, PROG ": out of memory\n");
+		return EXIT_FAILURE;
+	}
+	if (a->so.filter.event) {
+		for (size_t i = 0; i < n; i++)
+			if (strcmp(evs[i].name, a->so.filter.event) == 0)
+				return report_one(a, wc, false);
+		fprintf(stderr, PROG ": no event '%s' in the recording%s; %s: %s\n",
+			a->so.filter.event, a->n_inputs > 1 ? "s" : "",
+			n > 1 ? "they have" : "it has",
+			n ? event_list(evs, n, names, sizeof(names)) : "none readable");
+		return EXIT_USAGE;
+	}
+	if (n < 2)
+		return report_one(a, wc, false);
+	if (a->folded) {
+		fprintf(stderr,
+			PROG
+			": note: the recording has %zu events (%s); --folded shows '%s' — pick "
+			"another with --event NAME\n",
+			n, event_list(evs, n, names, sizeof(names)), evs[0].name);
+		a->so.filter.event = evs[0].name;
+		return report_one(a, wc, false);
+	}
+	for (size_t i = 0; i < n && r == EXIT_SUCCESS; i++) {
+		if (i)
+			printf("\n");
+		a->so.filter.event = evs[i].name;
+		r = report_one(a, wc, true);
+	}
+	a->so.filter.event = NULL;
+	return r;
 }
 
 /* Read, symbolize and print; then the grouped warnings. The exit status. */
@@ -647,34 +747,14 @@ static int report(struct args *a)
 				   { "no symbols (", "no symbol table", { { 0 } }, 0 },
 				   { "cannot open: No such file", "no longer on disk", { { 0 } }, 0 },
 			       } };
-	struct session *s;
 	int r;
 
 	a->so.warn = on_session_warn;
 	a->so.warn_arg = &wc;
 	raise_nofile_limit();
-	s = session_new(&a->so);
-	if (!s) {
-		fprintf(stderr, PROG ": out of memory\n");
-		return EXIT_FAILURE;
-	}
-	if (!add_inputs(s, a, &wc)) {
-		session_free(s);
-		return EXIT_FAILURE;
-	}
-	wc.path = "symbols";
-	r = session_finish(s);
-	if (r < 0) {
-		fprintf(stderr, PROG ": %s\n", strerror(-r));
-		session_free(s);
-		return EXIT_FAILURE;
-	}
-	r = print_report(s, a);
-	session_free(s);
-	if (r < 0) {
-		fprintf(stderr, PROG ": %s\n", strerror(-r));
-		return EXIT_FAILURE;
-	}
+	r = report_events(a, &wc);
+	if (r != EXIT_SUCCESS)
+		return r;
 	fflush(stdout);
 	print_warn_groups(&wc);
 	if (fflush(stdout) != 0) {

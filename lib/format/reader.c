@@ -22,8 +22,9 @@ struct reader {
 	bool eof;
 	uint32_t last_stack; /* of the record reader_next returned last */
 	uint32_t last_event;
-	char event_names[RP_MAX_EVENTS][64]; /* [0]: the header's; others from EVENT records */
-	uint32_t n_events;		     /* 1 + the highest index described */
+	struct reader_event_desc events[RP_MAX_EVENTS]; /* [0]: the header's; others from EVENT
+							 * records (name "" when lost) */
+	uint32_t n_events;				/* 1 + the highest index described */
 	void (*warn)(void *arg, const char *msg);
 	void *warn_arg;
 	struct reader_stats st;
@@ -87,7 +88,9 @@ static void keep_header(struct reader *r, const struct perf_event_header *h)
 	memcpy(r->header, h, h->size);
 	((char *)r->header)[h->size] = '\0'; /* the cmdline is always terminated */
 	r->sample_type = hr->sample_type;
-	snprintf(r->event_names[0], sizeof(r->event_names[0]), "%.63s", hr->event_name);
+	snprintf(r->events[0].name, sizeof(r->events[0].name), "%.63s", hr->event_name);
+	r->events[0].freq = hr->flags & RP_HDR_FREQ ? hr->freq : 0;
+	r->events[0].period = hr->flags & RP_HDR_FREQ ? 0 : hr->period;
 	if (!r->n_events)
 		r->n_events = 1;
 }
@@ -101,7 +104,9 @@ static void keep_event(struct reader *r, const struct perf_event_header *h)
 		r->st.records_bad++;
 		return;
 	}
-	util_strlcpy(r->event_names[ev.index], ev.event_name, sizeof(r->event_names[0]));
+	util_strlcpy(r->events[ev.index].name, ev.event_name, sizeof(r->events[0].name));
+	r->events[ev.index].freq = ev.freq;
+	r->events[ev.index].period = ev.period;
 	if (ev.index >= r->n_events)
 		r->n_events = ev.index + 1;
 }
@@ -226,10 +231,16 @@ uint32_t reader_n_events(struct reader *r)
 	return r->n_events ? r->n_events : 1;
 }
 
-const char *reader_event_name(struct reader *r, uint32_t i)
+const struct reader_event_desc *reader_event_desc(struct reader *r, uint32_t i)
 {
-	reader_header(r);
 	if (i >= reader_n_events(r))
 		return NULL;
-	return r->event_names[i][0] ? r->event_names[i] : NULL;
+	return r->events[i].name[0] ? &r->events[i] : NULL;
+}
+
+const char *reader_event_name(struct reader *r, uint32_t i)
+{
+	const struct reader_event_desc *d = reader_event_desc(r, i);
+
+	return d ? d->name : NULL;
 }
