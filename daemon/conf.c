@@ -9,7 +9,7 @@
 
 #include "conf.h"
 #include "base/cpulist.h"
-#include "capture/evsel.h"
+#include "capture/evset.h"
 #include "log.h"
 #include "base/util.h"
 
@@ -259,20 +259,23 @@ static void unit_directory(const char *var, const char *dflt, char *buf, size_t 
 	buf[n] = '\0';
 }
 
-/* Event=: empty, or one evsel_lookup() knows. */
+/* Event=: empty, or events as record -e spells them (NAME, NAME:u, SYSTEM:TRACEPOINT, a comma
+ * list for several). */
 static int set_event(struct conf *c, const struct key *k, const char *v, char *why, size_t why_size)
 {
 	if (*v) {
-		struct evsel_def d;
-		char names[512] = "";
+		struct evset_event evs[EVSET_MAX_EVENTS];
+		size_t n;
+		int rc;
 
-		if (evsel_lookup(v, &d) < 0 || strlen(v) >= sizeof(c->event)) {
-			for (const struct evsel_def *e = evsel_table(); e->name; e++)
-				snprintf(names + strlen(names), sizeof(names) - strlen(names),
-					 "%s%s", *names ? ", " : "", e->name);
-			snprintf(why, why_size, "unknown event (known: %s)", names);
+		if (strlen(v) >= sizeof(c->event)) {
+			snprintf(why, why_size, "too long (at most %zu characters)",
+				 sizeof(c->event) - 1);
 			return -EINVAL;
 		}
+		rc = evset_parse_events(v, evs, &n, why, why_size);
+		if (rc < 0)
+			return rc;
 	}
 	util_strlcpy((char *)c + k->off, v, sizeof(c->event));
 	return 0;

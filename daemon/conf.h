@@ -23,7 +23,8 @@ struct conf_size {
 struct conf {
 	char directory[PATH_MAX];
 	/* Recording settings: changing one on reload restarts the recorder into a new file. */
-	char event[64];	    /* "": cycles, or cpu-clock without a hardware PMU */
+	char event[256];    /* "": cycles, or cpu-clock without a hardware PMU; else
+			     * record -e spellings, a comma list for several */
 	uint64_t frequency; /* Hz per CPU */
 	bool callchain;
 	uint64_t stack_size; /* user stack bytes copied and unwound per sample; 0: frame pointers */

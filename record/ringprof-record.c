@@ -2,6 +2,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -21,7 +22,9 @@
 #include "base/procfs.h"
 #include "base/util.h"
 #include "capture/evsel.h"
+#include "capture/evset.h"
 #include "capture/recorder.h"
+#include "capture/tracefs.h"
 #include "capture/unwinder.h"
 #include "format/writer.h"
 
@@ -65,6 +68,9 @@ struct args {
 	uint64_t switch_ns;	       /* SWITCH_TIME: time per file */
 	unsigned int switch_max_files; /* --switch-max-files: keep the newest; 0: all */
 	uint64_t delay_ns;	       /* -D: events enabled this long after the start */
+	char events[1024];	       /* every -e, joined by commas */
+	bool freq_set, period_set;
+	bool list; /* --list-events [GLOB] */
 };
 
 /* One recording and what it watches. */
@@ -114,10 +120,15 @@ static void usage(FILE *f)
 		"\n"
 		"Sampling:\n"
 		"  -e, --event NAME       event to sample (default: cycles, or cpu-clock when the\n"
-		"                         machine has no hardware PMU); see --list-events\n"
+		"                         machine has no hardware PMU); see --list-events. NAME:u\n"
+		"                         samples user space only, NAME:k the kernel only;\n"
+		"                         SYSTEM:EVENT is a tracepoint (e.g. sched:sched_switch),\n"
+		"                         sampled at every hit unless -F or -c is given. Repeat -e\n"
+		"                         or give a comma list to record several events at once\n"
 		"  -F, --freq HZ          samples per second per CPU (default 4000; capped to\n"
 		"                         kernel.perf_event_max_sample_rate)\n"
-		"  -c, --count PERIOD     sample every PERIOD events instead of a frequency\n"
+		"  -c, --count PERIOD     sample every PERIOD events instead of a frequency (not\n"
+		"                         with -F)\n"
 		"  -g                     record callchains, kernel and user (--call-graph dwarf)\n"
 		"      --call-graph MODE  record callchains: 'dwarf[,SIZE]' unwinds each user stack\n"
 		"                         while recording from a SIZE-byte copy (default 8192, at\n"
@@ -152,7 +163,9 @@ static void usage(FILE *f)
 		"                         (default 60; bounds what a damaged frame costs)\n"
 		"  -q, --quiet            no notes and no summary line\n"
 		"\n"
-		"  -l, --list-events      list the events -e accepts\n"
+		"  -l, --list-events [GLOB]  list the events -e accepts, marking those this machine\n"
+		"                         cannot open; with GLOB (e.g. 'sched:*', or 'tracepoints'\n"
+		"                         for all) the matching events and tracepoints\n"
 		"  -h, --help             this help\n"
 		"  -V, --version          version\n"
 		"\n"
@@ -161,10 +174,63 @@ static void usage(FILE *f)
 		"readable (`ringprof report -i FILE --stats`).\n");
 }
 
-static void list_events(void)
+/* Why event d cannot be opened here, or NULL when it can. */
+static const char *cannot_open(const struct evsel_def *d, char *buf, size_t size)
 {
-	for (const struct evsel_def *d = evsel_table(); d->name; d++)
-		printf("  %-18s %s\n", d->name, d->help);
+	int rc = evsel_probe(d);
+
+	if (rc == 0)
+		return NULL;
+	if (evsel_is_unsupported(rc) && d->type == PERF_TYPE_HARDWARE)
+		return "not supported here: no hardware PMU";
+	if (evsel_is_unsupported(rc))
+		snprintf(buf, size, "not supported here: %s", strerror(-rc));
+	else if (rc == -EACCES || rc == -EPERM)
+		snprintf(buf, size, "not allowed: kernel.perf_event_paranoid is 3 or more");
+	else
+		snprintf(buf, size, "cannot open here: %s", strerror(-rc));
+	return buf;
+}
+
+static int print_tracepoint(const char *sys, const char *name, void *arg)
+{
+	const char *glob = arg;
+	char full[300];
+
+	snprintf(full, sizeof(full), "%s:%s", sys, name);
+	if (!glob || fnmatch(glob, full, 0) == 0)
+		printf("  %-40s tracepoint\n", full);
+	return 0;
+}
+
+/* --list-events [GLOB]: the table (marking what cannot open here) and how to list
+ * tracepoints; with GLOB, the table's and tracefs' names that match it. */
+static int list_events(const char *glob)
+{
+	char why[512], buf[128];
+	bool all_tp = glob && strcmp(glob, "tracepoints") == 0;
+	int rc;
+
+	for (const struct evsel_def *d = evsel_table(); d->name && !all_tp; d++) {
+		const char *no = cannot_open(d, buf, sizeof(buf));
+
+		if (glob && fnmatch(glob, d->name, 0) != 0)
+			continue;
+		printf("  %-18s %s%s%s%s\n", d->name, d->help, no ? "  [" : "", no ? no : "",
+		       no ? "]" : "");
+	}
+	if (!glob) {
+		printf("\nModifiers: NAME:u (user space only), NAME:k (kernel only).\n"
+		       "Tracepoints: -e SYSTEM:EVENT (e.g. sched:sched_switch); list them with\n"
+		       "  ringprof record --list-events tracepoints, or a glob such as 'sched:*'\n");
+		return EXIT_SUCCESS;
+	}
+	rc = tracefs_for_each(print_tracepoint, all_tp ? NULL : (void *)glob, why, sizeof(why));
+	if (rc < 0 && (all_tp || strchr(glob, ':'))) {
+		fprintf(stderr, PROG ": %s\n", why);
+		return EXIT_FAILURE;
+	}
+	return EXIT_SUCCESS;
 }
 
 static int parse_pids(const char *s, pid_t *pids, size_t *n)
@@ -283,7 +349,21 @@ static int parse_ids(struct args *a, int c, const char *arg)
 	return 0;
 }
 
-/* One option into a; -l, -h and -V end the program here. 0, or the exit status after saying
+/* -e NAME: added to the comma list perf's repeated -e make. 0, or the exit status (said). */
+static int add_event(struct args *a, const char *arg)
+{
+	size_t len = strlen(a->events);
+
+	if (len + 1 + strlen(arg) >= sizeof(a->events)) {
+		fprintf(stderr, PROG ": too many events (-e)\n");
+		return EXIT_USAGE;
+	}
+	snprintf(a->events + len, sizeof(a->events) - len, "%s%s", len ? "," : "", arg);
+	a->o.event = a->events;
+	return 0;
+}
+
+/* One option into a; -h and -V end the program here. 0, or the exit status after saying
  * what is wrong. */
 static int parse_option(struct args *a, int c, const char *arg)
 {
@@ -304,8 +384,7 @@ static int parse_option(struct args *a, int c, const char *arg)
 	case 't':
 		return parse_ids(a, c, arg);
 	case 'e':
-		a->o.event = arg;
-		break;
+		return add_event(a, arg);
 	case 'F':
 		if (util_parse_u64(arg, &a->o.freq) < 0 || a->o.freq == 0) {
 			fprintf(stderr, PROG ": invalid frequency '%s' (expected Hz, e.g. 999)\n",
@@ -313,6 +392,7 @@ static int parse_option(struct args *a, int c, const char *arg)
 			return EXIT_USAGE;
 		}
 		a->o.period = 0;
+		a->freq_set = true;
 		break;
 	case 'c':
 		if (util_parse_u64(arg, &a->o.period) < 0 || a->o.period == 0) {
@@ -320,6 +400,7 @@ static int parse_option(struct args *a, int c, const char *arg)
 			return EXIT_USAGE;
 		}
 		a->o.freq = 0;
+		a->period_set = true;
 		break;
 	case 'g':
 		return parse_call_graph(a, "dwarf");
@@ -369,8 +450,8 @@ static int parse_option(struct args *a, int c, const char *arg)
 		a->quiet = true;
 		break;
 	case 'l':
-		list_events();
-		exit(EXIT_SUCCESS);
+		a->list = true;
+		break;
 	case 'h':
 		usage(stdout);
 		exit(EXIT_SUCCESS);
@@ -507,14 +588,21 @@ static int check_args(const struct args *a)
 			PROG ": -C selects CPUs for system-wide recording; use it with -a\n");
 		return EXIT_USAGE;
 	}
+	if (a->freq_set && a->period_set) {
+		fprintf(stderr, PROG ": -c PERIOD and -F HZ both set the sampling rate; give one\n");
+		return EXIT_USAGE;
+	}
 	if (a->o.event) {
-		struct evsel_def d;
+		struct evset_event evs[EVSET_MAX_EVENTS];
+		char why[512];
+		size_t n;
+		int rc = evset_parse_events(a->o.event, evs, &n, why, sizeof(why));
 
-		if (evsel_lookup(a->o.event, &d) < 0) {
-			fprintf(stderr, PROG ": unknown event '%s'; known events:\n", a->o.event);
-			for (const struct evsel_def *e = evsel_table(); e->name; e++)
-				fprintf(stderr, "  %s\n", e->name);
-			return EXIT_USAGE;
+		if (rc < 0) {
+			fprintf(stderr, PROG ": %s\n", why);
+			return rc == -ENOENT || rc == -EINVAL || rc == -EOPNOTSUPP || rc == -E2BIG
+				   ? EXIT_USAGE
+				   : EXIT_FAILURE;
 		}
 	}
 	return 0;
@@ -601,8 +689,11 @@ static int parse_argv(struct args *a, int argc, char **argv)
 		if (r)
 			return r;
 	}
+	if (a->list)
+		exit(list_events(optind < argc ? argv[optind] : NULL));
 	if (optind < argc)
 		a->command = argv + optind;
+	a->o.rate_given = a->freq_set || a->period_set;
 	r = check_args(a);
 	return r ? r : check_lifecycle(a);
 }

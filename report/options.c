@@ -23,6 +23,9 @@ const char options_help_input[] =
 
 const char options_help_filters[] =
     "Filters:\n"
+    "      --event NAME        only the samples of event NAME, in a recording of several\n"
+    "                          (record -e A -e B); without it report prints one section per\n"
+    "                          event, as perf does\n"
     "      --pid PID[,PID]     only these processes\n"
     "      --tid TID[,TID]     only these threads\n"
     "      --comm NAME[,NAME]  only these command names\n"
@@ -261,6 +264,9 @@ int options_parse(struct options *o, int c, char *arg, char **argv)
 		return add_dir(o, arg) < 0 ? EXIT_FAILURE : 0;
 	case 'v':
 		o->verbose = true;
+		return 0;
+	case OPT_EVENT:
+		o->so.filter.event = arg;
 		return 0;
 	case OPT_NO_PAGER:
 		o->no_pager = true;

@@ -32,12 +32,14 @@ enum {
 	OPT_DIR,
 	OPT_MAX_STACK,
 	OPT_NO_PAGER,
+	OPT_EVENT,
 	OPT_OWN = 512,
 };
 
 /* The shared entries of a program's struct option table (short options: "i:v"). */
 #define OPTIONS_LONGOPTS                                                                           \
 	{ "input", required_argument, NULL, 'i' }, { "dir", required_argument, NULL, OPT_DIR },    \
+	    { "event", required_argument, NULL, OPT_EVENT },                                       \
 	    { "pid", required_argument, NULL, OPT_PID },                                           \
 	    { "tid", required_argument, NULL, OPT_TID },                                           \
 	    { "comm", required_argument, NULL, OPT_COMM },                                         \

@@ -51,7 +51,9 @@ static void usage(FILE *f)
 		"      --percent-limit PCT hide entries below PCT %%\n"
 		"      --stdio             accepted for perf's sake: the output is always text\n"
 		"      --folded            one line per unique stack: 'comm;outer;...;inner COUNT'\n"
-		"                          (flamegraph.pl, speedscope); kernel frames end in _[k]\n"
+		"                          (flamegraph.pl, speedscope); kernel frames end in _[k];\n"
+		"                          of a recording of several events, the first event's\n"
+		"                          (a note says so) unless --event picks one\n"
 		"      --stats             summarize each recording (header, frames, record counts\n"
 		"                          by type and CPU, lost and throttled totals)\n"
 		"      --dump              every record, one per line, in time order: the type name\n"
@@ -122,9 +124,12 @@ static int inspect(const struct options *o, bool stats, bool dump)
 		dump_filter_init(&df, &o->so.filter, reader_header(r));
 		while ((h = reader_next(r))) {
 			if (dump && dump_keep(&df, h, st))
-				dump_record(stdout, h, st);
+				dump_record(stdout, h, st,
+					    reader_n_events(r) > 1
+						? reader_event_name(r, reader_event(r))
+						: NULL);
 			if (stats)
-				filestats_add(s, h, st);
+				filestats_add(s, h, st, reader_event(r));
 		}
 		if (stats)
 			filestats_print(stdout, s, r, path);
@@ -403,8 +408,9 @@ static void note_moot(const struct session *s, const struct args *a)
 				     "equal Self: only Self is shown; record with -g\n");
 }
 
-/* The folded stacks, or the header and the table. 0 or -errno. */
-static int print_report(const struct session *s, const struct args *a)
+/* The folded stacks, or the header and the table (one section of several events: perf's
+ * "# Samples: N of event 'NAME'" line before it). 0 or -errno. */
+static int print_report(const struct session *s, const struct args *a, bool section)
 {
 	const struct rp_header_rec *h = session_header(s);
 	bool callchains = !h || (h->flags & RP_HDR_CALLCHAIN);
@@ -421,11 +427,15 @@ static int print_report(const struct session *s, const struct args *a)
 	if (a->folded)
 		return print_folded(stdout, s);
 	print_header(stdout, s, a->o.inputs, a->o.n_inputs);
+	if (section)
+		printf("# Samples: %" PRIu64 " of event '%s'\n#\n", session_totals(s)->samples,
+		       a->o.so.filter.event);
 	return print_flat(stdout, s, &po);
 }
 
-/* Read, symbolize and print; then the grouped warnings. The exit status. */
-static int report(struct args *a)
+/* Read, symbolize and print one report (one event's section with several events). The exit
+ * status. */
+static int report_one(struct args *a, bool section)
 {
 	struct session *s = options_session(&a->o);
 	int r;
@@ -442,12 +452,77 @@ static int report(struct args *a)
 		session_free(s);
 		return EXIT_FAILURE;
 	}
-	r = print_report(s, a);
+	r = print_report(s, a, section);
 	session_free(s);
 	if (r < 0) {
 		fprintf(stderr, PROG ": %s\n", strerror(-r));
 		return EXIT_FAILURE;
 	}
+	return EXIT_SUCCESS;
+}
+
+/* The events' names, "a, b, c", into buf. */
+static const char *event_list(const struct session_event *evs, size_t n, char *buf, size_t size)
+{
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < n && len < size; i++)
+		len += (size_t)snprintf(buf + len, size - len, "%s%s", i ? ", " : "", evs[i].name);
+	return buf;
+}
+
+/* Every event's report (one section each, as perf), or the one --event picks; --folded of
+ * several events takes the first, with a note. The exit status. */
+static int report_events(struct args *a)
+{
+	struct session_event evs[RP_MAX_EVENTS];
+	char names[1024];
+	size_t n = 0;
+	int r = EXIT_SUCCESS;
+
+	if (session_list_events(a->o.inputs, a->o.n_inputs, evs, RP_MAX_EVENTS, &n) < 0) {
+		fprintf(stderr, PROG ": out of memory\n");
+		return EXIT_FAILURE;
+	}
+	if (a->o.so.filter.event) {
+		for (size_t i = 0; i < n; i++)
+			if (strcmp(evs[i].name, a->o.so.filter.event) == 0)
+				return report_one(a, false);
+		fprintf(stderr, PROG ": no event '%s' in the recording%s; %s: %s\n",
+			a->o.so.filter.event, a->o.n_inputs > 1 ? "s" : "",
+			n > 1 ? "they have" : "it has",
+			n ? event_list(evs, n, names, sizeof(names)) : "none readable");
+		return EXIT_USAGE;
+	}
+	if (n < 2)
+		return report_one(a, false);
+	if (a->folded) {
+		fprintf(stderr,
+			PROG
+			": note: the recording has %zu events (%s); --folded shows '%s' — pick "
+			"another with --event NAME\n",
+			n, event_list(evs, n, names, sizeof(names)), evs[0].name);
+		a->o.so.filter.event = evs[0].name;
+		return report_one(a, false);
+	}
+	for (size_t i = 0; i < n && r == EXIT_SUCCESS; i++) {
+		if (i)
+			printf("\n");
+		a->o.so.filter.event = evs[i].name;
+		r = report_one(a, true);
+	}
+	a->o.so.filter.event = NULL;
+	return r;
+}
+
+/* Read, symbolize and print; then the grouped warnings. The exit status. */
+static int report(struct args *a)
+{
+	int r = report_events(a);
+
+	if (r != EXIT_SUCCESS)
+		return r;
 	fflush(stdout);
 	options_warn_done(&a->o);
 	return EXIT_SUCCESS;

@@ -381,7 +381,7 @@ static void test_written_as_needed(void)
 	close(kfd);
 	CHECK_INT(ksyms_read(ksp, &ks), 0);
 	CHECK_INT(ks.n, 6);
-	e = encoder_new(1, &ks);
+	e = encoder_new(1, 1, &ks);
 	if (!CHECK(e) || !CHECK_INT(writer_fdopen(fd, 3, &w), 0))
 		return;
 	hr.time = 100;
@@ -392,14 +392,14 @@ static void test_written_as_needed(void)
 	writer_set_safe_time(w, 100);
 	writer_add(w, &hr, sizeof(hr));
 	encoder_begin(e, w);
-	CHECK(encoder_add(e, 0, &s1));
+	CHECK(encoder_add(e, 0, 0, &s1));
 	encoder_flush(e, 0);
 	/* after_d was written as leaf_d's bound; now a sample needs it by name. */
 	s2.id.time = 2000;
 	s2.ip = chain2[1];
 	s2.nr = 2;
 	s2.ips = chain2;
-	CHECK(encoder_add(e, 0, &s2));
+	CHECK(encoder_add(e, 0, 0, &s2));
 	encoder_flush(e, 0);
 	CHECK_INT(writer_close(w), 0);
 	encoder_free(e);

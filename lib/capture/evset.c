@@ -63,26 +63,42 @@ static uint32_t wakeup_bytes(const struct evset *e, uint64_t ring_bytes)
 	return (uint32_t)(ring_bytes / 4);
 }
 
-static void build_attr(struct evset *e)
+/* Whether an event of the set samples user space (then callchains copy the user stack). */
+static bool any_user(const struct evset *e)
 {
-	struct perf_event_attr *a = &e->attr;
-	uint64_t ring_bytes = (uint64_t)e->o.ring_pages * (uint64_t)sysconf(_SC_PAGESIZE);
+	for (size_t i = 0; i < e->n_events; i++)
+		if (!e->events[i].spec.exclude_user)
+			return true;
+	return false;
+}
+
+/* The attr of event i. All events share one sample_type, so that the records of a ring
+ * parse alike; with several, PERF_SAMPLE_IDENTIFIER tells their samples apart (as perf does)
+ * and only the first event asks for side-band. */
+static void build_attr_one(struct evset *e, size_t i, uint64_t ring_bytes)
+{
+	struct evset_event *ev = &e->events[i];
+	struct perf_event_attr *a = &ev->attr;
+	bool tp = ev->spec.type == PERF_TYPE_TRACEPOINT;
 
 	memset(a, 0, sizeof(*a));
 	a->size = sizeof(*a);
-	a->type = e->ev.type;
-	a->config = e->ev.config;
-	if (e->o.freq) {
+	a->type = ev->spec.type;
+	a->config = ev->spec.config;
+	/* A tracepoint samples every hit unless a rate was asked for, as perf does. */
+	ev->freq = tp && !e->o.rate_given ? 0 : e->o.freq;
+	ev->period = tp && !e->o.rate_given ? 1 : e->o.period;
+	if (ev->freq) {
 		a->freq = 1;
-		a->sample_freq = e->o.freq;
+		a->sample_freq = ev->freq;
 	} else {
-		a->sample_period = e->o.period;
+		a->sample_period = ev->period;
 	}
 	a->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
-			 PERF_SAMPLE_PERIOD;
+			 PERF_SAMPLE_PERIOD | (e->n_events > 1 ? PERF_SAMPLE_IDENTIFIER : 0);
 	if (e->o.callchain)
 		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
-	if (e->o.callchain && e->o.stack_user) {
+	if (e->o.callchain && e->o.stack_user && any_user(e)) {
 		/* The user part is unwound from the registers and a copy of the stack. */
 		a->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
 		a->sample_regs_user = UNWINDER_REGS_MASK;
@@ -91,32 +107,48 @@ static void build_attr(struct evset *e)
 	}
 	a->read_format = PERF_FORMAT_ID | (e->format_lost ? PERF_FORMAT_LOST : 0);
 	a->disabled = 1;
-	a->mmap = 1;
-	a->mmap2 = 1;
-	a->comm = 1;
-	a->comm_exec = 1;
-	a->task = 1;
+	if (i == 0) {
+		a->mmap = 1;
+		a->mmap2 = 1;
+		a->comm = 1;
+		a->comm_exec = 1;
+		a->task = 1;
+		a->build_id = e->build_id;
+		a->context_switch = e->o.switch_events;
+	}
 	a->sample_id_all = 1;
-	a->build_id = e->build_id;
-	a->context_switch = e->o.switch_events;
 	a->use_clockid = 1;
 	a->clockid = CLOCK_MONOTONIC;
 	a->watermark = 1;
 	a->wakeup_watermark = wakeup_bytes(e, ring_bytes);
-	a->exclude_kernel = !e->kernel;
+	/* Tracepoints fire in the kernel: excluding it would drop every sample. */
+	a->exclude_kernel = !tp && (!e->kernel || ev->spec.exclude_kernel);
+	a->exclude_user = ev->spec.exclude_user;
 	a->exclude_hv = 1;
-	a->exclude_callchain_kernel = !e->kernel;
+	a->exclude_callchain_kernel = a->exclude_kernel;
+	a->exclude_callchain_user |= ev->spec.exclude_user;
+	a->precise_ip = ev->spec.precise_ip;
 	a->inherit = e->o.target != RECORDER_SYSTEM;
 	a->enable_on_exec = e->o.target == RECORDER_COMMAND && !e->o.start_disabled;
 }
 
-static int add_fd(struct evset *e, int fd, size_t cpu_idx)
+static void build_attr(struct evset *e)
+{
+	uint64_t ring_bytes = (uint64_t)e->o.ring_pages * (uint64_t)sysconf(_SC_PAGESIZE);
+
+	for (size_t i = 0; i < e->n_events; i++)
+		build_attr_one(e, i, ring_bytes);
+}
+
+static int add_fd(struct evset *e, int fd, size_t cpu_idx, size_t event)
 {
 	if (GROW(e->fds, e->cap_fds, e->n_fds + 1) < 0 ||
-	    GROW(e->fd_cpu, e->cap_fd_cpu, e->n_fds + 1) < 0)
+	    GROW(e->fd_cpu, e->cap_fd_cpu, e->n_fds + 1) < 0 ||
+	    GROW(e->fd_event, e->cap_fd_event, e->n_fds + 1) < 0)
 		return -ENOMEM;
 	e->fds[e->n_fds] = fd;
 	e->fd_cpu[e->n_fds] = (int)cpu_idx;
+	e->fd_event[e->n_fds] = (int)event;
 	e->n_fds++;
 	return 0;
 }
@@ -126,15 +158,22 @@ static const char *target_desc(const struct evset *e)
 	return e->o.target == RECORDER_SYSTEM ? "system-wide recording" : "recording that process";
 }
 
-/* Turn a failure of the first perf_event_open into advice. */
-static void explain(struct evset *e, int err, int cpu, char *buf, size_t n)
+/* Turn a failure of the first perf_event_open of event ev into advice. */
+static void explain(struct evset *e, const struct evset_event *ev, int err, int cpu, char *buf,
+		    size_t n)
 {
 	long paranoid = read_sysctl("perf_event_paranoid", 2);
 
 	switch (-err) {
 	case EACCES:
 	case EPERM:
-		if (e->o.target == RECORDER_SYSTEM)
+		if (ev->spec.type == PERF_TYPE_TRACEPOINT)
+			snprintf(buf, n,
+				 "permission denied for tracepoint '%s': tracepoints sample in the kernel, "
+				 "which needs kernel.perf_event_paranoid <= 1 (it is %ld) or CAP_PERFMON; run "
+				 "as root or grant CAP_PERFMON",
+				 ev->spec.name, paranoid);
+		else if (e->o.target == RECORDER_SYSTEM)
 			snprintf(buf, n,
 				 "permission denied for %s: kernel.perf_event_paranoid is %ld and this process lacks "
 				 "CAP_PERFMON (or CAP_SYS_ADMIN). Run as root, grant CAP_PERFMON, or lower the sysctl "
@@ -173,34 +212,42 @@ static void explain(struct evset *e, int err, int cpu, char *buf, size_t n)
 			 cpu, read_sysctl("perf_event_max_sample_rate", 0));
 		break;
 	default:
-		if (evsel_is_unsupported(err))
+		if (evsel_is_unsupported(err) && ev->spec.type == PERF_TYPE_HARDWARE)
 			snprintf(buf, n,
-				 "event '%s' is not supported on this machine (%s); try -e cpu-clock",
-				 e->event_name, strerror(-err));
+				 "event '%s' needs a hardware PMU and this machine has none (a virtual "
+				 "machine, or a CPU the kernel has no PMU driver for); try -e cpu-clock",
+				 ev->spec.name);
+		else if (evsel_is_unsupported(err))
+			snprintf(buf, n, "event '%s' cannot be sampled on this machine (%s)",
+				 ev->spec.name, strerror(-err));
 		else
 			snprintf(buf, n, "perf_event_open failed on CPU %d: %s", cpu,
 				 strerror(-err));
 	}
 }
 
-/* The first open decides the attr: each failure that perf knows how to work around is
- * worked around once, with a note, and the open is tried again. */
-static int open_probe(struct evset *e, pid_t pid, int cpu, char *why, size_t why_size)
+/* The first open of the first event decides the attr: each failure that perf knows how to
+ * work around is worked around once, with a note, and the open is tried again. The other
+ * events are opened with what it decided. */
+static int open_probe(struct evset *e, struct evset_event *ev, pid_t pid, int cpu, char *why,
+		      size_t why_size)
 {
 	for (;;) {
-		int fd = evsel_open(&e->attr, pid, cpu, -1);
+		int fd = evsel_open(&ev->attr, pid, cpu, -1);
+		bool tp = ev->spec.type == PERF_TYPE_TRACEPOINT;
 
 		if (fd >= 0)
 			return fd;
-		if (evsel_is_unsupported(fd) && !e->o.event && e->ev.type == PERF_TYPE_HARDWARE) {
-			/* The kernel says ENOENT (or ENODEV, EOPNOTSUPP), which printed as such
-			 * reads as a missing file: say what it means. */
+		if (ev != &e->events[0]) {
+			explain(e, ev, fd, cpu, why, why_size);
+			return fd;
+		}
+		if (evsel_is_unsupported(fd) && !e->o.event && ev->spec.type == PERF_TYPE_HARDWARE) {
 			evset_note(e,
 				   "no hardware PMU on this machine (as in most virtual machines): "
 				   "sampling on cpu-clock instead of cycles");
-			evsel_lookup("cpu-clock", &e->ev);
-			util_strlcpy(e->event_name, e->ev.name, sizeof(e->event_name));
-		} else if ((fd == -EACCES || fd == -EPERM) && e->kernel &&
+			evsel_parse("cpu-clock", &ev->spec, why, why_size);
+		} else if ((fd == -EACCES || fd == -EPERM) && e->kernel && !tp &&
 			   e->o.target != RECORDER_SYSTEM) {
 			evset_note(e,
 				   "kernel.perf_event_paranoid is %ld and no CAP_PERFMON: recording user space only, "
@@ -224,32 +271,35 @@ static int open_probe(struct evset *e, pid_t pid, int cpu, char *why, size_t why
 				e->format_lost =
 				    false; /* pre-6.0 kernel: LOST records are the only loss count */
 			} else {
-				explain(e, fd, cpu, why, why_size);
+				explain(e, ev, fd, cpu, why, why_size);
 				return fd;
 			}
 		} else {
-			explain(e, fd, cpu, why, why_size);
+			explain(e, ev, fd, cpu, why, why_size);
 			return fd;
 		}
 		build_attr(e);
 	}
 }
 
-static int open_one(struct evset *e, pid_t pid, size_t ci, char *why, size_t why_size)
+/* Event ev of CPU slot ci for pid: the CPU's first fd gets the ring, the others write to it. */
+static int open_event(struct evset *e, struct evset_event *ev, pid_t pid, size_t ci, char *why,
+		      size_t why_size)
 {
 	struct evcpu *c = &e->cpus[ci];
 	int fd, rc;
 
-	fd = e->n_fds == 0 ? open_probe(e, pid, c->cpu, why, why_size)
-			   : evsel_open(&e->attr, pid, c->cpu, -1);
+	fd = !ev->probed ? open_probe(e, ev, pid, c->cpu, why, why_size)
+			 : evsel_open(&ev->attr, pid, c->cpu, -1);
 	if (fd < 0) {
 		if (fd == -ESRCH && e->o.target == RECORDER_PIDS && e->n_fds)
 			return 0; /* a thread ended while we attached */
-		if (e->n_fds)
-			explain(e, fd, c->cpu, why, why_size);
+		if (ev->probed)
+			explain(e, ev, fd, c->cpu, why, why_size);
 		return fd;
 	}
-	rc = add_fd(e, fd, ci);
+	ev->probed = true;
+	rc = add_fd(e, fd, ci, (size_t)(ev - e->events));
 	if (rc < 0) {
 		close(fd);
 		snprintf(why, why_size, "out of memory");
@@ -281,6 +331,18 @@ static int open_one(struct evset *e, pid_t pid, size_t ci, char *why, size_t why
 		snprintf(why, why_size, "cannot share the ring of CPU %d: %s", c->cpu,
 			 strerror(errno));
 		return rc;
+	}
+	return 0;
+}
+
+/* Every event of the set on CPU slot ci for pid. */
+static int open_one(struct evset *e, pid_t pid, size_t ci, char *why, size_t why_size)
+{
+	for (size_t i = 0; i < e->n_events; i++) {
+		int rc = open_event(e, &e->events[i], pid, ci, why, why_size);
+
+		if (rc < 0)
+			return rc;
 	}
 	return 0;
 }
@@ -392,7 +454,8 @@ static int open_system(struct evset *e, char *why, size_t why_size)
 			continue; /* one note per reason */
 		failed_cpu_list(e, fails, fails[ci], cpus, sizeof(cpus));
 		evset_note(e, "%s: cannot open %s: %s; recording the other CPUs only (%zu of %zu)",
-			   cpus, e->event_name, strerror(-fails[ci]), n_asked - n_fails, n_asked);
+			   cpus, e->events[0].spec.name, strerror(-fails[ci]), n_asked - n_fails,
+			   n_asked);
 	}
 	drop_unopened_cpus(e);
 out:
@@ -474,6 +537,96 @@ static int choose_cpus(struct evset *e, const struct recorder_opts *o, char *why
 	return 0;
 }
 
+int evset_parse_events(const char *list, struct evset_event *events, size_t *ret_n, char *why,
+		       size_t why_size)
+{
+	char spec[EVSEL_MAX_SPEC + 1];
+	size_t n = 0;
+
+	for (const char *p = list;; p++) {
+		size_t len = strcspn(p, ",");
+		int rc;
+
+		if (len == 0 || len > EVSEL_MAX_SPEC) {
+			snprintf(why, why_size, "%s event in the list '%s'",
+				 len ? "too long an" : "an empty", list);
+			return -EINVAL;
+		}
+		if (n == EVSET_MAX_EVENTS) {
+			snprintf(why, why_size,
+				 "more than %d events given; ringprof records at most %d",
+				 EVSET_MAX_EVENTS, EVSET_MAX_EVENTS);
+			return -E2BIG;
+		}
+		memcpy(spec, p, len);
+		spec[len] = '\0';
+		memset(&events[n], 0, sizeof(events[n]));
+		rc = evsel_parse(spec, &events[n].spec, why, why_size);
+		if (rc < 0)
+			return rc;
+		for (size_t i = 0; i < n; i++)
+			if (strcmp(events[i].spec.name, events[n].spec.name) == 0) {
+				snprintf(why, why_size, "event '%s' is given twice", spec);
+				return -EINVAL;
+			}
+		n++;
+		p += len;
+		if (!*p)
+			break;
+	}
+	*ret_n = n;
+	return 0;
+}
+
+static int cmp_id(const void *a, const void *b)
+{
+	const struct evset_id *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* Every fd's id, sorted, for evset_event_of(). */
+static int collect_ids(struct evset *e, char *why, size_t why_size)
+{
+	for (size_t i = 0; i < e->n_fds; i++) {
+		uint64_t id;
+
+		if (ioctl(e->fds[i], PERF_EVENT_IOC_ID, &id) < 0) {
+			int rc = -errno;
+
+			snprintf(why, why_size, "cannot read an event's id (PERF_EVENT_IOC_ID): %s",
+				 strerror(errno));
+			return rc;
+		}
+		if (GROW(e->ids, e->cap_ids, e->n_ids + 1) < 0) {
+			snprintf(why, why_size, "out of memory");
+			return -ENOMEM;
+		}
+		e->ids[e->n_ids++] = (struct evset_id){ id, (uint32_t)e->fd_event[i] };
+	}
+	qsort(e->ids, e->n_ids, sizeof(*e->ids), cmp_id);
+	return 0;
+}
+
+int evset_event_of(const struct evset *e, uint64_t id)
+{
+	size_t lo = 0, hi = e->n_ids;
+
+	if (e->n_events == 1)
+		return 0;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (e->ids[mid].id == id)
+			return (int)e->ids[mid].event;
+		if (e->ids[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
 int evset_open(struct evset *e, const struct recorder_opts *o, char *why, size_t why_size)
 {
 	int rc;
@@ -482,12 +635,10 @@ int evset_open(struct evset *e, const struct recorder_opts *o, char *why, size_t
 	e->kernel = true;
 	e->build_id = true;
 	e->format_lost = true;
-	rc = evsel_lookup(o->event ? o->event : "cycles", &e->ev);
-	if (rc < 0) {
-		snprintf(why, why_size, "unknown event '%s' (see --list-events)", o->event);
+	rc = evset_parse_events(o->event ? o->event : "cycles", e->events, &e->n_events, why,
+				why_size);
+	if (rc < 0)
 		return rc;
-	}
-	util_strlcpy(e->event_name, e->ev.name, sizeof(e->event_name));
 	if (!e->o.ring_pages)
 		/* A sample with a stack copy takes the copy's size in the ring. */
 		e->o.ring_pages =
@@ -507,7 +658,10 @@ int evset_open(struct evset *e, const struct recorder_opts *o, char *why, size_t
 	if (rc < 0)
 		return rc;
 	build_attr(e);
-	return open_events(e, why, why_size);
+	rc = open_events(e, why, why_size);
+	if (rc == 0 && e->n_events > 1)
+		rc = collect_ids(e, why, why_size);
+	return rc;
 }
 
 void evset_done(struct evset *e)
@@ -518,10 +672,14 @@ void evset_done(struct evset *e)
 		close(e->fds[i]);
 	free(e->fds);
 	free(e->fd_cpu);
+	free(e->fd_event);
+	free(e->ids);
 	free(e->cpus);
-	e->fds = e->fd_cpu = NULL;
+	e->fds = e->fd_cpu = e->fd_event = NULL;
+	e->ids = NULL;
 	e->cpus = NULL;
-	e->n_fds = e->n_cpus = e->cap_fds = e->cap_fd_cpu = 0;
+	e->n_fds = e->n_cpus = e->cap_fds = e->cap_fd_cpu = e->cap_fd_event = 0;
+	e->n_ids = e->cap_ids = 0;
 }
 
 int evset_enable(struct evset *e)

@@ -58,7 +58,10 @@ struct recorder {
 	const void *vdso; /* this process's vdso image, written into every file; or NULL */
 	size_t vdso_size;
 	struct encoder *enc;  /* NULL: samples are stored as the kernel wrote them */
-	uint64_t sample_type; /* of the stored samples (the stack copy is not stored) */
+	uint64_t ring_type;   /* of the records in the rings */
+	uint64_t sample_type; /* of the stored records (neither the stack copy nor, with several
+			       * events, PERF_SAMPLE_IDENTIFIER is stored) */
+	bool strip_ident;     /* several events: side-band loses its trailing identifier */
 	struct unwinder *unw; /* --call-graph dwarf: unwinds user stacks while recording */
 	unsigned unw_gen;     /* the helper whose socket is in the epoll set (unwinder_fd_gen) */
 	bool unw_readable;    /* epoll reported its socket since the last drain pass */
@@ -140,11 +143,13 @@ int recorder_new(const struct recorder_opts *o, struct recorder **ret, char *why
 	if (procfs_self_vdso(&r->vdso, &r->vdso_size) < 0 || r->vdso_size > RP_IMAGE_MAX)
 		r->vdso = NULL;
 	r->cpus = calloc(r->ev.n_cpus ? r->ev.n_cpus : 1, sizeof(*r->cpus));
-	r->sample_type =
-	    r->ev.attr.sample_type & ~(uint64_t)(PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER);
+	r->ring_type = r->ev.events[0].attr.sample_type;
+	r->sample_type = r->ring_type & ~(uint64_t)(PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER |
+						    PERF_SAMPLE_IDENTIFIER);
+	r->strip_ident = r->ring_type & PERF_SAMPLE_IDENTIFIER;
 	if (compact_sample_type_ok(r->sample_type))
-		r->enc = encoder_new(r->ev.n_cpus, &r->ksyms);
-	if (r->ev.attr.sample_type & PERF_SAMPLE_STACK_USER)
+		r->enc = encoder_new(r->ev.n_cpus, r->ev.n_events, &r->ksyms);
+	if (r->ring_type & PERF_SAMPLE_STACK_USER)
 		rc = start_unwinder(r, why, why_size);
 	if (!r->cpus || (compact_sample_type_ok(r->sample_type) && !r->enc) || rc < 0) {
 		rc = -ENOMEM;
@@ -185,12 +190,22 @@ const char *recorder_note(const struct recorder *r, size_t i)
 
 const char *recorder_event_name(const struct recorder *r)
 {
-	return r->ev.event_name;
+	return r->ev.events[0].spec.name;
+}
+
+size_t recorder_n_events(const struct recorder *r)
+{
+	return r->ev.n_events;
+}
+
+const char *recorder_event(const struct recorder *r, size_t i)
+{
+	return i < r->ev.n_events ? r->ev.events[i].spec.name : NULL;
 }
 
 uint64_t recorder_freq(const struct recorder *r)
 {
-	return r->ev.o.freq;
+	return r->ev.events[0].freq;
 }
 
 const struct unwinder_stats *recorder_unwind_stats(const struct recorder *r)
@@ -212,6 +227,7 @@ int recorder_epoll_fd(const struct recorder *r)
 static void write_header(struct recorder *r)
 {
 	const struct evset *e = &r->ev;
+	const struct evset_event *ev0 = &e->events[0];
 	size_t clen = e->o.cmdline ? strlen(e->o.cmdline) : 0;
 	size_t size = (sizeof(struct rp_header_rec) + clen + 1 + 7) / 8 * 8;
 	struct rp_header_rec *h;
@@ -231,11 +247,12 @@ static void write_header(struct recorder *r)
 	h->time = r->t_start;
 	memcpy(h->magic, RP_HEADER_MAGIC, 8);
 	h->major = RP_FORMAT_MAJOR;
-	h->minor = RP_FORMAT_MINOR;
+	h->minor = e->n_events > 1 ? RP_FORMAT_MINOR_EVENTS : RP_FORMAT_MINOR;
 	h->flags = (e->o.target == RECORDER_SYSTEM ? RP_HDR_SYSTEM_WIDE : 0) |
-		   (e->kernel ? RP_HDR_KERNEL : 0) | (e->o.callchain ? RP_HDR_CALLCHAIN : 0) |
+		   (!ev0->attr.exclude_kernel ? RP_HDR_KERNEL : 0) |
+		   (e->o.callchain ? RP_HDR_CALLCHAIN : 0) |
 		   (e->o.switch_events ? RP_HDR_SWITCH : 0) | (e->build_id ? RP_HDR_BUILD_ID : 0) |
-		   (e->o.freq ? RP_HDR_FREQ : 0) | (r->unw ? RP_HDR_UNWIND : 0) |
+		   (ev0->freq ? RP_HDR_FREQ : 0) | (r->unw ? RP_HDR_UNWIND : 0) |
 		   (e->o.target == RECORDER_COMMAND ? RP_HDR_COMMAND : 0);
 	if (r->ksyms.n)
 		h->flags |= r->enc ? RP_HDR_KSYMS_USED : RP_HDR_KSYMS;
@@ -246,13 +263,13 @@ static void write_header(struct recorder *r)
 	h->page_size = (uint32_t)sysconf(_SC_PAGESIZE);
 	h->sample_type = r->sample_type;
 	h->freq_requested = e->freq_requested;
-	h->freq = e->o.freq;
-	h->period = e->o.freq ? 0 : e->o.period;
-	h->event_type = e->attr.type;
-	h->event_config = e->attr.config;
-	h->attr_size = sizeof(e->attr) <= sizeof(h->attr) ? sizeof(e->attr) : sizeof(h->attr);
-	memcpy(h->attr, &e->attr, h->attr_size);
-	util_strlcpy(h->event_name, e->event_name, sizeof(h->event_name));
+	h->freq = ev0->freq;
+	h->period = ev0->freq ? 0 : ev0->period;
+	h->event_type = ev0->attr.type;
+	h->event_config = ev0->attr.config;
+	h->attr_size = sizeof(ev0->attr) <= sizeof(h->attr) ? sizeof(ev0->attr) : sizeof(h->attr);
+	memcpy(h->attr, &ev0->attr, h->attr_size);
+	util_strlcpy(h->event_name, ev0->spec.name, sizeof(h->event_name));
 	if (uname(&u) == 0) {
 		util_strlcpy(h->hostname, u.nodename, sizeof(h->hostname));
 		util_strlcpy(h->release, u.release, sizeof(h->release));
@@ -282,6 +299,32 @@ static void write_vdso(struct recorder *r)
 	memcpy(ir + 1, r->vdso, r->vdso_size);
 }
 
+/* With several events: the description of each but the first (format.h, version 2.1). */
+static void write_events(struct recorder *r)
+{
+	for (size_t i = 1; i < r->ev.n_events; i++) {
+		const struct evset_event *ev = &r->ev.events[i];
+		struct rp_event_rec *er = writer_reserve(r->w, sizeof(*er));
+
+		if (!er)
+			return;
+		memset(er, 0, sizeof(*er));
+		er->hdr.type = RP_REC_EVENT;
+		er->hdr.size = sizeof(*er);
+		er->time = r->t_start;
+		er->index = (uint32_t)i;
+		er->n_events = (uint32_t)r->ev.n_events;
+		er->event_type = ev->attr.type;
+		er->event_config = ev->attr.config;
+		er->freq = ev->freq;
+		er->period = ev->freq ? 0 : ev->period;
+		er->attr_size =
+		    sizeof(ev->attr) <= sizeof(er->attr) ? sizeof(ev->attr) : sizeof(er->attr);
+		memcpy(er->attr, &ev->attr, er->attr_size);
+		util_strlcpy(er->event_name, ev->spec.name, sizeof(er->event_name));
+	}
+}
+
 static void drain_rings(void *arg);
 
 /* The head of a new file: header and kernel symbols, stamped now. */
@@ -295,6 +338,7 @@ static void begin_file(struct recorder *r, struct writer *w)
 	r->t_restack = r->t_start;
 	writer_set_safe_time(w, r->t_start);
 	write_header(r);
+	write_events(r);
 	write_vdso(r);
 	if (!r->enc)
 		ksyms_write_all(&r->ksyms, w, r->t_start);
@@ -308,7 +352,7 @@ static void synth_side_band(void *arg, const struct perf_event_header *h)
 {
 	struct recorder *r = arg;
 
-	unwinder_side_band(r->unw, h, r->ev.attr.sample_type);
+	unwinder_side_band(r->unw, h, r->sample_type);
 }
 
 /* What already runs, from /proc, stamped t, draining the rings between processes without
@@ -319,7 +363,7 @@ static void synth_state(struct recorder *r, uint64_t t, bool command)
 {
 	struct synth s;
 
-	synth_init(&s, r->w, r->ev.attr.sample_type, t);
+	synth_init(&s, r->w, r->sample_type, t);
 	s.tick = drain_rings;
 	s.tick_arg = r;
 	if (r->unw) {
@@ -367,8 +411,9 @@ int recorder_enable(struct recorder *r)
 static void emit_sample(void *arg, size_t ci, const struct perfrec_sample *s)
 {
 	struct recorder *r = arg;
+	int ev = evset_event_of(&r->ev, s->identifier);
 
-	if (!encoder_add(r->enc, ci, s))
+	if (ev < 0 || !encoder_add(r->enc, ci, (size_t)ev, s))
 		r->ev.cpus[ci].ring.n_bad++;
 	r->cpus[ci].emitted = true;
 }
@@ -397,15 +442,40 @@ static bool take_unwound(struct recorder *r, size_t ci, const struct perf_event_
 	struct perfrec_user u;
 	bool held;
 
-	if (!r->enc ||
-	    perfrec_parse_sample_user(h, r->ev.attr.sample_type, UNWINDER_N_REGS, &s, &u) < 0) {
+	int ev;
+
+	if (!r->enc || perfrec_parse_sample_user(h, r->ring_type, UNWINDER_N_REGS, &s, &u) < 0 ||
+	    (ev = evset_event_of(&r->ev, s.identifier)) < 0) {
 		r->ev.cpus[ci].ring.n_bad++;
 		return true;
 	}
+	if (r->ev.events[ev].spec.exclude_user)
+		u.regs = NULL; /* :k beside events that copy user stacks: no user frames */
 	s.nr = unwinder_chain(r->unw, ci, &s, &u, r->chain, sizeof(r->chain) / 8, &held);
 	s.ips = r->chain;
 	if (!held)
 		emit_sample(r, ci, &s);
+	return true;
+}
+
+/* A sample (not unwound): into the encoder when it has exactly the compact layout. True when
+ * stored or dropped; false when it is to be stored as it is (one event only: a file with
+ * several has every sample in batches that say their event, so one that cannot be packed is
+ * dropped and counted as bad). */
+static bool take_sample(struct recorder *r, size_t ci, const struct perf_event_header *h)
+{
+	struct perfrec_sample s;
+	size_t fixed = r->strip_ident ? 56 : 48; /* the fields before the callchain */
+	int ev;
+
+	if (r->enc && perfrec_parse_sample(h, r->ring_type, &s) == 0 &&
+	    h->size == fixed + (s.ips ? 8 + s.nr * 8 : 0) &&
+	    (ev = evset_event_of(&r->ev, s.identifier)) >= 0 &&
+	    encoder_add(r->enc, ci, (size_t)ev, &s))
+		return true;
+	if (!r->strip_ident)
+		return false;
+	r->ev.cpus[ci].ring.n_bad++;
 	return true;
 }
 
@@ -414,7 +484,6 @@ static bool take_unwound(struct recorder *r, size_t ci, const struct perf_event_
 static bool take_record(struct recorder *r, size_t ci, const struct perf_event_header *h)
 {
 	struct counts *n = &r->cpus[ci].n;
-	struct perfrec_sample s;
 	struct perfrec_lost l;
 
 	switch (h->type) {
@@ -422,9 +491,7 @@ static bool take_record(struct recorder *r, size_t ci, const struct perf_event_h
 		n->samples++;
 		if (r->unw)
 			return take_unwound(r, ci, h);
-		/* Exactly the compact layout (a stray size is stored as it is). */
-		return r->enc && perfrec_parse_sample(h, r->ev.attr.sample_type, &s) == 0 &&
-		       h->size == 48 + (s.ips ? 8 + s.nr * 8 : 0) && encoder_add(r->enc, ci, &s);
+		return take_sample(r, ci, h);
 	case PERF_RECORD_LOST:
 		if (perfrec_parse_lost(h, &l) == 0)
 			n->lost += l.lost;
@@ -437,9 +504,28 @@ static bool take_record(struct recorder *r, size_t ci, const struct perf_event_h
 		break;
 	default: /* side-band: the unwinder follows the processes' mappings */
 		if (r->unw)
-			unwinder_side_band(r->unw, h, r->ev.attr.sample_type);
+			unwinder_side_band(r->unw, h, r->ring_type);
 	}
 	return false;
+}
+
+/* A record to be stored as the kernel wrote it; with several events, without the identifier
+ * that ends its sample_id trailer (the file's side-band has the header's layout). */
+static void store_record(struct recorder *r, size_t ci, const struct perf_event_header *h)
+{
+	struct perf_event_header *c;
+
+	if (!r->strip_ident) {
+		writer_add(r->w, h, h->size);
+		return;
+	}
+	if (h->size < sizeof(*h) + 8 || !(c = writer_reserve(r->w, h->size - 8u))) {
+		if (h->size < sizeof(*h) + 8)
+			r->ev.cpus[ci].ring.n_bad++;
+		return;
+	}
+	memcpy(c, h, h->size - 8u);
+	c->size = (uint16_t)(h->size - 8u);
 }
 
 /*
@@ -456,7 +542,7 @@ static void drain_ring(struct recorder *r, size_t ci)
 		return;
 	while ((h = ring_read_event(&c->ring))) {
 		if (!take_record(r, ci, h))
-			writer_add(r->w, h, h->size);
+			store_record(r, ci, h);
 	}
 	if (r->enc)
 		encoder_flush(r->enc, ci);

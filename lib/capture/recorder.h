@@ -23,9 +23,13 @@ enum recorder_target {
  * cpus, kallsyms and unwind_cache are used only during recorder_new().
  */
 struct recorder_opts {
-	const char *event; /* NULL: "cycles", falling back to cpu-clock without a PMU */
+	const char *event; /* NULL: "cycles", falling back to cpu-clock without a PMU; else one
+			    * event or a comma-separated list (evsel_parse() spellings: NAME,
+			    * NAME:u, SYSTEM:TRACEPOINT) */
 	uint64_t freq;	   /* Hz; 0 when period is used */
 	uint64_t period;
+	bool rate_given;     /* freq or period was asked for: tracepoints use it too (else they
+			      * sample every hit, period 1) */
 	bool callchain;	     /* callchains, kernel + user */
 	uint32_t stack_user; /* with callchain: user stacks are unwound while recording from a
 			      * copy of this many bytes (--call-graph dwarf,SIZE); 0: frame pointers */
@@ -66,8 +70,11 @@ size_t recorder_n_cpus(const struct recorder *r);
 /* One-line notes about choices made while opening (fallback event, capped frequency,
  * user-only mode, smaller rings); index past the end gives NULL. */
 const char *recorder_note(const struct recorder *r, size_t i);
-/* The effective event name and sampling frequency (0 in period mode). */
+/* The effective (first) event's name and sampling frequency (0 in period mode); the events
+ * recorded, 0 .. recorder_n_events() - 1 (NULL past the end). */
 const char *recorder_event_name(const struct recorder *r);
+size_t recorder_n_events(const struct recorder *r);
+const char *recorder_event(const struct recorder *r, size_t i);
 uint64_t recorder_freq(const struct recorder *r);
 
 /* Start writing to w: the header, the start-up synthesis (system-wide: every process and

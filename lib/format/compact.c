@@ -59,7 +59,7 @@ bool sbatch_add(struct sbatch *b, uint32_t cpu, uint64_t time, uint32_t pid, uin
 		b->t_first = time;
 		b->period = 0;
 		b->n_mru = 0;
-	} else if (b->cpu != cpu || sizeof(struct rp_samples_rec) + COLUMNS_OVERHEAD + b->len[0] +
+	} else if (b->cpu != cpu || sizeof(struct rp_evsamples_rec) + COLUMNS_OVERHEAD + b->len[0] +
 					    b->len[1] + b->len[2] + b->len[3] + SAMPLE_MAX_BYTES >
 					SBATCH_MAX) {
 		return false;
@@ -97,7 +97,8 @@ bool sbatch_add(struct sbatch *b, uint32_t cpu, uint64_t time, uint32_t pid, uin
 const struct perf_event_header *sbatch_finish(struct sbatch *b)
 {
 	struct rp_samples_rec *r = (void *)b->buf;
-	unsigned char *p = b->buf + sizeof(*r);
+	struct rp_evsamples_rec *er = (void *)b->buf;
+	unsigned char *p = b->buf + (b->event ? sizeof(*er) : sizeof(*r));
 	size_t size;
 
 	if (!b->n)
@@ -110,12 +111,16 @@ const struct perf_event_header *sbatch_finish(struct sbatch *b)
 	}
 	size = ((size_t)(p - b->buf) + 7) & ~(size_t)7;
 	memset(p, 0, size - (size_t)(p - b->buf));
-	r->hdr.type = RP_REC_SAMPLES;
+	r->hdr.type = b->event ? RP_REC_EVSAMPLES : RP_REC_SAMPLES;
 	r->hdr.misc = 0;
 	r->hdr.size = (uint16_t)size;
 	r->time = b->t_first;
 	r->cpu = b->cpu;
 	r->n = b->n;
+	if (b->event) {
+		er->event = b->event;
+		er->reserved = 0;
+	}
 	b->n = 0;
 	return &r->hdr;
 }
@@ -203,14 +208,22 @@ static inline int get_varint(const unsigned char **pp, const unsigned char *end,
 int sbatch_read_init(struct sbatch_reader *br, const struct perf_event_header *h)
 {
 	struct rp_samples_rec r;
+	struct rp_evsamples_rec er = { .event = 0 };
+	size_t fixed = h->type == RP_REC_EVSAMPLES ? sizeof(er) : sizeof(r);
 	const unsigned char *p, *end = (const unsigned char *)h + h->size;
 	uint64_t len[3];
 
-	if (h->size < sizeof(r))
+	if (h->size < fixed)
 		return -EINVAL;
 	memcpy(&r, h, sizeof(r));
+	if (h->type == RP_REC_EVSAMPLES) {
+		memcpy(&er, h, sizeof(er));
+		if (er.event == 0 || er.event >= RP_MAX_EVENTS)
+			return -EINVAL;
+	}
 	memset(br, 0, sizeof(*br));
-	p = (const unsigned char *)h + sizeof(r);
+	br->event = er.event;
+	p = (const unsigned char *)h + fixed;
 	for (int c = 0; c < 3; c++)
 		if (get_varint(&p, end, &len[c]) < 0 || len[c] > (uint64_t)(end - p))
 			return -EINVAL;

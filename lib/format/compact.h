@@ -54,6 +54,8 @@ int kbatch_read_next(struct kbatch_reader *br, struct kbatch_stack *ret);
 struct sbatch {
 	uint32_t n; /* samples in the batch; 0: empty */
 	uint32_t cpu;
+	uint32_t event; /* set by the owner: 0 is sealed as RP_REC_SAMPLES, others as
+			 * RP_REC_EVSAMPLES */
 	uint64_t t_first, t_prev;
 	uint32_t pid, tid;
 	uint64_t period;
@@ -84,6 +86,7 @@ struct compact_sample {
 struct sbatch_reader {
 	const unsigned char *p[4], *end[4];
 	uint32_t left, cpu;
+	uint32_t event; /* 0 for RP_REC_SAMPLES */
 	uint64_t time;
 	uint32_t pid, tid;
 	uint64_t period;
@@ -92,7 +95,7 @@ struct sbatch_reader {
 	bool have_task;
 };
 
-/* 0, or -EINVAL when h is too short to be a batch. */
+/* A SAMPLES or EVSAMPLES batch: 0, or -EINVAL when h is too short to be one. */
 int sbatch_read_init(struct sbatch_reader *br, const struct perf_event_header *h);
 /* 1 and *ret, 0 after the last sample, -EINVAL when the rest of the batch is malformed. */
 int sbatch_read_next(struct sbatch_reader *br, struct compact_sample *ret);

@@ -146,13 +146,15 @@ void decoder_take_samples(struct decoder *d, const struct perf_event_header *h, 
 					    cs.period,
 					    k ? k->nr - 1 : 0,
 					    k ? d->words + k->off + 1 : NULL,
-					    k ? k->misc : PERF_RECORD_MISC_USER };
+					    k ? k->misc : PERF_RECORD_MISC_USER,
+					    0 };
 		size_t size = size0 + (st & PERF_SAMPLE_CALLCHAIN ? 8 * s.nr : 0);
 		void *p = order_reserve(o, size);
 
 		if (p)
 			perfrec_sample_write(p, size, st, &s);
-		if (!p || order_commit(o, cs.time, size, k ? idx - 1 : READER_NO_STACK) < 0) {
+		if (!p ||
+		    order_commit(o, cs.time, size, k ? idx - 1 : READER_NO_STACK, br.event) < 0) {
 			util_warnf(d->warn, d->warn_arg,
 				   "out of memory; samples of frame %llu skipped",
 				   (unsigned long long)seq);

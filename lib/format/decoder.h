@@ -38,7 +38,8 @@ void decoder_done(struct decoder *d);
 
 /* Take the definitions of a STACKS batch found in frame seq. */
 void decoder_take_stacks(struct decoder *d, const struct perf_event_header *h, uint64_t seq);
-/* Rebuild the samples of a SAMPLES batch found in frame seq, of a recording whose samples
+/* Rebuild the samples of a SAMPLES or EVSAMPLES batch found in frame seq (with their event
+ * index), of a recording whose samples
  * have sample_type, as pending records of o (their stack: an index into d->stacks, or
  * READER_NO_STACK when its definition was lost). */
 void decoder_take_samples(struct decoder *d, const struct perf_event_header *h,

@@ -144,10 +144,23 @@ static void dump_own(FILE *f, const struct perf_event_header *h)
 	const unsigned char *image;
 	const char *name;
 	size_t len;
+	struct rp_event_rec ev;
 
 	switch (h->type) {
 	case RP_REC_HEADER:
 		dump_header(f, h);
+		break;
+	case RP_REC_EVENT:
+		if (format_event(h, &ev) < 0) {
+			fputs(" (malformed)", f);
+			break;
+		}
+		put_time(f, ev.time);
+		fprintf(f,
+			" index=%u of=%u event=%s type=%u config=%" PRIu64 " freq=%" PRIu64
+			" period=%" PRIu64,
+			ev.index, ev.n_events, ev.event_name, ev.event_type, ev.event_config,
+			ev.freq, ev.period);
 		break;
 	case RP_REC_KSYMS:
 		memcpy(&k, h, h->size < sizeof(k) ? h->size : sizeof(k));
@@ -257,7 +270,7 @@ static void dump_sideband(FILE *f, const struct perf_event_header *h, uint64_t s
 	}
 }
 
-void dump_record(FILE *f, const struct perf_event_header *h, uint64_t st)
+void dump_record(FILE *f, const struct perf_event_header *h, uint64_t st, const char *event)
 {
 	const char *name = perfrec_type_name(h->type);
 	struct perfrec_id id;
@@ -267,6 +280,8 @@ void dump_record(FILE *f, const struct perf_event_header *h, uint64_t st)
 	else
 		fprintf(f, "UNKNOWN(%u)", h->type);
 	if (h->type == PERF_RECORD_SAMPLE) {
+		if (event)
+			fprintf(f, " event=%s", event);
 		dump_sample(f, h, st);
 	} else if (h->type >= RP_REC_BASE) {
 		dump_own(f, h);

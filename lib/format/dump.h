@@ -11,7 +11,8 @@ struct perf_event_header;
 
 /* Print h as "TYPE time cpu=N pid=P tid=T field=value ..." followed by a newline. Damaged
  * records are printed as "TYPE ... (malformed)" rather than skipped. */
-void dump_record(FILE *f, const struct perf_event_header *h, uint64_t sample_type);
+void dump_record(FILE *f, const struct perf_event_header *h, uint64_t sample_type,
+		 const char *event);
 
 /* Which records --dump prints: those whose identity (a sample's, or a side-band record's
  * sample_id) passes every list given (n_* 0: any) and the window [since, until] in the

@@ -22,8 +22,9 @@ struct encoder {
 	struct writer *w;
 	struct stacktab *stacks;
 	struct kbatch kb;	 /* stack definitions not written yet */
-	struct sbatch **batches; /* per CPU slot: samples being packed */
-	size_t n_cpus;
+	struct sbatch **batches; /* per CPU slot and event (ci * n_events + event): samples
+				  * being packed */
+	size_t n_cpus, n_events;
 	uint64_t frames_dropped; /* the writer's dropped_frames when last looked at */
 	/* Kernel symbols written to the current file as new stacks need them. */
 	const struct ksyms *ksyms;
@@ -33,7 +34,7 @@ struct encoder {
 	uint64_t pend_time; /* time of the sample that first needed a pending one */
 };
 
-struct encoder *encoder_new(size_t n_cpus, const struct ksyms *ksyms)
+struct encoder *encoder_new(size_t n_cpus, size_t n_events, const struct ksyms *ksyms)
 {
 	struct encoder *e = calloc(1, sizeof(*e));
 
@@ -41,15 +42,17 @@ struct encoder *encoder_new(size_t n_cpus, const struct ksyms *ksyms)
 		return NULL;
 	e->ksyms = ksyms;
 	e->n_cpus = n_cpus;
+	e->n_events = n_events ? n_events : 1;
 	e->stacks = stacktab_new(STACKS_MAX, STACK_WORDS_MAX);
-	e->batches = calloc(n_cpus ? n_cpus : 1, sizeof(*e->batches));
+	e->batches = calloc(n_cpus ? n_cpus * e->n_events : 1, sizeof(*e->batches));
 	if (!e->stacks || !e->batches)
 		return encoder_free(e);
-	for (size_t ci = 0; ci < n_cpus; ci++) {
-		e->batches[ci] = malloc(sizeof(struct sbatch)); /* untouched pages cost nothing */
-		if (!e->batches[ci])
+	for (size_t i = 0; i < n_cpus * e->n_events; i++) {
+		e->batches[i] = malloc(sizeof(struct sbatch)); /* untouched pages cost nothing */
+		if (!e->batches[i])
 			return encoder_free(e);
-		e->batches[ci]->n = 0;
+		e->batches[i]->n = 0;
+		e->batches[i]->event = (uint32_t)(i % e->n_events);
 	}
 	if (ksyms->n) {
 		e->ksym_done = calloc(ksyms->n, 1);
@@ -65,8 +68,8 @@ struct encoder *encoder_free(struct encoder *e)
 {
 	if (!e)
 		return NULL;
-	for (size_t ci = 0; e->batches && ci < e->n_cpus; ci++)
-		free(e->batches[ci]);
+	for (size_t i = 0; e->batches && i < e->n_cpus * e->n_events; i++)
+		free(e->batches[i]);
 	free(e->batches);
 	stacktab_free(e->stacks);
 	free(e->ksym_done);
@@ -176,9 +179,11 @@ void encoder_flush(struct encoder *e, size_t ci)
 		ksyms_write_some(e->ksyms, e->w, e->pend_time, e->ksym_pend, e->n_pend);
 		e->n_pend = 0;
 	}
-	h = sbatch_finish(e->batches[ci]);
-	if (h)
-		writer_add(e->w, h, h->size);
+	for (size_t ev = 0; ev < e->n_events; ev++) {
+		h = sbatch_finish(e->batches[ci * e->n_events + ev]);
+		if (h)
+			writer_add(e->w, h, h->size);
+	}
 }
 
 /* The id of s's stack, defined (and its kernel symbols queued) when new; -1 when too long. */
@@ -206,9 +211,9 @@ static int64_t stack_id(struct encoder *e, size_t ci, const struct perfrec_sampl
 	return id;
 }
 
-bool encoder_add(struct encoder *e, size_t ci, const struct perfrec_sample *s)
+bool encoder_add(struct encoder *e, size_t ci, size_t event, const struct perfrec_sample *s)
 {
-	struct sbatch *b = e->batches[ci];
+	struct sbatch *b = e->batches[ci * e->n_events + event];
 	int64_t id;
 
 	/* A frame that could not be written may have held stack definitions. */

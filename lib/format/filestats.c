@@ -58,7 +58,8 @@ static void print_unwind(FILE *f, const struct filestats *s)
 	fputc('\n', f);
 }
 
-void filestats_add(struct filestats *s, const struct perf_event_header *h, uint64_t st)
+void filestats_add(struct filestats *s, const struct perf_event_header *h, uint64_t st,
+		   uint32_t event)
 {
 	struct perfrec_id id = { 0 };
 	struct filestats_cpu *c = NULL;
@@ -72,7 +73,7 @@ void filestats_add(struct filestats *s, const struct perf_event_header *h, uint6
 		s->t_max = t;
 	if (h->type < 32)
 		s->by_type[h->type == PERF_RECORD_SWITCH_CPU_WIDE ? PERF_RECORD_SWITCH : h->type]++;
-	else if (h->type > RP_REC_BASE && h->type < RP_REC_BASE + 8)
+	else if (h->type > RP_REC_BASE && h->type < RP_REC_BASE + 16)
 		s->own[h->type - RP_REC_BASE]++;
 	else
 		s->unknown++;
@@ -104,6 +105,8 @@ void filestats_add(struct filestats *s, const struct perf_event_header *h, uint6
 	switch (h->type) {
 	case PERF_RECORD_SAMPLE:
 		s->samples++;
+		if (event < RP_MAX_EVENTS)
+			s->event_samples[event]++;
 		if (c)
 			c->samples++;
 		break;
@@ -210,7 +213,7 @@ static void print_records(FILE *f, const struct filestats *s, const struct reade
 		if (s->by_type[t])
 			fprintf(f, "    %-14s %12" PRIu64 "\n",
 				perfrec_type_name(t) ? perfrec_type_name(t) : "?", s->by_type[t]);
-	for (uint32_t t = 1; t < 8; t++)
+	for (uint32_t t = 1; t < 16; t++)
 		if (s->own[t])
 			fprintf(f, "    %-14s %12" PRIu64 "\n",
 				perfrec_type_name(RP_REC_BASE + t)
@@ -237,6 +240,22 @@ static void print_records(FILE *f, const struct filestats *s, const struct reade
 	}
 	if (s->synth.records)
 		fprintf(f, "    %-13s %12" PRIu64 "\n", "synthesized", s->synth.records);
+}
+
+/* With several events: each one's samples. */
+static void print_events(FILE *f, const struct filestats *s, struct reader *r)
+{
+	uint32_t n = reader_n_events(r);
+
+	if (n < 2)
+		return;
+	fprintf(f, "  events        %u\n", n);
+	for (uint32_t i = 0; i < n && i < RP_MAX_EVENTS; i++) {
+		const char *name = reader_event_name(r, i);
+
+		fprintf(f, "    %-24s %12" PRIu64 " samples\n", name ? name : "(description lost)",
+			s->event_samples[i]);
+	}
 }
 
 void filestats_print(FILE *f, const struct filestats *s, struct reader *r, const char *path)
@@ -272,6 +291,7 @@ void filestats_print(FILE *f, const struct filestats *s, struct reader *r, const
 	}
 	print_records(f, s, rs);
 	fprintf(f, "  samples       %" PRIu64 "\n", s->samples);
+	print_events(f, s, r);
 	if (s->unwound)
 		print_unwind(f, s);
 	fprintf(f, "  lost          %" PRIu64 " (%.2f%% of %" PRIu64 " sampled events)%s\n", lost,

@@ -20,7 +20,7 @@ struct filestats_cpu {
 
 struct filestats {
 	uint64_t by_type[32];
-	uint64_t own[8];
+	uint64_t own[16];
 	uint64_t unknown;
 	uint64_t malformed; /* samples whose fields do not fit their record */
 	struct filestats_cpu cpu[FILESTATS_CPUS];
@@ -33,10 +33,13 @@ struct filestats {
 	struct rp_finish_rec finish;
 	bool finished;
 	uint64_t t_min, t_max;
+	uint64_t event_samples[RP_MAX_EVENTS]; /* samples by event index */
 };
 
-/* Count one record of a recording whose samples have sample_type (s starts zeroed). */
-void filestats_add(struct filestats *s, const struct perf_event_header *h, uint64_t sample_type);
+/* Count one record of a recording whose samples have sample_type (s starts zeroed); event is
+ * its reader_event(). */
+void filestats_add(struct filestats *s, const struct perf_event_header *h, uint64_t sample_type,
+		   uint32_t event);
 /* The --stats text for the recording r (read to its end) named path. */
 void filestats_print(FILE *f, const struct filestats *s, struct reader *r, const char *path);
 

@@ -44,6 +44,19 @@ int format_image(const struct perf_event_header *h, const char **ret_name,
 	return 0;
 }
 
+int format_event(const struct perf_event_header *h, struct rp_event_rec *ret)
+{
+	if (h->type != RP_REC_EVENT || h->size < sizeof(*ret))
+		return -EINVAL;
+	memcpy(ret, h, sizeof(*ret));
+	if (ret->index == 0 || ret->index >= RP_MAX_EVENTS)
+		return -EINVAL;
+	ret->event_name[sizeof(ret->event_name) - 1] = '\0';
+	if (ret->attr_size > sizeof(ret->attr))
+		ret->attr_size = sizeof(ret->attr);
+	return 0;
+}
+
 size_t format_ksym_put(unsigned char *dst, uint64_t addr, char type, const char *name,
 		       size_t name_len, const char *module, size_t module_len)
 {

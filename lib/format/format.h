@@ -32,11 +32,22 @@
  * whose id is already defined replaces the old definition from there on (a recorder starts
  * numbering again when its table fills or a frame could not be written). Readers turn the
  * two back into PERF_RECORD_SAMPLEs; version 1 files have only those.
+ *
+ * Version 2.1 adds several events (record -e A -e B). A file with one event is written
+ * exactly as in 2.0. With several, the header describes event 0 and says minor
+ * RP_FORMAT_MINOR_EVENTS; each other event i is described by an RP_REC_EVENT record right
+ * after the header, in every file. Event 0's samples are stored as in 2.0 (RP_REC_SAMPLES),
+ * so a 2.0 reader shows a correct profile of the first event; the others' in
+ * RP_REC_EVSAMPLES batches, which carry the event index and which 2.0 readers skip. Samples
+ * are never stored as PERF_RECORD_SAMPLE in such a file, and side-band records have the
+ * header's sample_id layout (the recorder drops the PERF_SAMPLE_IDENTIFIER the kernel needed
+ * to tell the events apart in one ring).
  */
 
 #define RP_FORMAT_MAJOR 2
 #define RP_FORMAT_MINOR 0
-#define RP_FORMAT_MAJOR_MIN 1 /* oldest version this code reads */
+#define RP_FORMAT_MINOR_EVENTS 1 /* the header's minor when the file has several events */
+#define RP_FORMAT_MAJOR_MIN 1	 /* oldest version this code reads */
 
 #define RP_SKIPPABLE_MAGIC 0x184D2A5EU /* zstd skippable frame, nibble 0xE */
 #define RP_DESC_MAGIC 0x44465052U      /* "RPFD" */
@@ -80,6 +91,9 @@ enum rp_record_type {
 	RP_REC_STACKS = 0x10005,  /* struct rp_stacks_rec: stacks, each defined once (version 2) */
 	RP_REC_SAMPLES = 0x10006, /* struct rp_samples_rec: packed samples of one CPU (version 2) */
 	RP_REC_IMAGE = 0x10007,	  /* struct rp_image_rec: a code image with no file ([vdso]) */
+	RP_REC_EVENT = 0x10008,	  /* struct rp_event_rec: one more event (version 2.1) */
+	RP_REC_EVSAMPLES = 0x10009, /* struct rp_evsamples_rec: packed samples of one CPU and one
+				     * event other than event 0 (version 2.1) */
 };
 
 /* Recording flags in rp_header_rec.flags. */
@@ -263,6 +277,44 @@ struct rp_samples_rec {
 };
 _Static_assert(sizeof(struct rp_samples_rec) == 24, "rp_samples_rec is 24 bytes");
 
+/* The most events a file describes (event indexes 0 .. RP_MAX_EVENTS - 1). */
+#define RP_MAX_EVENTS 64
+
+/*
+ * Event index (1 .. n_events - 1) of a file with several events; event 0 is the header's.
+ * Written after the header with the header's time, so readers meet every description before
+ * the samples that refer to it. freq and period are what the event samples at (a tracepoint
+ * samples every hit: period 1), flags its RP_EVENT_* bits.
+ */
+struct rp_event_rec {
+	struct perf_event_header hdr; /* type RP_REC_EVENT */
+	uint64_t time;
+	uint32_t index;
+	uint32_t n_events; /* in the file, event 0 included */
+	uint32_t event_type;
+	uint32_t attr_size; /* valid bytes in attr */
+	uint64_t event_config;
+	uint64_t freq;
+	uint64_t period;
+	uint8_t attr[256]; /* struct perf_event_attr as opened */
+	char event_name[64];
+	uint64_t reserved[2];
+};
+_Static_assert(sizeof(struct rp_event_rec) == 392, "rp_event_rec is 392 bytes");
+
+/* The packed samples of one CPU and event: rp_samples_rec's layout with the event index
+ * added, the columns following as in rp_samples_rec. */
+struct rp_evsamples_rec {
+	struct perf_event_header hdr; /* type RP_REC_EVSAMPLES */
+	uint64_t time;		      /* of the first sample */
+	uint32_t cpu;
+	uint32_t n;
+	uint32_t event; /* 1 .. n_events - 1 */
+	uint32_t reserved;
+	/* unsigned char packed[]; */
+};
+_Static_assert(sizeof(struct rp_evsamples_rec) == 32, "rp_evsamples_rec is 32 bytes");
+
 /* ---- codecs of our own records (format.c): the only code that reads or writes their fields ---- */
 
 #include <stdbool.h>
@@ -278,6 +330,10 @@ int format_finish(const struct perf_event_header *h, struct rp_finish_rec *ret);
  * h; -EINVAL when h is not a well-formed one. */
 int format_image(const struct perf_event_header *h, const char **ret_name,
 		 const unsigned char **ret_image, size_t *ret_len);
+
+/* A copy of an EVENT record, its name terminated: 0, or -EINVAL when h is too short to be
+ * one or its index is outside 1 .. RP_MAX_EVENTS - 1. */
+int format_event(const struct perf_event_header *h, struct rp_event_rec *ret);
 
 /* One KSYMS entry. name and module point into the record (module "" for the core kernel). */
 struct format_ksym {

@@ -117,7 +117,7 @@ void order_seal(struct order *o, uint64_t bound)
 		o->emit_end++;
 }
 
-const struct perf_event_header *order_next(struct order *o, uint32_t *ret_stack)
+const struct perf_event_header *order_next(struct order *o, uint32_t *ret_stack, uint32_t *ret_event)
 {
 	const struct order_entry *e;
 
@@ -130,6 +130,7 @@ const struct perf_event_header *order_next(struct order *o, uint32_t *ret_stack)
 		o->last_time = e->time;
 	o->st->records++;
 	*ret_stack = e->stack;
+	*ret_event = e->event;
 	return (const void *)(o->arenas[o->cur].buf + e->off);
 }
 

@@ -11,12 +11,13 @@ struct perf_event_header;
 struct reader_stats;
 
 /* A pending record: its time, its arrival number (for a stable order), where it is and,
- * for a sample rebuilt from a compact one, its stack. */
+ * for a sample rebuilt from a compact one, its stack and event index. */
 struct order_entry {
 	uint64_t time;
 	uint64_t seq;
 	size_t off;
 	uint32_t stack;
+	uint32_t event;
 };
 
 struct order_arena {
@@ -57,23 +58,26 @@ static inline void *order_reserve(struct order *o, size_t size)
 	return a->buf + a->len;
 }
 
-/* Make the size bytes just reserved a pending record with this time and stack. 0 or -ENOMEM. */
-static inline int order_commit(struct order *o, uint64_t time, size_t size, uint32_t stack)
+/* Make the size bytes just reserved a pending record with this time, stack and event index.
+ * 0 or -ENOMEM. */
+static inline int order_commit(struct order *o, uint64_t time, size_t size, uint32_t stack,
+			       uint32_t event)
 {
 	struct order_arena *a = &o->arenas[o->cur];
 
 	if (o->n_ents == o->cap_ents && order_grow_entries(o) < 0)
 		return -ENOMEM;
-	o->ents[o->n_ents++] = (struct order_entry){ time, o->next_seq++, a->len, stack };
+	o->ents[o->n_ents++] = (struct order_entry){ time, o->next_seq++, a->len, stack, event };
 	a->len += size;
 	return 0;
 }
 
 /* Sort what is pending and let out every record older than bound (UINT64_MAX: all). */
 void order_seal(struct order *o, uint64_t bound);
-/* The next record let out, with its stack in *ret_stack; NULL when none is left. Valid until
- * the next order_carry(). */
-const struct perf_event_header *order_next(struct order *o, uint32_t *ret_stack);
+/* The next record let out, with its stack in *ret_stack and event index in *ret_event; NULL
+ * when none is left. Valid until the next order_carry(). */
+const struct perf_event_header *order_next(struct order *o, uint32_t *ret_stack,
+					   uint32_t *ret_event);
 /* Whether every pending record has been let out. */
 static inline int order_drained(const struct order *o)
 {

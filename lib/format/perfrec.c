@@ -86,7 +86,7 @@ static int parse_sample_head(const struct perf_event_header *h, uint64_t st, str
 	memset(&s, 0, sizeof(s));
 	s.misc = h->misc;
 	if (st & PERF_SAMPLE_IDENTIFIER)
-		take64(c);
+		s.identifier = take64(c);
 	if (st & PERF_SAMPLE_IP)
 		s.ip = take64(c);
 	if (st & PERF_SAMPLE_TID)
@@ -343,6 +343,10 @@ const char *perfrec_type_name(uint32_t type)
 		return "FINISH";
 	case RP_REC_IMAGE:
 		return "IMAGE";
+	case RP_REC_EVENT:
+		return "EVENT";
+	case RP_REC_EVSAMPLES:
+		return "EVSAMPLES";
 	}
 	return NULL;
 }

@@ -29,6 +29,7 @@ struct perfrec_sample {
 	uint64_t nr;
 	const uint64_t *ips;
 	uint16_t misc;
+	uint64_t identifier; /* PERF_SAMPLE_IDENTIFIER's event id; 0 without */
 };
 
 /* PERF_RECORD_COMM. */

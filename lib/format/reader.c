@@ -21,6 +21,10 @@ struct reader {
 	uint64_t sample_type;
 	bool eof;
 	uint32_t last_stack; /* of the record reader_next returned last */
+	uint32_t last_event;
+	struct reader_event_desc events[RP_MAX_EVENTS]; /* [0]: the header's; others from EVENT
+							 * records (name "" when lost) */
+	uint32_t n_events;				/* 1 + the highest index described */
 	void (*warn)(void *arg, const char *msg);
 	void *warn_arg;
 	struct reader_stats st;
@@ -84,6 +88,27 @@ static void keep_header(struct reader *r, const struct perf_event_header *h)
 	memcpy(r->header, h, h->size);
 	((char *)r->header)[h->size] = '\0'; /* the cmdline is always terminated */
 	r->sample_type = hr->sample_type;
+	snprintf(r->events[0].name, sizeof(r->events[0].name), "%.63s", hr->event_name);
+	r->events[0].freq = hr->flags & RP_HDR_FREQ ? hr->freq : 0;
+	r->events[0].period = hr->flags & RP_HDR_FREQ ? 0 : hr->period;
+	if (!r->n_events)
+		r->n_events = 1;
+}
+
+/* An event description: its name, for reader_event_name(). */
+static void keep_event(struct reader *r, const struct perf_event_header *h)
+{
+	struct rp_event_rec ev;
+
+	if (format_event(h, &ev) < 0) {
+		r->st.records_bad++;
+		return;
+	}
+	util_strlcpy(r->events[ev.index].name, ev.event_name, sizeof(r->events[0].name));
+	r->events[ev.index].freq = ev.freq;
+	r->events[ev.index].period = ev.period;
+	if (ev.index >= r->n_events)
+		r->n_events = ev.index + 1;
 }
 
 /* Append the records of the frame just decoded to the ordering window. */
@@ -112,17 +137,19 @@ static void take_frame(struct reader *r, size_t len)
 			decoder_take_stacks(&r->dec, h, seq);
 			continue;
 		}
-		if (h->type == RP_REC_SAMPLES) {
+		if (h->type == RP_REC_SAMPLES || h->type == RP_REC_EVSAMPLES) {
 			decoder_take_samples(&r->dec, h, r->sample_type, seq, &r->ord);
 			continue;
 		}
 		if (h->type == RP_REC_HEADER)
 			keep_header(r, h);
+		else if (h->type == RP_REC_EVENT)
+			keep_event(r, h);
 		p = order_reserve(&r->ord, h->size);
 		if (p)
 			memcpy(p, h, h->size);
 		if (!p || order_commit(&r->ord, perfrec_time(h, r->sample_type), h->size,
-				       READER_NO_STACK) < 0) {
+				       READER_NO_STACK, 0) < 0) {
 			warnf(r, "out of memory; the rest of frame %llu is skipped",
 			      (unsigned long long)seq);
 			break;
@@ -147,7 +174,8 @@ static void read_frame(struct reader *r)
 const struct perf_event_header *reader_next(struct reader *r)
 {
 	for (;;) {
-		const struct perf_event_header *h = order_next(&r->ord, &r->last_stack);
+		const struct perf_event_header *h =
+		    order_next(&r->ord, &r->last_stack, &r->last_event);
 
 		if (h)
 			return h;
@@ -190,4 +218,29 @@ void reader_set_until(struct reader *r, uint64_t t)
 uint32_t reader_stack_id(const struct reader *r)
 {
 	return r->last_stack;
+}
+
+uint32_t reader_event(const struct reader *r)
+{
+	return r->last_event;
+}
+
+uint32_t reader_n_events(struct reader *r)
+{
+	reader_header(r);
+	return r->n_events ? r->n_events : 1;
+}
+
+const struct reader_event_desc *reader_event_desc(struct reader *r, uint32_t i)
+{
+	if (i >= reader_n_events(r))
+		return NULL;
+	return r->events[i].name[0] ? &r->events[i] : NULL;
+}
+
+const char *reader_event_name(struct reader *r, uint32_t i)
+{
+	const struct reader_event_desc *d = reader_event_desc(r, i);
+
+	return d ? d->name : NULL;
 }

@@ -53,6 +53,23 @@ const struct perf_event_header *reader_next(struct reader *r);
 #define READER_NO_STACK UINT32_MAX
 uint32_t reader_stack_id(const struct reader *r);
 
+/* For the record reader_next() returned last: the index of its event (0 .. reader_n_events()
+ * - 1) when it is a sample rebuilt from a packed batch of a file with several events; 0 for
+ * every other record. */
+uint32_t reader_event(const struct reader *r);
+/* The events the file describes (format 2.1; 1 for older files and when frame 0 was lost),
+ * and the name of event i: the header's for 0, NULL when its description was lost. Reads the
+ * first frame if needed; the names are valid for the reader's lifetime. */
+uint32_t reader_n_events(struct reader *r);
+const char *reader_event_name(struct reader *r, uint32_t i);
+/* Event i's name and rate (freq 0: every period-th event), NULL when its description was
+ * lost; valid for the reader's lifetime. */
+struct reader_event_desc {
+	char name[64];
+	uint64_t freq, period;
+};
+const struct reader_event_desc *reader_event_desc(struct reader *r, uint32_t i);
+
 /* Frames whose records all come after t (CLOCK_MONOTONIC ns) are not read: the stream ends
  * before the first of them. */
 void reader_set_until(struct reader *r, uint64_t t);

@@ -134,11 +134,19 @@ void print_header(FILE *f, const struct session *s, const char *const *inputs, s
 			t->t_last > t->t_first ? (double)(t->t_last - t->t_first) / 1e9 : 0.0);
 		if (h->hdr.size > sizeof(*h) && *cmd)
 			fprintf(f, "# command: %s\n", cmd);
-		fprintf(f, "# event: %.64s, ", h->event_name);
-		if (h->flags & RP_HDR_FREQ)
-			fprintf(f, "%" PRIu64 " Hz", h->freq);
+		/* With several events, the one this report is of. */
+		const struct session_event *ev = session_selected_event(s);
+		struct session_event ev0 = { .freq = h->flags & RP_HDR_FREQ ? h->freq : 0,
+					     .period = h->period };
+
+		snprintf(ev0.name, sizeof(ev0.name), "%.63s", h->event_name);
+		if (!ev)
+			ev = &ev0;
+		fprintf(f, "# event: %s, ", ev->name);
+		if (ev->freq)
+			fprintf(f, "%" PRIu64 " Hz", ev->freq);
 		else
-			fprintf(f, "period %" PRIu64, h->period);
+			fprintf(f, "period %" PRIu64, ev->period);
 		fprintf(f, "%s%s\n",
 			!(h->flags & RP_HDR_CALLCHAIN) ? ", no callchains"
 			: h->flags & RP_HDR_UNWIND ? ", callchains unwound while recording (dwarf)"

@@ -47,8 +47,9 @@ struct replay {
 	} memo[64];
 	/* per-file state */
 	uint64_t sample_type;
-	uint64_t since, until; /* CLOCK_MONOTONIC ns of the file being read */
-	int8_t *comm_ok;       /* comm filter verdict per comm id: 0 unknown, 1 keep, -1 drop */
+	uint64_t since, until;	      /* CLOCK_MONOTONIC ns of the file being read */
+	bool event_ok[RP_MAX_EVENTS]; /* the event filter's verdict per event index */
+	int8_t *comm_ok; /* comm filter verdict per comm id: 0 unknown, 1 keep, -1 drop */
 	size_t n_comm_ok;
 	bool finished;
 	uint32_t loc_buf[MAX_FRAMES];
@@ -412,6 +413,8 @@ static void on_sample(struct replay *rp, const struct perf_event_header *h)
 	rp->t->samples_seen++;
 	if (smp.id.time < rp->since || smp.id.time > rp->until)
 		return;
+	if (!rp->event_ok[reader_event(rp->rd) % RP_MAX_EVENTS])
+		return;
 	rp->t->samples_window++;
 	rp->t->period_window += smp.period ? smp.period : 1;
 	if (!keep_pid(&rp->o->filter, (int32_t)smp.id.pid, (int32_t)smp.id.tid, smp.id.cpu))
@@ -508,6 +511,19 @@ static int set_window(struct replay *rp, struct reader *r, char *why, size_t why
 	return 0;
 }
 
+/* Which of r's events the filter keeps (all without one; none of an event whose description
+ * was lost). */
+static void set_events(struct replay *rp, struct reader *r)
+{
+	const char *want = rp->o->filter.event;
+
+	for (uint32_t i = 0; i < RP_MAX_EVENTS; i++) {
+		const char *name = i < reader_n_events(r) ? reader_event_name(r, i) : NULL;
+
+		rp->event_ok[i] = !want || (name && strcmp(name, want) == 0);
+	}
+}
+
 int replay_file(struct replay *rp, struct reader *r, char *why, size_t why_size)
 {
 	const struct rp_header_rec *hdr = reader_header(r);
@@ -522,6 +538,7 @@ int replay_file(struct replay *rp, struct reader *r, char *why, size_t why_size)
 	if (rc != 0)
 		return rc;
 	rp->finished = false;
+	set_events(rp, r);
 	rp->rd = r;
 	rp->file_no++;
 	rp->ksyms_partial = hdr && (hdr->flags & RP_HDR_KSYMS_USED);

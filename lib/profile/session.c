@@ -32,6 +32,8 @@ struct session {
 	struct rp_header_rec *header;
 	struct session_totals t;
 	struct stream *stream; /* session_stream(): NULL when aggregating */
+	struct session_event events[RP_MAX_EVENTS];
+	size_t n_events;
 };
 
 #define INLINE_MAX 16
@@ -53,6 +55,63 @@ struct stream {
 	uint64_t addrs[1024]; /* its callchain's addresses, and whether each is a return address */
 	bool ret[1024];
 };
+
+/* Add r's events that events[] does not have yet. */
+static void merge_events(struct reader *r, struct session_event *events, size_t max, size_t *n)
+{
+	for (uint32_t i = 0; i < reader_n_events(r); i++) {
+		const struct reader_event_desc *d = reader_event_desc(r, i);
+		bool seen = false;
+
+		if (!d)
+			continue;
+		for (size_t k = 0; k < *n && !seen; k++)
+			seen = strcmp(events[k].name, d->name) == 0;
+		if (seen || *n >= max)
+			continue;
+		util_strlcpy(events[*n].name, d->name, sizeof(events[*n].name));
+		events[*n].freq = d->freq;
+		events[*n].period = d->period;
+		(*n)++;
+	}
+}
+
+int session_list_events(const char *const *paths, size_t n_paths, struct session_event *ret,
+			size_t max, size_t *ret_n)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < n_paths; i++) {
+		struct reader *r;
+		char why[256];
+		int rc = reader_open(paths[i], &r, why, sizeof(why));
+
+		if (rc == -ENOMEM)
+			return rc;
+		if (rc < 0)
+			continue;
+		merge_events(r, ret, max, &n);
+		reader_free(r);
+	}
+	*ret_n = n;
+	return 0;
+}
+
+const struct session_event *session_events(const struct session *s, size_t *ret_n)
+{
+	*ret_n = s->n_events;
+	return s->events;
+}
+
+const struct session_event *session_selected_event(const struct session *s)
+{
+	if (!s->o.filter.event)
+		return NULL;
+	for (size_t i = 0; i < s->n_events; i++)
+		if (strcmp(s->events[i].name, s->o.filter.event) == 0)
+			return &s->events[i];
+	return NULL;
+}
 
 struct session *session_new(const struct session_opts *o)
 {
@@ -348,6 +407,7 @@ int session_add_file(struct session *s, const char *path, char *why, size_t why_
 		memcpy(s->header, hdr, hdr->hdr.size);
 		((char *)s->header)[hdr->hdr.size] = '\0';
 	}
+	merge_events(r, s->events, RP_MAX_EVENTS, &s->n_events);
 	if (s->stream) {
 		if (hdr)
 			snprintf(s->stream->event, sizeof(s->stream->event), "%.*s",

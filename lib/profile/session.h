@@ -31,6 +31,9 @@ struct session_filter {
 	size_t n_dsos;
 	const int *cpus;
 	size_t n_cpus;
+	/* Only the samples of the event of this name (as recorded, e.g. "cpu-clock:u"), for
+	 * recordings of several events; NULL: every event's. */
+	const char *event;
 	/* Time window in wall-clock time (CLOCK_REALTIME ns), see session_file_bounds(). */
 	bool have_since, have_until;
 	int64_t since, until;
@@ -97,6 +100,18 @@ struct session_totals {
 	size_t files, files_unfinished, frames_bad;
 };
 
+/* An event of the recordings: its name and rate (freq 0: a fixed period). */
+struct session_event {
+	char name[64];
+	uint64_t freq, period;
+};
+
+/* The events of the recordings at paths (reading only their first frames), in order of first
+ * appearance, at most max into ret. 0, or -errno (out of memory). Files that cannot be read
+ * are left out (session_add_file says why). */
+int session_list_events(const char *const *paths, size_t n_paths, struct session_event *ret,
+			size_t max, size_t *ret_n);
+
 struct session;
 
 struct session *session_new(const struct session_opts *o);
@@ -151,6 +166,10 @@ int session_finish(struct session *s);
  * session_dso_name() id; a row's comm is a session_comm() id.
  */
 const struct rp_header_rec *session_header(const struct session *s); /* first file's, or NULL */
+/* The events of the files read, as session_list_events(); the filter's event when one is set
+ * (NULL when none is). */
+const struct session_event *session_events(const struct session *s, size_t *ret_n);
+const struct session_event *session_selected_event(const struct session *s);
 const struct session_totals *session_totals(const struct session *s);
 const struct session_row *session_rows(const struct session *s, size_t *ret_n);
 const uint32_t *session_stack(const struct session *s, uint32_t id, uint32_t *ret_n);
