@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 mode=${1:-demo}
 
-PACKAGES="build-essential autoconf automake pkgconf libelf-dev libdw-dev libzstd-dev zstd elfutils
+PACKAGES="build-essential autoconf automake pkgconf libelf-dev libdw-dev libzstd-dev libiberty-dev zstd elfutils
 	binutils util-linux procps linux-perf systemd groff-base valgrind stress-ng clang-format"
 
 # The second tree of `setup.sh test`: the whole suite again under AddressSanitizer and

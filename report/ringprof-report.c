@@ -76,6 +76,7 @@ static void usage(FILE *f)
 		"Symbols:\n"
 		"      --symfs DIR         look binaries and debug files up under DIR first\n"
 		"      --inline            show inlined functions as frames of their own (DWARF)\n"
+		"      --no-demangle       show C++ and Rust names mangled, as in the symbol tables\n"
 		"      --debuginfod        fetch missing debug info from debuginfod (DEBUGINFOD_URLS)\n"
 		"      --debuginfod-timeout SECS  per request (default 5)\n"
 		"\n"
@@ -347,6 +348,7 @@ enum {
 	OPT_UNTIL,
 	OPT_SYMFS,
 	OPT_INLINE,
+	OPT_NO_DEMANGLE,
 	OPT_DEBUGINFOD,
 	OPT_DEBUGINFOD_TIMEOUT,
 	OPT_DIR,
@@ -497,6 +499,9 @@ static int parse_option(struct args *a, int c, char *arg)
 	case OPT_INLINE:
 		a->so.inline_frames = true;
 		break;
+	case OPT_NO_DEMANGLE:
+		a->so.no_demangle = true;
+		break;
 	case OPT_DEBUGINFOD:
 		a->so.debuginfod = true;
 		break;
@@ -544,6 +549,7 @@ static int parse_argv(struct args *a, int argc, char **argv)
 		{ "until", required_argument, NULL, OPT_UNTIL },
 		{ "symfs", required_argument, NULL, OPT_SYMFS },
 		{ "inline", no_argument, NULL, OPT_INLINE },
+		{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 		{ "debuginfod", no_argument, NULL, OPT_DEBUGINFOD },
 		{ "debuginfod-timeout", required_argument, NULL, OPT_DEBUGINFOD_TIMEOUT },
 		{ "help", no_argument, NULL, 'h' },

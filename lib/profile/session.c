@@ -41,6 +41,7 @@ struct session *session_new(const struct session_opts *o)
 	memset(&so, 0, sizeof(so));
 	so.symfs = o->symfs;
 	so.inline_frames = o->inline_frames;
+	so.no_demangle = o->no_demangle;
 	so.debuginfod = o->debuginfod;
 	so.debuginfod_timeout = o->debuginfod_timeout;
 	so.warn = o->warn;

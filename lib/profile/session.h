@@ -45,6 +45,7 @@ struct session_filter {
 struct session_opts {
 	const char *symfs;
 	bool inline_frames;
+	bool no_demangle; /* C++ and Rust names as in the symbol tables */
 	bool debuginfod;
 	int debuginfod_timeout;
 	unsigned int max_stack; /* frames kept per sample, leaf first; 0 = all */

@@ -17,6 +17,7 @@
 #include "base/hash.h"
 #include "base/intern.h"
 #include "base/util.h"
+#include "profile/demangle.h"
 #include "profile/symfile.h"
 
 #define BUILD_ID_MAX SYMFILE_BUILD_ID_MAX
@@ -108,6 +109,12 @@ struct symbolizer {
 	size_t index_cap;
 
 	struct strtab *strs; /* every name and file name handed out */
+	/*
+	 * The name shown for each string of strs, by its id (NULL: not asked yet), so that a
+	 * symbol is demangled once however many addresses it covers. n_shown entries are set.
+	 */
+	const char **shown;
+	size_t n_shown, cap_shown;
 
 	struct symbolizer_stats st;
 };
@@ -130,6 +137,35 @@ static const char *intern(struct symbolizer *s, const char *str)
 	const char *p = strtab_add(s->strs, str);
 
 	s->st.strings = strtab_count(s->strs);
+	return p;
+}
+
+/*
+ * The name to show for symbol RAW, owned by S: demangled unless opts.no_demangle, else RAW's
+ * copy. NULL for NULL or when out of memory.
+ */
+static const char *shown_name(struct symbolizer *s, const char *raw)
+{
+	const char *p;
+	int64_t id;
+	char *dem;
+
+	if (!raw || s->o.no_demangle || raw[0] != '_')
+		return intern(s, raw);
+	id = strtab_intern(s->strs, raw);
+	if (id < 0)
+		return NULL;
+	if ((size_t)id < s->n_shown && s->shown[id])
+		return s->shown[id];
+	dem = demangle_name(raw);
+	p = dem ? intern(s, dem) : intern(s, raw);
+	free(dem);
+	if (p && (size_t)id >= s->n_shown && GROW(s->shown, s->cap_shown, (size_t)id + 1) == 0) {
+		memset(s->shown + s->n_shown, 0, ((size_t)id + 1 - s->n_shown) * sizeof(*s->shown));
+		s->n_shown = (size_t)id + 1;
+	}
+	if (p && (size_t)id < s->n_shown)
+		s->shown[id] = p;
 	return p;
 }
 
@@ -270,6 +306,7 @@ struct symbolizer *symbolizer_free(struct symbolizer *s)
 	free(s->dsos);
 	free(s->index);
 	strtab_free(s->strs);
+	free(s->shown);
 	free(s->debuginfo_path);
 	free(s->symfs);
 	free(s);
@@ -773,17 +810,17 @@ static int inline_chain(struct symbolizer *s, struct sym_dso *d, uint64_t addr,
 		if (tag == DW_TAG_subprogram) {
 			f->inlined = false;
 			if (sym) {
-				f->name = intern(s, sym->name);
+				f->name = shown_name(s, sym->name);
 				f->offset = addr - sym->start;
 			} else {
-				f->name = intern(s, die_name(&chain[i]));
+				f->name = shown_name(s, die_name(&chain[i]));
 				f->offset = die_offset(&chain[i], addr - bias);
 			}
 			nf++;
 			break;
 		}
 		f->inlined = true;
-		f->name = intern(s, die_name(&chain[i]));
+		f->name = shown_name(s, die_name(&chain[i]));
 		f->offset = die_offset(&chain[i], addr - bias);
 		nf++;
 		/* Where this expansion sits in its caller: the next frame's location. */
@@ -797,7 +834,7 @@ static int inline_chain(struct symbolizer *s, struct sym_dso *d, uint64_t addr,
 	/* No DW_TAG_subprogram above the inlines (or DWARF without scopes): the symbol's frame. */
 	if (nf > 0 && out[nf - 1].inlined && nf < INLINE_MAX && sym) {
 		out[nf] =
-		    (struct sym_frame){ intern(s, sym->name), addr - sym->start,
+		    (struct sym_frame){ shown_name(s, sym->name), addr - sym->start,
 					file ? intern(s, file) : NULL, file ? line : 0, false };
 		nf++;
 	}
@@ -843,7 +880,7 @@ static int compute(struct symbolizer *s, struct sym_dso *d, uint64_t off, struct
 	if (s->o.inline_frames)
 		n = inline_chain(s, d, addr, sym, out);
 	if (n == 0 && sym) {
-		out[0].name = intern(s, sym->name);
+		out[0].name = shown_name(s, sym->name);
 		out[0].offset = out[0].name ? addr - sym->start : 0;
 		if (s->o.inline_frames && !d->no_dwarf) {
 			Dwfl_Line *ln = dwfl_module_getsrc(d->mod, addr);

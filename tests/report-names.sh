@@ -1,0 +1,75 @@
+#!/bin/bash
+# report-names.sh — how the report names code: C++ and Rust names demangled as perf shows them
+# in every output (flat, --sort sym, -g trees, --folded, --inline), --no-demangle.
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
+require_perf_events
+command -v gcc >/dev/null || skip "gcc is needed to build the fixture"
+
+CXX_WL="$top_builddir/tests/workload/rp-unwind-cxx"
+RN="$T/rustnames"
+gcc -std=gnu11 -O1 -g -fno-omit-frame-pointer -o "$RN" "$top_srcdir/tests/namefix/rustnames.c" ||
+	fail "building the Rust-names fixture"
+
+# ---- Rust: legacy (_ZN...17h<hash>E) and v0 (_R...) names ------------------------------------
+"$RP" record -q -e cpu-clock -F 999 -g -o "$T/rn.data" -- "$RN" 1 || fail "recording the fixture"
+"$RP" report -i "$T/rn.data" --no-children >"$T/rn.flat" 2>"$T/rn.err" || fail "report: $(cat "$T/rn.err")"
+check_grep '^ +[0-9.]+% rustnames +rustnames +\[\.\] core::fmt::write$' "$T/rn.flat" \
+	"flat: the legacy Rust name demangled, its hash dropped"
+check_grep '^ +[0-9.]+% rustnames +rustnames +\[\.\] std::mem::align_of::<usize>$' "$T/rn.flat" \
+	"flat: a v0 generic instance demangled"
+check_no_grep '_ZN4core|_RINv|_RNv|17h0123456789abcdef' "$T/rn.flat" "flat: no mangled name left"
+
+"$RP" report -i "$T/rn.data" --no-children --sort sym >"$T/rn.sym" 2>&1 || fail "report --sort sym"
+check_grep '\[\.\] core::fmt::write$' "$T/rn.sym" "--sort sym: demangled"
+
+"$RP" report -i "$T/rn.data" --folded >"$T/rn.folded" 2>&1 || fail "report --folded"
+check_grep '^rustnames;(.*;)?main;mycrate::foo::bar;core::fmt::write [0-9]+$' "$T/rn.folded" \
+	"--folded: main -> mycrate::foo::bar (v0) -> core::fmt::write (legacy)"
+check_grep ';mycrate::foo::bar;std::mem::align_of::<usize> [0-9]+$' "$T/rn.folded" \
+	"--folded: the v0 generic under its caller"
+check_no_grep '_ZN4core|_RINv|_RNv' "$T/rn.folded" "--folded: no mangled name left"
+
+"$RP" report -i "$T/rn.data" -g caller >"$T/rn.graph" 2>&1 || fail "report -g caller"
+check_grep '--[0-9.]+%--mycrate::foo::bar$' "$T/rn.graph" "-g: the v0 caller demangled in the tree"
+check_grep '--[0-9.]+%--core::fmt::write$' "$T/rn.graph" "-g: the legacy callee demangled in the tree"
+check_no_grep '_ZN4core|_RINv|_RNv' "$T/rn.graph" "-g: no mangled name left"
+
+"$RP" report -i "$T/rn.data" --no-children --no-demangle >"$T/rn.raw" 2>&1 || fail "report --no-demangle"
+check_grep '\[\.\] _ZN4core3fmt5write17h0123456789abcdefE$' "$T/rn.raw" "--no-demangle: the legacy name raw"
+check_grep '\[\.\] _RINvNtC3std3mem8align_ofjE$' "$T/rn.raw" "--no-demangle: the v0 name raw"
+check_no_grep 'core::fmt::write' "$T/rn.raw" "--no-demangle: nothing demangled"
+"$RP" report -i "$T/rn.data" --folded --no-demangle >"$T/rn.rawf" 2>&1 || fail "report --folded --no-demangle"
+check_grep ';_RNvNtCs1234_7mycrate3foo3bar;_ZN4core3fmt5write17h0123456789abcdefE [0-9]+$' "$T/rn.rawf" \
+	"--folded --no-demangle: raw names"
+
+# ---- C++: the same names as perf report on the same program -----------------------------------
+"$RP" record -q -e cpu-clock -F 999 -g -o "$T/cxx.data" -- "$CXX_WL" all 1 >/dev/null || fail "recording the C++ workload"
+"$RP" report -i "$T/cxx.data" --no-children >"$T/cxx.flat" 2>&1 || fail "report of the C++ workload"
+check_grep '\[\.\] ByMixedKey::operator\(\)$' "$T/cxx.flat" "C++: an operator demangled without parameters"
+check_grep '\[\.\] Circle::area$' "$T/cxx.flat" "C++: a virtual method demangled"
+check_no_grep '\[\.\] _Z' "$T/cxx.flat" "C++: no mangled name left"
+
+"$RP" report -i "$T/cxx.data" --no-children --inline >"$T/cxx.inline" 2>&1 || fail "report --inline"
+check_grep '\[\.\] std::' "$T/cxx.inline" "--inline: frames from the C++ library"
+check_no_grep '_Z[NK0-9]' "$T/cxx.inline" "--inline: inline frames demangled too"
+"$RP" report -i "$T/cxx.data" --folded --inline >"$T/cxx.ifold" 2>&1 || fail "report --folded --inline"
+check_grep ';std::__[a-z_]+<[^;]*;([^;]*;)*ByMixedKey::operator\(\)(;[^;]*)? [0-9]+$' "$T/cxx.ifold" \
+	"--inline --folded: inlined std:: callers of the comparator"
+check_no_grep '_Z[NK0-9]' "$T/cxx.ifold" "--inline --folded: demangled"
+
+# perf's own names for the same program: every user symbol perf shows above 1 % must appear,
+# spelled the same, in our report.
+if command -v perf >/dev/null &&
+	perf record -q -e cpu-clock -F 999 -o "$T/perf.data" -- "$CXX_WL" all 1 >/dev/null 2>"$T/perf.err"; then
+	perf report -i "$T/perf.data" --stdio -q --no-children --sort dso,sym --percent-limit 1 2>/dev/null |
+		awk '$2 == "rp-unwind-cxx" { sub(/^.*\[\.\] /, ""); print }' >"$T/perf.names"
+	[ -s "$T/perf.names" ] || fail "perf report named no symbol of rp-unwind-cxx"
+	n=0
+	while IFS= read -r name; do
+		grep -Fq -- "[.] $name" "$T/cxx.flat" || fail "perf shows '$name'; our report does not"
+		n=$((n + 1))
+	done <"$T/perf.names"
+	ok "perf's $n top C++ names appear verbatim in the report"
+else
+	echo "# perf could not record here ($(cat "$T/perf.err" 2>/dev/null)): cross-check left out"
+fi
