@@ -73,3 +73,23 @@ if command -v perf >/dev/null &&
 else
 	echo "# perf could not record here ($(cat "$T/perf.err" 2>/dev/null)): cross-check left out"
 fi
+
+# ---- the object column: named by the mapping's path, not by the first path of a build-id ------
+cp /bin/bash "$T/loopsh" || fail "copying bash"
+loop='i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done'
+"$RP" record -q -e cpu-clock -F 999 -o "$T/ls.data" -- sh -c "'$T/loopsh' -c '$loop' & bash -c '$loop'; wait" ||
+	fail "recording loopsh and bash"
+"$RP" report -i "$T/ls.data" --no-children >"$T/ls.flat" 2>&1 || fail "report of loopsh and bash"
+check_grep '^ +[0-9.]+% loopsh +loopsh +\[\.\] ' "$T/ls.flat" "the copy of bash run as loopsh is the object loopsh"
+check_grep '^ +[0-9.]+% bash +bash +\[\.\] ' "$T/ls.flat" "bash itself is still the object bash"
+check_no_grep '^ +[0-9.]+% loopsh +bash ' "$T/ls.flat" "no loopsh sample is put in bash"
+for sel in loopsh "$T/loopsh"; do
+	"$RP" report -i "$T/ls.data" --no-children --dso "$sel" >"$T/ls.dso" 2>&1 || fail "report --dso $sel"
+	check_grep '^ +[0-9.]+% loopsh +loopsh ' "$T/ls.dso" "--dso $sel selects loopsh's samples"
+	others=$(awk '$1 ~ /%$/ && $3 != "loopsh"' "$T/ls.dso")
+	[ -z "$others" ] || fail "--dso $sel shows other objects: $others"
+	ok "--dso $sel: only loopsh"
+done
+"$RP" report -i "$T/ls.data" --no-children --dso bash >"$T/ls.bash" 2>&1 || fail "report --dso bash"
+check_grep '^ +[0-9.]+% bash +bash ' "$T/ls.bash" "--dso bash selects bash's samples"
+check_no_grep ' loopsh ' "$T/ls.bash" "--dso bash: none of loopsh"

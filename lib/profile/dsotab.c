@@ -13,6 +13,7 @@
 struct dso {
 	enum dsotab_kind kind;
 	struct sym_dso *sym;  /* DSOTAB_FILE */
+	const char *path;     /* DSOTAB_FILE: the mapping's path, in names */
 	int32_t pid;	      /* DSOTAB_JIT */
 	struct perfmap *pmap; /* DSOTAB_JIT, loaded on first use */
 	bool pmap_tried;
@@ -32,7 +33,7 @@ struct dsotab {
 enum {
 	TAG_KERNEL = 1,
 	TAG_MODULE, /* value: module name id in names */
-	TAG_FILE,   /* value: the symbolizer's handle */
+	TAG_FILE,   /* value: the symbolizer's handle; the tag holds the path's id in names too */
 	TAG_JIT,    /* value: pid */
 	TAG_PSEUDO, /* value: name id in names */
 };
@@ -117,8 +118,9 @@ int64_t dsotab_add_mapped(struct dsotab *t, const char *path, const uint8_t *bid
 {
 	char clean[4200];
 	size_t len = strlen(path);
+	const char *slash;
 	struct sym_dso *d;
-	int64_t id;
+	int64_t id, path_id;
 
 	if (is_anon(path))
 		return dsotab_add_jit(t, pid);
@@ -134,10 +136,21 @@ int64_t dsotab_add_mapped(struct dsotab *t, const char *path, const uint8_t *bid
 
 		return nid < 0 ? nid : get_dso(t, (uint64_t)nid, TAG_PSEUDO, DSOTAB_PSEUDO, path);
 	}
+	/*
+	 * One object per (file, path): the file's symbols are shared by build-id, but the object
+	 * is named by the path it was mapped from, so a copy of bash run as loopsh is loopsh.
+	 */
 	d = symbolizer_dso(t->symz, path, bid, bid_len, maj, min, ino);
-	id = get_dso(t, (uintptr_t)d, TAG_FILE, DSOTAB_FILE, sym_dso_name(d));
-	if (id >= 0)
+	path_id = strtab_intern(t->names, path);
+	if (path_id < 0)
+		return path_id;
+	slash = strrchr(path, '/');
+	id = get_dso(t, (uintptr_t)d, (uint64_t)path_id << 8 | TAG_FILE, DSOTAB_FILE,
+		     slash && slash[1] ? slash + 1 : path);
+	if (id >= 0) {
 		t->dsos[id].sym = d;
+		t->dsos[id].path = strtab_get(t->names, (uint32_t)path_id);
+	}
 	return id;
 }
 
@@ -168,7 +181,7 @@ const char *dsotab_name(const struct dsotab *t, uint32_t id)
 bool dsotab_matches(const struct dsotab *t, uint32_t id, const char *name)
 {
 	const struct dso *d = &t->dsos[id];
-	const char *path = d->sym ? sym_dso_path(d->sym) : d->name;
+	const char *path = d->path ? d->path : d->name;
 
 	return strcmp(name, d->name) == 0 || (path && strcmp(name, path) == 0);
 }
