@@ -93,3 +93,23 @@ done
 "$RP" report -i "$T/ls.data" --no-children --dso bash >"$T/ls.bash" 2>&1 || fail "report --dso bash"
 check_grep '^ +[0-9.]+% bash +bash ' "$T/ls.bash" "--dso bash selects bash's samples"
 check_no_grep ' loopsh ' "$T/ls.bash" "--dso bash: none of loopsh"
+
+# ---- code in no known mapping: [unknown] unless the process has a perf map --------------------
+# rp-craft's user samples at an address no MMAP2 covers (pid 4242, "absurd").
+CRAFT="$top_builddir/tests/rp-craft"
+"$CRAFT" unmapped "$T/um.data" || fail "rp-craft unmapped"
+"$RP" report -i "$T/um.data" --no-children >"$T/um.flat" 2>&1 || fail "report of unmapped samples"
+check_grep '^ +10\.00% absurd +\[unknown\] +\[\.\] \[unknown\]$' "$T/um.flat" "no mapping and no perf map: [unknown], not [JIT]"
+check_no_grep 'JIT' "$T/um.flat" "no mapping and no perf map: no JIT label"
+check_no_grep '^# note: .*no known mapping' "$T/um.flat" "nothing lost: no note about lost mappings"
+mkdir -p "$T/sfs/tmp"
+printf '500000001000 1000 jitted_fn\n500000002000 1000 jitted_caller\n' >"$T/sfs/tmp/perf-4242.map"
+"$RP" report -i "$T/um.data" --no-children --symfs "$T/sfs" >"$T/um.jit" 2>&1 || fail "report with a perf map"
+check_grep '^ +10\.00% absurd +\[JIT\] pid 4242 +\[\.\] jitted_fn$' "$T/um.jit" "with a perf map: [JIT] pid N and the map's name"
+"$RP" report -i "$T/um.data" --folded --symfs "$T/sfs" >"$T/um.jitf" 2>&1 || fail "report --folded with a perf map"
+check_grep '^absurd;jitted_caller;jitted_fn 2$' "$T/um.jitf" "with a perf map: the caller named from it too"
+
+"$CRAFT" unmapped-lost "$T/ul.data" || fail "rp-craft unmapped-lost"
+"$RP" report -i "$T/ul.data" --no-children >"$T/ul.flat" 2>&1 || fail "report of unmapped samples with losses"
+check_grep '^# note: 10\.0% of the samples run code in no known mapping \(\[unknown\]\), and records were lost: .*larger buffer \(-m\) or a lower rate \(-F\)$' \
+	"$T/ul.flat" "samples in no mapping and lost records: the header says what to change"

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/grow.h"
 #include "base/intern.h"
@@ -17,7 +18,9 @@ struct dso {
 	int32_t pid;	      /* DSOTAB_JIT */
 	struct perfmap *pmap; /* DSOTAB_JIT, loaded on first use */
 	bool pmap_tried;
-	char *name; /* short name for reports */
+	bool pmap_checked, pmap_exists; /* DSOTAB_JIT: is there a perf map file at all? */
+	bool unmapped;			/* the code in no known mapping of any process */
+	char *name;			/* short name for reports */
 };
 
 struct dsotab {
@@ -36,6 +39,7 @@ enum {
 	TAG_FILE,   /* value: the symbolizer's handle; the tag holds the path's id in names too */
 	TAG_JIT,    /* value: pid */
 	TAG_PSEUDO, /* value: name id in names */
+	TAG_UNMAPPED,
 };
 
 /* The id of identity (VALUE, TAG), adding the dso when it is new. Room comes first: an id in
@@ -104,6 +108,39 @@ int64_t dsotab_add_jit(struct dsotab *t, int32_t pid)
 	id = get_dso(t, (uint32_t)pid, TAG_JIT, DSOTAB_JIT, name);
 	if (id >= 0)
 		t->dsos[id].pid = pid;
+	return id;
+}
+
+/* Where process PID's perf map is looked for: SYMFS/tmp/perf-PID.map. */
+static void perfmap_path(const struct dsotab *t, int32_t pid, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s/tmp/perf-%d.map", t->symfs ? t->symfs : "", (int)pid);
+}
+
+int64_t dsotab_add_unmapped(struct dsotab *t, int32_t pid)
+{
+	int64_t id = dsotab_add_jit(t, pid);
+	struct dso *d;
+
+	if (id < 0)
+		return id;
+	d = &t->dsos[id];
+	if (!d->pmap_checked) {
+		char path[4200];
+
+		perfmap_path(t, pid, path, sizeof(path));
+		d->pmap_checked = true;
+		d->pmap_exists = access(path, F_OK) == 0;
+	}
+	/*
+	 * Only a JIT that writes a perf map makes code outside every mapping JIT code; without
+	 * one such addresses are most often mappings the recording lost (LOST records).
+	 */
+	if (d->pmap_exists)
+		return id;
+	id = get_dso(t, 0, TAG_UNMAPPED, DSOTAB_PSEUDO, "[unknown]");
+	if (id >= 0)
+		t->dsos[id].unmapped = true;
 	return id;
 }
 
@@ -186,6 +223,11 @@ bool dsotab_matches(const struct dsotab *t, uint32_t id, const char *name)
 	return strcmp(name, d->name) == 0 || (path && strcmp(name, path) == 0);
 }
 
+bool dsotab_unmapped(const struct dsotab *t, uint32_t id)
+{
+	return t->dsos[id].unmapped;
+}
+
 int dsotab_perfmap(struct dsotab *t, uint32_t id, const struct perfmap **ret)
 {
 	struct dso *d = &t->dsos[id];
@@ -194,8 +236,7 @@ int dsotab_perfmap(struct dsotab *t, uint32_t id, const struct perfmap **ret)
 		char path[4200];
 
 		d->pmap_tried = true;
-		snprintf(path, sizeof(path), "%s/tmp/perf-%d.map", t->symfs ? t->symfs : "",
-			 (int)d->pid);
+		perfmap_path(t, d->pid, path, sizeof(path));
 		if (perfmap_load(path, &d->pmap) == -ENOMEM)
 			return -ENOMEM;
 	}
