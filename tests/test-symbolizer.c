@@ -874,10 +874,50 @@ static uint64_t vaddr_to_off(const char *path, uint64_t vaddr)
 	return off;
 }
 
+/* The output of TOOL (objdump -d, nm) run on PATH, to read line by line; pclose() it. */
+static FILE *tool_output(const char *tool, const char *path)
+{
+	char cmd[800];
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "%s '%s'", tool, path);
+	f = popen(cmd, "r");
+	if (!f)
+		die(cmd);
+	return f;
+}
+
+/* (l) The fixture's zero-size local labels cover up to the next symbol, as ld.so's _start:
+ * the call's return address is sf_label_after, so address - 1 is in sf_label_entry. */
+static void check_labels(struct symbolizer *s, struct sym_dso *d, const char *path, const char *tag)
+{
+	uint64_t entry = (uint64_t)-1, after = (uint64_t)-1;
+	FILE *f = tool_output("nm", path);
+	char line[1024];
+
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long va;
+		char type, name[256];
+
+		if (sscanf(line, "%llx %c %255s", &va, &type, name) != 3)
+			continue;
+		if (!strcmp(name, "sf_label_entry"))
+			entry = vaddr_to_off(path, va);
+		else if (!strcmp(name, "sf_label_after"))
+			after = vaddr_to_off(path, va);
+	}
+	pclose(f);
+	CHECK(entry != (uint64_t)-1 && after == entry + 5, "%s: labels at %#llx and %#llx", tag,
+	      (unsigned long long)entry, (unsigned long long)after);
+	expect(s, d, entry, "sf_label_entry", 0, "a zero-size label");
+	expect(s, d, after - 1, "sf_label_entry", 4, "a zero-size label up to the next one");
+	expect(s, d, after, "sf_label_after", 0, "the next zero-size label");
+}
+
 /*
  * (k) PLT stubs: every "<name@plt>" label objdump -d gives the fixture (built with LDFLAGS:
  * lazy .plt and .plt.got, IBT's .plt.sec, -z now) is found at its start and inside; (l) the
- * fixture's zero-size local labels cover up to the next symbol, as ld.so's _start does.
+ * zero-size labels.
  */
 static void test_plt_labels(const char *tag, const char *ldflags)
 {
@@ -895,10 +935,7 @@ static void test_plt_labels(const char *tag, const char *ldflags)
 	elf_read(path, &ei);
 	s = new_sym(NULL, false, &w);
 	d = dso_of(s, path, &ei);
-	snprintf(line, sizeof(line), "objdump -d '%s'", path);
-	f = popen(line, "r");
-	if (!f)
-		die("popen objdump");
+	f = tool_output("objdump -d", path);
 	while (fgets(line, sizeof(line), f)) {
 		unsigned long long va;
 		char name[256];
@@ -916,33 +953,7 @@ static void test_plt_labels(const char *tag, const char *ldflags)
 	      "%s: objdump shows %d PLT entries, expected free, strcpy, puts, strlen, "
 	      "printf, malloc at least",
 	      tag, n_plt);
-
-	/* The call's return address is sf_label_after: address - 1 is in sf_label_entry. */
-	{
-		uint64_t entry = (uint64_t)-1, after = (uint64_t)-1;
-
-		snprintf(line, sizeof(line), "nm '%s'", path);
-		f = popen(line, "r");
-		if (!f)
-			die("popen nm");
-		while (fgets(line, sizeof(line), f)) {
-			unsigned long long va;
-			char type, name[256];
-
-			if (sscanf(line, "%llx %c %255s", &va, &type, name) != 3)
-				continue;
-			if (!strcmp(name, "sf_label_entry"))
-				entry = vaddr_to_off(path, va);
-			else if (!strcmp(name, "sf_label_after"))
-				after = vaddr_to_off(path, va);
-		}
-		pclose(f);
-		CHECK(entry != (uint64_t)-1 && after == entry + 5, "%s: labels at %#llx and %#llx",
-		      tag, (unsigned long long)entry, (unsigned long long)after);
-		expect(s, d, entry, "sf_label_entry", 0, "a zero-size label");
-		expect(s, d, after - 1, "sf_label_entry", 4, "a zero-size label up to the next one");
-		expect(s, d, after, "sf_label_after", 0, "the next zero-size label");
-	}
+	check_labels(s, d, path, tag);
 	CHECK_INT(w.n, 0);
 	symbolizer_free(s);
 	free(ei.f);
