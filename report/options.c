@@ -43,6 +43,7 @@ const char options_help_symbols[] =
     "Symbols:\n"
     "      --symfs DIR         look binaries and debug files up under DIR first\n"
     "      --inline            show inlined functions as frames of their own (DWARF)\n"
+    "      --no-demangle       show C++ and Rust names mangled, as in the symbol tables\n"
     "      --debuginfod        fetch missing debug info from the servers in\n"
     "                          DEBUGINFOD_URLS\n"
     "      --debuginfod-timeout SECS  per request (default 5)\n";
@@ -218,7 +219,7 @@ static int bad_option(const struct options *o, int c, char **argv)
 	return EXIT_USAGE;
 }
 
-/* --max-stack, --symfs, --inline, --debuginfod, --debuginfod-timeout. */
+/* --max-stack, --symfs, --inline, --no-demangle, --debuginfod, --debuginfod-timeout. */
 static int parse_symbols(struct options *o, int c, char *arg)
 {
 	uint64_t v;
@@ -238,6 +239,9 @@ static int parse_symbols(struct options *o, int c, char *arg)
 		break;
 	case OPT_INLINE:
 		o->so.inline_frames = true;
+		break;
+	case OPT_NO_DEMANGLE:
+		o->so.no_demangle = true;
 		break;
 	case OPT_DEBUGINFOD:
 		o->so.debuginfod = true;
@@ -282,6 +286,7 @@ int options_parse(struct options *o, int c, char *arg, char **argv)
 	case OPT_MAX_STACK:
 	case OPT_SYMFS:
 	case OPT_INLINE:
+	case OPT_NO_DEMANGLE:
 	case OPT_DEBUGINFOD:
 	case OPT_DEBUGINFOD_TIMEOUT:
 		return parse_symbols(o, c, arg);

@@ -33,6 +33,7 @@ enum {
 	OPT_MAX_STACK,
 	OPT_NO_PAGER,
 	OPT_EVENT,
+	OPT_NO_DEMANGLE,
 	OPT_OWN = 512,
 };
 
@@ -50,6 +51,7 @@ enum {
 	    { "max-stack", required_argument, NULL, OPT_MAX_STACK },                               \
 	    { "symfs", required_argument, NULL, OPT_SYMFS },                                       \
 	    { "inline", no_argument, NULL, OPT_INLINE },                                           \
+	    { "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },                                 \
 	    { "debuginfod", no_argument, NULL, OPT_DEBUGINFOD },                                   \
 	    { "debuginfod-timeout", required_argument, NULL, OPT_DEBUGINFOD_TIMEOUT },             \
 	    { "no-pager", no_argument, NULL, OPT_NO_PAGER },                                       \

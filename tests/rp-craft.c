@@ -10,6 +10,8 @@
  *            called from rp_kfunc_b, and the last a user one in libabsurd.so
  *   frame 2  SAMPLES_PER_FRAME more, the same way
  *   frame 3  CPU_STATS for CPUs 0 and 1, FINISH
+ * Two more cases are intact but name-related, for tests/report-names.sh: "unmapped" puts the
+ * user samples at an address no MMAP2 covers, "unmapped-lost" also reports 7 lost samples.
  * Every descriptor carries a correct CRC-32C, also where a case makes one of its fields absurd:
  * the reader must not be able to dismiss the damage as a bad checksum.
  */
@@ -39,6 +41,7 @@
 #define KFUNC_B 0xffffffff81002000ull
 #define KFUNC_C 0xffffffff81003000ull
 #define LIB_START 0x7f0000000000ull
+#define NOWHERE 0x500000000000ull /* mapped by no MMAP2 */
 
 static const char *const cases[] = {
 	"good",		   /* nothing absurd */
@@ -58,6 +61,8 @@ static const char *const cases[] = {
 	"rec-size-over",       /* frame 1: a record claiming 65528 bytes after sample 5 */
 	"header-ncpus",	       /* frame 0: header n_cpus_online and n_cpus_recorded 0xffffffff */
 	"cpu-stats-huge",      /* frame 3: CPU_STATS with cpu 0xffffffff and counts near 2^64 */
+	"unmapped",	       /* user samples in no mapping (not absurd: report-names.sh) */
+	"unmapped-lost",       /* the same, and CPU 1 lost 7 samples */
 	NULL,
 };
 
@@ -217,14 +222,16 @@ static void mmap2_rec(struct buf *b, bool unterminated)
 }
 
 /* A kernel sample in rp_kfunc_a called from rp_kfunc_b, or (user) one in libabsurd.so. */
+static uint64_t user_base = LIB_START; /* NOWHERE for the unmapped cases */
+
 static void sample_rec(struct buf *b, uint64_t t, uint32_t cpu, uint64_t nr_claimed, bool use_claim,
 		       bool user)
 {
 	size_t at = start_rec(b, PERF_RECORD_SAMPLE,
 			      user ? PERF_RECORD_MISC_USER : PERF_RECORD_MISC_KERNEL);
 	const uint64_t kchain[] = { (uint64_t)PERF_CONTEXT_KERNEL, KFUNC_A + 0x10, KFUNC_B + 0x20 };
-	const uint64_t uchain[] = { (uint64_t)PERF_CONTEXT_USER, LIB_START + 0x1230,
-				    LIB_START + 0x2340 };
+	const uint64_t uchain[] = { (uint64_t)PERF_CONTEXT_USER, user_base + 0x1230,
+				    user_base + 0x2340 };
 	const uint64_t *chain = user ? uchain : kchain;
 
 	put64(b, chain[1]);
@@ -237,7 +244,7 @@ static void sample_rec(struct buf *b, uint64_t t, uint32_t cpu, uint64_t nr_clai
 	finish_rec(b, at);
 }
 
-static void cpu_stats_rec(struct buf *b, uint32_t cpu, uint64_t t, bool absurd)
+static void cpu_stats_rec(struct buf *b, uint32_t cpu, uint64_t t, bool absurd, uint64_t lost)
 {
 	struct rp_cpu_stats_rec s = {
 		.hdr = { .type = RP_REC_CPU_STATS, .size = sizeof(s) },
@@ -245,7 +252,7 @@ static void cpu_stats_rec(struct buf *b, uint32_t cpu, uint64_t t, bool absurd)
 		.cpu = absurd ? UINT32_MAX : cpu,
 		.samples = absurd ? UINT64_MAX : SAMPLES_PER_FRAME,
 		.lost = absurd ? UINT64_MAX - 1 : 0,
-		.lost_unreported = absurd ? UINT64_MAX - 2 : 0,
+		.lost_unreported = absurd ? UINT64_MAX - 2 : lost,
 		.throttles = absurd ? UINT64_MAX : 0,
 	};
 
@@ -363,6 +370,8 @@ int main(int argc, char **argv)
 	z = zframe_new(3);
 	if (!z)
 		die("out of memory");
+	if (!strncmp(kase, "unmapped", 8))
+		user_base = NOWHERE;
 
 	header_rec(&raw, !strcmp(kase, "header-ncpus"));
 	ksyms_rec(&raw, !strcmp(kase, "ksyms-huge") ? UINT32_MAX : 3);
@@ -382,8 +391,8 @@ int main(int argc, char **argv)
 		{
 			uint64_t t = T0 + 100 * MS;
 
-			cpu_stats_rec(&raw, 0, t, !strcmp(kase, "cpu-stats-huge"));
-			cpu_stats_rec(&raw, 1, t, false);
+			cpu_stats_rec(&raw, 0, t, !strcmp(kase, "cpu-stats-huge"), 0);
+			cpu_stats_rec(&raw, 1, t, false, !strcmp(kase, "unmapped-lost") ? 7 : 0);
 			finish_rec_rec(&raw, t);
 			emit_frame(&out, z, &raw, 3, t, t, 3, kase);
 		}

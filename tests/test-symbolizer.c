@@ -849,6 +849,116 @@ static void test_cost(void)
 	free(ei.f);
 }
 
+/* ELF address -> file offset of PATH through its PT_LOAD table; (uint64_t)-1 when outside. */
+static uint64_t vaddr_to_off(const char *path, uint64_t vaddr)
+{
+	int fd = open(path, O_RDONLY);
+	uint64_t off = (uint64_t)-1;
+	size_t phnum;
+	Elf *e;
+
+	if (fd < 0)
+		die(path);
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	if (!e || elf_getphdrnum(e, &phnum))
+		die("elf_begin");
+	for (size_t k = 0; k < phnum; k++) {
+		GElf_Phdr ph;
+
+		if (gelf_getphdr(e, (int)k, &ph) && ph.p_type == PT_LOAD && vaddr >= ph.p_vaddr &&
+		    vaddr < ph.p_vaddr + ph.p_filesz)
+			off = vaddr - ph.p_vaddr + ph.p_offset;
+	}
+	elf_end(e);
+	close(fd);
+	return off;
+}
+
+/* The output of TOOL (objdump -d, nm) run on PATH, to read line by line; pclose() it. */
+static FILE *tool_output(const char *tool, const char *path)
+{
+	char cmd[800];
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "%s '%s'", tool, path);
+	f = popen(cmd, "r");
+	if (!f)
+		die(cmd);
+	return f;
+}
+
+/* (l) The fixture's zero-size local labels cover up to the next symbol, as ld.so's _start:
+ * the call's return address is sf_label_after, so address - 1 is in sf_label_entry. */
+static void check_labels(struct symbolizer *s, struct sym_dso *d, const char *path, const char *tag)
+{
+	uint64_t entry = (uint64_t)-1, after = (uint64_t)-1;
+	FILE *f = tool_output("nm", path);
+	char line[1024];
+
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long va;
+		char type, name[256];
+
+		if (sscanf(line, "%llx %c %255s", &va, &type, name) != 3)
+			continue;
+		if (!strcmp(name, "sf_label_entry"))
+			entry = vaddr_to_off(path, va);
+		else if (!strcmp(name, "sf_label_after"))
+			after = vaddr_to_off(path, va);
+	}
+	pclose(f);
+	CHECK(entry != (uint64_t)-1 && after == entry + 5, "%s: labels at %#llx and %#llx", tag,
+	      (unsigned long long)entry, (unsigned long long)after);
+	expect(s, d, entry, "sf_label_entry", 0, "a zero-size label");
+	expect(s, d, after - 1, "sf_label_entry", 4, "a zero-size label up to the next one");
+	expect(s, d, after, "sf_label_after", 0, "the next zero-size label");
+}
+
+/*
+ * (k) PLT stubs: every "<name@plt>" label objdump -d gives the fixture (built with LDFLAGS:
+ * lazy .plt and .plt.got, IBT's .plt.sec, -z now) is found at its start and inside; (l) the
+ * zero-size labels.
+ */
+static void test_plt_labels(const char *tag, const char *ldflags)
+{
+	char path[600], line[1024];
+	struct symbolizer *s;
+	struct sym_dso *d;
+	struct elfinfo ei;
+	struct warns w;
+	int n_plt = 0;
+	FILE *f;
+
+	test_ctx = tag;
+	snprintf(path, sizeof(path), "%s/labels-%s", T, tag);
+	sh("gcc %s -fPIE -pie %s -o '%s' '%s/labels.c'", CFLAGS, ldflags, path, SRC);
+	elf_read(path, &ei);
+	s = new_sym(NULL, false, &w);
+	d = dso_of(s, path, &ei);
+	f = tool_output("objdump -d", path);
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long va;
+		char name[256];
+		uint64_t off;
+
+		if (sscanf(line, "%llx <%255[^>]>:", &va, name) != 2 || !ends_with(name, "@plt"))
+			continue;
+		off = vaddr_to_off(path, va);
+		expect(s, d, off, name, 0, "a PLT entry's start");
+		expect(s, d, off + 5, name, 5, "inside a PLT entry");
+		n_plt++;
+	}
+	pclose(f);
+	CHECK(n_plt >= 6,
+	      "%s: objdump shows %d PLT entries, expected free, strcpy, puts, strlen, "
+	      "printf, malloc at least",
+	      tag, n_plt);
+	check_labels(s, d, path, tag);
+	CHECK_INT(w.n, 0);
+	symbolizer_free(s);
+	free(ei.f);
+}
+
 /* The temp directory goes on every exit (a failed setup step too), unless KEEP is set. */
 static void remove_tmp(void)
 {
@@ -933,6 +1043,9 @@ int main(void)
 	test_inline();
 	test_shared();
 	test_debuginfod();
+	test_plt_labels("lazy", "");
+	test_plt_labels("ibt", "-fcf-protection=full -Wl,-z,ibtplt");
+	test_plt_labels("now", "-Wl,-z,now");
 	test_cost();
 
 	free(prog.f);

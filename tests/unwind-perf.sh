@@ -66,8 +66,8 @@ ufold() {
 
 # perf script (leaf first, one sample per paragraph) to folded stacks, kernel frames as "_[k]".
 # --no-inline: perf 6.1 otherwise adds the inlined functions it finds in debug info (libc6-dbg)
-# as frames of their own; ringprof's report does not by default. --no-demangle: ringprof does
-# not demangle, the C++ names are compared mangled.
+# as frames of their own; ringprof's report does not by default. --no-demangle on both sides:
+# the C++ names are compared mangled (demangled ones have blanks, which the parsing splits on).
 perf_fold() {
 	perf script -i "$1" -F comm,ip,sym,dso --no-demangle --no-inline 2>/dev/null | awk '
 		function flush() {
@@ -175,7 +175,7 @@ rec_rp() {
 	# shellcheck disable=SC2086 # cg is one or two words
 	"$RP" record -q -e cpu-clock -F 999 $cg -o "$T/$name.rp" -- "$@" >"$T/$name.rp.out" 2>"$T/$name.rp.err" ||
 		fail "$name: ringprof record $cg failed: $(tail -3 "$T/$name.rp.err")"
-	"$RP" report -i "$T/$name.rp" --folded >"$T/$name.rp.folded" 2>"$T/$name.rp.ferr" ||
+	"$RP" report -i "$T/$name.rp" --folded --no-demangle >"$T/$name.rp.folded" 2>"$T/$name.rp.ferr" ||
 		fail "$name: ringprof report --folded: $(cat "$T/$name.rp.ferr")"
 	ufold <"$T/$name.rp.folded" >"$T/$name.rp.u"
 	"$RP" report -i "$T/$name.rp" --no-children 2>/dev/null | grep '^#' >"$T/$name.rp.head"

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/grow.h"
 #include "base/intern.h"
@@ -13,10 +14,13 @@
 struct dso {
 	enum dsotab_kind kind;
 	struct sym_dso *sym;  /* DSOTAB_FILE */
+	const char *path;     /* DSOTAB_FILE: the mapping's path, in names */
 	int32_t pid;	      /* DSOTAB_JIT */
 	struct perfmap *pmap; /* DSOTAB_JIT, loaded on first use */
 	bool pmap_tried;
-	char *name; /* short name for reports */
+	bool pmap_checked, pmap_exists; /* DSOTAB_JIT: is there a perf map file at all? */
+	bool unmapped;			/* the code in no known mapping of any process */
+	char *name;			/* short name for reports */
 };
 
 struct dsotab {
@@ -32,9 +36,10 @@ struct dsotab {
 enum {
 	TAG_KERNEL = 1,
 	TAG_MODULE, /* value: module name id in names */
-	TAG_FILE,   /* value: the symbolizer's handle */
+	TAG_FILE,   /* value: the symbolizer's handle; the tag holds the path's id in names too */
 	TAG_JIT,    /* value: pid */
 	TAG_PSEUDO, /* value: name id in names */
+	TAG_UNMAPPED,
 };
 
 /* The id of identity (VALUE, TAG), adding the dso when it is new. Room comes first: an id in
@@ -106,6 +111,39 @@ int64_t dsotab_add_jit(struct dsotab *t, int32_t pid)
 	return id;
 }
 
+/* Where process PID's perf map is looked for: SYMFS/tmp/perf-PID.map. */
+static void perfmap_path(const struct dsotab *t, int32_t pid, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s/tmp/perf-%d.map", t->symfs ? t->symfs : "", (int)pid);
+}
+
+int64_t dsotab_add_unmapped(struct dsotab *t, int32_t pid)
+{
+	int64_t id = dsotab_add_jit(t, pid);
+	struct dso *d;
+
+	if (id < 0)
+		return id;
+	d = &t->dsos[id];
+	if (!d->pmap_checked) {
+		char path[4200];
+
+		perfmap_path(t, pid, path, sizeof(path));
+		d->pmap_checked = true;
+		d->pmap_exists = access(path, F_OK) == 0;
+	}
+	/*
+	 * Only a JIT that writes a perf map makes code outside every mapping JIT code; without
+	 * one such addresses are most often mappings the recording lost (LOST records).
+	 */
+	if (d->pmap_exists)
+		return id;
+	id = get_dso(t, 0, TAG_UNMAPPED, DSOTAB_PSEUDO, "[unknown]");
+	if (id >= 0)
+		t->dsos[id].unmapped = true;
+	return id;
+}
+
 static bool is_anon(const char *path)
 {
 	return !path[0] || strncmp(path, "//anon", 6) == 0 || strncmp(path, "[anon", 5) == 0 ||
@@ -117,8 +155,9 @@ int64_t dsotab_add_mapped(struct dsotab *t, const char *path, const uint8_t *bid
 {
 	char clean[4200];
 	size_t len = strlen(path);
+	const char *slash;
 	struct sym_dso *d;
-	int64_t id;
+	int64_t id, path_id;
 
 	if (is_anon(path))
 		return dsotab_add_jit(t, pid);
@@ -134,10 +173,21 @@ int64_t dsotab_add_mapped(struct dsotab *t, const char *path, const uint8_t *bid
 
 		return nid < 0 ? nid : get_dso(t, (uint64_t)nid, TAG_PSEUDO, DSOTAB_PSEUDO, path);
 	}
+	/*
+	 * One object per (file, path): the file's symbols are shared by build-id, but the object
+	 * is named by the path it was mapped from, so a copy of bash run as loopsh is loopsh.
+	 */
 	d = symbolizer_dso(t->symz, path, bid, bid_len, maj, min, ino);
-	id = get_dso(t, (uintptr_t)d, TAG_FILE, DSOTAB_FILE, sym_dso_name(d));
-	if (id >= 0)
+	path_id = strtab_intern(t->names, path);
+	if (path_id < 0)
+		return path_id;
+	slash = strrchr(path, '/');
+	id = get_dso(t, (uintptr_t)d, (uint64_t)path_id << 8 | TAG_FILE, DSOTAB_FILE,
+		     slash && slash[1] ? slash + 1 : path);
+	if (id >= 0) {
 		t->dsos[id].sym = d;
+		t->dsos[id].path = strtab_get(t->names, (uint32_t)path_id);
+	}
 	return id;
 }
 
@@ -168,9 +218,14 @@ const char *dsotab_name(const struct dsotab *t, uint32_t id)
 bool dsotab_matches(const struct dsotab *t, uint32_t id, const char *name)
 {
 	const struct dso *d = &t->dsos[id];
-	const char *path = d->sym ? sym_dso_path(d->sym) : d->name;
+	const char *path = d->path ? d->path : d->name;
 
 	return strcmp(name, d->name) == 0 || (path && strcmp(name, path) == 0);
+}
+
+bool dsotab_unmapped(const struct dsotab *t, uint32_t id)
+{
+	return t->dsos[id].unmapped;
 }
 
 int dsotab_perfmap(struct dsotab *t, uint32_t id, const struct perfmap **ret)
@@ -181,8 +236,7 @@ int dsotab_perfmap(struct dsotab *t, uint32_t id, const struct perfmap **ret)
 		char path[4200];
 
 		d->pmap_tried = true;
-		snprintf(path, sizeof(path), "%s/tmp/perf-%d.map", t->symfs ? t->symfs : "",
-			 (int)d->pid);
+		perfmap_path(t, d->pid, path, sizeof(path));
 		if (perfmap_load(path, &d->pmap) == -ENOMEM)
 			return -ENOMEM;
 	}

@@ -33,11 +33,17 @@ struct dsotab *dsotab_free(struct dsotab *t);
 
 /* Each returns the object's id, adding it when new, or -ENOMEM. */
 /* What a user-space mapping of PATH maps: anonymous memory is the JIT code of PID, a path
- * that is not absolute a pseudo-file, else the file of that identity (" (deleted)" dropped). */
+ * that is not absolute a pseudo-file, else the file of that identity (" (deleted)" dropped)
+ * under that path: one object per (file, path), named by the path, the file's symbols shared
+ * between them (a copy of a binary under another name is its own object). */
 int64_t dsotab_add_mapped(struct dsotab *t, const char *path, const uint8_t *bid, size_t bid_len,
 			  uint32_t maj, uint32_t min, uint64_t ino, int32_t pid);
 /* The anonymous code of process PID, named "[JIT] pid PID". */
 int64_t dsotab_add_jit(struct dsotab *t, int32_t pid);
+/* Code of process PID in no known mapping: its JIT code when the process has a perf map
+ * (SYMFS/tmp/perf-PID.map exists; looked for once per process), else the one object
+ * "[unknown]" of every process, whose locations have no symbols (dsotab_unmapped()). */
+int64_t dsotab_add_unmapped(struct dsotab *t, int32_t pid);
 /* The kernel module MODULE, named "[MODULE]". */
 int64_t dsotab_add_module(struct dsotab *t, const char *module);
 
@@ -46,8 +52,10 @@ enum dsotab_kind dsotab_kind(const struct dsotab *t, uint32_t id);
 struct sym_dso *dsotab_sym(const struct dsotab *t, uint32_t id);
 /* The short name for reports. */
 const char *dsotab_name(const struct dsotab *t, uint32_t id);
-/* Is NAME the object's short name or (for a file) its recorded path? */
+/* Is NAME the object's short name or (for a file) the path it was mapped from? */
 bool dsotab_matches(const struct dsotab *t, uint32_t id, const char *name);
+/* Is the object the "[unknown]" of code in no known mapping (dsotab_add_unmapped())? */
+bool dsotab_unmapped(const struct dsotab *t, uint32_t id);
 /* DSOTAB_JIT: SYMFS/tmp/perf-PID.map, loaded on the first call: 0 with *ret (NULL when there
  * is no usable map), or -ENOMEM. */
 int dsotab_perfmap(struct dsotab *t, uint32_t id, const struct perfmap **ret);

@@ -166,6 +166,12 @@ void print_header(FILE *f, const struct session *s, const char *const *inputs, s
 		t->frames ? 100.0 * (double)t->frames_unknown / (double)t->frames : 0.0);
 	if (t->unwound)
 		print_unwind_header(f, s, t);
+	if (t->samples_unmapped && t->lost)
+		fprintf(f,
+			"# note: %.1f%% of the samples run code in no known mapping ([unknown]), and "
+			"records were lost: the mappings were probably among them; record with a larger "
+			"buffer (-m) or a lower rate (-F)\n",
+			t->samples ? 100.0 * (double)t->samples_unmapped / (double)t->samples : 0.0);
 	if (t->files_unfinished)
 		fprintf(f,
 			"# note: %zu recording%s did not finish (killed or still running): read up to the last "

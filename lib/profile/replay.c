@@ -200,7 +200,7 @@ static int64_t locate(struct replay *rp, int32_t pid, bool kernel, uint64_t addr
 	if (m && dsotab_kind(rp->dsos, m->dso) != DSOTAB_JIT)
 		return aggregate_add_loc(rp->agg, m->dso, addr - m->start + m->pgoff);
 	/* Anonymous or unmapped code: perf-PID.map territory, by absolute address. */
-	dso = m ? (int64_t)m->dso : dsotab_add_jit(rp->dsos, pid);
+	dso = m ? (int64_t)m->dso : dsotab_add_unmapped(rp->dsos, pid);
 	if (dso < 0)
 		return dso;
 	return aggregate_add_loc(rp->agg, (uint32_t)dso, addr);

@@ -48,6 +48,7 @@ struct session_filter {
 struct session_opts {
 	const char *symfs;
 	bool inline_frames;
+	bool no_demangle; /* C++ and Rust names as in the symbol tables */
 	bool debuginfod;
 	int debuginfod_timeout;
 	unsigned int max_stack; /* frames kept per sample, leaf first; 0 = all */
@@ -89,6 +90,8 @@ struct session_totals {
 	uint64_t lost;	    /* LOST records + losses reported only at the end */
 	uint64_t throttles;
 	uint64_t frames, frames_unknown; /* sample-weighted */
+	uint64_t samples_unmapped; /* samples with a user frame in no known mapping (no perf map
+				    * either), after filters */
 	/* Recordings unwound while recording (--call-graph dwarf): samples with a user stack, by
 	 * why its walk stopped (enum uw_stop: 0 complete, 1 stack copy exhausted, 2 no unwind
 	 * information, 3 table pending, 4 bad frame, 5 depth limit), after filters. */

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,7 @@
 #include "base/hash.h"
 #include "base/intern.h"
 #include "base/util.h"
+#include "profile/demangle.h"
 #include "profile/symfile.h"
 
 #define BUILD_ID_MAX SYMFILE_BUILD_ID_MAX
@@ -108,6 +110,12 @@ struct symbolizer {
 	size_t index_cap;
 
 	struct strtab *strs; /* every name and file name handed out */
+	/*
+	 * The name shown for each string of strs, by its id (NULL: not asked yet), so that a
+	 * symbol is demangled once however many addresses it covers. n_shown entries are set.
+	 */
+	const char **shown;
+	size_t n_shown, cap_shown;
 
 	struct symbolizer_stats st;
 };
@@ -130,6 +138,53 @@ static const char *intern(struct symbolizer *s, const char *str)
 	const char *p = strtab_add(s->strs, str);
 
 	s->st.strings = strtab_count(s->strs);
+	return p;
+}
+
+/* RAW demangled, also with a suffix the demangler does not know ("_ZdlPv@plt" is shown as
+ * "operator delete@plt", a version "@@GLIBCXX_3.4" is kept): malloc'd, or NULL. */
+static char *demangled(const char *raw)
+{
+	const char *at = strchr(raw, '@');
+	char *d, *head, *out = NULL;
+
+	if (!at)
+		return demangle_name(raw);
+	head = strndup(raw, (size_t)(at - raw));
+	d = head ? demangle_name(head) : NULL;
+	if (d && asprintf(&out, "%s%s", d, at) < 0)
+		out = NULL;
+	free(d);
+	free(head);
+	return out;
+}
+
+/*
+ * The name to show for symbol RAW, owned by S: demangled unless opts.no_demangle, else RAW's
+ * copy. NULL for NULL or when out of memory.
+ */
+static const char *shown_name(struct symbolizer *s, const char *raw)
+{
+	const char *p;
+	int64_t id;
+	char *dem;
+
+	if (!raw || s->o.no_demangle || raw[0] != '_')
+		return intern(s, raw);
+	id = strtab_intern(s->strs, raw);
+	if (id < 0)
+		return NULL;
+	if ((size_t)id < s->n_shown && s->shown[id])
+		return s->shown[id];
+	dem = demangled(raw);
+	p = dem ? intern(s, dem) : intern(s, raw);
+	free(dem);
+	if (p && (size_t)id >= s->n_shown && GROW(s->shown, s->cap_shown, (size_t)id + 1) == 0) {
+		memset(s->shown + s->n_shown, 0, ((size_t)id + 1 - s->n_shown) * sizeof(*s->shown));
+		s->n_shown = (size_t)id + 1;
+	}
+	if (p && (size_t)id < s->n_shown)
+		s->shown[id] = p;
 	return p;
 }
 
@@ -270,6 +325,7 @@ struct symbolizer *symbolizer_free(struct symbolizer *s)
 	free(s->dsos);
 	free(s->index);
 	strtab_free(s->strs);
+	free(s->shown);
 	free(s->debuginfo_path);
 	free(s->symfs);
 	free(s);
@@ -526,20 +582,175 @@ static uint64_t section_limit(Elf *symelf, GElf_Word shndx, Dwarf_Addr bias, boo
 	return sh.sh_addr + sh.sh_size + bias;
 }
 
+/* ---- PLT stubs: synthesized symbols "name@plt", as objdump and perf name them ---- */
+
+/* A dynamic relocation that fills a GOT slot a PLT entry jumps through. */
+struct got_slot {
+	uint64_t got;	  /* r_offset: the slot's ELF address */
+	const char *name; /* interned "name@plt" */
+};
+
+static int cmp_got_slot(const void *a, const void *b)
+{
+	const struct got_slot *x = a, *y = b;
+
+	return x->got < y->got ? -1 : x->got > y->got;
+}
+
+/* The x86_64 relocations of one SHT_RELA section that name a PLT target, into *SLOTS. */
+static int got_slots_of(struct symbolizer *s, Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh,
+			struct got_slot **slots, size_t *n, size_t *cap)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	Elf_Scn *symscn = elf_getscn(elf, sh->sh_link);
+	Elf_Data *symdata = symscn ? elf_getdata(symscn, NULL) : NULL;
+	GElf_Shdr symsh;
+	size_t nrel;
+
+	if (!data || !symdata || !gelf_getshdr(symscn, &symsh) || !sh->sh_entsize)
+		return 0;
+	nrel = sh->sh_size / sh->sh_entsize;
+	for (size_t i = 0; i < nrel; i++) {
+		unsigned int type;
+		const char *target = NULL;
+		char name[512];
+		GElf_Rela r;
+		GElf_Sym sym;
+
+		if (!gelf_getrela(data, (int)i, &r))
+			break;
+		type = GELF_R_TYPE(r.r_info);
+		if (type == R_X86_64_JUMP_SLOT || type == R_X86_64_GLOB_DAT) {
+			if (gelf_getsym(symdata, (int)GELF_R_SYM(r.r_info), &sym))
+				target = elf_strptr(elf, symsh.sh_link, sym.st_name);
+			if (!target || !*target)
+				continue;
+			snprintf(name, sizeof(name), "%s@plt", target);
+		} else if (type == R_X86_64_IRELATIVE) {
+			snprintf(name, sizeof(name), "*ABS*+0x%" PRIx64 "@plt",
+				 (uint64_t)r.r_addend);
+		} else {
+			continue;
+		}
+		if (GROW(*slots, *cap, *n + 1) < 0)
+			return -ENOMEM;
+		(*slots)[*n].got = r.r_offset;
+		(*slots)[*n].name = intern(s, name);
+		if ((*slots)[*n].name)
+			(*n)++;
+	}
+	return 0;
+}
+
+/*
+ * The entries of one PLT section (.plt, .plt.sec, .plt.got) as symbol candidates. Each entry
+ * that jumps through a GOT slot (jmp *disp32(%rip), "ff 25", with or without a bnd or endbr64
+ * in front) is named by the relocation of that slot, the way objdump finds them: this holds
+ * for lazy and IBT layouts alike, where counting entries in .rela.plt order would not.
+ */
+static int plt_section_syms(const GElf_Shdr *sh, Elf_Data *data, uint64_t bias,
+			    const struct got_slot *slots, size_t n_slots, struct symc **c,
+			    size_t *nc, size_t *cap)
+{
+	uint64_t esz = sh->sh_entsize == 8 || sh->sh_entsize == 16 ? sh->sh_entsize : 16;
+	const unsigned char *code = data->d_buf;
+
+	for (uint64_t at = 0; at + esz <= data->d_size && at + esz <= sh->sh_size; at += esz) {
+		struct got_slot key, *hit;
+		int32_t disp;
+		uint64_t k;
+
+		for (k = 0; k + 6 <= esz && !(code[at + k] == 0xff && code[at + k + 1] == 0x25); k++)
+			;
+		if (k + 6 > esz)
+			continue; /* the PLT header, or a lazy IBT stub: no slot of its own */
+		memcpy(&disp, code + at + k + 2, 4);
+		key.got = sh->sh_addr + at + k + 6 + (uint64_t)(int64_t)disp;
+		hit = bsearch(&key, slots, n_slots, sizeof(*slots), cmp_got_slot);
+		if (!hit)
+			continue;
+		if (GROW(*c, *cap, *nc + 1) < 0)
+			return -ENOMEM;
+		(*c)[(*nc)++] = (struct symc){ sh->sh_addr + at + bias,		 esz,
+					       sh->sh_addr + sh->sh_size + bias, hit->name,
+					       1u << 24 | 3u << 20 | 1u << 16,	 UINT32_MAX };
+	}
+	return 0;
+}
+
+/* Candidates for the PLT stubs of the module's main file (x86_64; a .debug file has no PLT
+ * contents and gives none). */
+static int add_plt_syms(struct sym_dso *d, struct symc **c, size_t *nc, size_t *cap)
+{
+	GElf_Addr bias;
+	Elf *elf = dwfl_module_getelf(d->mod, &bias);
+	struct got_slot *slots = NULL;
+	size_t n_slots = 0, cap_slots = 0, shstrndx;
+	GElf_Ehdr eh;
+	Elf_Scn *scn = NULL;
+	int rc = 0;
+
+	if (!elf || !gelf_getehdr(elf, &eh) || eh.e_machine != EM_X86_64 ||
+	    elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return 0;
+	while (rc == 0 && (scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_RELA && sh.sh_link)
+			rc = got_slots_of(d->s, elf, scn, &sh, &slots, &n_slots, &cap_slots);
+	}
+	if (rc == 0 && n_slots)
+		qsort(slots, n_slots, sizeof(*slots), cmp_got_slot);
+	while (rc == 0 && n_slots && (scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+		Elf_Data *data;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
+		    !(sh.sh_flags & SHF_EXECINSTR))
+			continue;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (!name ||
+		    (strcmp(name, ".plt") && strcmp(name, ".plt.sec") && strcmp(name, ".plt.got")))
+			continue;
+		data = elf_getdata(scn, NULL);
+		if (data && data->d_buf)
+			rc = plt_section_syms(&sh, data, bias, slots, n_slots, c, nc, cap);
+	}
+	free(slots);
+	return rc;
+}
+
+/*
+ * Untyped symbols worth a name, as perf takes them: labels in code with default visibility,
+ * such as ld.so's and hand-written assembly's entry points (_start, _dl_start_user), but no
+ * ARM or AArch64 mapping symbols ("$x", "$d") and no hidden ones.
+ */
+static bool label_wanted(const GElf_Sym *sym, const char *name, bool exec)
+{
+	unsigned int vis = GELF_ST_VISIBILITY(sym->st_other);
+
+	if (!exec || name[0] == '$')
+		return false;
+	return GELF_ST_BIND(sym->st_info) != STB_LOCAL ||
+	       (vis != STV_HIDDEN && vis != STV_INTERNAL);
+}
+
 /* Index the module's function symbols (whichever table libdwfl found) by address. */
 static int read_symbols(struct sym_dso *d)
 {
 	int n = dwfl_module_getsymtab(d->mod);
 	struct symc *c = NULL;
-	size_t nc = 0, w = 0;
-	uint64_t max_end = 0;
+	size_t nc = 0, w = 0, cap;
+	uint64_t max_end = 0, sized_end = 0;
 
 	if (n <= 0) {
 		warnf(d->s, "%s: no symbols (%s); its frames are shown as [unknown]", d->path,
 		      n < 0 ? dwfl_why() : "empty symbol table");
 		return 0;
 	}
-	c = malloc((size_t)n * sizeof(*c));
+	cap = (size_t)n;
+	c = malloc(cap * sizeof(*c));
 	if (!c)
 		return -ENOMEM;
 	for (int i = 1; i < n; i++) {
@@ -560,8 +771,7 @@ static int read_symbols(struct sym_dso *d)
 		if (type != STT_FUNC && type != STT_GNU_IFUNC && type != STT_NOTYPE)
 			continue;
 		c[nc].limit = section_limit(symelf, shndx, bias, &exec);
-		/* Untyped symbols only when global and in code: no ARM "$x", no local labels. */
-		if (type == STT_NOTYPE && (GELF_ST_BIND(sym.st_info) == STB_LOCAL || !exec))
+		if (type == STT_NOTYPE && !label_wanted(&sym, name, exec))
 			continue;
 		c[nc].start = addr;
 		c[nc].size = sym.st_size;
@@ -569,6 +779,10 @@ static int read_symbols(struct sym_dso *d)
 		c[nc].rank = sym_rank(&sym, name);
 		c[nc].idx = (uint32_t)i;
 		nc++;
+	}
+	if (add_plt_syms(d, &c, &nc, &cap) < 0) {
+		free(c);
+		return -ENOMEM;
 	}
 	qsort(c, nc, sizeof(*c), cmp_symc);
 	d->syms = malloc((nc ? nc : 1) * sizeof(*d->syms));
@@ -584,6 +798,10 @@ static int read_symbols(struct sym_dso *d)
 			continue; /* an alias ranked lower */
 		if (c[i].size) {
 			end = c[i].start + c[i].size;
+			if (end > sized_end)
+				sized_end = end;
+		} else if (c[i].start < sized_end) {
+			continue; /* a label inside a function: the function keeps its name */
 		} else {
 			size_t j = i + 1;
 
@@ -773,17 +991,17 @@ static int inline_chain(struct symbolizer *s, struct sym_dso *d, uint64_t addr,
 		if (tag == DW_TAG_subprogram) {
 			f->inlined = false;
 			if (sym) {
-				f->name = intern(s, sym->name);
+				f->name = shown_name(s, sym->name);
 				f->offset = addr - sym->start;
 			} else {
-				f->name = intern(s, die_name(&chain[i]));
+				f->name = shown_name(s, die_name(&chain[i]));
 				f->offset = die_offset(&chain[i], addr - bias);
 			}
 			nf++;
 			break;
 		}
 		f->inlined = true;
-		f->name = intern(s, die_name(&chain[i]));
+		f->name = shown_name(s, die_name(&chain[i]));
 		f->offset = die_offset(&chain[i], addr - bias);
 		nf++;
 		/* Where this expansion sits in its caller: the next frame's location. */
@@ -797,7 +1015,7 @@ static int inline_chain(struct symbolizer *s, struct sym_dso *d, uint64_t addr,
 	/* No DW_TAG_subprogram above the inlines (or DWARF without scopes): the symbol's frame. */
 	if (nf > 0 && out[nf - 1].inlined && nf < INLINE_MAX && sym) {
 		out[nf] =
-		    (struct sym_frame){ intern(s, sym->name), addr - sym->start,
+		    (struct sym_frame){ shown_name(s, sym->name), addr - sym->start,
 					file ? intern(s, file) : NULL, file ? line : 0, false };
 		nf++;
 	}
@@ -843,7 +1061,7 @@ static int compute(struct symbolizer *s, struct sym_dso *d, uint64_t off, struct
 	if (s->o.inline_frames)
 		n = inline_chain(s, d, addr, sym, out);
 	if (n == 0 && sym) {
-		out[0].name = intern(s, sym->name);
+		out[0].name = shown_name(s, sym->name);
 		out[0].offset = out[0].name ? addr - sym->start : 0;
 		if (s->o.inline_frames && !d->no_dwarf) {
 			Dwfl_Line *ln = dwfl_module_getsrc(d->mod, addr);

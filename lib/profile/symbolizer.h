@@ -33,6 +33,7 @@ struct symbolizer_opts {
 	const char *symfs;	/* NULL or a directory: binaries and debug files are looked up
 				 * under it first (symfs + path, symfs/usr/lib/debug); copied */
 	bool inline_frames;	/* expand inline frames from DWARF (and give file:line) */
+	bool no_demangle;	/* names as in the symbol table: C++ and Rust left mangled */
 	bool debuginfod;	/* allow debuginfod for separate debug info */
 	int debuginfod_timeout; /* seconds, > 0 to set; used only with debuginfod */
 	void (*warn)(void *arg, const char *msg); /* once-per-problem messages, no newline */
@@ -78,6 +79,8 @@ const char *sym_dso_path(const struct sym_dso *d);
  * return-address - 1 rule). The offset is mapped to an ELF address through the PT_LOAD
  * segments, then to the symbol containing it (.symtab, separate debuginfo found by build-id
  * or .gnu_debuglink, else .dynsym).
+ * Names are demangled (C++, Rust legacy and v0, as perf shows them: demangle.h) unless
+ * opts.no_demangle; each symbol is demangled once.
  * Writes up to MAX frames, innermost first, and returns how many (>= 1): exactly one
  * without opts.inline_frames; with it, the inline chain — innermost inlined function first
  * (inlined = true, file:line of the address), the containing real function last

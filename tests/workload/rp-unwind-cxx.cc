@@ -7,8 +7,8 @@
 //   virtual  main -> run_virtual -> Shape::area through a base-class pointer: Circle::area,
 //            Square::area, Triangle::area (the hot functions, about a third each)
 // Output: one line "rp-unwind-cxx: MODE: N rounds, checksum C, wall S s". Exit 0; 2 on bad usage.
-// ringprof does not demangle: the names appear mangled there (_ZNK10ByMixedKeyclERK4ItemS2_,
-// _ZNK6Circle4areaEv); tests match both spellings.
+// ringprof demangles as perf does (ByMixedKey::operator(), Circle::area); with --no-demangle
+// the names are _ZNK10ByMixedKeyclERK4ItemS2_, _ZNK6Circle4areaEv. Tests match both spellings.
 
 #include <algorithm>
 #include <chrono>

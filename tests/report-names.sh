@@ -1,0 +1,142 @@
+#!/bin/bash
+# report-names.sh — how the report names code: C++ and Rust names demangled as perf shows them
+# in every output (flat, --sort sym, -g trees, --folded, --inline), --no-demangle.
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
+require_perf_events
+command -v gcc >/dev/null || skip "gcc is needed to build the fixture"
+
+CXX_WL="$top_builddir/tests/workload/rp-unwind-cxx"
+RN="$T/rustnames"
+gcc -std=gnu11 -O1 -g -fno-omit-frame-pointer -o "$RN" "$top_srcdir/tests/namefix/rustnames.c" ||
+	fail "building the Rust-names fixture"
+
+# ---- Rust: legacy (_ZN...17h<hash>E) and v0 (_R...) names ------------------------------------
+"$RP" record -q -e cpu-clock -F 999 -g -o "$T/rn.data" -- "$RN" 1 || fail "recording the fixture"
+"$RP" report -i "$T/rn.data" --no-children >"$T/rn.flat" 2>"$T/rn.err" || fail "report: $(cat "$T/rn.err")"
+check_grep '^ +[0-9.]+% rustnames +rustnames +\[\.\] core::fmt::write$' "$T/rn.flat" \
+	"flat: the legacy Rust name demangled, its hash dropped"
+check_grep '^ +[0-9.]+% rustnames +rustnames +\[\.\] std::mem::align_of::<usize>$' "$T/rn.flat" \
+	"flat: a v0 generic instance demangled"
+check_no_grep '_ZN4core|_RINv|_RNv|17h0123456789abcdef' "$T/rn.flat" "flat: no mangled name left"
+
+"$RP" report -i "$T/rn.data" --no-children --sort sym >"$T/rn.sym" 2>&1 || fail "report --sort sym"
+check_grep '\[\.\] core::fmt::write$' "$T/rn.sym" "--sort sym: demangled"
+
+"$RP" report -i "$T/rn.data" --folded >"$T/rn.folded" 2>&1 || fail "report --folded"
+check_grep '^rustnames;(.*;)?main;mycrate::foo::bar;core::fmt::write [0-9]+$' "$T/rn.folded" \
+	"--folded: main -> mycrate::foo::bar (v0) -> core::fmt::write (legacy)"
+check_grep ';mycrate::foo::bar;std::mem::align_of::<usize> [0-9]+$' "$T/rn.folded" \
+	"--folded: the v0 generic under its caller"
+check_no_grep '_ZN4core|_RINv|_RNv' "$T/rn.folded" "--folded: no mangled name left"
+
+"$RP" report -i "$T/rn.data" -g caller >"$T/rn.graph" 2>&1 || fail "report -g caller"
+check_grep '--[0-9.]+%--mycrate::foo::bar$' "$T/rn.graph" "-g: the v0 caller demangled in the tree"
+check_grep '--[0-9.]+%--core::fmt::write$' "$T/rn.graph" "-g: the legacy callee demangled in the tree"
+check_no_grep '_ZN4core|_RINv|_RNv' "$T/rn.graph" "-g: no mangled name left"
+
+"$RP" report -i "$T/rn.data" --no-children --no-demangle >"$T/rn.raw" 2>&1 || fail "report --no-demangle"
+check_grep '\[\.\] _ZN4core3fmt5write17h0123456789abcdefE$' "$T/rn.raw" "--no-demangle: the legacy name raw"
+check_grep '\[\.\] _RINvNtC3std3mem8align_ofjE$' "$T/rn.raw" "--no-demangle: the v0 name raw"
+check_no_grep 'core::fmt::write' "$T/rn.raw" "--no-demangle: nothing demangled"
+"$RP" report -i "$T/rn.data" --folded --no-demangle >"$T/rn.rawf" 2>&1 || fail "report --folded --no-demangle"
+check_grep ';_RNvNtCs1234_7mycrate3foo3bar;_ZN4core3fmt5write17h0123456789abcdefE [0-9]+$' "$T/rn.rawf" \
+	"--folded --no-demangle: raw names"
+
+# ---- C++: the same names as perf report on the same program -----------------------------------
+"$RP" record -q -e cpu-clock -F 999 -g -o "$T/cxx.data" -- "$CXX_WL" all 1 >/dev/null || fail "recording the C++ workload"
+"$RP" report -i "$T/cxx.data" --no-children >"$T/cxx.flat" 2>&1 || fail "report of the C++ workload"
+check_grep '\[\.\] ByMixedKey::operator\(\)$' "$T/cxx.flat" "C++: an operator demangled without parameters"
+check_grep '\[\.\] Circle::area$' "$T/cxx.flat" "C++: a virtual method demangled"
+check_no_grep '\[\.\] _Z' "$T/cxx.flat" "C++: no mangled name left"
+
+"$RP" report -i "$T/cxx.data" --no-children --inline >"$T/cxx.inline" 2>&1 || fail "report --inline"
+check_grep '\[\.\] std::' "$T/cxx.inline" "--inline: frames from the C++ library"
+check_no_grep '_Z[NK0-9]' "$T/cxx.inline" "--inline: inline frames demangled too"
+"$RP" report -i "$T/cxx.data" --folded --inline >"$T/cxx.ifold" 2>&1 || fail "report --folded --inline"
+check_grep ';std::__[a-z_]+<[^;]*;([^;]*;)*ByMixedKey::operator\(\)(;[^;]*)? [0-9]+$' "$T/cxx.ifold" \
+	"--inline --folded: inlined std:: callers of the comparator"
+check_no_grep '_Z[NK0-9]' "$T/cxx.ifold" "--inline --folded: demangled"
+
+# perf's own names for the same program: every user symbol perf shows above 1 % must appear,
+# spelled the same, in our report.
+if command -v perf >/dev/null &&
+	perf record -q -e cpu-clock -F 999 -o "$T/perf.data" -- "$CXX_WL" all 1 >/dev/null 2>"$T/perf.err"; then
+	perf report -i "$T/perf.data" --stdio -q --no-children --sort dso,sym --percent-limit 1 2>/dev/null |
+		awk '$2 == "rp-unwind-cxx" { sub(/^.*\[\.\] /, ""); print }' >"$T/perf.names"
+	[ -s "$T/perf.names" ] || fail "perf report named no symbol of rp-unwind-cxx"
+	n=0
+	while IFS= read -r name; do
+		grep -Fq -- "[.] $name" "$T/cxx.flat" || fail "perf shows '$name'; our report does not"
+		n=$((n + 1))
+	done <"$T/perf.names"
+	ok "perf's $n top C++ names appear verbatim in the report"
+else
+	echo "# perf could not record here ($(cat "$T/perf.err" 2>/dev/null)): cross-check left out"
+fi
+
+# ---- the object column: named by the mapping's path, not by the first path of a build-id ------
+cp /bin/bash "$T/loopsh" || fail "copying bash"
+loop='i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done'
+"$RP" record -q -e cpu-clock -F 999 -o "$T/ls.data" -- sh -c "'$T/loopsh' -c '$loop' & bash -c '$loop'; wait" ||
+	fail "recording loopsh and bash"
+"$RP" report -i "$T/ls.data" --no-children >"$T/ls.flat" 2>&1 || fail "report of loopsh and bash"
+check_grep '^ +[0-9.]+% loopsh +loopsh +\[\.\] ' "$T/ls.flat" "the copy of bash run as loopsh is the object loopsh"
+check_grep '^ +[0-9.]+% bash +bash +\[\.\] ' "$T/ls.flat" "bash itself is still the object bash"
+check_no_grep '^ +[0-9.]+% loopsh +bash ' "$T/ls.flat" "no loopsh sample is put in bash"
+for sel in loopsh "$T/loopsh"; do
+	"$RP" report -i "$T/ls.data" --no-children --dso "$sel" >"$T/ls.dso" 2>&1 || fail "report --dso $sel"
+	check_grep '^ +[0-9.]+% loopsh +loopsh ' "$T/ls.dso" "--dso $sel selects loopsh's samples"
+	others=$(awk '$1 ~ /%$/ && $3 != "loopsh"' "$T/ls.dso")
+	[ -z "$others" ] || fail "--dso $sel shows other objects: $others"
+	ok "--dso $sel: only loopsh"
+done
+"$RP" report -i "$T/ls.data" --no-children --dso bash >"$T/ls.bash" 2>&1 || fail "report --dso bash"
+check_grep '^ +[0-9.]+% bash +bash ' "$T/ls.bash" "--dso bash selects bash's samples"
+check_no_grep ' loopsh ' "$T/ls.bash" "--dso bash: none of loopsh"
+
+# ---- code in no known mapping: [unknown] unless the process has a perf map --------------------
+# rp-craft's user samples at an address no MMAP2 covers (pid 4242, "absurd").
+CRAFT="$top_builddir/tests/rp-craft"
+"$CRAFT" unmapped "$T/um.data" || fail "rp-craft unmapped"
+"$RP" report -i "$T/um.data" --no-children >"$T/um.flat" 2>&1 || fail "report of unmapped samples"
+check_grep '^ +10\.00% absurd +\[unknown\] +\[\.\] \[unknown\]$' "$T/um.flat" "no mapping and no perf map: [unknown], not [JIT]"
+check_no_grep 'JIT' "$T/um.flat" "no mapping and no perf map: no JIT label"
+check_no_grep '^# note: .*no known mapping' "$T/um.flat" "nothing lost: no note about lost mappings"
+mkdir -p "$T/sfs/tmp"
+printf '500000001000 1000 jitted_fn\n500000002000 1000 jitted_caller\n' >"$T/sfs/tmp/perf-4242.map"
+"$RP" report -i "$T/um.data" --no-children --symfs "$T/sfs" >"$T/um.jit" 2>&1 || fail "report with a perf map"
+check_grep '^ +10\.00% absurd +\[JIT\] pid 4242 +\[\.\] jitted_fn$' "$T/um.jit" "with a perf map: [JIT] pid N and the map's name"
+"$RP" report -i "$T/um.data" --folded --symfs "$T/sfs" >"$T/um.jitf" 2>&1 || fail "report --folded with a perf map"
+check_grep '^absurd;jitted_caller;jitted_fn 2$' "$T/um.jitf" "with a perf map: the caller named from it too"
+
+"$CRAFT" unmapped-lost "$T/ul.data" || fail "rp-craft unmapped-lost"
+"$RP" report -i "$T/ul.data" --no-children >"$T/ul.flat" 2>&1 || fail "report of unmapped samples with losses"
+check_grep '^# note: 10\.0% of the samples run code in no known mapping \(\[unknown\]\), and records were lost: .*larger buffer \(-m\) or a lower rate \(-F\)$' \
+	"$T/ul.flat" "samples in no mapping and lost records: the header says what to change"
+
+# ---- zero-size symbols: ld.so's start-up stacks end in _start (local, untyped, size 0) ---------
+# ld.so's own symbols (_start, _dl_start) are in its debug file (libc6-dbg on Debian); without
+# them no frame of ld.so has a name, named or not, and there is nothing to check here.
+"$RP" record -q -e cpu-clock -F 4000 -g -o "$T/ld.data" -- sh -c 'for i in $(seq 40); do LD_BIND_NOW=1 /bin/true; done' ||
+	fail "recording short programs"
+"$RP" report -i "$T/ld.data" --folded >"$T/ld.folded" 2>&1 || fail "report --folded of short programs"
+if grep -q ';_dl_start;' "$T/ld.folded"; then
+	awk -F';' '/;_dl_start;/ { print $2 }' "$T/ld.folded" | sort -u >"$T/ld.roots"
+	check_eq "$(cat "$T/ld.roots")" "_start" "stacks through _dl_start start at ld.so's zero-size _start, not [unknown]"
+	if command -v perf >/dev/null &&
+		perf record -q --buildid-mmap -e cpu-clock -F 4000 --call-graph dwarf -o "$T/perf-ld.data" -- \
+			sh -c 'for i in $(seq 40); do LD_BIND_NOW=1 /bin/true; done' 2>"$T/perf-ld.err"; then
+		perf script -i "$T/perf-ld.data" -F ip,sym 2>/dev/null |
+			awk 'BEGIN { RS = "" } / _dl_start\n/ { n = split($0, a, "\n"); split(a[n], f, " "); print f[2] }' |
+			sort -u >"$T/perf-ld.roots"
+		if [ -s "$T/perf-ld.roots" ]; then
+			check_eq "$(cat "$T/perf-ld.roots")" "$(cat "$T/ld.roots")" "perf's start-up stacks start in the same frame"
+		else
+			echo "# perf unwound no stack through _dl_start: cross-check left out"
+		fi
+	else
+		echo "# perf could not record here: cross-check left out"
+	fi
+else
+	echo "# no frame of ld.so is named (no debug symbols for it: libc6-dbg): the _start check is left out"
+fi
