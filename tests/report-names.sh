@@ -140,3 +140,19 @@ if grep -q ';_dl_start;' "$T/ld.folded"; then
 else
 	echo "# no frame of ld.so is named (no debug symbols for it: libc6-dbg): the _start check is left out"
 fi
+
+# ---- [vdso]: named from the image the recording carries (perf names these frames too) ----------
+python3 -c 'import time
+t = time.time()
+while time.time() - t < 1: pass' >/dev/null 2>&1 || skip "python3 is needed for the vdso workload"
+"$RP" record -q -e cpu-clock -F 999 -o "$T/vdso.data" -- python3 -c 'import time
+t = time.time()
+while time.time() - t < 1: pass' || fail "recording a clock_gettime loop"
+"$RP" report -i "$T/vdso.data" --stats >"$T/vdso.stats"
+check_grep '^    IMAGE +1$' "$T/vdso.stats" "the recording carries the vdso image"
+"$RP" report -i "$T/vdso.data" --dso '[vdso]' -s dso,sym --no-children >"$T/vdso.rep" 2>&1
+check_grep '^ +[0-9.]+% +\[vdso\] +\[\.\] __vdso_clock_gettime$' "$T/vdso.rep" "[vdso] frames are named (__vdso_clock_gettime)"
+check_no_grep '\[vdso\] +\[\.\] \[unknown\]' "$T/vdso.rep" "no [vdso] frame is [unknown]"
+"$RP" script -i "$T/vdso.data" --dso '[vdso]' | grep -m1 -E '^	 *[0-9a-f]+ __vdso_clock_gettime\+0x[0-9a-f]+ \(\[vdso\]\)$' >/dev/null ||
+	fail "script names [vdso] frames with their offsets"
+ok "script names [vdso] frames with their offsets"

@@ -167,8 +167,9 @@ int64_t dsotab_add_mapped(struct dsotab *t, const char *path, const uint8_t *bid
 		clean[len - 10] = '\0';
 		path = clean;
 	}
-	if (path[0] != '/') {
-		/* [vdso], [vsyscall] and the like: no file to read. */
+	if (path[0] != '/' && strcmp(path, "[vdso]") != 0) {
+		/* [vsyscall] and the like: nothing to read ([vdso]: the image the recording
+		 * carries, read as a file). */
 		int64_t nid = strtab_intern(t->names, path);
 
 		return nid < 0 ? nid : get_dso(t, (uint64_t)nid, TAG_PSEUDO, DSOTAB_PSEUDO, path);
@@ -242,4 +243,9 @@ int dsotab_perfmap(struct dsotab *t, uint32_t id, const struct perfmap **ret)
 	}
 	*ret = d->pmap;
 	return 0;
+}
+
+int dsotab_add_image(struct dsotab *t, const char *name, const void *image, size_t len)
+{
+	return symbolizer_add_image(t->symz, name, image, len);
 }

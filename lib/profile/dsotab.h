@@ -60,4 +60,8 @@ bool dsotab_unmapped(const struct dsotab *t, uint32_t id);
  * is no usable map), or -ENOMEM. */
 int dsotab_perfmap(struct dsotab *t, uint32_t id, const struct perfmap **ret);
 
+/* A code image the recording carries ([vdso]): the object of that name reads it as its file.
+ * 0 or -errno. */
+int dsotab_add_image(struct dsotab *t, const char *name, const void *image, size_t len);
+
 #endif

@@ -439,6 +439,19 @@ static void on_sample(struct replay *rp, const struct perf_event_header *h)
 		rp->hook(rp->hook_arg, &smp, (uint32_t)stack, (uint32_t)memo->comm);
 }
 
+/* A code image the recording carries ([vdso]), for the symbolizer. A damaged record is
+ * skipped: its frames stay [unknown]. */
+static void on_image(struct replay *rp, const struct perf_event_header *h)
+{
+	const unsigned char *image;
+	const char *name;
+	size_t len;
+
+	if (format_image(h, &name, &image, &len) == 0 &&
+	    dsotab_add_image(rp->dsos, name, image, len) == -ENOMEM)
+		rp->t->sideband_nomem++;
+}
+
 static void on_record(struct replay *rp, const struct perf_event_header *h)
 {
 	struct rp_cpu_stats_rec cs;
@@ -480,6 +493,9 @@ static void on_record(struct replay *rp, const struct perf_event_header *h)
 		break;
 	case RP_REC_FINISH:
 		rp->finished = true;
+		break;
+	case RP_REC_IMAGE:
+		on_image(rp, h);
 		break;
 	}
 }

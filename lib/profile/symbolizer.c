@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "base/buildid.h"
@@ -116,6 +117,14 @@ struct symbolizer {
 	 */
 	const char **shown;
 	size_t n_shown, cap_shown;
+
+	/* Code images the recording carries because no file holds them ([vdso]): the first of
+	 * each name, in a memfd that libdw reads as it reads a file. */
+	struct image {
+		char name[24];
+		int fd;
+	} images[SYMBOLIZER_IMAGES_MAX];
+	size_t n_images;
 
 	struct symbolizer_stats st;
 };
@@ -322,6 +331,8 @@ struct symbolizer *symbolizer_free(struct symbolizer *s)
 		return NULL;
 	for (size_t i = 0; i < s->n_dsos; i++)
 		dso_free(s->dsos[i]);
+	for (size_t i = 0; i < s->n_images; i++)
+		close(s->images[i].fd);
 	free(s->dsos);
 	free(s->index);
 	strtab_free(s->strs);
@@ -330,6 +341,40 @@ struct symbolizer *symbolizer_free(struct symbolizer *s)
 	free(s->symfs);
 	free(s);
 	return NULL;
+}
+
+int symbolizer_add_image(struct symbolizer *s, const char *name, const void *image, size_t len)
+{
+	int fd;
+
+	if (!s || !name || (!image && len))
+		return -EINVAL;
+	for (size_t i = 0; i < s->n_images; i++)
+		if (!strcmp(s->images[i].name, name))
+			return 0; /* the same kernel's image, as a rule: the first one is used */
+	if (s->n_images == SYMBOLIZER_IMAGES_MAX || strlen(name) >= sizeof(s->images[0].name))
+		return -E2BIG;
+	fd = memfd_create("ringprof-image", MFD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, image, len) != (ssize_t)len) {
+		int r = errno ? -errno : -EIO;
+
+		close(fd);
+		return r;
+	}
+	util_strlcpy(s->images[s->n_images].name, name, sizeof(s->images[0].name));
+	s->images[s->n_images++].fd = fd;
+	return 0;
+}
+
+/* A copy of the descriptor of the image named PATH, or -1 when the recording had none. */
+static int image_fd(const struct symbolizer *s, const char *path)
+{
+	for (size_t i = 0; i < s->n_images; i++)
+		if (!strcmp(s->images[i].name, path))
+			return fcntl(s->images[i].fd, F_DUPFD_CLOEXEC, 0);
+	return -1;
 }
 
 const struct symbolizer_stats *symbolizer_stats(const struct symbolizer *s)
@@ -836,14 +881,21 @@ static void dso_open(struct sym_dso *d)
 	Elf *elf;
 
 	d->state = DSO_UNUSABLE;
-	if (d->path[0] != '/')
-		return; /* [vdso], //anon, [heap]...: not files */
-
-	fd = symfile_open(s->symfs, &id, &file, warn, sizeof(warn));
-	if (warn[0])
-		warnf(s, "%s", warn);
-	if (fd < 0)
-		return;
+	if (d->path[0] != '/') {
+		/* [vdso] from the image the recording carries; //anon, [heap]...: not files. */
+		fd = image_fd(s, d->path);
+		if (fd < 0 || !(file = strdup(d->path))) {
+			if (fd >= 0)
+				close(fd);
+			return;
+		}
+	} else {
+		fd = symfile_open(s->symfs, &id, &file, warn, sizeof(warn));
+		if (warn[0])
+			warnf(s, "%s", warn);
+		if (fd < 0)
+			return;
+	}
 
 	d->dwfl = dwfl_begin(&s->cb);
 	if (!d->dwfl) {

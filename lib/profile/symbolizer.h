@@ -64,10 +64,18 @@ struct symbolizer *symbolizer_free(struct symbolizer *s);
  * from the recorded one is never used for names, nor, without a build-id, a file on the
  * recorded device MAJ:MIN whose inode is not INO (replaced since the recording). Paths that
  * do not start with '/' ("[vdso]", "//anon") are not files: their lookups return unknown
- * without a warning.
+ * without a warning, unless the recording carried the image (symbolizer_add_image()).
  */
 struct sym_dso *symbolizer_dso(struct symbolizer *s, const char *path, const uint8_t *build_id,
 			       size_t build_id_len, uint32_t maj, uint32_t min, uint64_t ino);
+
+/*
+ * A code image the recording carries because no file holds it (RP_REC_IMAGE: "[vdso]"): the
+ * handle of that path reads it as its file. The first image of each name is kept (at most
+ * SYMBOLIZER_IMAGES_MAX names). 0, or -errno (-E2BIG: too many names or too long a one).
+ */
+#define SYMBOLIZER_IMAGES_MAX 4
+int symbolizer_add_image(struct symbolizer *s, const char *name, const void *image, size_t len);
 
 /* Short name for reports: the path's last component ("libc.so.6"), or the path itself. */
 const char *sym_dso_name(const struct sym_dso *d);
