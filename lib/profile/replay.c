@@ -574,6 +574,13 @@ int replay_file(struct replay *rp, struct reader *r, char *why, size_t why_size)
 	return 0;
 }
 
+const char *replay_event_name(const struct replay *rp)
+{
+	if (!rp->rd || reader_n_events(rp->rd) < 2)
+		return NULL;
+	return reader_event_name(rp->rd, reader_event(rp->rd));
+}
+
 void replay_set_sample_hook(struct replay *rp,
 			    void (*fn)(void *arg, const struct perfrec_sample *smp, uint32_t stack,
 				       uint32_t comm),

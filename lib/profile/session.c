@@ -368,7 +368,7 @@ static void on_stream_sample(void *arg, const struct perfrec_sample *smp, uint32
 			    .cpu = smp->id.cpu,
 			    .period = period,
 			    .comm = session_comm(s, comm),
-			    .event = st->event,
+			    .event = replay_event_name(s->rp) ? replay_event_name(s->rp) : st->event,
 			    .frames = st->frames,
 			    .n_frames = (uint32_t)m,
 			});
