@@ -24,8 +24,9 @@ const char options_help_input[] =
 const char options_help_filters[] =
     "Filters:\n"
     "      --event NAME        only the samples of event NAME, in a recording of several\n"
-    "                          (record -e A -e B); without it report prints one section per\n"
-    "                          event, as perf does\n"
+    "                          (record -e A -e B); without it, report prints one section\n"
+    "                          per event as perf does, and script names each sample's\n"
+    "                          event\n"
     "      --pid PID[,PID]     only these processes\n"
     "      --tid TID[,TID]     only these threads\n"
     "      --comm NAME[,NAME]  only these command names\n"
