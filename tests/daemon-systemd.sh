@@ -60,6 +60,7 @@ mount --bind / "$ROOT" || exit 1
 exec systemd-nspawn -D "$ROOT" --volatile=overlay --boot --register=no --keep-unit \\
 	--console=read-only --capability=CAP_PERFMON,CAP_SYSLOG,CAP_IPC_LOCK \\
 	--system-call-filter=perf_event_open --bind-ro="$DEST":/run/rp-dest \\
+	--bind-ro="$top_builddir/tests/workload":/run/rp-workload \\
 	--machine=rp-$$ -- systemd.unit=basic.target
 EOF
 nspawn_cleanup
@@ -124,7 +125,8 @@ in_ct nsenter -t "$MAIN" -m sh -c 'echo x >/proc/sys/kernel/core_pattern' 2>"$T/
 check_grep 'Read-only file system' "$T/corepat.err" "kernel.core_pattern cannot be written from the service's mount namespace"
 
 # --- a workload in the container, then rotation by signal ---
-in_ct "$top_builddir/tests/workload/rp-workload" -d 2 -q >/dev/null || fail "the workload ran in the container"
+# The build tree may be under /tmp, which the container replaces: the workload is bound in.
+in_ct /run/rp-workload/rp-workload -d 2 -q >/dev/null || fail "the workload ran in the container"
 in_ct systemctl kill -s USR2 ringprofd
 for _ in $(seq 1 100); do files | grep -q '\.data$' && break; sleep 0.1; done
 files >"$T/files1"
