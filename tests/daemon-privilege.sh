@@ -105,7 +105,8 @@ check_grep '^PrivateNetwork=yes$' "$UNIT" "PrivateNetwork=yes"
 check_grep '^RestrictAddressFamilies=AF_UNIX$' "$UNIT" "RestrictAddressFamilies=AF_UNIX only"
 check_grep '^StateDirectoryMode=0750$' "$UNIT" "StateDirectoryMode=0750: nothing for other users"
 check_grep '^UMask=0027$' "$UNIT" "UMask=0027: nothing for other users"
-check_no_grep '^(User|Group|SupplementaryGroups)=' "$UNIT" "the group of the files is root's (no Group=)"
+check_no_grep '^(User|SupplementaryGroups)=' "$UNIT" "the daemon runs as root (no User=, no SupplementaryGroups=)"
+check_grep '^Group=ringprof$' "$UNIT" "the files belong to the ringprof group (Group=ringprof)"
 
 # ---- 2. every capability is explained, and the set suffices -------------------------------
 caps=$(sed -n 's/^CapabilityBoundingSet=//p' "$UNIT")
