@@ -92,25 +92,6 @@ int conf_parse_bool(const char *s, bool *ret)
 	return -EINVAL;
 }
 
-/* A non-negative decimal with an optional fraction, then the unit; end points at the unit. */
-static int parse_number(const char *s, double *ret, const char **end)
-{
-	char *e;
-	double v;
-
-	if (!isdigit((unsigned char)*s) && *s != '.')
-		return -EINVAL;
-	errno = 0;
-	v = strtod(s, &e);
-	if (errno || e == s || !isfinite(v) || v < 0)
-		return -EINVAL;
-	while (*e == ' ')
-		e++;
-	*ret = v;
-	*end = e;
-	return 0;
-}
-
 struct unit {
 	const char *suffix;
 	double mult;
@@ -123,7 +104,7 @@ static int parse_unit(const char *s, const struct unit *units, size_t n_units, u
 	const char *unit;
 	double v;
 
-	if (parse_number(s, &v, &unit) < 0)
+	if (util_parse_decimal(s, &v, &unit) < 0)
 		return -EINVAL;
 	for (size_t i = 0; i < n_units; i++) {
 		if (!strcmp(unit, units[i].suffix)) {
@@ -167,7 +148,7 @@ static int parse_budget(const char *s, struct conf_size *ret)
 
 	if (!strcasecmp(s, "infinity")) {
 		b.infinity = true;
-	} else if (parse_number(s, &v, &unit) == 0 && !strcmp(unit, "%")) {
+	} else if (util_parse_decimal(s, &v, &unit) == 0 && !strcmp(unit, "%")) {
 		if (v <= 0 || v > 100)
 			return -ERANGE;
 		b.percent = v;

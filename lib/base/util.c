@@ -94,21 +94,32 @@ int util_parse_seconds(const char *s, uint64_t *ret_ns)
 	return 0;
 }
 
-int util_parse_size(const char *s, uint64_t *ret)
+int util_parse_decimal(const char *s, double *ret, const char **end)
 {
-	static const char units[] = "BKMGT";
-	const char *u;
-	char *end;
+	char *e;
 	double v;
 
 	if (!s || !(isdigit((unsigned char)*s) || *s == '.'))
 		return -EINVAL;
 	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || !isfinite(v) || v < 0)
+	v = strtod(s, &e);
+	if (errno || e == s || !isfinite(v) || v < 0)
 		return -EINVAL;
-	while (*end == ' ')
-		end++;
+	while (*e == ' ')
+		e++;
+	*ret = v;
+	*end = e;
+	return 0;
+}
+
+int util_parse_size(const char *s, uint64_t *ret)
+{
+	static const char units[] = "BKMGT";
+	const char *u, *end;
+	double v;
+
+	if (util_parse_decimal(s, &v, &end) < 0)
+		return -EINVAL;
 	if (*end) {
 		/* B, K, KB, KiB, ... in any case: powers of 1024, as perf and systemd count. */
 		u = strchr(units, toupper((unsigned char)*end));

@@ -18,6 +18,9 @@ uint64_t util_mono_ns(int64_t wall, int64_t offset); /* wall - offset, at least 
 int util_parse_u64(const char *s, uint64_t *ret);
 int util_parse_seconds(const char *s, uint64_t *ret_ns); /* "2", "0.5", "1.25" */
 int util_parse_percent(const char *s, double *ret);	 /* 0..100, "0.5" or "0.5%" */
+/* A non-negative decimal with an optional fraction, then spaces; *end points past them (at
+ * the unit, if any). 0 or -EINVAL. */
+int util_parse_decimal(const char *s, double *ret, const char **end);
 /* A byte count: a number (fractions allowed) and an optional unit B, K, M, G or T, also as
  * KB or KiB, in any case; K is 1024. */
 int util_parse_size(const char *s, uint64_t *ret);
