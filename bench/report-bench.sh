@@ -27,7 +27,7 @@ elif [ -x "$ROOT/ringprof" ]; then B=$ROOT
 else die "no ringprof binary: build first (cd build && make -j2) or set RP_BUILD"
 fi
 WL=$B/tests/workload/rp-workload
-for f in ringprof ringprof-record ringprof-report; do [ -x "$B/$f" ] || die "$B/$f missing: build first"; done
+for f in ringprof ringprof-record ringprof-report ringprof-script; do [ -x "$B/$f" ] || die "$B/$f missing: build first"; done
 [ -x "$WL" ] || die "$WL missing: run 'make' (it builds the workload too)"
 [ "$(id -u)" = 0 ] || die "needs root (system-wide recording, package installs)"
 
@@ -65,7 +65,7 @@ trap cleanup EXIT
 
 # A private copy of the binaries: a rebuild of the tree during the run must not change them.
 mkdir "$T/bin"
-cp "$B/ringprof" "$B/ringprof-record" "$B/ringprof-report" "$T/bin/"
+cp "$B/ringprof" "$B/ringprof-record" "$B/ringprof-report" "$B/ringprof-script" "$T/bin/"
 RP=$T/bin/ringprof
 rev=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)
 [ -z "$(git -C "$ROOT" status --porcelain -uno 2>/dev/null)" ] || rev="$rev + local changes"
@@ -167,6 +167,8 @@ CMDS=(
 	"graph_perf|perf report -i perf.data --stdio -g caller"
 	"flat_ringprof|$RP report -i rp.data --no-children"
 	"flat_perf|perf report -i perf.data --stdio --no-children -g none"
+	"script_ringprof|$RP script -i rp.data --no-pager"
+	"script_perf|perf script -i perf.data"
 )
 for c in "${CMDS[@]}"; do
 	name=${c%%|*} cmd=${c#*|}
@@ -185,12 +187,16 @@ g_t=$(ratio "${S[graph_ringprof]}" "${S[graph_perf]}")
 g_m=$(ratio "${K[graph_ringprof]}" "${K[graph_perf]}")
 f_t=$(ratio "${S[flat_ringprof]}" "${S[flat_perf]}")
 f_m=$(ratio "${K[flat_ringprof]}" "${K[flat_perf]}")
+s_t=$(ratio "${S[script_ringprof]}" "${S[script_perf]}")
+s_m=$(ratio "${K[script_ringprof]}" "${K[script_perf]}")
 echo "== results: $rp_samples ringprof / $perf_samples perf samples, $RATE Hz x $NCPU CPUs x $SECS s"
 printf '  %-22s %12s %12s %10s %9s\n' report "ringprof" "perf" "ratio" "target"
 printf '  %-22s %10.2f s %10.2f s %9sx %9s\n' "call graph: time" "${S[graph_ringprof]}" "${S[graph_perf]}" "$g_t" "<= 0.2x"
 printf '  %-22s %9d MB %9d MB %9sx %9s\n' "call graph: peak RSS" $((K[graph_ringprof] / 1024)) $((K[graph_perf] / 1024)) "$g_m" "<= 0.25x"
 printf '  %-22s %10.2f s %10.2f s %9sx\n' "flat: time" "${S[flat_ringprof]}" "${S[flat_perf]}" "$f_t"
 printf '  %-22s %9d MB %9d MB %9sx\n' "flat: peak RSS" $((K[flat_ringprof] / 1024)) $((K[flat_perf] / 1024)) "$f_m"
+printf '  %-22s %10.2f s %10.2f s %9sx\n' "script: time" "${S[script_ringprof]}" "${S[script_perf]}" "$s_t"
+printf '  %-22s %9d MB %9d MB %9sx\n' "script: peak RSS" $((K[script_ringprof] / 1024)) $((K[script_perf] / 1024)) "$s_m"
 printf '  %-22s %12s %12s %9sx\n' "file bytes/sample" \
 	"$(awk -v b="$rp_bytes" -v s="$rp_samples" 'BEGIN { printf "%.1f", b / s }')" \
 	"$(awk -v b="$perf_bytes" -v s="$perf_samples" 'BEGIN { printf "%.1f", b / s }')" \
