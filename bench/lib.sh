@@ -43,7 +43,7 @@ bench_init() {
 	elif [ -x "$ROOT/ringprof" ]; then B=$ROOT
 	else die "no ringprof binary: build first (cd build && make -j2) or set RP_BUILD"
 	fi
-	for p in ringprof ringprof-record ringprof-report; do [ -x "$B/$p" ] || die "$B/$p missing: build first"; done
+	for p in ringprof ringprof-record ringprof-report ringprof-unwind; do [ -x "$B/$p" ] || die "$B/$p missing: build first"; done
 	[ -x "$B/tests/workload/rp-workload" ] || die "$B/tests/workload/rp-workload missing: run 'make' (it builds the workload too)"
 	[ "$(id -u)" = 0 ] || die "needs root (system-wide recording, sysctl, package installs)"
 
@@ -66,7 +66,9 @@ bench_init() {
 	trap 'exit 130' INT
 	trap 'exit 143' TERM
 	mkdir "$T/bin"
-	cp "$B/ringprof" "$B/ringprof-record" "$B/ringprof-report" "$T/bin/"
+	# The unwind-table helper too: the recorder runs it from its own directory (without it,
+	# --call-graph dwarf falls back to frame pointers and says so).
+	cp "$B/ringprof" "$B/ringprof-record" "$B/ringprof-report" "$B/ringprof-unwind" "$T/bin/"
 	cp "$B/tests/workload/rp-workload" "$B/tests/workload/librp-worklib.so" "$T/bin/" # RUNPATH $ORIGIN
 	RP=$T/bin/ringprof
 	WL=$T/bin/rp-workload

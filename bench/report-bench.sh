@@ -27,7 +27,7 @@ elif [ -x "$ROOT/ringprof" ]; then B=$ROOT
 else die "no ringprof binary: build first (cd build && make -j2) or set RP_BUILD"
 fi
 WL=$B/tests/workload/rp-workload
-for f in ringprof ringprof-record ringprof-report ringprof-script; do [ -x "$B/$f" ] || die "$B/$f missing: build first"; done
+for f in ringprof ringprof-record ringprof-report ringprof-script ringprof-unwind; do [ -x "$B/$f" ] || die "$B/$f missing: build first"; done
 [ -x "$WL" ] || die "$WL missing: run 'make' (it builds the workload too)"
 [ "$(id -u)" = 0 ] || die "needs root (system-wide recording, package installs)"
 
@@ -65,7 +65,7 @@ trap cleanup EXIT
 
 # A private copy of the binaries: a rebuild of the tree during the run must not change them.
 mkdir "$T/bin"
-cp "$B/ringprof" "$B/ringprof-record" "$B/ringprof-report" "$B/ringprof-script" "$T/bin/"
+cp "$B/ringprof" "$B/ringprof-record" "$B/ringprof-report" "$B/ringprof-script" "$B/ringprof-unwind" "$T/bin/"
 RP=$T/bin/ringprof
 rev=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)
 [ -z "$(git -C "$ROOT" status --porcelain -uno 2>/dev/null)" ] || rev="$rev + local changes"

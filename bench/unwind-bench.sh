@@ -132,7 +132,12 @@ stats() {
 }
 show_logs() {
 	local n
-	for n in "${NAMES[@]}"; do grep -h -E '^\[ (ringprof record|perf record: Captured)' "$n.log" | sed "s/^/  $n: /" || true; done
+	# ringprof's dwarf figures mean something only with its table builder at hand.
+	if has rpd && grep -q 'unwind-table helper' rpd.log; then
+		grep 'unwind-table helper' rpd.log >&2
+		die "ringprof's dwarf recorder ran without its unwind-table helper (ringprof-unwind)"
+	fi
+	for n in "${NAMES[@]}"; do grep -h -E '^\[ (ringprof record|user stacks|perf record: Captured)' "$n.log" | sed "s/^/  $n: /" || true; done
 	grep -h -v -E '^\[ perf record: (Woken|Captured)|^$' perf.log | sed 's/^/  perf: /' || true
 	echo "  perf report (call graph, unwinds the copies): $(cat perf-report.time) (wall, user, sys s)"
 }
