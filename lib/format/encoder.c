@@ -121,31 +121,21 @@ static void need_ksym_run(struct encoder *e, size_t i, uint8_t role)
 }
 
 /* A new stack's kernel addresses: the symbols containing them, and the ones after those
- * (which bound them for the reader), are written before the batch that uses it. The address
- * looked up is the one the report will look up: a context's first frame as it is, every
- * other frame (a return address) minus one, since a call at the very end of a function
- * returns to the start of the next. */
+ * (which bound them for the reader), are written before the batch that uses it. Each is
+ * looked up where the report will look it up (perfrec_chain: a return address minus one). */
 static void need_ksyms(struct encoder *e, const struct perfrec_sample *s)
 {
 	const uint64_t *addrs = e->ksyms->addrs;
-	bool first = true;
+	struct perfrec_chain c;
+	uint64_t v = s->ip;
+	bool ret = false, more = true;
 
-	for (uint64_t k = 0; k <= s->nr; k++) {
-		uint64_t v;
+	perfrec_chain_init(&c, s);
+	for (; more; more = perfrec_chain_next(&c, &v, &ret)) {
 		int64_t i;
 
-		if (k == 0) {
-			v = s->ip;
-		} else {
-			memcpy(&v, &s->ips[k - 1], 8);
-			if (v >= (uint64_t)PERF_CONTEXT_MAX) {
-				first = true; /* a context marker */
-				continue;
-			}
-			if (!first)
-				v--;
-			first = false;
-		}
+		if (ret)
+			v--;
 		if (v < 0xffff800000000000ull || v >= (uint64_t)PERF_CONTEXT_MAX)
 			continue; /* not the kernel half of the address space */
 		i = ksyms_find(e->ksyms, v);

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <linux/perf_event.h>
 
 /* The sample_type bits this version of ringprof knows how to lay out. */
@@ -31,6 +32,55 @@ struct perfrec_sample {
 	uint16_t misc;
 	uint64_t identifier; /* PERF_SAMPLE_IDENTIFIER's event id; 0 without */
 };
+
+/*
+ * A sample's callchain walked the way every reader resolves it (the recorder choosing which
+ * kernel symbols to store, the report, script): context markers switch between kernel and
+ * user and are not addresses; the first address of a context is where the sample was taken,
+ * each later one a return address, whose call instruction is just before it (so it is looked
+ * up at address - 1: a call at the very end of a function returns to the next one). Any other
+ * marker (guest, hypervisor, ringprof's end-of-unwind marker) ends the walk.
+ */
+struct perfrec_chain {
+	const uint64_t *ips; /* possibly unaligned: read with memcpy */
+	uint64_t nr, i;
+	bool kernel; /* the context of the address last returned */
+	bool first;
+};
+
+static inline void perfrec_chain_init(struct perfrec_chain *c, const struct perfrec_sample *s)
+{
+	*c = (struct perfrec_chain){
+		.ips = s->ips,
+		.nr = s->nr,
+		.kernel = (s->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL,
+		.first = true,
+	};
+}
+
+/* The next address and whether it is a return address; false at the end. */
+static inline bool perfrec_chain_next(struct perfrec_chain *c, uint64_t *ret_addr,
+				      bool *ret_is_return)
+{
+	while (c->i < c->nr) {
+		uint64_t v;
+
+		memcpy(&v, &c->ips[c->i++], 8);
+		if (v >= (uint64_t)PERF_CONTEXT_MAX) {
+			if (v != (uint64_t)PERF_CONTEXT_KERNEL && v != (uint64_t)PERF_CONTEXT_USER)
+				break;
+			c->kernel = v == (uint64_t)PERF_CONTEXT_KERNEL;
+			c->first = true;
+			continue;
+		}
+		*ret_addr = v;
+		*ret_is_return = !c->first;
+		c->first = false;
+		return true;
+	}
+	c->i = c->nr;
+	return false;
+}
 
 /* PERF_RECORD_COMM. */
 struct perfrec_comm {

@@ -238,26 +238,15 @@ static bool in_kernel(const struct perfrec_sample *smp)
 /* The callchain's locations into loc_buf, at most MAX: how many, or -ENOMEM. */
 static int locate_chain(struct replay *rp, const struct perfrec_sample *smp, uint32_t max)
 {
-	bool kernel = in_kernel(smp);
-	bool first = true;
+	struct perfrec_chain c;
+	uint64_t v;
+	bool ret;
 	uint32_t n = 0;
 
-	for (uint64_t i = 0; i < smp->nr && n < max; i++) {
-		uint64_t v;
-		int64_t loc;
+	perfrec_chain_init(&c, smp);
+	while (n < max && perfrec_chain_next(&c, &v, &ret)) {
+		int64_t loc = locate(rp, (int32_t)smp->id.pid, c.kernel, ret ? v - 1 : v);
 
-		memcpy(&v, &smp->ips[i], 8);
-		if (v >= (uint64_t)PERF_CONTEXT_MAX) {
-			kernel = v == (uint64_t)PERF_CONTEXT_KERNEL;
-			if (v != (uint64_t)PERF_CONTEXT_KERNEL && v != (uint64_t)PERF_CONTEXT_USER)
-				break; /* guest or hypervisor frames: not ours to resolve */
-			first = true;
-			continue;
-		}
-		/* Every frame but the first of a context is a return address: the call
-		 * instruction is just before it. */
-		loc = locate(rp, (int32_t)smp->id.pid, kernel, first ? v : v - 1);
-		first = false;
 		if (loc < 0)
 			return (int)loc;
 		rp->loc_buf[n++] = (uint32_t)loc;
@@ -576,9 +565,12 @@ int replay_file(struct replay *rp, struct reader *r, char *why, size_t why_size)
 
 const char *replay_event_name(const struct replay *rp)
 {
-	if (!rp->rd || reader_n_events(rp->rd) < 2)
+	const char *name;
+
+	if (!rp->rd)
 		return NULL;
-	return reader_event_name(rp->rd, reader_event(rp->rd));
+	name = reader_event_name(rp->rd, reader_event(rp->rd));
+	return name ? name : reader_event_name(rp->rd, 0);
 }
 
 void replay_set_sample_hook(struct replay *rp,

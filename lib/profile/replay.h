@@ -38,8 +38,9 @@ int replay_file(struct replay *rp, struct reader *r, char *why, size_t why_size)
  * read, after it is counted (`ringprof script` streams them). The sample is valid only
  * during the call. FN NULL: none (the default).
  */
-/* The event of the sample being replayed in a recording of several events (for the sample
- * hook); NULL with one event, whose name is the header's. */
+/* The name of the event of the sample being replayed (for the sample hook): the header's
+ * event, or in a recording of several the sample's own (the header's when its description
+ * was lost); NULL outside a replay. */
 const char *replay_event_name(const struct replay *rp);
 void replay_set_sample_hook(struct replay *rp,
 			    void (*fn)(void *arg, const struct perfrec_sample *smp, uint32_t stack,

@@ -42,7 +42,6 @@ struct session {
 struct stream {
 	void (*fn)(void *arg, const struct session_sample *smp);
 	void *arg;
-	char event[sizeof(((struct rp_header_rec *)0)->event_name) + 1];
 	struct stream_loc {
 		uint32_t stack; /* the location's symbol stack (several with inline frames) */
 		uint32_t off;	/* its offsets: offs[off .. off + the stack's length) */
@@ -271,28 +270,16 @@ static int stream_locs(struct session *s)
 	return 0;
 }
 
-/* The addresses the replay located, in its order (replay.c, locate_chain): the callchain
- * without its context markers, up to a marker of another context, else the sampled ip. Each
- * but the first of a context is a return address, looked up at address - 1. How many. */
+/* The addresses the replay located, in its order (perfrec_chain, as replay.c's locate_chain),
+ * else the sampled ip, and which are return addresses (looked up at address - 1). How many. */
 static uint32_t stream_addrs(struct stream *st, const struct perfrec_sample *smp, uint32_t max)
 {
+	struct perfrec_chain c;
 	uint32_t n = 0;
-	bool first = true;
 
-	for (uint64_t i = 0; i < smp->nr && n < max; i++) {
-		uint64_t v;
-
-		memcpy(&v, &smp->ips[i], 8);
-		if (v >= (uint64_t)PERF_CONTEXT_MAX) {
-			if (v != (uint64_t)PERF_CONTEXT_KERNEL && v != (uint64_t)PERF_CONTEXT_USER)
-				break;
-			first = true;
-			continue;
-		}
-		st->ret[n] = !first;
-		st->addrs[n++] = v;
-		first = false;
-	}
+	perfrec_chain_init(&c, smp);
+	while (n < max && perfrec_chain_next(&c, &st->addrs[n], &st->ret[n]))
+		n++;
 	if (n == 0 && max) {
 		st->ret[0] = false;
 		st->addrs[n++] = smp->ip;
@@ -368,7 +355,7 @@ static void on_stream_sample(void *arg, const struct perfrec_sample *smp, uint32
 			    .cpu = smp->id.cpu,
 			    .period = period,
 			    .comm = session_comm(s, comm),
-			    .event = replay_event_name(s->rp) ? replay_event_name(s->rp) : st->event,
+			    .event = replay_event_name(s->rp) ? replay_event_name(s->rp) : "",
 			    .frames = st->frames,
 			    .n_frames = (uint32_t)m,
 			});
@@ -409,12 +396,8 @@ int session_add_file(struct session *s, const char *path, char *why, size_t why_
 		((char *)s->header)[hdr->hdr.size] = '\0';
 	}
 	merge_events(r, s->events, RP_MAX_EVENTS, &s->n_events);
-	if (s->stream) {
-		if (hdr)
-			snprintf(s->stream->event, sizeof(s->stream->event), "%.*s",
-				 (int)sizeof(hdr->event_name), hdr->event_name);
+	if (s->stream)
 		preload_ksyms(s, r, path);
-	}
 	rc = replay_file(s->rp, r, why, why_size);
 	reader_free(r);
 	return rc;
