@@ -441,7 +441,6 @@ static bool take_unwound(struct recorder *r, size_t ci, const struct perf_event_
 	struct perfrec_sample s;
 	struct perfrec_user u;
 	bool held;
-
 	int ev;
 
 	if (!r->enc || perfrec_parse_sample_user(h, r->ring_type, UNWINDER_N_REGS, &s, &u) < 0 ||

@@ -186,13 +186,12 @@ static void dump_own(FILE *f, const struct perf_event_header *h)
 			fin.samples, fin.lost, fin.dropped_records, fin.exit_status);
 		break;
 	case RP_REC_IMAGE:
-		if (format_image(h, &name, &image, &len) == 0) {
-			memcpy(&k.time, (const char *)h + 8, 8);
-			put_time(f, k.time);
-			fprintf(f, " name=%s len=%zu", name, len);
+		if (format_image(h, &name, &image, &len) < 0) {
+			fputs(" (malformed)", f);
 			break;
 		}
-		fprintf(f, " size=%u", h->size);
+		put_time(f, ((const struct rp_image_rec *)(const void *)h)->time);
+		fprintf(f, " name=%s len=%zu", name, len);
 		break;
 	default:
 		fprintf(f, " size=%u", h->size);
