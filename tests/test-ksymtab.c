@@ -427,11 +427,51 @@ static void test_written_as_needed(void)
 	unlink(ksp);
 }
 
+/* A name handed out stays where it is while records are added (ringprof script names frames
+ * while it reads; the arena used to move under it). */
+static void test_names_stay(void)
+{
+	static const struct ent first[] = { { 0xffffffff81000000, 'T', "first_symbol", NULL } };
+	struct ksymtab *t = ksymtab_new();
+	struct rec r;
+	const char *name = NULL, *again = NULL;
+	char names[64][40];
+	struct ent e[64];
+
+	test_ctx = "names-stay";
+	if (!CHECK(t != NULL))
+		return;
+	build(&r, first, 1);
+	CHECK_INT(ksymtab_add_record(t, r.b, r.len), 0);
+	ksymtab_finish(t);
+	CHECK(ksymtab_find(t, 0xffffffff81000004, &name, NULL, NULL) == 0 && name);
+	/* 4 MB of names, far more than the first chunk of the arena. */
+	for (int k = 0; k < 2000; k++) {
+		for (int i = 0; i < 64; i++) {
+			snprintf(names[i], sizeof(names[i]), "filler_%05d_%02d_abcdefghijklmnopq",
+				 k, i);
+			e[i] = (struct ent){ 0xffffffff82000000 + (uint64_t)(k * 64 + i) * 16, 'T',
+					     names[i], NULL };
+		}
+		build(&r, e, 64);
+		CHECK_INT(ksymtab_add_record(t, r.b, r.len), 0);
+	}
+	ksymtab_finish(t);
+	CHECK_INT(ksymtab_count(t), 1 + 2000 * 64);
+	CHECK(ksymtab_find(t, 0xffffffff81000004, &again, NULL, NULL) == 0 && again == name,
+	      "the name moved");
+	CHECK(name && !strcmp(name, "first_symbol"), "got %s", name ? name : "(null)");
+	expect(t, 0xffffffff82000000 + (uint64_t)(1999 * 64 + 63) * 16 + 4,
+	       "filler_01999_63_abcdefghijklmnopq", NULL, 4);
+	ksymtab_free(t);
+}
+
 int main(void)
 {
 	test_basic();
 	test_hostile();
 	test_written_as_needed();
+	test_names_stay();
 	test_perf();
 	return check_done("test-ksymtab");
 }

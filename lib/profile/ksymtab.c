@@ -14,15 +14,19 @@
 
 #define MODULES_MAX 0xffffu
 #define BLOCK 32 /* addresses per summary entry */
+#define CHUNK_BITS 16
+#define CHUNK_SIZE (1u << CHUNK_BITS) /* bytes per arena chunk; no kernel name is that long */
+#define CHUNKS_MAX (1u << (32 - CHUNK_BITS)) /* so that a reference fits 32 bits */
 
 /*
  * 16 bytes per symbol, so a table of 150k kernel symbols stays small and a block of them is a
- * few cache lines. Names and module names are offsets into the arena (it moves while records
- * are added).
+ * few cache lines. A name is a reference into the arena: chunk << CHUNK_BITS | offset. Chunks
+ * never move, so a name handed out stays valid while later records are added (ringprof script
+ * names frames while it reads).
  */
 struct ksym {
 	uint64_t addr;
-	uint32_t name;	 /* arena offset */
+	uint32_t name;	 /* arena reference */
 	uint16_t module; /* index into mods, 0 = core kernel */
 	uint8_t rank;	 /* alias preference, higher wins */
 	uint8_t bound;	 /* written only to end the symbol before it: names nothing */
@@ -40,8 +44,9 @@ struct ksymtab {
 	size_t n, cap;
 	uint64_t *summary;
 	size_t n_summary;
-	char *arena;
-	size_t arena_len, arena_cap;
+	char **chunks; /* the arena: chunks[n_chunks - 1] is being filled */
+	size_t n_chunks, cap_chunks;
+	uint32_t chunk_used; /* bytes used in the last chunk */
 	struct strtab *mods; /* module names: struct ksym's module is their id + 1 (0 = core) */
 	uint16_t last_mod;   /* consecutive entries usually share their module */
 	bool sorted;
@@ -64,27 +69,41 @@ struct ksymtab *ksymtab_free(struct ksymtab *t)
 		return NULL;
 	free(t->syms);
 	free(t->summary);
-	free(t->arena);
+	for (size_t i = 0; i < t->n_chunks; i++)
+		free(t->chunks[i]);
+	free(t->chunks);
 	strtab_free(t->mods);
 	free(t);
 	return NULL;
 }
 
-/* Copy S (LEN bytes, NUL added) into the arena; its offset in *ret. */
+/* Copy S (LEN bytes, NUL added) into the arena; its reference in *ret. */
 static int arena_add(struct ksymtab *t, const char *s, size_t len, uint32_t *ret)
 {
-	int r;
+	char *c;
 
-	if (t->arena_len + len + 1 > UINT32_MAX)
-		return -ENOMEM;
-	r = GROW(t->arena, t->arena_cap, t->arena_len + len + 1);
-	if (r < 0)
-		return r;
-	memcpy(t->arena + t->arena_len, s, len);
-	t->arena[t->arena_len + len] = '\0';
-	*ret = (uint32_t)t->arena_len;
-	t->arena_len += len + 1;
+	if (len >= CHUNK_SIZE)
+		return -E2BIG;
+	if (!t->n_chunks || t->chunk_used + len + 1 > CHUNK_SIZE) {
+		if (t->n_chunks == CHUNKS_MAX || GROW(t->chunks, t->cap_chunks, t->n_chunks + 1) < 0)
+			return -ENOMEM;
+		c = malloc(CHUNK_SIZE);
+		if (!c)
+			return -ENOMEM;
+		t->chunks[t->n_chunks++] = c;
+		t->chunk_used = 0;
+	}
+	c = t->chunks[t->n_chunks - 1] + t->chunk_used;
+	memcpy(c, s, len);
+	c[len] = '\0';
+	*ret = (uint32_t)((t->n_chunks - 1) << CHUNK_BITS | t->chunk_used);
+	t->chunk_used += (uint32_t)len + 1;
 	return 0;
+}
+
+static const char *arena_get(const struct ksymtab *t, uint32_t ref)
+{
+	return t->chunks[ref >> CHUNK_BITS] + (ref & (CHUNK_SIZE - 1));
 }
 
 /* The index of module M (a string), added if new; 0 for the core kernel (""). */
@@ -140,8 +159,8 @@ int ksymtab_add_record(struct ksymtab *t, const void *rec, size_t size)
 		uint16_t mi = 0;
 		uint32_t no = 0;
 
-		if (!k.addr || !k.name_len)
-			continue;
+		if (!k.addr || !k.name_len || k.name_len >= CHUNK_SIZE)
+			continue; /* no kernel name is 64 KiB long: a hostile file's */
 		r = GROW(t->syms, t->cap, t->n + 1);
 		if (r == 0)
 			r = module_index(t, k.module, &mi);
@@ -153,7 +172,7 @@ int ksymtab_add_record(struct ksymtab *t, const void *rec, size_t size)
 			.addr = k.addr,
 			.name = no,
 			.module = mi,
-			.rank = alias_rank(k.type, t->arena + no),
+			.rank = alias_rank(k.type, arena_get(t, no)),
 			.bound = k.type == RP_KSYM_BOUND,
 		};
 		t->sorted = false;
@@ -248,7 +267,7 @@ int ksymtab_find(const struct ksymtab *t, uint64_t addr, const char **ret_name,
 	if (s->bound || addr - s->addr >= KSYMTAB_SPAN_MAX)
 		return -ENOENT;
 	if (ret_name)
-		*ret_name = t->arena + s->name;
+		*ret_name = arena_get(t, s->name);
 	if (ret_module)
 		*ret_module = s->module ? strtab_get(t->mods, s->module - 1u) : NULL;
 	if (ret_off)

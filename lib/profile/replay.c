@@ -28,9 +28,10 @@ struct replay {
 	struct aggregate *agg;
 	struct session_totals *t;
 	bool ksyms_loaded;
-	bool ksyms_partial; /* the file being read writes kernel symbols as needed */
-	bool unwound;	    /* its user stacks end in RP_CONTEXT_UNWIND markers */
-	struct reader *rd;  /* the file being read */
+	bool ksyms_partial;   /* the file being read writes kernel symbols as needed */
+	bool ksyms_preloaded; /* the file being read had them added by replay_preload_ksyms() */
+	bool unwound;	      /* its user stacks end in RP_CONTEXT_UNWIND markers */
+	struct reader *rd;    /* the file being read */
 	/* A packed sample's stack resolved once per process state: (reader stack << 32 | pid,
 	 * file << 48 ^ process generation) -> location stack in scache_val (UINT32_MAX unset). */
 	struct pairtab *scache;
@@ -472,7 +473,7 @@ static void on_record(struct replay *rp, const struct perf_event_header *h)
 		break;
 	case RP_REC_KSYMS:
 		/* A damaged record keeps the entries it holds; only lack of memory is counted. */
-		if ((!rp->ksyms_loaded || rp->ksyms_partial) &&
+		if (!rp->ksyms_preloaded && (!rp->ksyms_loaded || rp->ksyms_partial) &&
 		    ksymtab_add_record(rp->ksyms, h, h->size) == -ENOMEM)
 			rp->t->sideband_nomem++;
 		break;
@@ -529,6 +530,22 @@ static void set_events(struct replay *rp, struct reader *r)
 	}
 }
 
+int replay_preload_ksyms(struct replay *rp, struct reader *pre)
+{
+	const struct rp_header_rec *hdr = reader_header(pre);
+	const struct perf_event_header *h;
+
+	if (!hdr || !(hdr->flags & (RP_HDR_KSYMS | RP_HDR_KSYMS_USED)))
+		return 0;
+	if (rp->ksyms_loaded && !(hdr->flags & RP_HDR_KSYMS_USED))
+		return 0; /* a whole snapshot is read once */
+	while ((h = reader_next(pre)))
+		if (h->type == RP_REC_KSYMS && ksymtab_add_record(rp->ksyms, h, h->size) == -ENOMEM)
+			rp->t->sideband_nomem++;
+	rp->ksyms_preloaded = true;
+	return 1;
+}
+
 int replay_file(struct replay *rp, struct reader *r, char *why, size_t why_size)
 {
 	const struct rp_header_rec *hdr = reader_header(r);
@@ -550,6 +567,7 @@ int replay_file(struct replay *rp, struct reader *r, char *why, size_t why_size)
 	while ((h = reader_next(r)))
 		on_record(rp, h);
 	rp->rd = NULL;
+	rp->ksyms_preloaded = false;
 	/* A whole snapshot is read once (every file has the same); partial ones add up. */
 	if (ksymtab_count(rp->ksyms) && !rp->ksyms_partial)
 		rp->ksyms_loaded = true;

@@ -194,12 +194,10 @@ int session_file_bounds(const char *path, int64_t *ret_start, int64_t *ret_end, 
 
 /* ---- streaming (ringprof script) ---- */
 
-/* A recording's kernel symbols, before its samples: one written as samples first need it
- * may come after the first sample that uses it, and a streamed sample is printed at once. */
+/* A recording's kernel symbols, before its samples (see replay_preload_ksyms()). */
 static void preload_ksyms(struct session *s, struct reader *r, const char *path)
 {
 	const struct rp_header_rec *hdr = reader_header(r);
-	const struct perf_event_header *h;
 	struct reader *pre;
 	char why[256];
 
@@ -207,9 +205,7 @@ static void preload_ksyms(struct session *s, struct reader *r, const char *path)
 		return;
 	if (reader_open(path, &pre, why, sizeof(why)) < 0)
 		return; /* the replay says why */
-	while ((h = reader_next(pre)))
-		if (h->type == RP_REC_KSYMS && ksymtab_add_record(s->ksyms, h, h->size) == -ENOMEM)
-			s->t.sideband_nomem++;
+	replay_preload_ksyms(s->rp, pre);
 	reader_free(pre);
 }
 
