@@ -53,6 +53,7 @@ static const struct key keys[] = {
 	{ "UserStackSize", K_SIZE, F(stack_size), "8K", 0, 65528 },
 	{ "UnwindCache", K_CACHE, F(unwind_cache), "", 0, 0 },
 	{ "SwitchEvents", K_BOOL, F(switch_events), "no", 0, 0 },
+	{ "BuildIdMmap", K_BOOL, F(buildid_mmap), "no", 0, 0 },
 	{ "RingPages", K_PAGES, F(ring_pages), "128", 1, 65536 },
 	{ "CPUs", K_CPUS, F(cpus), "", 0, 0 },
 	{ "FlushInterval", K_DURATION, F(flush_ns), "1s", SEC / 100, 3600 * SEC },
@@ -581,6 +582,7 @@ void conf_print(const struct conf *c, FILE *f)
 	fprintf(f, "UserStackSize=%llu\n", (unsigned long long)c->stack_size);
 	fprintf(f, "UnwindCache=%s\n", c->unwind_cache[0] ? c->unwind_cache : "no");
 	fprintf(f, "SwitchEvents=%s\n", c->switch_events ? "yes" : "no");
+	fprintf(f, "BuildIdMmap=%s\n", c->buildid_mmap ? "yes" : "no");
 	fprintf(f, "RingPages=%u\n", c->ring_pages);
 	fprintf(f, "CPUs=%s\n", c->cpus);
 	fprintf(f, "FlushInterval=%s\n", conf_format_duration(c->flush_ns, a, sizeof(a)));
@@ -613,6 +615,6 @@ bool conf_recording_differs(const struct conf *a, const struct conf *b)
 	return strcmp(a->event, b->event) || a->frequency != b->frequency ||
 	       a->callchain != b->callchain || a->stack_size != b->stack_size ||
 	       strcmp(a->unwind_cache, b->unwind_cache) || a->switch_events != b->switch_events ||
-	       a->ring_pages != b->ring_pages || strcmp(a->cpus, b->cpus) ||
-	       a->flush_ns != b->flush_ns;
+	       a->buildid_mmap != b->buildid_mmap || a->ring_pages != b->ring_pages ||
+	       strcmp(a->cpus, b->cpus) || a->flush_ns != b->flush_ns;
 }

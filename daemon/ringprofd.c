@@ -111,6 +111,9 @@ static void usage(FILE *f)
 		"                           UserStackSize=SIZE, fp sets UserStackSize=0\n"
 		"  -G, --no-call-graph      CallChain=no\n"
 		"      --switch-events      SwitchEvents=yes: record context switches\n"
+		"      --buildid-mmap       BuildIdMmap=yes: the kernel puts build-ids in MMAP2\n"
+		"                           records (breaks other perf sessions; see\n"
+		"                           ringprofd.conf(5))\n"
 		"  -m, --ring-pages N       RingPages=: ring buffer pages per CPU (default 128);\n"
 		"                           also --mmap-pages, as in ringprof record\n"
 		"  -C, --cpus LIST          CPUs=: only these CPUs, e.g. 0-3,6 (default all);\n"
@@ -184,6 +187,7 @@ static int rec_open(struct daemon *d, const struct conf *c, struct rec *ret, cha
 	o.callchain = c->callchain;
 	o.stack_user = (uint32_t)((c->stack_size + 7) & ~7ull);
 	o.switch_events = c->switch_events;
+	o.kernel_build_ids = c->buildid_mmap;
 	o.ring_pages = c->ring_pages;
 	o.cpus = x.cpus;
 	o.n_cpus = x.cpus ? x.n_cpus : 0;
@@ -639,6 +643,7 @@ enum {
 	OPT_CHECK = 256,
 	OPT_SWITCH,
 	OPT_NO_SWITCH,
+	OPT_BUILDID_MMAP,
 	OPT_MAX_FILE_SIZE,
 	OPT_MAX_FILE_SEC,
 	OPT_MAX_USE,
@@ -656,6 +661,7 @@ static const struct setting_opt setting_opts[] = {
 	{ 'G', "CallChain", "no" },
 	{ OPT_SWITCH, "SwitchEvents", "yes" },
 	{ OPT_NO_SWITCH, "SwitchEvents", "no" },
+	{ OPT_BUILDID_MMAP, "BuildIdMmap", "yes" },
 	{ 'm', "RingPages", NULL },
 	{ 'C', "CPUs", NULL },
 	{ 'I', "FlushInterval", NULL },
@@ -706,6 +712,7 @@ static int parse_args(struct daemon *d, int argc, char **argv, bool *check_only)
 		{ "no-call-graph", no_argument, NULL, 'G' },
 		{ "switch-events", no_argument, NULL, OPT_SWITCH },
 		{ "no-switch-events", no_argument, NULL, OPT_NO_SWITCH },
+		{ "buildid-mmap", no_argument, NULL, OPT_BUILDID_MMAP },
 		{ "ring-pages", required_argument, NULL, 'm' },
 		{ "mmap-pages", required_argument, NULL, 'm' },
 		{ "cpus", required_argument, NULL, 'C' },

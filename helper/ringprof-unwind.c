@@ -314,6 +314,25 @@ static int send_reply(int sock, const struct uwp_reply *rep, int fd)
 	return uwp_send(sock, rep, sizeof(*rep), fd, 0) == (ssize_t)sizeof(*rep) ? 0 : -1;
 }
 
+/* Only the build-id of bin_fd: -1 (no table attached), status 0 or -ENOENT when it has none. */
+static int build_id_reply(int bin_fd, struct uwp_reply *rep)
+{
+	size_t len = 0;
+	int rc = buildid_read_fd(bin_fd, rep->build_id, sizeof(rep->build_id), &len);
+
+	if (rc < 0 || len == 0 || len > sizeof(rep->build_id)) {
+		rep->status = rc < 0 ? rc : -ENOENT;
+		if (rep->status == -ENOENT)
+			snprintf(rep->why, sizeof(rep->why), "the file has no build-id note");
+		else
+			snprintf(rep->why, sizeof(rep->why), "its build-id could not be read: %s",
+				 strerror(-rep->status));
+		return -1;
+	}
+	rep->build_id_len = (uint8_t)len;
+	return -1;
+}
+
 /* Build the table of bin_fd into a sealed memfd (returned, or -1 with rep's status and why). */
 static int build_reply(const struct uwp_request *req, size_t n, int bin_fd, struct uwp_reply *rep)
 {
@@ -337,6 +356,13 @@ static int build_reply(const struct uwp_request *req, size_t n, int bin_fd, stru
 				    : "not an ELF file (not a regular file)");
 		return -1;
 	}
+	if (req->kind == UWP_BUILD_ID)
+		return build_id_reply(bin_fd, rep);
+	if (req->kind != UWP_TABLE) {
+		rep->status = -EINVAL;
+		snprintf(rep->why, sizeof(rep->why), "unknown request kind %u", req->kind);
+		return -1;
+	}
 	rc = uwb_build_fd(bin_fd, &buf, &size, NULL, rep->why, sizeof(rep->why));
 	if (rc < 0) {
 		rep->status = rc;
@@ -350,6 +376,8 @@ static int build_reply(const struct uwp_request *req, size_t n, int bin_fd, stru
 		rc = -EPROTO; /* never send what the recorder would refuse */
 	} else {
 		rc = table_memfd(buf, size, rep->why, sizeof(rep->why));
+		rep->build_id_len = t.hdr->build_id_len; /* t points into buf */
+		memcpy(rep->build_id, t.hdr->build_id, sizeof(rep->build_id));
 	}
 	free(buf);
 	if (rc < 0) {

@@ -36,7 +36,7 @@
 enum { TAG_SIGNAL = 1, TAG_PIDFD = 2 };
 
 /* Long options without a short one (beyond any character). */
-enum { OPT_MAX_SIZE = 256, OPT_SWITCH_OUTPUT, OPT_SWITCH_MAX_FILES };
+enum { OPT_MAX_SIZE = 256, OPT_SWITCH_OUTPUT, OPT_SWITCH_MAX_FILES, OPT_BUILDID_MMAP };
 
 /* --switch-output: when the recording continues in a new file. */
 enum switch_mode { SWITCH_NONE, SWITCH_SIGNAL, SWITCH_SIZE, SWITCH_TIME };
@@ -137,6 +137,10 @@ static void usage(FILE *f)
 		"                         follows frame pointers (cheaper; code built without them,\n"
 		"                         such as most of Debian's libraries, loses its callers)\n"
 		"      --switch-events    record context switches (SWITCH records)\n"
+		"      --buildid-mmap     let the kernel put build-ids in MMAP2 records (by\n"
+		"                         default the helper reads them from the files): on\n"
+		"                         Linux 5.12 and later this makes a perf record started\n"
+		"                         without --buildid-mmap misread its mappings and abort\n"
 		"  -m, --mmap-pages N     ring buffer data pages per CPU, a power of two\n"
 		"                         (default 256 with privileges, 1024 with --call-graph\n"
 		"                         dwarf, 128 without privileges)\n"
@@ -409,6 +413,9 @@ static int parse_option(struct args *a, int c, const char *arg)
 	case 'S':
 		a->o.switch_events = true;
 		break;
+	case OPT_BUILDID_MMAP:
+		a->o.kernel_build_ids = true;
+		break;
 	case 'm':
 		if (util_parse_u64(arg, &v) < 0 || v == 0 || (v & (v - 1)) || v > (1u << 20)) {
 			fprintf(stderr,
@@ -656,6 +663,7 @@ static int parse_argv(struct args *a, int argc, char **argv)
 		{ "count", required_argument, NULL, 'c' },
 		{ "call-graph", required_argument, NULL, 'G' },
 		{ "switch-events", no_argument, NULL, 'S' },
+		{ "buildid-mmap", no_argument, NULL, OPT_BUILDID_MMAP },
 		{ "mmap-pages", required_argument, NULL, 'm' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "duration", required_argument, NULL, 'd' },
@@ -684,8 +692,9 @@ static int parse_argv(struct args *a, int argc, char **argv)
 	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		if (c == '?' || c == ':')
 			return option_error(c, argv, shortopts, longopts);
-		r = c == 'D' || c >= OPT_MAX_SIZE ? parse_lifecycle(a, c, optarg)
-						  : parse_option(a, c, optarg);
+		r = c == 'D' || (c >= OPT_MAX_SIZE && c <= OPT_SWITCH_MAX_FILES)
+			? parse_lifecycle(a, c, optarg)
+			: parse_option(a, c, optarg);
 		if (r)
 			return r;
 	}

@@ -1,15 +1,15 @@
 #!/bin/bash
 # report-perf.sh — cross-check against perf on the same run: perf records the whole system
 # while ringprof records the workload; the top symbols and their shares must agree.
-# perf asks for build-ids in MMAP2 too (--buildid-mmap): the kernel leaves the build-id flag
-# that ringprof asks for on the MMAP2 records it shares with older events (README, known issues).
+# perf records as its users run it (no --buildid-mmap): ringprof does not ask the kernel for
+# build-ids, so it does not break perf (tests/perf-neighbour.sh).
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 command -v perf >/dev/null || skip "perf (linux-perf) is not installed"
 require_perf_events
 
 comms=rp-workload,rp-worker,rp-child
 require_root
-perf record -q -a --buildid-mmap -e cpu-clock -F 999 -g -o "$T/perf.data" -- sleep 5 2>"$T/perf.err" &
+perf record -q -a -e cpu-clock -F 999 -g -o "$T/perf.data" -- sleep 5 2>"$T/perf.err" &
 BG_PIDS=$!
 sleep 1
 "$RP" record -q -e cpu-clock -F 999 -g -o "$T/rp.data" -- "$WL" -d 3 >/dev/null || fail "ringprof record"

@@ -392,11 +392,16 @@ static bool helper_start(struct helper *h)
 	return CHECK(h->pid > 0);
 }
 
-static int send_request(int sock, uint32_t magic, uint32_t id, int fd)
+static int send_kind(int sock, uint32_t magic, uint32_t id, uint32_t kind, int fd)
 {
-	struct uwp_request req = { .magic = magic, .id = id };
+	struct uwp_request req = { .magic = magic, .id = id, .kind = kind };
 
 	return uwp_send(sock, &req, sizeof(req), fd, 0) == (ssize_t)sizeof(req) ? 0 : -errno;
+}
+
+static int send_request(int sock, uint32_t magic, uint32_t id, int fd)
+{
+	return send_kind(sock, magic, id, UWP_TABLE, fd);
 }
 
 /* One reply: its bytes (0 at EOF, -errno), the attached fd in *ret_fd (-1 if none). */
@@ -406,6 +411,27 @@ static ssize_t recv_reply(int sock, struct uwp_reply *rep, int *ret_fd)
 	ssize_t n = uwp_recv(sock, rep, sizeof(*rep), 0, ret_fd, &trunc);
 
 	return n < 0 ? -errno : n;
+}
+
+/* The reply to a build-id request: status 0, no fd, the build-id the file has. */
+static void check_build_id_reply(int sock, uint32_t id, int file)
+{
+	struct uwp_reply rep;
+	uint8_t want[20];
+	size_t len = 0;
+	int fd;
+	ssize_t n = recv_reply(sock, &rep, &fd);
+
+	if (!CHECK_INT(n, sizeof(rep)))
+		return;
+	CHECK_INT(rep.id, id);
+	CHECK_INT(rep.status, 0);
+	CHECK(fd < 0, "no fd with a build-id");
+	if (CHECK_INT(buildid_read_fd(file, want, sizeof(want), &len), 0))
+		CHECK(rep.build_id_len == len && !memcmp(rep.build_id, want, len),
+		      "the helper's build-id is the file's (%u bytes)", rep.build_id_len);
+	if (fd >= 0)
+		close(fd);
 }
 
 /* The reply to request id carries a sealed memfd with a table utab_check() accepts. */
@@ -436,6 +462,8 @@ static void check_table_reply(int sock, uint32_t id)
 		munmap(m, rep.size);
 	}
 	CHECK(rep.build_ns > 0);
+	CHECK(rep.build_id_len == 20, "the table reply carries the build-id (%u bytes)",
+	      rep.build_id_len);
 	close(fd);
 }
 
@@ -505,6 +533,13 @@ static void test_protocol(void)
 	check_error_reply(h.sock, 4, -EINVAL, "bad request");
 	check_error_reply(h.sock, 5, -ENOEXEC, "not an ELF file");
 	check_table_reply(h.sock, 6);
+	/* Only the build-id (the recorder asks this for every mapped file). */
+	CHECK_INT(send_kind(h.sock, UWP_MAGIC, 10, UWP_BUILD_ID, libc), 0);
+	CHECK_INT(send_kind(h.sock, UWP_MAGIC, 11, UWP_BUILD_ID, txt), 0);
+	CHECK_INT(send_kind(h.sock, UWP_MAGIC, 12, 7, libc), 0);
+	check_build_id_reply(h.sock, 10, libc);
+	check_error_reply(h.sock, 11, -ENOEXEC, "its build-id could not be read");
+	check_error_reply(h.sock, 12, -EINVAL, "unknown request kind 7");
 	check_privileges(h.pid);
 	shutdown(h.sock, SHUT_WR); /* EOF: the helper ends with status 0 */
 	CHECK(waitpid(h.pid, &status, 0) == h.pid && WIFEXITED(status) && WEXITSTATUS(status) == 0,

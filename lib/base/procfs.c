@@ -11,6 +11,8 @@
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 /* "" means the real /proc; a root filling the whole buffer was too long (see procfs_path). */
@@ -666,4 +668,33 @@ int procfs_self_vdso(const void **ret, size_t *ret_size)
 	*ret = (const void *)(uintptr_t)v.base;
 	*ret_size = v.size;
 	return 0;
+}
+
+int procfs_open_mapped(uint32_t pid, uint64_t start, uint64_t end, const char *path, uint32_t maj,
+		       uint32_t min, uint64_t ino, char *why, size_t why_size)
+{
+	char p[4200];
+	struct stat st;
+	int fd;
+
+	snprintf(p, sizeof(p), "/proc/%u/map_files/%llx-%llx", pid, (unsigned long long)start,
+		 (unsigned long long)end);
+	fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 && path[0] == '/') {
+		snprintf(p, sizeof(p), "/proc/%u/root%s", pid, path);
+		fd = open(p, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			fd = open(path, O_RDONLY | O_CLOEXEC);
+	}
+	if (fd < 0) {
+		snprintf(why, why_size, "cannot open it: %s", strerror(errno));
+		return -1;
+	}
+	if (ino && (fstat(fd, &st) < 0 || st.st_ino != ino || major(st.st_dev) != maj ||
+		    minor(st.st_dev) != min)) {
+		snprintf(why, why_size, "the file on disk is not the one mapped");
+		close(fd);
+		return -1;
+	}
+	return fd;
 }

@@ -137,6 +137,16 @@ ssize_t procfs_read_file(const char *path, char *buf, size_t size);
 int procfs_self_vdso(const void **ret, size_t *ret_size);
 
 /*
+ * Open the file mapped at START-END in process PID (PATH as the mapping names it), the way that
+ * works in another mount namespace first: /proc/PID/map_files (the mapped file itself), then
+ * /proc/PID/root + PATH, then PATH. With INO != 0 the file opened must be that inode on device
+ * MAJ:MIN. Returns a read-only, close-on-exec fd, or -1 with a sentence in WHY ("cannot open
+ * it: ...", "the file on disk is not the one mapped"). Always the real /proc.
+ */
+int procfs_open_mapped(uint32_t pid, uint64_t start, uint64_t end, const char *path, uint32_t maj,
+		       uint32_t min, uint64_t ino, char *why, size_t why_size);
+
+/*
  * Read a file holding one decimal integer, such as /proc/sys/kernel/perf_event_paranoid
  * (PATH used as given). Surrounding whitespace is allowed. Returns 0, -EINVAL when it is not
  * a number, -ERANGE when it does not fit a long, or -errno.

@@ -633,7 +633,7 @@ int evset_open(struct evset *e, const struct recorder_opts *o, char *why, size_t
 
 	e->o = *o;
 	e->kernel = true;
-	e->build_id = true;
+	e->build_id = o->kernel_build_ids;
 	e->format_lost = true;
 	rc = evset_parse_events(o->event ? o->event : "cycles", e->events, &e->n_events, why,
 				why_size);

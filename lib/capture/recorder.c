@@ -12,6 +12,7 @@
 
 #include "base/procfs.h"
 #include "base/util.h"
+#include "capture/bids.h"
 #include "capture/evset.h"
 #include "capture/recorder.h"
 #include "capture/synth.h"
@@ -25,6 +26,7 @@
 
 /* The epoll tag of the unwind-table helper's socket. */
 #define RECORDER_TAG_UNWIND (~0ull)
+#define RECORDER_TAG_BIDS (~0ull - 1)
 
 /* Records younger than this may still be in flight into a ring when it is drained. */
 #define ORDER_MARGIN_NS (10 * 1000 * 1000ull)
@@ -65,7 +67,10 @@ struct recorder {
 	struct unwinder *unw; /* --call-graph dwarf: unwinds user stacks while recording */
 	unsigned unw_gen;     /* the helper whose socket is in the epoll set (unwinder_fd_gen) */
 	bool unw_readable;    /* epoll reported its socket since the last drain pass */
+	struct bids *bids;    /* build-ids of mapped files, read by the helper */
+	unsigned bids_gen;    /* its helper whose socket is in the epoll set */
 	uint64_t chain[UNWINDER_MAX_FRAMES + 256]; /* a sample's chain, being unwound */
+	uint64_t fixed[65536 / 8];		   /* a side-band record being repaired */
 	struct recorder_totals totals;		   /* what recorder_totals() last computed */
 };
 
@@ -101,6 +106,49 @@ static void watch_helper(struct recorder *r)
 		epoll_ctl(r->epfd, EPOLL_CTL_ADD, fd, &e);
 }
 
+/* Wait on the build-id helper's socket with the rings (again after it was restarted). */
+static void watch_bids(struct recorder *r)
+{
+	struct epoll_event e = { .events = EPOLLIN, .data.u64 = RECORDER_TAG_BIDS };
+	int fd = bids_fd(r->bids);
+	unsigned gen = bids_fd_gen(r->bids);
+
+	if (gen == r->bids_gen)
+		return;
+	r->bids_gen = gen;
+	if (fd >= 0)
+		epoll_ctl(r->epfd, EPOLL_CTL_ADD, fd, &e);
+}
+
+/* The build-ids of mapped files come from the helper; without it, a note says what reports
+ * lose. */
+static int start_bids(struct recorder *r, char *why, size_t why_size)
+{
+	char note[300];
+
+	r->bids = bids_new(note, sizeof(note));
+	if (!r->bids) {
+		snprintf(why, why_size, "out of memory");
+		return -ENOMEM;
+	}
+	if (note[0])
+		evset_note(&r->ev,
+			   "build-ids of mapped files are not recorded (%s): reports check binaries "
+			   "by inode only",
+			   note);
+	watch_bids(r);
+	return 0;
+}
+
+/* A build-id read by the helper: the unwinder's object of that file takes it. */
+static void on_build_id(void *arg, uint32_t maj, uint32_t min, uint64_t ino, const uint8_t *id,
+			size_t len)
+{
+	struct recorder *r = arg;
+
+	unwinder_learn_build_id(r->unw, maj, min, ino, id, len);
+}
+
 /* The unwinder and its helper; without the helper, a note says what user stacks lose. */
 static int start_unwinder(struct recorder *r, char *why, size_t why_size)
 {
@@ -117,6 +165,10 @@ static int start_unwinder(struct recorder *r, char *why, size_t why_size)
 		evset_note(&r->ev, "unwind tables are not kept on disk: %s", note);
 	r->unw_gen = 0;
 	watch_helper(r);
+	if (bids_fd(r->bids) >= 0) {
+		bids_set_listener(r->bids, on_build_id, r);
+		unwinder_wait_build_ids(r->unw);
+	}
 	return 0;
 }
 
@@ -149,7 +201,8 @@ int recorder_new(const struct recorder_opts *o, struct recorder **ret, char *why
 	r->strip_ident = r->ring_type & PERF_SAMPLE_IDENTIFIER;
 	if (compact_sample_type_ok(r->sample_type))
 		r->enc = encoder_new(r->ev.n_cpus, r->ev.n_events, &r->ksyms);
-	if (r->ring_type & PERF_SAMPLE_STACK_USER)
+	rc = start_bids(r, why, why_size);
+	if (rc == 0 && (r->ring_type & PERF_SAMPLE_STACK_USER))
 		rc = start_unwinder(r, why, why_size);
 	if (!r->cpus || (compact_sample_type_ok(r->sample_type) && !r->enc) || rc < 0) {
 		rc = -ENOMEM;
@@ -169,6 +222,7 @@ struct recorder *recorder_free(struct recorder *r)
 		return NULL;
 	encoder_free(r->enc);
 	unwinder_free(r->unw);
+	bids_free(r->bids);
 	evset_done(&r->ev);
 	if (r->epfd >= 0)
 		close(r->epfd);
@@ -206,6 +260,11 @@ const char *recorder_event(const struct recorder *r, size_t i)
 uint64_t recorder_freq(const struct recorder *r)
 {
 	return r->ev.events[0].freq;
+}
+
+const struct bids_stats *recorder_bids_stats(const struct recorder *r)
+{
+	return r->bids ? bids_stats(r->bids) : NULL;
 }
 
 const struct unwinder_stats *recorder_unwind_stats(const struct recorder *r)
@@ -332,6 +391,7 @@ static void begin_file(struct recorder *r, struct writer *w)
 {
 	r->w = w;
 	r->t_start = util_now_ns();
+	bids_begin_file(r->bids, w);
 	/* Every file defines its own stacks and kernel symbols. */
 	if (r->enc)
 		encoder_begin(r->enc, w);
@@ -352,7 +412,9 @@ static void synth_side_band(void *arg, const struct perf_event_header *h)
 {
 	struct recorder *r = arg;
 
-	unwinder_side_band(r->unw, h, r->sample_type);
+	if (r->unw)
+		unwinder_side_band(r->unw, h, r->sample_type);
+	bids_side_band(r->bids, h, r->sample_type);
 }
 
 /* What already runs, from /proc, stamped t, draining the rings between processes without
@@ -366,7 +428,7 @@ static void synth_state(struct recorder *r, uint64_t t, bool command)
 	synth_init(&s, r->w, r->sample_type, t);
 	s.tick = drain_rings;
 	s.tick_arg = r;
-	if (r->unw) {
+	if (r->unw || r->bids) {
 		s.on_record = synth_side_band;
 		s.on_record_arg = r;
 	}
@@ -377,7 +439,6 @@ static void synth_state(struct recorder *r, uint64_t t, bool command)
 			synth_process(&s, r->ev.o.pids[i]);
 	else if (command && r->ev.o.n_pids)
 		synth_tree(&s, r->ev.o.pids[0]);
-	synth_done(&s);
 	writer_flush(r->w);
 }
 
@@ -478,6 +539,24 @@ static bool take_sample(struct recorder *r, size_t ci, const struct perf_event_h
 	return true;
 }
 
+static void store_record(struct recorder *r, size_t ci, const struct perf_event_header *h);
+
+/*
+ * An MMAP2 record that says it carries a build-id although this recorder did not ask for one:
+ * another perf user did (attr.build_id), and since Linux 5.12 the kernel leaves the flag set
+ * on the one record it writes to every event that wants MMAP2; the bytes are the device and
+ * inode. A copy with the flag cleared, in r->fixed.
+ */
+static const struct perf_event_header *unlabel_mmap2(struct recorder *r,
+						     const struct perf_event_header *h)
+{
+	struct perf_event_header *c = (void *)r->fixed;
+
+	memcpy(c, h, h->size);
+	c->misc &= (uint16_t)~PERF_RECORD_MISC_MMAP_BUILD_ID;
+	return c;
+}
+
 /* Count what the kernel tells in the ring; samples go to the encoder when it can take them.
  * True when the record is stored (or dropped) already, false when it is to be copied as is. */
 static bool take_record(struct recorder *r, size_t ci, const struct perf_event_header *h)
@@ -502,8 +581,16 @@ static bool take_record(struct recorder *r, size_t ci, const struct perf_event_h
 		n->unthrottles++;
 		break;
 	default: /* side-band: the unwinder follows the processes' mappings */
+		if (h->type == PERF_RECORD_MMAP2 && (h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) &&
+		    !r->ev.build_id)
+			h = unlabel_mmap2(r, h);
 		if (r->unw)
 			unwinder_side_band(r->unw, h, r->ring_type);
+		bids_side_band(r->bids, h, r->ring_type);
+		if (h == (const void *)r->fixed) {
+			store_record(r, ci, h);
+			return true;
+		}
 	}
 	return false;
 }
@@ -574,6 +661,10 @@ static int drain_all(struct recorder *r)
 	int rc = 0;
 
 	drain_rings(r);
+	if (r->bids) {
+		bids_poll(r->bids);
+		watch_bids(r);
+	}
 	if (r->unw) {
 		unwinder_poll(r->unw, r->unw_readable);
 		r->unw_readable = false;
@@ -611,6 +702,8 @@ int recorder_poll(struct recorder *r, int timeout_ms, uint64_t *tags, int max)
 	if (n < 0 && errno != EINTR)
 		return -errno;
 	for (int i = 0; i < n; i++) {
+		if (evs[i].data.u64 == RECORDER_TAG_BIDS)
+			continue; /* its answers are taken in drain_all() below */
 		if (evs[i].data.u64 == RECORDER_TAG_UNWIND) {
 			r->unw_readable = true; /* its replies are taken in drain_all() below */
 			continue;
@@ -711,6 +804,11 @@ int recorder_stop(struct recorder *r, int exit_status)
 				usleep(10000);
 		}
 		release_held(r, true);
+	}
+	/* Build-ids still being read get as long (a short command's binaries are new). */
+	for (int i = 0; i < 50 && bids_pending(r->bids); i++) {
+		usleep(10000);
+		bids_poll(r->bids);
 	}
 	writer_set_safe_time(r->w, r->t_stop);
 	end_file(r, r->t_stop, exit_status);

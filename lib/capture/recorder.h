@@ -47,6 +47,9 @@ struct recorder_opts {
 	const char *unwind_cache;  /* dwarf: keep unwind tables in this directory; NULL: none */
 	uint64_t unwind_cache_max; /* bytes of them at most */
 	bool start_disabled;	   /* events stay off after recorder_start until recorder_enable */
+	bool kernel_build_ids;	   /* ask the kernel for build-ids in MMAP2 (attr.build_id): on
+				    * Linux 5.12 and later this mislabels the MMAP2 records of other
+				    * perf users that did not ask (see README) */
 };
 
 struct recorder_totals {
@@ -113,6 +116,9 @@ struct unwinder_stats;
 struct unwinder_object;
 const struct unwinder_stats *recorder_unwind_stats(const struct recorder *r);
 bool recorder_unwind_object(const struct recorder *r, size_t i, struct unwinder_object *ret);
+/* What the build-id helper did (see capture/bids.h). */
+struct bids_stats;
+const struct bids_stats *recorder_bids_stats(const struct recorder *r);
 
 /* The totals since recorder_start(), brought up to date; owned by r, valid until the next call. */
 const struct recorder_totals *recorder_totals(struct recorder *r);

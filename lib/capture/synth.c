@@ -5,7 +5,6 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "base/buildid.h"
 #include "base/grow.h"
 #include "base/procfs.h"
 #include "capture/synth.h"
@@ -13,27 +12,12 @@
 #include "format/perfrec.h"
 #include "format/writer.h"
 
-/* Build-ids looked up during one synthesis, by device and inode. */
-struct synth_bid {
-	uint32_t maj, min;
-	uint64_t ino;
-	uint8_t len; /* 0: the file has none or could not be read */
-	uint8_t id[20];
-};
-
 void synth_init(struct synth *s, struct writer *w, uint64_t sample_type, uint64_t time)
 {
 	memset(s, 0, sizeof(*s));
 	s->w = w;
 	s->sample_type = sample_type;
 	s->time = time;
-}
-
-void synth_done(struct synth *s)
-{
-	free(s->cache);
-	s->cache = NULL;
-	s->n_cache = s->cap_cache = 0;
 }
 
 static void emit_comm(struct synth *s, pid_t pid, pid_t tid, const char *comm)
@@ -47,33 +31,6 @@ static void emit_comm(struct synth *s, pid_t pid, pid_t tid, const char *comm)
 		perfrec_comm_write(h, size, s->sample_type, &c, &id);
 }
 
-static const struct synth_bid *lookup_bid(struct synth *s, pid_t pid, const struct procfs_map *m)
-{
-	struct synth_bid *b;
-	char path[4200];
-	size_t len = 0;
-	int r;
-
-	for (size_t i = 0; i < s->n_cache; i++) {
-		b = &s->cache[i];
-		if (b->ino == m->ino && b->maj == m->maj && b->min == m->min)
-			return b;
-	}
-	if (GROW(s->cache, s->cap_cache, s->n_cache + 1) < 0)
-		return NULL;
-	b = &s->cache[s->n_cache++];
-	memset(b, 0, sizeof(*b));
-	b->maj = m->maj;
-	b->min = m->min;
-	b->ino = m->ino;
-	/* Through the process's root, so files in other mount namespaces resolve. */
-	snprintf(path, sizeof(path), "/proc/%d/root%s", (int)pid, m->path);
-	r = buildid_read_path(path, b->id, sizeof(b->id), &len);
-	if (r == 0 && len <= sizeof(b->id))
-		b->len = (uint8_t)len;
-	return b;
-}
-
 struct maps_ctx {
 	struct synth *s;
 	pid_t pid;
@@ -83,7 +40,6 @@ static int on_map(const struct procfs_map *m, void *arg)
 {
 	struct maps_ctx *c = arg;
 	struct synth *s = c->s;
-	const struct synth_bid *b = NULL;
 	struct perfrec_id id = { (uint32_t)c->pid, (uint32_t)c->pid, s->time, RP_CPU_SYNTH };
 	struct perfrec_mmap r = { PERF_RECORD_MISC_USER,
 				  (uint32_t)c->pid,
@@ -104,13 +60,6 @@ static int on_map(const struct procfs_map *m, void *arg)
 
 	if (!(m->prot & PROT_EXEC) || strlen(m->path) > 4096)
 		return 0;
-	if (m->path[0] == '/' && m->ino && !m->deleted)
-		b = lookup_bid(s, c->pid, m);
-	if (b && b->len) {
-		r.misc |= PERF_RECORD_MISC_MMAP_BUILD_ID;
-		r.build_id = b->id;
-		r.build_id_len = b->len;
-	}
 	size = perfrec_mmap2_size(s->sample_type, m->path);
 	h = size <= 65535 ? writer_reserve(s->w, size) : NULL;
 	if (!h)
@@ -118,7 +67,6 @@ static int on_map(const struct procfs_map *m, void *arg)
 	perfrec_mmap2_write(h, size, s->sample_type, &r, &id);
 	if (s->on_record)
 		s->on_record(s->on_record_arg, h);
-	s->st.build_ids += b && b->len;
 	s->st.maps++;
 	return 0;
 }

@@ -15,26 +15,24 @@ struct synth_stats {
 	size_t processes, threads, maps;
 	size_t vanished;   /* processes that exited while being read (normal) */
 	size_t unreadable; /* processes whose maps could not be read (permissions) */
-	size_t build_ids;  /* MMAP2 records that got a build-id */
 };
 
-/* Shared state: the build-id cache and the record layout. */
+/* Shared state: the record layout. MMAP2 records name files by device and inode; their
+ * build-ids come from the recorder's helper (capture/bids.h), handed each record by on_record. */
 struct synth {
 	struct writer *w;
 	uint64_t sample_type;
 	uint64_t time; /* timestamp given to every synthesized record */
 	struct synth_stats st;
-	struct synth_bid *cache;
-	size_t n_cache, cap_cache;
 	void (*tick)(void *arg); /* called between processes, e.g. to drain rings; may be NULL */
 	void *tick_arg;
-	/* called with each record once it is written (the recorder's unwinder); may be NULL */
+	/* called with each record once it is written (the recorder's unwinder and build-ids);
+	 * may be NULL */
 	void (*on_record)(void *arg, const struct perf_event_header *h);
 	void *on_record_arg;
 };
 
 void synth_init(struct synth *s, struct writer *w, uint64_t sample_type, uint64_t time);
-void synth_done(struct synth *s);
 
 /* COMM for each thread and MMAP2 for each executable mapping of pid. -ESRCH when the
  * process is gone; other per-process failures are counted, not returned. */

@@ -129,13 +129,13 @@ size_t uhelper_busy(const struct uhelper *h)
 	return h->n_q;
 }
 
-int uhelper_submit(struct uhelper *h, uint32_t id, int fd)
+int uhelper_submit(struct uhelper *h, uint32_t id, uint32_t kind, int fd)
 {
 	if (h->sock < 0)
 		return -EPIPE;
 	if (h->n_q == UHELPER_QUEUE)
 		return -EAGAIN;
-	h->q[h->n_q++] = (struct uhelper_req){ id, fd };
+	h->q[h->n_q++] = (struct uhelper_req){ id, kind, fd };
 	return 0;
 }
 
@@ -144,7 +144,7 @@ static int send_waiting(struct uhelper *h)
 {
 	while (h->n_sent < h->n_q) {
 		struct uhelper_req *r = &h->q[h->n_sent];
-		struct uwp_request m = { UWP_MAGIC, r->id, 0 };
+		struct uwp_request m = { UWP_MAGIC, r->id, r->kind, 0 };
 
 		if (uwp_send(h->sock, &m, sizeof(m), r->fd, MSG_DONTWAIT) < 0)
 			return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -EPIPE;
@@ -211,11 +211,21 @@ static int recv_reply(struct uhelper *h, struct uhelper_reply *ret)
 	}
 	memset(ret, 0, sizeof(*ret));
 	ret->id = m.id;
+	ret->kind = h->q[0].kind;
 	ret->status = m.status > 0 ? -EINVAL : m.status;
 	ret->build_ns = m.build_ns;
 	m.why[sizeof(m.why) - 1] = '\0';
 	util_strlcpy(ret->why, m.why, sizeof(ret->why));
-	if (ret->status == 0) {
+	if (ret->status == 0 && m.build_id_len <= sizeof(ret->build_id)) {
+		ret->build_id_len = m.build_id_len;
+		memcpy(ret->build_id, m.build_id, m.build_id_len);
+	}
+	if (ret->status == 0 && ret->kind == UWP_BUILD_ID) {
+		if (!ret->build_id_len) {
+			ret->status = -EINVAL;
+			snprintf(ret->why, sizeof(ret->why), "the helper sent no build-id");
+		}
+	} else if (ret->status == 0) {
 		rc = fd >= 0 ? read_table(fd, m.size, ret) : -EINVAL;
 		if (rc < 0) {
 			ret->status = rc;
@@ -244,6 +254,7 @@ static int restart(struct uhelper *h, struct uhelper_reply *ret)
 		/* It died on the first request it had: that binary goes without a table. */
 		memset(ret, 0, sizeof(*ret));
 		ret->id = h->q[0].id;
+		ret->kind = h->q[0].kind;
 		ret->status = -ECHILD;
 		if (WIFSIGNALED(status))
 			snprintf(ret->why, sizeof(ret->why),

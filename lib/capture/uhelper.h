@@ -12,7 +12,8 @@
 #define UHELPER_QUEUE 64 /* requests waiting or in flight, each holding an open fd */
 
 struct uhelper_req {
-	uint32_t id; /* the caller's: an object index */
+	uint32_t id;   /* the caller's: an object index */
+	uint32_t kind; /* enum uwp_kind */
 	int fd;
 };
 
@@ -26,10 +27,14 @@ struct uhelper {
 	char why[256]; /* why it is not running, when it is not */
 };
 
-/* A reply: on status 0, buf (malloc'd, size bytes) is the table as received, unchecked. */
+/* A reply: on status 0, buf (malloc'd, size bytes) is the table as received, unchecked (a
+ * table request), and build_id the binary's (always there for a build-id request). */
 struct uhelper_reply {
 	uint32_t id;
+	uint32_t kind; /* the request's */
 	int status;
+	uint8_t build_id_len;
+	uint8_t build_id[20];
 	void *buf;
 	size_t size;
 	uint64_t build_ns;
@@ -43,9 +48,10 @@ void uhelper_done(struct uhelper *h);
 /* The socket to wait on for replies (-1 when not running); a new one after a restart. */
 int uhelper_fd(const struct uhelper *h);
 
-/* Queue fd (taken over: closed once sent or dropped) for object id. -EAGAIN when the queue is
- * full (fd not taken), -EPIPE when the helper is not running. */
-int uhelper_submit(struct uhelper *h, uint32_t id, int fd);
+/* Queue fd (taken over: closed once sent or dropped) for object id, asking for KIND (enum
+ * uwp_kind). -EAGAIN when the queue is full (fd not taken), -EPIPE when the helper is not
+ * running. */
+int uhelper_submit(struct uhelper *h, uint32_t id, uint32_t kind, int fd);
 /* Send what waits, read one reply if there is one. 1 and *ret (ret->buf is the caller's to
  * free), 0 when nothing is there. When the helper died, the request it was working on comes
  * back as a failed reply naming it, the helper is started again (a few times at most) and

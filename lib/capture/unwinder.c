@@ -19,6 +19,7 @@
 #include "capture/unwinder.h"
 #include "capture/utcache.h"
 #include "format/format.h"
+#include "unwind/proto.h"
 #include "unwind/utab.h"
 
 enum obj_state { OBJ_NEW, OBJ_PENDING, OBJ_READY, OBJ_NONE };
@@ -35,6 +36,7 @@ struct uobj {
 	uint8_t bid[20]; /* the build-id MMAP2 announced; the table's must match */
 	uint32_t maj, min;
 	uint64_t ino;
+	uint64_t wait_until; /* OBJ_NEW: waits for its build-id until then (0: not waiting) */
 	/* where to open it while it is OBJ_NEW */
 	uint32_t pid;
 	uint64_t start, end;
@@ -44,6 +46,8 @@ struct uobj {
 	char why[96];
 	uint64_t stopped;
 };
+
+#define BID_WAIT_NS (1000ull * 1000 * 1000) /* how long a new object waits for its build-id */
 
 /* What the thread's walks found out about its frames, a frame being a (pc, sp) pair: which
  * frame called it, or that it was the outermost one (join()). */
@@ -63,6 +67,7 @@ struct unwinder {
 	struct addrspace as;
 	struct uhelper helper;
 	bool have_helper;
+	bool wait_bids; /* build-ids of files named by inode come (unwinder_learn_build_id()) */
 	struct utcache cache;
 	struct pairtab *keys; /* object key hashes -> index into objs */
 	struct strtab *paths;
@@ -195,34 +200,12 @@ static int open_vdso(void)
 	return fd;
 }
 
-/* The mapped file, opened the way that works in another mount namespace first; checked
- * against the device and inode MMAP2 gave, when it gave them. -1 with o->why. */
+/* The mapped file, checked against the device and inode MMAP2 gave, when it gave them. -1
+ * with o->why. */
 static int open_object(struct uobj *o)
 {
-	char p[4200];
-	int fd;
-	struct stat st;
-
-	snprintf(p, sizeof(p), "/proc/%u/map_files/%llx-%llx", o->pid, (unsigned long long)o->start,
-		 (unsigned long long)o->end);
-	fd = open(p, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 && o->path[0] == '/') {
-		snprintf(p, sizeof(p), "/proc/%u/root%s", o->pid, o->path);
-		fd = open(p, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			fd = open(o->path, O_RDONLY | O_CLOEXEC);
-	}
-	if (fd < 0) {
-		snprintf(o->why, sizeof(o->why), "cannot open it: %s", strerror(errno));
-		return -1;
-	}
-	if (o->ino && (fstat(fd, &st) < 0 || st.st_ino != o->ino || major(st.st_dev) != o->maj ||
-		       minor(st.st_dev) != o->min)) {
-		snprintf(o->why, sizeof(o->why), "the file on disk is not the one mapped");
-		close(fd);
-		return -1;
-	}
-	return fd;
+	return procfs_open_mapped(o->pid, o->start, o->end, o->path, o->maj, o->min, o->ino, o->why,
+				  sizeof(o->why));
 }
 
 /* Hand a new object to the helper if its queue has room; else it stays OBJ_NEW and is tried
@@ -243,7 +226,7 @@ static void submit(struct unwinder *u, uint32_t idx)
 		obj_fail(u, o, idx == u->vdso ? "cannot copy the vdso" : o->why);
 		return;
 	}
-	if (uhelper_submit(&u->helper, idx, fd) < 0) {
+	if (uhelper_submit(&u->helper, idx, UWP_TABLE, fd) < 0) {
 		close(fd);
 		return;
 	}
@@ -321,9 +304,46 @@ static uint32_t object_of(struct unwinder *u, const struct perfrec_mmap *m)
 		u->vdso = (uint32_t)id;
 	if (!o->path)
 		obj_fail(u, o, "out of memory");
+	else if (!o->bid_len && o->ino && !vdso && u->wait_bids)
+		/* Its build-id is on its way: then the disk cache may have the table. */
+		o->wait_until = util_now_ns() + BID_WAIT_NS;
 	else if (!from_cache(u, o))
 		submit(u, (uint32_t)id);
 	return (uint32_t)id;
+}
+
+void unwinder_wait_build_ids(struct unwinder *u)
+{
+	if (u)
+		u->wait_bids = true;
+}
+
+void unwinder_learn_build_id(struct unwinder *u, uint32_t maj, uint32_t min, uint64_t ino,
+			     const uint8_t *id, size_t len)
+{
+	unsigned char key[17];
+	int64_t idx;
+	struct uobj *o;
+
+	if (!u || len > sizeof(o->bid))
+		return;
+	key[0] = 'i';
+	memcpy(key + 1, &maj, 4);
+	memcpy(key + 5, &min, 4);
+	memcpy(key + 9, &ino, 8);
+	idx = pairtab_find(u->keys, hash_bytes(key, sizeof(key), HASH_SEED),
+			   hash_bytes(key, sizeof(key), 0x84222325cbf29ce4ull));
+	if (idx < 0 || (size_t)idx >= u->n_objs)
+		return;
+	o = &u->objs[idx];
+	if (!o->bid_len && len) {
+		o->bid_len = (uint8_t)len;
+		memcpy(o->bid, id, len);
+	}
+	o->wait_until = 0;
+	/* Not handed to the helper yet: the disk cache may have its table. */
+	if (o->state == OBJ_NEW && !from_cache(u, o))
+		submit(u, (uint32_t)idx);
 }
 
 void unwinder_side_band(struct unwinder *u, const struct perf_event_header *h, uint64_t sample_type)
@@ -391,7 +411,8 @@ static void take_reply(struct unwinder *u, struct uhelper_reply *r)
 	o->tab = t;
 	o->buf = r->buf;
 	o->state = OBJ_READY;
-	utcache_store(&u->cache, o->bid, o->bid_len, r->buf, r->size);
+	/* Kept by the build-id the table says, also when the mapping named its file by inode. */
+	utcache_store(&u->cache, t.hdr->build_id, t.hdr->build_id_len, r->buf, r->size);
 	u->st.tables++;
 	u->st.table_bytes += r->size;
 }
@@ -406,12 +427,20 @@ void unwinder_poll(struct unwinder *u, bool readable)
 	while (uhelper_poll(&u->helper, &r) == 1)
 		take_reply(u, &r);
 	/* Objects that found the queue full get their turn. */
-	for (size_t i = 0; u->n_new && i < u->n_objs; i++)
-		if (u->objs[i].state == OBJ_NEW) {
-			submit(u, (uint32_t)i);
-			if (u->objs[i].state == OBJ_NEW)
-				break;
+	for (size_t i = 0; u->n_new && i < u->n_objs; i++) {
+		struct uobj *o = &u->objs[i];
+
+		if (o->state != OBJ_NEW)
+			continue;
+		if (o->wait_until) {
+			if (util_now_ns() < o->wait_until)
+				continue;
+			o->wait_until = 0; /* no build-id came: built without the cache */
 		}
+		submit(u, (uint32_t)i);
+		if (o->state == OBJ_NEW)
+			break;
+	}
 }
 
 void unwinder_pass(struct unwinder *u)

@@ -73,6 +73,16 @@ void unwinder_poll(struct unwinder *u, bool readable);
 /* A drain pass ended: processes that exited two passes ago are forgotten. */
 void unwinder_pass(struct unwinder *u);
 
+/* Build-ids of files that MMAP2 names by inode will come (unwinder_learn_build_id()): a new
+ * such object waits for its build-id (1 s at most) before its table is built, so that the
+ * disk cache is looked in first. */
+void unwinder_wait_build_ids(struct unwinder *u);
+/* The build-id of the file with inode INO on MAJ:MIN, read by the build-id helper (LEN 0: it
+ * has none, or it could not be read): an object that named its file by inode takes it (its
+ * table must then match it), and one not handed to the table helper yet is looked for in the
+ * disk cache, else handed over. */
+void unwinder_learn_build_id(struct unwinder *u, uint32_t maj, uint32_t min, uint64_t ino,
+			     const uint8_t *id, size_t len);
 /* A side-band record drained from a ring or synthesized (others are ignored). */
 void unwinder_side_band(struct unwinder *u, const struct perf_event_header *h, uint64_t sample_type);
 

@@ -140,6 +140,7 @@ static void dump_own(FILE *f, const struct perf_event_header *h)
 {
 	struct rp_cpu_stats_rec cs = { 0 };
 	struct rp_finish_rec fin = { 0 };
+	struct rp_buildid_rec bid;
 	struct rp_ksyms_rec k = { 0 };
 	const unsigned char *image;
 	const char *name;
@@ -192,6 +193,16 @@ static void dump_own(FILE *f, const struct perf_event_header *h)
 		}
 		put_time(f, ((const struct rp_image_rec *)(const void *)h)->time);
 		fprintf(f, " name=%s len=%zu", name, len);
+		break;
+	case RP_REC_BUILDID:
+		if (format_buildid(h, &bid) < 0) {
+			fputs(" (malformed)", f);
+			break;
+		}
+		put_time(f, bid.time);
+		fprintf(f, " maj=%u min=%u ino=%" PRIu64 " build_id=", bid.maj, bid.min, bid.ino);
+		for (unsigned i = 0; i < bid.len; i++)
+			fprintf(f, "%02x", bid.build_id[i]);
 		break;
 	default:
 		fprintf(f, " size=%u", h->size);

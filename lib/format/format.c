@@ -30,6 +30,14 @@ int format_finish(const struct perf_event_header *h, struct rp_finish_rec *ret)
 	return 0;
 }
 
+int format_buildid(const struct perf_event_header *h, struct rp_buildid_rec *ret)
+{
+	if (h->type != RP_REC_BUILDID || h->size < sizeof(*ret))
+		return -EINVAL;
+	memcpy(ret, h, sizeof(*ret));
+	return ret->len && ret->len <= sizeof(ret->build_id) ? 0 : -EINVAL;
+}
+
 int format_image(const struct perf_event_header *h, const char **ret_name,
 		 const unsigned char **ret_image, size_t *ret_len)
 {

@@ -94,6 +94,8 @@ enum rp_record_type {
 	RP_REC_EVENT = 0x10008,	  /* struct rp_event_rec: one more event (version 2.1) */
 	RP_REC_EVSAMPLES = 0x10009, /* struct rp_evsamples_rec: packed samples of one CPU and one
 				     * event other than event 0 (version 2.1) */
+	RP_REC_BUILDID = 0x1000a,   /* struct rp_buildid_rec: the build-id of a mapped file, read
+				     * in user space (the kernel is not asked for build-ids) */
 };
 
 /* Recording flags in rp_header_rec.flags. */
@@ -210,6 +212,24 @@ struct rp_image_rec {
 };
 _Static_assert(sizeof(struct rp_image_rec) == 48, "rp_image_rec is 48 bytes");
 #define RP_IMAGE_MAX (65535u - 48u - 7u) /* a record's size is 16 bits */
+
+/*
+ * The build-id of the file with this device and inode, read by the unprivileged helper from
+ * the file the recorder opened for a mapping (checked to be that inode). MMAP2 records without
+ * a build-id name their file by device and inode: a reader gives those of this file its
+ * build-id, also when this record comes after them (it is written when the helper answers).
+ * Every file repeats the build-ids of the files its mappings use.
+ */
+struct rp_buildid_rec {
+	struct perf_event_header hdr; /* type RP_REC_BUILDID */
+	uint64_t time;
+	uint32_t maj, min;
+	uint64_t ino;
+	uint8_t len; /* 1..20 */
+	uint8_t reserved[3];
+	uint8_t build_id[20];
+};
+_Static_assert(sizeof(struct rp_buildid_rec) == 56, "rp_buildid_rec is 56 bytes");
 
 /* Written last on a clean stop; its absence means the recorder did not finish. */
 struct rp_finish_rec {
@@ -330,6 +350,9 @@ int format_finish(const struct perf_event_header *h, struct rp_finish_rec *ret);
  * h; -EINVAL when h is not a well-formed one. */
 int format_image(const struct perf_event_header *h, const char **ret_name,
 		 const unsigned char **ret_image, size_t *ret_len);
+
+/* A copy of a BUILDID record: 0, or -EINVAL when h is too short or its length is 0 or above 20. */
+int format_buildid(const struct perf_event_header *h, struct rp_buildid_rec *ret);
 
 /* A copy of an EVENT record, its name terminated: 0, or -EINVAL when h is too short to be
  * one or its index is outside 1 .. RP_MAX_EVENTS - 1. */

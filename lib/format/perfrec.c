@@ -347,6 +347,8 @@ const char *perfrec_type_name(uint32_t type)
 		return "EVENT";
 	case RP_REC_EVSAMPLES:
 		return "EVSAMPLES";
+	case RP_REC_BUILDID:
+		return "BUILDID";
 	}
 	return NULL;
 }

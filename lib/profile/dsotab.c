@@ -28,8 +28,14 @@ struct dsotab {
 	const char *symfs;	 /* borrowed */
 	struct dso *dsos;
 	size_t n_dsos, cap_dsos;
-	struct pairtab *ids;  /* identity (value, TAG_*) -> dso id */
-	struct strtab *names; /* pseudo-file and module names */
+	struct pairtab *ids;	/* identity (value, TAG_*) -> dso id */
+	struct strtab *names;	/* pseudo-file and module names */
+	struct pairtab *inodes; /* (maj << 32 | min, ino) -> index into bids */
+	struct learned_bid {
+		uint8_t len;
+		uint8_t id[20];
+	} * bids; /* build-ids the recording gave files after their mappings (RP_REC_BUILDID) */
+	size_t cap_bids;
 };
 
 /* Identity tags: a dso is (value, tag) in ids, and its id there is its index in dsos. */
@@ -77,7 +83,8 @@ struct dsotab *dsotab_new(struct symbolizer *symz, const char *symfs)
 	t->symfs = symfs;
 	t->ids = pairtab_new();
 	t->names = strtab_new();
-	if (!t->ids || !t->names)
+	t->inodes = pairtab_new();
+	if (!t->ids || !t->names || !t->inodes)
 		return dsotab_free(t);
 	if (get_dso(t, 0, TAG_KERNEL, DSOTAB_KERNEL, "[kernel.kallsyms]") != DSOTAB_KERNEL_ID)
 		return dsotab_free(t);
@@ -95,8 +102,30 @@ struct dsotab *dsotab_free(struct dsotab *t)
 	free(t->dsos);
 	pairtab_free(t->ids);
 	strtab_free(t->names);
+	pairtab_free(t->inodes);
+	free(t->bids);
 	free(t);
 	return NULL;
+}
+
+int dsotab_learn_build_id(struct dsotab *t, uint32_t maj, uint32_t min, uint64_t ino,
+			  const uint8_t *id, size_t len)
+{
+	bool added;
+	int64_t i;
+
+	if (!ino || !len || len > sizeof(t->bids[0].id))
+		return -EINVAL;
+	i = pairtab_intern(t->inodes, (uint64_t)maj << 32 | min, ino, &added);
+	if (i < 0 || (added && GROW(t->bids, t->cap_bids, (size_t)i + 1) < 0))
+		return -ENOMEM;
+	if (!added && t->bids[i].len == len && !memcmp(t->bids[i].id, id, len))
+		return 0; /* every file of a recording repeats it */
+	/* The latest holds: over days of files, an inode number may be given to another file. */
+	t->bids[i].len = (uint8_t)len;
+	memcpy(t->bids[i].id, id, len);
+	symbolizer_learn_build_id(t->symz, maj, min, ino, id, len);
+	return 0;
 }
 
 int64_t dsotab_add_jit(struct dsotab *t, int32_t pid)
@@ -173,6 +202,14 @@ int64_t dsotab_add_mapped(struct dsotab *t, const char *path, const uint8_t *bid
 		int64_t nid = strtab_intern(t->names, path);
 
 		return nid < 0 ? nid : get_dso(t, (uint64_t)nid, TAG_PSEUDO, DSOTAB_PSEUDO, path);
+	}
+	if (!bid_len && ino) {
+		int64_t i = pairtab_find(t->inodes, (uint64_t)maj << 32 | min, ino);
+
+		if (i >= 0) {
+			bid = t->bids[i].id;
+			bid_len = t->bids[i].len;
+		}
 	}
 	/*
 	 * One object per (file, path): the file's symbols are shared by build-id, but the object

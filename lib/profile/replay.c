@@ -29,7 +29,7 @@ struct replay {
 	struct session_totals *t;
 	bool ksyms_loaded;
 	bool ksyms_partial;   /* the file being read writes kernel symbols as needed */
-	bool ksyms_preloaded; /* the file being read had them added by replay_preload_ksyms() */
+	bool ksyms_preloaded; /* the file being read had them added by replay_preload() */
 	bool unwound;	      /* its user stacks end in RP_CONTEXT_UNWIND markers */
 	struct reader *rd;    /* the file being read */
 	/* A packed sample's stack resolved once per process state: (reader stack << 32 | pid,
@@ -442,6 +442,18 @@ static void on_image(struct replay *rp, const struct perf_event_header *h)
 		rp->t->sideband_nomem++;
 }
 
+/* A build-id the recorder read for a file its mappings name by inode. */
+static void on_buildid(struct replay *rp, const struct perf_event_header *h)
+{
+	struct rp_buildid_rec bid;
+
+	if (format_buildid(h, &bid) < 0)
+		rp->t->sideband_malformed++;
+	else if (dsotab_learn_build_id(rp->dsos, bid.maj, bid.min, bid.ino, bid.build_id,
+				       bid.len) == -ENOMEM)
+		rp->t->sideband_nomem++;
+}
+
 static void on_record(struct replay *rp, const struct perf_event_header *h)
 {
 	struct rp_cpu_stats_rec cs;
@@ -483,6 +495,9 @@ static void on_record(struct replay *rp, const struct perf_event_header *h)
 		break;
 	case RP_REC_FINISH:
 		rp->finished = true;
+		break;
+	case RP_REC_BUILDID:
+		on_buildid(rp, h);
 		break;
 	case RP_REC_IMAGE:
 		on_image(rp, h);
@@ -530,19 +545,25 @@ static void set_events(struct replay *rp, struct reader *r)
 	}
 }
 
-int replay_preload_ksyms(struct replay *rp, struct reader *pre)
+int replay_preload(struct replay *rp, struct reader *pre)
 {
 	const struct rp_header_rec *hdr = reader_header(pre);
 	const struct perf_event_header *h;
+	bool ksyms;
 
-	if (!hdr || !(hdr->flags & (RP_HDR_KSYMS | RP_HDR_KSYMS_USED)))
+	if (!hdr)
 		return 0;
-	if (rp->ksyms_loaded && !(hdr->flags & RP_HDR_KSYMS_USED))
-		return 0; /* a whole snapshot is read once */
-	while ((h = reader_next(pre)))
-		if (h->type == RP_REC_KSYMS && ksymtab_add_record(rp->ksyms, h, h->size) == -ENOMEM)
+	/* A whole snapshot is read once; symbols written as needed add up. */
+	ksyms =
+	    (hdr->flags & RP_HDR_KSYMS_USED) || ((hdr->flags & RP_HDR_KSYMS) && !rp->ksyms_loaded);
+	while ((h = reader_next(pre))) {
+		if (h->type == RP_REC_KSYMS && ksyms &&
+		    ksymtab_add_record(rp->ksyms, h, h->size) == -ENOMEM)
 			rp->t->sideband_nomem++;
-	rp->ksyms_preloaded = true;
+		else if (h->type == RP_REC_BUILDID)
+			on_buildid(rp, h);
+	}
+	rp->ksyms_preloaded = ksyms;
 	return 1;
 }
 

@@ -34,13 +34,13 @@ struct replay *replay_free(struct replay *rp);
 int replay_file(struct replay *rp, struct reader *r, char *why, size_t why_size);
 
 /*
- * The kernel symbols of the file PRE is a second reader of (open, at its start; borrowed), added
- * before the next replay_file() of that file, which then does not add them again: a streamed
- * sample is named at once, and a symbol written as samples first need it may come after the
- * first sample that uses it. 1 when they were added, 0 when the file has none or the table
- * already holds its snapshot.
+ * The side tables of the file PRE is a second reader of (open, at its start; borrowed): its
+ * kernel symbols and the build-ids of its files, added before the next replay_file() of that
+ * file, which then does not add its kernel symbols again. A streamed sample is named at once,
+ * and a kernel symbol written as samples first need it, or a build-id read while recording,
+ * may come after the first sample that uses it. 1, or 0 when the file has no header.
  */
-int replay_preload_ksyms(struct replay *rp, struct reader *pre);
+int replay_preload(struct replay *rp, struct reader *pre);
 
 /*
  * Call FN(ARG, sample, location stack id, comm id) for every sample counted, in the order

@@ -194,18 +194,15 @@ int session_file_bounds(const char *path, int64_t *ret_start, int64_t *ret_end, 
 
 /* ---- streaming (ringprof script) ---- */
 
-/* A recording's kernel symbols, before its samples (see replay_preload_ksyms()). */
-static void preload_ksyms(struct session *s, struct reader *r, const char *path)
+/* A recording's side tables, before its samples (see replay_preload()). */
+static void preload(struct session *s, const char *path)
 {
-	const struct rp_header_rec *hdr = reader_header(r);
 	struct reader *pre;
 	char why[256];
 
-	if (!hdr || !(hdr->flags & (RP_HDR_KSYMS | RP_HDR_KSYMS_USED)))
-		return;
 	if (reader_open(path, &pre, why, sizeof(why)) < 0)
 		return; /* the replay says why */
-	replay_preload_ksyms(s->rp, pre);
+	replay_preload(s->rp, pre);
 	reader_free(pre);
 }
 
@@ -393,7 +390,7 @@ int session_add_file(struct session *s, const char *path, char *why, size_t why_
 	}
 	merge_events(r, s->events, RP_MAX_EVENTS, &s->n_events);
 	if (s->stream)
-		preload_ksyms(s, r, path);
+		preload(s, path);
 	rc = replay_file(s->rp, r, why, why_size);
 	reader_free(r);
 	return rc;

@@ -506,6 +506,39 @@ struct sym_dso *symbolizer_dso(struct symbolizer *s, const char *path, const uin
 	return d;
 }
 
+void symbolizer_learn_build_id(struct symbolizer *s, uint32_t maj, uint32_t min, uint64_t ino,
+			       const uint8_t *id, size_t len)
+{
+	size_t mask;
+	bool changed = false;
+
+	if (!s || !ino || !len || len > BUILD_ID_MAX)
+		return;
+	for (size_t i = 0; i < s->n_dsos; i++) {
+		struct sym_dso *d = s->dsos[i];
+
+		if (d->build_id_len || d->state != DSO_NEW || d->ino != ino || d->maj != maj ||
+		    d->min != min)
+			continue;
+		memcpy(d->build_id, id, len);
+		d->build_id_len = len;
+		d->hash = identity_hash(d->path, id, len, 0, 0, 0);
+		changed = true;
+	}
+	if (!changed || !s->index_cap)
+		return;
+	/* Found by its build-id from now on: the index is built again with the new hashes. */
+	mask = s->index_cap - 1;
+	memset(s->index, 0, s->index_cap * sizeof(*s->index));
+	for (size_t i = 0; i < s->n_dsos; i++) {
+		size_t j;
+
+		for (j = s->dsos[i]->hash & mask; s->index[j]; j = (j + 1) & mask)
+			;
+		s->index[j] = s->dsos[i];
+	}
+}
+
 const char *sym_dso_name(const struct sym_dso *d)
 {
 	return d->name;

@@ -70,6 +70,16 @@ struct sym_dso *symbolizer_dso(struct symbolizer *s, const char *path, const uin
 			       size_t build_id_len, uint32_t maj, uint32_t min, uint64_t ino);
 
 /*
+ * The build-id of the file with inode INO on device MAJ:MIN, learned after handles of it were
+ * made without one (RP_REC_BUILDID: the recorder reads build-ids in user space and writes them
+ * when they are known). Handles of that file not opened yet take it, so that a file whose
+ * build-id differs is refused as with a recorded one, and handles asked for with this build-id
+ * find them.
+ */
+void symbolizer_learn_build_id(struct symbolizer *s, uint32_t maj, uint32_t min, uint64_t ino,
+			       const uint8_t *id, size_t len);
+
+/*
  * A code image the recording carries because no file holds it (RP_REC_IMAGE: "[vdso]"): the
  * handle of that path reads it as its file. The first image of each name is kept (at most
  * SYMBOLIZER_IMAGES_MAX names). 0, or -errno (-E2BIG: too many names or too long a one).

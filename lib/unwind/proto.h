@@ -2,9 +2,10 @@
  *
  * The recorder sends one uwp_request per binary with the binary's file descriptor attached
  * (SCM_RIGHTS). The helper (helper/ringprof-unwind.c), running without privileges, answers
- * each request, in order, with one uwp_reply; on success a sealed memfd holding the table
- * (lib/unwind/utab.h) is attached. The recorder treats every reply as untrusted: it checks
- * the id, bounds the size, copies the table and runs utab_check() before use.
+ * each request, in order, with one uwp_reply carrying the binary's build-id; for a table
+ * request, on success a sealed memfd holding the table (lib/unwind/utab.h) is attached. The
+ * recorder treats every reply as untrusted: it checks the id, bounds the size, copies the table and
+ * runs utab_check() before use.
  */
 #ifndef RP_UWPROTO_H
 #define RP_UWPROTO_H
@@ -17,10 +18,16 @@
 #define UWP_MAGIC 0x52505557u	  /* "RPUW" */
 #define UWP_MAX_TABLE (64u << 20) /* the largest table the recorder accepts */
 
+enum uwp_kind {
+	UWP_TABLE = 0,	  /* build the binary's unwind table */
+	UWP_BUILD_ID = 1, /* only read its build-id (no table is attached to the reply) */
+};
+
 struct uwp_request {
 	uint32_t magic; /* UWP_MAGIC */
 	uint32_t id;	/* echoed in the reply */
-	uint64_t reserved;
+	uint32_t kind;	/* enum uwp_kind */
+	uint32_t reserved;
 };
 
 struct uwp_reply {
@@ -28,9 +35,12 @@ struct uwp_reply {
 	uint32_t id;
 	int32_t status; /* 0: a table is attached; else -errno (no table for this binary) */
 	uint32_t pad;
-	uint64_t size;	   /* bytes of the table in the attached memfd */
-	uint64_t build_ns; /* time the helper spent on it */
-	char why[160];	   /* status != 0: a sentence for the user, NUL-terminated */
+	uint64_t size;	      /* bytes of the table in the attached memfd */
+	uint64_t build_ns;    /* time the helper spent on it */
+	uint8_t build_id_len; /* the binary's build-id (status 0; 0: it has none) */
+	uint8_t build_id[20];
+	uint8_t pad2[3];
+	char why[160]; /* status != 0: a sentence for the user, NUL-terminated */
 };
 
 /* Send one message of len bytes with fd attached (fd < 0: none); MSG_NOSIGNAL is added to

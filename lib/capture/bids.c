@@ -1,0 +1,271 @@
+/* bids.c — build-ids of mapped files through the unprivileged helper (see bids.h). */
+#include "capture/bids.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "base/grow.h"
+#include "base/intern.h"
+#include "base/procfs.h"
+#include "base/util.h"
+#include "capture/uhelper.h"
+#include "format/format.h"
+#include "format/perfrec.h"
+#include "format/writer.h"
+#include "unwind/proto.h"
+
+enum bfile_state {
+	BF_NEW,	    /* to be handed to the helper (its queue was full) */
+	BF_PENDING, /* with the helper */
+	BF_KNOWN,   /* build-id known */
+	BF_NONE,    /* no build-id (none in the file, or it could not be read) */
+};
+
+struct bfile {
+	uint8_t state;
+	uint8_t len;
+	uint8_t id[20];
+	uint32_t maj, min;
+	uint64_t ino;
+	uint32_t written; /* the file generation its record was last written in */
+	/* where to open it while it is BF_NEW */
+	uint32_t pid;
+	uint64_t start, end;
+	const char *path; /* in paths */
+};
+
+struct bids {
+	struct uhelper helper;
+	bool have_helper;
+	struct pairtab *keys; /* (maj << 32 | min, ino) -> index into files */
+	struct bfile *files;
+	size_t n_files, cap_files;
+	size_t n_new; /* files in BF_NEW */
+	struct strtab *paths;
+	struct writer *w;
+	uint32_t gen; /* of the current file, from 1 */
+	struct bids_stats st;
+	void (*listener)(void *arg, uint32_t maj, uint32_t min, uint64_t ino, const uint8_t *id,
+			 size_t len);
+	void *listener_arg;
+};
+
+struct bids *bids_new(char *note, size_t note_size)
+{
+	struct bids *b = calloc(1, sizeof(*b));
+
+	note[0] = '\0';
+	if (!b)
+		return NULL;
+	b->keys = pairtab_new();
+	b->paths = strtab_new();
+	if (!b->keys || !b->paths)
+		return bids_free(b);
+	b->have_helper = uhelper_start(&b->helper, note, note_size) == 0;
+	return b;
+}
+
+struct bids *bids_free(struct bids *b)
+{
+	if (!b)
+		return NULL;
+	if (b->have_helper)
+		uhelper_done(&b->helper);
+	pairtab_free(b->keys);
+	strtab_free(b->paths);
+	free(b->files);
+	free(b);
+	return NULL;
+}
+
+void bids_set_listener(struct bids *b,
+		       void (*fn)(void *arg, uint32_t maj, uint32_t min, uint64_t ino,
+				  const uint8_t *id, size_t len),
+		       void *arg)
+{
+	b->listener = fn;
+	b->listener_arg = arg;
+}
+
+void bids_begin_file(struct bids *b, struct writer *w)
+{
+	b->w = w;
+	b->gen++;
+}
+
+int bids_fd(const struct bids *b)
+{
+	return b->have_helper ? uhelper_fd(&b->helper) : -1;
+}
+
+unsigned bids_fd_gen(const struct bids *b)
+{
+	return b->have_helper ? b->helper.starts : 0;
+}
+
+size_t bids_pending(const struct bids *b)
+{
+	return b->have_helper ? uhelper_busy(&b->helper) + b->n_new : 0;
+}
+
+const struct bids_stats *bids_stats(const struct bids *b)
+{
+	return &b->st;
+}
+
+/* The file's record into the current file, once per file. */
+static void write_record(struct bids *b, struct bfile *f, uint64_t time)
+{
+	struct rp_buildid_rec *r;
+
+	if (f->state != BF_KNOWN || f->written == b->gen || !b->w)
+		return;
+	r = writer_reserve(b->w, sizeof(*r));
+	if (!r)
+		return;
+	memset(r, 0, sizeof(*r));
+	r->hdr.type = RP_REC_BUILDID;
+	r->hdr.size = sizeof(*r);
+	r->time = time;
+	r->maj = f->maj;
+	r->min = f->min;
+	r->ino = f->ino;
+	r->len = f->len;
+	memcpy(r->build_id, f->id, f->len);
+	f->written = b->gen;
+	b->st.written++;
+}
+
+/* Whoever waits for the file's build-id learns it (len 0: there is none). */
+static void tell(struct bids *b, const struct bfile *f)
+{
+	if (b->listener)
+		b->listener(b->listener_arg, f->maj, f->min, f->ino, f->id,
+			    f->state == BF_KNOWN ? f->len : 0);
+}
+
+static void fail(struct bids *b, struct bfile *f)
+{
+	if (f->state == BF_NEW && b->n_new)
+		b->n_new--;
+	f->state = BF_NONE;
+	b->st.failed++;
+	tell(b, f);
+}
+
+/* Hand a new file to the helper if its queue has room; else it stays BF_NEW. */
+static void submit(struct bids *b, struct bfile *f, uint32_t idx)
+{
+	char why[160];
+	int fd;
+
+	if (uhelper_fd(&b->helper) < 0) {
+		fail(b, f);
+		return;
+	}
+	if (uhelper_busy(&b->helper) >= UHELPER_QUEUE)
+		return;
+	fd = procfs_open_mapped(f->pid, f->start, f->end, f->path, f->maj, f->min, f->ino, why,
+				sizeof(why));
+	if (fd < 0) {
+		fail(b, f);
+		return;
+	}
+	if (uhelper_submit(&b->helper, idx, UWP_BUILD_ID, fd) < 0) {
+		close(fd);
+		return;
+	}
+	f->state = BF_PENDING;
+	b->n_new--;
+}
+
+/* A file met for the first time: remembered, and asked about. */
+static void add_file(struct bids *b, const struct perfrec_mmap *m, uint32_t idx)
+{
+	struct bfile *f = &b->files[idx];
+
+	memset(f, 0, sizeof(*f));
+	f->maj = m->maj;
+	f->min = m->min;
+	f->ino = m->ino;
+	f->pid = m->pid;
+	f->start = m->addr;
+	f->end = m->addr + m->len;
+	f->path = strtab_add(b->paths, m->path);
+	f->state = BF_NEW;
+	b->n_files = (size_t)idx + 1;
+	b->n_new++;
+	b->st.files++;
+	if (!f->path)
+		fail(b, f);
+	else
+		submit(b, f, idx);
+}
+
+void bids_side_band(struct bids *b, const struct perf_event_header *h, uint64_t sample_type)
+{
+	struct perfrec_mmap m;
+	struct perfrec_id id = { 0 };
+	bool added;
+	int64_t idx;
+
+	if (!b || !b->have_helper || h->type != PERF_RECORD_MMAP2 ||
+	    perfrec_parse_mmap(h, sample_type, &m) < 0 || m.build_id || !(m.prot & PROT_EXEC) ||
+	    !m.ino || !m.path || m.path[0] != '/')
+		return;
+	idx = pairtab_intern(b->keys, (uint64_t)m.maj << 32 | m.min, m.ino, &added);
+	if (idx < 0 || (added && GROW(b->files, b->cap_files, (size_t)idx + 1) < 0))
+		return;
+	if (added) {
+		add_file(b, &m, (uint32_t)idx);
+		return;
+	}
+	perfrec_parse_id(h, sample_type, &id);
+	write_record(b, &b->files[idx], id.time);
+}
+
+/* One answer of the helper. */
+static void take_reply(struct bids *b, struct uhelper_reply *r)
+{
+	struct bfile *f = r->id < b->n_files ? &b->files[r->id] : NULL;
+
+	free(r->buf);
+	if (!f || f->state != BF_PENDING)
+		return;
+	b->st.ns += r->build_ns;
+	if (r->status == -ENOENT) {
+		f->state = BF_NONE;
+		b->st.none++;
+		tell(b, f);
+		return;
+	}
+	if (r->status < 0 || !r->build_id_len || r->build_id_len > sizeof(f->id)) {
+		fail(b, f);
+		return;
+	}
+	f->len = r->build_id_len;
+	memcpy(f->id, r->build_id, f->len);
+	f->state = BF_KNOWN;
+	b->st.read++;
+	write_record(b, f, util_now_ns());
+	tell(b, f);
+}
+
+void bids_poll(struct bids *b)
+{
+	struct uhelper_reply r;
+
+	if (!b || !b->have_helper || (!uhelper_busy(&b->helper) && !b->n_new))
+		return;
+	while (uhelper_poll(&b->helper, &r) == 1)
+		take_reply(b, &r);
+	for (size_t i = 0; b->n_new && i < b->n_files; i++)
+		if (b->files[i].state == BF_NEW) {
+			submit(b, &b->files[i], (uint32_t)i);
+			if (b->files[i].state == BF_NEW)
+				break;
+		}
+}

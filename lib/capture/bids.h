@@ -1,0 +1,58 @@
+/* bids.h — build-ids of mapped files, read in user space so that the kernel is never asked for
+ * them (attr.build_id: on Linux 5.12 and later that flag, set by one perf user, makes the
+ * kernel mislabel other users' MMAP2 records; see README). For each file an executable MMAP2
+ * record names by device and inode, the recorder opens the mapped file (checked to be that
+ * inode) and hands it to the unprivileged helper, which reads the build-id note; the answer is
+ * written as an RP_REC_BUILDID record. Nothing here parses ELF, and nothing blocks. */
+#ifndef RP_BIDS_H
+#define RP_BIDS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/perf_event.h>
+
+struct writer;
+
+struct bids_stats {
+	uint64_t files;	  /* distinct files seen in executable mappings */
+	uint64_t read;	  /* build-ids the helper read */
+	uint64_t none;	  /* files without a build-id note */
+	uint64_t failed;  /* files that could not be opened or read, or with the helper gone */
+	uint64_t written; /* BUILDID records written (each file repeats the ones it uses) */
+	uint64_t ns;	  /* helper time spent reading them */
+};
+
+struct bids;
+
+/* A new table and its helper. Without the helper (not found, cannot start) it does nothing
+ * and *note says why (else it is ""). NULL when out of memory. */
+struct bids *bids_new(char *note, size_t note_size);
+struct bids *bids_free(struct bids *b);
+
+/* FN(ARG, maj, min, ino, build-id, length) is called once per file when its build-id is read,
+ * with length 0 when it has none or could not be read (the recorder's unwinder waits for it). */
+void bids_set_listener(struct bids *b,
+		       void (*fn)(void *arg, uint32_t maj, uint32_t min, uint64_t ino,
+				  const uint8_t *id, size_t len),
+		       void *arg);
+
+/* Records go to W from now on; a new file repeats the build-ids its mappings use. */
+void bids_begin_file(struct bids *b, struct writer *w);
+
+/* A side-band record drained from a ring or synthesized (others than MMAP2 are ignored).
+ * An MMAP2 that carries its own build-id is left alone. */
+void bids_side_band(struct bids *b, const struct perf_event_header *h, uint64_t sample_type);
+
+/* The helper's socket to wait on (-1 when there is none) and how many helpers were started
+ * (a new socket after a restart may have the old one's number). */
+int bids_fd(const struct bids *b);
+unsigned bids_fd_gen(const struct bids *b);
+/* Take the helper's answers and write them; send what waits. Never blocks. */
+void bids_poll(struct bids *b);
+/* Files asked about and not answered yet. */
+size_t bids_pending(const struct bids *b);
+
+const struct bids_stats *bids_stats(const struct bids *b);
+
+#endif
