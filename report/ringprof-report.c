@@ -388,10 +388,17 @@ static int parse_argv(struct args *a, int argc, char **argv)
 		if (r)
 			return r;
 	}
-	if (a->stats + a->dump + a->folded + !!a->o.pprof > 1) {
+	if (a->stats + a->dump + a->folded > 1) {
+		fprintf(stderr, PROG ": --stats, --dump and --folded are different outputs: choose "
+				     "one of them\n");
+		return EXIT_USAGE;
+	}
+	if (a->o.pprof && a->stats + a->dump + a->folded) {
 		fprintf(stderr,
-			PROG ": --stats, --dump, --folded and --pprof are different outputs: "
-			     "choose one of them\n");
+			PROG ": --pprof and --%s are different outputs: choose one of them\n",
+			a->stats  ? "stats"
+			: a->dump ? "dump"
+				  : "folded");
 		return EXIT_USAGE;
 	}
 	return options_finish(&a->o, argc, argv);
