@@ -20,6 +20,8 @@ static const struct {
 		    "           (--since, --until); --stats says what a file holds and what\n"
 		    "           was lost, --dump prints its records one per line" },
 	{ "script", "one symbolized line per sample, like perf script" },
+	{ "push", "send each closed recording of a directory as pprof to a Pyroscope-\n"
+		  "           compatible server (--url), with a cursor, retries and catch-up" },
 	{ "help", "'ringprof help COMMAND' opens the command's manual page" },
 };
 

@@ -55,6 +55,12 @@ const char options_help_output[] =
     "                          none)\n"
     "  -v, --verbose           every symbol warning on its own line, not summed up\n";
 
+const char options_help_pprof[] =
+    "      --pprof FILE        write the profile of what the filters select as pprof's\n"
+    "                          gzip-compressed profile.proto to FILE ('-': stdout),\n"
+    "                          instead of the text report (go tool pprof, Pyroscope,\n"
+    "                          Parca read it)\n";
+
 void options_init(struct options *o, const char *prog)
 {
 	static const struct options_warn_group groups[3] = {
@@ -275,6 +281,10 @@ int options_parse(struct options *o, int c, char *arg, char **argv)
 		return 0;
 	case OPT_NO_PAGER:
 		o->no_pager = true;
+		return 0;
+	case OPT_PPROF:
+		o->pprof = arg;
+		o->no_pager = true; /* nothing to page: the profile goes to a file */
 		return 0;
 	case OPT_PID:
 	case OPT_TID:

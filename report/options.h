@@ -34,6 +34,7 @@ enum {
 	OPT_NO_PAGER,
 	OPT_EVENT,
 	OPT_NO_DEMANGLE,
+	OPT_PPROF,
 	OPT_OWN = 512,
 };
 
@@ -59,11 +60,16 @@ enum {
 		"verbose", no_argument, NULL, 'v'                                                  \
 	}
 #define OPTIONS_SHORTS "i:v"
+/* --pprof FILE, for the programs that write a profile of what the filters select. */
+#define OPTIONS_PPROF_LONGOPT                                                                      \
+	{                                                                                          \
+		"pprof", required_argument, NULL, OPT_PPROF                                        \
+	}
 
 /* How the shared options are described in --help (Input, Filters, Symbols; then Output's
  * --no-pager and -v lines). */
 extern const char options_help_input[], options_help_filters[], options_help_symbols[],
-    options_help_output[];
+    options_help_output[], options_help_pprof[];
 
 /* Objects that merely lack symbols or are gone are common on a whole system: summed up in
  * one line each at the end (unless -v) instead of a warning apiece. */
@@ -90,6 +96,7 @@ struct options {
 	size_t n_cpus;
 	const char *since, *until; /* as given: resolved against the inputs' time span */
 	const char *warn_path;	   /* the input being read, for warnings */
+	const char *pprof;	   /* --pprof FILE, NULL when not asked for */
 	struct options_warn_group groups[3];
 };
 

@@ -17,6 +17,7 @@
 #include "format/reader.h"
 #include "options.h"
 #include "pager.h"
+#include "profile/pprof.h"
 #include "profile/print.h"
 #include "profile/session.h"
 
@@ -31,7 +32,8 @@ static void usage(FILE *f)
 		"of entries sorted by overhead (Children and Self when callchains were recorded).\n"
 		"\n"
 		"%s\n"
-		"Output (default: the flat table; at most one of --folded, --stats, --dump):\n"
+		"Output (default: the flat table; at most one of --folded, --pprof, --stats,\n"
+		"--dump):\n"
 		"  -g, --call-graph[=SPEC] trees under each entry (perf's spelling; bare -g: 'graph,\n"
 		"                          0.5', caller order with Children, callee without). SPEC,\n"
 		"                          comma-separated: graph or none; caller (what the entry\n"
@@ -62,6 +64,7 @@ static void usage(FILE *f)
 		"                          --tid, --cpu, --since and --until apply to the records that\n"
 		"                          carry them, the others (header, kernel symbols, accounting)\n"
 		"                          are always shown\n"
+		"%s"
 		"%s\n"
 		"%s\n"
 		"%s\n"
@@ -70,7 +73,7 @@ static void usage(FILE *f)
 		"\n"
 		"Damaged or truncated parts of a recording are skipped with a warning that says where;\n"
 		"everything intact is still used. The exit status is 1 only when nothing was usable.\n",
-		options_help_input, options_help_output, options_help_filters,
+		options_help_input, options_help_pprof, options_help_output, options_help_filters,
 		options_help_symbols);
 }
 
@@ -351,6 +354,7 @@ static int parse_argv(struct args *a, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		OPTIONS_LONGOPTS,
+		OPTIONS_PPROF_LONGOPT,
 		{ "stats", no_argument, NULL, OPT_STATS },
 		{ "dump", no_argument, NULL, OPT_DUMP },
 		{ "folded", no_argument, NULL, OPT_FOLDED },
@@ -389,6 +393,14 @@ static int parse_argv(struct args *a, int argc, char **argv)
 				     "one of them\n");
 		return EXIT_USAGE;
 	}
+	if (a->o.pprof && a->stats + a->dump + a->folded) {
+		fprintf(stderr,
+			PROG ": --pprof and --%s are different outputs: choose one of them\n",
+			a->stats  ? "stats"
+			: a->dump ? "dump"
+				  : "folded");
+		return EXIT_USAGE;
+	}
 	return options_finish(&a->o, argc, argv);
 }
 
@@ -406,6 +418,17 @@ static void note_moot(const struct session *s, const struct args *a)
 	if (a->children == 1)
 		fprintf(stderr, PROG ": note: the recording has no callchains, so Children would "
 				     "equal Self: only Self is shown; record with -g\n");
+}
+
+/* --pprof: the profile to its file. The exit status (a failure said). */
+static int write_pprof(const struct session *s, const struct args *a)
+{
+	char why[512];
+
+	if (pprof_write(s, NULL, a->o.pprof, why, sizeof(why)) == 0)
+		return EXIT_SUCCESS;
+	fprintf(stderr, PROG ": --pprof: %s\n", why);
+	return EXIT_FAILURE;
 }
 
 /* The folded stacks, or the header and the table (one section of several events: perf's
@@ -452,6 +475,11 @@ static int report_one(struct args *a, bool section)
 		session_free(s);
 		return EXIT_FAILURE;
 	}
+	if (a->o.pprof) {
+		r = write_pprof(s, a);
+		session_free(s);
+		return r;
+	}
 	r = print_report(s, a, section);
 	session_free(s);
 	if (r < 0) {
@@ -497,12 +525,12 @@ static int report_events(struct args *a)
 	}
 	if (n < 2)
 		return report_one(a, false);
-	if (a->folded) {
+	if (a->folded || a->o.pprof) {
 		fprintf(stderr,
-			PROG
-			": note: the recording has %zu events (%s); --folded shows '%s' — pick "
-			"another with --event NAME\n",
-			n, event_list(evs, n, names, sizeof(names)), evs[0].name);
+			PROG ": note: the recording has %zu events (%s); --%s shows '%s' — pick "
+			     "another with --event NAME\n",
+			n, event_list(evs, n, names, sizeof(names)), a->folded ? "folded" : "pprof",
+			evs[0].name);
 		a->o.so.filter.event = evs[0].name;
 		return report_one(a, false);
 	}

@@ -14,7 +14,8 @@
 # and one adapter per third-party library: <zstd.h> only in lib/format/zframe.c, libdw and
 # libelf headers (elfutils/*, gelf.h, libelf.h, dwarf.h; not glibc's elf.h) only in
 # lib/profile/symbolizer.c and helper/build.c (the unprivileged table builder), libiberty's
-# <libiberty/*.h> only in lib/profile/demangle.c. Each
+# <libiberty/*.h> only in lib/profile/demangle.c, <protobuf-c/*.h> and <zlib.h> only in
+# lib/profile/pprof.c (the generated pprof.pb-c.h includes protobuf-c; it is not in the tree). Each
 # broken rule is named with the file.
 . "$(dirname "$0")/lib.sh"
 
@@ -73,6 +74,10 @@ for f in lib/*/*.[ch] record/*.[ch] report/*.[ch] helper/*.[ch] daemon/*.[ch] fr
 	grep -n '^[[:space:]]*#[[:space:]]*include[[:space:]]*<libiberty/' "$f" | while IFS=: read -r ln _; do
 		[ "$f" = lib/profile/demangle.c ] ||
 			echo "$f:$ln: includes libiberty: only lib/profile/demangle.c, the demangler's adapter, may"
+	done >>"$errors"
+	grep -n '^[[:space:]]*#[[:space:]]*include[[:space:]]*<\(protobuf-c/[^>]*\|zlib\.h\)>' "$f" | while IFS=: read -r ln _; do
+		[ "$f" = lib/profile/pprof.c ] ||
+			echo "$f:$ln: includes protobuf-c or zlib: only lib/profile/pprof.c, the pprof adapter, may"
 	done >>"$errors"
 done
 [ "$n_files" -gt 50 ] || fail "only $n_files source files found under $S: is this the source tree?"

@@ -184,3 +184,23 @@ const struct session_row *aggregate_rows(const struct aggregate *a, size_t *ret_
 	*ret_n = a->n_rows;
 	return a->rows;
 }
+
+size_t aggregate_n_counts(const struct aggregate *a)
+{
+	return a->n_aggs;
+}
+
+void aggregate_count(const struct aggregate *a, size_t i, struct aggregate_count *ret)
+{
+	const struct agg *g = &a->aggs[i];
+	uint64_t pidtid, comm;
+
+	pairtab_get(a->tasks, g->task, &pidtid, &comm);
+	*ret = (struct aggregate_count){ .stack = g->stack,
+					 .comm = (uint32_t)comm,
+					 .pid = (int32_t)(pidtid >> 32),
+					 .tid = (int32_t)(uint32_t)pidtid,
+					 .cpu = g->cpu,
+					 .count = g->count,
+					 .period = g->period };
+}

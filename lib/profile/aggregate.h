@@ -51,4 +51,17 @@ void aggregate_keep_dsos(struct aggregate *a, const struct symstacks *ss, const 
 			 const char *const *names, size_t n, struct session_totals *t);
 const struct session_row *aggregate_rows(const struct aggregate *a, size_t *ret_n);
 
+/* A count by location stack, as kept while replaying (before rows merge the stacks that
+ * symbolize alike): for outputs that keep addresses (pprof). */
+struct aggregate_count {
+	uint32_t stack; /* an aggregate_stack() id */
+	uint32_t comm;	/* id in the process model's comms */
+	int32_t pid, tid;
+	uint32_t cpu;
+	uint64_t count, period;
+};
+/* How many counts there are; aggregate_count() gives number I (< that) into *ret. */
+size_t aggregate_n_counts(const struct aggregate *a);
+void aggregate_count(const struct aggregate *a, size_t i, struct aggregate_count *ret);
+
 #endif

@@ -280,11 +280,10 @@ static uint32_t stream_addrs(struct stream *st, const struct perfrec_sample *smp
 	return n;
 }
 
-/* With --dso, is the leaf symbol's object one of those named (as aggregate_keep_dsos)? */
-static bool stream_dso_kept(const struct session *s, uint32_t leaf_sym)
+/* With --dso, is the object one of those named (as aggregate_keep_dsos)? */
+bool session_dso_kept(const struct session *s, uint32_t dso)
 {
 	const struct session_filter *f = &s->o.filter;
-	uint32_t dso = symstacks_sym(s->ss, leaf_sym)->dso;
 
 	for (size_t k = 0; k < f->n_dsos; k++)
 		if (dsotab_matches(s->dsos, dso, f->dsos[k]))
@@ -334,7 +333,7 @@ static void on_stream_sample(void *arg, const struct perfrec_sample *smp, uint32
 
 	locs = aggregate_stack(s->agg, stack, &n);
 	m = stream_locs(s) < 0 ? -ENOMEM : stream_frames(s, smp, locs, n);
-	if (m <= 0 || !stream_dso_kept(s, st->frames[0].sym)) {
+	if (m <= 0 || !session_dso_kept(s, session_sym(s, st->frames[0].sym)->dso)) {
 		/* Counted by the replay; not handed out after all. */
 		s->t.samples--;
 		s->t.period -= period;
@@ -486,4 +485,9 @@ const char *session_dso_path(const struct session *s, uint32_t dso)
 const char *session_comm(const struct session *s, uint32_t comm)
 {
 	return strtab_get(procmodel_comms(s->pm), comm);
+}
+
+void session_parts(const struct session *s, struct session_parts *ret)
+{
+	*ret = (struct session_parts){ s->agg, s->ss, s->dsos, s->symz };
 }

@@ -182,4 +182,25 @@ const char *session_dso_name(const struct session *s, uint32_t dso);
 const char *session_dso_path(const struct session *s, uint32_t dso);
 const char *session_comm(const struct session *s, uint32_t comm);
 
+/*
+ * For outputs in lib/profile that keep locations (addresses, objects) rather than symbol
+ * stacks, as pprof.c does: the parts the session built, borrowed, meaningful after
+ * session_finish() and valid until session_free(). The aggregate's counts are by location
+ * stack and task, before --dso (session_dso_kept() applies it); a location's symbols are
+ * symstacks_loc() of its id.
+ */
+struct aggregate;
+struct dsotab;
+struct symbolizer;
+struct symstacks;
+struct session_parts {
+	const struct aggregate *agg;
+	const struct symstacks *ss;
+	struct dsotab *dsos;
+	struct symbolizer *symz;
+};
+void session_parts(const struct session *s, struct session_parts *ret);
+/* Does --dso keep a sample whose leaf frame is in object DSO? (Always without --dso.) */
+bool session_dso_kept(const struct session *s, uint32_t dso);
+
 #endif

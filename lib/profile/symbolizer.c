@@ -57,6 +57,7 @@ struct cache_ent {
 	uint64_t offset;  /* FRAME_HERE: the frame's offset */
 	uint32_t first;	  /* FRAME_HERE, or the index of the first frame in frames */
 	uint32_t n;
+	const char *raw; /* FRAME_HERE: the frame's name as in the symbol table */
 };
 
 enum dso_state {
@@ -195,6 +196,13 @@ static const char *shown_name(struct symbolizer *s, const char *raw)
 	if (p && (size_t)id < s->n_shown)
 		s->shown[id] = p;
 	return p;
+}
+
+/* F's name shown and as in the symbol table (or DWARF): both owned by S. */
+static void set_name(struct symbolizer *s, struct sym_frame *f, const char *raw)
+{
+	f->name = shown_name(s, raw);
+	f->raw = f->name ? intern(s, raw) : NULL;
 }
 
 /* ---- libdwfl callbacks ---- */
@@ -547,6 +555,12 @@ const char *sym_dso_name(const struct sym_dso *d)
 const char *sym_dso_path(const struct sym_dso *d)
 {
 	return d->path;
+}
+
+const uint8_t *sym_dso_build_id(const struct sym_dso *d, size_t *ret_len)
+{
+	*ret_len = d->build_id_len;
+	return d->build_id_len ? d->build_id : NULL;
 }
 
 /* ---- opening a dso: segments and symbols ---- */
@@ -1076,17 +1090,17 @@ static int inline_chain(struct symbolizer *s, struct sym_dso *d, uint64_t addr,
 		if (tag == DW_TAG_subprogram) {
 			f->inlined = false;
 			if (sym) {
-				f->name = shown_name(s, sym->name);
+				set_name(s, f, sym->name);
 				f->offset = addr - sym->start;
 			} else {
-				f->name = shown_name(s, die_name(&chain[i]));
+				set_name(s, f, die_name(&chain[i]));
 				f->offset = die_offset(&chain[i], addr - bias);
 			}
 			nf++;
 			break;
 		}
 		f->inlined = true;
-		f->name = shown_name(s, die_name(&chain[i]));
+		set_name(s, f, die_name(&chain[i]));
 		f->offset = die_offset(&chain[i], addr - bias);
 		nf++;
 		/* Where this expansion sits in its caller: the next frame's location. */
@@ -1099,9 +1113,13 @@ static int inline_chain(struct symbolizer *s, struct sym_dso *d, uint64_t addr,
 	}
 	/* No DW_TAG_subprogram above the inlines (or DWARF without scopes): the symbol's frame. */
 	if (nf > 0 && out[nf - 1].inlined && nf < INLINE_MAX && sym) {
-		out[nf] =
-		    (struct sym_frame){ shown_name(s, sym->name), addr - sym->start,
-					file ? intern(s, file) : NULL, file ? line : 0, false };
+		out[nf] = (struct sym_frame){ NULL,
+					      addr - sym->start,
+					      file ? intern(s, file) : NULL,
+					      file ? line : 0,
+					      false,
+					      NULL };
+		set_name(s, &out[nf], sym->name);
 		nf++;
 	}
 out:
@@ -1146,7 +1164,7 @@ static int compute(struct symbolizer *s, struct sym_dso *d, uint64_t off, struct
 	if (s->o.inline_frames)
 		n = inline_chain(s, d, addr, sym, out);
 	if (n == 0 && sym) {
-		out[0].name = shown_name(s, sym->name);
+		set_name(s, &out[0], sym->name);
 		out[0].offset = out[0].name ? addr - sym->start : 0;
 		if (s->o.inline_frames && !d->no_dwarf) {
 			Dwfl_Line *ln = dwfl_module_getsrc(d->mod, addr);
@@ -1169,7 +1187,7 @@ static int copy_out(const struct sym_dso *d, const struct cache_ent *e, struct s
 	int n = (int)e->n < max ? (int)e->n : max;
 
 	if (e->first == FRAME_HERE) {
-		frames[0] = (struct sym_frame){ e->name, e->offset, NULL, 0, false };
+		frames[0] = (struct sym_frame){ e->name, e->offset, NULL, 0, false, e->raw };
 		return 1;
 	}
 	memcpy(frames, d->frames + e->first, (size_t)n * sizeof(*frames));
@@ -1212,13 +1230,14 @@ int symbolizer_lookup(struct symbolizer *s, struct sym_dso *d, uint64_t off,
 		;
 	e = &d->cache[i];
 	if (n == 1 && !tmp[0].file && !tmp[0].inlined) {
-		*e = (struct cache_ent){ off, tmp[0].name, tmp[0].offset, FRAME_HERE, 1 };
+		*e =
+		    (struct cache_ent){ off, tmp[0].name, tmp[0].offset, FRAME_HERE, 1, tmp[0].raw };
 	} else {
 		if (d->n_frames + (size_t)n >= FRAME_HERE ||
 		    GROW(d->frames, d->frames_cap, d->n_frames + (size_t)n) < 0)
 			goto uncached;
 		memcpy(d->frames + d->n_frames, tmp, (size_t)n * sizeof(*tmp));
-		*e = (struct cache_ent){ off, NULL, 0, (uint32_t)d->n_frames, (uint32_t)n };
+		*e = (struct cache_ent){ off, NULL, 0, (uint32_t)d->n_frames, (uint32_t)n, NULL };
 		d->n_frames += (size_t)n;
 	}
 	d->cache_n++;

@@ -21,6 +21,8 @@ struct sym_frame {
 	const char *file; /* source file (interned) when inline_frames found DWARF, else NULL */
 	int line;	  /* 0 if unknown */
 	bool inlined;	  /* an inline frame (all but the outermost of an expansion) */
+	const char *raw;  /* the name as in the symbol table or DWARF (C++ mangled), interned;
+			   * NULL when name is */
 };
 
 /*
@@ -91,6 +93,8 @@ int symbolizer_add_image(struct symbolizer *s, const char *name, const void *ima
 const char *sym_dso_name(const struct sym_dso *d);
 /* The path as recorded (the first one given for this identity). */
 const char *sym_dso_path(const struct sym_dso *d);
+/* The build-id it was asked for with (borrowed, *ret_len bytes; NULL and 0 without one). */
+const uint8_t *sym_dso_build_id(const struct sym_dso *d, size_t *ret_len);
 
 /*
  * Frames for the code at file offset OFF of D (the caller has already applied the

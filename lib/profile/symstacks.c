@@ -197,3 +197,9 @@ const struct session_sym *symstacks_sym(const struct symstacks *ss, uint32_t id)
 {
 	return &ss->syms[id];
 }
+
+const uint32_t *symstacks_loc(const struct symstacks *ss, uint32_t loc, uint32_t *ret_n)
+{
+	*ret_n = ss->loc_first[loc + 1] - ss->loc_first[loc];
+	return ss->loc_syms + ss->loc_first[loc];
+}

@@ -31,5 +31,7 @@ int64_t symstacks_add_stack(struct symstacks *ss, const uint32_t *locs, uint32_t
 /* Symbol stack ID, leaf first, *ret_n symbol ids long. */
 const uint32_t *symstacks_get(const struct symstacks *ss, uint32_t id, uint32_t *ret_n);
 const struct session_sym *symstacks_sym(const struct symstacks *ss, uint32_t id);
+/* The symbols of location LOC (an id of symstacks_add_loc()), innermost first, *ret_n long. */
+const uint32_t *symstacks_loc(const struct symstacks *ss, uint32_t loc, uint32_t *ret_n);
 
 #endif

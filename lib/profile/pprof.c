@@ -1,0 +1,638 @@
+/* pprof.c — a session's profile as pprof's gzip-compressed profile.proto (the protobuf-c and
+ * zlib adapter). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "base/grow.h"
+#include "base/intern.h"
+#include "base/util.h"
+#include "format/format.h"
+#include "profile/aggregate.h"
+#include "profile/dsotab.h"
+#include "profile/pprof.h"
+#include "profile/pprof.pb-c.h"
+#include "profile/session.h"
+#include "profile/symbolizer.h"
+#include "profile/symstacks.h"
+
+#define INLINE_MAX 16
+
+typedef Perftools__Profiles__Profile Profile;
+typedef Perftools__Profiles__ValueType ValueType;
+typedef Perftools__Profiles__Sample Sample;
+typedef Perftools__Profiles__Label Label;
+typedef Perftools__Profiles__Mapping Mapping;
+typedef Perftools__Profiles__Location Location;
+typedef Perftools__Profiles__Line Line;
+typedef Perftools__Profiles__Function Function;
+
+/* A sample while it is built: its location ids are ids[first .. first + n). The messages
+ * that point into these arrays are made once every array has its final place (finish()). */
+struct psample {
+	uint32_t first, n;
+	int64_t val[2];
+	int32_t pid, tid;
+	uint32_t comm;
+};
+
+/* A location's lines are lines[first .. first + n). */
+struct ploc {
+	uint32_t first, n;
+};
+
+struct enc {
+	const struct session *s;
+	struct session_parts p;
+	struct strtab *strs; /* the string table: id 0 is "" */
+	struct pairtab *fn_ids;
+	Function *fns;
+	size_t n_fns, cap_fns;
+	Mapping *maps;
+	size_t n_maps, cap_maps;
+	uint32_t *map_of_dso; /* dsotab id -> mapping index + 1, 0 when none yet */
+	size_t cap_map_of_dso;
+	Location *locs;
+	struct ploc *plocs;
+	size_t n_locs, cap_locs, cap_plocs;
+	Line *lines;
+	size_t n_lines, cap_lines;
+	uint64_t *loc_ids; /* aggregate location id -> pprof location id, 0 when none yet */
+	struct pairtab *smp_ids;
+	struct psample *smps;
+	size_t n_smps, cap_smps;
+	uint64_t *ids;
+	size_t n_ids, cap_ids;
+	int64_t k_pid, k_tid, k_comm; /* label keys */
+};
+
+/* STR's index in the string table; -ENOMEM. */
+static int64_t str(struct enc *e, const char *s)
+{
+	return strtab_intern(e->strs, s ? s : "");
+}
+
+/* The Function of NAME (as shown) and RAW (as in the symbol table): its id; -ENOMEM. */
+static int64_t function(struct enc *e, const char *name, const char *raw, const char *file)
+{
+	bool added;
+	int64_t i = pairtab_intern(e->fn_ids, (uintptr_t)name, (uintptr_t)raw, &added);
+	int64_t n, r, f;
+
+	if (i < 0 || !added)
+		return i < 0 ? i : i + 1;
+	n = str(e, name);
+	r = str(e, raw ? raw : name);
+	f = str(e, file);
+	if (n < 0 || r < 0 || f < 0 || GROW(e->fns, e->cap_fns, e->n_fns + 1) < 0)
+		return -ENOMEM;
+	perftools__profiles__function__init(&e->fns[e->n_fns]);
+	e->fns[e->n_fns].id = (uint64_t)i + 1;
+	e->fns[e->n_fns].name = n;
+	e->fns[e->n_fns].system_name = r;
+	e->fns[e->n_fns].filename = f;
+	e->n_fns++;
+	return i + 1;
+}
+
+/* Lowercase hex of a build-id into out (2 * len + 1 bytes). */
+static void hex(const uint8_t *id, size_t len, char *out)
+{
+	for (size_t i = 0; i < len; i++)
+		sprintf(out + 2 * i, "%02x", id[i]);
+	out[2 * len] = '\0';
+}
+
+/* The Mapping of object DSO: its index; -ENOMEM. Its address range grows with its locations
+ * (update_range()). */
+static int64_t mapping(struct enc *e, uint32_t dso)
+{
+	struct dsotab *d = e->p.dsos;
+	char bid[2 * 64 + 1] = "";
+	Mapping *m;
+	int64_t fname, b;
+	size_t old = e->cap_map_of_dso;
+
+	if (GROW(e->map_of_dso, e->cap_map_of_dso, (size_t)dso + 1) < 0)
+		return -ENOMEM;
+	memset(e->map_of_dso + old, 0, (e->cap_map_of_dso - old) * sizeof(*e->map_of_dso));
+	if (e->map_of_dso[dso])
+		return e->map_of_dso[dso] - 1;
+	if (dsotab_kind(d, dso) == DSOTAB_FILE) {
+		size_t len;
+		const uint8_t *id = sym_dso_build_id(dsotab_sym(d, dso), &len);
+
+		if (id && len <= 64)
+			hex(id, len, bid);
+	}
+	fname = str(e, session_dso_path(e->s, dso));
+	b = str(e, bid);
+	if (fname < 0 || b < 0 || GROW(e->maps, e->cap_maps, e->n_maps + 1) < 0)
+		return -ENOMEM;
+	m = &e->maps[e->n_maps];
+	perftools__profiles__mapping__init(m);
+	m->id = e->n_maps + 1;
+	m->filename = fname;
+	m->build_id = b;
+	m->memory_start = UINT64_MAX;
+	e->map_of_dso[dso] = (uint32_t)++e->n_maps;
+	return (int64_t)e->n_maps - 1;
+}
+
+/* Files (and pseudo-files) are located by file offset: a mapping from 0, offset 0, so that
+ * address - memory_start + file_offset is the offset. Kernel and JIT code by address. */
+static void update_range(struct enc *e, Mapping *m, uint32_t dso, uint64_t addr)
+{
+	enum dsotab_kind k = dsotab_kind(e->p.dsos, dso);
+	bool by_offset = k == DSOTAB_FILE || k == DSOTAB_PSEUDO;
+	uint64_t lo = by_offset ? 0 : addr;
+
+	if (lo < m->memory_start)
+		m->memory_start = lo;
+	if (addr + 1 > m->memory_limit)
+		m->memory_limit = addr + 1;
+}
+
+/* The lines of location LOC (object DSO, address ADDR) into e->lines, innermost first:
+ * 0 or -ENOMEM. Unknown code has none (a backend may symbolize it by build-id). */
+static int loc_lines(struct enc *e, uint32_t loc, uint32_t dso, uint64_t addr, Mapping *m)
+{
+	struct sym_frame fr[INLINE_MAX];
+	uint32_t n;
+	const uint32_t *syms = symstacks_loc(e->p.ss, loc, &n);
+	int k = 0;
+
+	if (dsotab_kind(e->p.dsos, dso) == DSOTAB_FILE)
+		k = symbolizer_lookup(e->p.symz, dsotab_sym(e->p.dsos, dso), addr, fr, INLINE_MAX);
+	for (uint32_t i = 0; i < n; i++) {
+		const char *name = session_sym(e->s, syms[i])->name;
+		bool have = (int)i < k && fr[i].name == name;
+		int64_t f;
+
+		if (!name)
+			break;
+		f = function(e, name, have ? fr[i].raw : name, have ? fr[i].file : NULL);
+		if (f < 0 || GROW(e->lines, e->cap_lines, e->n_lines + 1) < 0)
+			return -ENOMEM;
+		perftools__profiles__line__init(&e->lines[e->n_lines]);
+		e->lines[e->n_lines].function_id = (uint64_t)f;
+		e->lines[e->n_lines].line = have ? fr[i].line : 0;
+		e->n_lines++;
+		m->has_functions = true;
+		m->has_filenames |= have && fr[i].file;
+		m->has_line_numbers |= have && fr[i].line;
+		m->has_inline_frames |= n > 1;
+	}
+	return 0;
+}
+
+/* The pprof id of aggregate location LOC, adding it when new; -ENOMEM. */
+static int64_t location(struct enc *e, uint32_t loc)
+{
+	uint32_t dso;
+	uint64_t addr;
+	int64_t mi;
+	Location *l;
+	uint32_t first = (uint32_t)e->n_lines;
+
+	if (e->loc_ids[loc])
+		return (int64_t)e->loc_ids[loc];
+	aggregate_loc(e->p.agg, loc, &dso, &addr);
+	mi = mapping(e, dso);
+	if (mi < 0 || GROW(e->locs, e->cap_locs, e->n_locs + 1) < 0 ||
+	    GROW(e->plocs, e->cap_plocs, e->n_locs + 1) < 0)
+		return -ENOMEM;
+	update_range(e, &e->maps[mi], dso, addr);
+	if (loc_lines(e, loc, dso, addr, &e->maps[mi]) < 0)
+		return -ENOMEM;
+	l = &e->locs[e->n_locs];
+	perftools__profiles__location__init(l);
+	l->id = e->n_locs + 1;
+	l->mapping_id = e->maps[mi].id;
+	l->address = addr;
+	e->plocs[e->n_locs] = (struct ploc){ first, (uint32_t)e->n_lines - first };
+	e->loc_ids[loc] = l->id;
+	e->n_locs++;
+	return (int64_t)l->id;
+}
+
+/* One aggregate count into the samples, merged with the others of its stack and task (they
+ * differ by CPU only). 0 or -ENOMEM. */
+static int add_count(struct enc *e, const struct aggregate_count *c)
+{
+	uint32_t n;
+	const uint32_t *stack = aggregate_stack(e->p.agg, c->stack, &n);
+	bool added;
+	int64_t i;
+
+	if (!n)
+		return 0;
+	i = pairtab_intern(e->smp_ids, (uint64_t)c->stack << 32 | c->comm,
+			   (uint64_t)(uint32_t)c->pid << 32 | (uint32_t)c->tid, &added);
+	if (i < 0)
+		return -ENOMEM;
+	if (added) {
+		if (GROW(e->smps, e->cap_smps, e->n_smps + 1) < 0 ||
+		    GROW(e->ids, e->cap_ids, e->n_ids + n) < 0)
+			return -ENOMEM;
+		for (uint32_t k = 0; k < n; k++) {
+			int64_t id = location(e, stack[k]);
+
+			if (id < 0)
+				return -ENOMEM;
+			e->ids[e->n_ids + k] = (uint64_t)id;
+		}
+		e->smps[e->n_smps++] =
+		    (struct psample){ (uint32_t)e->n_ids, n, { 0, 0 }, c->pid, c->tid, c->comm };
+		e->n_ids += n;
+	}
+	e->smps[i].val[0] += (int64_t)c->count;
+	e->smps[i].val[1] += (int64_t)c->period;
+	return 0;
+}
+
+/* Is the leaf frame of count C's stack in an object --dso keeps? */
+static bool kept(const struct enc *e, const struct aggregate_count *c)
+{
+	uint32_t n, n_syms;
+	const uint32_t *stack = aggregate_stack(e->p.agg, c->stack, &n);
+	const uint32_t *syms;
+
+	if (!n)
+		return false;
+	syms = symstacks_loc(e->p.ss, stack[0], &n_syms);
+	return n_syms && session_dso_kept(e->s, session_sym(e->s, syms[0])->dso);
+}
+
+static int add_counts(struct enc *e)
+{
+	size_t n = aggregate_n_counts(e->p.agg);
+	uint32_t n_locs = aggregate_n_locs(e->p.agg);
+
+	e->loc_ids = calloc(n_locs ? n_locs : 1, sizeof(*e->loc_ids));
+	if (!e->loc_ids)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		struct aggregate_count c;
+
+		aggregate_count(e->p.agg, i, &c);
+		if (kept(e, &c) && add_count(e, &c) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* The event the profile is of: the one selected, else the first file's. */
+static void event_of(const struct session *s, struct session_event *ret)
+{
+	const struct session_event *ev = session_selected_event(s);
+	const struct rp_header_rec *h = session_header(s);
+
+	if (ev) {
+		*ret = *ev;
+		return;
+	}
+	memset(ret, 0, sizeof(*ret));
+	if (h) {
+		snprintf(ret->name, sizeof(ret->name), "%.63s", h->event_name);
+		ret->freq = h->flags & RP_HDR_FREQ ? h->freq : 0;
+		ret->period = h->period;
+	}
+}
+
+/* The sample types, the period and the window. cpu-clock and task-clock count nanoseconds;
+ * other events count themselves. 0 or -ENOMEM. */
+static int describe(struct enc *e, Profile *pr, ValueType vt[3], const struct pprof_opts *o)
+{
+	const struct session_totals *t = session_totals(e->s);
+	const struct rp_header_rec *h = session_header(e->s);
+	struct session_event ev;
+	char base[64];
+	bool ns;
+	int64_t ids[5];
+
+	event_of(e->s, &ev);
+	snprintf(base, sizeof(base), "%s", ev.name[0] ? ev.name : "events");
+	base[strcspn(base, ":")] = '\0'; /* "cpu-clock:u" counts what cpu-clock counts */
+	ns = strcmp(base, "cpu-clock") == 0 || strcmp(base, "task-clock") == 0;
+	ids[0] = str(e, "samples");
+	ids[1] = str(e, "count");
+	ids[2] = str(e, ns ? "cpu" : base);
+	ids[3] = str(e, ns ? "nanoseconds" : "count");
+	ids[4] = str(e, ev.name);
+	for (int i = 0; i < 5; i++)
+		if (ids[i] < 0)
+			return -ENOMEM;
+	for (int i = 0; i < 3; i++)
+		perftools__profiles__value_type__init(&vt[i]);
+	vt[0].type = ids[0];
+	vt[0].unit = ids[1];
+	vt[1].type = vt[2].type = ids[2];
+	vt[1].unit = vt[2].unit = ids[3];
+	pr->default_sample_type = ids[2];
+	pr->period_type = &vt[2];
+	/* Frequency mode: the mean period (1e9 / Hz for a clock). */
+	if (ev.freq && ns)
+		pr->period = (int64_t)(1000000000u / ev.freq);
+	else if (ev.freq)
+		pr->period = t->samples ? (int64_t)(t->period / t->samples) : 0;
+	else
+		pr->period = (int64_t)ev.period;
+	if (o && (o->start || o->end)) {
+		pr->time_nanos = o->start;
+		pr->duration_nanos = o->end > o->start ? o->end - o->start : 0;
+	} else if (h && t->samples) {
+		pr->time_nanos = util_wall_ns(t->t_first, h->realtime_offset);
+		pr->duration_nanos = (int64_t)(t->t_last - t->t_first);
+	}
+	return 0;
+}
+
+/* Every array has its final place: point the messages at their parts and at each other.
+ * 0 or -ENOMEM. */
+static int link_samples(struct enc *e, Profile *pr, Sample *smps, Sample **smpp, Label *labs,
+			Label **labp)
+{
+	for (size_t i = 0; i < e->n_smps; i++) {
+		struct psample *ps = &e->smps[i];
+		Label *l = &labs[3 * i];
+
+		perftools__profiles__sample__init(&smps[i]);
+		for (int k = 0; k < 3; k++) {
+			perftools__profiles__label__init(&l[k]);
+			labp[3 * i + k] = &l[k];
+		}
+		l[0].key = e->k_pid;
+		l[0].num = ps->pid;
+		l[1].key = e->k_tid;
+		l[1].num = ps->tid;
+		l[2].key = e->k_comm;
+		l[2].str = str(e, session_comm(e->s, ps->comm));
+		if (l[2].str < 0)
+			return -ENOMEM;
+		smps[i].n_location_id = ps->n;
+		smps[i].location_id = e->ids + ps->first;
+		smps[i].n_value = 2;
+		smps[i].value = ps->val;
+		smps[i].n_label = 3;
+		smps[i].label = labp + 3 * i;
+		smpp[i] = &smps[i];
+	}
+	pr->n_sample = e->n_smps;
+	pr->sample = smpp;
+	return 0;
+}
+
+/* Pointer arrays for the tables, as protobuf-c wants them; freed with one free() each by
+ * the caller. 0 or -ENOMEM. */
+struct ptrs {
+	Mapping **maps;
+	Location **locs;
+	Line **lines;
+	Function **fns;
+	char **strs;
+	Sample *smps;
+	Sample **smpp;
+	Label *labs;
+	Label **labp;
+};
+
+static void ptrs_free(struct ptrs *p)
+{
+	free(p->maps);
+	free(p->locs);
+	free(p->lines);
+	free(p->fns);
+	free(p->strs);
+	free(p->smps);
+	free(p->smpp);
+	free(p->labs);
+	free(p->labp);
+}
+
+static int tables(struct enc *e, Profile *pr, struct ptrs *p)
+{
+	size_t n_strs;
+
+	p->maps = calloc(e->n_maps + 1, sizeof(*p->maps));
+	p->locs = calloc(e->n_locs + 1, sizeof(*p->locs));
+	p->lines = calloc(e->n_lines + 1, sizeof(*p->lines));
+	p->fns = calloc(e->n_fns + 1, sizeof(*p->fns));
+	p->smps = calloc(e->n_smps + 1, sizeof(*p->smps));
+	p->smpp = calloc(e->n_smps + 1, sizeof(*p->smpp));
+	p->labs = calloc(3 * e->n_smps + 1, sizeof(*p->labs));
+	p->labp = calloc(3 * e->n_smps + 1, sizeof(*p->labp));
+	if (!p->maps || !p->locs || !p->lines || !p->fns || !p->smps || !p->smpp || !p->labs ||
+	    !p->labp || link_samples(e, pr, p->smps, p->smpp, p->labs, p->labp) < 0)
+		return -ENOMEM;
+	/* The labels' strings are in: the string table is complete. */
+	n_strs = strtab_count(e->strs);
+	p->strs = calloc(n_strs + 1, sizeof(*p->strs));
+	if (!p->strs)
+		return -ENOMEM;
+	for (size_t i = 0; i < n_strs; i++)
+		p->strs[i] = (char *)strtab_get(e->strs, (uint32_t)i);
+	for (size_t i = 0; i < e->n_maps; i++)
+		p->maps[i] = &e->maps[i];
+	for (size_t i = 0; i < e->n_lines; i++)
+		p->lines[i] = &e->lines[i];
+	for (size_t i = 0; i < e->n_locs; i++) {
+		e->locs[i].n_line = e->plocs[i].n;
+		e->locs[i].line = p->lines + e->plocs[i].first;
+		p->locs[i] = &e->locs[i];
+	}
+	for (size_t i = 0; i < e->n_fns; i++)
+		p->fns[i] = &e->fns[i];
+	pr->n_mapping = e->n_maps;
+	pr->mapping = p->maps;
+	pr->n_location = e->n_locs;
+	pr->location = p->locs;
+	pr->n_function = e->n_fns;
+	pr->function = p->fns;
+	pr->n_string_table = n_strs;
+	pr->string_table = p->strs;
+	return 0;
+}
+
+/* LEN bytes of IN gzip-compressed into a malloc'd *ret_buf. 0 or -ENOMEM. */
+static int gzip(const uint8_t *in, size_t len, uint8_t **ret_buf, size_t *ret_len)
+{
+	z_stream z;
+	uint8_t *out;
+	uLong cap;
+
+	memset(&z, 0, sizeof(z));
+	/* windowBits 15 + 16: a gzip header and trailer rather than zlib's. */
+	if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) !=
+	    Z_OK)
+		return -ENOMEM;
+	cap = deflateBound(&z, (uLong)len) + 32; /* + the gzip header deflateBound may omit */
+	out = malloc(cap);
+	if (!out) {
+		deflateEnd(&z);
+		return -ENOMEM;
+	}
+	z.next_in = (Bytef *)in;
+	z.avail_in = (uInt)len;
+	z.next_out = out;
+	z.avail_out = (uInt)cap;
+	if (deflate(&z, Z_FINISH) != Z_STREAM_END) {
+		deflateEnd(&z);
+		free(out);
+		return -ENOMEM;
+	}
+	*ret_len = z.total_out;
+	*ret_buf = out;
+	deflateEnd(&z);
+	return 0;
+}
+
+static void enc_done(struct enc *e)
+{
+	strtab_free(e->strs);
+	pairtab_free(e->fn_ids);
+	pairtab_free(e->smp_ids);
+	free(e->fns);
+	free(e->maps);
+	free(e->map_of_dso);
+	free(e->locs);
+	free(e->plocs);
+	free(e->lines);
+	free(e->loc_ids);
+	free(e->smps);
+	free(e->ids);
+}
+
+/* The profile's messages, packed: a malloc'd *ret_buf of *ret_len bytes. 0 or -ENOMEM. */
+static int pack(struct enc *e, const struct pprof_opts *o, uint8_t **ret_buf, size_t *ret_len)
+{
+	Profile pr = PERFTOOLS__PROFILES__PROFILE__INIT;
+	ValueType vt[3];
+	ValueType *vtp[2] = { &vt[0], &vt[1] };
+	struct ptrs p = { 0 };
+	uint8_t *buf = NULL;
+	size_t len;
+	int rc;
+
+	e->k_pid = str(e, "pid");
+	e->k_tid = str(e, "tid");
+	e->k_comm = str(e, "comm");
+	rc = e->k_pid < 0 || e->k_tid < 0 || e->k_comm < 0 ? -ENOMEM : add_counts(e);
+	if (rc == 0)
+		rc = describe(e, &pr, vt, o);
+	if (rc == 0)
+		rc = tables(e, &pr, &p);
+	if (rc == 0) {
+		pr.n_sample_type = 2;
+		pr.sample_type = vtp;
+		len = perftools__profiles__profile__get_packed_size(&pr);
+		buf = malloc(len ? len : 1);
+		rc = buf ? 0 : -ENOMEM;
+	}
+	if (rc == 0) {
+		perftools__profiles__profile__pack(&pr, buf);
+		*ret_buf = buf;
+		*ret_len = len;
+	}
+	ptrs_free(&p);
+	return rc;
+}
+
+int pprof_encode(const struct session *s, const struct pprof_opts *o, uint8_t **ret_buf,
+		 size_t *ret_len)
+{
+	struct enc e = { .s = s };
+	uint8_t *raw = NULL;
+	size_t len = 0;
+	int rc = -ENOMEM;
+
+	session_parts(s, &e.p);
+	e.strs = strtab_new();
+	e.fn_ids = pairtab_new();
+	e.smp_ids = pairtab_new();
+	/* String 0 must be "". */
+	if (e.strs && e.fn_ids && e.smp_ids && strtab_intern(e.strs, "") == 0)
+		rc = pack(&e, o, &raw, &len);
+	enc_done(&e);
+	if (rc == 0)
+		rc = gzip(raw, len, ret_buf, ret_len);
+	free(raw);
+	return rc;
+}
+
+/* All of BUF to FD: 0 or -errno. */
+static int write_all(int fd, const uint8_t *buf, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, buf, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* BUF to PATH through PATH.tmp: 0 or -errno with why. */
+static int write_file(const char *path, const uint8_t *buf, size_t len, char *why, size_t why_size)
+{
+	char *tmp = NULL;
+	int fd, rc;
+
+	if (asprintf(&tmp, "%s.tmp", path) < 0) {
+		snprintf(why, why_size, "out of memory");
+		return -ENOMEM;
+	}
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		rc = -errno;
+		snprintf(why, why_size, "cannot create %s: %s", tmp, strerror(-rc));
+		free(tmp);
+		return rc;
+	}
+	rc = write_all(fd, buf, len);
+	if (rc == 0 && fsync(fd) < 0)
+		rc = -errno;
+	if (close(fd) < 0 && rc == 0)
+		rc = -errno;
+	if (rc == 0 && rename(tmp, path) < 0) {
+		rc = -errno;
+		snprintf(why, why_size, "cannot rename %s to %s: %s", tmp, path, strerror(-rc));
+	} else if (rc < 0) {
+		snprintf(why, why_size, "writing %s failed: %s", tmp, strerror(-rc));
+	}
+	if (rc < 0)
+		unlink(tmp);
+	free(tmp);
+	return rc;
+}
+
+int pprof_write(const struct session *s, const struct pprof_opts *o, const char *path, char *why,
+		size_t why_size)
+{
+	uint8_t *buf;
+	size_t len;
+	int rc = pprof_encode(s, o, &buf, &len);
+
+	if (rc < 0) {
+		snprintf(why, why_size, "out of memory while encoding the profile");
+		return rc;
+	}
+	if (strcmp(path, "-") == 0) {
+		rc = write_all(STDOUT_FILENO, buf, len);
+		if (rc < 0)
+			snprintf(why, why_size, "writing the profile to standard output failed: %s",
+				 strerror(-rc));
+	} else {
+		rc = write_file(path, buf, len, why, why_size);
+	}
+	free(buf);
+	return rc;
+}

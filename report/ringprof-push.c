@@ -1,0 +1,544 @@
+/* ringprof-push.c — `ringprof push`: each closed recording of a directory, as a pprof profile,
+ * to a Pyroscope-compatible ingest endpoint (the libcurl adapter), remembered in a cursor. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <curl/curl.h>
+
+#include "base/grow.h"
+#include "base/util.h"
+#include "profile/pprof.h"
+#include "profile/session.h"
+
+#define PROG "ringprof push"
+#define MAX_HEADERS 32
+#define MAX_LABELS 32
+#define NAME_MAX_LEN 255
+
+struct push {
+	const char *dir, *url, *app, *cursor_path, *auth_file, *cacert;
+	const char *headers[MAX_HEADERS], *labels[MAX_LABELS];
+	size_t n_headers, n_labels;
+	bool once, verbose;
+	unsigned interval, retry_max, timeout;
+	char userpwd[512];
+	char cursor[NAME_MAX_LEN + 1]; /* the last file sent ("" none yet) */
+};
+
+static volatile sig_atomic_t stopping;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stopping = 1;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: ringprof push --dir DIR --url URL [OPTIONS]\n"
+		"\n"
+		"Send each closed recording in DIR (*.data; the *.data.partial being written waits)\n"
+		"as a pprof profile to a Pyroscope-compatible server:\n"
+		"  POST URL/ingest?name=APP{host=HOST,...}&from=START&until=END&format=pprof\n"
+		"in name (= time) order. The last file sent is kept in a cursor file, so that nothing\n"
+		"is sent twice or skipped across restarts; recordings are never changed or deleted.\n"
+		"\n"
+		"  -d, --dir DIR           the recordings (ringprofd's /var/lib/ringprof)\n"
+		"  -u, --url URL           the server, e.g. http://pyroscope:4040 (https:// with TLS)\n"
+		"      --app NAME          the application name of the series (default ringprof)\n"
+		"  -l, --label KEY=VALUE   a label of the series besides host (repeat)\n"
+		"      --cursor FILE       where the last file sent is kept (default\n"
+		"                          $STATE_DIRECTORY/push.cursor, else ./ringprof-push.cursor)\n"
+		"      --once              send what is closed now and exit (1 when a send failed)\n"
+		"      --interval SECS     otherwise look for new files every SECS (default 60)\n"
+		"      --retry-max SECS    a failed send is retried after 1, 2, 4 ... up to SECS\n"
+		"                          (default 300) seconds until it succeeds\n"
+		"      --timeout SECS      per request (default 30)\n"
+		"  -H, --header 'NAME: VALUE'  an extra HTTP header, e.g. an X-Scope-OrgID or an\n"
+		"                          Authorization: Bearer token (repeat)\n"
+		"      --basic-auth-file FILE  'USER:PASSWORD' on its first line, for HTTP basic auth\n"
+		"      --cacert FILE       the CA certificates to check the server's against\n"
+		"  -v, --verbose           a line per file sent\n"
+		"  -h, --help              this help\n"
+		"  -V, --version           version\n"
+		"\n"
+		"SIGTERM and SIGINT stop it between two sends; exit status 0.\n");
+}
+
+/* A number of seconds, 1 .. max. */
+static int parse_secs(const char *opt, const char *arg, unsigned max, unsigned *ret)
+{
+	uint64_t v;
+
+	if (util_parse_u64(arg, &v) < 0 || v == 0 || v > max) {
+		fprintf(stderr, PROG ": invalid %s '%s' (1 to %u seconds)\n", opt, arg, max);
+		return 2;
+	}
+	*ret = (unsigned)v;
+	return 0;
+}
+
+/* --basic-auth-file: its first line, USER:PASSWORD. 0 or the exit status (said). */
+static int read_auth(struct push *p)
+{
+	FILE *f = fopen(p->auth_file, "re");
+	char *nl;
+
+	if (!f) {
+		fprintf(stderr, PROG ": --basic-auth-file %s: %s\n", p->auth_file, strerror(errno));
+		return 1;
+	}
+	if (!fgets(p->userpwd, sizeof(p->userpwd), f))
+		p->userpwd[0] = '\0';
+	fclose(f);
+	nl = strpbrk(p->userpwd, "\r\n");
+	if (nl)
+		*nl = '\0';
+	if (!strchr(p->userpwd, ':')) {
+		fprintf(stderr,
+			PROG ": --basic-auth-file %s: the first line is not USER:PASSWORD\n",
+			p->auth_file);
+		return 1;
+	}
+	return 0;
+}
+
+/* Options that take a value; 0, 1 (not one of them) or the exit status (said). */
+static int parse_value(struct push *p, int c, char *arg)
+{
+	switch (c) {
+	case 'd':
+		p->dir = arg;
+		return 0;
+	case 'u':
+		p->url = arg;
+		return 0;
+	case 'a':
+		p->app = arg;
+		return 0;
+	case 'c':
+		p->cursor_path = arg;
+		return 0;
+	case 'b':
+		p->auth_file = arg;
+		return 0;
+	case 'C':
+		p->cacert = arg;
+		return 0;
+	case 'l':
+		if (!strchr(arg, '=') || arg[0] == '=' || p->n_labels >= MAX_LABELS) {
+			fprintf(stderr, PROG ": invalid --label '%s' (KEY=VALUE, at most %d)\n",
+				arg, MAX_LABELS);
+			return 2;
+		}
+		p->labels[p->n_labels++] = arg;
+		return 0;
+	case 'H':
+		if (!strchr(arg, ':') || arg[0] == ':' || p->n_headers >= MAX_HEADERS) {
+			fprintf(stderr,
+				PROG ": invalid --header '%s' ('NAME: VALUE', at most %d)\n", arg,
+				MAX_HEADERS);
+			return 2;
+		}
+		p->headers[p->n_headers++] = arg;
+		return 0;
+	case 'i':
+		return parse_secs("--interval", arg, 86400, &p->interval);
+	case 'r':
+		return parse_secs("--retry-max", arg, 86400, &p->retry_max);
+	case 't':
+		return parse_secs("--timeout", arg, 3600, &p->timeout);
+	default:
+		return 1;
+	}
+}
+
+static int parse_argv(struct push *p, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "dir", required_argument, NULL, 'd' },
+		{ "url", required_argument, NULL, 'u' },
+		{ "app", required_argument, NULL, 'a' },
+		{ "label", required_argument, NULL, 'l' },
+		{ "cursor", required_argument, NULL, 'c' },
+		{ "once", no_argument, NULL, 'o' },
+		{ "interval", required_argument, NULL, 'i' },
+		{ "retry-max", required_argument, NULL, 'r' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "header", required_argument, NULL, 'H' },
+		{ "basic-auth-file", required_argument, NULL, 'b' },
+		{ "cacert", required_argument, NULL, 'C' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c, r;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":d:u:l:H:vhV", longopts, NULL)) != -1) {
+		if ((r = parse_value(p, c, optarg)) != 1) {
+			if (r)
+				return r;
+			continue;
+		}
+		switch (c) {
+		case 'o':
+			p->once = true;
+			break;
+		case 'v':
+			p->verbose = true;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		case 'V':
+			printf("ringprof push %s\n", PACKAGE_VERSION);
+			exit(0);
+		case ':':
+			fprintf(stderr, PROG ": option '%s' needs an argument\n", argv[optind - 1]);
+			return 2;
+		default:
+			fprintf(stderr, PROG ": unknown option '%s'\nTry '" PROG " --help'.\n",
+				argv[optind - 1]);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, PROG ": unexpected argument '%s'\n", argv[optind]);
+		return 2;
+	}
+	if (!p->dir || !p->url) {
+		fprintf(stderr, PROG ": --dir DIR and --url URL are required (see --help)\n");
+		return 2;
+	}
+	return p->auth_file ? read_auth(p) : 0;
+}
+
+/* ---- the cursor: the name of the last file sent ---- */
+
+static void cursor_load(struct push *p)
+{
+	FILE *f = fopen(p->cursor_path, "re");
+
+	p->cursor[0] = '\0';
+	if (!f)
+		return; /* none yet: everything closed is sent */
+	if (fgets(p->cursor, sizeof(p->cursor), f))
+		p->cursor[strcspn(p->cursor, "\r\n")] = '\0';
+	fclose(f);
+}
+
+/* NAME becomes the cursor: written beside it and renamed over it, synced, so that a crash
+ * leaves the old cursor or the new one. 0 or -errno (said). */
+static int cursor_save(struct push *p, const char *name)
+{
+	char tmp[4096];
+	int fd, rc = 0;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp", p->cursor_path);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0 || dprintf(fd, "%s\n", name) < 0 || fsync(fd) < 0)
+		rc = -errno;
+	if (fd >= 0 && close(fd) < 0 && !rc)
+		rc = -errno;
+	if (!rc && rename(tmp, p->cursor_path) < 0)
+		rc = -errno;
+	if (rc) {
+		fprintf(stderr, PROG ": cannot write the cursor %s: %s\n", p->cursor_path,
+			strerror(-rc));
+		unlink(tmp);
+		return rc;
+	}
+	util_strlcpy(p->cursor, name, sizeof(p->cursor));
+	return 0;
+}
+
+/* ---- the recordings ---- */
+
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), k = strlen(suffix);
+
+	return n > k && strcmp(s + n - k, suffix) == 0;
+}
+
+/* The recordings of the directory after the cursor, in name order, up to the first one still
+ * being written (a later closed file must wait for it, or the cursor would pass it by):
+ * malloc'd names in *ret, *ret_n of them. 0 or -errno (said). */
+static int pending(const struct push *p, char ***ret, size_t *ret_n)
+{
+	DIR *d = opendir(p->dir);
+	struct dirent *e;
+	char **names = NULL;
+	size_t n = 0, cap = 0, k;
+
+	if (!d) {
+		fprintf(stderr, PROG ": cannot read %s: %s\n", p->dir, strerror(errno));
+		return -errno;
+	}
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.' || strlen(e->d_name) > NAME_MAX_LEN ||
+		    !(ends_with(e->d_name, ".data") || ends_with(e->d_name, ".data.partial")) ||
+		    strcmp(e->d_name, p->cursor) <= 0)
+			continue;
+		if (GROW(names, cap, n + 1) < 0 || !(names[n] = strdup(e->d_name))) {
+			closedir(d);
+			for (k = 0; k < n; k++)
+				free(names[k]);
+			free(names);
+			fprintf(stderr, PROG ": out of memory\n");
+			return -ENOMEM;
+		}
+		n++;
+	}
+	closedir(d);
+	if (n)
+		qsort(names, n, sizeof(*names), cmp_names);
+	for (k = 0; k < n && !ends_with(names[k], ".partial"); k++)
+		;
+	for (size_t i = k; i < n; i++)
+		free(names[i]);
+	*ret = names;
+	*ret_n = k;
+	return 0;
+}
+
+static void on_session_warn(void *arg, const char *msg)
+{
+	const struct push *p = arg;
+
+	if (p->verbose)
+		fprintf(stderr, PROG ": warning: %s\n", msg);
+}
+
+/* The profile of recording PATH (its first event) in *ret_buf, its wall-clock bounds and
+ * sample count. 0, or -errno with a sentence in why. */
+static int encode(struct push *p, const char *path, uint8_t **ret_buf, size_t *ret_len,
+		  int64_t bounds[2], uint64_t *ret_samples, char *why, size_t why_size)
+{
+	struct session_opts so = { .debuginfod_timeout = 5, .warn = on_session_warn, .warn_arg = p };
+	struct session_event ev[1];
+	size_t n_ev = 0;
+	struct session *s;
+	int rc;
+
+	rc = session_file_bounds(path, &bounds[0], &bounds[1], why, why_size);
+	if (rc < 0)
+		return rc;
+	if (session_list_events((const char *const *)&path, 1, ev, 1, &n_ev) == 0 && n_ev)
+		so.filter.event = ev[0].name;
+	s = session_new(&so);
+	if (!s) {
+		snprintf(why, why_size, "out of memory");
+		return -ENOMEM;
+	}
+	rc = session_add_file(s, path, why, why_size);
+	if (rc >= 0 && (rc = session_finish(s)) < 0)
+		snprintf(why, why_size, "out of memory");
+	if (rc >= 0) {
+		struct pprof_opts po = { bounds[0], bounds[1] };
+
+		*ret_samples = session_totals(s)->samples;
+		rc = pprof_encode(s, &po, ret_buf, ret_len);
+		if (rc < 0)
+			snprintf(why, why_size, "out of memory while encoding");
+	}
+	session_free(s);
+	return rc < 0 ? rc : 0;
+}
+
+/* ---- sending (libcurl) ---- */
+
+/* URL of the ingest request for a profile of FROM .. UNTIL (wall-clock ns), malloc'd; NULL
+ * when out of memory. The series is APP{host=HOST,labels...}. */
+static char *ingest_url(const struct push *p, CURL *curl, int64_t from, int64_t until)
+{
+	char host[256] = "unknown", name[4096], *esc, *url = NULL;
+	size_t len, base = strlen(p->url);
+	int n;
+
+	gethostname(host, sizeof(host) - 1);
+	len = (size_t)snprintf(name, sizeof(name), "%s{host=%s", p->app, host);
+	for (size_t i = 0; i < p->n_labels && len < sizeof(name); i++)
+		len += (size_t)snprintf(name + len, sizeof(name) - len, ",%s", p->labels[i]);
+	if (len < sizeof(name))
+		snprintf(name + len, sizeof(name) - len, "}");
+	esc = curl_easy_escape(curl, name, 0);
+	while (base && p->url[base - 1] == '/')
+		base--;
+	n = esc ? asprintf(&url, "%.*s/ingest?name=%s&from=%lld&until=%lld&format=pprof", (int)base,
+			   p->url, esc, (long long)(from / 1000000000),
+			   (long long)((until + 999999999) / 1000000000))
+		: -1;
+	curl_free(esc);
+	return n < 0 ? NULL : url;
+}
+
+/* POST the profile BUF of FROM .. UNTIL. 0, or -1 with a sentence in why (the server's
+ * status and the first line of its answer, or curl's reason). */
+static int post(const struct push *p, const uint8_t *buf, size_t len, int64_t from, int64_t until,
+		char *why, size_t why_size)
+{
+	CURL *curl = curl_easy_init();
+	struct curl_slist *hdrs = NULL;
+	char err[CURL_ERROR_SIZE] = "";
+	char *url = curl ? ingest_url(p, curl, from, until) : NULL;
+	long status = 0;
+	CURLcode rc = CURLE_OUT_OF_MEMORY;
+
+	hdrs = curl_slist_append(hdrs, "Content-Type: application/octet-stream");
+	for (size_t i = 0; hdrs && i < p->n_headers; i++)
+		hdrs = curl_slist_append(hdrs, p->headers[i]);
+	if (curl && url && hdrs) {
+		curl_easy_setopt(curl, CURLOPT_URL, url);
+		curl_easy_setopt(curl, CURLOPT_POST, 1L);
+		curl_easy_setopt(curl, CURLOPT_POSTFIELDS, (const char *)buf);
+		curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);
+		curl_easy_setopt(curl, CURLOPT_HTTPHEADER, hdrs);
+		curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, err);
+		curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+		curl_easy_setopt(curl, CURLOPT_TIMEOUT, (long)p->timeout);
+		curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT,
+				 (long)(p->timeout < 10 ? p->timeout : 10));
+		curl_easy_setopt(curl, CURLOPT_USERAGENT, "ringprof-push/" PACKAGE_VERSION);
+		/* Only the protocols a server URL may name: no file://, no redirects elsewhere. */
+		curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
+		if (p->userpwd[0]) {
+			curl_easy_setopt(curl, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
+			curl_easy_setopt(curl, CURLOPT_USERPWD, p->userpwd);
+		}
+		if (p->cacert)
+			curl_easy_setopt(curl, CURLOPT_CAINFO, p->cacert);
+		rc = curl_easy_perform(curl);
+		curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
+	}
+	if (rc != CURLE_OK)
+		snprintf(why, why_size, "%s", err[0] ? err : curl_easy_strerror(rc));
+	else if (status < 200 || status > 299)
+		snprintf(why, why_size, "the server answered HTTP %ld", status);
+	curl_slist_free_all(hdrs);
+	curl_easy_cleanup(curl);
+	free(url);
+	return rc == CURLE_OK && status >= 200 && status <= 299 ? 0 : -1;
+}
+
+/* Sleep SECS, or less when asked to stop. */
+static void pause_for(unsigned secs)
+{
+	struct timespec ts = { (time_t)secs, 0 };
+
+	while (!stopping && nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+/* Send recording NAME until it is accepted (loop) or once (--once); then it becomes the
+ * cursor. 0 when sent (or nothing to send), -1 when a send failed with --once, 1 when
+ * stopping. */
+static int send_file(struct push *p, const char *name)
+{
+	char path[4096 + NAME_MAX_LEN + 2], why[512];
+	uint8_t *buf = NULL;
+	size_t len = 0;
+	int64_t bounds[2];
+	uint64_t samples = 0;
+	unsigned backoff = 1;
+
+	snprintf(path, sizeof(path), "%s/%s", p->dir, name);
+	if (encode(p, path, &buf, &len, bounds, &samples, why, sizeof(why)) < 0) {
+		/* Retrying cannot mend a damaged file: said, and passed by. */
+		fprintf(stderr, PROG ": %s: not sent: %s\n", path, why);
+		return cursor_save(p, name) < 0 ? -1 : 0;
+	}
+	while (samples && post(p, buf, len, bounds[0], bounds[1], why, sizeof(why)) < 0) {
+		fprintf(stderr, PROG ": %s: sending to %s failed: %s%s", name, p->url, why,
+			p->once ? "\n" : "");
+		if (p->once) {
+			free(buf);
+			return -1;
+		}
+		fprintf(stderr, "; again in %u s\n", backoff);
+		pause_for(backoff);
+		if (stopping) {
+			free(buf);
+			return 1;
+		}
+		backoff = backoff * 2 > p->retry_max ? p->retry_max : backoff * 2;
+	}
+	free(buf);
+	if (p->verbose)
+		fprintf(stderr, PROG ": %s: %s (%llu samples, %zu bytes)\n", name,
+			samples ? "sent" : "no samples, nothing to send",
+			(unsigned long long)samples, len);
+	return cursor_save(p, name) < 0 ? -1 : 0;
+}
+
+/* Send every closed file after the cursor. 0, -1 (a failure, said) or 1 (stopping). */
+static int push_pending(struct push *p)
+{
+	char **names = NULL;
+	size_t n = 0;
+	int rc = 0;
+
+	if (pending(p, &names, &n) < 0)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		if (rc == 0 && !stopping)
+			rc = send_file(p, names[i]);
+		free(names[i]);
+	}
+	free(names);
+	return stopping ? 1 : rc;
+}
+
+int main(int argc, char **argv)
+{
+	static struct push p = {
+		.app = "ringprof", .interval = 60, .retry_max = 300, .timeout = 30
+	};
+	static char cursor_default[4096];
+	const char *state = getenv("STATE_DIRECTORY");
+	struct sigaction sa = { .sa_handler = on_signal };
+	int r = parse_argv(&p, argc, argv);
+
+	if (r)
+		return r;
+	if (!p.cursor_path) {
+		/* systemd's StateDirectory= may list several, separated by ':'. */
+		if (state && *state)
+			snprintf(cursor_default, sizeof(cursor_default), "%.*s/push.cursor",
+				 (int)strcspn(state, ":"), state);
+		else
+			snprintf(cursor_default, sizeof(cursor_default), "ringprof-push.cursor");
+		p.cursor_path = cursor_default;
+	}
+	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+		fprintf(stderr, PROG ": libcurl could not be initialized\n");
+		return 1;
+	}
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	cursor_load(&p);
+	do {
+		r = push_pending(&p);
+		if (p.once || stopping)
+			break;
+		pause_for(p.interval);
+	} while (!stopping);
+	curl_global_cleanup();
+	return p.once && r < 0 ? 1 : 0;
+}
