@@ -41,7 +41,7 @@ for f in "$WL:$bid" "$top_builddir/tests/workload/librp-worklib.so:$lbid"; do
 	dev=$(stat -c '%d' "$file") ino=$(stat -c '%i' "$file")
 	maj=$((dev >> 8)) min=$((dev & 255))
 	check_grep "^MMAP2 .* pid=$main_pid .* prot=r-x .* maj=$maj min=$min ino=$ino path=.*/$name$" "$T/dump" "MMAP2 of $name by device and inode"
-	check_grep "^BUILDID .* maj=$maj min=$min ino=$ino build_id=$id$" "$T/dump" "BUILDID record of $name's inode with its build-id"
+	check_grep "^BUILDID .* maj=$maj min=$min ino=$ino gen=[0-9]+ build_id=$id$" "$T/dump" "BUILDID record of $name's inode with its build-id"
 done
 check_no_grep "^MMAP2 .* build_id=" "$T/dump" "no MMAP2 record carries a kernel build-id"
 

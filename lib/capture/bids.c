@@ -30,6 +30,7 @@ struct bfile {
 	uint8_t id[20];
 	uint32_t maj, min;
 	uint64_t ino;
+	uint64_t gen;	  /* the inode's generation (0: not known yet) */
 	uint32_t written; /* the file generation its record was last written in */
 	/* where to open it while it is BF_NEW */
 	uint32_t pid;
@@ -133,6 +134,7 @@ static void write_record(struct bids *b, struct bfile *f, uint64_t time)
 	r->maj = f->maj;
 	r->min = f->min;
 	r->ino = f->ino;
+	r->ino_gen = f->gen;
 	r->len = f->len;
 	memcpy(r->build_id, f->id, f->len);
 	f->written = b->gen;
@@ -191,12 +193,14 @@ static void add_file(struct bids *b, const struct perfrec_mmap *m, uint32_t idx)
 	f->maj = m->maj;
 	f->min = m->min;
 	f->ino = m->ino;
+	f->gen = m->ino_gen;
 	f->pid = m->pid;
 	f->start = m->addr;
 	f->end = m->addr + m->len;
 	f->path = strtab_add(b->paths, m->path);
 	f->state = BF_NEW;
-	b->n_files = (size_t)idx + 1;
+	if ((size_t)idx + 1 > b->n_files)
+		b->n_files = (size_t)idx + 1;
 	b->n_new++;
 	b->st.files++;
 	if (!f->path)
@@ -219,9 +223,20 @@ void bids_side_band(struct bids *b, const struct perf_event_header *h, uint64_t 
 	idx = pairtab_intern(b->keys, (uint64_t)m.maj << 32 | m.min, m.ino, &added);
 	if (idx < 0 || (added && GROW(b->files, b->cap_files, (size_t)idx + 1) < 0))
 		return;
+	if (!added && m.ino_gen && b->files[idx].gen && m.ino_gen != b->files[idx].gen &&
+	    b->files[idx].state != BF_NEW && b->files[idx].state != BF_PENDING) {
+		/* The inode number was given to another file: read this one. */
+		b->st.files--;
+		added = true;
+	}
 	if (added) {
 		add_file(b, &m, (uint32_t)idx);
 		return;
+	}
+	if (!b->files[idx].gen && m.ino_gen) {
+		/* Seen in /proc first (no generation): the same live file, now known by it. */
+		b->files[idx].gen = m.ino_gen;
+		b->files[idx].written = 0;
 	}
 	perfrec_parse_id(h, sample_type, &id);
 	write_record(b, &b->files[idx], id.time);

@@ -41,20 +41,18 @@ static int on_map(const struct procfs_map *m, void *arg)
 	struct maps_ctx *c = arg;
 	struct synth *s = c->s;
 	struct perfrec_id id = { (uint32_t)c->pid, (uint32_t)c->pid, s->time, RP_CPU_SYNTH };
-	struct perfrec_mmap r = { PERF_RECORD_MISC_USER,
-				  (uint32_t)c->pid,
-				  (uint32_t)c->pid,
-				  m->start,
-				  m->end - m->start,
-				  m->pgoff,
-				  NULL,
-				  0,
-				  m->maj,
-				  m->min,
-				  m->ino,
-				  m->prot,
-				  m->flags,
-				  m->path };
+	struct perfrec_mmap r = { .misc = PERF_RECORD_MISC_USER,
+				  .pid = (uint32_t)c->pid,
+				  .tid = (uint32_t)c->pid,
+				  .addr = m->start,
+				  .len = m->end - m->start,
+				  .pgoff = m->pgoff,
+				  .maj = m->maj,
+				  .min = m->min,
+				  .ino = m->ino,
+				  .prot = m->prot,
+				  .flags = m->flags,
+				  .path = m->path }; /* no generation in /proc: 0 */
 	size_t size;
 	void *h;
 

@@ -200,7 +200,8 @@ static void dump_own(FILE *f, const struct perf_event_header *h)
 			break;
 		}
 		put_time(f, bid.time);
-		fprintf(f, " maj=%u min=%u ino=%" PRIu64 " build_id=", bid.maj, bid.min, bid.ino);
+		fprintf(f, " maj=%u min=%u ino=%" PRIu64 " gen=%" PRIu64 " build_id=", bid.maj,
+			bid.min, bid.ino, bid.ino_gen);
 		for (unsigned i = 0; i < bid.len; i++)
 			fprintf(f, "%02x", bid.build_id[i]);
 		break;

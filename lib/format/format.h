@@ -218,18 +218,20 @@ _Static_assert(sizeof(struct rp_image_rec) == 48, "rp_image_rec is 48 bytes");
  * the file the recorder opened for a mapping (checked to be that inode). MMAP2 records without
  * a build-id name their file by device and inode: a reader gives those of this file its
  * build-id, also when this record comes after them (it is written when the helper answers).
- * Every file repeats the build-ids of the files its mappings use.
+ * Every file repeats the build-ids of the files its mappings use. An inode number may be given
+ * to another file once the first is deleted: the generation tells them apart where known.
  */
 struct rp_buildid_rec {
 	struct perf_event_header hdr; /* type RP_REC_BUILDID */
 	uint64_t time;
 	uint32_t maj, min;
 	uint64_t ino;
-	uint8_t len; /* 1..20 */
+	uint64_t ino_gen; /* the inode's generation as MMAP2 gave it; 0: unknown (from /proc) */
+	uint8_t len;	  /* 1..20 */
 	uint8_t reserved[3];
 	uint8_t build_id[20];
 };
-_Static_assert(sizeof(struct rp_buildid_rec) == 56, "rp_buildid_rec is 56 bytes");
+_Static_assert(sizeof(struct rp_buildid_rec) == 64, "rp_buildid_rec is 64 bytes");
 
 /* Written last on a clean stop; its absence means the recorder did not finish. */
 struct rp_finish_rec {

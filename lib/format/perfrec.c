@@ -418,6 +418,7 @@ int perfrec_parse_mmap(const struct perf_event_header *h, uint64_t st, struct pe
 		ret->maj = u32_at(h, 40);
 		ret->min = u32_at(h, 44);
 		ret->ino = u64_at(h, 48);
+		ret->ino_gen = u64_at(h, 56);
 	}
 	ret->prot = u32_at(h, 64);
 	ret->flags = u32_at(h, 68);
@@ -518,6 +519,7 @@ void perfrec_mmap2_write(void *dst, size_t size, uint64_t st, const struct perfr
 		memcpy(p + 40, &m->maj, 4);
 		memcpy(p + 44, &m->min, 4);
 		memcpy(p + 48, &m->ino, 8);
+		memcpy(p + 56, &m->ino_gen, 8);
 	}
 	memcpy(p + 64, &m->prot, 4);
 	memcpy(p + 68, &m->flags, 4);

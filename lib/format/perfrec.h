@@ -98,6 +98,7 @@ struct perfrec_mmap {
 	size_t build_id_len;	 /* at most 20 */
 	uint32_t maj, min;	 /* when build_id is NULL */
 	uint64_t ino;
+	uint64_t ino_gen; /* the inode's generation (0: unknown, as in records from /proc) */
 	uint32_t prot, flags;
 	const char *path; /* into the record; NULL when not terminated before the trailer */
 };

@@ -32,6 +32,7 @@ struct dsotab {
 	struct strtab *names;	/* pseudo-file and module names */
 	struct pairtab *inodes; /* (maj << 32 | min, ino) -> index into bids */
 	struct learned_bid {
+		uint64_t gen; /* the inode's generation; 0: unknown */
 		uint8_t len;
 		uint8_t id[20];
 	} * bids; /* build-ids the recording gave files after their mappings (RP_REC_BUILDID) */
@@ -108,7 +109,7 @@ struct dsotab *dsotab_free(struct dsotab *t)
 	return NULL;
 }
 
-int dsotab_learn_build_id(struct dsotab *t, uint32_t maj, uint32_t min, uint64_t ino,
+int dsotab_learn_build_id(struct dsotab *t, uint32_t maj, uint32_t min, uint64_t ino, uint64_t gen,
 			  const uint8_t *id, size_t len)
 {
 	bool added;
@@ -119,9 +120,13 @@ int dsotab_learn_build_id(struct dsotab *t, uint32_t maj, uint32_t min, uint64_t
 	i = pairtab_intern(t->inodes, (uint64_t)maj << 32 | min, ino, &added);
 	if (i < 0 || (added && GROW(t->bids, t->cap_bids, (size_t)i + 1) < 0))
 		return -ENOMEM;
-	if (!added && t->bids[i].len == len && !memcmp(t->bids[i].id, id, len))
+	if (!added && t->bids[i].len == len && !memcmp(t->bids[i].id, id, len)) {
+		if (gen)
+			t->bids[i].gen = gen;
 		return 0; /* every file of a recording repeats it */
-	/* The latest holds: over days of files, an inode number may be given to another file. */
+	}
+	/* The latest holds: an inode number may be given to another file. */
+	t->bids[i].gen = gen;
 	t->bids[i].len = (uint8_t)len;
 	memcpy(t->bids[i].id, id, len);
 	symbolizer_learn_build_id(t->symz, maj, min, ino, id, len);
@@ -180,7 +185,7 @@ static bool is_anon(const char *path)
 }
 
 int64_t dsotab_add_mapped(struct dsotab *t, const char *path, const uint8_t *bid, size_t bid_len,
-			  uint32_t maj, uint32_t min, uint64_t ino, int32_t pid)
+			  uint32_t maj, uint32_t min, uint64_t ino, uint64_t gen, int32_t pid)
 {
 	char clean[4200];
 	size_t len = strlen(path);
@@ -206,7 +211,8 @@ int64_t dsotab_add_mapped(struct dsotab *t, const char *path, const uint8_t *bid
 	if (!bid_len && ino) {
 		int64_t i = pairtab_find(t->inodes, (uint64_t)maj << 32 | min, ino);
 
-		if (i >= 0) {
+		/* Not when both generations are known and differ: another file had that inode. */
+		if (i >= 0 && (!gen || !t->bids[i].gen || gen == t->bids[i].gen)) {
 			bid = t->bids[i].id;
 			bid_len = t->bids[i].len;
 		}

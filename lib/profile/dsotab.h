@@ -37,11 +37,12 @@ struct dsotab *dsotab_free(struct dsotab *t);
  * under that path: one object per (file, path), named by the path, the file's symbols shared
  * between them (a copy of a binary under another name is its own object). */
 int64_t dsotab_add_mapped(struct dsotab *t, const char *path, const uint8_t *bid, size_t bid_len,
-			  uint32_t maj, uint32_t min, uint64_t ino, int32_t pid);
+			  uint32_t maj, uint32_t min, uint64_t ino, uint64_t gen, int32_t pid);
 /* The build-id of the file with inode INO on device MAJ:MIN (an RP_REC_BUILDID record): its
  * mappings without a build-id take it, those met before too (until their file is opened).
- * The latest one given for a file holds. 0, -EINVAL (no inode, a bad length) or -ENOMEM. */
-int dsotab_learn_build_id(struct dsotab *t, uint32_t maj, uint32_t min, uint64_t ino,
+ * The latest one given for an inode holds; a mapping whose inode generation (GEN, 0: unknown)
+ * differs from it does not take it. 0, -EINVAL (no inode, a bad length) or -ENOMEM. */
+int dsotab_learn_build_id(struct dsotab *t, uint32_t maj, uint32_t min, uint64_t ino, uint64_t gen,
 			  const uint8_t *id, size_t len);
 /* The anonymous code of process PID, named "[JIT] pid PID". */
 int64_t dsotab_add_jit(struct dsotab *t, int32_t pid);

@@ -111,7 +111,7 @@ static void on_mmap(struct replay *rp, const struct perf_event_header *h)
 	if ((m.misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL)
 		return; /* kernel and module maps: kallsyms covers them */
 	dso = dsotab_add_mapped(rp->dsos, m.path, m.build_id, m.build_id_len, m.maj, m.min, m.ino,
-				(int32_t)m.pid);
+				m.ino_gen, (int32_t)m.pid);
 	if (dso < 0 ||
 	    procmodel_map(rp->pm, (int32_t)m.pid, m.addr, m.len, m.pgoff, (uint32_t)dso) < 0)
 		rp->t->sideband_nomem++;
@@ -449,8 +449,8 @@ static void on_buildid(struct replay *rp, const struct perf_event_header *h)
 
 	if (format_buildid(h, &bid) < 0)
 		rp->t->sideband_malformed++;
-	else if (dsotab_learn_build_id(rp->dsos, bid.maj, bid.min, bid.ino, bid.build_id,
-				       bid.len) == -ENOMEM)
+	else if (dsotab_learn_build_id(rp->dsos, bid.maj, bid.min, bid.ino, bid.ino_gen,
+				       bid.build_id, bid.len) == -ENOMEM)
 		rp->t->sideband_nomem++;
 }
 
