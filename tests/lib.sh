@@ -91,3 +91,12 @@ wait_for_file() {
 	done
 	fail "$1 did not appear"
 }
+
+# check_buildid FILE DUMP WHAT: DUMP (report --dump) holds a BUILDID record giving FILE's inode
+# its build-id (the recorder reads build-ids in user space; MMAP2 names files by inode).
+check_buildid() {
+	local dev ino id
+	dev=$(stat -L -c '%d' "$1") ino=$(stat -L -c '%i' "$1") id=$(build_id_of "$1")
+	[ -n "$id" ] || fail "$3 (no build-id in $1)"
+	check_grep "^BUILDID .* maj=$((dev >> 8)) min=$((dev & 255)) ino=$ino gen=[0-9]+ build_id=$id$" "$2" "$3"
+}

@@ -31,16 +31,17 @@ check_grep '^KSYMS ' "$T/dump" "KSYMS records present"
 
 # A process that ran before recording started is known from synthesis.
 check_grep "^COMM [0-9.]+ cpu=- pid=$wl1 tid=$wl1 exec=0 comm=rp-workload$" "$T/dump" "pre-existing process synthesized (COMM)"
-check_grep "^MMAP2 [0-9.]+ cpu=- pid=$wl1 tid=$wl1 .* build_id=$(build_id_of "$WL") path=.*/rp-workload$" "$T/dump" \
-	"pre-existing process synthesized (MMAP2 with build-id)"
+check_grep "^MMAP2 [0-9.]+ cpu=- pid=$wl1 tid=$wl1 .* ino=$(stat -c %i "$WL") path=.*/rp-workload$" "$T/dump" \
+	"pre-existing process synthesized (MMAP2)"
+check_buildid "$WL" "$T/dump" "its build-id (BUILDID)"
 check_grep '^COMM [0-9.]+ cpu=- pid=1 tid=1 ' "$T/dump" "init is synthesized"
 
 # The workload started during the recording: side-band from the kernel.
 pid2=$(sed -n 's/.*main [0-9.]* (pid \([0-9]*\)).*/\1/p' "$T/wl2.out")
 child2=$(sed -n 's/.*child [0-9.]* (pid \([0-9]*\)).*/\1/p' "$T/wl2.out")
 check_grep "^COMM [0-9.]+ cpu=[0-9]+ pid=$pid2 tid=$pid2 exec=1 comm=rp-workload$" "$T/dump" "exec of a new process"
-check_grep "^MMAP2 [0-9.]+ cpu=[0-9]+ pid=$pid2 .* build_id=$(build_id_of "$top_builddir/tests/workload/librp-worklib.so") path=.*/librp-worklib.so$" \
-	"$T/dump" "MMAP2 of the library with build-id"
+check_grep "^MMAP2 [0-9.]+ cpu=[0-9]+ pid=$pid2 .* path=.*/librp-worklib.so$" "$T/dump" "MMAP2 of the library"
+check_buildid "$top_builddir/tests/workload/librp-worklib.so" "$T/dump" "the library's build-id (BUILDID)"
 check_grep "^FORK .* pid=$child2 ppid=$pid2 " "$T/dump" "FORK of its child"
 check_grep "^EXIT .* pid=$child2 " "$T/dump" "EXIT of its child"
 

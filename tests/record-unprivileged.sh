@@ -10,7 +10,7 @@ paranoid=$(cat /proc/sys/kernel/perf_event_paranoid)
 # The build tree may sit in a directory the unprivileged user cannot enter: copy what runs.
 U="$T/u"
 mkdir -p "$U"
-cp "$top_builddir"/ringprof "$top_builddir"/ringprof-record "$top_builddir"/ringprof-report \
+cp "$top_builddir"/ringprof "$top_builddir"/ringprof-record "$top_builddir"/ringprof-report "$top_builddir"/ringprof-unwind \
 	"$top_builddir"/tests/workload/rp-workload "$top_builddir"/tests/workload/librp-worklib.so "$U/"
 chmod 755 "$T" "$U"
 chown nobody "$U"
@@ -46,7 +46,8 @@ as_nobody "$U/ringprof" report -i "$U/c.data" --dump >"$T/c.dump" || fail "repor
 as_nobody "$U/ringprof" report -i "$U/c.data" --stats >"$T/c.stats"
 check_grep '^SAMPLE .* mode=user .* chain=user,0x' "$T/c.dump" "user samples with callchains"
 [ "$paranoid" -ge 2 ] && check_no_grep '^SAMPLE .* mode=kernel' "$T/c.dump" "no kernel samples"
-check_grep '^MMAP2 .* build_id=[0-9a-f]{40} path=.*/librp-worklib.so$' "$T/c.dump" "library mapping with build-id"
+check_grep '^MMAP2 .* path=.*/librp-worklib.so$' "$T/c.dump" "library mapping"
+check_grep '^BUILDID .* build_id=[0-9a-f]{40}$' "$T/c.dump" "build-ids read without privileges (BUILDID)"
 samples=$(stat_field samples "$T/c.stats")
 check_range "$samples" 600 1300 "about 999 samples for 1 CPU-second"
 perm=$(stat -c %a "$U/c.data")
