@@ -20,6 +20,8 @@ static const struct {
 		    "           (--since, --until); --stats says what a file holds and what\n"
 		    "           was lost, --dump prints its records one per line" },
 	{ "script", "one symbolized line per sample, like perf script" },
+	{ "diff", "compare two profiles (recordings or directories), as perf diff; --folded\n"
+		  "           for a differential flame graph" },
 	{ "help", "'ringprof help COMMAND' opens the command's manual page" },
 };
 

@@ -162,6 +162,15 @@ static int add_dir(struct options *o, const char *dir)
 	return 0;
 }
 
+int options_add_path(struct options *o, const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+		return add_dir(o, path);
+	return add_input(o, path);
+}
+
 /* --pid, --tid, --comm, --dso, --cpu, --since, --until. 0, or the exit status (said). */
 static int parse_filter(struct options *o, int c, char *arg)
 {

@@ -94,6 +94,8 @@ struct options {
 };
 
 void options_init(struct options *o, const char *prog);
+/* One input: a recording, or a directory read as --dir reads it. 0, or -errno (said). */
+int options_add_path(struct options *o, const char *path);
 /* One option of getopt_long(): 0 when taken, 1 when it is not a shared one, else the exit
  * status after saying what is wrong. getopt's own '?' and ':' (with opterr = 0 and a
  * leading ':' in the short options) are said here as PROG: ... with the option's name. */

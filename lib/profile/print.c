@@ -710,6 +710,30 @@ static char *put_folded(char *p, const char *name)
 	return p;
 }
 
+char *print_folded_stack(const struct session *s, uint32_t comm, uint32_t stack)
+{
+	uint32_t n;
+	const uint32_t *st = session_stack(s, stack, &n);
+	size_t len = strlen(session_comm(s, comm)) + 1;
+	char *text, *p;
+
+	for (uint32_t k = 0; k < n; k++)
+		len += strlen(sym_name(s, st[k])) + 5;
+	text = p = malloc(len);
+	if (!p)
+		return NULL;
+	/* ';' separates frames: inside a name it becomes ':'. */
+	p = put_folded(p, session_comm(s, comm));
+	for (uint32_t k = n; k-- > 0;) {
+		*p++ = ';';
+		p = put_folded(p, sym_name(s, st[k]));
+		if (session_sym(s, st[k])->kernel)
+			p += sprintf(p, "_[k]");
+	}
+	*p = '\0';
+	return text;
+}
+
 struct line {
 	char *text;
 	uint64_t count;
@@ -745,27 +769,11 @@ int print_folded(FILE *f, const struct session *s)
 			break;
 		}
 		if (added) {
-			uint32_t n;
-			const uint32_t *st = session_stack(s, rows[i].stack, &n);
-			size_t len = strlen(session_comm(s, rows[i].comm)) + 1;
-			char *p;
-
-			for (uint32_t k = 0; k < n; k++)
-				len += strlen(sym_name(s, st[k])) + 5;
-			lines[id].text = p = malloc(len);
-			if (!p) {
+			lines[id].text = print_folded_stack(s, rows[i].comm, rows[i].stack);
+			if (!lines[id].text) {
 				rc = -ENOMEM;
 				break;
 			}
-			/* ';' separates frames: inside a name it becomes ':'. */
-			p = put_folded(p, session_comm(s, rows[i].comm));
-			for (uint32_t k = n; k-- > 0;) {
-				*p++ = ';';
-				p = put_folded(p, sym_name(s, st[k]));
-				if (session_sym(s, st[k])->kernel)
-					p += sprintf(p, "_[k]");
-			}
-			*p = '\0';
 			n_lines++;
 		}
 		lines[id].count += rows[i].count;
