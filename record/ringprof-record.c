@@ -137,6 +137,10 @@ static void usage(FILE *f)
 		"                         follows frame pointers (cheaper; code built without them,\n"
 		"                         such as most of Debian's libraries, loses its callers)\n"
 		"      --switch-events    record context switches (SWITCH records)\n"
+		"      --off-cpu          also sample every switch-out (sched:sched_switch, period\n"
+		"                         1, with the same callchains) and the switch-ins, for\n"
+		"                         ringprof report --off-cpu / --wall (needs tracefs and\n"
+		"                         kernel.perf_event_paranoid <= 1 or CAP_PERFMON)\n"
 		"  -m, --mmap-pages N     ring buffer data pages per CPU, a power of two\n"
 		"                         (default 256 with privileges, 1024 with --call-graph\n"
 		"                         dwarf, 128 without privileges)\n"
@@ -409,6 +413,9 @@ static int parse_option(struct args *a, int c, const char *arg)
 	case 'S':
 		a->o.switch_events = true;
 		break;
+	case 'O':
+		a->o.off_cpu = true;
+		break;
 	case 'm':
 		if (util_parse_u64(arg, &v) < 0 || v == 0 || (v & (v - 1)) || v > (1u << 20)) {
 			fprintf(stderr,
@@ -656,6 +663,7 @@ static int parse_argv(struct args *a, int argc, char **argv)
 		{ "count", required_argument, NULL, 'c' },
 		{ "call-graph", required_argument, NULL, 'G' },
 		{ "switch-events", no_argument, NULL, 'S' },
+		{ "off-cpu", no_argument, NULL, 'O' },
 		{ "mmap-pages", required_argument, NULL, 'm' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "duration", required_argument, NULL, 'd' },

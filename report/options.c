@@ -40,6 +40,15 @@ const char options_help_filters[] =
     "                          frames outside the window are not read\n"
     "      --max-stack N       use at most N frames of each callchain (leaf first)\n";
 
+const char options_help_weight[] =
+    "Weights (recordings made with record --off-cpu):\n"
+    "      --off-cpu           weigh each switch-out by the time its thread then stayed\n"
+    "                          off CPU (until its next switch-in), shares of off-CPU time;\n"
+    "                          each stack ends in [waiting] (it blocked) or [preempted]\n"
+    "                          (CPU contention); --folded counts microseconds\n"
+    "      --wall              on-CPU samples (by their period, a time with cpu-clock) and\n"
+    "                          off-CPU time together: a thread's total is its wall time\n";
+
 const char options_help_symbols[] =
     "Symbols:\n"
     "      --symfs DIR         look binaries and debug files up under DIR first\n"
@@ -284,6 +293,16 @@ int options_parse(struct options *o, int c, char *arg, char **argv)
 		return 0;
 	case OPT_NO_PAGER:
 		o->no_pager = true;
+		return 0;
+	case OPT_OFF_CPU:
+	case OPT_WALL:
+		if (o->so.weight != SESSION_CPU) {
+			fprintf(stderr,
+				"%s: --off-cpu and --wall are different weights: give one\n",
+				o->prog);
+			return EXIT_USAGE;
+		}
+		o->so.weight = c == OPT_OFF_CPU ? SESSION_OFFCPU : SESSION_WALL;
 		return 0;
 	case OPT_PID:
 	case OPT_TID:

@@ -34,6 +34,8 @@ enum {
 	OPT_NO_PAGER,
 	OPT_EVENT,
 	OPT_NO_DEMANGLE,
+	OPT_OFF_CPU,
+	OPT_WALL,
 	OPT_OWN = 512,
 };
 
@@ -59,6 +61,15 @@ enum {
 		"verbose", no_argument, NULL, 'v'                                                  \
 	}
 #define OPTIONS_SHORTS "i:v"
+
+/* --off-cpu and --wall: what a sample weighs (report and diff; script prints samples as they
+ * are). */
+#define OPTIONS_LONGOPTS_WEIGHT                                                                    \
+	{ "off-cpu", no_argument, NULL, OPT_OFF_CPU },                                             \
+	{                                                                                          \
+		"wall", no_argument, NULL, OPT_WALL                                                \
+	}
+extern const char options_help_weight[];
 
 /* How the shared options are described in --help (Input, Filters, Symbols; then Output's
  * --no-pager and -v lines). */

@@ -43,6 +43,7 @@ static void usage(FILE *f)
 		"\n"
 		"%s\n"
 		"%s\n"
+		"%s\n"
 		"Output:\n"
 		"  -s, --sort KEYS         entry keys, from comm,pid,tid,dso,sym,cpu (perf's 'symbol'\n"
 		"                          is sym) (default dso,sym)\n"
@@ -53,7 +54,8 @@ static void usage(FILE *f)
 		"%s"
 		"  -h, --help              this help\n"
 		"  -V, --version           version\n",
-		options_help_filters, options_help_symbols, options_help_output);
+		options_help_filters, options_help_weight, options_help_symbols,
+		options_help_output);
 }
 
 enum {
@@ -145,6 +147,7 @@ static int parse_argv(struct args *a, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		OPTIONS_LONGOPTS,
+		OPTIONS_LONGOPTS_WEIGHT,
 		{ "sort", required_argument, NULL, 's' },
 		{ "folded", no_argument, NULL, OPT_FOLDED },
 		{ "percent-limit", required_argument, NULL, OPT_PERCENT_LIMIT },
@@ -307,7 +310,7 @@ static int compare(const struct args *a, struct session *const *s)
 	for (int i = 0; i < DIFF_SIDES && r == 0; i++) {
 		const struct session_totals *t = session_totals(s[i]);
 
-		total[i] = a->folded ? t->samples : t->period;
+		total[i] = t->period;
 		dt[i] = total[i] ? (double)total[i] : 1.0;
 		r = a->folded ? diff_add_folded(d, i, s[i])
 			      : diff_add_entries(d, i, s[i], a->po.keys, a->po.n_keys);

@@ -140,7 +140,9 @@ int diff_add_folded(struct diff *d, int side, const struct session *s)
 		free(line);
 		if (id < 0)
 			return (int)id;
-		d->e[id].w[side] += rows[i].count;
+		/* Time weights (--off-cpu, --wall): microseconds, as report --folded. */
+		d->e[id].w[side] +=
+		    session_totals(s)->time_weighted ? rows[i].period / 1000 : rows[i].count;
 	}
 	return 0;
 }

@@ -30,7 +30,7 @@ struct diff *diff_free(struct diff *d);
 int diff_add_entries(struct diff *d, int side, const struct session *s, const enum print_key *keys,
 		     size_t n_keys);
 /* SIDE's folded stacks ("comm;outer;...;inner", as print_folded() writes them) with their
- * sample counts. 0 or -ENOMEM. */
+ * sample counts (microseconds with time weights). 0 or -ENOMEM. */
 int diff_add_folded(struct diff *d, int side, const struct session *s);
 
 struct diff_entry {
