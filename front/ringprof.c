@@ -22,6 +22,8 @@ static const struct {
 	{ "script", "one symbolized line per sample, like perf script" },
 	{ "push", "send each closed recording of a directory as pprof to a Pyroscope-\n"
 		  "           compatible server (--url), with a cursor, retries and catch-up" },
+	{ "diff", "compare two profiles (recordings or directories), as perf diff; --folded\n"
+		  "           for a differential flame graph" },
 	{ "help", "'ringprof help COMMAND' opens the command's manual page" },
 };
 

@@ -141,6 +141,10 @@ static void usage(FILE *f)
 		"                         default the helper reads them from the files): on\n"
 		"                         Linux 5.12 and later this makes a perf record started\n"
 		"                         without --buildid-mmap misread its mappings and abort\n"
+		"      --off-cpu          also sample every switch-out (sched:sched_switch, period\n"
+		"                         1, with the same callchains) and the switch-ins, for\n"
+		"                         ringprof report --off-cpu / --wall (needs tracefs and\n"
+		"                         kernel.perf_event_paranoid <= 1 or CAP_PERFMON)\n"
 		"  -m, --mmap-pages N     ring buffer data pages per CPU, a power of two\n"
 		"                         (default 256 with privileges, 1024 with --call-graph\n"
 		"                         dwarf, 128 without privileges)\n"
@@ -416,6 +420,9 @@ static int parse_option(struct args *a, int c, const char *arg)
 	case OPT_BUILDID_MMAP:
 		a->o.kernel_build_ids = true;
 		break;
+	case 'O':
+		a->o.off_cpu = true;
+		break;
 	case 'm':
 		if (util_parse_u64(arg, &v) < 0 || v == 0 || (v & (v - 1)) || v > (1u << 20)) {
 			fprintf(stderr,
@@ -664,6 +671,7 @@ static int parse_argv(struct args *a, int argc, char **argv)
 		{ "call-graph", required_argument, NULL, 'G' },
 		{ "switch-events", no_argument, NULL, 'S' },
 		{ "buildid-mmap", no_argument, NULL, OPT_BUILDID_MMAP },
+		{ "off-cpu", no_argument, NULL, 'O' },
 		{ "mmap-pages", required_argument, NULL, 'm' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "duration", required_argument, NULL, 'd' },

@@ -40,6 +40,15 @@ const char options_help_filters[] =
     "                          frames outside the window are not read\n"
     "      --max-stack N       use at most N frames of each callchain (leaf first)\n";
 
+const char options_help_weight[] =
+    "Weights (recordings made with record --off-cpu):\n"
+    "      --off-cpu           weigh each switch-out by the time its thread then stayed\n"
+    "                          off CPU (until its next switch-in), shares of off-CPU time;\n"
+    "                          each stack ends in [waiting] (it blocked) or [preempted]\n"
+    "                          (CPU contention); --folded counts microseconds\n"
+    "      --wall              on-CPU samples (by their period, a time with cpu-clock) and\n"
+    "                          off-CPU time together: a thread's total is its wall time\n";
+
 const char options_help_symbols[] =
     "Symbols:\n"
     "      --symfs DIR         look binaries and debug files up under DIR first\n"
@@ -168,6 +177,15 @@ static int add_dir(struct options *o, const char *dir)
 	return 0;
 }
 
+int options_add_path(struct options *o, const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+		return add_dir(o, path);
+	return add_input(o, path);
+}
+
 /* --pid, --tid, --comm, --dso, --cpu, --since, --until. 0, or the exit status (said). */
 static int parse_filter(struct options *o, int c, char *arg)
 {
@@ -285,6 +303,16 @@ int options_parse(struct options *o, int c, char *arg, char **argv)
 	case OPT_PPROF:
 		o->pprof = arg;
 		o->no_pager = true; /* nothing to page: the profile goes to a file */
+		return 0;
+	case OPT_OFF_CPU:
+	case OPT_WALL:
+		if (o->so.weight != SESSION_CPU) {
+			fprintf(stderr,
+				"%s: --off-cpu and --wall are different weights: give one\n",
+				o->prog);
+			return EXIT_USAGE;
+		}
+		o->so.weight = c == OPT_OFF_CPU ? SESSION_OFFCPU : SESSION_WALL;
 		return 0;
 	case OPT_PID:
 	case OPT_TID:

@@ -35,6 +35,8 @@ enum {
 	OPT_EVENT,
 	OPT_NO_DEMANGLE,
 	OPT_PPROF,
+	OPT_OFF_CPU,
+	OPT_WALL,
 	OPT_OWN = 512,
 };
 
@@ -65,6 +67,15 @@ enum {
 	{                                                                                          \
 		"pprof", required_argument, NULL, OPT_PPROF                                        \
 	}
+
+/* --off-cpu and --wall: what a sample weighs (report and diff; script prints samples as they
+ * are). */
+#define OPTIONS_LONGOPTS_WEIGHT                                                                    \
+	{ "off-cpu", no_argument, NULL, OPT_OFF_CPU },                                             \
+	{                                                                                          \
+		"wall", no_argument, NULL, OPT_WALL                                                \
+	}
+extern const char options_help_weight[];
 
 /* How the shared options are described in --help (Input, Filters, Symbols; then Output's
  * --no-pager and -v lines). */
@@ -101,6 +112,8 @@ struct options {
 };
 
 void options_init(struct options *o, const char *prog);
+/* One input: a recording, or a directory read as --dir reads it. 0, or -errno (said). */
+int options_add_path(struct options *o, const char *path);
 /* One option of getopt_long(): 0 when taken, 1 when it is not a shared one, else the exit
  * status after saying what is wrong. getopt's own '?' and ':' (with opterr = 0 and a
  * leading ':' in the short options) are said here as PROG: ... with the option's name. */

@@ -68,12 +68,14 @@ static void usage(FILE *f)
 		"%s\n"
 		"%s\n"
 		"%s\n"
+		"%s\n"
 		"  -h, --help              this help\n"
 		"  -V, --version           version\n"
 		"\n"
 		"Damaged or truncated parts of a recording are skipped with a warning that says where;\n"
 		"everything intact is still used. The exit status is 1 only when nothing was usable.\n",
 		options_help_input, options_help_pprof, options_help_output, options_help_filters,
+		options_help_weight,
 		options_help_symbols);
 }
 
@@ -355,6 +357,7 @@ static int parse_argv(struct args *a, int argc, char **argv)
 	static const struct option longopts[] = {
 		OPTIONS_LONGOPTS,
 		OPTIONS_PPROF_LONGOPT,
+		OPTIONS_LONGOPTS_WEIGHT,
 		{ "stats", no_argument, NULL, OPT_STATS },
 		{ "dump", no_argument, NULL, OPT_DUMP },
 		{ "folded", no_argument, NULL, OPT_FOLDED },
@@ -500,6 +503,21 @@ static const char *event_list(const struct session_event *evs, size_t n, char *b
 	return buf;
 }
 
+/* --off-cpu and --wall: one report of the switch-outs (and CPU samples), which the recording
+ * must have. The exit status. */
+static int report_weighted(struct args *a, const struct session_event *evs, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(evs[i].name, "sched:sched_switch") == 0)
+			return report_one(a, false);
+	fprintf(stderr,
+		PROG ": %s needs off-CPU samples, and the recording%s no sched:sched_switch "
+		     "event: record with ringprof record --off-cpu\n",
+		a->o.so.weight == SESSION_OFFCPU ? "--off-cpu" : "--wall",
+		a->o.n_inputs > 1 ? "s have" : " has");
+	return EXIT_USAGE;
+}
+
 /* Every event's report (one section each, as perf), or the one --event picks; --folded of
  * several events takes the first, with a note. The exit status. */
 static int report_events(struct args *a)
@@ -513,6 +531,8 @@ static int report_events(struct args *a)
 		fprintf(stderr, PROG ": out of memory\n");
 		return EXIT_FAILURE;
 	}
+	if (a->o.so.weight != SESSION_CPU)
+		return report_weighted(a, evs, n);
 	if (a->o.so.filter.event) {
 		for (size_t i = 0; i < n; i++)
 			if (strcmp(evs[i].name, a->o.so.filter.event) == 0)

@@ -4,7 +4,7 @@
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 
 "$RP" --help >"$T/help" || fail "ringprof --help exits non-zero"
-for cmd in record report script help; do
+for cmd in record report script diff help; do
 	check_grep "^  $cmd " "$T/help" "ringprof --help lists $cmd"
 done
 check_grep 'flat profile' "$T/help" "the help describes report's flat profile"
@@ -16,7 +16,7 @@ check_grep 'like perf script' "$T/help" "the help describes script"
 
 # The overview page names every command the front knows, and formats cleanly.
 M="$top_srcdir/man/ringprof.1"
-for cmd in record report script help; do
+for cmd in record report script diff help; do
 	grep -Eq "^\.BI? \"?$cmd" "$M" || fail "ringprof.1 does not describe $cmd"
 done
 ok "ringprof.1 describes every command"

@@ -86,8 +86,8 @@ static void build_attr_one(struct evset *e, size_t i, uint64_t ring_bytes)
 	a->type = ev->spec.type;
 	a->config = ev->spec.config;
 	/* A tracepoint samples every hit unless a rate was asked for, as perf does. */
-	ev->freq = tp && !e->o.rate_given ? 0 : e->o.freq;
-	ev->period = tp && !e->o.rate_given ? 1 : e->o.period;
+	ev->freq = tp && (!e->o.rate_given || ev->every_hit) ? 0 : e->o.freq;
+	ev->period = tp && (!e->o.rate_given || ev->every_hit) ? 1 : e->o.period;
 	if (ev->freq) {
 		a->freq = 1;
 		a->sample_freq = ev->freq;
@@ -627,6 +627,34 @@ int evset_event_of(const struct evset *e, uint64_t id)
 	return -1;
 }
 
+/* --off-cpu: every switch-out of sched:sched_switch (the tracepoint's id from tracefs, which
+ * says what to do when it cannot be read), and switch records for the switch-ins. */
+static int add_off_cpu(struct evset *e, char *why, size_t why_size)
+{
+	struct evset_event *ev = NULL;
+	int rc;
+
+	for (size_t i = 0; i < e->n_events; i++)
+		if (strcmp(e->events[i].spec.name, "sched:sched_switch") == 0)
+			ev = &e->events[i];
+	if (!ev && e->n_events == EVSET_MAX_EVENTS) {
+		snprintf(why, why_size, "--off-cpu adds an event, and %d are given already",
+			 EVSET_MAX_EVENTS);
+		return -E2BIG;
+	}
+	if (!ev) {
+		ev = &e->events[e->n_events];
+		memset(ev, 0, sizeof(*ev));
+		rc = evsel_parse("sched:sched_switch", &ev->spec, why, why_size);
+		if (rc < 0)
+			return rc;
+		e->n_events++;
+	}
+	ev->every_hit = true;
+	e->o.switch_events = true;
+	return 0;
+}
+
 int evset_open(struct evset *e, const struct recorder_opts *o, char *why, size_t why_size)
 {
 	int rc;
@@ -637,6 +665,8 @@ int evset_open(struct evset *e, const struct recorder_opts *o, char *why, size_t
 	e->format_lost = true;
 	rc = evset_parse_events(o->event ? o->event : "cycles", e->events, &e->n_events, why,
 				why_size);
+	if (rc == 0 && o->off_cpu)
+		rc = add_off_cpu(e, why, why_size);
 	if (rc < 0)
 		return rc;
 	if (!e->o.ring_pages)

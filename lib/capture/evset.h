@@ -29,6 +29,7 @@ struct evset_event {
 	struct perf_event_attr attr; /* as opened */
 	uint64_t freq, period;	     /* what it samples at (tracepoints: every hit by default) */
 	bool probed;		     /* opened once: its fallbacks are decided */
+	bool every_hit;		     /* period 1 whatever -F/-c say (off-CPU's switch-outs) */
 };
 
 /* An event id (PERF_EVENT_IOC_ID) and the index of its event in the set. */

@@ -34,6 +34,7 @@ struct recorder_opts {
 	uint32_t stack_user; /* with callchain: user stacks are unwound while recording from a
 			      * copy of this many bytes (--call-graph dwarf,SIZE); 0: frame pointers */
 	bool switch_events;
+	bool off_cpu; /* sched:sched_switch sampled at every hit, and switch events (--off-cpu) */
 	unsigned int ring_pages; /* data pages per ring (power of two); 0: a default */
 	const int *cpus;	 /* NULL: all online CPUs */
 	size_t n_cpus;

@@ -109,6 +109,24 @@ static void print_unwind_header(FILE *f, const struct session *s, const struct s
 			pct[2]);
 }
 
+/* Off-CPU and wall-time weights: the total, its kinds, what was clipped or dropped. */
+static void print_offcpu_header(FILE *f, const struct session_totals *t)
+{
+	fprintf(f,
+		"# weights: time in ns%s; off-CPU: %.3f s (waiting %.3f s, preempted %.3f s) after "
+		"%" PRIu64 " switch-outs\n",
+		t->offcpu_ns == t->period ? "" : " (on-CPU sample periods + off-CPU time)",
+		(double)t->offcpu_ns / 1e9, (double)(t->offcpu_ns - t->offcpu_preempt_ns) / 1e9,
+		(double)t->offcpu_preempt_ns / 1e9, t->offcpu_switchouts);
+	fprintf(f,
+		"# off-CPU clipped: %" PRIu64
+		" thread%s still off at the end of a recording, %.3f s "
+		"counted up to it; dropped: %" PRIu64 " switch-out%s whose switch-in was lost\n",
+		t->offcpu_clipped, t->offcpu_clipped == 1 ? "" : "s",
+		(double)t->offcpu_clipped_ns / 1e9, t->offcpu_dropped,
+		t->offcpu_dropped == 1 ? "" : "s");
+}
+
 void print_header(FILE *f, const struct session *s, const char *const *inputs, size_t n_inputs)
 {
 	const struct rp_header_rec *h = session_header(s);
@@ -164,6 +182,8 @@ void print_header(FILE *f, const struct session *s, const char *const *inputs, s
 		fprintf(f, ", throttled %" PRIu64 " times", t->throttles);
 	fprintf(f, ", unresolved frames: %.1f%%\n",
 		t->frames ? 100.0 * (double)t->frames_unknown / (double)t->frames : 0.0);
+	if (t->time_weighted)
+		print_offcpu_header(f, t);
 	if (t->unwound)
 		print_unwind_header(f, s, t);
 	if (t->samples_unmapped && t->lost)
@@ -607,10 +627,12 @@ static void column_widths(const struct session *s, const struct print_opts *o,
 }
 
 /* The title line. The last column is not padded (no trailing blanks): its width becomes 0. */
-static void print_titles(FILE *f, const struct print_opts *o, size_t *w)
+static void print_titles(FILE *f, const struct session *s, const struct print_opts *o, size_t *w)
 {
 	fprintf(f, "#%s%9s %s", o->children ? " Children " : "", "Self",
-		o->show_samples ? "    Samples " : "");
+		!o->show_samples		   ? ""
+		: session_totals(s)->time_weighted ? "    Time ms "
+						   : "    Samples ");
 	for (size_t k = 0; k + 1 < o->n_keys; k++)
 		fprintf(f, " %-*s", (int)w[o->keys[k]], key_titles[o->keys[k]]);
 	fprintf(f, " %s", key_titles[o->keys[o->n_keys - 1]]);
@@ -625,7 +647,9 @@ static void print_entry(FILE *f, const struct session *s, const struct print_opt
 	if (o->children)
 		fprintf(f, "%8.2f%% ", 100.0 * (double)e->children / total);
 	fprintf(f, "%8.2f%%", 100.0 * (double)e->self / total);
-	if (o->show_samples)
+	if (o->show_samples && session_totals(s)->time_weighted)
+		fprintf(f, " %11.3f", (double)(o->children ? e->children : e->self) / 1e6);
+	else if (o->show_samples)
 		fprintf(f, " %11" PRIu64, o->children ? e->n_children : e->n_self);
 	for (size_t k = 0; k < o->n_keys; k++) {
 		enum print_key key = o->keys[k];
@@ -655,7 +679,7 @@ static int print_entries(FILE *f, const struct session *s, const struct print_op
 	size_t w[PRINT_N_KEYS] = { 0 };
 
 	column_widths(s, o, t, total, w);
-	print_titles(f, o, w);
+	print_titles(f, s, o, w);
 	for (size_t i = 0; i < t->n; i++) {
 		const struct entry *e = &t->e[i];
 
@@ -710,6 +734,30 @@ static char *put_folded(char *p, const char *name)
 	return p;
 }
 
+char *print_folded_stack(const struct session *s, uint32_t comm, uint32_t stack)
+{
+	uint32_t n;
+	const uint32_t *st = session_stack(s, stack, &n);
+	size_t len = strlen(session_comm(s, comm)) + 1;
+	char *text, *p;
+
+	for (uint32_t k = 0; k < n; k++)
+		len += strlen(sym_name(s, st[k])) + 5;
+	text = p = malloc(len);
+	if (!p)
+		return NULL;
+	/* ';' separates frames: inside a name it becomes ':'. */
+	p = put_folded(p, session_comm(s, comm));
+	for (uint32_t k = n; k-- > 0;) {
+		*p++ = ';';
+		p = put_folded(p, sym_name(s, st[k]));
+		if (session_sym(s, st[k])->kernel)
+			p += sprintf(p, "_[k]");
+	}
+	*p = '\0';
+	return text;
+}
+
 struct line {
 	char *text;
 	uint64_t count;
@@ -745,30 +793,16 @@ int print_folded(FILE *f, const struct session *s)
 			break;
 		}
 		if (added) {
-			uint32_t n;
-			const uint32_t *st = session_stack(s, rows[i].stack, &n);
-			size_t len = strlen(session_comm(s, rows[i].comm)) + 1;
-			char *p;
-
-			for (uint32_t k = 0; k < n; k++)
-				len += strlen(sym_name(s, st[k])) + 5;
-			lines[id].text = p = malloc(len);
-			if (!p) {
+			lines[id].text = print_folded_stack(s, rows[i].comm, rows[i].stack);
+			if (!lines[id].text) {
 				rc = -ENOMEM;
 				break;
 			}
-			/* ';' separates frames: inside a name it becomes ':'. */
-			p = put_folded(p, session_comm(s, rows[i].comm));
-			for (uint32_t k = n; k-- > 0;) {
-				*p++ = ';';
-				p = put_folded(p, sym_name(s, st[k]));
-				if (session_sym(s, st[k])->kernel)
-					p += sprintf(p, "_[k]");
-			}
-			*p = '\0';
 			n_lines++;
 		}
-		lines[id].count += rows[i].count;
+		/* Time weights: microseconds, so that flamegraph.pl draws time as it is. */
+		lines[id].count +=
+		    session_totals(s)->time_weighted ? rows[i].period / 1000 : rows[i].count;
 	}
 	if (rc == 0 && n_lines) {
 		qsort(lines, n_lines, sizeof(*lines), cmp_lines);

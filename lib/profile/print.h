@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 struct session;
@@ -37,6 +38,9 @@ void print_header(FILE *f, const struct session *s, const char *const *inputs, s
 int print_flat(FILE *f, const struct session *s, const struct print_opts *o);
 /* One line per unique (comm, stack): "comm;outer;...;inner COUNT", kernel frames "_[k]". */
 int print_folded(FILE *f, const struct session *s);
+/* The folded line of one (comm, stack) without its count, as print_folded() writes it;
+ * malloc'd (the caller frees it), NULL when out of memory. */
+char *print_folded_stack(const struct session *s, uint32_t comm, uint32_t stack);
 
 struct session_sample;
 /* One sample as `ringprof script` prints it, perf script's layout: "comm pid/tid [cpu]

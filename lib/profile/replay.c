@@ -14,6 +14,7 @@
 #include "profile/aggregate.h"
 #include "profile/dsotab.h"
 #include "profile/ksymtab.h"
+#include "profile/offcpu.h"
 #include "profile/procmodel.h"
 #include "profile/replay.h"
 #include "profile/session.h"
@@ -54,6 +55,13 @@ struct replay {
 	size_t n_comm_ok;
 	bool finished;
 	uint32_t loc_buf[MAX_FRAMES];
+	/* Off-CPU (SESSION_OFFCPU, _WALL): which events are sched:sched_switch, the threads
+	 * switched out, the latest time of the file being read (where they are clipped), and the
+	 * "[off-cpu]" object whose two locations mark an interval as waiting or preempted. */
+	bool is_switch[RP_MAX_EVENTS];
+	struct offcpu *oc;
+	uint64_t t_latest;
+	int64_t offcpu_dso;
 	/* see replay_set_sample_hook() */
 	void (*hook)(void *arg, const struct perfrec_sample *smp, uint32_t stack, uint32_t comm);
 	void *hook_arg;
@@ -73,7 +81,10 @@ struct replay *replay_new(const struct session_opts *o, struct procmodel *pm, st
 	rp->agg = agg;
 	rp->t = t;
 	rp->scache = pairtab_new();
-	if (!rp->scache)
+	rp->offcpu_dso = -1;
+	if (o->weight != SESSION_CPU)
+		rp->oc = offcpu_new();
+	if (!rp->scache || (o->weight != SESSION_CPU && !rp->oc))
 		return replay_free(rp);
 	return rp;
 }
@@ -83,6 +94,7 @@ struct replay *replay_free(struct replay *rp)
 	if (!rp)
 		return NULL;
 	pairtab_free(rp->scache);
+	offcpu_free(rp->oc);
 	free(rp->scache_val);
 	free(rp->comm_ok);
 	free(rp);
@@ -386,6 +398,95 @@ static void count_unwind(struct replay *rp, const struct perfrec_sample *smp)
 	t->unwind_dso[m->dso]++;
 }
 
+/* The location stack STACK under a leaf frame of "[off-cpu]" that says why the thread was off:
+ * address 0 waiting, 1 preempted. Its id, or -ENOMEM. */
+static int64_t offcpu_stack(struct replay *rp, uint32_t stack, bool preempted)
+{
+	const uint32_t *locs;
+	uint32_t n;
+	int64_t loc;
+
+	if (rp->offcpu_dso < 0)
+		rp->offcpu_dso = dsotab_add_mapped(rp->dsos, "[off-cpu]", NULL, 0, 0, 0, 0, 0);
+	if (rp->offcpu_dso < 0)
+		return rp->offcpu_dso;
+	loc = aggregate_add_loc(rp->agg, (uint32_t)rp->offcpu_dso, preempted);
+	if (loc < 0)
+		return loc;
+	locs = aggregate_stack(rp->agg, stack, &n);
+	n = n < MAX_FRAMES ? n : MAX_FRAMES - 1;
+	rp->loc_buf[0] = (uint32_t)loc;
+	memcpy(rp->loc_buf + 1, locs, n * sizeof(*locs));
+	return aggregate_add_stack(rp->agg, rp->loc_buf, n + 1);
+}
+
+/* An off-CPU interval, counted as a sample weighing its length in ns. */
+static void charge_offcpu(struct replay *rp, const struct offcpu_charge *c)
+{
+	struct session_totals *t = rp->t;
+	int64_t stack = offcpu_stack(rp, c->stack, c->preempted);
+
+	if (stack < 0 ||
+	    aggregate_add_sample(rp->agg, (uint32_t)stack, c->task, c->cpu, c->ns) < 0) {
+		t->samples_nomem++;
+		return;
+	}
+	t->samples++;
+	t->period += c->ns;
+	t->offcpu_ns += c->ns;
+	if (c->preempted)
+		t->offcpu_preempt_ns += c->ns;
+}
+
+static void charge_clipped(void *arg, const struct offcpu_charge *c)
+{
+	struct replay *rp = arg;
+
+	rp->t->offcpu_clipped_ns += c->ns;
+	charge_offcpu(rp, c);
+}
+
+/* A thread switched out (its sched:sched_switch sample): its stack waits for the switch-in. */
+static void offcpu_sample(struct replay *rp, const struct perfrec_sample *smp, int64_t stack,
+			  const struct task_memo *memo)
+{
+	struct session_totals *t = rp->t;
+	int r = stack < 0 ? (int)stack
+			  : offcpu_out(rp->oc, smp->id.tid, smp->id.time, (uint32_t)stack,
+				       (uint32_t)memo->task, smp->id.cpu);
+
+	if (r < 0) {
+		t->samples_nomem++;
+		return;
+	}
+	t->offcpu_dropped += r == 1;
+	t->offcpu_switchouts++;
+	if (!t->t_first || smp->id.time < t->t_first)
+		t->t_first = smp->id.time;
+	if (smp->id.time > t->t_last)
+		t->t_last = smp->id.time;
+	if (rp->unwound)
+		count_unwind(rp, smp);
+}
+
+/* A context switch: a switch-out says whether it was a preemption, a switch-in ends the
+ * thread's off-CPU interval. The record's own task is the one switching, CPU-wide or not. */
+static void on_switch(struct replay *rp, const struct perf_event_header *h)
+{
+	struct perfrec_id id;
+	struct offcpu_charge c;
+
+	if (!rp->oc || perfrec_parse_id(h, rp->sample_type, &id) < 0)
+		return;
+	if (id.time > rp->t_latest)
+		rp->t_latest = id.time;
+	if (h->misc & PERF_RECORD_MISC_SWITCH_OUT)
+		offcpu_out_kind(rp->oc, id.tid, h->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT);
+	else if (id.time >= rp->since && id.time <= rp->until &&
+		 offcpu_in(rp->oc, id.tid, id.time, &c))
+		charge_offcpu(rp, &c);
+}
+
 /*
  * A sample either fails to parse (samples_malformed), is filtered out, is counted, or is lost
  * because memory ran out on the way (samples_nomem): nothing leaves unaccounted for.
@@ -405,6 +506,11 @@ static void on_sample(struct replay *rp, const struct perf_event_header *h)
 		return;
 	if (!rp->event_ok[reader_event(rp->rd) % RP_MAX_EVENTS])
 		return;
+	if (smp.id.time > rp->t_latest)
+		rp->t_latest = smp.id.time;
+	/* The idle task's switch-outs are a CPU going to work, not a thread waiting. */
+	if (rp->oc && smp.id.tid == 0 && rp->is_switch[reader_event(rp->rd) % RP_MAX_EVENTS])
+		return;
 	rp->t->samples_window++;
 	rp->t->period_window += smp.period ? smp.period : 1;
 	if (!keep_pid(&rp->o->filter, (int32_t)smp.id.pid, (int32_t)smp.id.tid, smp.id.cpu))
@@ -417,6 +523,10 @@ static void on_sample(struct replay *rp, const struct perf_event_header *h)
 	if (!keep_comm(rp, (uint32_t)memo->comm))
 		return;
 	stack = sample_stack(rp, &smp, memo->pgen);
+	if (rp->oc && rp->is_switch[reader_event(rp->rd) % RP_MAX_EVENTS]) {
+		offcpu_sample(rp, &smp, stack, memo);
+		return;
+	}
 	if (stack < 0 || aggregate_add_sample(rp->agg, (uint32_t)stack, (uint32_t)memo->task,
 					      smp.id.cpu, smp.period ? smp.period : 1) < 0) {
 		rp->t->samples_nomem++;
@@ -483,6 +593,10 @@ static void on_record(struct replay *rp, const struct perf_event_header *h)
 	case PERF_RECORD_THROTTLE:
 		rp->t->throttles++;
 		break;
+	case PERF_RECORD_SWITCH:
+	case PERF_RECORD_SWITCH_CPU_WIDE:
+		on_switch(rp, h);
+		break;
 	case RP_REC_KSYMS:
 		/* A damaged record keeps the entries it holds; only lack of memory is counted. */
 		if (!rp->ksyms_preloaded && (!rp->ksyms_loaded || rp->ksyms_partial) &&
@@ -542,6 +656,12 @@ static void set_events(struct replay *rp, struct reader *r)
 		const char *name = i < reader_n_events(r) ? reader_event_name(r, i) : NULL;
 
 		rp->event_ok[i] = !want || (name && strcmp(name, want) == 0);
+		/* Off-CPU weights take the switch-outs; wall time the CPU samples too. */
+		rp->is_switch[i] = name && strcmp(name, "sched:sched_switch") == 0;
+		if (rp->o->weight == SESSION_OFFCPU)
+			rp->event_ok[i] = rp->is_switch[i];
+		else if (rp->o->weight == SESSION_WALL)
+			rp->event_ok[i] |= rp->is_switch[i];
 	}
 }
 
@@ -588,6 +708,10 @@ int replay_file(struct replay *rp, struct reader *r, char *why, size_t why_size)
 	while ((h = reader_next(r)))
 		on_record(rp, h);
 	rp->rd = NULL;
+	/* Each file stands alone: a thread still off at its end is clipped there. */
+	if (rp->oc)
+		rp->t->offcpu_clipped += offcpu_flush(rp->oc, rp->t_latest, charge_clipped, rp);
+	rp->t_latest = 0;
 	rp->ksyms_preloaded = false;
 	/* A whole snapshot is read once (every file has the same); partial ones add up. */
 	if (ksymtab_count(rp->ksyms) && !rp->ksyms_partial)

@@ -120,6 +120,7 @@ struct session *session_new(const struct session_opts *o)
 	if (!s)
 		return NULL;
 	s->o = *o;
+	s->t.time_weighted = o->weight != SESSION_CPU;
 	memset(&so, 0, sizeof(so));
 	so.symfs = o->symfs;
 	so.inline_frames = o->inline_frames;

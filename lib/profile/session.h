@@ -45,8 +45,14 @@ struct session_filter {
  * and must outlive the session. warn is called with warn_arg, from session_add_file() and
  * session_finish() only, with a message valid for the call.
  */
+/* What a sample weighs: its period (CPU samples), the time its thread then stayed off CPU
+ * (the sched:sched_switch samples of record --off-cpu, up to the thread's next switch-in), or
+ * both (a thread's wall time: on-CPU periods, which must be times, plus off-CPU time). */
+enum session_weight { SESSION_CPU, SESSION_OFFCPU, SESSION_WALL };
+
 struct session_opts {
 	const char *symfs;
+	enum session_weight weight;
 	bool inline_frames;
 	bool no_demangle; /* C++ and Rust names as in the symbol tables */
 	bool debuginfod;
@@ -101,6 +107,13 @@ struct session_totals {
 	uint32_t stack_user; /* bytes of stack copied per sample (the first header's) */
 	uint64_t t_first, t_last;
 	size_t files, files_unfinished, frames_bad;
+	/* SESSION_OFFCPU and _WALL: periods are ns of time. Off-CPU intervals charged (samples
+	 * counts them), their ns, the ns of preemptions among them; the threads still off at the
+	 * end of a recording (clipped there) and their ns; switch-outs never followed by their
+	 * switch-in (lost records: dropped); switch-out samples of the idle task (ignored). */
+	bool time_weighted;
+	uint64_t offcpu_ns, offcpu_preempt_ns, offcpu_clipped, offcpu_clipped_ns;
+	uint64_t offcpu_dropped, offcpu_switchouts;
 };
 
 /* An event of the recordings: its name and rate (freq 0: a fixed period). */

@@ -137,8 +137,12 @@ static int symbolize(struct symstacks *ss, uint32_t dso, uint64_t addr, uint32_t
 	case DSOTAB_JIT:
 		id = symbolize_jit(ss, dso, addr);
 		break;
-	default: /* DSOTAB_PSEUDO: nothing to read */
-		id = intern_sym(ss, dso, NULL, false);
+	default: /* DSOTAB_PSEUDO: nothing to read, but the off-CPU marks name themselves */
+		id = intern_sym(ss, dso,
+				strcmp(dsotab_name(ss->dsos, dso), "[off-cpu]") ? NULL
+				: addr						? "[preempted]"
+										: "[waiting]",
+				false);
 		break;
 	}
 	if (id < 0)

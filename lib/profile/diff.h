@@ -1,0 +1,50 @@
+/* diff.h — two profiles side by side: entries and folded stacks matched by name, never by
+ * address (ASLR and rebuilds move addresses; names stay). */
+#ifndef RP_DIFF_H
+#define RP_DIFF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "profile/print.h"
+
+struct session;
+
+enum { DIFF_BASE, DIFF_NEW, DIFF_SIDES };
+
+/*
+ * One per diff run. Each side's session adds its weights; entries met on one side only have
+ * a weight of 0 on the other. Strings handed out are owned by the diff and valid until
+ * diff_free().
+ */
+struct diff;
+
+struct diff *diff_new(void);
+struct diff *diff_free(struct diff *d);
+
+/*
+ * The Self weight (the sample period of each row's leaf frame) of SIDE's session S, by the
+ * N_KEYS sort keys, each key as its text: comm name, number, object name, symbol as "[k] name"
+ * or "[.] name". 0 or -ENOMEM.
+ */
+int diff_add_entries(struct diff *d, int side, const struct session *s, const enum print_key *keys,
+		     size_t n_keys);
+/* SIDE's folded stacks ("comm;outer;...;inner", as print_folded() writes them) with their
+ * sample counts (microseconds with time weights). 0 or -ENOMEM. */
+int diff_add_folded(struct diff *d, int side, const struct session *s);
+
+struct diff_entry {
+	/* By print_key, NULL for keys not used; of a folded stack, field[0] is its line. */
+	const char *field[PRINT_N_KEYS];
+	uint64_t w[DIFF_SIDES];
+};
+
+/*
+ * The entries (or folded stacks) added. diff_sort() orders them by the absolute change of their
+ * share of each side's total (TOTAL[side], 0 taken as 1), largest first, then by name; without
+ * it they come in order of first appearance.
+ */
+const struct diff_entry *diff_entries(const struct diff *d, size_t *ret_n);
+void diff_sort(struct diff *d, const uint64_t total[DIFF_SIDES]);
+
+#endif

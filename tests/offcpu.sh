@@ -1,0 +1,84 @@
+#!/bin/bash
+# offcpu.sh — record --off-cpu and report --off-cpu / --wall on rp-offcpu, whose threads wait in
+# known functions for times the workload measures itself: the off-CPU time of each waiting
+# function within 10 % of it, with its full stack through libc; spinners pinned to one CPU
+# show as [preempted], sleepers as [waiting]; --folded counts microseconds; --wall gives each
+# thread its wall time within 5 %; a recording without switch-outs is refused with the fix.
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
+require_perf_events
+require_root
+OC="$top_builddir/tests/workload/rp-offcpu"
+[ -x "$OC" ] || fail "$OC is not built (make check builds it)"
+if ! "$RP" record -q -e cpu-clock --off-cpu -o "$T/probe.data" -- true 2>"$T/probe.err"; then
+	grep -q "tracefs is not mounted" "$T/probe.err" &&
+		skip "tracefs is not mounted here ($(cat "$T/probe.err"))"
+	fail "record --off-cpu: $(cat "$T/probe.err")"
+fi
+
+"$RP" record -q -e cpu-clock -g --off-cpu -o "$T/off.data" -- "$OC" -d 2 >"$T/wl.out" 2>"$T/rec.err" ||
+	fail "record --off-cpu: $(cat "$T/rec.err")"
+# truth THREAD: the seconds the workload measured around THREAD's waiting function, in ms.
+truth() { awk -v t="$1" '$1 == t { printf "%d", $7 * 1000 }' "$T/wl.out"; }
+wall() { awk -v t="$1" '$1 == t { printf "%d", $5 * 1000 }' "$T/wl.out"; }
+[ -n "$(truth rp-sleeper)" ] || fail "no output from the workload: $(cat "$T/wl.out")"
+
+"$RP" report --off-cpu --folded -i "$T/off.data" >"$T/f.txt" 2>"$T/f.err" ||
+	fail "report --off-cpu --folded: $(cat "$T/f.err")"
+# folded_ms THREAD FUNCTION KIND: microseconds of THREAD's stacks through FUNCTION ending in
+# [KIND], in ms.
+folded_ms() {
+	awk -v t="$1" -v f=";$2;" -v k=";[$3]" 'index($0, t ";") == 1 && index($0, f) && index($0, k " ") {
+		s += $NF } END { printf "%d", s / 1000 }' "$T/f.txt"
+}
+# within PCT GOT WANT WHAT
+within() {
+	local lo=$(($3 - $3 * $1 / 100)) hi=$(($3 + $3 * $1 / 100))
+	check_range "$2" "$lo" "$hi" "$4 (truth $3 ms, ±$1 %)"
+}
+within 10 "$(folded_ms rp-sleeper wait_sleep waiting)" "$(truth rp-sleeper)" "rp-sleeper's off-CPU ms in wait_sleep (nanosleep)"
+within 10 "$(folded_ms rp-piper wait_pipe waiting)" "$(truth rp-piper)" "rp-piper's off-CPU ms in wait_pipe (a pipe fed every 20 ms)"
+within 10 "$(folded_ms rp-locker wait_mutex waiting)" "$(truth rp-locker)" "rp-locker's off-CPU ms in wait_mutex (a mutex held 30 ms)"
+within 10 "$(folded_ms rp-holder hold_lock waiting)" "$(truth rp-holder)" "rp-holder's off-CPU ms in hold_lock"
+# Full stacks through libc's wrappers (no frame pointers there) down to the kernel's schedule.
+check_grep "^rp-sleeper;clone3;start_thread;run;wait_sleep;(__)?nanosleep;clock_nanosleep[^;]*;.*schedule_\[k\];.*\[waiting\] [0-9]+$" \
+	"$T/f.txt" "wait_sleep's stack: thread start, libc's nanosleep, the kernel, [waiting]"
+check_grep "^rp-locker;clone3;start_thread;run;wait_mutex;pthread_mutex_lock[^;]*;__(GI___)?lll_lock_wait;.*futex" \
+	"$T/f.txt" "wait_mutex's stack through pthread_mutex_lock and the futex"
+check_grep "^rp-piper;clone3;start_thread;run;wait_pipe;(__libc_)?read;.*pipe_read" "$T/f.txt" \
+	"wait_pipe's stack through read into the pipe"
+# Preemption apart from waiting: the two spinners on one CPU are only ever preempted.
+check_eq "$(folded_ms rp-spin1 spin_contend waiting)" 0 "rp-spin1 never waits voluntarily"
+spin=$(folded_ms rp-spin1 spin_contend preempted)
+check_range "$spin" 300 "$(wall rp-spin1)" "rp-spin1 is preempted for a good part of its life (ms)"
+check_no_grep "^rp-sleeper;.*;wait_sleep;.*\[preempted\]" "$T/f.txt" "a sleep is never counted as a preemption"
+check_no_grep " [0-9]+ [0-9]+$" "$T/f.txt" "one count per folded line"
+
+# The flat report: the header states the totals, time units and what was clipped.
+"$RP" report --no-pager --off-cpu -n -i "$T/off.data" >"$T/r.txt" 2>"$T/r.err" || fail "report --off-cpu"
+check_grep "^# weights: time in ns; off-CPU: [0-9.]+ s \(waiting [0-9.]+ s, preempted [0-9.]+ s\) after [0-9]+ switch-outs$" \
+	"$T/r.txt" "the header states the off-CPU total, waiting and preempted apart"
+check_grep "^# off-CPU clipped: [0-9]+ threads? still off at the end of a recording, [0-9.]+ s counted up to it; dropped: [0-9]+ switch-outs? whose switch-in was lost$" \
+	"$T/r.txt" "the header states what was clipped and dropped"
+check_grep "^# Children +Self +Time ms +Command" "$T/r.txt" "the -n column is time, in ms"
+check_grep "^ +[0-9.]+% +[0-9.]+% +[0-9.]+ rp-piper +rp-offcpu +\[\.\] wait_pipe$" "$T/r.txt" "wait_pipe has its row"
+pipe_ms=$(awk '$4 == "rp-piper" && $NF == "wait_pipe" { printf "%d", $3 }' "$T/r.txt")
+within 10 "$pipe_ms" "$(truth rp-piper)" "the flat table's Time ms of wait_pipe"
+
+# --wall: on-CPU periods plus off-CPU time: each thread's total is its wall time.
+"$RP" report --no-pager --wall -s comm --no-children -n -i "$T/off.data" >"$T/w.txt" 2>"$T/w.err" ||
+	fail "report --wall: $(cat "$T/w.err")"
+for t in rp-sleeper rp-piper rp-locker rp-spin1; do
+	got=$(awk -v t="$t" '$NF == t { printf "%d", $2 }' "$T/w.txt")
+	within 5 "${got:-0}" "$(wall "$t")" "--wall: $t's total is its wall time"
+done
+
+# A recording without switch-outs is refused with the fix.
+"$RP" record -q -e cpu-clock -o "$T/cpu.data" -- true 2>/dev/null || fail "record"
+"$RP" report --off-cpu -i "$T/cpu.data" >"$T/n.out" 2>"$T/n.err" && fail "--off-cpu of a CPU recording should fail"
+check_grep "^ringprof report: --off-cpu needs off-CPU samples, .*record with ringprof record --off-cpu$" "$T/n.err" \
+	"--off-cpu without switch-outs: the message"
+
+# ringprof diff --off-cpu compares off-CPU time: the same recording twice diffs to zero.
+"$RP" diff --no-pager --off-cpu "$T/off.data" "$T/off.data" >"$T/d.txt" 2>"$T/d.err" || fail "diff --off-cpu"
+check_grep "^ +[0-9.]+% +[0-9.]+% +\+0\.00 +1\.00 +\[off-cpu\] +\[\.\] \[waiting\]$" "$T/d.txt" \
+	"diff --off-cpu: off-CPU entries, unchanged against themselves"
