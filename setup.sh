@@ -77,6 +77,9 @@ demo)
 	./build/ringprof report -i build/demo.data --percent-limit 10 | grep -v '^# [a-z]'
 	;;
 test)
+	# The off-CPU tests read tracepoint ids from tracefs, which is not mounted by default.
+	mountpoint -q /sys/kernel/tracing || mount -t tracefs nodev /sys/kernel/tracing ||
+		echo "setup.sh: could not mount tracefs: the off-CPU tests will say why they skip" >&2
 	build
 	build build-san CFLAGS="$SAN_FLAGS" LDFLAGS="-fsanitize=address,undefined"
 	rc=0 rc_san=0

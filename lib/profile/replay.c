@@ -407,7 +407,7 @@ static int64_t offcpu_stack(struct replay *rp, uint32_t stack, bool preempted)
 	int64_t loc;
 
 	if (rp->offcpu_dso < 0)
-		rp->offcpu_dso = dsotab_add_mapped(rp->dsos, "[off-cpu]", NULL, 0, 0, 0, 0, 0);
+		rp->offcpu_dso = dsotab_add_mapped(rp->dsos, "[off-cpu]", NULL, 0, 0, 0, 0, 0, 0);
 	if (rp->offcpu_dso < 0)
 		return rp->offcpu_dso;
 	loc = aggregate_add_loc(rp->agg, (uint32_t)rp->offcpu_dso, preempted);
