@@ -169,13 +169,17 @@ static uint64_t mono_usec(void)
 
 /* ---- recorder ---- */
 
-/* Log a recorder's note ("no hardware PMU: cpu-clock") the first time it is seen. */
-static void note_once(struct daemon *d, const char *note)
+/* Log a recorder's note ("no hardware PMU: cpu-clock") the first time it is seen; hidden
+ * kernel symbols are a warning, since every kernel frame will be [unknown]. */
+static void note_once(struct daemon *d, const struct recorder *r, const char *note)
 {
 	for (size_t i = 0; i < d->n_notes; i++)
 		if (strcmp(d->notes[i], note) == 0)
 			return;
-	log_msg(LOG_NOTICE, "note: %s", note);
+	if (note == recorder_ksyms_hidden(r))
+		log_msg(LOG_WARNING, "%s", note);
+	else
+		log_msg(LOG_NOTICE, "note: %s", note);
 	if (d->n_notes < MAX_NOTES && (d->notes[d->n_notes] = strdup(note)) != NULL)
 		d->n_notes++;
 }
@@ -226,7 +230,7 @@ static int rec_open(struct daemon *d, const struct conf *c, struct rec *ret, cha
 		return r;
 	}
 	for (size_t i = 0; recorder_note(x.r, i); i++)
-		note_once(d, recorder_note(x.r, i));
+		note_once(d, x.r, recorder_note(x.r, i));
 	x.n_cpus = recorder_n_cpus(x.r); /* a CPU whose event could not be opened is left out */
 	*ret = x;
 	return 0;

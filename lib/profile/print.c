@@ -152,6 +152,10 @@ void print_header(FILE *f, const struct session *s, const char *const *inputs, s
 			: h->flags & RP_HDR_UNWIND ? ", callchains unwound while recording (dwarf)"
 						   : ", frame-pointer callchains",
 			h->flags & RP_HDR_KERNEL ? ", kernel and user" : ", user space only");
+		if ((h->flags & RP_HDR_KERNEL) && (h->flags & RP_HDR_KSYMS_HIDDEN))
+			fprintf(f, "# note: kernel symbols were hidden from the recorder "
+				   "(kernel.kptr_restrict without CAP_SYSLOG): kernel frames are "
+				   "[unknown]\n");
 	} else {
 		fprintf(f, "# header: lost (damaged first frame); host and event unknown\n");
 	}
