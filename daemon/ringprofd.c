@@ -15,6 +15,7 @@
 #include "base/cpulist.h"
 #include "log.h"
 #include "notify.h"
+#include "reload.h"
 #include "capture/recorder.h"
 #include "store.h"
 #include "base/util.h"
@@ -40,6 +41,10 @@
  * symbols and the process table, which may alone be near a small MaxFileSize. */
 #define MIN_FILE_NS NSEC_PER_SEC
 #define MIB (1024ull * 1024)
+/* How long `ringprofd --reload` waits for the daemon: a reload that changes the recording
+ * settings opens new events and synthesizes every process, seconds on a large host. */
+#define RELOAD_TIMEOUT_MS 30000
+#define MAX_NOTES 8
 
 /* A recorder and the option storage it was opened with. */
 struct rec {
@@ -80,6 +85,12 @@ struct daemon {
 	uint64_t fail_dropped, fail_dropped_bytes;
 	uint64_t next_error_vacuum;
 	struct ratelimit rl_write, rl_rotate;
+	/* Why the last reload was rejected, shown in STATUS until one succeeds. */
+	char reload_error[256];
+	/* The recorder's notes already logged: a reload that opens the same events again does
+	 * not repeat them. */
+	char *notes[MAX_NOTES];
+	size_t n_notes;
 };
 
 static void usage(FILE *f)
@@ -130,14 +141,19 @@ static void usage(FILE *f)
 		"                           no age limit)\n"
 		"      --log-level LEVEL    LogLevel=: err, warning, notice, info or debug\n"
 		"\n"
+		"      --reload PID         ask the ringprofd PID to reload its configuration and\n"
+		"                           wait until it is in force (exit 0) or rejected (exit 1,\n"
+		"                           with the reason); the unit's ExecReload=\n"
+		"\n"
 		"  -h, --help               this help\n"
 		"  -V, --version            version\n"
 		"\n"
 		"SIZE takes K, M, G and T suffixes (powers of 1024); T takes ms, s, min, h, d and w.\n"
 		"Signals: SIGTERM or SIGINT completes the active file and exits; SIGHUP reloads the\n"
-		"configuration (a changed recording setting starts a new file); SIGUSR2 starts a new\n"
-		"file now. Recordings are named ringprof-YYYYmmddTHHMMSSZ-NNNN.data (UTC start); the\n"
-		"active one ends in .partial. Read them with `ringprof report -i FILE`.\n");
+		"configuration (a changed recording setting starts a new file; --reload waits for\n"
+		"it); SIGUSR2 starts a new file now. Recordings are named\n"
+		"ringprof-YYYYmmddTHHMMSSZ-NNNN.data (UTC start); the active one ends in .partial.\n"
+		"Read them with `ringprof report -i FILE`.\n");
 }
 
 static int add_override(struct daemon *d, const char *key, const char *value)
@@ -155,6 +171,21 @@ static uint64_t mono_usec(void)
 }
 
 /* ---- recorder ---- */
+
+/* Log a recorder's note ("no hardware PMU: cpu-clock") the first time it is seen; hidden
+ * kernel symbols are a warning, since every kernel frame will be [unknown]. */
+static void note_once(struct daemon *d, const struct recorder *r, const char *note)
+{
+	for (size_t i = 0; i < d->n_notes; i++)
+		if (strcmp(d->notes[i], note) == 0)
+			return;
+	if (note == recorder_ksyms_hidden(r))
+		log_msg(LOG_WARNING, "%s", note);
+	else
+		log_msg(LOG_NOTICE, "note: %s", note);
+	if (d->n_notes < MAX_NOTES && (d->notes[d->n_notes] = strdup(note)) != NULL)
+		d->n_notes++;
+}
 
 /* Bytes of unwind tables kept on disk (libc's is about 230 KiB). */
 #define UNWIND_CACHE_MAX (64ull << 20)
@@ -203,7 +234,7 @@ static int rec_open(struct daemon *d, const struct conf *c, struct rec *ret, cha
 		return r;
 	}
 	for (size_t i = 0; recorder_note(x.r, i); i++)
-		log_msg(LOG_NOTICE, "note: %s", recorder_note(x.r, i));
+		note_once(d, x.r, recorder_note(x.r, i));
 	x.n_cpus = recorder_n_cpus(x.r); /* a CPU whose event could not be opened is left out */
 	*ret = x;
 	return 0;
@@ -337,6 +368,9 @@ static void status_line(struct daemon *d, char *buf, size_t size)
 	else if (dropped)
 		snprintf(buf + n, size - n, "; %llu records dropped earlier",
 			 (unsigned long long)dropped);
+	n = strlen(buf);
+	if (d->reload_error[0])
+		snprintf(buf + n, size - n, "; last reload rejected: %s", d->reload_error);
 }
 
 static void status(struct daemon *d, const char *prefix)
@@ -399,27 +433,32 @@ static void rotate(struct daemon *d, const char *why)
 
 /* ---- reload ---- */
 
+static void watchdog_ping(struct daemon *d)
+{
+	if (!d->wd_ns)
+		return;
+	notify_send("WATCHDOG=1");
+	d->next_wd = util_now_ns() + d->wd_ns / 2;
+}
+
 /* The recording settings changed: a new recorder into a new file, then the old one is
  * stopped. On failure everything stays as it was. */
-static int restart_recorder(struct daemon *d, const struct conf *c)
+static int restart_recorder(struct daemon *d, const struct conf *c, char *why, size_t why_size)
 {
 	struct rec x;
 	struct writer *nw, *old = d->w;
-	char why[1024], name[STORE_NAME_MAX], oldname[STORE_NAME_MAX];
+	char err[1024], name[STORE_NAME_MAX], oldname[STORE_NAME_MAX];
 	int r;
 
-	r = rec_open(d, c, &x, why, sizeof(why));
+	r = rec_open(d, c, &x, err, sizeof(err));
 	if (r < 0) {
-		log_msg(LOG_ERR,
-			"cannot record with the new settings: %s; keeping the running configuration",
-			why);
+		snprintf(why, why_size, "cannot record with the new settings: %.900s", err);
 		return r;
 	}
 	r = store_create(&d->store, c->compression, &nw, name, sizeof(name));
 	if (r < 0) {
-		log_msg(LOG_ERR,
-			"cannot create a new file in %s: %s; keeping the running configuration",
-			d->store.dir, strerror(-r));
+		snprintf(why, why_size, "cannot create a new file in %.600s: %s", d->store.dir,
+			 strerror(-r));
 		rec_close(d, &x);
 		return r;
 	}
@@ -443,34 +482,60 @@ static int restart_recorder(struct daemon *d, const struct conf *c)
 	return 0;
 }
 
-static void reload(struct daemon *d)
+/* Apply the configuration as it is now on disk: 0, or -errno with the reason in WHY and the
+ * running configuration kept. */
+static int reload_apply(struct daemon *d, char *why, size_t why_size)
 {
 	struct conf c;
-	char why[1024];
 	int r;
 
-	notify_sendf("RELOADING=1\nMONOTONIC_USEC=%llu", (unsigned long long)mono_usec());
-	r = conf_load(d->config_path, d->config_required, &d->cli, &c, why, sizeof(why));
-	if (r < 0) {
-		log_msg(LOG_ERR, "%s; keeping the running configuration", why);
-		status(d, "READY=1\n");
-		return;
-	}
+	r = conf_load(d->config_path, d->config_required, &d->cli, &c, why, why_size);
+	if (r < 0)
+		return r;
 	if (strcmp(c.directory, d->conf.directory)) {
 		log_msg(LOG_NOTICE,
 			"Directory=%s takes effect at the next start; still recording into %s",
 			c.directory, d->conf.directory);
 		util_strlcpy(c.directory, d->conf.directory, sizeof(c.directory));
 	}
-	if (conf_recording_differs(&c, &d->conf) && restart_recorder(d, &c) < 0) {
-		status(d, "READY=1\n");
-		return;
+	if (conf_recording_differs(&c, &d->conf)) {
+		r = restart_recorder(d, &c, why, why_size);
+		if (r < 0)
+			return r;
 	}
 	d->conf = c;
 	log_set_max_level(c.log_level);
-	log_msg(LOG_INFO, "configuration reloaded (%s)", conf_sources());
-	vacuum(d);
+	return 0;
+}
+
+/* SIGHUP: reload, then tell the requester (`ringprofd --reload`, if it was one) and systemd
+ * the outcome; a rejection stays in STATUS until a reload succeeds. */
+static void reload(struct daemon *d, const struct reload_waiter *w)
+{
+	uint64_t t0 = util_now_ns();
+	char why[1024];
+	int r;
+
+	/* A reload that restarts the recorder takes seconds under CPUQuota= on a busy host;
+	 * several in a row must not leave a whole watchdog interval without a ping. */
+	watchdog_ping(d);
+	notify_sendf("RELOADING=1\nMONOTONIC_USEC=%llu", (unsigned long long)mono_usec());
+	r = reload_apply(d, why, sizeof(why));
+	if (r < 0) {
+		log_msg(LOG_ERR, "reload rejected: %s; keeping the running configuration", why);
+		util_strlcpy(d->reload_error, why, sizeof(d->reload_error));
+	} else {
+		d->reload_error[0] = '\0';
+		log_msg(LOG_INFO, "configuration reloaded (%s) in %.2f s", conf_sources(),
+			(double)(util_now_ns() - t0) / 1e9);
+		vacuum(d);
+	}
+	watchdog_ping(d);
 	status(d, "READY=1\n");
+	r = reload_answer(w, r < 0 ? r : 0, why);
+	if (r < 0)
+		log_msg(LOG_WARNING, "cannot answer the reload request of process %d: %s",
+			(int)w->pid, strerror(-r));
 }
 
 /* ---- main loop ---- */
@@ -485,10 +550,15 @@ static void on_signals(struct daemon *d)
 		case SIGINT:
 			d->stop = true;
 			break;
-		case SIGHUP:
+		case SIGHUP: {
+			struct reload_waiter w = reload_waiter_of(&si);
+
 			if (!d->stop)
-				reload(d);
+				reload(d, &w);
+			else
+				reload_answer(&w, -ECANCELED, "the daemon is stopping");
 			break;
+		}
 		case SIGUSR2:
 			if (!d->stop)
 				rotate(d, "SIGUSR2");
@@ -600,10 +670,8 @@ static void run(struct daemon *d)
 			break;
 		check_rotation(d);
 		now = util_now_ns();
-		if (d->wd_ns && now >= d->next_wd) {
-			notify_send("WATCHDOG=1");
-			d->next_wd = now + d->wd_ns / 2;
-		}
+		if (d->wd_ns && now >= d->next_wd)
+			watchdog_ping(d);
 		if (now >= d->next_vacuum)
 			vacuum(d);
 		if (now >= d->next_status)
@@ -651,6 +719,7 @@ enum {
 	OPT_MAX_RETENTION,
 	OPT_LOG_LEVEL,
 	OPT_CALL_GRAPH,
+	OPT_RELOAD,
 };
 
 static const struct setting_opt setting_opts[] = {
@@ -699,6 +768,30 @@ static int call_graph(struct daemon *d, const char *mode)
 	return 0;
 }
 
+/* --reload PID: what ExecReload= runs. It returns once the daemon has the new configuration
+ * in force (0) or has rejected it (1, with the daemon's reason), so that `systemctl reload`
+ * is synchronous on systemd 252 and fails when the reload did. */
+static int reload_main(const char *arg)
+{
+	char why[1024], *end;
+	long pid;
+	int r;
+
+	errno = 0;
+	pid = strtol(arg, &end, 10);
+	if (errno || end == arg || *end || pid <= 0 || pid > INT32_MAX) {
+		fprintf(stderr, "ringprofd: --reload takes the daemon's process id, not '%s'\n",
+			arg);
+		return EXIT_USAGE;
+	}
+	r = reload_request((pid_t)pid, RELOAD_TIMEOUT_MS, why, sizeof(why));
+	if (r < 0) {
+		fprintf(stderr, "ringprofd: %s\n", why);
+		return 1;
+	}
+	return 0;
+}
+
 static int parse_args(struct daemon *d, int argc, char **argv, bool *check_only)
 {
 	static const struct option longopts[] = {
@@ -725,6 +818,7 @@ static int parse_args(struct daemon *d, int argc, char **argv, bool *check_only)
 		{ "keep-free", required_argument, NULL, OPT_KEEP_FREE },
 		{ "max-retention-sec", required_argument, NULL, OPT_MAX_RETENTION },
 		{ "log-level", required_argument, NULL, OPT_LOG_LEVEL },
+		{ "reload", required_argument, NULL, OPT_RELOAD },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -756,6 +850,8 @@ static int parse_args(struct daemon *d, int argc, char **argv, bool *check_only)
 		case OPT_CHECK:
 			*check_only = true;
 			break;
+		case OPT_RELOAD:
+			exit(reload_main(optarg));
 		case 'h':
 			usage(stdout);
 			exit(0);

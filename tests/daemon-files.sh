@@ -56,7 +56,7 @@ active=$(partial_files)
 ready=$(n_notify 'READY=1')
 kill -HUP "$DPID"
 wait_until 20 "READY=1 after the failed reload" notify_at_least 'READY=1' $((ready + 1))
-check_grep "^ringprofd: error: $C:6: Frequency=many: expected a frequency in Hz from 1 to 100000; keeping the running configuration$" \
+check_grep "^ringprofd: error: reload rejected: $C:6: Frequency=many: expected a frequency in Hz from 1 to 100000; keeping the running configuration$" \
 	"$DLOG" "a bad config on reload is named and the old one kept"
 check_eq "$(partial_files)" "$active" "a failed reload keeps the active file"
 check_grep "^pid=$DPID READY=1 STATUS=recording [0-9]+ CPUs? at 99 Hz" "$NLOG" "still 99 Hz after a failed reload"

@@ -150,14 +150,40 @@ in_ct runuser -u rpother -- ringprof report --dir /var/lib/ringprof >"$T/other" 
 	fail "a user outside the ringprof group read the recordings"
 check_grep '[Pp]ermission denied' "$T/other" "a user outside the group is told permission is denied"
 
-# --- reload ---
-in_ct sh -c 'printf "Frequency=149\nFlushInterval=0.5s\n" >/etc/ringprof/ringprofd.conf.d/test.conf'
-in_ct systemctl reload ringprofd || fail "systemctl reload"
-for _ in $(seq 1 50); do prop StatusText | grep -q ' at 149 Hz' && break; sleep 0.1; done
-check_grep ' at 149 Hz' <(prop StatusText) "the reloaded frequency is in force (STATUS says 149 Hz)"
+# --- reload: synchronous, ten times in a row with busy CPUs ---
+check_grep "^\\{ path=/usr/sbin/ringprofd ; argv\\[\\]=/usr/sbin/ringprofd --reload \\\$MAINPID" <(prop ExecReload) \
+	"ExecReload= is ringprofd --reload (no /bin/kill, which minimal images lack)"
+for _ in 1 2; do
+	in_ct /run/rp-workload/rp-workload -d 25 -q >/dev/null 2>&1 &
+	BG_PIDS="$BG_PIDS $!"
+done
+for i in $(seq 1 10); do
+	hz=$((140 + i))
+	in_ct sh -c "printf 'Frequency=$hz\nFlushInterval=0.5s\n' >/etc/ringprof/ringprofd.conf.d/test.conf"
+	in_ct systemctl reload ringprofd 2>"$T/reload.err" ||
+		{ in_ct journalctl -u ringprofd --no-pager -n 30 >&2; fail "systemctl reload $i: $(cat "$T/reload.err")"; }
+	prop StatusText >"$T/st"
+	grep -q " at $hz Hz" "$T/st" || fail "reload $i: systemctl reload returned before $hz Hz was in force (STATUS: $(cat "$T/st"))"
+done
+ok "ten reloads with busy CPUs: each in force (STATUS says its frequency) when systemctl reload returned"
 in_ct journalctl -u ringprofd --no-pager -o cat >"$T/journal"
-check_grep '[Rr]eload' "$T/journal" "the reload is in the journal"
+check_eq "$(grep -c 'configuration reloaded' "$T/journal")" 10 "ten reloads in the journal"
+echo "# reload durations (s): $(sed -n 's/.*configuration reloaded .* in \([0-9.]*\) s$/\1/p' "$T/journal" | tr '\n' ' ')"
+check_range "$(grep -c 'note: ' "$T/journal" || true)" 0 1 "the recorder's note (no hardware PMU) is logged once, not at each reload"
 check_eq "$(prop MainPID)" "$MAIN" "reload keeps the process"
+
+# A rejected reload fails `systemctl reload` and says why in STATUS until a reload succeeds.
+in_ct sh -c 'printf "Frequency=fast\n" >/etc/ringprof/ringprofd.conf.d/test.conf'
+in_ct systemctl reload ringprofd 2>"$T/reject.err" && fail "systemctl reload succeeded with Frequency=fast"
+ok "a rejected reload makes systemctl reload fail"
+check_grep ' at 150 Hz.*; last reload rejected: .*Frequency=fast' <(prop StatusText) "StatusText keeps 150 Hz and says why the reload was rejected"
+in_ct journalctl -u ringprofd --no-pager -o cat >"$T/journal"
+check_grep '^ringprofd: the reload was rejected and the running configuration kept: .*Frequency=fast' "$T/journal" "the journal has the reason from ExecReload="
+check_eq "$(prop ActiveState)" active "the service stays active after a rejected reload"
+in_ct sh -c 'printf "Frequency=149\nFlushInterval=0.5s\n" >/etc/ringprof/ringprofd.conf.d/test.conf'
+in_ct systemctl reload ringprofd || fail "systemctl reload after fixing the configuration"
+check_grep ' at 149 Hz' <(prop StatusText) "the fixed configuration is in force when systemctl reload returns"
+check_no_grep 'reload rejected' <(prop StatusText) "a successful reload clears the rejection from StatusText"
 
 # --- kill -9: restarted, the open file recovered ---
 partial=$(files | grep '\.data\.partial$' | head -1)
@@ -189,6 +215,20 @@ check_no_grep '\.partial$' "$T/files3" "no partial file after a clean stop"
 last=$(tail -1 "$T/files3")
 in_ct ringprof report --stats -i "/var/lib/ringprof/$last" >"$T/stats" 2>&1
 check_grep '^  finished +yes' "$T/stats" "the last file ends with its finish record"
+
+# --- a seccomp filter without perf_event_open: the failure names the filter ---
+in_ct sh -c 'printf "[Service]\nSystemCallFilter=~perf_event_open\n" >/etc/systemd/system/ringprofd.service.d/noperf.conf'
+in_ct systemctl daemon-reload
+in_ct systemctl start ringprofd 2>/dev/null
+for _ in $(seq 1 50); do [ "$(prop ActiveState)" = failed ] && break; sleep 0.1; done
+check_eq "$(prop ActiveState)" failed "a unit whose filter denies perf_event_open fails"
+check_eq "$(prop ExecMainStatus)" 4 "with exit status 4 (NOPERMISSION), not restarted"
+in_ct journalctl -u ringprofd --no-pager -o cat -n 20 >"$T/journal"
+check_grep 'permission denied for system-wide recording by a seccomp filter .*this process has CAP_PERFMON' "$T/journal" "the journal names the seccomp filter, not a missing CAP_PERFMON"
+check_no_grep 'lacks CAP_PERFMON' "$T/journal" "and does not claim CAP_PERFMON is missing"
+in_ct rm /etc/systemd/system/ringprofd.service.d/noperf.conf
+in_ct systemctl daemon-reload
+in_ct systemctl reset-failed ringprofd
 
 # --- a bad configuration: exit 78, no restart loop ---
 in_ct sh -c 'printf "Frequency=often\n" >/etc/ringprof/ringprofd.conf.d/test.conf'

@@ -9,6 +9,8 @@ UNIT="$top_builddir/systemd/ringprofd.service"
 [ -f "$UNIT" ] || fail "$UNIT was not generated"
 check_grep '^ExecStart=/.*/sbin/ringprofd$' "$UNIT" "ExecStart= points into the installed sbin"
 check_no_grep '@[a-z]+@' "$UNIT" "every @path@ is substituted"
+check_grep '^ExecReload=/.*/sbin/ringprofd --reload \$MAINPID$' "$UNIT" "ExecReload= waits for the daemon's answer (ringprofd --reload)"
+check_no_grep '^Exec.*/bin/kill' "$UNIT" "no /bin/kill (procps is absent from minimal images)"
 check_grep '^Type=notify$' "$UNIT" "Type=notify"
 check_grep '^WatchdogSec=[1-9]' "$UNIT" "WatchdogSec="
 check_grep '^StateDirectory=ringprof$' "$UNIT" "StateDirectory=ringprof"
@@ -28,7 +30,8 @@ command -v systemd-analyze >/dev/null || skip "systemd-analyze is not installed"
 # verify checks that ExecStart= exists and that the man pages in Documentation= open:
 # point it at the build tree's binary and man pages.
 mkdir -p "$T/unit" "$T/man/man5" "$T/man/man8"
-sed "s|^ExecStart=.*|ExecStart=$top_builddir/ringprofd|" "$UNIT" >"$T/unit/ringprofd.service"
+sed -e "s|^ExecStart=.*|ExecStart=$top_builddir/ringprofd|" \
+	-e "s|^ExecReload=[^ ]*|ExecReload=$top_builddir/ringprofd|" "$UNIT" >"$T/unit/ringprofd.service"
 cp "$top_srcdir/man/ringprofd.8" "$T/man/man8/"
 cp "$top_srcdir/man/ringprofd.conf.5" "$T/man/man5/"
 man_opt=--man=yes

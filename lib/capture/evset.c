@@ -158,16 +158,49 @@ static const char *target_desc(const struct evset *e)
 	return e->o.target == RECORDER_SYSTEM ? "system-wide recording" : "recording that process";
 }
 
+/* A seccomp filter is in force (Seccomp: 2 in /proc/self/status) and this process has
+ * CAP_PERFMON or CAP_SYS_ADMIN, or kernel.perf_event_paranoid lets it record what it asked
+ * for: then a denied perf_event_open is the filter's doing, not a lack of privileges
+ * (container runtimes, SystemCallFilter= without @debug). */
+static const char *seccomp_denies(const struct evset *e, long paranoid)
+{
+	char st[8192];
+	const char *cap, *sec;
+	unsigned long long eff;
+
+	if (procfs_read_file("/proc/self/status", st, sizeof(st)) < 0)
+		return NULL;
+	sec = strstr(st, "\nSeccomp:");
+	cap = strstr(st, "\nCapEff:");
+	if (!sec || strtol(sec + 9, NULL, 10) != 2 || !cap)
+		return NULL;
+	eff = strtoull(cap + 8, NULL, 16);
+	if (eff & (1ull << 38 | 1ull << 21)) /* CAP_PERFMON, CAP_SYS_ADMIN */
+		return "this process has CAP_PERFMON";
+	if (paranoid < (e->o.target == RECORDER_SYSTEM ? 1 : 3))
+		return "kernel.perf_event_paranoid allows it";
+	return NULL;
+}
+
 /* Turn a failure of the first perf_event_open of event ev into advice. */
 static void explain(struct evset *e, const struct evset_event *ev, int err, int cpu, char *buf,
 		    size_t n)
 {
 	long paranoid = read_sysctl("perf_event_paranoid", 2);
+	const char *filtered = NULL;
 
 	switch (-err) {
 	case EACCES:
 	case EPERM:
-		if (ev->spec.type == PERF_TYPE_TRACEPOINT)
+		filtered = seccomp_denies(e, paranoid);
+		if (filtered)
+			snprintf(buf, n,
+				 "permission denied for %s by a seccomp filter (Seccomp: 2 in "
+				 "/proc/self/status), not for lack of privileges (%s): allow "
+				 "perf_event_open in the filter (systemd: SystemCallFilter=@debug or "
+				 "perf_event_open; containers: a seccomp profile that permits it)",
+				 target_desc(e), filtered);
+		else if (ev->spec.type == PERF_TYPE_TRACEPOINT)
 			snprintf(buf, n,
 				 "permission denied for tracepoint '%s': tracepoints sample in the kernel, "
 				 "which needs kernel.perf_event_paranoid <= 1 (it is %ld) or CAP_PERFMON; run "

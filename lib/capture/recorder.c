@@ -57,7 +57,8 @@ struct recorder {
 	uint64_t restack_ns;
 	uint64_t t_restack; /* when stacks and kernel symbols were last defined again */
 	struct ksyms ksyms;
-	const void *vdso; /* this process's vdso image, written into every file; or NULL */
+	const char *ksyms_hidden; /* why kernel symbols could not be read, or NULL */
+	const void *vdso;	  /* this process's vdso image, written into every file; or NULL */
 	size_t vdso_size;
 	struct encoder *enc;  /* NULL: samples are stored as the kernel wrote them */
 	uint64_t ring_type;   /* of the records in the rings */
@@ -172,6 +173,41 @@ static int start_unwinder(struct recorder *r, char *why, size_t why_size)
 	return 0;
 }
 
+/* Kernel samples are recorded but /proc/kallsyms gave no symbols: say why, once per
+ * recorder, as a note the programs show at start (the header flag tells the report). */
+static void note_ksyms_hidden(struct recorder *r, int err)
+{
+	char st[8192];
+	const char *cap = NULL;
+	long kptr = -1;
+	bool syslog = false;
+	size_t n = r->ev.n_notes;
+
+	procfs_read_int("/proc/sys/kernel/kptr_restrict", &kptr);
+	if (procfs_read_file("/proc/self/status", st, sizeof(st)) > 0 &&
+	    (cap = strstr(st, "\nCapEff:")))
+		syslog = strtoull(cap + 8, NULL, 16) & (1ull << 34); /* CAP_SYSLOG */
+	if (err < 0)
+		evset_note(&r->ev,
+			   "kernel symbols are unavailable: cannot read /proc/kallsyms (%s); kernel "
+			   "frames will show as [unknown]",
+			   strerror(-err));
+	else if (kptr >= 2 || (kptr == 1 && !syslog))
+		evset_note(&r->ev,
+			   "kernel symbols are hidden: /proc/kallsyms shows no addresses because "
+			   "kernel.kptr_restrict is %ld%s; kernel frames will show as [unknown]: %s",
+			   kptr, kptr >= 2 ? "" : " and this process lacks CAP_SYSLOG",
+			   kptr >= 2
+			       ? "set kernel.kptr_restrict to 0 or 1"
+			       : "run as root with CAP_SYSLOG, or set kernel.kptr_restrict=0");
+	else
+		evset_note(&r->ev,
+			   "kernel symbols are hidden: /proc/kallsyms shows no addresses (a "
+			   "container or security module hides them); kernel frames will show as "
+			   "[unknown]");
+	r->ksyms_hidden = r->ev.n_notes > n ? r->ev.notes[n] : "kernel symbols are hidden";
+}
+
 int recorder_new(const struct recorder_opts *o, struct recorder **ret, char *why, size_t why_size)
 {
 	struct recorder *r = calloc(1, sizeof(*r));
@@ -190,8 +226,12 @@ int recorder_new(const struct recorder_opts *o, struct recorder **ret, char *why
 	if (rc < 0)
 		goto fail;
 	/* The kernel symbol table is big and slow to read: read it before recording starts. */
-	if (r->ev.kernel)
-		ksyms_read(o->kallsyms ? o->kallsyms : "/proc/kallsyms", &r->ksyms);
+	if (r->ev.kernel) {
+		rc = ksyms_read(o->kallsyms ? o->kallsyms : "/proc/kallsyms", &r->ksyms);
+		if (rc < 0 || !r->ksyms.n)
+			note_ksyms_hidden(r, rc);
+		rc = 0;
+	}
 	if (procfs_self_vdso(&r->vdso, &r->vdso_size) < 0 || r->vdso_size > RP_IMAGE_MAX)
 		r->vdso = NULL;
 	r->cpus = calloc(r->ev.n_cpus ? r->ev.n_cpus : 1, sizeof(*r->cpus));
@@ -240,6 +280,11 @@ size_t recorder_n_cpus(const struct recorder *r)
 const char *recorder_note(const struct recorder *r, size_t i)
 {
 	return i < r->ev.n_notes ? r->ev.notes[i] : NULL;
+}
+
+const char *recorder_ksyms_hidden(const struct recorder *r)
+{
+	return r->ksyms_hidden;
 }
 
 const char *recorder_event_name(const struct recorder *r)
@@ -315,6 +360,8 @@ static void write_header(struct recorder *r)
 		   (e->o.target == RECORDER_COMMAND ? RP_HDR_COMMAND : 0);
 	if (r->ksyms.n)
 		h->flags |= r->enc ? RP_HDR_KSYMS_USED : RP_HDR_KSYMS;
+	else if (r->ksyms_hidden)
+		h->flags |= RP_HDR_KSYMS_HIDDEN;
 	h->realtime_offset = util_realtime_offset_ns();
 	h->clockid = CLOCK_MONOTONIC;
 	h->n_cpus_online = (uint32_t)sysconf(_SC_NPROCESSORS_ONLN);

@@ -74,6 +74,9 @@ size_t recorder_n_cpus(const struct recorder *r);
 /* One-line notes about choices made while opening (fallback event, capped frequency,
  * user-only mode, smaller rings); index past the end gives NULL. */
 const char *recorder_note(const struct recorder *r, size_t i);
+/* Kernel samples are recorded but kernel symbols could not be read (kernel.kptr_restrict
+ * without CAP_SYSLOG): the note that says why (also among the notes above), else NULL. */
+const char *recorder_ksyms_hidden(const struct recorder *r);
 /* The effective (first) event's name and sampling frequency (0 in period mode); the events
  * recorded, 0 .. recorder_n_events() - 1 (NULL past the end). */
 const char *recorder_event_name(const struct recorder *r);

@@ -114,6 +114,9 @@ enum {
 	RP_HDR_UNWIND = 1u << 9,     /* user stacks were unwound while recording (--call-graph
 				      * dwarf): each user callchain ends in an RP_CONTEXT_UNWIND
 				      * marker saying why it ends */
+	/* Kernel samples were allowed but /proc/kallsyms gave the recorder no addresses
+	 * (kernel.kptr_restrict without CAP_SYSLOG): kernel frames cannot be named. */
+	RP_HDR_KSYMS_HIDDEN = 1u << 12,
 };
 
 /*

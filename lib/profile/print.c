@@ -127,16 +127,66 @@ static void print_offcpu_header(FILE *f, const struct session_totals *t)
 		t->offcpu_dropped == 1 ? "" : "s");
 }
 
+/* --since/--until skipped some inputs: name what the report covers, not the first input. */
+static void print_covered(FILE *f, const char *first, size_t n_cov, size_t n_inputs)
+{
+	if (!n_cov) {
+		fprintf(f,
+			"# ringprof report of no recording: none of the %zu has samples in the "
+			"--since/--until window\n",
+			n_inputs);
+		return;
+	}
+	fprintf(f, "# ringprof report of %s", first);
+	if (n_cov > 1)
+		fprintf(f, " and %zu more recording%s", n_cov - 1, n_cov > 2 ? "s" : "");
+	fprintf(f, " (%zu of %zu recording%s %s samples in the --since/--until window)\n", n_cov,
+		n_inputs, n_inputs > 1 ? "s" : "", n_cov > 1 ? "have" : "has");
+}
+
+/* What the report is of: the inputs, or those the --since/--until window covers. */
+static void print_inputs(FILE *f, const char *const *inputs, size_t n_inputs, const char *cov,
+			 size_t n_cov)
+{
+	if (cov && n_cov < n_inputs) {
+		print_covered(f, cov, n_cov, n_inputs);
+		return;
+	}
+	fprintf(f, "# ringprof report of %s", inputs[0]);
+	if (n_inputs > 1)
+		fprintf(f, " and %zu more recording%s", n_inputs - 1, n_inputs > 2 ? "s" : "");
+	fputc('\n', f);
+}
+
+/* The first and last sample the --since/--until window kept, in local time. */
+static void print_window(FILE *f, uint64_t first, uint64_t last, int64_t realtime_offset)
+{
+	char a[64], b[64];
+	uint64_t t[2] = { first, last };
+	char *out[2] = { a, b };
+
+	for (int i = 0; i < 2; i++) {
+		int64_t ns = util_wall_ns(t[i], realtime_offset);
+		time_t sec = (time_t)(ns / 1000000000);
+		struct tm tm;
+		size_t n;
+
+		localtime_r(&sec, &tm);
+		n = strftime(out[i], sizeof(a), "%Y-%m-%d %H:%M:%S", &tm);
+		snprintf(out[i] + n, sizeof(a) - n, ".%03d", (int)(ns % 1000000000 / 1000000));
+	}
+	fprintf(f, "# window: samples from %s to %s\n", a, b);
+}
+
 void print_header(FILE *f, const struct session *s, const char *const *inputs, size_t n_inputs)
 {
 	const struct rp_header_rec *h = session_header(s);
 	const struct session_totals *t = session_totals(s);
 	double all = (double)t->samples + (double)t->lost; /* no wrap with absurd counts */
+	size_t n_cov;
+	const char *cov = session_covered(s, &n_cov);
 
-	fprintf(f, "# ringprof report of %s", inputs[0]);
-	if (n_inputs > 1)
-		fprintf(f, " and %zu more recording%s", n_inputs - 1, n_inputs > 2 ? "s" : "");
-	fputc('\n', f);
+	print_inputs(f, inputs, n_inputs, cov, n_cov);
 	if (h) {
 		int64_t ns = util_wall_ns(h->time, h->realtime_offset);
 		time_t sec = (time_t)(ns / 1000000000);
@@ -150,6 +200,8 @@ void print_header(FILE *f, const struct session *s, const char *const *inputs, s
 			h->arch, h->n_cpus_online);
 		fprintf(f, "# recorded: %s, %.3f s of samples\n", when,
 			t->t_last > t->t_first ? (double)(t->t_last - t->t_first) / 1e9 : 0.0);
+		if (cov && t->t_first)
+			print_window(f, t->t_first, t->t_last, h->realtime_offset);
 		if (h->hdr.size > sizeof(*h) && *cmd)
 			fprintf(f, "# command: %s\n", cmd);
 		/* With several events, the one this report is of. */
@@ -170,6 +222,10 @@ void print_header(FILE *f, const struct session *s, const char *const *inputs, s
 			: h->flags & RP_HDR_UNWIND ? ", callchains unwound while recording (dwarf)"
 						   : ", frame-pointer callchains",
 			h->flags & RP_HDR_KERNEL ? ", kernel and user" : ", user space only");
+		if ((h->flags & RP_HDR_KERNEL) && (h->flags & RP_HDR_KSYMS_HIDDEN))
+			fprintf(f, "# note: kernel symbols were hidden from the recorder "
+				   "(kernel.kptr_restrict without CAP_SYSLOG): kernel frames are "
+				   "[unknown]\n");
 	} else {
 		fprintf(f, "# header: lost (damaged first frame); host and event unknown\n");
 	}

@@ -30,6 +30,10 @@ struct session {
 	struct symstacks *ss;
 	struct replay *rp;
 	struct rp_header_rec *header;
+	/* With --since/--until: the first file with samples in the window, and how many had
+	 * some; the header above is that file's. */
+	char *covered;
+	size_t n_covered;
 	struct session_totals t;
 	struct stream *stream; /* session_stream(): NULL when aggregating */
 	struct session_event events[RP_MAX_EVENTS];
@@ -164,6 +168,7 @@ struct session *session_free(struct session *s)
 	ksymtab_free(s->ksyms);
 	symbolizer_free(s->symz);
 	free(s->header);
+	free(s->covered);
 	free(s);
 	return NULL;
 }
@@ -367,10 +372,38 @@ int session_stream(struct session *s, void (*fn)(void *arg, const struct session
 	return 0;
 }
 
+/* A NUL-terminated copy of a file's header (its command line is a string to the end). */
+static struct rp_header_rec *copy_header(const struct rp_header_rec *hdr)
+{
+	struct rp_header_rec *h = malloc(hdr->hdr.size + 1);
+
+	if (h) {
+		memcpy(h, hdr, hdr->hdr.size);
+		((char *)h)[hdr->hdr.size] = '\0';
+	}
+	return h;
+}
+
+/* PATH had samples in the --since/--until window: the report covers it, and the first
+ * such file's header is the one the report shows (not that of a file the window skips). */
+static void add_covered(struct session *s, const char *path, const struct rp_header_rec *hdr)
+{
+	struct rp_header_rec *h;
+
+	s->n_covered++;
+	if (s->covered || !(s->covered = strdup(path)))
+		return;
+	if (hdr && (h = copy_header(hdr))) {
+		free(s->header);
+		s->header = h;
+	}
+}
+
 int session_add_file(struct session *s, const char *path, char *why, size_t why_size)
 {
 	const struct rp_header_rec *hdr;
 	struct reader *r;
+	uint64_t in_window = s->t.samples_window;
 	int rc;
 
 	rc = reader_open(path, &r, why, why_size);
@@ -379,19 +412,19 @@ int session_add_file(struct session *s, const char *path, char *why, size_t why_
 	reader_set_warn(r, s->o.warn, s->o.warn_arg);
 	hdr = reader_header(r);
 	if (hdr && !s->header) {
-		s->header = malloc(hdr->hdr.size + 1);
+		s->header = copy_header(hdr);
 		if (!s->header) {
 			snprintf(why, why_size, "out of memory");
 			reader_free(r);
 			return -ENOMEM;
 		}
-		memcpy(s->header, hdr, hdr->hdr.size);
-		((char *)s->header)[hdr->hdr.size] = '\0';
 	}
 	merge_events(r, s->events, RP_MAX_EVENTS, &s->n_events);
 	if (s->stream)
 		preload(s, path);
 	rc = replay_file(s->rp, r, why, why_size);
+	if ((s->o.filter.have_since || s->o.filter.have_until) && s->t.samples_window > in_window)
+		add_covered(s, path, hdr);
 	reader_free(r);
 	return rc;
 }
@@ -448,6 +481,14 @@ int session_finish(struct session *s)
 const struct rp_header_rec *session_header(const struct session *s)
 {
 	return s->header;
+}
+
+const char *session_covered(const struct session *s, size_t *ret_n)
+{
+	*ret_n = s->n_covered;
+	if (!s->o.filter.have_since && !s->o.filter.have_until)
+		return NULL;
+	return s->covered ? s->covered : "";
 }
 
 const struct session_totals *session_totals(const struct session *s)

@@ -186,6 +186,10 @@ const struct rp_header_rec *session_header(const struct session *s); /* first fi
  * (NULL when none is). */
 const struct session_event *session_events(const struct session *s, size_t *ret_n);
 const struct session_event *session_selected_event(const struct session *s);
+/* With --since/--until: the first input that had samples in the window ("" when none had)
+ * and, in *ret_n, how many had some; session_header() is then that input's header. NULL
+ * without a window. */
+const char *session_covered(const struct session *s, size_t *ret_n);
 const struct session_totals *session_totals(const struct session *s);
 const struct session_row *session_rows(const struct session *s, size_t *ret_n);
 const uint32_t *session_stack(const struct session *s, uint32_t id, uint32_t *ret_n);
