@@ -373,6 +373,17 @@ static int add_event(struct args *a, const char *arg)
 
 /* One option into a; -h and -V end the program here. 0, or the exit status after saying
  * what is wrong. */
+/* The options without an argument that turn on a recorder option. */
+static void set_flag(struct args *a, int c)
+{
+	if (c == 'S')
+		a->o.switch_events = true;
+	else if (c == OPT_BUILDID_MMAP)
+		a->o.kernel_build_ids = true;
+	else
+		a->o.off_cpu = true; /* 'O' */
+}
+
 static int parse_option(struct args *a, int c, const char *arg)
 {
 	uint64_t v;
@@ -415,13 +426,9 @@ static int parse_option(struct args *a, int c, const char *arg)
 	case 'G':
 		return parse_call_graph(a, arg);
 	case 'S':
-		a->o.switch_events = true;
-		break;
 	case OPT_BUILDID_MMAP:
-		a->o.kernel_build_ids = true;
-		break;
 	case 'O':
-		a->o.off_cpu = true;
+		set_flag(a, c);
 		break;
 	case 'm':
 		if (util_parse_u64(arg, &v) < 0 || v == 0 || (v & (v - 1)) || v > (1u << 20)) {

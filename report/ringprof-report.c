@@ -75,8 +75,7 @@ static void usage(FILE *f)
 		"Damaged or truncated parts of a recording are skipped with a warning that says where;\n"
 		"everything intact is still used. The exit status is 1 only when nothing was usable.\n",
 		options_help_input, options_help_pprof, options_help_output, options_help_filters,
-		options_help_weight,
-		options_help_symbols);
+		options_help_weight, options_help_symbols);
 }
 
 static void on_warn(void *arg, const char *msg)
