@@ -30,8 +30,12 @@ check_grep '^ringprofd: error: cannot record: permission denied for system-wide 
 # CAP_PERFMON and the sysctl stays (paranoid >= 1 here; at 0 this part says nothing new).
 paranoid=$(cat /proc/sys/kernel/perf_event_paranoid)
 if [ "$paranoid" -ge 1 ] && command -v setpriv >/dev/null; then
-	chmod 755 "$T"
-	setpriv --reuid=65534 --regid=65534 --clear-groups "$SD" "$RP" record -a -e cpu-clock -d 1 -o "$T/u.data" 2>"$T/u.err" &&
+	# Copies nobody can run: the build tree may lie under a directory only root may enter.
+	U="$T/u"
+	mkdir -p "$U"
+	cp "$SD" "$top_builddir"/ringprof "$top_builddir"/ringprof-record "$top_builddir"/ringprof-unwind "$U/"
+	chmod 755 "$T" "$U"
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$U/seccomp-deny" "$U/ringprof" record -a -e cpu-clock -d 1 -o "$T/u.data" 2>"$T/u.err" &&
 		fail "an unprivileged record -a succeeded with paranoid $paranoid"
 	check_grep 'lacks CAP_PERFMON' "$T/u.err" "unprivileged under the filter: the privileges are what is missing, and it says so"
 	check_no_grep 'seccomp' "$T/u.err" "and it does not blame the filter"
