@@ -40,11 +40,11 @@ within 10 "$(folded_ms rp-piper wait_pipe waiting)" "$(truth rp-piper)" "rp-pipe
 within 10 "$(folded_ms rp-locker wait_mutex waiting)" "$(truth rp-locker)" "rp-locker's off-CPU ms in wait_mutex (a mutex held 30 ms)"
 within 10 "$(folded_ms rp-holder hold_lock waiting)" "$(truth rp-holder)" "rp-holder's off-CPU ms in hold_lock"
 # Full stacks through libc's wrappers (no frame pointers there) down to the kernel's schedule.
-check_grep "^rp-sleeper;clone3;start_thread;run;wait_sleep;(__)?nanosleep;clock_nanosleep[^;]*;.*schedule_\[k\];.*\[waiting\] [0-9]+$" \
+check_grep "^rp-sleeper;clone3;start_thread;run;wait_sleep;(sleep_ms;)?(__)?nanosleep;clock_nanosleep[^;]*;.*schedule_\[k\];.*\[waiting\] [0-9]+$" \
 	"$T/f.txt" "wait_sleep's stack: thread start, libc's nanosleep, the kernel, [waiting]"
 check_grep "^rp-locker;clone3;start_thread;run;wait_mutex;pthread_mutex_lock[^;]*;__(GI___)?lll_lock_wait;.*futex" \
 	"$T/f.txt" "wait_mutex's stack through pthread_mutex_lock and the futex"
-check_grep "^rp-piper;clone3;start_thread;run;wait_pipe;(__libc_)?read;.*pipe_read" "$T/f.txt" \
+check_grep "^rp-piper;clone3;start_thread;run;wait_pipe;(__interceptor_read[^;]*;)?(__libc_)?read;.*pipe_read" "$T/f.txt" \
 	"wait_pipe's stack through read into the pipe"
 # Preemption apart from waiting: the two spinners on one CPU are only ever preempted.
 check_eq "$(folded_ms rp-spin1 spin_contend waiting)" 0 "rp-spin1 never waits voluntarily"
