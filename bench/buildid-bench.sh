@@ -52,7 +52,7 @@ run rp "$RP" record -a -q -e cpu-clock -F 999 -o "$T/rp.data"
 run kern "$RP" record -a -q -e cpu-clock -F 999 --buildid-mmap -o "$T/kern.data"
 run perf perf record -a -q -e cpu-clock -F 999 -o "$T/perf.data"
 
-cpu() { awk '{ printf "%.2f", $1 + $2 }' "$T/$1.time"; }
+cpu() { tail -1 "$T/$1.time" | awk '{ printf "%.2f", $1 + $2 }'; }
 echo "$(machine_md)"
 echo
 echo "| run | processes started | recorder CPU (s) | CPU vs --buildid-mmap | CPU vs perf |"
@@ -62,8 +62,8 @@ for r in rp kern perf; do
 	printf '| %s | %s | %s | %s | %s |\n' \
 		"$(case $r in rp) echo 'ringprof record -a (helper reads build-ids)' ;; kern) echo 'ringprof record -a --buildid-mmap' ;; perf) echo 'perf record -a' ;; esac)" \
 		"$(cat "$T/$r.n")" "$c" \
-		"$(awk -v a="$c" -v b="$(cpu kern)" 'BEGIN { printf b > 0 ? "%.2fx" : "-", a / b }')" \
-		"$(awk -v a="$c" -v b="$(cpu perf)" 'BEGIN { printf b > 0 ? "%.2fx" : "-", a / b }')"
+		"$(awk -v a="$c" -v b="$(cpu kern)" 'BEGIN { if (b > 0) printf("%.2fx", a / b); else printf("-") }')" \
+		"$(awk -v a="$c" -v b="$(cpu perf)" 'BEGIN { if (b > 0) printf("%.2fx", a / b); else printf("-") }')"
 done
 
 # The delay from a file's first MMAP2 to its BUILDID record, in ms.
@@ -82,8 +82,9 @@ n=$(wc -l <"$T/lat")
 echo
 if [ "$n" -gt 0 ]; then
 	awk -v n="$n" '{ v[NR] = $1 } END {
-		printf "first MMAP2 -> BUILDID of a file: %d files, median %.2f ms, p95 %.2f ms, max %.2f ms\n",
-			n, v[int((n + 1) / 2)], v[int(n * 0.95) > 0 ? int(n * 0.95) : 1], v[n] }' "$T/lat"
+		p = int(n * 0.95); if (p < 1) p = 1
+		printf("first MMAP2 -> BUILDID of a file: %d files, median %.2f ms, p95 %.2f ms, max %.2f ms\n",
+			n, v[int((n + 1) / 2)], v[p], v[n]) }' "$T/lat"
 else
 	echo "first MMAP2 -> BUILDID: no file measured"
 fi
