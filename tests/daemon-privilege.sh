@@ -9,7 +9,7 @@
 #     callchains, kernel symbols, and the build-id of a binary in a 0700 directory
 #     under /home that another user runs (CAP_SYS_PTRACE, CAP_DAC_READ_SEARCH and
 #     /proc/PID/root at work). And each is needed: the recorder without CAP_PERFMON is
-#     refused -a, without CAP_SYS_PTRACE or CAP_DAC_READ_SEARCH it loses that build-id.
+#     refused -a, without CAP_DAC_READ_SEARCH it loses that build-id.
 #  3. Files: the daemon's directory and files give nothing to other users whatever the umask
 #     (0750 and 0640, the group being the daemon's: root under the unit), `ringprof record`
 #     writes 0600 even over a world-readable file and under umask 000, and an ordinary user
@@ -170,7 +170,12 @@ check_grep '^  kernel syms +[1-9][0-9]*( \(the ones samples hit, and their neigh
 	"and kernel symbols (CAP_SYSLOG)"
 check_no_grep 'kallsyms addresses were hidden' "$T/sb.stats" "kallsyms addresses were not hidden from it"
 "$RP" report -i "$D/$f" --dump >"$T/sb.dump" 2>/dev/null || fail "--dump of the sandboxed daemon's file"
-check_grep "^MMAP2 [0-9.]+ cpu=- pid=$WLPID .* build_id=$wl_bid path=$H/rp-workload$" "$T/sb.dump" \
+# MMAP2 names the file by inode; its build-id comes in a BUILDID record of that inode.
+wl_dev=$(stat -c %d "$H/rp-workload") wl_ino=$(stat -c %i "$H/rp-workload")
+wl_bidrec="^BUILDID .* maj=$((wl_dev >> 8)) min=$((wl_dev & 255)) ino=$wl_ino gen=[0-9]+ build_id=$wl_bid$"
+check_grep "^MMAP2 [0-9.]+ cpu=- pid=$WLPID .* ino=$wl_ino path=$H/rp-workload$" "$T/sb.dump" \
+	"another user's binary in a 0700 directory under the hidden /home is mapped"
+check_grep "$wl_bidrec" "$T/sb.dump" \
 	"the build-id of another user's binary in a 0700 directory under the hidden /home"
 "$RP" report -i "$D/$f" --pid "$WLPID" --sort sym --percent-limit 5 >"$T/sb.report" 2>/dev/null
 check_grep '^ +[0-9.]+% +[0-9.]+% \[\.\] hot_leaf$' "$T/sb.report" "the report of that process names its functions (hot_leaf)"
@@ -189,17 +194,21 @@ without() {
 without CAP_PERFMON
 check_grep 'permission denied for system-wide recording: kernel.perf_event_paranoid is [0-9]+ and this process lacks CAP_PERFMON' \
 	"$T/without-CAP_PERFMON.err" "without CAP_PERFMON: no system-wide recording"
-# Another user's binary in a 0700 directory: its build-id is read through /proc/PID/root
-# (CAP_SYS_PTRACE) and past the directory's mode (CAP_DAC_READ_SEARCH); its mappings
-# (/proc/PID/maps) are open to CAP_PERFMON on 6.x kernels.
+# Another user's binary in a 0700 directory: its mappings (/proc/PID/maps) are open to
+# CAP_PERFMON on 6.x kernels; its file is opened through /proc/PID/root (CAP_SYS_PTRACE) or, on
+# the host's mount namespace, by its path past the directory's mode (CAP_DAC_READ_SEARCH), the
+# inode checked either way. Without CAP_SYS_PTRACE the path still serves here (a file only a
+# container's mount namespace shows would be lost); without CAP_DAC_READ_SEARCH neither does.
 for c in CAP_SYS_PTRACE CAP_DAC_READ_SEARCH; do
 	without $c
 	check_grep '^SAMPLE ' "$T/without-$c.dump" "without $c: samples are recorded"
 	check_grep "^MMAP2 [0-9.]+ cpu=- pid=$WLPID .*path=$H/rp-workload$" "$T/without-$c.dump" \
 		"without $c: another user's mappings are recorded"
-	check_no_grep "^MMAP2 [0-9.]+ cpu=- pid=$WLPID .* build_id=$wl_bid path=$H/rp-workload$" "$T/without-$c.dump" \
-		"without $c: but not the build-id of that user's binary"
 done
+check_grep "$wl_bidrec" "$T/without-CAP_SYS_PTRACE.dump" \
+	"without CAP_SYS_PTRACE: the build-id is read by path (host mount namespace, inode checked)"
+check_no_grep "$wl_bidrec" "$T/without-CAP_DAC_READ_SEARCH.dump" \
+	"without CAP_DAC_READ_SEARCH: but not the build-id of that user's binary"
 if [ "$(cat /proc/sys/kernel/kptr_restrict)" = 0 ]; then
 	echo "# kernel.kptr_restrict is 0 here: /proc/kallsyms shows addresses without CAP_SYSLOG too"
 fi
