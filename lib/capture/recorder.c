@@ -93,32 +93,27 @@ static int add_to_epoll(struct recorder *r, char *why, size_t why_size)
 	return 0;
 }
 
-/* Wait on the helper's socket with the rings (again after it was restarted). */
-static void watch_helper(struct recorder *r)
+/* Wait on a helper's socket FD with the rings under TAG, again after the helper was restarted
+ * (its start count GEN changed; *WATCHED is the one in the set). */
+static void watch_fd(struct recorder *r, int fd, unsigned gen, unsigned *watched, uint64_t tag)
 {
-	struct epoll_event e = { .events = EPOLLIN, .data.u64 = RECORDER_TAG_UNWIND };
-	int fd = unwinder_fd(r->unw);
-	unsigned gen = unwinder_fd_gen(r->unw);
+	struct epoll_event e = { .events = EPOLLIN, .data.u64 = tag };
 
-	if (gen == r->unw_gen)
+	if (gen == *watched)
 		return;
-	r->unw_gen = gen; /* the old socket was closed, which took it out of the set */
+	*watched = gen; /* the old socket was closed, which took it out of the set */
 	if (fd >= 0)
 		epoll_ctl(r->epfd, EPOLL_CTL_ADD, fd, &e);
 }
 
-/* Wait on the build-id helper's socket with the rings (again after it was restarted). */
+static void watch_helper(struct recorder *r)
+{
+	watch_fd(r, unwinder_fd(r->unw), unwinder_fd_gen(r->unw), &r->unw_gen, RECORDER_TAG_UNWIND);
+}
+
 static void watch_bids(struct recorder *r)
 {
-	struct epoll_event e = { .events = EPOLLIN, .data.u64 = RECORDER_TAG_BIDS };
-	int fd = bids_fd(r->bids);
-	unsigned gen = bids_fd_gen(r->bids);
-
-	if (gen == r->bids_gen)
-		return;
-	r->bids_gen = gen;
-	if (fd >= 0)
-		epoll_ctl(r->epfd, EPOLL_CTL_ADD, fd, &e);
+	watch_fd(r, bids_fd(r->bids), bids_fd_gen(r->bids), &r->bids_gen, RECORDER_TAG_BIDS);
 }
 
 /* The build-ids of mapped files come from the helper; without it, a note says what reports
