@@ -18,7 +18,8 @@ wait_until 20 "samples recorded" samples_at_least 200
 kill -USR2 "$DPID"
 wait_until 20 "SIGUSR2 closes a file" n_closed_at_least 1
 check_eq "$(closed_files)" "${first%.partial}" "the first file got its final name"
-wait_until 10 "a new active file" test -n "$(partial_files)"
+has_partial() { [ -n "$(partial_files)" ]; } # looked at again on every try
+wait_until 10 "a new active file" has_partial
 second=$(partial_files)
 [ "$second" != "$first" ] || fail "no new active file after SIGUSR2"
 ok "SIGUSR2: a new active file $second"

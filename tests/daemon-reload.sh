@@ -51,7 +51,9 @@ sleep 0.3
 check_grep "^pid=$DPID READY=1 STATUS=recording [0-9]+ CPUs? at 110 Hz.*; last reload rejected: $C:5: Frequency=many" \
 	"$NLOG" "STATUS= keeps the running frequency and says why the reload was rejected"
 kill -USR2 "$DPID"
-wait_until 10 "a rotation after the rejected reload" test "$(partial_files)" != "$active"
+# A function, so that the active file is looked at again on every try.
+rotated_from() { [ "$(partial_files)" != "$1" ]; }
+wait_until 10 "a rotation after the rejected reload" rotated_from "$active"
 sleep 0.3
 last_status >"$T/st"
 check_grep '; last reload rejected: ' "$T/st" "the rejection stays in STATUS= after other updates"
