@@ -149,6 +149,8 @@ static void on_build_id(void *arg, uint32_t maj, uint32_t min, uint64_t ino, con
 static int start_unwinder(struct recorder *r, char *why, size_t why_size)
 {
 	char note[300];
+	bool cache = r->ev.o.unwind_cache != NULL;
+
 	r->unw = unwinder_new(note, sizeof(note));
 	if (!r->unw) {
 		snprintf(why, why_size, "out of memory");
@@ -156,14 +158,18 @@ static int start_unwinder(struct recorder *r, char *why, size_t why_size)
 	}
 	if (note[0])
 		evset_note(&r->ev, "user stacks are walked by frame pointers only: %s", note);
-	if (r->ev.o.unwind_cache && unwinder_cache(r->unw, r->ev.o.unwind_cache,
-						   r->ev.o.unwind_cache_max, note, sizeof(note)) < 0)
+	if (cache && unwinder_cache(r->unw, r->ev.o.unwind_cache, r->ev.o.unwind_cache_max, note,
+				    sizeof(note)) < 0) {
 		evset_note(&r->ev, "unwind tables are not kept on disk: %s", note);
+		cache = false;
+	}
 	r->unw_gen = 0;
 	watch_helper(r);
 	if (bids_fd(r->bids) >= 0) {
 		bids_set_listener(r->bids, on_build_id, r);
-		unwinder_wait_build_ids(r->unw);
+		/* Only a disk cache, looked up by build-id, is worth waiting for the build-id. */
+		if (cache)
+			unwinder_wait_build_ids(r->unw);
 	}
 	return 0;
 }

@@ -73,9 +73,10 @@ void unwinder_poll(struct unwinder *u, bool readable);
 /* A drain pass ended: processes that exited two passes ago are forgotten. */
 void unwinder_pass(struct unwinder *u);
 
-/* Build-ids of files that MMAP2 names by inode will come (unwinder_learn_build_id()): a new
- * such object waits for its build-id (1 s at most) before its table is built, so that the
- * disk cache is looked in first. */
+/* Build-ids of files that MMAP2 names by inode will come (unwinder_learn_build_id()) and
+ * tables are kept on disk by build-id (unwinder_cache()): a new such object waits for its
+ * build-id (1 s at most) before its table is built, so that the disk cache is looked in first.
+ * Without a disk cache nothing waits: tables of short-lived processes come sooner. */
 void unwinder_wait_build_ids(struct unwinder *u);
 /* The build-id of the file with inode INO on MAJ:MIN, read by the build-id helper (LEN 0: it
  * has none, or it could not be read): an object that named its file by inode takes it (its
