@@ -51,8 +51,9 @@ mkdir -p "$D"
 DPID=
 CHURN=
 cleanup() {
-	[ -n "$CHURN" ] && kill "$CHURN" 2>/dev/null
-	[ -n "$DPID" ] && kill -9 "$DPID" 2>/dev/null
+	# set -e holds here too: a process already gone must not stop the cleanup.
+	[ -z "$CHURN" ] || kill "$CHURN" 2>/dev/null || true
+	[ -z "$DPID" ] || kill -9 "$DPID" 2>/dev/null || true
 	wait 2>/dev/null || true
 	if [ -n "${KEEP:-}" ]; then echo "kept: $T"; else rm -rf "$T"; fi
 }
