@@ -985,5 +985,7 @@ int main(int argc, char **argv)
 	store_close(&d->store);
 	close(d->sfd);
 	free(d->cmdline);
+	for (size_t i = 0; i < d->n_notes; i++)
+		free(d->notes[i]);
 	return 0;
 }

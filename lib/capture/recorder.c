@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -58,6 +59,7 @@ struct recorder {
 	uint64_t t_restack; /* when stacks and kernel symbols were last defined again */
 	struct ksyms ksyms;
 	const char *ksyms_hidden; /* why kernel symbols could not be read, or NULL */
+	bool pidns;		  /* in a PID namespace other than the initial one */
 	const void *vdso;	  /* this process's vdso image, written into every file; or NULL */
 	size_t vdso_size;
 	struct encoder *enc;  /* NULL: samples are stored as the kernel wrote them */
@@ -209,6 +211,27 @@ static void note_ksyms_hidden(struct recorder *r, int err)
 	r->ksyms_hidden = r->ev.n_notes > n ? r->ev.notes[n] : "kernel symbols are hidden";
 }
 
+/* The initial PID namespace's inode number, fixed by the kernel (PROC_PID_INIT_INO) since
+ * Linux 3.8. NSpid: in /proc/self/status cannot tell: a container's own /proc shows one entry
+ * there too. */
+#define PID_INIT_INO 0xEFFFFFFCu
+
+/* In a container's PID namespace the kernel gives every task outside it as pid 0: say so. */
+static void check_pidns(struct recorder *r)
+{
+	struct stat st;
+
+	/* Only a system-wide recording sees tasks outside its namespace. */
+	if (r->ev.o.target != RECORDER_SYSTEM || stat("/proc/self/ns/pid", &st) < 0 ||
+	    st.st_ino == PID_INIT_INO)
+		return;
+	r->pidns = true;
+	evset_note(&r->ev, "recording in a PID namespace other than the host's (a container): the "
+			   "kernel gives tasks outside it as pid 0; their side-band is dropped and "
+			   "reports show their samples as [outside the PID namespace]; record from "
+			   "the host's PID namespace to see them");
+}
+
 int recorder_new(const struct recorder_opts *o, struct recorder **ret, char *why, size_t why_size)
 {
 	struct recorder *r = calloc(1, sizeof(*r));
@@ -233,6 +256,7 @@ int recorder_new(const struct recorder_opts *o, struct recorder **ret, char *why
 			note_ksyms_hidden(r, rc);
 		rc = 0;
 	}
+	check_pidns(r);
 	if (procfs_self_vdso(&r->vdso, &r->vdso_size) < 0 || r->vdso_size > RP_IMAGE_MAX)
 		r->vdso = NULL;
 	r->cpus = calloc(r->ev.n_cpus ? r->ev.n_cpus : 1, sizeof(*r->cpus));
@@ -363,6 +387,8 @@ static void write_header(struct recorder *r)
 		h->flags |= r->enc ? RP_HDR_KSYMS_USED : RP_HDR_KSYMS;
 	else if (r->ksyms_hidden)
 		h->flags |= RP_HDR_KSYMS_HIDDEN;
+	if (r->pidns)
+		h->flags |= RP_HDR_PIDNS;
 	h->realtime_offset = util_realtime_offset_ns();
 	h->clockid = CLOCK_MONOTONIC;
 	h->n_cpus_online = (uint32_t)sysconf(_SC_NPROCESSORS_ONLN);
@@ -629,6 +655,8 @@ static bool take_record(struct recorder *r, size_t ci, const struct perf_event_h
 		n->unthrottles++;
 		break;
 	default: /* side-band: the unwinder follows the processes' mappings */
+		if (perfrec_pid0_side_band(h))
+			return true; /* a task outside our PID namespace, not the idle task */
 		if (h->type == PERF_RECORD_MMAP2 && (h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) &&
 		    !r->ev.build_id)
 			h = unlabel_mmap2(r, h);

@@ -117,6 +117,9 @@ enum {
 	/* Kernel samples were allowed but /proc/kallsyms gave the recorder no addresses
 	 * (kernel.kptr_restrict without CAP_SYSLOG): kernel frames cannot be named. */
 	RP_HDR_KSYMS_HIDDEN = 1u << 12,
+	/* Recorded in a PID namespace other than the initial one: tasks outside it have pid 0
+	 * in the samples, and their side-band was dropped. */
+	RP_HDR_PIDNS = 1u << 13,
 };
 
 /*

@@ -525,3 +525,28 @@ void perfrec_mmap2_write(void *dst, size_t size, uint64_t st, const struct perfr
 	memcpy(p + 68, &m->flags, 4);
 	memcpy(p + 72, m->path, strlen(m->path));
 }
+
+bool perfrec_pid0_side_band(const struct perf_event_header *h)
+{
+	uint32_t v[4];
+
+	switch (h->type) {
+	case PERF_RECORD_COMM:
+	case PERF_RECORD_MMAP:
+	case PERF_RECORD_MMAP2:
+	case PERF_RECORD_NAMESPACES:
+		/* u32 pid, tid first */
+		if (h->size < sizeof(*h) + 8)
+			return false;
+		memcpy(v, h + 1, 8);
+		return v[0] == 0 && v[1] == 0;
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT:
+		/* u32 pid, ppid, tid, ptid */
+		if (h->size < sizeof(*h) + 16)
+			return false;
+		memcpy(v, h + 1, 16);
+		return v[0] == 0 && v[2] == 0;
+	}
+	return false;
+}

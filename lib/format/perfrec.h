@@ -198,4 +198,10 @@ const char *perfrec_type_name(uint32_t type);
  * end (the start of the trailer); NULL when it does not. */
 const char *perfrec_string(const struct perf_event_header *h, size_t off, size_t end);
 
+/* A COMM, MMAP, MMAP2, FORK, EXIT or NAMESPACES record whose task is pid 0, tid 0. The
+ * kernel gives tasks outside the recorder's PID namespace as pid 0; the idle task, the only
+ * real pid 0, has no side-band of its own. Such records would rename and map the idle task
+ * after other processes: recorder and report drop them. */
+bool perfrec_pid0_side_band(const struct perf_event_header *h);
+
 #endif

@@ -178,6 +178,19 @@ static void print_window(FILE *f, uint64_t first, uint64_t last, int64_t realtim
 	fprintf(f, "# window: samples from %s to %s\n", a, b);
 }
 
+/* What the recorder could not see, from the header's flags. */
+static void print_recorded_notes(FILE *f, const struct rp_header_rec *h)
+{
+	if ((h->flags & RP_HDR_KERNEL) && (h->flags & RP_HDR_KSYMS_HIDDEN))
+		fprintf(f, "# note: kernel symbols were hidden from the recorder "
+			   "(kernel.kptr_restrict without CAP_SYSLOG): kernel frames are "
+			   "[unknown]\n");
+	if (h->flags & RP_HDR_PIDNS)
+		fprintf(f, "# note: recorded inside a PID namespace (a container): tasks "
+			   "outside it have no pid there; their samples are shown as "
+			   "[outside the PID namespace]\n");
+}
+
 void print_header(FILE *f, const struct session *s, const char *const *inputs, size_t n_inputs)
 {
 	const struct rp_header_rec *h = session_header(s);
@@ -222,10 +235,7 @@ void print_header(FILE *f, const struct session *s, const char *const *inputs, s
 			: h->flags & RP_HDR_UNWIND ? ", callchains unwound while recording (dwarf)"
 						   : ", frame-pointer callchains",
 			h->flags & RP_HDR_KERNEL ? ", kernel and user" : ", user space only");
-		if ((h->flags & RP_HDR_KERNEL) && (h->flags & RP_HDR_KSYMS_HIDDEN))
-			fprintf(f, "# note: kernel symbols were hidden from the recorder "
-				   "(kernel.kptr_restrict without CAP_SYSLOG): kernel frames are "
-				   "[unknown]\n");
+		print_recorded_notes(f, h);
 	} else {
 		fprintf(f, "# header: lost (damaged first frame); host and event unknown\n");
 	}

@@ -46,7 +46,7 @@ struct replay {
 		uint32_t pid, tid;
 		int64_t comm, task;
 		uint64_t pgen; /* procmodel_gen() of pid */
-	} memo[64];
+	} memo[64], outside;   /* outside: see outside_task() */
 	/* per-file state */
 	uint64_t sample_type;
 	uint64_t since, until;	      /* CLOCK_MONOTONIC ns of the file being read */
@@ -221,12 +221,59 @@ static int64_t locate(struct replay *rp, int32_t pid, bool kernel, uint64_t addr
 
 /* The sample's thread: from the CPU's memo when the same thread ran there last and the model
  * has not changed since, else looked up and remembered. NULL when out of memory. */
+/* The label of samples of tasks outside the recorder's PID namespace. */
+#define OUTSIDE_PIDNS_COMM "[outside the PID namespace]"
+/* A pseudo-thread of the process model that carries that label (real tids are positive). */
+#define OUTSIDE_PIDNS_TID (-2)
+
+/* Pid 0 running user code is not the idle task, which never does: it is a task outside the
+ * recorder's PID namespace, which the kernel gives as pid 0 there. */
+static bool outside_pidns(const struct perfrec_sample *smp)
+{
+	if (smp->id.pid || smp->id.tid)
+		return false;
+	if ((smp->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_USER)
+		return true;
+	for (uint64_t i = 0; i < smp->nr; i++) {
+		uint64_t v;
+
+		memcpy(&v, smp->ips + i, sizeof(v));
+		if (v == PERF_CONTEXT_USER)
+			return true;
+	}
+	return false;
+}
+
+/* Such a sample's task: pid 0 under the label above, apart from the idle task's. The label
+ * is interned once (comm ids stay valid for the session). */
+static const struct task_memo *outside_task(struct replay *rp)
+{
+	struct task_memo *memo = &rp->outside;
+
+	if (!memo->version) {
+		int64_t comm;
+
+		if (procmodel_comm(rp->pm, OUTSIDE_PIDNS_TID, OUTSIDE_PIDNS_TID, OUTSIDE_PIDNS_COMM,
+				   false) < 0)
+			return NULL;
+		comm = procmodel_comm_id(rp->pm, OUTSIDE_PIDNS_TID, OUTSIDE_PIDNS_TID);
+		if (comm < 0)
+			return NULL;
+		*memo = (struct task_memo){ .version = 1, .comm = comm };
+	}
+	memo->task = aggregate_add_task(rp->agg, 0, 0, (uint32_t)memo->comm);
+	memo->pgen = procmodel_gen(rp->pm, 0);
+	return memo->task < 0 ? NULL : memo;
+}
+
 static const struct task_memo *sample_task(struct replay *rp, const struct perfrec_sample *smp)
 {
 	struct task_memo *memo = &rp->memo[smp->id.cpu & 63];
 	int32_t pid = (int32_t)smp->id.pid, tid = (int32_t)smp->id.tid;
 	int64_t comm, task;
 
+	if (outside_pidns(smp))
+		return outside_task(rp);
 	if (memo->version == procmodel_version(rp->pm) && memo->pid == smp->id.pid &&
 	    memo->tid == smp->id.tid)
 		return memo;
@@ -569,6 +616,8 @@ static void on_record(struct replay *rp, const struct perf_event_header *h)
 	struct rp_cpu_stats_rec cs;
 	struct perfrec_lost l;
 
+	if (perfrec_pid0_side_band(h))
+		return; /* a task outside the recorder's PID namespace, not the idle task */
 	switch (h->type) {
 	case PERF_RECORD_SAMPLE:
 		on_sample(rp, h);
