@@ -46,10 +46,23 @@ until=$(awk -v b="$b" -v h="$h1" 'BEGIN { printf "+%.9f", b - h }')
 "$RP" report --dir "$D" --no-children --since "$since" --until "$until" >"$T/wm" || fail "middle window"
 got=$(sed -n 's/^# samples: \([0-9]*\) of.*/\1/p' "$T/wm")
 check_range "$got" $((want - 1)) $((want + 1)) "a window inside one recording returns the samples in it ($want by the dump)"
-# -DUR counts back from the end of the last recording.
-"$RP" report --dir "$D" --no-children --since -0.3s >"$T/tail" || fail "--since -0.3s"
+# -DUR counts back from the end of the last recording: its last record, which can come after
+# its last sample (the recorder stops after the command, build-ids can arrive late).
+# tail_window DUMP: "DUR WANT", a DUR that reaches back to the middle of DUMP's samples and how
+# many samples that keeps by the dump.
+tail_window() {
+	awk '/^SAMPLE/ { t[n++] = $2 }
+		$2 ~ /^[0-9]+\.[0-9]+$/ && $2 > z { z = $2 }
+		END { d = z - (t[0] + t[n - 1]) / 2; c = z - d
+			for (i = 0; i < n; i++) k += t[i] >= c
+			printf "%.6f %d\n", d, k }' "$1"
+}
+read -r dur want < <(tail_window "$(ls "$D"/*0003.data.partial.dump)")
+"$RP" report --dir "$D" --no-children --since "-${dur}s" >"$T/tail" || fail "--since -${dur}s"
 tail_n=$(sed -n 's/^# samples: \([0-9]*\) of.*/\1/p' "$T/tail")
-check_range "${tail_n:-0}" 1 $((n[2] - 1)) "--since -0.3s keeps only the end of the last recording"
+check_range "${tail_n:-0}" $((want - 1)) $((want + 1)) \
+	"--since -${dur}s keeps only the end of the last recording ($want of ${n[2]} samples by the dump)"
+check_range "$want" 1 $((n[2] - 1)) "and that is part of the last recording, not all of it"
 "$RP" report --dir "$D" --since "2001-01-01 00:00" --until "2001-01-02 00:00" >"$T/none" || fail "empty window"
 check_grep '^# samples: 0,' "$T/none" "a window before every recording has no samples, and no file is read"
 "$RP" report --dir "$T/nothing-here" >"$T/nodir" 2>&1
@@ -66,9 +79,11 @@ newest=$("$RP" report -i "$M/ringprof-20261231T235959Z-9999.data" --no-children 
 "$RP" report --dir "$M" --no-children >"$T/many.out" 2>"$T/many.err" || fail "--dir with 300 recordings: $(cat "$T/many.err")"
 check_grep '^# ringprof report of .*-0001.data and 299 more recordings$' "$T/many.out" "--dir reads all 300 recordings"
 check_grep "^# samples: $((n[0] * 299 + newest)), " "$T/many.out" "every sample of them, the newest recording's $newest too"
-"$RP" report --dir "$M" --no-children --since -0.2s >"$T/many.tail" 2>&1 || fail "--dir --since -0.2s"
+"$RP" report -i "$M/ringprof-20261231T235959Z-9999.data" --dump >"$T/newest.dump" 2>&1
+read -r dur want < <(tail_window "$T/newest.dump")
+"$RP" report --dir "$M" --no-children --since "-${dur}s" >"$T/many.tail" 2>&1 || fail "--dir --since -${dur}s"
 tail_n=$(sed -n 's/^# samples: \([0-9]*\) of.*/\1/p' "$T/many.tail")
-check_range "${tail_n:-0}" 1 "$newest" "--since -0.2s finds the last 0.2 s in the newest file"
+check_range "${tail_n:-0}" $((want - 1)) $((want + 1)) "--since -${dur}s finds the end of the newest file ($want of $newest samples by the dump)"
 # An empty --dir is an error, not a report of whatever ./ringprof.data is.
 mkdir -p "$T/empty" "$T/cwd"
 cp "$D/ringprof-20261121T000000Z-0001.data" "$T/cwd/ringprof.data"
