@@ -78,7 +78,7 @@ static void test_exit(void)
 {
 	test_ctx = "exit: forgotten two passes later";
 	addrspace_mmap(&as, 30, 0x1000, 0x2000, 0, 1, 100);
-	addrspace_exit(&as, 30, 5);
+	addrspace_exit(&as, 30, 5, 200);
 	addrspace_reap(&as, 6);
 	CHECK_INT(obj_at(30, 0x1000), 1); /* samples in other rings still find it */
 	addrspace_reap(&as, 7);
@@ -89,11 +89,49 @@ static void test_exit(void)
 	for (uint32_t pid = 1000; pid < 3000; pid++)
 		addrspace_mmap(&as, pid, 0x1000, 0x2000, 0, pid, 100);
 	for (uint32_t pid = 1000; pid < 3000; pid += 2)
-		addrspace_exit(&as, pid, 10);
+		addrspace_exit(&as, pid, 10, 200);
 	addrspace_reap(&as, 12);
 	for (uint32_t pid = 1000; pid < 3000; pid++)
 		if (!CHECK_INT(obj_at(pid, 0x1000), pid % 2 ? (long)pid : -1L))
 			break;
+	CHECK_U64(as.nomem, 0);
+}
+
+/* A short process forked on one CPU and run and ended on another: its exec, mappings and exit
+ * can all be drained before its fork. The fork must not bring it back to life, or every such
+ * process stays in the table for good (ringprofd under churn grew by 1 MiB per 3000). */
+static void test_exit_before_fork(void)
+{
+	size_t before;
+
+	test_ctx = "exit drained before the fork: the process stays dead and is forgotten";
+	addrspace_mmap(&as, 40, 0x1000, 0x2000, 0, 1, 100); /* the shell */
+	before = as.n_procs;
+	addrspace_exec(&as, 41, 120);
+	addrspace_mmap(&as, 41, 0x4000, 0x5000, 0, 5, 121);
+	addrspace_exit(&as, 41, 20, 130);
+	addrspace_fork(&as, 41, 40, 110);
+	CHECK_INT(obj_at(41, 0x4000), 5); /* samples drained later still find it */
+	addrspace_reap(&as, 22);
+	CHECK(addrspace_find(&as, 41) == NULL);
+	CHECK_U64(as.n_procs, before);
+
+	test_ctx = "only the exit drained before the fork";
+	addrspace_exit(&as, 42, 20, 130);
+	addrspace_fork(&as, 42, 40, 110);
+	addrspace_reap(&as, 22);
+	CHECK(addrspace_find(&as, 42) == NULL);
+	CHECK_U64(as.n_procs, before);
+
+	test_ctx = "a pid used again after an exit: the new process has only its parent's mappings";
+	addrspace_exec(&as, 43, 120);
+	addrspace_mmap(&as, 43, 0x4000, 0x5000, 0, 5, 121);
+	addrspace_exit(&as, 43, 20, 130);
+	addrspace_fork(&as, 43, 40, 140);
+	CHECK_INT(obj_at(43, 0x4000), -1);
+	CHECK_INT(obj_at(43, 0x1000), 1);
+	addrspace_reap(&as, 22);
+	CHECK_INT(obj_at(43, 0x1000), 1); /* alive */
 	CHECK_U64(as.nomem, 0);
 }
 
@@ -103,6 +141,7 @@ int main(void)
 	test_basic();
 	test_fork_exec();
 	test_exit();
+	test_exit_before_fork();
 	addrspace_done(&as);
 	return check_done("test-addrspace");
 }

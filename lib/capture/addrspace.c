@@ -188,13 +188,22 @@ void addrspace_fork(struct addrspace *as, uint32_t pid, uint32_t ppid, uint64_t 
 
 	if (pid == ppid || !parent)
 		return;
+	child = addrspace_find(as, pid);
+	if (child && child->dead && child->exit_time >= time)
+		return; /* its exit, from another CPU's ring, came first: it stays dead */
+	if (child && child->dead) {
+		/* The pid was used again: nothing of the dead process holds for the new one. */
+		child->n = 0;
+		child->exec_time = 0;
+		child->dead = 0;
+		child->exit_time = 0;
+	}
 	child = get_proc(as, pid);
 	parent = addrspace_find(as, ppid); /* the table may have moved */
 	if (!child || !parent) {
 		as->nomem++;
 		return;
 	}
-	child->dead = 0;
 	for (size_t i = 0; i < parent->n; i++) {
 		const struct as_map *m = &parent->maps[i];
 
@@ -226,12 +235,17 @@ void addrspace_exec(struct addrspace *as, uint32_t pid, uint64_t time)
 	p->n = w;
 }
 
-void addrspace_exit(struct addrspace *as, uint32_t pid, uint32_t pass)
+void addrspace_exit(struct addrspace *as, uint32_t pid, uint32_t pass, uint64_t time)
 {
-	struct as_proc *p = addrspace_find(as, pid);
+	/* Also for a pid not known yet: its fork may still be in another CPU's ring. */
+	struct as_proc *p = get_proc(as, pid);
 
-	if (p)
-		p->dead = pass ? pass : 1;
+	if (!p) {
+		as->nomem++;
+		return;
+	}
+	p->dead = pass ? pass : 1;
+	p->exit_time = time ? time : 1;
 }
 
 void addrspace_reap(struct addrspace *as, uint32_t pass)

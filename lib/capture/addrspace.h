@@ -20,6 +20,7 @@ struct as_map {
 struct as_proc {
 	uint32_t pid;
 	uint32_t dead;	     /* the drain pass in which its EXIT was seen; 0 while alive */
+	uint64_t exit_time;  /* of its EXIT record, 0 while alive */
 	uint64_t exec_time;  /* of its last exec: older mappings are gone */
 	struct as_map *maps; /* sorted by start, not overlapping */
 	size_t n, cap;
@@ -48,9 +49,11 @@ void addrspace_mmap(struct addrspace *as, uint32_t pid, uint64_t start, uint64_t
 void addrspace_fork(struct addrspace *as, uint32_t pid, uint32_t ppid, uint64_t time);
 /* pid execs a new program at time: its mappings older than that are gone. */
 void addrspace_exec(struct addrspace *as, uint32_t pid, uint64_t time);
-/* pid exited in drain pass `pass`: forgotten by addrspace_reap() a pass later, so that
- * samples still in other CPUs' rings find its mappings. */
-void addrspace_exit(struct addrspace *as, uint32_t pid, uint32_t pass);
+/* pid exited at time, seen in drain pass `pass`: forgotten by addrspace_reap() a pass later,
+ * so that samples still in other CPUs' rings find its mappings. An exit drained before the
+ * process's fork (another CPU's ring) is remembered too, so that the older fork does not
+ * bring the process back to life. */
+void addrspace_exit(struct addrspace *as, uint32_t pid, uint32_t pass, uint64_t time);
 void addrspace_reap(struct addrspace *as, uint32_t pass);
 
 #endif

@@ -354,7 +354,7 @@ void unwinder_side_band(struct unwinder *u, const struct perf_event_header *h, u
 	struct perfrec_id id = { 0 };
 
 	if (h->type == PERF_RECORD_MMAP2 || h->type == PERF_RECORD_FORK ||
-	    h->type == PERF_RECORD_COMM)
+	    h->type == PERF_RECORD_EXIT || h->type == PERF_RECORD_COMM)
 		perfrec_parse_id(h, sample_type, &id);
 	switch (h->type) {
 	case PERF_RECORD_MMAP2:
@@ -369,7 +369,7 @@ void unwinder_side_band(struct unwinder *u, const struct perf_event_header *h, u
 		break;
 	case PERF_RECORD_EXIT:
 		if (perfrec_parse_task(h, &t) == 0 && t.pid == t.tid)
-			addrspace_exit(&u->as, t.pid, u->pass);
+			addrspace_exit(&u->as, t.pid, u->pass, id.time);
 		break;
 	case PERF_RECORD_COMM:
 		if (perfrec_parse_comm(h, sample_type, &c) == 0 && c.exec)
