@@ -52,6 +52,7 @@ static const struct key keys[] = {
 	{ "CallChain", K_BOOL, F(callchain), "yes", 0, 0 },
 	{ "UserStackSize", K_SIZE, F(stack_size), "8K", 0, 65528 },
 	{ "UnwindCache", K_CACHE, F(unwind_cache), "", 0, 0 },
+	{ "UnwindMemory", K_SIZE, F(unwind_memory), "64M", 1024 * 1024, 0 },
 	{ "SwitchEvents", K_BOOL, F(switch_events), "no", 0, 0 },
 	{ "BuildIdMmap", K_BOOL, F(buildid_mmap), "no", 0, 0 },
 	{ "RingPages", K_PAGES, F(ring_pages), "128", 1, 65536 },
@@ -581,6 +582,11 @@ void conf_print(const struct conf *c, FILE *f)
 	fprintf(f, "CallChain=%s\n", c->callchain ? "yes" : "no");
 	fprintf(f, "UserStackSize=%llu\n", (unsigned long long)c->stack_size);
 	fprintf(f, "UnwindCache=%s\n", c->unwind_cache[0] ? c->unwind_cache : "no");
+	{
+		struct conf_size s = { .bytes = c->unwind_memory };
+
+		fprintf(f, "UnwindMemory=%s\n", conf_format_size(&s, a, sizeof(a)));
+	}
 	fprintf(f, "SwitchEvents=%s\n", c->switch_events ? "yes" : "no");
 	fprintf(f, "BuildIdMmap=%s\n", c->buildid_mmap ? "yes" : "no");
 	fprintf(f, "RingPages=%u\n", c->ring_pages);
@@ -614,7 +620,8 @@ bool conf_recording_differs(const struct conf *a, const struct conf *b)
 {
 	return strcmp(a->event, b->event) || a->frequency != b->frequency ||
 	       a->callchain != b->callchain || a->stack_size != b->stack_size ||
-	       strcmp(a->unwind_cache, b->unwind_cache) || a->switch_events != b->switch_events ||
-	       a->buildid_mmap != b->buildid_mmap || a->ring_pages != b->ring_pages ||
-	       strcmp(a->cpus, b->cpus) || a->flush_ns != b->flush_ns;
+	       strcmp(a->unwind_cache, b->unwind_cache) || a->unwind_memory != b->unwind_memory ||
+	       a->switch_events != b->switch_events || a->buildid_mmap != b->buildid_mmap ||
+	       a->ring_pages != b->ring_pages || strcmp(a->cpus, b->cpus) ||
+	       a->flush_ns != b->flush_ns;
 }

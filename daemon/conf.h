@@ -29,6 +29,7 @@ struct conf {
 	bool callchain;
 	uint64_t stack_size; /* user stack bytes copied and unwound per sample; 0: frame pointers */
 	char unwind_cache[PATH_MAX]; /* where unwind tables are kept; "": nowhere */
+	uint64_t unwind_memory;	     /* bytes of unwind tables in memory at most */
 	bool switch_events;
 	bool buildid_mmap; /* the kernel writes build-ids into MMAP2 (breaks other perf users) */
 	unsigned int ring_pages; /* per CPU, a power of two */

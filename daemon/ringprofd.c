@@ -228,6 +228,7 @@ static int rec_open(struct daemon *d, const struct conf *c, struct rec *ret, cha
 	/* Unwind tables outlive restarts in the cache directory, apart from the recordings. */
 	o.unwind_cache = c->unwind_cache[0] ? c->unwind_cache : NULL;
 	o.unwind_cache_max = UNWIND_CACHE_MAX;
+	o.unwind_memory = c->unwind_memory;
 	r = recorder_new(&o, &x.r, why, why_size);
 	if (r < 0) {
 		free(x.cpus);

@@ -36,7 +36,13 @@
 enum { TAG_SIGNAL = 1, TAG_PIDFD = 2 };
 
 /* Long options without a short one (beyond any character). */
-enum { OPT_MAX_SIZE = 256, OPT_SWITCH_OUTPUT, OPT_SWITCH_MAX_FILES, OPT_BUILDID_MMAP };
+enum {
+	OPT_MAX_SIZE = 256,
+	OPT_SWITCH_OUTPUT,
+	OPT_SWITCH_MAX_FILES,
+	OPT_BUILDID_MMAP,
+	OPT_UNWIND_MEMORY
+};
 
 /* --switch-output: when the recording continues in a new file. */
 enum switch_mode { SWITCH_NONE, SWITCH_SIGNAL, SWITCH_SIZE, SWITCH_TIME };
@@ -136,6 +142,9 @@ static void usage(FILE *f)
 		"                         .eh_frame, and stores only the return addresses; 'fp'\n"
 		"                         follows frame pointers (cheaper; code built without them,\n"
 		"                         such as most of Debian's libraries, loses its callers)\n"
+		"      --unwind-memory SIZE  with dwarf: unwind tables kept in memory at most\n"
+		"                         (default 64M); the least recently used are dropped and\n"
+		"                         built again when needed\n"
 		"      --switch-events    record context switches (SWITCH records)\n"
 		"      --buildid-mmap     let the kernel put build-ids in MMAP2 records (by\n"
 		"                         default the helper reads them from the files): on\n"
@@ -368,6 +377,20 @@ static int add_event(struct args *a, const char *arg)
 	}
 	snprintf(a->events + len, sizeof(a->events) - len, "%s%s", len ? "," : "", arg);
 	a->o.event = a->events;
+	return 0;
+}
+
+/* --unwind-memory SIZE. 0, or the exit status (said). */
+static int parse_unwind_memory(struct args *a, const char *arg)
+{
+	if (util_parse_size(arg, &a->o.unwind_memory) < 0 || a->o.unwind_memory < (1u << 20)) {
+		fprintf(stderr,
+			PROG
+			": invalid --unwind-memory '%s' (bytes with a unit K, M or G, at least "
+			"1M)\n",
+			arg);
+		return EXIT_USAGE;
+	}
 	return 0;
 }
 
@@ -678,6 +701,7 @@ static int parse_argv(struct args *a, int argc, char **argv)
 		{ "call-graph", required_argument, NULL, 'G' },
 		{ "switch-events", no_argument, NULL, 'S' },
 		{ "buildid-mmap", no_argument, NULL, OPT_BUILDID_MMAP },
+		{ "unwind-memory", required_argument, NULL, OPT_UNWIND_MEMORY },
 		{ "off-cpu", no_argument, NULL, 'O' },
 		{ "mmap-pages", required_argument, NULL, 'm' },
 		{ "output", required_argument, NULL, 'o' },
@@ -709,7 +733,8 @@ static int parse_argv(struct args *a, int argc, char **argv)
 			return option_error(c, argv, shortopts, longopts);
 		r = c == 'D' || (c >= OPT_MAX_SIZE && c <= OPT_SWITCH_MAX_FILES)
 			? parse_lifecycle(a, c, optarg)
-			: parse_option(a, c, optarg);
+		    : c == OPT_UNWIND_MEMORY ? parse_unwind_memory(a, optarg)
+					     : parse_option(a, c, optarg);
 		if (r)
 			return r;
 	}
@@ -1216,12 +1241,26 @@ static void print_summary(const struct record *x, const struct recorder_totals *
 			x->a.o.ring_pages ? x->a.o.ring_pages * 4 : 2048);
 }
 
+/* ", N dropped to stay within SIZE" when tables were dropped for memory, else "". */
+static const char *dropped_note(const struct unwinder_stats *u, uint64_t max, char *buf, size_t size)
+{
+	char b[32];
+
+	if (!u->evicted)
+		return "";
+	snprintf(buf, size, ", %llu dropped to stay within %s, %llu of them needed again",
+		 (unsigned long long)u->evicted,
+		 util_format_bytes(max ? max : UNWINDER_MEMORY_DEFAULT, b, sizeof(b)),
+		 (unsigned long long)u->reasked);
+	return buf;
+}
+
 /* --call-graph dwarf: how complete the user stacks are, what cut the others, what to do. */
 static void print_unwind_summary(const struct record *x)
 {
 	const struct unwinder_stats *u = recorder_unwind_stats(x->r);
 	struct unwinder_object o, worst = { 0 };
-	char b[32];
+	char b[32], d[80];
 	double n;
 
 	if (!u || !u->samples)
@@ -1233,11 +1272,12 @@ static void print_unwind_summary(const struct record *x)
 	fprintf(stderr,
 		"[ user stacks: %.1f%% complete (%.1f%% joined to the thread's earlier stack), %.1f%% cut "
 		"by the %u-byte stack copy, %.1f%% without unwind information, %.1f%% waiting for a "
-		"table; %llu tables (%s) ]\n",
+		"table; %llu tables (%s)%s ]\n",
 		100.0 * (double)u->stop[UW_COMPLETE] / n, 100.0 * (double)u->joined / n,
 		100.0 * (double)u->stop[UW_STACK_END] / n, x->a.o.stack_user,
 		100.0 * (double)u->stop[UW_NO_INFO] / n, 100.0 * (double)u->stop[UW_PENDING] / n,
-		(unsigned long long)u->tables, util_format_bytes(u->table_bytes, b, sizeof(b)));
+		(unsigned long long)u->tables, util_format_bytes(u->table_bytes, b, sizeof(b)),
+		dropped_note(u, x->a.o.unwind_memory, d, sizeof(d)));
 	if ((double)u->stop[UW_STACK_END] / n > 0.05 && x->a.o.stack_user < 65528)
 		fprintf(stderr,
 			PROG

@@ -79,18 +79,26 @@ static void test_exit(void)
 	test_ctx = "exit: forgotten two passes later";
 	addrspace_mmap(&as, 30, 0x1000, 0x2000, 0, 1, 100);
 	addrspace_exit(&as, 30, 5, 200);
-	addrspace_reap(&as, 6);
+	addrspace_reap(&as, 6, UINT64_MAX);
 	CHECK_INT(obj_at(30, 0x1000), 1); /* samples in other rings still find it */
-	addrspace_reap(&as, 7);
+	addrspace_reap(&as, 7, UINT64_MAX);
 	CHECK_INT(obj_at(30, 0x1000), -1);
 	CHECK(addrspace_find(&as, 30) == NULL);
+
+	test_ctx = "exit: kept while a sample from before it waits for its table";
+	addrspace_mmap(&as, 31, 0x1000, 0x2000, 0, 1, 100);
+	addrspace_exit(&as, 31, 5, 200);
+	addrspace_reap(&as, 9, 150); /* a sample of time 150 is held */
+	CHECK_INT(obj_at(31, 0x1000), 1);
+	addrspace_reap(&as, 10, 250); /* only samples after the exit are held */
+	CHECK(addrspace_find(&as, 31) == NULL);
 
 	test_ctx = "many processes: the table grows, removal keeps the others findable";
 	for (uint32_t pid = 1000; pid < 3000; pid++)
 		addrspace_mmap(&as, pid, 0x1000, 0x2000, 0, pid, 100);
 	for (uint32_t pid = 1000; pid < 3000; pid += 2)
 		addrspace_exit(&as, pid, 10, 200);
-	addrspace_reap(&as, 12);
+	addrspace_reap(&as, 12, UINT64_MAX);
 	for (uint32_t pid = 1000; pid < 3000; pid++)
 		if (!CHECK_INT(obj_at(pid, 0x1000), pid % 2 ? (long)pid : -1L))
 			break;
@@ -112,14 +120,14 @@ static void test_exit_before_fork(void)
 	addrspace_exit(&as, 41, 20, 130);
 	addrspace_fork(&as, 41, 40, 110);
 	CHECK_INT(obj_at(41, 0x4000), 5); /* samples drained later still find it */
-	addrspace_reap(&as, 22);
+	addrspace_reap(&as, 22, UINT64_MAX);
 	CHECK(addrspace_find(&as, 41) == NULL);
 	CHECK_U64(as.n_procs, before);
 
 	test_ctx = "only the exit drained before the fork";
 	addrspace_exit(&as, 42, 20, 130);
 	addrspace_fork(&as, 42, 40, 110);
-	addrspace_reap(&as, 22);
+	addrspace_reap(&as, 22, UINT64_MAX);
 	CHECK(addrspace_find(&as, 42) == NULL);
 	CHECK_U64(as.n_procs, before);
 
@@ -130,7 +138,7 @@ static void test_exit_before_fork(void)
 	addrspace_fork(&as, 43, 40, 140);
 	CHECK_INT(obj_at(43, 0x4000), -1);
 	CHECK_INT(obj_at(43, 0x1000), 1);
-	addrspace_reap(&as, 22);
+	addrspace_reap(&as, 22, UINT64_MAX);
 	CHECK_INT(obj_at(43, 0x1000), 1); /* alive */
 	CHECK_U64(as.nomem, 0);
 }

@@ -248,13 +248,13 @@ void addrspace_exit(struct addrspace *as, uint32_t pid, uint32_t pass, uint64_t 
 	p->exit_time = time ? time : 1;
 }
 
-void addrspace_reap(struct addrspace *as, uint32_t pass)
+void addrspace_reap(struct addrspace *as, uint32_t pass, uint64_t held_since)
 {
 	for (size_t i = 0; i < as->n_slots;) {
 		struct as_proc *p = as->slots[i];
 
 		/* Removal shifts a later entry into slot i: look at it again. */
-		if (p && p->dead && pass - p->dead >= 2)
+		if (p && p->dead && pass - p->dead >= 2 && p->exit_time < held_since)
 			remove_slot(as, i);
 		else
 			i++;

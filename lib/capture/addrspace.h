@@ -54,6 +54,8 @@ void addrspace_exec(struct addrspace *as, uint32_t pid, uint64_t time);
  * process's fork (another CPU's ring) is remembered too, so that the older fork does not
  * bring the process back to life. */
 void addrspace_exit(struct addrspace *as, uint32_t pid, uint32_t pass, uint64_t time);
-void addrspace_reap(struct addrspace *as, uint32_t pass);
+/* Forget the processes whose exit was seen two passes before, unless they exited after
+ * held_since: a sample kept from before then (waiting for its table) may be theirs. */
+void addrspace_reap(struct addrspace *as, uint32_t pass, uint64_t held_since);
 
 #endif

@@ -160,6 +160,8 @@ static int start_unwinder(struct recorder *r, char *why, size_t why_size)
 	}
 	if (note[0])
 		evset_note(&r->ev, "user stacks are walked by frame pointers only: %s", note);
+	if (r->ev.o.unwind_memory)
+		unwinder_set_memory(r->unw, r->ev.o.unwind_memory);
 	if (cache && unwinder_cache(r->unw, r->ev.o.unwind_cache, r->ev.o.unwind_cache_max, note,
 				    sizeof(note)) < 0) {
 		evset_note(&r->ev, "unwind tables are not kept on disk: %s", note);

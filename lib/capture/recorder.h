@@ -47,6 +47,8 @@ struct recorder_opts {
 	uint64_t restack_ns;	   /* define every stack again at least this often; 0: 60 s */
 	const char *unwind_cache;  /* dwarf: keep unwind tables in this directory; NULL: none */
 	uint64_t unwind_cache_max; /* bytes of them at most */
+	uint64_t unwind_memory;	   /* dwarf: bytes of unwind tables in memory at most; 0: the
+				    * default, UNWINDER_MEMORY_DEFAULT */
 	bool start_disabled;	   /* events stay off after recorder_start until recorder_enable */
 	bool kernel_build_ids;	   /* ask the kernel for build-ids in MMAP2 (attr.build_id): on
 				    * Linux 5.12 and later this mislabels the MMAP2 records of other

@@ -22,7 +22,8 @@
 #include "unwind/proto.h"
 #include "unwind/utab.h"
 
-enum obj_state { OBJ_NEW, OBJ_PENDING, OBJ_READY, OBJ_NONE };
+/* OBJ_DROPPED: its table was dropped for memory; asked for again when a sample needs it. */
+enum obj_state { OBJ_NEW, OBJ_PENDING, OBJ_READY, OBJ_NONE, OBJ_DROPPED };
 
 #define NO_OBJ UINT32_MAX	  /* an executable mapping of no file (JIT, anonymous) */
 #define UNMAPPED (UINT32_MAX - 1) /* a walk's last pc was in no mapping known (yet) */
@@ -45,6 +46,8 @@ struct uobj {
 	void *buf;
 	char why[96];
 	uint64_t stopped;
+	uint32_t used; /* the drain pass in which a walk last used its table */
+	uint32_t size; /* of its table in memory */
 };
 
 #define BID_WAIT_NS (1000ull * 1000 * 1000) /* how long a new object waits for its build-id */
@@ -77,6 +80,7 @@ struct unwinder {
 	uint32_t pass;
 	uint32_t n_new; /* objects waiting for room in the helper's queue */
 	struct unwinder_stats st;
+	uint64_t max_live; /* bytes of tables in memory at most (unwinder_set_memory()) */
 	/* Samples kept until their tables come: struct held entries, 8-byte aligned. */
 	unsigned char *hold;
 	size_t hold_len, hold_cap;
@@ -111,6 +115,7 @@ struct unwinder *unwinder_new(char *note, size_t note_size)
 	u->vdso = NO_OBJ;
 	u->hold_since = UINT64_MAX;
 	u->cache.dfd = -1;
+	u->max_live = UNWINDER_MEMORY_DEFAULT;
 	if (!u->keys || !u->paths)
 		return unwinder_free(u);
 	u->have_helper = uhelper_start(&u->helper, note, note_size) == 0;
@@ -143,6 +148,11 @@ int unwinder_cache(struct unwinder *u, const char *dir, uint64_t max_bytes, char
 	return utcache_open(&u->cache, dir, max_bytes, why, why_size);
 }
 
+void unwinder_set_memory(struct unwinder *u, uint64_t max_bytes)
+{
+	u->max_live = max_bytes;
+}
+
 unsigned unwinder_fd_gen(const struct unwinder *u)
 {
 	return u->have_helper ? u->helper.starts : 0;
@@ -166,9 +176,9 @@ bool unwinder_object(const struct unwinder *u, size_t i, struct unwinder_object 
 		return false;
 	o = &u->objs[i];
 	*ret = (struct unwinder_object){ o->path ? o->path : "?", o->why,
-					 o->state == OBJ_READY	? 1
-					 : o->state == OBJ_NONE ? 2
-								: 0,
+					 o->state == OBJ_READY || o->state == OBJ_DROPPED ? 1
+					 : o->state == OBJ_NONE				  ? 2
+											  : 0,
 					 o->stopped, o->buf ? o->tab.hdr->size : 0 };
 	return true;
 }
@@ -242,9 +252,12 @@ static bool from_cache(struct unwinder *u, struct uobj *o)
 	if (!o->bid_len || !(o->buf = utcache_load(&u->cache, o->bid, o->bid_len, &o->tab, &size)))
 		return false;
 	o->state = OBJ_READY;
+	o->used = u->pass;
+	o->size = (uint32_t)size;
 	u->n_new--;
 	u->st.cached++;
 	u->st.table_bytes += size;
+	u->st.live_bytes += size;
 	return true;
 }
 
@@ -411,6 +424,9 @@ static void take_reply(struct unwinder *u, struct uhelper_reply *r)
 	o->tab = t;
 	o->buf = r->buf;
 	o->state = OBJ_READY;
+	o->used = u->pass;
+	o->size = (uint32_t)r->size;
+	u->st.live_bytes += r->size;
 	/* Kept by the build-id the table says, also when the mapping named its file by inode. */
 	utcache_store(&u->cache, t.hdr->build_id, t.hdr->build_id_len, r->buf, r->size);
 	u->st.tables++;
@@ -443,10 +459,62 @@ void unwinder_poll(struct unwinder *u, bool readable)
 	}
 }
 
+/* A dropped table is needed again: from the disk cache, else from the helper, opening the
+ * file through the process that maps it now (the first one may be gone). */
+static void ask_again(struct unwinder *u, uint32_t idx, uint32_t pid, const struct as_map *m)
+{
+	struct uobj *o = &u->objs[idx];
+
+	o->state = OBJ_NEW;
+	o->pid = pid;
+	o->start = m->start;
+	o->end = m->end;
+	u->n_new++;
+	u->st.reasked++;
+	if (!from_cache(u, o))
+		submit(u, idx);
+}
+
+static int by_use(const void *a, const void *b)
+{
+	const struct uobj *x = *(const struct uobj *const *)a, *y = *(const struct uobj *const *)b;
+
+	return x->used < y->used ? -1 : x->used > y->used;
+}
+
+/* Above the budget: drop the tables used least recently, down to three quarters of it, never
+ * one used in this pass or the last (held samples and the next pass's walks want them). */
+static void keep_budget(struct unwinder *u)
+{
+	struct uobj **v;
+	size_t n = 0;
+
+	if (u->st.live_bytes <= u->max_live || !(v = malloc(u->n_objs * sizeof(*v))))
+		return;
+	for (size_t i = 0; i < u->n_objs; i++)
+		if (u->objs[i].state == OBJ_READY && u->pass - u->objs[i].used >= 2)
+			v[n++] = &u->objs[i];
+	qsort(v, n, sizeof(*v), by_use);
+	for (size_t i = 0; i < n && u->st.live_bytes > u->max_live / 4 * 3; i++) {
+		struct uobj *o = v[i];
+
+		free(o->buf);
+		o->buf = NULL;
+		memset(&o->tab, 0, sizeof(o->tab));
+		o->state = OBJ_DROPPED;
+		u->st.live_bytes -= o->size;
+		o->size = 0;
+		u->st.evicted++;
+	}
+	free(v);
+}
+
 void unwinder_pass(struct unwinder *u)
 {
 	u->pass++;
-	addrspace_reap(&u->as, u->pass);
+	/* A process that exited while one of its samples waits for a table stays until then. */
+	addrspace_reap(&u->as, u->pass, u->hold_len ? u->hold_since : UINT64_MAX);
+	keep_budget(u);
 }
 
 /* The walker's view of one sampled process. */
@@ -470,8 +538,11 @@ static enum uw_where find(void *arg, uint64_t pc, const struct utab **tab, uint6
 	if (m->obj == NO_OBJ)
 		return UW_WHERE_NONE;
 	o = &c->u->objs[m->obj];
+	if (o->state == OBJ_DROPPED)
+		ask_again(c->u, m->obj, c->p->pid, m);
 	switch (o->state) {
 	case OBJ_READY:
+		o->used = c->u->pass;
 		*tab = &o->tab;
 		*off = pc - m->start + m->pgoff;
 		return UW_WHERE_TABLE;

@@ -39,6 +39,9 @@ struct unwinder_stats {
 	uint64_t joined;	/* stacks cut by the copy, completed from the thread's last stack */
 	uint64_t held;		/* samples kept until their tables came */
 	uint64_t hold_full;	/* samples stored pending because the keep was full */
+	uint64_t live_bytes;	/* tables in memory now */
+	uint64_t evicted;	/* tables dropped to stay within the memory budget */
+	uint64_t reasked;	/* dropped tables that a sample needed again */
 };
 
 /* An object as the unwinder sees it, for the summary. */
@@ -60,6 +63,12 @@ struct unwinder *unwinder_new(char *note, size_t note_size);
 int unwinder_cache(struct unwinder *u, const char *dir, uint64_t max_bytes, char *why,
 		   size_t why_size);
 struct unwinder *unwinder_free(struct unwinder *u);
+/* Tables in memory are kept within max_bytes (UNWINDER_MEMORY_DEFAULT until this is called):
+ * above it, those used least recently are dropped at the end of a drain pass and built (or
+ * read from the disk cache) again when a sample needs them. Without a bound, a host that runs
+ * ever new binaries (builds, deployments) would keep the table of each for good. */
+#define UNWINDER_MEMORY_DEFAULT (64ull << 20)
+void unwinder_set_memory(struct unwinder *u, uint64_t max_bytes);
 
 /* The helper's socket, to wait on with the rings (-1 when there is none), and how many
  * helpers were started so far: after a restart the socket is a new one, whose number may be
