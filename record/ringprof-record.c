@@ -154,7 +154,7 @@ static void usage(FILE *f)
 		"\n"
 		"Output:\n"
 		"  -o, --output FILE      recording file (default ringprof.data; an existing file\n"
-		"                         is kept as FILE.old)\n"
+		"                         is kept as FILE.old); not '-': no pipe mode\n"
 		"  -d, --duration SECS    stop after SECS seconds (fractions allowed)\n"
 		"  -D, --delay MSECS      enable the events MSECS milliseconds after the command\n"
 		"                         starts (or after recording begins); -d counts from then\n"
@@ -600,11 +600,19 @@ static int parse_lifecycle(struct args *a, int c, const char *arg)
 	}
 }
 
-/* --switch-output renames the output: it has to be a file. 0, or the exit status (said). */
+/* The output has to be a file: --switch-output renames it, and "-" is not stdout. 0, or the
+ * exit status (said). */
 static int check_lifecycle(const struct args *a)
 {
 	struct stat sb;
 
+	/* perf's pipe mode: the writer writes at file offsets (a frame that fails is cut back),
+	 * which a pipe cannot do; "-" would silently become a file of that name. */
+	if (strcmp(a->output, "-") == 0) {
+		fprintf(stderr, PROG ": -o - (perf's pipe mode) is not supported: recordings are "
+				     "written to a file; give a file name\n");
+		return EXIT_USAGE;
+	}
 	if (a->switch_max_files && !a->switch_mode) {
 		fprintf(stderr, PROG ": --switch-max-files limits the files of --switch-output; "
 				     "give --switch-output too\n");
