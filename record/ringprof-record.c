@@ -109,7 +109,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: ringprof record [OPTIONS] -- COMMAND [ARGS...]\n"
-		"       ringprof record [OPTIONS] -a | -p PID[,PID...]\n"
+		"       ringprof record [OPTIONS] -a | -p PID[,PID] | -t TID[,TID] [-- COMMAND]\n"
 		"\n"
 		"Sample CPU activity with perf events into a compressed recording file.\n"
 		"\n"
@@ -122,6 +122,9 @@ static void usage(FILE *f)
 		"  -p, --pid PID[,PID]    profile running processes, all their threads (a thread\n"
 		"                         id stands for its process, as with perf)\n"
 		"  -t, --tid TID[,TID]    profile only these threads (and threads they create)\n"
+		"                         -p or -t with -- COMMAND: for as long as the command\n"
+		"                         runs (perf's -p PID -- sleep 10); the command itself\n"
+		"                         is not profiled\n"
 		"  -C, --cpu LIST         with -a: only these CPUs, e.g. 0-3,6\n"
 		"\n"
 		"Sampling:\n"
@@ -132,7 +135,7 @@ static void usage(FILE *f)
 		"                         sampled at every hit unless -F or -c is given. Repeat -e\n"
 		"                         or give a comma list to record several events at once\n"
 		"  -F, --freq HZ          samples per second per CPU (default 4000; capped to\n"
-		"                         kernel.perf_event_max_sample_rate)\n"
+		"                         kernel.perf_event_max_sample_rate, which -F max uses)\n"
 		"  -c, --count PERIOD     sample every PERIOD events instead of a frequency (not\n"
 		"                         with -F)\n"
 		"  -g                     record callchains, kernel and user (--call-graph dwarf)\n"
@@ -160,7 +163,7 @@ static void usage(FILE *f)
 		"\n"
 		"Output:\n"
 		"  -o, --output FILE      recording file (default ringprof.data; an existing file\n"
-		"                         is kept as FILE.old)\n"
+		"                         is kept as FILE.old); not '-': no pipe mode\n"
 		"  -d, --duration SECS    stop after SECS seconds (fractions allowed)\n"
 		"  -D, --delay MSECS      enable the events MSECS milliseconds after the command\n"
 		"                         starts (or after recording begins); -d counts from then\n"
@@ -407,6 +410,42 @@ static void set_flag(struct args *a, int c)
 		a->o.off_cpu = true; /* 'O' */
 }
 
+/* perf's -F max: the kernel's own limit, kernel.perf_event_max_sample_rate, read now. */
+static int parse_freq_max(struct args *a)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "r");
+	unsigned long long hz = 0;
+	bool ok = f && fscanf(f, "%llu", &hz) == 1 && hz > 0;
+
+	if (f)
+		fclose(f);
+	if (!ok) {
+		fprintf(stderr,
+			PROG ": -F max: cannot read kernel.perf_event_max_sample_rate; give a "
+			     "frequency in Hz\n");
+		return EXIT_USAGE;
+	}
+	a->o.freq = hz;
+	a->o.period = 0;
+	a->freq_set = true;
+	return 0;
+}
+
+/* -F HZ or -F max. 0, or the exit status (said). */
+static int parse_freq(struct args *a, const char *arg)
+{
+	if (strcmp(arg, "max") == 0)
+		return parse_freq_max(a);
+	if (util_parse_u64(arg, &a->o.freq) < 0 || a->o.freq == 0) {
+		fprintf(stderr, PROG ": invalid frequency '%s' (expected Hz, e.g. 999, or max)\n",
+			arg);
+		return EXIT_USAGE;
+	}
+	a->o.period = 0;
+	a->freq_set = true;
+	return 0;
+}
+
 static int parse_option(struct args *a, int c, const char *arg)
 {
 	uint64_t v;
@@ -428,14 +467,7 @@ static int parse_option(struct args *a, int c, const char *arg)
 	case 'e':
 		return add_event(a, arg);
 	case 'F':
-		if (util_parse_u64(arg, &a->o.freq) < 0 || a->o.freq == 0) {
-			fprintf(stderr, PROG ": invalid frequency '%s' (expected Hz, e.g. 999)\n",
-				arg);
-			return EXIT_USAGE;
-		}
-		a->o.period = 0;
-		a->freq_set = true;
-		break;
+		return parse_freq(a, arg);
 	case 'c':
 		if (util_parse_u64(arg, &a->o.period) < 0 || a->o.period == 0) {
 			fprintf(stderr, PROG ": invalid period '%s'\n", arg);
@@ -591,11 +623,19 @@ static int parse_lifecycle(struct args *a, int c, const char *arg)
 	}
 }
 
-/* --switch-output renames the output: it has to be a file. 0, or the exit status (said). */
+/* The output has to be a file: --switch-output renames it, and "-" is not stdout. 0, or the
+ * exit status (said). */
 static int check_lifecycle(const struct args *a)
 {
 	struct stat sb;
 
+	/* perf's pipe mode: the writer writes at file offsets (a frame that fails is cut back),
+	 * which a pipe cannot do; "-" would silently become a file of that name. */
+	if (strcmp(a->output, "-") == 0) {
+		fprintf(stderr, PROG ": -o - (perf's pipe mode) is not supported: recordings are "
+				     "written to a file; give a file name\n");
+		return EXIT_USAGE;
+	}
 	if (a->switch_max_files && !a->switch_mode) {
 		fprintf(stderr, PROG ": --switch-max-files limits the files of --switch-output; "
 				     "give --switch-output too\n");
@@ -620,8 +660,9 @@ static int check_args(const struct args *a)
 		fprintf(stderr, PROG ": give -p PID or -t TID, not both\n");
 		return EXIT_USAGE;
 	}
-	/* -a -- COMMAND: every CPU for as long as the command runs (perf's idiom). */
-	if (!!(a->all || a->command) + !!a->n_pids != 1) {
+	/* -a -- COMMAND and -p PID -- COMMAND: the command only sets how long to record, as in
+	 * perf's `-a -- sleep 10` and `-p PID -- sleep 10`. */
+	if (!(a->all || a->command || a->n_pids) || (a->all && a->n_pids)) {
 		fprintf(stderr, PROG ": %s\nTry 'ringprof record --help'.\n",
 			any ? "give only one target: -a, -p PID, -t TID or -- COMMAND"
 			    : "nothing to record: give -a, -p PID, -t TID or -- COMMAND");

@@ -29,10 +29,10 @@ const char options_help_filters[] =
     "                          event\n"
     "      --pid PID[,PID]     only these processes\n"
     "      --tid TID[,TID]     only these threads\n"
-    "      --comm NAME[,NAME]  only these command names\n"
+    "      --comm NAME[,NAME]  only these command names (also perf's --comms)\n"
     "      --dso NAME[,NAME]   only samples whose own frame is in these objects (short\n"
-    "                          name as shown, or full path)\n"
-    "      --cpu LIST          only these CPUs, e.g. 0-3,6\n"
+    "                          name as shown, or full path; also perf's --dsos)\n"
+    "  -C, --cpu LIST          only these CPUs, e.g. 0-3,6\n"
     "      --since WHEN        only samples at or after WHEN: local time\n"
     "      --until WHEN        \"YYYY-MM-DD HH:MM[:SS]\" or \"HH:MM[:SS]\", or +DUR after the\n"
     "                          start of the first recording, or -DUR before the end of\n"
@@ -314,6 +314,8 @@ int options_parse(struct options *o, int c, char *arg, char **argv)
 		}
 		o->so.weight = c == OPT_OFF_CPU ? SESSION_OFFCPU : SESSION_WALL;
 		return 0;
+	case 'C': /* perf's -C, --cpu */
+		return parse_filter(o, OPT_CPU, arg);
 	case OPT_PID:
 	case OPT_TID:
 	case OPT_COMM:

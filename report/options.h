@@ -61,7 +61,13 @@ enum {
 	{                                                                                          \
 		"verbose", no_argument, NULL, 'v'                                                  \
 	}
-#define OPTIONS_SHORTS "i:v"
+#define OPTIONS_SHORTS "i:vC:"
+/* perf's spellings of the filters: --comms, --dsos (and -C for --cpu, in OPTIONS_SHORTS). */
+#define OPTIONS_PERF_LONGOPTS                                                                      \
+	{ "comms", required_argument, NULL, OPT_COMM },                                            \
+	{                                                                                          \
+		"dsos", required_argument, NULL, OPT_DSO                                           \
+	}
 /* --pprof FILE, for the programs that write a profile of what the filters select. */
 #define OPTIONS_PPROF_LONGOPT                                                                      \
 	{                                                                                          \

@@ -147,6 +147,7 @@ static int parse_argv(struct args *a, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		OPTIONS_LONGOPTS,
+		OPTIONS_PERF_LONGOPTS,
 		OPTIONS_LONGOPTS_WEIGHT,
 		{ "sort", required_argument, NULL, 's' },
 		{ "folded", no_argument, NULL, OPT_FOLDED },

@@ -52,6 +52,9 @@ static void usage(FILE *f)
 		"                          or absolute (of every sample in the --since/--until window)\n"
 		"      --percent-limit PCT hide entries below PCT %%\n"
 		"      --stdio             accepted for perf's sake: the output is always text\n"
+		"  -q, --quiet             the table alone: no \"#\" header and title lines (notes\n"
+		"                          and warnings still go to stderr)\n"
+		"      --header-only       the header alone: inputs, host, event, samples, losses\n"
 		"      --folded            one line per unique stack: 'comm;outer;...;inner COUNT'\n"
 		"                          (flamegraph.pl, speedscope); kernel frames end in _[k];\n"
 		"                          of a recording of several events, the first event's\n"
@@ -160,13 +163,15 @@ enum {
 	OPT_STDIO,
 	OPT_TUI,
 	OPT_GTK,
+	OPT_HEADER_ONLY,
 };
 
 /* What the command line asks for besides the shared options. */
 struct args {
 	struct options o;
 	bool stats, dump, folded;
-	int children; /* -1 as the recording allows, 0 --no-children, 1 --children */
+	bool quiet, header_only; /* perf's -q (no "#" lines) and --header-only */
+	int children;		 /* -1 as the recording allows, 0 --no-children, 1 --children */
 	bool graph_asked, order_set;
 	struct print_opts po;
 };
@@ -332,6 +337,12 @@ static int parse_option(struct args *a, int c, char *arg, int argc, char **argv)
 		return parse_call_graph(a, arg);
 	case OPT_STDIO:
 		return 0;
+	case 'q':
+		a->quiet = a->po.no_titles = true;
+		return 0;
+	case OPT_HEADER_ONLY:
+		a->header_only = true;
+		return 0;
 	case OPT_TUI:
 	case OPT_GTK:
 		fprintf(stderr,
@@ -355,6 +366,7 @@ static int parse_argv(struct args *a, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		OPTIONS_LONGOPTS,
+		OPTIONS_PERF_LONGOPTS,
 		OPTIONS_PPROF_LONGOPT,
 		OPTIONS_LONGOPTS_WEIGHT,
 		{ "stats", no_argument, NULL, OPT_STATS },
@@ -372,6 +384,8 @@ static int parse_argv(struct args *a, int argc, char **argv)
 		{ "stdio", no_argument, NULL, OPT_STDIO },
 		{ "tui", no_argument, NULL, OPT_TUI },
 		{ "gtk", no_argument, NULL, OPT_GTK },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "header-only", no_argument, NULL, OPT_HEADER_ONLY },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -384,7 +398,7 @@ static int parse_argv(struct args *a, int argc, char **argv)
 				     .graph_threshold = 0.5 };
 	a->children = -1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":" OPTIONS_SHORTS "g::Gns:F:hV", longopts, NULL)) !=
+	while ((c = getopt_long(argc, argv, ":" OPTIONS_SHORTS "g::Gns:F:qhV", longopts, NULL)) !=
 	       -1) {
 		r = parse_option(a, c, optarg, argc, argv);
 		if (r)
@@ -393,6 +407,17 @@ static int parse_argv(struct args *a, int argc, char **argv)
 	if (a->stats + a->dump + a->folded > 1) {
 		fprintf(stderr, PROG ": --stats, --dump and --folded are different outputs: choose "
 				     "one of them\n");
+		return EXIT_USAGE;
+	}
+	if (a->header_only && (a->o.pprof || a->stats + a->dump + a->folded || a->quiet)) {
+		fprintf(stderr,
+			PROG ": --header-only prints the report's header alone: not with "
+			     "--%s\n",
+			a->o.pprof  ? "pprof"
+			: a->stats  ? "stats"
+			: a->dump   ? "dump"
+			: a->folded ? "folded"
+				    : "quiet (-q)");
 		return EXIT_USAGE;
 	}
 	if (a->o.pprof && a->stats + a->dump + a->folded) {
@@ -451,8 +476,11 @@ static int print_report(const struct session *s, const struct args *a, bool sect
 	note_moot(s, a);
 	if (a->folded)
 		return print_folded(stdout, s);
-	print_header(stdout, s, a->o.inputs, a->o.n_inputs);
-	if (section)
+	if (!a->quiet)
+		print_header(stdout, s, a->o.inputs, a->o.n_inputs);
+	if (a->header_only)
+		return 0;
+	if (section && !a->quiet)
 		printf("# Samples: %" PRIu64 " of event '%s'\n#\n", session_totals(s)->samples,
 		       a->o.so.filter.event);
 	return print_flat(stdout, s, &po);

@@ -48,6 +48,7 @@ static int parse_argv(struct options *o, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		OPTIONS_LONGOPTS,
+		OPTIONS_PERF_LONGOPTS,
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },

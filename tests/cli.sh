@@ -44,6 +44,12 @@ check_grep "invalid frequency 'abc'" "$T/out" "bad -F refused"
 "$RP" record -q -e cpu-clock -o "$T/x.data" -- /nonexistent/cmd >"$T/out" 2>&1; rc=$?
 check_eq "$rc" 127 "a command that cannot run exits 127"
 check_grep "cannot run '/nonexistent/cmd': No such file or directory" "$T/out" "exec failure explained"
+(cd "$T" && "$RP" record -q -e cpu-clock -o - -- true >"$T/out" 2>&1); rc=$?
+check_eq "$rc" 2 "-o - (perf's pipe mode) exits 2"
+check_grep "^ringprof record: -o - \(perf's pipe mode\) is not supported: recordings are written to a file; give a file name$" \
+	"$T/out" "-o - says there is no pipe mode"
+[ ! -e "$T/-" ] || fail "-o - wrote a file named '-'"
+ok "-o - writes no file named '-'"
 "$RP" record -q -e cpu-clock -o /nonexistent-dir/x.data -- true >"$T/out" 2>&1; rc=$?
 check_eq "$rc" 1 "unwritable output exits 1"
 check_grep 'cannot create /nonexistent-dir/x.data: No such file or directory' "$T/out" "unwritable output explained"

@@ -96,6 +96,24 @@ check_grep "^ringprof record: empty modifier in 'cpu-clock:'" "$T/mods.err" "an 
 ! "$RP" record -e cpu-clock -c 10000 -F 99 -- true >"$T/cf.err" 2>&1 || fail "-c with -F was accepted"
 check_grep '^ringprof record: -c PERIOD and -F HZ both set the sampling rate; give one$' "$T/cf.err" "-c with -F names both"
 
+# ---- -F max: perf's spelling of kernel.perf_event_max_sample_rate ----
+max=$(cat /proc/sys/kernel/perf_event_max_sample_rate)
+"$RP" record -q -e cpu-clock -F max -o "$T/max.data" -- true >"$T/max.out" 2>&1 || fail "-F max: $(cat "$T/max.out")"
+"$RP" report -i "$T/max.data" --stats >"$T/max.stats" 2>&1
+check_grep "^  event +cpu-clock, [0-9]+ Hz \(requested $max Hz\)" "$T/max.stats" "-F max asks for kernel.perf_event_max_sample_rate ($max Hz)"
+! "$RP" record -F maximum -- true >"$T/maxbad.err" 2>&1 || fail "-F maximum was accepted"
+check_grep "^ringprof record: invalid frequency 'maximum' \(expected Hz, e.g. 999, or max\)$" "$T/maxbad.err" "a bad -F names max as a choice"
+
+# ---- the default event without a hardware PMU: a note that says so, no errno text ----
+if ! "$RP" record -q -e cycles -o "$T/cyc0.data" -- true 2>/dev/null; then
+	"$RP" record -o "$T/def.data" -- true >"$T/def.out" 2>&1 || fail "record with the default event: $(cat "$T/def.out")"
+	check_grep '^ringprof record: note: no hardware PMU on this machine \(as in most virtual machines\): sampling on cpu-clock instead of cycles$' \
+		"$T/def.out" "the default event without a PMU: the note says no hardware PMU"
+	check_no_grep 'No such file|ENOENT|not found' "$T/def.out" "the note has no errno text that reads as a missing file"
+else
+	echo "# cycles opens here: no note about a missing PMU to check"
+fi
+
 # ---- --list-events ----
 "$RP" record --list-events >"$T/list.out" 2>&1 || fail "--list-events"
 check_grep '^  cpu-clock +per-CPU high-resolution timer \(software\)$' "$T/list.out" "--list-events: cpu-clock, openable, unmarked"

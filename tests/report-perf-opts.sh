@@ -71,6 +71,33 @@ else
 	echo "# dd has function symbols here: -v has nothing to show"
 fi
 
+# -q: the table alone, as perf's report -q; --header-only: the header alone.
+$R -i "$T/g.data" --no-children -q >"$T/q.txt" 2>/dev/null || fail "-q"
+check_no_grep '^#' "$T/q.txt" "-q: no header or title line"
+diff -u <(grep -v '^#' "$T/s1.txt" | grep -v '^$') <($R -i "$T/g.data" -s dso,sym --no-children --quiet) >&2 ||
+	fail "--quiet changed the table's rows"
+ok "-q: the same rows as without it"
+check_grep '^ +[0-9.]+% rp-worker +rp-workload +\[\.\] worker_spin$' "$T/q.txt" "-q: worker_spin's row first thing"
+$R -i "$T/g.data" --header-only >"$T/ho.txt" 2>/dev/null || fail "--header-only"
+check_grep '^# samples: [0-9]+, lost: ' "$T/ho.txt" "--header-only: the samples line"
+check_grep '^# event: cpu-clock, 499 Hz' "$T/ho.txt" "--header-only: the event line"
+check_no_grep '^[^#]' "$T/ho.txt" "--header-only: no table"
+$R -i "$T/g.data" --header-only --folded >"$T/out" 2>&1; rc=$?
+check_eq "$rc" 2 "--header-only --folded exits 2"
+check_grep "^ringprof report: --header-only prints the report's header alone: not with --folded$" "$T/out" \
+	"--header-only --folded: why"
+
+# perf's filter spellings: --comms, --dsos, -C are --comm, --dso, --cpu.
+$R -i "$T/g.data" --no-children --comm rp-worker --dso rp-workload --cpu 0,1 >"$T/f1.txt" 2>&1
+$R -i "$T/g.data" --no-children --comms rp-worker --dsos rp-workload -C 0,1 >"$T/f2.txt" 2>&1 ||
+	fail "--comms --dsos -C: $(cat "$T/f2.txt")"
+diff -u "$T/f1.txt" "$T/f2.txt" >&2 || fail "--comms/--dsos/-C differ from --comm/--dso/--cpu"
+check_grep '^ +[0-9.]+% rp-worker +rp-workload +\[\.\] worker_spin$' "$T/f2.txt" "--comms/--dsos/-C: worker_spin's row"
+check_no_grep '^ +[0-9.]+% +rp-workload ' "$T/f2.txt" "--comms rp-worker: no other command"
+"$RP" script -i "$T/g.data" -C 1 --comms rp-worker >"$T/sc.txt" 2>/dev/null || fail "script -C 1 --comms"
+check_no_grep '^ *[^	 ].* \[000\] ' "$T/sc.txt" "script -C 1: no sample of CPU 0"
+check_no_grep '^ *(rp-workload|sh) ' "$T/sc.txt" "script --comms rp-worker: no other command"
+
 # --- conflicts and no-ops ---
 $R -i "$T/flat.data" -g >"$T/out" 2>"$T/err" || fail "-g on a recording without callchains"
 check_grep '^ringprof report: note: the recording has no callchains, so there is no call graph to show; record with -g$' \

@@ -695,6 +695,10 @@ static void column_widths(const struct session *s, const struct print_opts *o,
 /* The title line. The last column is not padded (no trailing blanks): its width becomes 0. */
 static void print_titles(FILE *f, const struct session *s, const struct print_opts *o, size_t *w)
 {
+	if (o->no_titles) {
+		w[o->keys[o->n_keys - 1]] = 0;
+		return;
+	}
 	fprintf(f, "#%s%9s %s", o->children ? " Children " : "", "Self",
 		!o->show_samples		   ? ""
 		: session_totals(s)->time_weighted ? "    Time ms "

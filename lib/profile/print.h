@@ -26,6 +26,7 @@ struct print_opts {
 	enum print_graph graph;
 	double graph_threshold; /* hide call-graph branches below this share of all samples */
 	bool absolute;		/* shares of every sample in the time window, not of those kept */
+	bool no_titles;		/* no "# Self ..." title line (perf's report -q) */
 };
 
 /* "comm,dso,sym" and the like (perf's "symbol" is sym); 0 or -EINVAL (unknown or repeated
