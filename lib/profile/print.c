@@ -125,6 +125,13 @@ static void print_offcpu_header(FILE *f, const struct session_totals *t)
 		t->offcpu_clipped, t->offcpu_clipped == 1 ? "" : "s",
 		(double)t->offcpu_clipped_ns / 1e9, t->offcpu_dropped,
 		t->offcpu_dropped == 1 ? "" : "s");
+	if (t->offcpu_rate)
+		fprintf(f,
+			"# off-CPU stacks sampled at most %" PRIu64 " times a second per CPU: "
+			"%" PRIu64 " of the %" PRIu64
+			" switch-outs have theirs; the time of the others "
+			"goes to the thread's next stack of the same kind (totals are exact)\n",
+			t->offcpu_rate, t->offcpu_stacks, t->offcpu_switchouts);
 }
 
 /* --since/--until skipped some inputs: name what the report covers, not the first input. */

@@ -114,6 +114,9 @@ struct session_totals {
 	bool time_weighted;
 	uint64_t offcpu_ns, offcpu_preempt_ns, offcpu_clipped, offcpu_clipped_ns;
 	uint64_t offcpu_dropped, offcpu_switchouts;
+	/* Switch-outs that came with their stack, and the recorder's --off-cpu-rate (switch-outs
+	 * sampled a second per CPU at most; 0: every one). */
+	uint64_t offcpu_stacks, offcpu_rate;
 };
 
 /* An event of the recordings: its name and rate (freq 0: a fixed period). */
