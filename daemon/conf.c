@@ -53,6 +53,7 @@ static const struct key keys[] = {
 	{ "UserStackSize", K_SIZE, F(stack_size), "8K", 0, 65528 },
 	{ "UnwindCache", K_CACHE, F(unwind_cache), "", 0, 0 },
 	{ "SwitchEvents", K_BOOL, F(switch_events), "no", 0, 0 },
+	{ "OffCpu", K_BOOL, F(off_cpu), "no", 0, 0 },
 	{ "BuildIdMmap", K_BOOL, F(buildid_mmap), "no", 0, 0 },
 	{ "RingPages", K_PAGES, F(ring_pages), "128", 1, 65536 },
 	{ "CPUs", K_CPUS, F(cpus), "", 0, 0 },
@@ -582,6 +583,7 @@ void conf_print(const struct conf *c, FILE *f)
 	fprintf(f, "UserStackSize=%llu\n", (unsigned long long)c->stack_size);
 	fprintf(f, "UnwindCache=%s\n", c->unwind_cache[0] ? c->unwind_cache : "no");
 	fprintf(f, "SwitchEvents=%s\n", c->switch_events ? "yes" : "no");
+	fprintf(f, "OffCpu=%s\n", c->off_cpu ? "yes" : "no");
 	fprintf(f, "BuildIdMmap=%s\n", c->buildid_mmap ? "yes" : "no");
 	fprintf(f, "RingPages=%u\n", c->ring_pages);
 	fprintf(f, "CPUs=%s\n", c->cpus);
@@ -616,5 +618,5 @@ bool conf_recording_differs(const struct conf *a, const struct conf *b)
 	       a->callchain != b->callchain || a->stack_size != b->stack_size ||
 	       strcmp(a->unwind_cache, b->unwind_cache) || a->switch_events != b->switch_events ||
 	       a->buildid_mmap != b->buildid_mmap || a->ring_pages != b->ring_pages ||
-	       strcmp(a->cpus, b->cpus) || a->flush_ns != b->flush_ns;
+	       a->off_cpu != b->off_cpu || strcmp(a->cpus, b->cpus) || a->flush_ns != b->flush_ns;
 }

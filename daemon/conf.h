@@ -30,6 +30,7 @@ struct conf {
 	uint64_t stack_size; /* user stack bytes copied and unwound per sample; 0: frame pointers */
 	char unwind_cache[PATH_MAX]; /* where unwind tables are kept; "": nowhere */
 	bool switch_events;
+	bool off_cpu;	   /* switch-outs sampled with their stacks, and context switches */
 	bool buildid_mmap; /* the kernel writes build-ids into MMAP2 (breaks other perf users) */
 	unsigned int ring_pages; /* per CPU, a power of two */
 	char cpus[256];		 /* "": every online CPU */

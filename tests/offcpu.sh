@@ -131,3 +131,20 @@ check_range "${all:-0}" 20000 100000000 "ping-pong, rate 0: a stack for each of 
 check_range "${seen:-0}" 20000 100000000 "ping-pong, 1000 a second: every switch-out still counted"
 check_range "${some:-999999}" 1 $((all / 20)) "ping-pong, 1000 a second: stacks kept, at most 5 % of those of rate 0"
 
+# ringprofd with OffCpu=yes: a system-wide recording whose report has the sleeper's wait (others'
+# threads are filtered out by name).
+. "$top_srcdir/tests/daemon-lib.sh"
+start_listener
+start_daemon $FAST --off-cpu -D "$D"
+"$OC" -d 1 >"$T/wld.out" || fail "rp-offcpu under ringprofd"
+sleep 0.5
+stop_daemon
+check_eq "$DRC" 0 "ringprofd --off-cpu stops cleanly"
+"$RP" report --no-pager --off-cpu --comm rp-sleeper --folded -i "$D"/*.data >"$T/df.txt" 2>"$T/df.err" ||
+	fail "report --off-cpu of ringprofd's file: $(cat "$T/df.err")"
+sl=$(awk '$1 == "rp-sleeper" { printf "%d", $7 * 1000 }' "$T/wld.out")
+got=$(awk 'index($0, ";wait_sleep;") && index($0, ";[waiting] ") { s += $NF } END { printf "%d", s / 1000 }' "$T/df.txt")
+within 20 "$got" "$sl" "ringprofd --off-cpu: rp-sleeper's ms in wait_sleep"
+"$RP" report --no-pager --off-cpu -i "$D"/*.data >"$T/dr.txt" 2>/dev/null || fail "report of ringprofd's file"
+check_grep "^# off-CPU stacks sampled at most 1000 times a second per CPU: " "$T/dr.txt" "ringprofd's rate is stated in the header"
+
