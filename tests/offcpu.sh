@@ -131,6 +131,24 @@ check_range "${all:-0}" 20000 100000000 "ping-pong, rate 0: a stack for each of 
 check_range "${seen:-0}" 20000 100000000 "ping-pong, 1000 a second: every switch-out still counted"
 check_range "${some:-999999}" 1 $((all / 20)) "ping-pong, 1000 a second: stacks kept, at most 5 % of those of rate 0"
 
+
+# script --off-cpu: each switch-out with its off-CPU time and kind, its frames below it.
+"$RP" script --no-pager --off-cpu -i "$T/off.data" >"$T/s.txt" 2>"$T/s.err" || fail "script --off-cpu: $(cat "$T/s.err")"
+check_grep "^ +rp-sleeper +[0-9]+/[0-9]+ +\[[0-9]+\] +[0-9]+\.[0-9]+: +[0-9]+ sched:sched_switch: off-cpu [0-9]+ ns waiting$" \
+	"$T/s.txt" "a switch-out line ends in its off-CPU ns and kind"
+check_no_grep "^ +[^ ].* cpu-clock:" "$T/s.txt" "script --off-cpu prints switch-outs only"
+# blocks_ms THREAD FUNCTION KIND: ms of THREAD's switch-outs of KIND whose frames include FUNCTION.
+blocks_ms() {
+	awk -v t="$1" -v f=" $2+" -v k="$3" '
+		/^ / { if (keep) s += ns; keep = 0; ns = 0; hit = 0
+		       if ($1 == t && $NF == k) { ns = $(NF - 2); cand = 1 } else cand = 0; next }
+		/^\t/ { if (cand && index($0, f)) keep = 1; next }
+		END { if (keep) s += ns; printf "%d", s / 1000000 }' "$T/s.txt"
+}
+within 10 "$(blocks_ms rp-sleeper wait_sleep waiting)" "$(truth rp-sleeper)" "script --off-cpu: wait_sleep's switch-outs add up to its sleeps"
+within 10 "$(blocks_ms rp-piper wait_pipe waiting)" "$(truth rp-piper)" "script --off-cpu: wait_pipe's switch-outs add up to its waits"
+check_eq "$(blocks_ms rp-spin1 spin_contend waiting)" 0 "script --off-cpu: the spinner is never waiting in spin_contend"
+check_range "$(blocks_ms rp-spin1 spin_contend preempted)" 300 "$(wall rp-spin1)" "script --off-cpu: the spinner's preemptions (ms)"
 # ringprofd with OffCpu=yes: a system-wide recording whose report has the sleeper's wait (others'
 # threads are filtered out by name).
 . "$top_srcdir/tests/daemon-lib.sh"
@@ -147,4 +165,3 @@ got=$(awk 'index($0, ";wait_sleep;") && index($0, ";[waiting] ") { s += $NF } EN
 within 20 "$got" "$sl" "ringprofd --off-cpu: rp-sleeper's ms in wait_sleep"
 "$RP" report --no-pager --off-cpu -i "$D"/*.data >"$T/dr.txt" 2>/dev/null || fail "report of ringprofd's file"
 check_grep "^# off-CPU stacks sampled at most 1000 times a second per CPU: " "$T/dr.txt" "ringprofd's rate is stated in the header"
-

@@ -10,10 +10,11 @@
 struct pending {
 	uint64_t time;		   /* of the open interval's switch-out */
 	uint32_t stack, task, cpu; /* of the latest switch-out sample */
-	bool known;		   /* a switch-out sample of the thread was seen in this file */
-	bool valid;		   /* an interval is open */
-	bool has_stack;		   /* it began with a sample */
-	bool kind_set;		   /* its switch-out record came */
+	uint32_t tid;
+	bool known;	/* a switch-out sample of the thread was seen in this file */
+	bool valid;	/* an interval is open */
+	bool has_stack; /* it began with a sample */
+	bool kind_set;	/* its switch-out record came */
 	bool preempted;
 	/* Per kind (0 waiting, 1 preempted): time off without a stack not charged yet, and the
 	 * last stack it was charged to. */
@@ -73,7 +74,7 @@ static struct pending *known_slot(struct offcpu *oc, uint32_t tid)
 	struct pending *p = slot(oc, tid, true);
 
 	if (p && !p->known) {
-		*p = (struct pending){ .known = true };
+		*p = (struct pending){ .known = true, .tid = tid };
 		p->last_stack[0] = p->last_stack[1] = OFFCPU_NO_STACK;
 	}
 	return p;
@@ -141,7 +142,8 @@ static int close_interval(struct pending *p, uint64_t time, struct offcpu_charge
 		p->acc[k] += ns;
 		return 0;
 	}
-	*ret = (struct offcpu_charge){ p->stack, p->task, p->cpu, ns + p->acc[k], 0, p->preempted };
+	*ret = (struct offcpu_charge){ p->stack,       p->task, p->cpu,	     p->tid,
+				       ns + p->acc[k], 0,	p->preempted };
 	p->acc[k] = 0;
 	p->last_stack[k] = p->stack;
 	return 1;
@@ -182,7 +184,8 @@ size_t offcpu_flush(struct offcpu *oc, uint64_t end,
 		for (int k = 0; k < 2; k++)
 			if (p->acc[k])
 				fn(arg, &(struct offcpu_charge){ p->last_stack[k], p->task, p->cpu,
-								 p->acc[k], clipped[k], k == 1 });
+								 p->tid, p->acc[k], clipped[k],
+								 k == 1 });
 		p->known = false;
 	}
 	return n;

@@ -27,6 +27,7 @@ struct offcpu;
  * stackless time before it), of which clipped_ns was counted up to the end of a recording. */
 struct offcpu_charge {
 	uint32_t stack, task, cpu;
+	uint32_t tid;
 	uint64_t ns, clipped_ns;
 	bool preempted; /* the switch-out record said PERF_RECORD_MISC_SWITCH_OUT_PREEMPT */
 };

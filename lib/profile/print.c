@@ -893,9 +893,14 @@ int print_folded(FILE *f, const struct session *s)
 
 void print_sample(FILE *f, const struct session *s, const struct session_sample *smp)
 {
-	fprintf(f, "%16s %7d/%-7d [%03u] %5" PRIu64 ".%06" PRIu64 ": %10" PRIu64 " %s:\n",
-		smp->comm, (int)smp->pid, (int)smp->tid, smp->cpu, smp->time / 1000000000u,
+	fprintf(f, "%16s %7d/%-7d [%03u] %5" PRIu64 ".%06" PRIu64 ": %10" PRIu64 " %s:", smp->comm,
+		(int)smp->pid, (int)smp->tid, smp->cpu, smp->time / 1000000000u,
 		smp->time % 1000000000u / 1000u, smp->period, smp->event);
+	/* A switch-out (script --off-cpu): how long its thread then stayed off, and why. */
+	if (smp->offcpu)
+		fprintf(f, " off-cpu %" PRIu64 " ns %s", smp->offcpu_ns,
+			smp->preempted ? "preempted" : "waiting");
+	fputc('\n', f);
 	for (uint32_t i = 0; i < smp->n_frames; i++) {
 		const struct session_frame *fr = &smp->frames[i];
 		const struct session_sym *sym = session_sym(s, fr->sym);

@@ -65,6 +65,8 @@ struct replay {
 	/* see replay_set_sample_hook() */
 	void (*hook)(void *arg, const struct perfrec_sample *smp, uint32_t stack, uint32_t comm);
 	void *hook_arg;
+	void (*ohook)(void *arg, const struct offcpu_charge *c); /* replay_set_offcpu_hook() */
+	void *ohook_arg;
 };
 
 struct replay *replay_new(const struct session_opts *o, struct procmodel *pm, struct dsotab *dsos,
@@ -484,6 +486,8 @@ static void charge_offcpu(struct replay *rp, const struct offcpu_charge *c)
 	t->offcpu_ns += c->ns;
 	if (c->preempted)
 		t->offcpu_preempt_ns += c->ns;
+	if (rp->ohook)
+		rp->ohook(rp->ohook_arg, c);
 }
 
 static void charge_clipped(void *arg, const struct offcpu_charge *c)
@@ -600,6 +604,8 @@ static void on_sample(struct replay *rp, const struct perf_event_header *h)
 	stack = sample_stack(rp, &smp, memo->pgen);
 	if (rp->oc && rp->is_switch[reader_event(rp->rd) % RP_MAX_EVENTS]) {
 		offcpu_sample(rp, &smp, stack, memo);
+		if (rp->hook && rp->ohook && stack >= 0)
+			rp->hook(rp->hook_arg, &smp, (uint32_t)stack, (uint32_t)memo->comm);
 		return;
 	}
 	if (stack < 0 || aggregate_add_sample(rp->agg, (uint32_t)stack, (uint32_t)memo->task,
@@ -822,4 +828,11 @@ void replay_set_sample_hook(struct replay *rp,
 {
 	rp->hook = fn;
 	rp->hook_arg = arg;
+}
+
+void replay_set_offcpu_hook(struct replay *rp, void (*fn)(void *arg, const struct offcpu_charge *c),
+			    void *arg)
+{
+	rp->ohook = fn;
+	rp->ohook_arg = arg;
 }
