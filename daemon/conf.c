@@ -54,6 +54,7 @@ static const struct key keys[] = {
 	{ "UnwindCache", K_CACHE, F(unwind_cache), "", 0, 0 },
 	{ "UnwindMemory", K_SIZE, F(unwind_memory), "64M", 1024 * 1024, 0 },
 	{ "SwitchEvents", K_BOOL, F(switch_events), "no", 0, 0 },
+	{ "OffCpu", K_BOOL, F(off_cpu), "no", 0, 0 },
 	{ "BuildIdMmap", K_BOOL, F(buildid_mmap), "no", 0, 0 },
 	{ "RingPages", K_PAGES, F(ring_pages), "128", 1, 65536 },
 	{ "CPUs", K_CPUS, F(cpus), "", 0, 0 },
@@ -588,6 +589,7 @@ void conf_print(const struct conf *c, FILE *f)
 		fprintf(f, "UnwindMemory=%s\n", conf_format_size(&s, a, sizeof(a)));
 	}
 	fprintf(f, "SwitchEvents=%s\n", c->switch_events ? "yes" : "no");
+	fprintf(f, "OffCpu=%s\n", c->off_cpu ? "yes" : "no");
 	fprintf(f, "BuildIdMmap=%s\n", c->buildid_mmap ? "yes" : "no");
 	fprintf(f, "RingPages=%u\n", c->ring_pages);
 	fprintf(f, "CPUs=%s\n", c->cpus);
@@ -622,6 +624,6 @@ bool conf_recording_differs(const struct conf *a, const struct conf *b)
 	       a->callchain != b->callchain || a->stack_size != b->stack_size ||
 	       strcmp(a->unwind_cache, b->unwind_cache) || a->unwind_memory != b->unwind_memory ||
 	       a->switch_events != b->switch_events || a->buildid_mmap != b->buildid_mmap ||
-	       a->ring_pages != b->ring_pages || strcmp(a->cpus, b->cpus) ||
-	       a->flush_ns != b->flush_ns;
+	       a->ring_pages != b->ring_pages || a->off_cpu != b->off_cpu ||
+	       strcmp(a->cpus, b->cpus) || a->flush_ns != b->flush_ns;
 }

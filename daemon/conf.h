@@ -31,6 +31,7 @@ struct conf {
 	char unwind_cache[PATH_MAX]; /* where unwind tables are kept; "": nowhere */
 	uint64_t unwind_memory;	     /* bytes of unwind tables in memory at most */
 	bool switch_events;
+	bool off_cpu;	   /* switch-outs sampled with their stacks, and context switches */
 	bool buildid_mmap; /* the kernel writes build-ids into MMAP2 (breaks other perf users) */
 	unsigned int ring_pages; /* per CPU, a power of two */
 	char cpus[256];		 /* "": every online CPU */

@@ -36,6 +36,9 @@
 #define TAG_SIGNAL 1
 #define STATUS_INTERVAL_NS (5 * NSEC_PER_SEC)
 #define VACUUM_INTERVAL_NS (60 * NSEC_PER_SEC)
+/* OffCpu=yes: switch-outs sampled a second per CPU at most (record's --off-cpu-rate); every
+ * switch is still recorded, so each thread's off-CPU time stays exact. */
+#define RINGPROFD_OFF_CPU_RATE 1000
 #define RETRY_NS (10 * NSEC_PER_SEC)
 /* A file is not rotated by size before it is this old: each file starts with the kernel
  * symbols and the process table, which may alone be near a small MaxFileSize. */
@@ -122,6 +125,10 @@ static void usage(FILE *f)
 		"                           UserStackSize=SIZE, fp sets UserStackSize=0\n"
 		"  -G, --no-call-graph      CallChain=no\n"
 		"      --switch-events      SwitchEvents=yes: record context switches\n"
+		"      --off-cpu            OffCpu=yes: also sample switch-outs with their stacks\n"
+		"                           (at most 1000 a second per CPU) and record context\n"
+		"                           switches, for ringprof report's off-CPU views\n"
+		"      --no-off-cpu         OffCpu=no (the default)\n"
 		"      --buildid-mmap       BuildIdMmap=yes: the kernel puts build-ids in MMAP2\n"
 		"                           records (breaks other perf sessions; see\n"
 		"                           ringprofd.conf(5))\n"
@@ -218,6 +225,8 @@ static int rec_open(struct daemon *d, const struct conf *c, struct rec *ret, cha
 	o.callchain = c->callchain;
 	o.stack_user = (uint32_t)((c->stack_size + 7) & ~7ull);
 	o.switch_events = c->switch_events;
+	o.off_cpu = c->off_cpu;
+	o.off_cpu_rate = RINGPROFD_OFF_CPU_RATE;
 	o.kernel_build_ids = c->buildid_mmap;
 	o.ring_pages = c->ring_pages;
 	o.cpus = x.cpus;
@@ -721,6 +730,8 @@ enum {
 	OPT_LOG_LEVEL,
 	OPT_CALL_GRAPH,
 	OPT_RELOAD,
+	OPT_OFF_CPU,
+	OPT_NO_OFF_CPU,
 };
 
 static const struct setting_opt setting_opts[] = {
@@ -731,6 +742,8 @@ static const struct setting_opt setting_opts[] = {
 	{ 'G', "CallChain", "no" },
 	{ OPT_SWITCH, "SwitchEvents", "yes" },
 	{ OPT_NO_SWITCH, "SwitchEvents", "no" },
+	{ OPT_OFF_CPU, "OffCpu", "yes" },
+	{ OPT_NO_OFF_CPU, "OffCpu", "no" },
 	{ OPT_BUILDID_MMAP, "BuildIdMmap", "yes" },
 	{ 'm', "RingPages", NULL },
 	{ 'C', "CPUs", NULL },
@@ -806,6 +819,8 @@ static int parse_args(struct daemon *d, int argc, char **argv, bool *check_only)
 		{ "no-call-graph", no_argument, NULL, 'G' },
 		{ "switch-events", no_argument, NULL, OPT_SWITCH },
 		{ "no-switch-events", no_argument, NULL, OPT_NO_SWITCH },
+		{ "off-cpu", no_argument, NULL, OPT_OFF_CPU },
+		{ "no-off-cpu", no_argument, NULL, OPT_NO_OFF_CPU },
 		{ "buildid-mmap", no_argument, NULL, OPT_BUILDID_MMAP },
 		{ "ring-pages", required_argument, NULL, 'm' },
 		{ "mmap-pages", required_argument, NULL, 'm' },

@@ -41,7 +41,8 @@ enum {
 	OPT_SWITCH_OUTPUT,
 	OPT_SWITCH_MAX_FILES,
 	OPT_BUILDID_MMAP,
-	OPT_UNWIND_MEMORY
+	OPT_UNWIND_MEMORY,
+	OPT_OFF_CPU_RATE
 };
 
 /* --switch-output: when the recording continues in a new file. */
@@ -157,6 +158,12 @@ static void usage(FILE *f)
 		"                         1, with the same callchains) and the switch-ins, for\n"
 		"                         ringprof report --off-cpu / --wall (needs tracefs and\n"
 		"                         kernel.perf_event_paranoid <= 1 or CAP_PERFMON)\n"
+		"      --off-cpu-rate HZ  with --off-cpu, sample switch-outs at HZ a second per CPU\n"
+		"                         (the kernel's frequency mode: one in N, N adapted) instead\n"
+		"                         of every one; the default with -a is 10000, else 0 (every\n"
+		"                         one). Every switch is still recorded, so each thread's\n"
+		"                         off-CPU time stays exact; the time of a switch-out without\n"
+		"                         a stack goes to the thread's next one of the same kind\n"
 		"  -m, --mmap-pages N     ring buffer data pages per CPU, a power of two\n"
 		"                         (default 256 with privileges, 1024 with --call-graph\n"
 		"                         dwarf, 128 without privileges)\n"
@@ -397,17 +404,24 @@ static int parse_unwind_memory(struct args *a, const char *arg)
 	return 0;
 }
 
-/* One option into a; -h and -V end the program here. 0, or the exit status after saying
- * what is wrong. */
-/* The options without an argument that turn on a recorder option. */
-static void set_flag(struct args *a, int c)
+/* The options that turn on a recorder option (and --off-cpu-rate's number). 0, or the exit
+ * status after saying what is wrong. */
+static int set_flag(struct args *a, int c, const char *arg)
 {
+	if (c == OPT_OFF_CPU_RATE &&
+	    (util_parse_u64(arg, &a->o.off_cpu_rate) < 0 || a->o.off_cpu_rate > 100000)) {
+		fprintf(stderr,
+			PROG ": --off-cpu-rate needs switch-outs a second from 0 to 100000, "
+			     "e.g. 1000\n");
+		return EXIT_USAGE;
+	}
 	if (c == 'S')
 		a->o.switch_events = true;
 	else if (c == OPT_BUILDID_MMAP)
 		a->o.kernel_build_ids = true;
-	else
-		a->o.off_cpu = true; /* 'O' */
+	else if (c == 'O')
+		a->o.off_cpu = true;
+	return 0;
 }
 
 /* perf's -F max: the kernel's own limit, kernel.perf_event_max_sample_rate, read now. */
@@ -446,6 +460,8 @@ static int parse_freq(struct args *a, const char *arg)
 	return 0;
 }
 
+/* One option into a; -h and -V end the program here. 0, or the exit status after saying
+ * what is wrong. */
 static int parse_option(struct args *a, int c, const char *arg)
 {
 	uint64_t v;
@@ -483,8 +499,8 @@ static int parse_option(struct args *a, int c, const char *arg)
 	case 'S':
 	case OPT_BUILDID_MMAP:
 	case 'O':
-		set_flag(a, c);
-		break;
+	case OPT_OFF_CPU_RATE:
+		return set_flag(a, c, arg);
 	case 'm':
 		if (util_parse_u64(arg, &v) < 0 || v == 0 || (v & (v - 1)) || v > (1u << 20)) {
 			fprintf(stderr,
@@ -744,6 +760,7 @@ static int parse_argv(struct args *a, int argc, char **argv)
 		{ "buildid-mmap", no_argument, NULL, OPT_BUILDID_MMAP },
 		{ "unwind-memory", required_argument, NULL, OPT_UNWIND_MEMORY },
 		{ "off-cpu", no_argument, NULL, 'O' },
+		{ "off-cpu-rate", required_argument, NULL, OPT_OFF_CPU_RATE },
 		{ "mmap-pages", required_argument, NULL, 'm' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "duration", required_argument, NULL, 'd' },
@@ -766,6 +783,7 @@ static int parse_argv(struct args *a, int argc, char **argv)
 	int c, r;
 
 	a->o.freq = 4000;
+	a->o.off_cpu_rate = UINT64_MAX; /* not given */
 	a->output = "ringprof.data";
 	a->level = 6;
 	opterr = 0;
@@ -784,6 +802,9 @@ static int parse_argv(struct args *a, int argc, char **argv)
 	if (optind < argc)
 		a->command = argv + optind;
 	a->o.rate_given = a->freq_set || a->period_set;
+	/* System-wide switch rates reach 10^5 a second: -a samples the switch-outs by default. */
+	if (a->o.off_cpu_rate == UINT64_MAX)
+		a->o.off_cpu_rate = a->all ? 10000 : 0;
 	r = check_args(a);
 	return r ? r : check_lifecycle(a);
 }

@@ -45,7 +45,9 @@ const char options_help_weight[] =
     "      --off-cpu           weigh each switch-out by the time its thread then stayed\n"
     "                          off CPU (until its next switch-in), shares of off-CPU time;\n"
     "                          each stack ends in [waiting] (it blocked) or [preempted]\n"
-    "                          (CPU contention); --folded counts microseconds\n"
+    "                          (CPU contention); --folded counts microseconds; --dso\n"
+    "                          keeps stacks that waited in the objects (the kernel frame\n"
+    "                          below [off-cpu], or the user frame that entered the kernel)\n"
     "      --wall              on-CPU samples (by their period, a time with cpu-clock) and\n"
     "                          off-CPU time together: a thread's total is its wall time\n";
 

@@ -29,6 +29,13 @@ static void usage(FILE *f)
 		"[vdso]. Samples are printed as they are read, not gathered, so the memory used\n"
 		"grows with the distinct code locations, not with the samples.\n"
 		"\n"
+		"With --off-cpu only the switch-outs are printed (with --wall, the CPU samples too),\n"
+		"each when its thread switches in again, stamped with the switch-out's time, and\n"
+		"its line ends in \"off-cpu NS ns waiting\" or \"... preempted\": the time the\n"
+		"thread then stayed off CPU (with that of switch-outs recorded without a stack\n"
+		"before it, see ringprof record --off-cpu-rate).\n"
+		"\n"
+		"%s\n"
 		"%s\n"
 		"%s\n"
 		"%s\n"
@@ -39,7 +46,7 @@ static void usage(FILE *f)
 		"\n"
 		"Damaged or truncated parts of a recording are skipped with a warning that says where;\n"
 		"everything intact is still used. The exit status is 1 only when nothing was usable.\n",
-		options_help_input, options_help_filters, options_help_symbols,
+		options_help_input, options_help_filters, options_help_weight, options_help_symbols,
 		options_help_output);
 }
 
@@ -49,6 +56,7 @@ static int parse_argv(struct options *o, int argc, char **argv)
 	static const struct option longopts[] = {
 		OPTIONS_LONGOPTS,
 		OPTIONS_PERF_LONGOPTS,
+		OPTIONS_LONGOPTS_WEIGHT,
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },

@@ -4,6 +4,10 @@
 # function within 10 % of it, with its full stack through libc; spinners pinned to one CPU
 # show as [preempted], sleepers as [waiting]; --folded counts microseconds; --wall gives each
 # thread its wall time within 5 %; a recording without switch-outs is refused with the fix.
+# --off-cpu-rate (default with -a 10000 a second per CPU, else every switch-out): at a rate low
+# enough to leave switch-outs without a stack each thread's totals stay those of a recording
+# that samples every one, the header says so, and under a ping-pong load far fewer stacks are
+# kept. --dso filters off-CPU stacks by the code they waited in, not by [off-cpu].
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 require_perf_events
 require_root
@@ -82,3 +86,82 @@ check_grep "^ringprof report: --off-cpu needs off-CPU samples, .*record with rin
 "$RP" diff --no-pager --off-cpu "$T/off.data" "$T/off.data" >"$T/d.txt" 2>"$T/d.err" || fail "diff --off-cpu"
 check_grep "^ +[0-9.]+% +[0-9.]+% +\+0\.00 +1\.00 +\[off-cpu\] +\[\.\] \[waiting\]$" "$T/d.txt" \
 	"diff --off-cpu: off-CPU entries, unchanged against themselves"
+
+# --dso: the objects the thread waited in (the kernel leaf below [off-cpu], and the user-space
+# frame that entered the kernel), never the made-up [off-cpu] frame.
+"$RP" report --off-cpu --folded --dso libc.so.6 -i "$T/off.data" >"$T/dl.txt" 2>"$T/dl.err" ||
+	fail "report --off-cpu --dso libc.so.6: $(cat "$T/dl.err")"
+check_grep "^rp-piper;.*;wait_pipe;.*read;.*\[waiting\] [0-9]+$" "$T/dl.txt" "--dso libc.so.6 keeps wait_pipe's read"
+check_no_grep "^rp-spin1;.*;spin_contend;" "$T/dl.txt" "--dso libc.so.6: the spinners are preempted in their own code, not in libc"
+"$RP" report --off-cpu --folded --dso rp-offcpu -i "$T/off.data" >"$T/do.txt" 2>/dev/null || fail "report --dso rp-offcpu"
+check_grep "^rp-spin1;.*;spin_contend;.*\[preempted\] [0-9]+$" "$T/do.txt" "--dso rp-offcpu keeps the spinners' preemptions"
+check_no_grep "wait_pipe" "$T/do.txt" "--dso rp-offcpu: wait_pipe entered the kernel in libc"
+"$RP" report --off-cpu --folded --dso '[off-cpu]' -i "$T/off.data" >"$T/dx.txt" 2>/dev/null
+check_eq "$(wc -l <"$T/dx.txt")" 0 "--dso [off-cpu] matches nothing: it is no object of the program"
+
+# --off-cpu-rate 0 samples every switch-out; 100 a second per CPU leaves many without a stack
+# and charges their time to the thread's next stack: the per-thread totals agree.
+"$RP" record -q -e cpu-clock -g --off-cpu --off-cpu-rate 0 -o "$T/all.data" -- "$OC" -d 2 >"$T/wl0.out" 2>"$T/rec0.err" ||
+	fail "record --off-cpu-rate 0: $(cat "$T/rec0.err")"
+"$RP" report --no-pager --off-cpu -n -i "$T/all.data" >"$T/a.txt" 2>/dev/null || fail "report of all.data"
+"$RP" record -q -e cpu-clock -g --off-cpu --off-cpu-rate 100 -o "$T/few.data" -- "$OC" -d 2 >/dev/null 2>"$T/rec1.err" ||
+	fail "record --off-cpu-rate 100: $(cat "$T/rec1.err")"
+"$RP" report --no-pager --off-cpu -n -i "$T/few.data" >"$T/few.txt" 2>/dev/null || fail "report of few.data"
+check_no_grep "^# off-CPU stacks sampled" "$T/a.txt" "rate 0: no sampling of stacks to state"
+check_no_grep "^# off-CPU stacks sampled" "$T/r.txt" "a command's switch-outs are all sampled by default"
+check_grep "^# off-CPU stacks sampled at most 100 times a second per CPU: [0-9]+ of the [0-9]+ switch-outs have theirs; the time of the others goes to the thread's next stack of the same kind \(totals are exact\)$" \
+	"$T/few.txt" "the rate is stated in the header"
+kept() { sed -n 's/^# off-CPU stacks sampled at most [0-9]* times .*: \([0-9]*\) of the [0-9]* switch-outs.*/\1/p' "$1"; }
+outs() { sed -n 's/^# weights: .* after \([0-9]*\) switch-outs$/\1/p' "$1"; }
+offms() { "$RP" report --no-pager --off-cpu -s comm --no-children -n -i "$1" 2>/dev/null |
+	awk -v t="$2" '$NF == t { printf "%d", $2 }'; }
+few=$(kept "$T/few.txt") seen=$(outs "$T/few.txt")
+check_range "${few:-0}" 1 $((${seen:-0} * 9 / 10)) "rate 100: switch-outs without a stack (of $seen)"
+for t in rp-sleeper rp-piper rp-locker rp-holder rp-spin1; do
+	within 10 "$(offms "$T/few.data" $t)" "$(offms "$T/all.data" $t)" "$t's off-CPU total at 100 stacks a second against every switch-out sampled"
+done
+
+# Ping-pong: ~10^5 switches a second; the rate keeps a small share of their stacks.
+"$RP" record -q -e cpu-clock -g --off-cpu --off-cpu-rate 0 -o "$T/pp0.data" -- "$OC" -P 1 >"$T/pp0.out" 2>&1 || fail "record ping-pong, rate 0"
+"$RP" record -q -e cpu-clock -g --off-cpu --off-cpu-rate 1000 -o "$T/pp1.data" -- "$OC" -P 1 >"$T/pp1.out" 2>&1 || fail "record ping-pong"
+"$RP" report --no-pager --off-cpu -i "$T/pp0.data" >"$T/pp0.txt" 2>/dev/null || fail "report pp0"
+"$RP" report --no-pager --off-cpu -i "$T/pp1.data" >"$T/pp1.txt" 2>/dev/null || fail "report pp1"
+all=$(outs "$T/pp0.txt") some=$(kept "$T/pp1.txt") seen=$(outs "$T/pp1.txt")
+check_range "${all:-0}" 20000 100000000 "ping-pong, rate 0: a stack for each of many switch-outs"
+check_range "${seen:-0}" 20000 100000000 "ping-pong, 1000 a second: every switch-out still counted"
+check_range "${some:-999999}" 1 $((all / 20)) "ping-pong, 1000 a second: stacks kept, at most 5 % of those of rate 0"
+
+
+# script --off-cpu: each switch-out with its off-CPU time and kind, its frames below it.
+"$RP" script --no-pager --off-cpu -i "$T/off.data" >"$T/s.txt" 2>"$T/s.err" || fail "script --off-cpu: $(cat "$T/s.err")"
+check_grep "^ +rp-sleeper +[0-9]+/[0-9]+ +\[[0-9]+\] +[0-9]+\.[0-9]+: +[0-9]+ sched:sched_switch: off-cpu [0-9]+ ns waiting$" \
+	"$T/s.txt" "a switch-out line ends in its off-CPU ns and kind"
+check_no_grep "^ +[^ ].* cpu-clock:" "$T/s.txt" "script --off-cpu prints switch-outs only"
+# blocks_ms THREAD FUNCTION KIND: ms of THREAD's switch-outs of KIND whose frames include FUNCTION.
+blocks_ms() {
+	awk -v t="$1" -v f=" $2+" -v k="$3" '
+		/^ / { if (keep) s += ns; keep = 0; ns = 0; hit = 0
+		       if ($1 == t && $NF == k) { ns = $(NF - 2); cand = 1 } else cand = 0; next }
+		/^\t/ { if (cand && index($0, f)) keep = 1; next }
+		END { if (keep) s += ns; printf "%d", s / 1000000 }' "$T/s.txt"
+}
+within 10 "$(blocks_ms rp-sleeper wait_sleep waiting)" "$(truth rp-sleeper)" "script --off-cpu: wait_sleep's switch-outs add up to its sleeps"
+within 10 "$(blocks_ms rp-piper wait_pipe waiting)" "$(truth rp-piper)" "script --off-cpu: wait_pipe's switch-outs add up to its waits"
+check_eq "$(blocks_ms rp-spin1 spin_contend waiting)" 0 "script --off-cpu: the spinner is never waiting in spin_contend"
+check_range "$(blocks_ms rp-spin1 spin_contend preempted)" 300 "$(wall rp-spin1)" "script --off-cpu: the spinner's preemptions (ms)"
+# ringprofd with OffCpu=yes: a system-wide recording whose report has the sleeper's wait (others'
+# threads are filtered out by name).
+. "$top_srcdir/tests/daemon-lib.sh"
+start_listener
+start_daemon $FAST --off-cpu -D "$D"
+"$OC" -d 1 >"$T/wld.out" || fail "rp-offcpu under ringprofd"
+sleep 0.5
+stop_daemon
+check_eq "$DRC" 0 "ringprofd --off-cpu stops cleanly"
+"$RP" report --no-pager --off-cpu --comm rp-sleeper --folded -i "$D"/*.data >"$T/df.txt" 2>"$T/df.err" ||
+	fail "report --off-cpu of ringprofd's file: $(cat "$T/df.err")"
+sl=$(awk '$1 == "rp-sleeper" { printf "%d", $7 * 1000 }' "$T/wld.out")
+got=$(awk 'index($0, ";wait_sleep;") && index($0, ";[waiting] ") { s += $NF } END { printf "%d", s / 1000 }' "$T/df.txt")
+within 20 "$got" "$sl" "ringprofd --off-cpu: rp-sleeper's ms in wait_sleep"
+"$RP" report --no-pager --off-cpu -i "$D"/*.data >"$T/dr.txt" 2>/dev/null || fail "report of ringprofd's file"
+check_grep "^# off-CPU stacks sampled at most 1000 times a second per CPU: " "$T/dr.txt" "ringprofd's rate is stated in the header"

@@ -88,6 +88,14 @@ static void build_attr_one(struct evset *e, size_t i, uint64_t ring_bytes)
 	/* A tracepoint samples every hit unless a rate was asked for, as perf does. */
 	ev->freq = tp && (!e->o.rate_given || ev->every_hit) ? 0 : e->o.freq;
 	ev->period = tp && (!e->o.rate_given || ev->every_hit) ? 1 : e->o.period;
+	if (ev->every_hit && e->o.off_cpu_rate) {
+		/* --off-cpu-rate bounds the switch-outs sampled (and the stacks copied) on a
+		 * CPU that switches faster. Frequency mode, since the kernel samples a tracepoint
+		 * at every hit when PERF_SAMPLE_PERIOD is asked for with a fixed period. Below
+		 * the rate, the period stays 1. */
+		ev->freq = e->o.off_cpu_rate;
+		ev->period = 0;
+	}
 	if (ev->freq) {
 		a->freq = 1;
 		a->sample_freq = ev->freq;

@@ -75,6 +75,7 @@ struct recorder {
 	uint64_t chain[UNWINDER_MAX_FRAMES + 256]; /* a sample's chain, being unwound */
 	uint64_t fixed[65536 / 8];		   /* a side-band record being repaired */
 	struct recorder_totals totals;		   /* what recorder_totals() last computed */
+	bool drop_idle_switch; /* --off-cpu without --switch-events: see idle_switch() */
 };
 
 static int add_to_epoll(struct recorder *r, char *why, size_t why_size)
@@ -246,6 +247,7 @@ int recorder_new(const struct recorder_opts *o, struct recorder **ret, char *why
 	r->epfd = -1;
 	r->flush_ns = o->flush_ns ? o->flush_ns : NSEC_PER_SEC;
 	r->restack_ns = o->restack_ns ? o->restack_ns : 60 * NSEC_PER_SEC;
+	r->drop_idle_switch = o->off_cpu && !o->switch_events;
 	rc = evset_open(&r->ev, o, why, why_size);
 	if (rc == 0)
 		rc = add_to_epoll(r, why, why_size);
@@ -391,6 +393,10 @@ static void write_header(struct recorder *r)
 		h->flags |= RP_HDR_KSYMS_HIDDEN;
 	if (r->pidns)
 		h->flags |= RP_HDR_PIDNS;
+	if (e->o.off_cpu && e->o.off_cpu_rate) {
+		h->flags |= RP_HDR_OFFCPU_RATE;
+		h->reserved[RP_HDR_OFFCPU_RATE_WORD] = e->o.off_cpu_rate;
+	}
 	h->realtime_offset = util_realtime_offset_ns();
 	h->clockid = CLOCK_MONOTONIC;
 	h->n_cpus_online = (uint32_t)sysconf(_SC_NPROCESSORS_ONLN);
@@ -633,6 +639,17 @@ static const struct perf_event_header *unlabel_mmap2(struct recorder *r,
 	return c;
 }
 
+/* --off-cpu (without --switch-events): a switch record of the idle task, which the report
+ * ignores, is not stored; on a CPU that idles between switches they are half of them. */
+static bool idle_switch(const struct recorder *r, const struct perf_event_header *h)
+{
+	struct perfrec_id id;
+
+	return r->drop_idle_switch &&
+	       (h->type == PERF_RECORD_SWITCH || h->type == PERF_RECORD_SWITCH_CPU_WIDE) &&
+	       perfrec_parse_id(h, r->ring_type, &id) == 0 && id.tid == 0;
+}
+
 /* Count what the kernel tells in the ring; samples go to the encoder when it can take them.
  * True when the record is stored (or dropped) already, false when it is to be copied as is. */
 static bool take_record(struct recorder *r, size_t ci, const struct perf_event_header *h)
@@ -640,6 +657,8 @@ static bool take_record(struct recorder *r, size_t ci, const struct perf_event_h
 	struct counts *n = &r->cpus[ci].n;
 	struct perfrec_lost l;
 
+	if (idle_switch(r, h))
+		return true;
 	switch (h->type) {
 	case PERF_RECORD_SAMPLE:
 		n->samples++;

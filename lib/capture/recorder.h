@@ -35,6 +35,10 @@ struct recorder_opts {
 			      * copy of this many bytes (--call-graph dwarf,SIZE); 0: frame pointers */
 	bool switch_events;
 	bool off_cpu; /* sched:sched_switch sampled at every hit, and switch events (--off-cpu) */
+	/* With off_cpu: sample at most this many switch-outs (and copy their stacks) a second per
+	 * CPU, the kernel choosing one in N above it (frequency mode); 0: every one. Switch
+	 * records are all kept, so each thread's off-CPU time stays exact. */
+	uint64_t off_cpu_rate;
 	unsigned int ring_pages; /* data pages per ring (power of two); 0: a default */
 	const int *cpus;	 /* NULL: all online CPUs */
 	size_t n_cpus;

@@ -120,7 +120,11 @@ enum {
 	/* Recorded in a PID namespace other than the initial one: tasks outside it have pid 0
 	 * in the samples, and their side-band was dropped. */
 	RP_HDR_PIDNS = 1u << 13,
+	/* --off-cpu sampled at most a rate of switch-outs per CPU (every switch record is kept):
+	 * the rate in Hz is in reserved[RP_HDR_OFFCPU_RATE_WORD]. */
+	RP_HDR_OFFCPU_RATE = 1u << 16,
 };
+#define RP_HDR_OFFCPU_RATE_WORD 3
 
 /*
  * The last word of a callchain unwound while recording: RP_CONTEXT_UNWIND + the reason the

@@ -1,6 +1,7 @@
 /* aggregate.c — samples counted by (location stack, task, CPU) while replaying, rows after. */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "base/grow.h"
 #include "base/intern.h"
@@ -156,6 +157,24 @@ oom:
 	return -ENOMEM;
 }
 
+/* An off-CPU stack (STACK, LEN long) ends in a made-up [off-cpu] frame: then *dso becomes the
+ * object of the frame below it (in the kernel, where the thread slept), and the object of
+ * its first user-space frame (where it entered the kernel) is returned; else *dso. */
+static uint32_t offcpu_user_leaf(const struct symstacks *ss, const struct dsotab *d,
+				 const uint32_t *st, uint32_t len, uint32_t *dso)
+{
+	if (len < 2 || strcmp(dsotab_name(d, *dso), "[off-cpu]") != 0)
+		return *dso;
+	*dso = symstacks_sym(ss, st[1])->dso;
+	for (uint32_t k = 1; k < len; k++) {
+		uint32_t u = symstacks_sym(ss, st[k])->dso;
+
+		if (dsotab_kind(d, u) != DSOTAB_KERNEL)
+			return u;
+	}
+	return *dso;
+}
+
 void aggregate_keep_dsos(struct aggregate *a, const struct symstacks *ss, const struct dsotab *d,
 			 const char *const *names, size_t n, struct session_totals *t)
 {
@@ -166,10 +185,12 @@ void aggregate_keep_dsos(struct aggregate *a, const struct symstacks *ss, const 
 		uint32_t len;
 		const uint32_t *st = symstacks_get(ss, a->rows[i].stack, &len);
 		uint32_t dso = symstacks_sym(ss, st[0])->dso;
+		uint32_t user = offcpu_user_leaf(ss, d, st, len, &dso);
 		bool keep = false;
 
 		for (size_t k = 0; k < n; k++)
-			keep |= dsotab_matches(d, dso, names[k]);
+			keep |= dsotab_matches(d, dso, names[k]) ||
+				(user != dso && dsotab_matches(d, user, names[k]));
 		if (keep) {
 			a->rows[w++] = a->rows[i];
 			t->samples += a->rows[i].count;

@@ -1,15 +1,25 @@
 /* offcpu.c — each thread's pending switch-out, by tid, until its switch-in. */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "base/grow.h"
 #include "base/intern.h"
 #include "profile/offcpu.h"
 
 struct pending {
-	uint64_t time;
-	uint32_t stack, task, cpu;
-	bool valid, preempted;
+	uint64_t time;		   /* of the open interval's switch-out */
+	uint32_t stack, task, cpu; /* of the latest switch-out sample */
+	uint32_t tid;
+	bool known;	/* a switch-out sample of the thread was seen in this file */
+	bool valid;	/* an interval is open */
+	bool has_stack; /* it began with a sample */
+	bool kind_set;	/* its switch-out record came */
+	bool preempted;
+	/* Per kind (0 waiting, 1 preempted): time off without a stack not charged yet, and the
+	 * last stack it was charged to. */
+	uint64_t acc[2];
+	uint32_t last_stack[2];
 };
 
 struct offcpu {
@@ -48,36 +58,95 @@ static struct pending *slot(struct offcpu *oc, uint32_t tid, bool add)
 
 	if (!add) {
 		id = pairtab_find(oc->tids, tid, 0);
-		return id < 0 ? NULL : &oc->p[id];
+		return id < 0 || !oc->p[id].known ? NULL : &oc->p[id];
 	}
 	/* Room first: an id in tids always has its slot. */
 	if (GROW(oc->p, oc->cap, (size_t)pairtab_count(oc->tids) + 1) < 0)
 		return NULL;
-	for (size_t i = old; i < oc->cap; i++)
-		oc->p[i].valid = false;
+	memset(oc->p + old, 0, (oc->cap - old) * sizeof(*oc->p));
 	id = pairtab_intern(oc->tids, tid, 0, NULL);
 	return id < 0 ? NULL : &oc->p[id];
+}
+
+/* TID's slot, made known (in this file) when it was not. */
+static struct pending *known_slot(struct offcpu *oc, uint32_t tid)
+{
+	struct pending *p = slot(oc, tid, true);
+
+	if (p && !p->known) {
+		*p = (struct pending){ .known = true, .tid = tid };
+		p->last_stack[0] = p->last_stack[1] = OFFCPU_NO_STACK;
+	}
+	return p;
+}
+
+int offcpu_adopt(struct offcpu *oc, uint32_t tid, uint32_t task, uint32_t cpu)
+{
+	struct pending *p = known_slot(oc, tid);
+
+	if (!p)
+		return -ENOMEM;
+	p->task = task;
+	p->cpu = cpu;
+	return 0;
 }
 
 int offcpu_out(struct offcpu *oc, uint32_t tid, uint64_t time, uint32_t stack, uint32_t task,
 	       uint32_t cpu)
 {
-	struct pending *p = slot(oc, tid, true);
+	struct pending *p = known_slot(oc, tid);
 	bool dropped;
 
 	if (!p)
 		return -ENOMEM;
 	dropped = p->valid;
-	*p = (struct pending){ time, stack, task, cpu, true, false };
+	p->time = time;
+	p->stack = stack;
+	p->task = task;
+	p->cpu = cpu;
+	p->valid = p->has_stack = true;
+	p->kind_set = p->preempted = false;
 	return dropped;
 }
 
-void offcpu_out_kind(struct offcpu *oc, uint32_t tid, bool preempted)
+enum offcpu_kind_result offcpu_out_kind(struct offcpu *oc, uint32_t tid, uint64_t time,
+					bool preempted)
 {
 	struct pending *p = slot(oc, tid, false);
+	bool dropped;
 
-	if (p && p->valid)
+	if (!p)
+		return OFFCPU_UNKNOWN;
+	if (p->valid && p->has_stack && !p->kind_set) {
+		p->kind_set = true;
 		p->preempted = preempted;
+		return OFFCPU_KIND;
+	}
+	/* The recorder kept no stack for this switch-out. */
+	dropped = p->valid;
+	p->time = time;
+	p->valid = p->kind_set = true;
+	p->has_stack = false;
+	p->preempted = preempted;
+	return dropped ? OFFCPU_STACKLESS_DROPPED : OFFCPU_STACKLESS;
+}
+
+/* P's open interval, ended at TIME: into *ret when it has a stack (1), else kept (0). */
+static int close_interval(struct pending *p, uint64_t time, struct offcpu_charge *ret)
+{
+	uint64_t ns = time > p->time ? time - p->time : 0;
+	int k = p->preempted;
+
+	p->valid = false;
+	if (!p->has_stack) {
+		p->acc[k] += ns;
+		return 0;
+	}
+	*ret = (struct offcpu_charge){ p->stack,       p->task, p->cpu,	     p->tid,
+				       ns + p->acc[k], 0,	p->preempted };
+	p->acc[k] = 0;
+	p->last_stack[k] = p->stack;
+	return 1;
 }
 
 int offcpu_in(struct offcpu *oc, uint32_t tid, uint64_t time, struct offcpu_charge *ret)
@@ -86,26 +155,38 @@ int offcpu_in(struct offcpu *oc, uint32_t tid, uint64_t time, struct offcpu_char
 
 	if (!p || !p->valid)
 		return 0;
-	p->valid = false;
-	*ret = (struct offcpu_charge){ p->stack, p->task, p->cpu,
-				       time > p->time ? time - p->time : 0, p->preempted };
-	return 1;
+	return close_interval(p, time, ret);
 }
 
 size_t offcpu_flush(struct offcpu *oc, uint64_t end,
 		    void (*fn)(void *arg, const struct offcpu_charge *c), void *arg)
 {
 	size_t n = 0, count = pairtab_count(oc->tids);
+	struct offcpu_charge c;
 
 	for (size_t i = 0; i < count; i++) {
 		struct pending *p = &oc->p[i];
+		uint64_t clipped[2] = { 0, 0 };
 
-		if (!p->valid)
+		if (!p->known)
 			continue;
-		p->valid = false;
-		fn(arg, &(struct offcpu_charge){ p->stack, p->task, p->cpu,
-						 end > p->time ? end - p->time : 0, p->preempted });
-		n++;
+		if (p->valid) {
+			uint64_t clip = end > p->time ? end - p->time : 0;
+
+			n++;
+			clipped[p->preempted] = clip;
+			if (close_interval(p, end, &c)) {
+				c.clipped_ns = clip;
+				clipped[c.preempted] = 0;
+				fn(arg, &c);
+			}
+		}
+		for (int k = 0; k < 2; k++)
+			if (p->acc[k])
+				fn(arg, &(struct offcpu_charge){ p->last_stack[k], p->task, p->cpu,
+								 p->tid, p->acc[k], clipped[k],
+								 k == 1 });
+		p->known = false;
 	}
 	return n;
 }

@@ -7,32 +7,59 @@
 #include <stdint.h>
 
 /*
- * One per report run. A thread's switch-out (its sched:sched_switch sample, with the location
- * stack it was counted under) waits here, keyed by tid, never by CPU (a thread may come back on
- * another one), until the thread's next switch-in; the interval is then charged to that stack.
+ * One per report run. A thread's switch-out waits here, keyed by tid, never by CPU (a thread
+ * may come back on another one), until the thread's next switch-in; the interval is then
+ * charged to the stack of its switch-out sample.
+ *
+ * The recorder may sample only some switch-outs (record --off-cpu-rate: when a CPU switches
+ * faster, the kernel samples one in N): the switch record still says when every switch-out
+ * happened, so one without a sample opens an interval without a stack. Its time is kept per
+ * thread and per kind (waiting, preempted) and charged to the thread's next interval of the
+ * same kind that has a stack, so each thread's totals stay exact and only the split between
+ * its stacks is sampled.
  */
 struct offcpu;
 
-/* An interval to charge: the switch-out's stack, task and CPU, its length in ns. */
+/* OFFCPU_NO_STACK as a charge's stack: time of a thread that never had a stack of that kind. */
+#define OFFCPU_NO_STACK UINT32_MAX
+
+/* An interval to charge: the switch-out's stack, task and CPU, its length in ns (with the
+ * stackless time before it), of which clipped_ns was counted up to the end of a recording. */
 struct offcpu_charge {
 	uint32_t stack, task, cpu;
-	uint64_t ns;
+	uint32_t tid;
+	uint64_t ns, clipped_ns;
 	bool preempted; /* the switch-out record said PERF_RECORD_MISC_SWITCH_OUT_PREEMPT */
 };
 
 struct offcpu *offcpu_new(void);
 struct offcpu *offcpu_free(struct offcpu *oc);
 
-/* Thread TID switched out at TIME (ns). 1 when an earlier switch-out of TID never saw its
- * switch-in (lost records: that interval is dropped), 0, or -ENOMEM. */
+/* Thread TID's switch-out sample at TIME (ns) with its stack. 1 when an earlier switch-out of
+ * TID never saw its switch-in (lost records: that interval is dropped), 0, or -ENOMEM. */
 int offcpu_out(struct offcpu *oc, uint32_t tid, uint64_t time, uint32_t stack, uint32_t task,
 	       uint32_t cpu);
-/* The switch-out record of TID: whether it was a preemption. */
-void offcpu_out_kind(struct offcpu *oc, uint32_t tid, bool preempted);
-/* Thread TID switched in at TIME: 1 with *ret when it was off with a known stack, else 0. */
+
+/* What offcpu_out_kind() did with a switch-out record. */
+enum offcpu_kind_result {
+	OFFCPU_UNKNOWN,		  /* a thread without a switch-out sample yet (or filtered out) */
+	OFFCPU_KIND,		  /* the kind of the switch-out whose sample came just before */
+	OFFCPU_STACKLESS,	  /* a switch-out without a sample: an interval without a stack */
+	OFFCPU_STACKLESS_DROPPED, /* the same, and an earlier interval lost its switch-in */
+};
+/* A thread none of whose switch-outs kept a stack yet (the recorder sampled only some when
+ * switches came too fast), of task TASK on CPU: from now on its switch-out records open
+ * intervals, charged to OFFCPU_NO_STACK until one has a stack. 0 or -ENOMEM. */
+int offcpu_adopt(struct offcpu *oc, uint32_t tid, uint32_t task, uint32_t cpu);
+/* The switch-out record of TID at TIME: whether it was a preemption. */
+enum offcpu_kind_result offcpu_out_kind(struct offcpu *oc, uint32_t tid, uint64_t time,
+					bool preempted);
+/* Thread TID switched in at TIME: 1 with *ret when an interval with a stack ends (charged
+ * with the stackless time of its kind before it), else 0. */
 int offcpu_in(struct offcpu *oc, uint32_t tid, uint64_t time, struct offcpu_charge *ret);
-/* Every thread still off, clipped at END (the end of the recording), to FN; the table is then
- * empty. How many there were. */
+/* Every thread still off, clipped at END (the end of the recording), and every stackless time
+ * not charged yet (to the thread's last stack of its kind, else OFFCPU_NO_STACK), to FN; the
+ * table is then empty. How many threads were still off. */
 size_t offcpu_flush(struct offcpu *oc, uint64_t end,
 		    void (*fn)(void *arg, const struct offcpu_charge *c), void *arg);
 

@@ -125,6 +125,13 @@ static void print_offcpu_header(FILE *f, const struct session_totals *t)
 		t->offcpu_clipped, t->offcpu_clipped == 1 ? "" : "s",
 		(double)t->offcpu_clipped_ns / 1e9, t->offcpu_dropped,
 		t->offcpu_dropped == 1 ? "" : "s");
+	if (t->offcpu_rate)
+		fprintf(f,
+			"# off-CPU stacks sampled at most %" PRIu64 " times a second per CPU: "
+			"%" PRIu64 " of the %" PRIu64
+			" switch-outs have theirs; the time of the others "
+			"goes to the thread's next stack of the same kind (totals are exact)\n",
+			t->offcpu_rate, t->offcpu_stacks, t->offcpu_switchouts);
 }
 
 /* --since/--until skipped some inputs: name what the report covers, not the first input. */
@@ -890,9 +897,14 @@ int print_folded(FILE *f, const struct session *s)
 
 void print_sample(FILE *f, const struct session *s, const struct session_sample *smp)
 {
-	fprintf(f, "%16s %7d/%-7d [%03u] %5" PRIu64 ".%06" PRIu64 ": %10" PRIu64 " %s:\n",
-		smp->comm, (int)smp->pid, (int)smp->tid, smp->cpu, smp->time / 1000000000u,
+	fprintf(f, "%16s %7d/%-7d [%03u] %5" PRIu64 ".%06" PRIu64 ": %10" PRIu64 " %s:", smp->comm,
+		(int)smp->pid, (int)smp->tid, smp->cpu, smp->time / 1000000000u,
 		smp->time % 1000000000u / 1000u, smp->period, smp->event);
+	/* A switch-out (script --off-cpu): how long its thread then stayed off, and why. */
+	if (smp->offcpu)
+		fprintf(f, " off-cpu %" PRIu64 " ns %s", smp->offcpu_ns,
+			smp->preempted ? "preempted" : "waiting");
+	fputc('\n', f);
 	for (uint32_t i = 0; i < smp->n_frames; i++) {
 		const struct session_frame *fr = &smp->frames[i];
 		const struct session_sym *sym = session_sym(s, fr->sym);

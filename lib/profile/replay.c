@@ -65,6 +65,8 @@ struct replay {
 	/* see replay_set_sample_hook() */
 	void (*hook)(void *arg, const struct perfrec_sample *smp, uint32_t stack, uint32_t comm);
 	void *hook_arg;
+	void (*ohook)(void *arg, const struct offcpu_charge *c); /* replay_set_offcpu_hook() */
+	void *ohook_arg;
 };
 
 struct replay *replay_new(const struct session_opts *o, struct procmodel *pm, struct dsotab *dsos,
@@ -460,8 +462,9 @@ static int64_t offcpu_stack(struct replay *rp, uint32_t stack, bool preempted)
 	loc = aggregate_add_loc(rp->agg, (uint32_t)rp->offcpu_dso, preempted);
 	if (loc < 0)
 		return loc;
-	locs = aggregate_stack(rp->agg, stack, &n);
-	n = n < MAX_FRAMES ? n : MAX_FRAMES - 1;
+	/* Time of a thread that never kept a stack of its kind: the leaf alone. */
+	locs = stack == OFFCPU_NO_STACK ? NULL : aggregate_stack(rp->agg, stack, &n);
+	n = !locs ? 0 : n < MAX_FRAMES ? n : MAX_FRAMES - 1;
 	rp->loc_buf[0] = (uint32_t)loc;
 	memcpy(rp->loc_buf + 1, locs, n * sizeof(*locs));
 	return aggregate_add_stack(rp->agg, rp->loc_buf, n + 1);
@@ -483,13 +486,15 @@ static void charge_offcpu(struct replay *rp, const struct offcpu_charge *c)
 	t->offcpu_ns += c->ns;
 	if (c->preempted)
 		t->offcpu_preempt_ns += c->ns;
+	if (rp->ohook)
+		rp->ohook(rp->ohook_arg, c);
 }
 
 static void charge_clipped(void *arg, const struct offcpu_charge *c)
 {
 	struct replay *rp = arg;
 
-	rp->t->offcpu_clipped_ns += c->ns;
+	rp->t->offcpu_clipped_ns += c->clipped_ns;
 	charge_offcpu(rp, c);
 }
 
@@ -508,6 +513,7 @@ static void offcpu_sample(struct replay *rp, const struct perfrec_sample *smp, i
 	}
 	t->offcpu_dropped += r == 1;
 	t->offcpu_switchouts++;
+	t->offcpu_stacks++;
 	if (!t->t_first || smp->id.time < t->t_first)
 		t->t_first = smp->id.time;
 	if (smp->id.time > t->t_last)
@@ -516,22 +522,48 @@ static void offcpu_sample(struct replay *rp, const struct perfrec_sample *smp, i
 		count_unwind(rp, smp);
 }
 
+/* A thread switched out that has no stack in the off-CPU table yet (the recorder sampled
+ * only some switch-outs): taken in when the filters keep it. True when it was. */
+static bool offcpu_adopt_thread(struct replay *rp, const struct perfrec_id *id)
+{
+	struct perfrec_sample smp = { .id = *id };
+	const struct task_memo *memo;
+
+	if (!id->tid || !keep_pid(&rp->o->filter, (int32_t)id->pid, (int32_t)id->tid, id->cpu))
+		return false;
+	memo = sample_task(rp, &smp);
+	if (!memo || !keep_comm(rp, (uint32_t)memo->comm))
+		return false;
+	return offcpu_adopt(rp->oc, id->tid, (uint32_t)memo->task, id->cpu) == 0;
+}
+
 /* A context switch: a switch-out says whether it was a preemption, a switch-in ends the
  * thread's off-CPU interval. The record's own task is the one switching, CPU-wide or not. */
 static void on_switch(struct replay *rp, const struct perf_event_header *h)
 {
 	struct perfrec_id id;
 	struct offcpu_charge c;
+	enum offcpu_kind_result k;
 
 	if (!rp->oc || perfrec_parse_id(h, rp->sample_type, &id) < 0)
 		return;
 	if (id.time > rp->t_latest)
 		rp->t_latest = id.time;
-	if (h->misc & PERF_RECORD_MISC_SWITCH_OUT)
-		offcpu_out_kind(rp->oc, id.tid, h->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT);
-	else if (id.time >= rp->since && id.time <= rp->until &&
-		 offcpu_in(rp->oc, id.tid, id.time, &c))
+	if (id.time < rp->since || id.time > rp->until)
+		return;
+	if (h->misc & PERF_RECORD_MISC_SWITCH_OUT) {
+		/* A switch-out the recorder kept no stack for (--off-cpu-rate) opens an
+		 * interval too: the thread's totals stay exact. */
+		k = offcpu_out_kind(rp->oc, id.tid, id.time,
+				    h->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT);
+		if (k == OFFCPU_UNKNOWN && offcpu_adopt_thread(rp, &id))
+			k = offcpu_out_kind(rp->oc, id.tid, id.time,
+					    h->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT);
+		rp->t->offcpu_switchouts += k >= OFFCPU_STACKLESS;
+		rp->t->offcpu_dropped += k == OFFCPU_STACKLESS_DROPPED;
+	} else if (offcpu_in(rp->oc, id.tid, id.time, &c)) {
 		charge_offcpu(rp, &c);
+	}
 }
 
 /*
@@ -572,6 +604,8 @@ static void on_sample(struct replay *rp, const struct perf_event_header *h)
 	stack = sample_stack(rp, &smp, memo->pgen);
 	if (rp->oc && rp->is_switch[reader_event(rp->rd) % RP_MAX_EVENTS]) {
 		offcpu_sample(rp, &smp, stack, memo);
+		if (rp->hook && rp->ohook && stack >= 0)
+			rp->hook(rp->hook_arg, &smp, (uint32_t)stack, (uint32_t)memo->comm);
 		return;
 	}
 	if (stack < 0 || aggregate_add_sample(rp->agg, (uint32_t)stack, (uint32_t)memo->task,
@@ -744,6 +778,8 @@ int replay_file(struct replay *rp, struct reader *r, char *why, size_t why_size)
 
 	rp->sample_type = reader_sample_type(r);
 	rp->unwound = hdr && (hdr->flags & RP_HDR_UNWIND);
+	if (hdr && (hdr->flags & RP_HDR_OFFCPU_RATE))
+		rp->t->offcpu_rate = hdr->reserved[RP_HDR_OFFCPU_RATE_WORD];
 	if (rp->unwound && !rp->t->stack_user)
 		rp->t->stack_user = header_stack_user(hdr);
 	rc = set_window(rp, r, why, why_size);
@@ -792,4 +828,11 @@ void replay_set_sample_hook(struct replay *rp,
 {
 	rp->hook = fn;
 	rp->hook_arg = arg;
+}
+
+void replay_set_offcpu_hook(struct replay *rp, void (*fn)(void *arg, const struct offcpu_charge *c),
+			    void *arg)
+{
+	rp->ohook = fn;
+	rp->ohook_arg = arg;
 }

@@ -51,6 +51,11 @@ int replay_preload(struct replay *rp, struct reader *pre);
  * event, or in a recording of several the sample's own (the header's when its description
  * was lost); NULL outside a replay. */
 const char *replay_event_name(const struct replay *rp);
+struct offcpu_charge;
+/* Off-CPU weights: FN(ARG, charge) for each interval charged (after the sample hook saw its
+ * switch-out sample, which it gets too with these weights). */
+void replay_set_offcpu_hook(struct replay *rp, void (*fn)(void *arg, const struct offcpu_charge *c),
+			    void *arg);
 void replay_set_sample_hook(struct replay *rp,
 			    void (*fn)(void *arg, const struct perfrec_sample *smp, uint32_t stack,
 				       uint32_t comm),

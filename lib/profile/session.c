@@ -13,6 +13,7 @@
 #include "profile/aggregate.h"
 #include "profile/dsotab.h"
 #include "profile/ksymtab.h"
+#include "profile/offcpu.h"
 #include "profile/perfmap.h"
 #include "profile/procmodel.h"
 #include "profile/replay.h"
@@ -41,6 +42,7 @@ struct session {
 };
 
 #define INLINE_MAX 16
+#define HELD_MAX_NR 256 /* callchain words kept of a switch-out sample waiting for its time */
 
 /* Streaming: each location symbolized once, when first met, with the offsets in its symbols. */
 struct stream {
@@ -57,6 +59,16 @@ struct stream {
 	size_t cap_frames;
 	uint64_t addrs[1024]; /* its callchain's addresses, and whether each is a return address */
 	bool ret[1024];
+	/* Off-CPU weights: each thread's last switch-out sample, until its interval is charged
+	 * (by tid: pairtab id -> held[id]). */
+	struct pairtab *held_tids;
+	struct held {
+		struct perfrec_sample smp; /* smp.ips points to ips */
+		uint64_t ips[HELD_MAX_NR];
+		uint32_t stack, comm;
+		bool valid;
+	} * held;
+	size_t cap_held;
 };
 
 /* Add r's events that events[] does not have yet. */
@@ -158,6 +170,8 @@ struct session *session_free(struct session *s)
 		free(s->stream->locs);
 		free(s->stream->offs);
 		free(s->stream->frames);
+		pairtab_free(s->stream->held_tids);
+		free(s->stream->held);
 		free(s->stream);
 	}
 	free(s->t.unwind_dso);
@@ -327,6 +341,91 @@ static int64_t stream_frames(struct session *s, const struct perfrec_sample *smp
 	return (int64_t)m;
 }
 
+/* With --dso, is the sample of frames F (M long) kept? An off-CPU one also by its first
+ * user-space frame (where the thread entered the kernel), as aggregate_keep_dsos. */
+static bool stream_kept(struct session *s, const struct session_frame *f, int64_t m, bool offcpu)
+{
+	if (m <= 0)
+		return false;
+	if (session_dso_kept(s, session_sym(s, f[0].sym)->dso))
+		return true;
+	for (int64_t k = 0; offcpu && k < m; k++) {
+		uint32_t dso = session_sym(s, f[k].sym)->dso;
+
+		if (dsotab_kind(s->dsos, dso) != DSOTAB_KERNEL)
+			return session_dso_kept(s, dso);
+	}
+	return false;
+}
+
+/* Off-CPU weights: a switch-out sample waits for its thread's switch-in (its time). */
+static void hold_switch_out(struct session *s, const struct perfrec_sample *smp, uint32_t stack,
+			    uint32_t comm)
+{
+	struct stream *st = s->stream;
+	size_t old = st->cap_held;
+	struct held *h;
+	int64_t id;
+
+	if (!st->held_tids && !(st->held_tids = pairtab_new()))
+		goto nomem;
+	if (GROW(st->held, st->cap_held, (size_t)pairtab_count(st->held_tids) + 1) < 0)
+		goto nomem;
+	memset(st->held + old, 0, (st->cap_held - old) * sizeof(*st->held));
+	id = pairtab_intern(st->held_tids, smp->id.tid, 0, NULL);
+	if (id < 0)
+		goto nomem;
+	h = &st->held[id];
+	h->smp = *smp;
+	h->smp.nr = smp->nr < HELD_MAX_NR ? smp->nr : HELD_MAX_NR;
+	if (smp->ips)
+		memcpy(h->ips, smp->ips, h->smp.nr * sizeof(*h->ips));
+	h->smp.ips = smp->ips ? h->ips : NULL;
+	h->stack = stack;
+	h->comm = comm;
+	h->valid = true;
+	return;
+nomem:
+	s->t.samples_nomem++;
+}
+
+/* Off-CPU weights: an interval charged; its switch-out sample goes out with its time. A
+ * charge of time without a stack (at the end of a recording) has no sample to go with. */
+static void on_stream_charge(void *arg, const struct offcpu_charge *c)
+{
+	struct session *s = arg;
+	struct stream *st = s->stream;
+	int64_t id = st->held_tids ? pairtab_find(st->held_tids, c->tid, 0) : -1;
+	struct held *h = id < 0 ? NULL : &st->held[id];
+	const uint32_t *locs;
+	uint32_t n;
+	int64_t m;
+
+	if (!h || !h->valid || h->stack != c->stack)
+		return;
+	h->valid = false;
+	locs = aggregate_stack(s->agg, h->stack, &n);
+	m = stream_locs(s) < 0 ? -ENOMEM : stream_frames(s, &h->smp, locs, n);
+	if (!stream_kept(s, st->frames, m, true)) {
+		s->t.samples_nomem += m < 0;
+		return;
+	}
+	st->fn(st->arg, &(struct session_sample){
+			    .time = h->smp.id.time,
+			    .pid = (int32_t)h->smp.id.pid,
+			    .tid = (int32_t)h->smp.id.tid,
+			    .cpu = h->smp.id.cpu,
+			    .period = h->smp.period ? h->smp.period : 1,
+			    .comm = session_comm(s, h->comm),
+			    .event = "sched:sched_switch",
+			    .frames = st->frames,
+			    .n_frames = (uint32_t)m,
+			    .offcpu = true,
+			    .preempted = c->preempted,
+			    .offcpu_ns = c->ns,
+			});
+}
+
 static void on_stream_sample(void *arg, const struct perfrec_sample *smp, uint32_t stack,
 			     uint32_t comm)
 {
@@ -337,9 +436,14 @@ static void on_stream_sample(void *arg, const struct perfrec_sample *smp, uint32
 	uint32_t n;
 	int64_t m;
 
+	if (s->o.weight != SESSION_CPU && replay_event_name(s->rp) &&
+	    strcmp(replay_event_name(s->rp), "sched:sched_switch") == 0) {
+		hold_switch_out(s, smp, stack, comm);
+		return;
+	}
 	locs = aggregate_stack(s->agg, stack, &n);
 	m = stream_locs(s) < 0 ? -ENOMEM : stream_frames(s, smp, locs, n);
-	if (m <= 0 || !session_dso_kept(s, session_sym(s, st->frames[0].sym)->dso)) {
+	if (!stream_kept(s, st->frames, m, false)) {
 		/* Counted by the replay; not handed out after all. */
 		s->t.samples--;
 		s->t.period -= period;
@@ -369,6 +473,8 @@ int session_stream(struct session *s, void (*fn)(void *arg, const struct session
 	s->stream->fn = fn;
 	s->stream->arg = arg;
 	replay_set_sample_hook(s->rp, on_stream_sample, s);
+	if (s->o.weight != SESSION_CPU)
+		replay_set_offcpu_hook(s->rp, on_stream_charge, s);
 	return 0;
 }
 

@@ -114,6 +114,9 @@ struct session_totals {
 	bool time_weighted;
 	uint64_t offcpu_ns, offcpu_preempt_ns, offcpu_clipped, offcpu_clipped_ns;
 	uint64_t offcpu_dropped, offcpu_switchouts;
+	/* Switch-outs that came with their stack, and the recorder's --off-cpu-rate (switch-outs
+	 * sampled a second per CPU at most; 0: every one). */
+	uint64_t offcpu_stacks, offcpu_rate;
 };
 
 /* An event of the recordings: its name and rate (freq 0: a fixed period). */
@@ -156,12 +159,18 @@ struct session_sample {
 	const char *event;		    /* the recording's event name */
 	const struct session_frame *frames; /* leaf first; an inline chain shares its addr */
 	uint32_t n_frames;
+	/* SESSION_OFFCPU and _WALL: a switch-out, handed out when its thread switched in again
+	 * (time is still the switch-out's), with the ns it then stayed off CPU (and the time of
+	 * switch-outs without a stack before it), and whether it was preempted. */
+	bool offcpu, preempted;
+	uint64_t offcpu_ns;
 };
 
 /*
  * Stream rather than aggregate: from then on session_add_file() hands FN(ARG, sample) every
  * sample that passes the filters (--dso included), symbolized, in the order read (time
- * order within a recording); session_finish() and the rows are not needed. Memory grows with
+ * order within a recording; with off-CPU weights a switch-out comes when its thread switches
+ * in again); session_finish() and the rows are not needed. Memory grows with
  * the unique locations and stacks met, not with the samples. Call before the first file.
  * 0 or -ENOMEM.
  */

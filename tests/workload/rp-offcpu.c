@@ -7,13 +7,17 @@
  *   rp-spin1/2  both pinned to CPU 0, spinning in spin_contend: each preempts the other
  * and then prints, per thread, "THREAD tid TID wall W" and "FUNCTION S" for each waiting
  * function: the seconds of CLOCK_MONOTONIC measured around its blocking calls (the truth the
- * tests compare the report with). Exit 2 on bad usage. */
+ * tests compare the report with).
+ * `rp-offcpu -P SECONDS` instead bounces a byte between rp-ping and rp-pong over two pipes for
+ * SECONDS (tens of thousands of switches a second, the load that --off-cpu-interval bounds)
+ * and prints "THREAD tid TID wall W trips N". Exit 2 on bad usage. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1
 #endif
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -167,6 +171,57 @@ static void *run(void *arg)
 	return NULL;
 }
 
+static int ping_fd[2], pong_fd[2];
+static atomic_ulong trips;
+
+/* One side of the ping-pong: ARG is "rp-ping" (starts it, and stops it at end_ns) or
+ * "rp-pong" (echoes until the pipe closes). */
+static void *bounce(void *arg)
+{
+	const char *name = arg;
+	bool ping = strcmp(name, "rp-ping") == 0;
+	char c = 'x';
+
+	prctl(PR_SET_NAME, name);
+	for (;;) {
+		if (ping) {
+			if (now_ns(CLOCK_MONOTONIC) >= end_ns)
+				break;
+			if (write(ping_fd[1], &c, 1) != 1 || read(pong_fd[0], &c, 1) != 1)
+				break;
+			atomic_fetch_add(&trips, 1);
+		} else {
+			if (read(ping_fd[0], &c, 1) != 1 || write(pong_fd[1], &c, 1) != 1)
+				break;
+		}
+	}
+	if (ping)
+		close(ping_fd[1]);
+	return NULL;
+}
+
+static int pingpong(double secs)
+{
+	pthread_t a, b;
+	uint64_t start = now_ns(CLOCK_MONOTONIC);
+
+	if (pipe(ping_fd) < 0 || pipe(pong_fd) < 0) {
+		perror("rp-offcpu: pipe");
+		return 1;
+	}
+	end_ns = start + (uint64_t)(secs * 1e9);
+	if (pthread_create(&b, NULL, bounce, "rp-pong") != 0 ||
+	    pthread_create(&a, NULL, bounce, "rp-ping") != 0) {
+		fprintf(stderr, "rp-offcpu: cannot create a thread\n");
+		return 1;
+	}
+	pthread_join(a, NULL);
+	pthread_join(b, NULL);
+	printf("rp-ping wall %.6f trips %lu\n", (double)(now_ns(CLOCK_MONOTONIC) - start) / 1e9,
+	       atomic_load(&trips));
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct part parts[] = {
@@ -179,6 +234,14 @@ int main(int argc, char **argv)
 	pthread_t th[N];
 	double secs = 2.0;
 
+	if (argc == 3 && strcmp(argv[1], "-P") == 0) {
+		secs = atof(argv[2]);
+		if (secs <= 0 || secs > 3600) {
+			fprintf(stderr, "usage: rp-offcpu -P SECONDS\n");
+			return 2;
+		}
+		return pingpong(secs);
+	}
 	if (argc == 3 && strcmp(argv[1], "-d") == 0)
 		secs = atof(argv[2]);
 	else if (argc != 1)
