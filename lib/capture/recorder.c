@@ -79,6 +79,7 @@ struct recorder {
 	struct pairtab *taskcg;
 	uint64_t *taskcg_ids;
 	size_t cap_taskcg;
+	uint64_t t_safe; /* the writer's ordering watermark, as last set */
 	uint64_t chain[UNWINDER_MAX_FRAMES + 256]; /* a sample's chain, being unwound */
 	uint64_t fixed[65536 / 8];		   /* a side-band record being repaired */
 	struct recorder_totals totals;		   /* what recorder_totals() last computed */
@@ -485,25 +486,33 @@ static void taskcg_forget(struct recorder *r)
 
 #define TASKCG_NONE UINT64_MAX /* the thread exited: its tid may come back in another cgroup */
 
-/* A sample's cgroup: an RP_REC_TASKCG before it when its thread's cgroup is new in this file
- * or changed. A lookup per sample; memory only for a thread not seen yet. */
+/*
+ * A sample's cgroup: an RP_REC_TASKCG before it when its thread's cgroup is new in this file
+ * or changed. A lookup per sample; memory only for a thread not seen yet. Rings are drained
+ * one after the other, so an older sample of the thread may still wait in another CPU's ring:
+ * a thread's first record is stamped with the ordering watermark, older than anything not yet
+ * drained; a change, with its sample's time (an older sample of the old cgroup drained later
+ * says so again with its own time, which keeps every sample with its cgroup).
+ */
 static void taskcg_sample(struct recorder *r, const struct perfrec_sample *s)
 {
 	struct rp_taskcg_rec *rec;
 	int64_t id;
+	uint64_t t;
 
 	if (!r->taskcg || s->id.tid == 0) /* the idle task, or tasks outside our PID namespace */
 		return;
 	id = pairtab_find(r->taskcg, s->id.tid, 0);
 	if (id >= 0 && r->taskcg_ids[id] == s->cgroup)
 		return;
+	t = id >= 0 || s->id.time < r->t_safe ? s->id.time : r->t_safe;
 	if (id < 0 && (GROW(r->taskcg_ids, r->cap_taskcg, pairtab_count(r->taskcg) + 1) < 0 ||
 		       (id = pairtab_intern(r->taskcg, s->id.tid, 0, NULL)) < 0))
 		return;
 	if (!(rec = writer_reserve(r->w, sizeof(*rec))))
 		return;
 	r->taskcg_ids[id] = s->cgroup;
-	format_taskcg_put(rec, s->id.time, s->id.pid, s->id.tid, s->cgroup);
+	format_taskcg_put(rec, t, s->id.pid, s->id.tid, s->cgroup);
 }
 
 /* A thread exited: its next sample (a new thread with its tid) says its cgroup again. */
@@ -528,6 +537,7 @@ static void begin_file(struct recorder *r, struct writer *w)
 		encoder_begin(r->enc, w);
 	r->t_restack = r->t_start;
 	taskcg_forget(r);
+	r->t_safe = r->t_start;
 	writer_set_safe_time(w, r->t_start);
 	write_header(r);
 	write_events(r);
@@ -829,7 +839,8 @@ static int drain_all(struct recorder *r)
 		taskcg_forget(r);
 		r->t_restack = pass;
 	}
-	writer_set_safe_time(r->w, safe_time(r, pass));
+	r->t_safe = safe_time(r, pass);
+	writer_set_safe_time(r->w, r->t_safe);
 	if (writer_due(r->w, util_now_ns(), r->flush_ns))
 		rc = writer_flush(r->w);
 	if (rc == 0 && ws->dropped_frames != dropped)

@@ -1,0 +1,102 @@
+#!/bin/bash
+# report-unit.sh — attribution by systemd unit: a workload in a cgroup of its own
+# (rp-test-PID.slice/rp-wl.service, made after the recording started: the kernel's
+# PERF_RECORD_CGROUP names it) and another in one made before (rp-pre.service: named by the
+# start-up synthesis) are told apart by --sort unit with their shares, --unit keeps only a
+# unit's samples (report, script, diff), script prints the unit, pprof labels it, and --dump
+# and --stats show the new records.
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
+require_perf_events
+require_root
+PPROF=${PPROF:-/usr/lib/go-1.19/pkg/tool/linux_amd64/pprof}
+[ -x "$PPROF" ] || fail "the pprof tool is missing ($PPROF): install golang-1.19-go (setup.sh does)"
+CG=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
+[ -n "$CG" ] || skip "no cgroup v2 hierarchy is mounted (ringprof names units from cgroup v2)"
+U=rp-test-$$.slice
+SLICE="$CG/$U"
+mkdir "$SLICE" 2>"$T/mkdir.err" || skip "cannot create a cgroup under $CG: $(cat "$T/mkdir.err")"
+cleanup_cg() {
+	for d in "$SLICE"/*/; do
+		[ -d "$d" ] || continue
+		# whatever is left in it goes back to the root before the cgroup is removed
+		while read -r p; do echo "$p" >"$CG/cgroup.procs" 2>/dev/null; done <"$d/cgroup.procs"
+		rmdir "$d" 2>/dev/null
+	done
+	rmdir "$SLICE" 2>/dev/null
+}
+trap 'cleanup_cg; cleanup' EXIT
+mkdir "$SLICE/rp-pre.service"
+
+# Each workload's shell moves itself into its cgroup, then execs the workload (same pid).
+printf '%s\n' \
+	"sh -c 'echo \$\$ >\"$SLICE/rp-pre.service/cgroup.procs\" && echo \$\$ >\"$T/pre.pid\" && exec \"$WL\" -d 2 -q' &" \
+	"sleep 0.3" \
+	"mkdir \"$SLICE/rp-wl.service\"" \
+	"sh -c 'echo \$\$ >\"$SLICE/rp-wl.service/cgroup.procs\" && echo \$\$ >\"$T/wl.pid\" && exec \"$WL\" -d 1.5 -q' &" \
+	"wait" >"$T/run.sh"
+"$RP" record -a -e cpu-clock -F 499 -o "$T/u.data" -- sh "$T/run.sh" 2>"$T/rec.err" ||
+	fail "record -a: $(cat "$T/rec.err")"
+pre=$(cat "$T/pre.pid") wl=$(cat "$T/wl.pid")
+
+# ---- the records: a kernel CGROUP for the new cgroup, a synthesized one for the old ----------
+"$RP" report -i "$T/u.data" --dump >"$T/dump" 2>&1 || fail "--dump: $(tail -1 "$T/dump")"
+check_grep "^CGROUP [0-9.]+ cpu=[0-9]+ .* id=[0-9]+ path=/(.*/)?$U/rp-wl.service$" "$T/dump" \
+	"--dump: the kernel's CGROUP record names the cgroup made while recording"
+check_grep "^CGROUP [0-9.]+ cpu=- .* id=[0-9]+ path=/(.*/)?$U/rp-pre.service$" "$T/dump" \
+	"--dump: the start-up synthesis names the cgroup that existed"
+wl_id=$(sed -n "s|^CGROUP .* id=\([0-9]*\) path=.*/$U/rp-wl.service$|\1|p" "$T/dump" | head -1)
+check_grep "^TASKCG [0-9.]+ pid=$wl tid=$wl cgroup=$wl_id$" "$T/dump" \
+	"--dump: TASKCG puts the workload's thread in that cgroup"
+"$RP" report -i "$T/u.data" --stats >"$T/stats" 2>&1
+check_grep '^ +TASKCG +[0-9]+$' "$T/stats" "--stats counts the TASKCG records"
+check_grep '^ +CGROUP +[0-9]+$' "$T/stats" "--stats counts the CGROUP records"
+[ "$(stat_field TASKCG "$T/stats")" -lt "$(stat_field samples "$T/stats")" ] ||
+	fail "a TASKCG per sample: they should be written only when a thread's cgroup changes"
+ok "fewer TASKCG records than samples"
+
+# ---- report --sort unit: each workload's share under its unit ---------------------------------
+"$RP" report -i "$T/u.data" --sort unit -n >"$T/units" 2>"$T/err" || fail "--sort unit: $(cat "$T/err")"
+check_grep '^# +Self +Samples +Unit$' "$T/units" "--sort unit: a Unit column"
+share() { # UNIT FILE: the samples of UNIT's row
+	awk -v u="$1" '$NF == u { print $2; exit }' "$2"
+}
+n_wl=$(share rp-wl.service "$T/units")
+n_pre=$(share rp-pre.service "$T/units")
+[ -n "$n_wl" ] && [ -n "$n_pre" ] || fail "--sort unit lacks a workload's unit: $(cat "$T/units")"
+ok "--sort unit shows rp-wl.service ($n_wl samples) and rp-pre.service ($n_pre samples)"
+# The workload's process (its main thread and its worker) is wholly in its unit once it runs
+# the workload (the shell before the exec was in the root cgroup until it moved itself).
+"$RP" report -i "$T/u.data" --sort pid,unit,comm -n >"$T/pids" 2>&1
+check_eq "$(awk -v p="$wl" '$3 == p && $5 ~ /^rp-/ && $4 != "rp-wl.service"' "$T/pids")" "" \
+	"the workload's process has no samples in another unit"
+check_range "$(awk -v p="$wl" '$3 == p && $4 == "rp-wl.service" { s += $2 } END { print s + 0 }' "$T/pids")" \
+	1 "$n_wl" "the workload's process is in rp-wl.service"
+# Both spin on a CPU each (2 CPUs, the second for 1.5 of the first's 2 s): comparable shares.
+check_range "$((n_wl * 100 / (n_wl + n_pre)))" 25 60 "rp-wl.service's share of the two workloads"
+
+# ---- --unit: only that unit's samples ----------------------------------------------------------
+"$RP" report -i "$T/u.data" --unit rp-wl.service --sort pid,unit -n >"$T/only" 2>&1
+check_grep "^# samples: $n_wl of [0-9]+ \(filtered\)" "$T/only" \
+	"--unit keeps the unit's samples, as many as --sort unit gave it"
+check_no_grep "(^| )$pre( |$)|rp-pre.service| - *$" "$T/only" "--unit: nothing of the other workload or unit"
+"$RP" script -i "$T/u.data" --unit rp-wl.service >"$T/script" 2>&1 || fail "script --unit"
+check_grep "^ *rp-[a-z]+ +$wl/[0-9]+ +\[[0-9]+\] +[0-9.]+: +[0-9]+ cpu-clock: rp-wl.service$" "$T/script" \
+	"script prints the unit after the event, as perf script -F +cgroup puts the cgroup"
+check_eq "$(grep -c 'cpu-clock:' "$T/script")" "$n_wl" "script --unit: exactly the unit's samples"
+check_no_grep 'cpu-clock: (rp-pre.service|-)$' "$T/script" "script --unit: no other unit"
+"$RP" diff --sort unit --unit rp-pre.service "$T/u.data" "$T/u.data" >"$T/diff" 2>&1 ||
+	fail "diff --unit: $(cat "$T/diff")"
+check_grep 'rp-pre.service$' "$T/diff" "diff --sort unit --unit: the unit's entry"
+check_no_grep 'rp-wl.service' "$T/diff" "diff --unit: no other unit"
+
+# ---- pprof: a unit label ---------------------------------------------------------------------
+export PPROF_TMPDIR="$T/pprof-home" HOME="$T"
+"$RP" report -i "$T/u.data" --pprof "$T/u.pb.gz" 2>"$T/err" || fail "--pprof: $(cat "$T/err")"
+"$PPROF" -tags "$T/u.pb.gz" >"$T/tags" 2>&1 || fail "pprof -tags: $(cat "$T/tags")"
+check_grep '^ unit: Total' "$T/tags" "pprof -tags: a unit label"
+check_grep '\): rp-wl.service$' "$T/tags" "pprof -tags: rp-wl.service among the units"
+"$PPROF" -raw "$T/u.pb.gz" >"$T/raw" 2>&1
+check_grep 'unit:\[rp-wl.service\]' "$T/raw" "pprof -raw: samples labelled unit:[rp-wl.service]"
+"$RP" report -i "$T/u.data" --unit rp-wl.service --pprof "$T/wl.pb.gz" 2>"$T/err" || fail "--pprof --unit"
+"$PPROF" -tags "$T/wl.pb.gz" >"$T/wtags" 2>&1
+check_grep '^ +[0-9.]+m?s \( *100%\): rp-wl.service$' "$T/wtags" "pprof of --unit: that unit only"
