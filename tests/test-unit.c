@@ -94,6 +94,10 @@ static void test_model(void)
 	CHECK_STR(unit_of(m, 10, 10), "a.service");
 	procmodel_taskcg(m, 10, 10, 1);
 	CHECK_STR(unit_of(m, 10, 10), "-");
+	/* The root's path is not needed (a recorder in a container does not see it). */
+	procmodel_taskcg(m, 12, 12, 1);
+	CHECK_STR(unit_of(m, 12, 12), "-");
+	procmodel_taskcg(m, 12, 12, 99);
 	/* A thread's first TASKCG may come before its FORK: the FORK does not undo it. */
 	procmodel_taskcg(m, 10, 13, 99);
 	procmodel_fork(m, 10, 10, 13, 10);

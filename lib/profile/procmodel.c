@@ -334,6 +334,9 @@ int64_t procmodel_unit_id(struct procmodel *m, int32_t pid, int32_t tid)
 	i = pairtab_find(m->cgroups, m->thrs[id].cgroup, 0);
 	if (i >= 0 && m->cgroup_unit[i] >= 0)
 		return m->cgroup_unit[i];
+	/* The root of cgroup v2 is id 1; a recorder in a container sees no path for it. */
+	if (m->thrs[id].cgroup == 1)
+		return strtab_intern(m->units, "-");
 	snprintf(buf, sizeof(buf), "cgroup:%llu", (unsigned long long)m->thrs[id].cgroup);
 	return strtab_intern(m->units, buf);
 }
