@@ -182,53 +182,42 @@ static bool name_wanted(const char *const *names, size_t n, const char *name)
 	return false;
 }
 
-static bool comm_wanted(const struct session_filter *f, const char *name)
+/* A name filter's verdict on the name with this id in TAB, cached in *OK (0 unknown, 1 keep,
+ * -1 drop) per id. Without memory for the cache the names are compared every time: no sample
+ * is kept or dropped wrongly for want of memory. */
+static bool keep_name(int8_t **ok, size_t *n_ok, const char *const *names, size_t n_names,
+		      const struct strtab *tab, uint32_t id)
 {
-	return name_wanted(f->comms, f->n_comms, name);
-}
+	size_t n = *n_ok;
 
-/* The --unit verdict, cached per unit id as keep_comm() does. */
-static bool keep_unit(struct replay *rp, uint32_t unit)
-{
-	const struct session_filter *f = &rp->o->filter;
-	size_t n = rp->n_unit_ok;
-
-	if (!f->n_units)
+	if (!n_names)
 		return true;
-	if (unit >= n) {
-		if (GROW(rp->unit_ok, rp->n_unit_ok, (size_t)unit + 1) < 0)
-			return name_wanted(f->units, f->n_units,
-					   strtab_get(procmodel_units(rp->pm), unit));
-		memset(rp->unit_ok + n, 0, rp->n_unit_ok - n);
+	if (id >= n) {
+		if (GROW(*ok, *n_ok, (size_t)id + 1) < 0)
+			return name_wanted(names, n_names, strtab_get(tab, id));
+		memset(*ok + n, 0, *n_ok - n);
 	}
-	if (!rp->unit_ok[unit])
-		rp->unit_ok[unit] =
-		    name_wanted(f->units, f->n_units, strtab_get(procmodel_units(rp->pm), unit))
-			? 1
-			: -1;
-	return rp->unit_ok[unit] > 0;
+	if (!(*ok)[id])
+		(*ok)[id] = name_wanted(names, n_names, strtab_get(tab, id)) ? 1 : -1;
+	return (*ok)[id] > 0;
 }
 
-/* The --comm verdict, cached per comm id. Without memory for the cache the names are compared
- * every time: no sample is kept or dropped wrongly for want of memory. */
+/* --comm */
 static bool keep_comm(struct replay *rp, uint32_t comm)
 {
 	const struct session_filter *f = &rp->o->filter;
-	size_t n = rp->n_comm_ok;
 
-	if (!f->n_comms)
-		return true;
-	if (comm >= n) {
-		if (GROW(rp->comm_ok, rp->n_comm_ok, (size_t)comm + 1) < 0)
-			return comm_wanted(f, strtab_get(procmodel_comms(rp->pm), comm));
-		memset(rp->comm_ok + n, 0, rp->n_comm_ok - n);
-	}
-	if (!rp->comm_ok[comm]) {
-		const char *name = strtab_get(procmodel_comms(rp->pm), comm);
+	return keep_name(&rp->comm_ok, &rp->n_comm_ok, f->comms, f->n_comms,
+			 procmodel_comms(rp->pm), comm);
+}
 
-		rp->comm_ok[comm] = comm_wanted(f, name) ? 1 : -1;
-	}
-	return rp->comm_ok[comm] > 0;
+/* --unit */
+static bool keep_unit(struct replay *rp, uint32_t unit)
+{
+	const struct session_filter *f = &rp->o->filter;
+
+	return keep_name(&rp->unit_ok, &rp->n_unit_ok, f->units, f->n_units,
+			 procmodel_units(rp->pm), unit);
 }
 
 /* Location id of an address seen in a sample: kernel addresses as they are, user ones as
