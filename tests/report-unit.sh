@@ -3,8 +3,9 @@
 # (rp-test-PID.slice/rp-wl.service, made after the recording started: the kernel's
 # PERF_RECORD_CGROUP names it) and another in one made before (rp-pre.service: named by the
 # start-up synthesis) are told apart by --sort unit with their shares, --unit keeps only a
-# unit's samples (report, script, diff), script prints the unit, pprof labels it, and --dump
-# and --stats show the new records.
+# unit's samples (report, script, diff), script prints the unit, pprof labels it, --dump
+# and --stats show the new records, and push sends a series per unit, resuming after the units
+# already sent when a send fails midway.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 require_perf_events
 require_root
@@ -100,3 +101,44 @@ check_grep 'unit:\[rp-wl.service\]' "$T/raw" "pprof -raw: samples labelled unit:
 "$RP" report -i "$T/u.data" --unit rp-wl.service --pprof "$T/wl.pb.gz" 2>"$T/err" || fail "--pprof --unit"
 "$PPROF" -tags "$T/wl.pb.gz" >"$T/wtags" 2>&1
 check_grep '^ +[0-9.]+m?s \( *100%\): rp-wl.service$' "$T/wtags" "pprof of --unit: that unit only"
+
+# ---- push: one series per unit; a failure midway resumes after the units already sent --------
+command -v python3 >/dev/null || fail "python3 is missing (setup.sh installs it)"
+cat >"$T/receiver.py" <<'EOF'
+import http.server, os, sys
+d = sys.argv[1]
+class H(http.server.BaseHTTPRequestHandler):
+    def do_POST(self):
+        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        got = [f for f in os.listdir(d) if f.endswith(".query")]
+        # refuse every request once 'limit' requests were taken
+        lim = os.path.join(d, "limit")
+        if os.path.exists(lim) and len(got) >= int(open(lim).read()):
+            self.send_response(503); self.end_headers(); return
+        open(os.path.join(d, "%03d.query" % len(got)), "w").write(self.path + "\n")
+        self.send_response(200); self.end_headers()
+    def log_message(self, *a):
+        pass
+s = http.server.HTTPServer(("127.0.0.1", 0), H)
+open(os.path.join(d, "port.tmp"), "w").write(str(s.server_address[1]))
+os.rename(os.path.join(d, "port.tmp"), os.path.join(d, "port"))
+s.serve_forever()
+EOF
+mkdir -p "$T/got" "$T/rec"
+cp "$T/u.data" "$T/rec/rp-0001.data"
+python3 "$T/receiver.py" "$T/got" &
+BG_PIDS="$BG_PIDS $!"
+for _ in $(seq 100); do [ -s "$T/got/port" ] && break; sleep 0.05; done
+[ -s "$T/got/port" ] || fail "the receiver did not start"
+PUSH=("$RP" push --dir "$T/rec" --url "http://127.0.0.1:$(cat "$T/got/port")" --cursor "$T/cursor" --once)
+n_units=$(grep -c '^ .*[0-9]%' "$T/units")
+echo 1 >"$T/got/limit"
+if "${PUSH[@]}" 2>"$T/push1.err"; then fail "push --once succeeded though the receiver refused the second unit"; fi
+check_eq "$(ls "$T/got" | grep -c '\.query$')" 1 "the first unit's series was sent before the refusal"
+check_eq "$(sed -n 2p "$T/cursor")" "rp-0001.data 1" "the cursor says one unit of the file was sent"
+rm "$T/got/limit"
+"${PUSH[@]}" 2>"$T/push2.err" || fail "push --once after the receiver recovered: $(cat "$T/push2.err")"
+check_eq "$(ls "$T/got" | grep -c '\.query$')" "$n_units" "then the others: one series per unit ($n_units)"
+check_eq "$(cat "$T/got/"*.query | sed 's/&.*//' | sort | uniq -d | wc -l)" 0 "no unit's series was sent twice"
+check_grep 'unit%3Drp-wl.service' <(cat "$T/got/"*.query) "a series is labelled unit=rp-wl.service"
+check_eq "$(cat "$T/cursor")" rp-0001.data "the cursor names the file, done"
