@@ -30,6 +30,8 @@ const char options_help_filters[] =
     "      --pid PID[,PID]     only these processes\n"
     "      --tid TID[,TID]     only these threads\n"
     "      --comm NAME[,NAME]  only these command names (also perf's --comms)\n"
+    "      --unit NAME[,NAME]  only these systemd units or containers, as --sort unit\n"
+    "                          names them (cron.service, session-2.scope, docker:ID12)\n"
     "      --dso NAME[,NAME]   only samples whose own frame is in these objects (short\n"
     "                          name as shown, or full path; also perf's --dsos)\n"
     "  -C, --cpu LIST          only these CPUs, e.g. 0-3,6\n"
@@ -188,7 +190,7 @@ int options_add_path(struct options *o, const char *path)
 	return add_input(o, path);
 }
 
-/* --pid, --tid, --comm, --dso, --cpu, --since, --until. 0, or the exit status (said). */
+/* --pid, --tid, --comm, --unit, --dso, --cpu, --since, --until. 0, or the exit status (said). */
 static int parse_filter(struct options *o, int c, char *arg)
 {
 	struct session_filter *f = &o->so.filter;
@@ -209,6 +211,13 @@ static int parse_filter(struct options *o, int c, char *arg)
 			       c == OPT_COMM ? &f->n_comms : &f->n_dsos) < 0) {
 			fprintf(stderr, "%s: too many names for %s (at most %d)\n", o->prog,
 				c == OPT_COMM ? "--comm" : "--dso", OPTIONS_MAX_LIST);
+			return EXIT_USAGE;
+		}
+		break;
+	case OPT_UNIT:
+		if (split_list(arg, o->units, OPTIONS_MAX_LIST, &f->n_units) < 0) {
+			fprintf(stderr, "%s: too many names for --unit (at most %d)\n", o->prog,
+				OPTIONS_MAX_LIST);
 			return EXIT_USAGE;
 		}
 		break;
@@ -321,6 +330,7 @@ int options_parse(struct options *o, int c, char *arg, char **argv)
 	case OPT_PID:
 	case OPT_TID:
 	case OPT_COMM:
+	case OPT_UNIT:
 	case OPT_DSO:
 	case OPT_CPU:
 	case OPT_SINCE:
@@ -450,6 +460,7 @@ int options_filter(struct options *o)
 	f->pids = o->pids;
 	f->tids = o->tids;
 	f->comms = o->comms;
+	f->units = o->units;
 	f->dsos = o->dsos;
 	f->cpus = o->cpus;
 	f->n_cpus = o->n_cpus;

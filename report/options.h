@@ -37,6 +37,7 @@ enum {
 	OPT_PPROF,
 	OPT_OFF_CPU,
 	OPT_WALL,
+	OPT_UNIT,
 	OPT_OWN = 512,
 };
 
@@ -47,6 +48,7 @@ enum {
 	    { "pid", required_argument, NULL, OPT_PID },                                           \
 	    { "tid", required_argument, NULL, OPT_TID },                                           \
 	    { "comm", required_argument, NULL, OPT_COMM },                                         \
+	    { "unit", required_argument, NULL, OPT_UNIT },                                         \
 	    { "dso", required_argument, NULL, OPT_DSO },                                           \
 	    { "cpu", required_argument, NULL, OPT_CPU },                                           \
 	    { "since", required_argument, NULL, OPT_SINCE },                                       \
@@ -107,7 +109,7 @@ struct options {
 	bool dir_empty; /* a --dir held no recording */
 	bool no_pager, verbose;
 	struct session_opts so;
-	const char *comms[OPTIONS_MAX_LIST], *dsos[OPTIONS_MAX_LIST];
+	const char *comms[OPTIONS_MAX_LIST], *dsos[OPTIONS_MAX_LIST], *units[OPTIONS_MAX_LIST];
 	int32_t pids[OPTIONS_MAX_LIST], tids[OPTIONS_MAX_LIST];
 	int cpus[OPTIONS_MAX_CPUS];
 	size_t n_cpus;

@@ -45,8 +45,9 @@ static void usage(FILE *f)
 		"%s\n"
 		"%s\n"
 		"Output:\n"
-		"  -s, --sort KEYS         entry keys, from comm,pid,tid,dso,sym,cpu (perf's 'symbol'\n"
-		"                          is sym) (default dso,sym)\n"
+		"  -s, --sort KEYS         entry keys, from comm,pid,tid,dso,sym,cpu,unit (perf's\n"
+		"                          'symbol' is sym; unit: the systemd unit or container)\n"
+		"                          (default dso,sym)\n"
 		"      --percent-limit PCT hide entries below PCT %% on both sides\n"
 		"      --folded            one line per unique stack, 'comm;outer;...;inner A B' with\n"
 		"                          the sample counts of each side (FlameGraph's difffolded.pl\n"
@@ -87,7 +88,7 @@ static int parse_own(struct args *a, int c, char *arg)
 		if (print_parse_sort(arg, &a->po) < 0) {
 			fprintf(stderr,
 				PROG
-				": invalid sort keys '%s' (choose from comm,pid,tid,dso,sym,cpu)\n",
+				": invalid sort keys '%s' (choose from comm,pid,tid,dso,sym,cpu,unit)\n",
 				arg);
 			return EXIT_USAGE;
 		}
@@ -227,8 +228,8 @@ static int cmp_lines(const void *a, const void *b)
 static void print_entries(FILE *f, const struct args *a, const struct diff_entry *e, size_t n,
 			  const double total[DIFF_SIDES])
 {
-	static const char *const titles[PRINT_N_KEYS] = { "Command",	   "Pid",    "Tid",
-							  "Shared Object", "Symbol", "CPU" };
+	static const char *const titles[PRINT_N_KEYS] = { "Command", "Pid", "Tid", "Shared Object",
+							  "Symbol",  "CPU", "Unit" };
 	const struct print_opts *o = &a->po;
 	size_t w[PRINT_N_KEYS];
 

@@ -31,6 +31,10 @@ struct push {
 	unsigned interval, retry_max, timeout;
 	char userpwd[512];
 	char cursor[NAME_MAX_LEN + 1]; /* the last file sent ("" none yet) */
+	/* The file after it, of whose units (in name order) the first partial_sent were sent
+	 * (one series per unit): a restart goes on from there. */
+	char partial[NAME_MAX_LEN + 1];
+	unsigned partial_sent;
 };
 
 static volatile sig_atomic_t stopping;
@@ -47,8 +51,9 @@ static void usage(FILE *f)
 		"Usage: ringprof push --dir DIR --url URL [OPTIONS]\n"
 		"\n"
 		"Send each closed recording in DIR (*.data; the *.data.partial being written waits)\n"
-		"as a pprof profile to a Pyroscope-compatible server:\n"
-		"  POST URL/ingest?name=APP{host=HOST,...}&from=START&until=END&format=pprof\n"
+		"as pprof profiles to a Pyroscope-compatible server, one series per systemd unit or\n"
+		"container (the units of ringprof report --sort unit):\n"
+		"  POST URL/ingest?name=APP{host=HOST,unit=UNIT,...}&from=START&until=END&format=pprof\n"
 		"in name (= time) order. The last file sent is kept in a cursor file, so that nothing\n"
 		"is sent twice or skipped across restarts; recordings are never changed or deleted.\n"
 		"\n"
@@ -230,24 +235,41 @@ static void cursor_load(struct push *p)
 {
 	FILE *f = fopen(p->cursor_path, "re");
 
-	p->cursor[0] = '\0';
+	char line[NAME_MAX_LEN + 32];
+
+	p->cursor[0] = p->partial[0] = '\0';
+	p->partial_sent = 0;
 	if (!f)
 		return; /* none yet: everything closed is sent */
 	if (fgets(p->cursor, sizeof(p->cursor), f))
 		p->cursor[strcspn(p->cursor, "\r\n")] = '\0';
+	/* A second line "NAME K": K units of the next file were sent already. */
+	if (fgets(line, sizeof(line), f)) {
+		char *sp = strrchr(line, ' ');
+
+		if (sp && sp != line && sp - line <= NAME_MAX_LEN) {
+			*sp = '\0';
+			util_strlcpy(p->partial, line, sizeof(p->partial));
+			p->partial_sent = (unsigned)strtoul(sp + 1, NULL, 10);
+		}
+	}
 	fclose(f);
 }
 
-/* NAME becomes the cursor: written beside it and renamed over it, synced, so that a crash
- * leaves the old cursor or the new one. 0 or -errno (said). */
-static int cursor_save(struct push *p, const char *name)
+/* NAME becomes the cursor (or, with SENT > 0, the file after it whose first SENT units were
+ * sent): written beside it and renamed over it, synced, so that a crash leaves the old cursor
+ * or the new one. 0 or -errno (said). */
+static int cursor_save_units(struct push *p, const char *name, unsigned sent)
 {
 	char tmp[4096];
-	int fd, rc = 0;
+	int fd, rc = 0, w;
 
 	snprintf(tmp, sizeof(tmp), "%s.tmp", p->cursor_path);
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0 || dprintf(fd, "%s\n", name) < 0 || fsync(fd) < 0)
+	w = fd < 0 ? -1
+	    : sent ? dprintf(fd, "%s\n%s %u\n", p->cursor, name, sent)
+		   : dprintf(fd, "%s\n", name);
+	if (fd < 0 || w < 0 || fsync(fd) < 0)
 		rc = -errno;
 	if (fd >= 0 && close(fd) < 0 && !rc)
 		rc = -errno;
@@ -259,8 +281,20 @@ static int cursor_save(struct push *p, const char *name)
 		unlink(tmp);
 		return rc;
 	}
-	util_strlcpy(p->cursor, name, sizeof(p->cursor));
+	if (sent) {
+		util_strlcpy(p->partial, name, sizeof(p->partial));
+		p->partial_sent = sent;
+	} else {
+		util_strlcpy(p->cursor, name, sizeof(p->cursor));
+		p->partial[0] = '\0';
+		p->partial_sent = 0;
+	}
 	return 0;
+}
+
+static int cursor_save(struct push *p, const char *name)
+{
+	return cursor_save_units(p, name, 0);
 }
 
 /* ---- the recordings ---- */
@@ -326,54 +360,97 @@ static void on_session_warn(void *arg, const char *msg)
 		fprintf(stderr, PROG ": warning: %s\n", msg);
 }
 
-/* The profile of recording PATH (its first event) in *ret_buf, its wall-clock bounds and
- * sample count. 0, or -errno with a sentence in why. */
-static int encode(struct push *p, const char *path, uint8_t **ret_buf, size_t *ret_len,
-		  int64_t bounds[2], uint64_t *ret_samples, char *why, size_t why_size)
+/* A recording read for sending: its session (finished), wall-clock bounds, sample count and
+ * units, in name order. */
+struct fileprof {
+	struct session *s;
+	int64_t bounds[2];
+	uint64_t samples;
+	uint32_t *units;
+	size_t n_units;
+};
+
+static void fileprof_done(struct fileprof *fp)
+{
+	session_free(fp->s);
+	free(fp->units);
+}
+
+static const struct session *sort_session;
+
+static int cmp_units(const void *a, const void *b)
+{
+	return strcmp(session_unit(sort_session, *(const uint32_t *)a),
+		      session_unit(sort_session, *(const uint32_t *)b));
+}
+
+/* The distinct units of the session's rows, sorted by name. 0 or -ENOMEM. */
+static int list_units(struct fileprof *fp)
+{
+	size_t n_rows, cap = 0;
+	const struct session_row *rows = session_rows(fp->s, &n_rows);
+
+	for (size_t i = 0; i < n_rows; i++) {
+		size_t k = 0;
+
+		while (k < fp->n_units && fp->units[k] != rows[i].unit)
+			k++;
+		if (k < fp->n_units)
+			continue;
+		if (GROW(fp->units, cap, fp->n_units + 1) < 0)
+			return -ENOMEM;
+		fp->units[fp->n_units++] = rows[i].unit;
+	}
+	sort_session = fp->s;
+	if (fp->n_units)
+		qsort(fp->units, fp->n_units, sizeof(*fp->units), cmp_units);
+	return 0;
+}
+
+/* Read recording PATH (its first event) into *fp. 0, or -errno with a sentence in why. */
+static int read_file(struct push *p, const char *path, struct fileprof *fp, char *why,
+		     size_t why_size)
 {
 	struct session_opts so = { .debuginfod_timeout = 5, .warn = on_session_warn, .warn_arg = p };
 	struct session_event ev[1];
 	size_t n_ev = 0;
-	struct session *s;
 	int rc;
 
-	rc = session_file_bounds(path, &bounds[0], &bounds[1], why, why_size);
+	memset(fp, 0, sizeof(*fp));
+	rc = session_file_bounds(path, &fp->bounds[0], &fp->bounds[1], why, why_size);
 	if (rc < 0)
 		return rc;
 	if (session_list_events((const char *const *)&path, 1, ev, 1, &n_ev) == 0 && n_ev)
 		so.filter.event = ev[0].name;
-	s = session_new(&so);
-	if (!s) {
+	fp->s = session_new(&so);
+	if (!fp->s) {
 		snprintf(why, why_size, "out of memory");
 		return -ENOMEM;
 	}
-	rc = session_add_file(s, path, why, why_size);
-	if (rc >= 0 && (rc = session_finish(s)) < 0)
+	rc = session_add_file(fp->s, path, why, why_size);
+	if (rc >= 0 && ((rc = session_finish(fp->s)) < 0 || (rc = list_units(fp)) < 0))
 		snprintf(why, why_size, "out of memory");
-	if (rc >= 0) {
-		struct pprof_opts po = { bounds[0], bounds[1] };
-
-		*ret_samples = session_totals(s)->samples;
-		rc = pprof_encode(s, &po, ret_buf, ret_len);
-		if (rc < 0)
-			snprintf(why, why_size, "out of memory while encoding");
+	if (rc < 0) {
+		fileprof_done(fp);
+		return rc;
 	}
-	session_free(s);
-	return rc < 0 ? rc : 0;
+	fp->samples = session_totals(fp->s)->samples;
+	return 0;
 }
 
 /* ---- sending (libcurl) ---- */
 
-/* URL of the ingest request for a profile of FROM .. UNTIL (wall-clock ns), malloc'd; NULL
- * when out of memory. The series is APP{host=HOST,labels...}. */
-static char *ingest_url(const struct push *p, CURL *curl, int64_t from, int64_t until)
+/* URL of the ingest request for a profile of UNIT in FROM .. UNTIL (wall-clock ns), malloc'd;
+ * NULL when out of memory. The series is APP{host=HOST,unit=UNIT,labels...}. */
+static char *ingest_url(const struct push *p, CURL *curl, const char *unit, int64_t from,
+			int64_t until)
 {
 	char host[256] = "unknown", name[4096], *esc, *url = NULL;
 	size_t len, base = strlen(p->url);
 	int n;
 
 	gethostname(host, sizeof(host) - 1);
-	len = (size_t)snprintf(name, sizeof(name), "%s{host=%s", p->app, host);
+	len = (size_t)snprintf(name, sizeof(name), "%s{host=%s,unit=%s", p->app, host, unit);
 	for (size_t i = 0; i < p->n_labels && len < sizeof(name); i++)
 		len += (size_t)snprintf(name + len, sizeof(name) - len, ",%s", p->labels[i]);
 	if (len < sizeof(name))
@@ -389,15 +466,15 @@ static char *ingest_url(const struct push *p, CURL *curl, int64_t from, int64_t 
 	return n < 0 ? NULL : url;
 }
 
-/* POST the profile BUF of FROM .. UNTIL. 0, or -1 with a sentence in why (the server's
- * status and the first line of its answer, or curl's reason). */
-static int post(const struct push *p, const uint8_t *buf, size_t len, int64_t from, int64_t until,
-		char *why, size_t why_size)
+/* POST the profile BUF of UNIT in FROM .. UNTIL. 0, or -1 with a sentence in why (the
+ * server's status and the first line of its answer, or curl's reason). */
+static int post(const struct push *p, const uint8_t *buf, size_t len, const char *unit,
+		int64_t from, int64_t until, char *why, size_t why_size)
 {
 	CURL *curl = curl_easy_init();
 	struct curl_slist *hdrs = NULL;
 	char err[CURL_ERROR_SIZE] = "";
-	char *url = curl ? ingest_url(p, curl, from, until) : NULL;
+	char *url = curl ? ingest_url(p, curl, unit, from, until) : NULL;
 	long status = 0;
 	CURLcode rc = CURLE_OUT_OF_MEMORY;
 
@@ -446,25 +523,22 @@ static void pause_for(unsigned secs)
 		;
 }
 
-/* Send recording NAME until it is accepted (loop) or once (--once); then it becomes the
- * cursor. 0 when sent (or nothing to send), -1 when a send failed with --once, 1 when
- * stopping. */
-static int send_file(struct push *p, const char *name)
+/* POST unit K of FP until it is accepted (loop) or once (--once). 0 when sent, -1 when it
+ * failed with --once or could not be encoded (said), 1 when stopping. */
+static int send_unit(struct push *p, const char *name, struct fileprof *fp, size_t k, size_t *bytes)
 {
-	char path[4096 + NAME_MAX_LEN + 2], why[512];
+	struct pprof_opts po = { fp->bounds[0], fp->bounds[1], true, fp->units[k] };
+	const char *unit = session_unit(fp->s, fp->units[k]);
 	uint8_t *buf = NULL;
 	size_t len = 0;
-	int64_t bounds[2];
-	uint64_t samples = 0;
 	unsigned backoff = 1;
+	char why[512];
 
-	snprintf(path, sizeof(path), "%s/%s", p->dir, name);
-	if (encode(p, path, &buf, &len, bounds, &samples, why, sizeof(why)) < 0) {
-		/* Retrying cannot mend a damaged file: said, and passed by. */
-		fprintf(stderr, PROG ": %s: not sent: %s\n", path, why);
-		return cursor_save(p, name) < 0 ? -1 : 0;
+	if (pprof_encode(fp->s, &po, &buf, &len) < 0) {
+		fprintf(stderr, PROG ": %s: out of memory while encoding\n", name);
+		return -1;
 	}
-	while (samples && post(p, buf, len, bounds[0], bounds[1], why, sizeof(why)) < 0) {
+	while (post(p, buf, len, unit, fp->bounds[0], fp->bounds[1], why, sizeof(why)) < 0) {
 		fprintf(stderr, PROG ": %s: sending to %s failed: %s%s", name, p->url, why,
 			p->once ? "\n" : "");
 		if (p->once) {
@@ -480,10 +554,41 @@ static int send_file(struct push *p, const char *name)
 		backoff = backoff * 2 > p->retry_max ? p->retry_max : backoff * 2;
 	}
 	free(buf);
-	if (p->verbose)
+	*bytes += len;
+	return 0;
+}
+
+/* Send recording NAME, one series per unit, each until it is accepted (loop) or once
+ * (--once); then it becomes the cursor. 0 when sent (or nothing to send), -1 when a send
+ * failed with --once, 1 when stopping. */
+static int send_file(struct push *p, const char *name)
+{
+	char path[4096 + NAME_MAX_LEN + 2], why[512];
+	struct fileprof fp;
+	size_t bytes = 0, k = 0;
+	int rc = 0;
+
+	snprintf(path, sizeof(path), "%s/%s", p->dir, name);
+	if (read_file(p, path, &fp, why, sizeof(why)) < 0) {
+		/* Retrying cannot mend a damaged file: said, and passed by. */
+		fprintf(stderr, PROG ": %s: not sent: %s\n", path, why);
+		return cursor_save(p, name) < 0 ? -1 : 0;
+	}
+	/* Units sent before a failure or a restart are not sent again. */
+	if (strcmp(name, p->partial) == 0)
+		k = p->partial_sent;
+	for (; fp.samples && k < fp.n_units && rc == 0; k++) {
+		rc = send_unit(p, name, &fp, k, &bytes);
+		if (rc == 0 && k + 1 < fp.n_units && cursor_save_units(p, name, (unsigned)k + 1) < 0)
+			rc = -1;
+	}
+	if (rc == 0 && p->verbose)
 		fprintf(stderr, PROG ": %s: %s (%llu samples, %zu bytes)\n", name,
-			samples ? "sent" : "no samples, nothing to send",
-			(unsigned long long)samples, len);
+			fp.samples ? "sent" : "no samples, nothing to send",
+			(unsigned long long)fp.samples, bytes);
+	fileprof_done(&fp);
+	if (rc)
+		return rc;
 	return cursor_save(p, name) < 0 ? -1 : 0;
 }
 

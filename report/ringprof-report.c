@@ -44,8 +44,9 @@ static void usage(FILE *f)
 		"      --children          Children and Self columns (the default with callchains)\n"
 		"      --no-children       Self column only (no time of callees)\n"
 		"  -n, --show-nr-samples   a Samples column\n"
-		"  -s, --sort KEYS         entry keys, from comm,pid,tid,dso,sym,cpu (perf's 'symbol'\n"
-		"                          is sym) (default comm,dso,sym)\n"
+		"  -s, --sort KEYS         entry keys, from comm,pid,tid,dso,sym,cpu,unit (perf's\n"
+		"                          'symbol' is sym; unit: the systemd unit or container)\n"
+		"                          (default comm,dso,sym)\n"
 		"  -F, --fields FIELDS     the columns, as perf's -F: overhead, sample, and sort keys\n"
 		"                          (e.g. overhead,sample,comm,dso,sym)\n"
 		"      --percentage MODE   relative (default: shares of the samples the filters keep)\n"
@@ -261,7 +262,7 @@ static int parse_fields(struct args *a, const char *arg)
 		fprintf(stderr,
 			PROG
 			": invalid -F fields '%s' (choose from overhead,overhead_children,sample,"
-			"comm,pid,tid,dso,sym,cpu)\n",
+			"comm,pid,tid,dso,sym,cpu,unit)\n",
 			arg);
 		return EXIT_USAGE;
 	}
@@ -296,7 +297,7 @@ static int parse_output(struct args *a, int c, char *arg)
 		if (print_parse_sort(arg, &a->po) < 0) {
 			fprintf(stderr,
 				PROG
-				": invalid sort keys '%s' (choose from comm,pid,tid,dso,sym,cpu)\n",
+				": invalid sort keys '%s' (choose from comm,pid,tid,dso,sym,cpu,unit)\n",
 				arg);
 			return EXIT_USAGE;
 		}

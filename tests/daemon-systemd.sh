@@ -218,6 +218,17 @@ check_eq "$(prop NRestarts)" 2 "the watchdog restarted a stopped daemon (Watchdo
 in_ct journalctl -u ringprofd --no-pager >"$T/journal"
 check_grep '[Ww]atchdog timeout' "$T/journal" "systemd says the watchdog fired"
 
+# --- attribution: a workload started as a systemd unit is reported under that unit ---
+in_ct systemd-run --wait --quiet --unit=rp-attr-test /run/rp-workload/rp-workload -d 2 -q ||
+	fail "systemd-run --unit=rp-attr-test ran the workload"
+sleep 1 # a flush interval (0.5 s) for its last samples
+in_ct ringprof report --dir /var/lib/ringprof --sort unit -n >"$T/units" 2>&1
+check_grep '^ +([0-9.]+% +){1,2}[0-9]+ +rp-attr-test.service$' "$T/units" \
+	"report --sort unit: the workload started with systemd-run --unit=rp-attr-test is under its unit"
+in_ct ringprof report --dir /var/lib/ringprof --unit rp-attr-test.service --sort comm -n >"$T/attr" 2>&1
+check_grep ' rp-workload$' "$T/attr" "--unit rp-attr-test.service: the workload's samples"
+check_no_grep '^ +[0-9].* (ringprofd|systemd|systemd-journal)$' "$T/attr" "--unit rp-attr-test.service: nothing of other units"
+
 # --- clean stop: the last file is finished ---
 in_ct systemctl stop ringprofd
 check_eq "$(prop ActiveState)" inactive "systemctl stop"

@@ -77,7 +77,7 @@ done
 q=$(cat "$T/got/000.query")
 host=$(hostname)
 case "$q" in
-/ingest\?name=myapp%7Bhost%3D"$host"%2Cenv%3Dtest%7D\&from=[0-9]*\&until=[0-9]*\&format=pprof) ok "the query: /ingest, name=myapp{host=$host,env=test}, from, until, format=pprof" ;;
+/ingest\?name=myapp%7Bhost%3D"$host"%2Cunit%3D*%2Cenv%3Dtest%7D\&from=[0-9]*\&until=[0-9]*\&format=pprof) ok "the query: /ingest, name=myapp{host=$host,unit=UNIT,env=test}, from, until, format=pprof" ;;
 *) fail "unexpected query: $q" ;;
 esac
 from=$(sed 's/.*from=\([0-9]*\).*/\1/' "$T/got/000.query")

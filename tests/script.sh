@@ -13,7 +13,7 @@ pid=$(sed -n 's/.*main [0-9.]* (pid \([0-9]*\)).*/\1/p' "$T/wl.out")
 
 "$RP" script -i "$T/rp.data" >"$T/all.txt" 2>"$T/all.err" || fail "ringprof script: $(cat "$T/all.err")"
 # The sample line: comm pid/tid [cpu] seconds: period event:
-check_grep "^ *rp-workload +$pid/$pid +\[00[01]\] +[0-9]+\.[0-9]{6}: +[0-9]+ cpu-clock:$" "$T/all.txt" \
+check_grep "^ *rp-workload +$pid/$pid +\[00[01]\] +[0-9]+\.[0-9]{6}: +[0-9]+ cpu-clock:( [^ ]+)?$" "$T/all.txt" \
 	"a main-thread sample line: comm, pid/tid, [cpu], time, period, event"
 check_grep "^ *rp-worker +$pid/[0-9]+ +\[" "$T/all.txt" "the worker thread: its process's pid, its own tid"
 check_grep "^	 *[0-9a-f]+ worklib_spin\+0x[0-9a-f]+ \(/.*/librp-worklib\.so\)$" "$T/all.txt" \
@@ -36,7 +36,7 @@ awk '/^ / { t = $4; sub(":", "", t); if (t + 0 < last) { print "back in time:", 
 ok "samples in time order"
 
 # count FILE: sample lines; report_n ARGS: the Samples column of report -n, summed.
-count() { grep -Ec ' cpu-clock:$' "$1"; }
+count() { grep -Ec ' cpu-clock:( [^ ]+)?$' "$1"; }
 report_n() {
 	"$RP" report -i "$T/rp.data" -n --no-children -s comm "$@" |
 		awk '$1 ~ /%$/ { n += $2 } END { print n + 0 }'

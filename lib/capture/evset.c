@@ -106,6 +106,9 @@ static void build_attr_one(struct evset *e, size_t i, uint64_t ring_bytes)
 			 PERF_SAMPLE_PERIOD | (e->n_events > 1 ? PERF_SAMPLE_IDENTIFIER : 0);
 	if (e->o.callchain)
 		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
+	/* Every event's samples say their cgroup (all share one sample_type). */
+	if (e->cgroup)
+		a->sample_type |= PERF_SAMPLE_CGROUP;
 	if (e->o.callchain && e->o.stack_user && any_user(e)) {
 		/* The user part is unwound from the registers and a copy of the stack. */
 		a->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
@@ -122,6 +125,7 @@ static void build_attr_one(struct evset *e, size_t i, uint64_t ring_bytes)
 		a->comm_exec = 1;
 		a->task = 1;
 		a->build_id = e->build_id;
+		a->cgroup = e->cgroup;
 		a->context_switch = e->o.switch_events;
 	}
 	a->sample_id_all = 1;
@@ -311,6 +315,12 @@ static int open_probe(struct evset *e, struct evset_event *ev, pid_t pid, int cp
 			} else if (e->format_lost) {
 				e->format_lost =
 				    false; /* pre-6.0 kernel: LOST records are the only loss count */
+			} else if (e->cgroup) {
+				e->cgroup = false; /* pre-5.7 kernel: no PERF_SAMPLE_CGROUP */
+				evset_note(e,
+					   "kernel does not put cgroups in samples (Linux 5.7 or "
+					   "later does): units are taken from /proc/PID/cgroup "
+					   "when recording starts, and new processes inherit them");
 			} else {
 				explain(e, ev, fd, cpu, why, why_size);
 				return fd;
@@ -704,6 +714,7 @@ int evset_open(struct evset *e, const struct recorder_opts *o, char *why, size_t
 	e->kernel = true;
 	e->build_id = o->kernel_build_ids;
 	e->format_lost = true;
+	e->cgroup = true;
 	rc = evset_parse_events(o->event ? o->event : "cycles", e->events, &e->n_events, why,
 				why_size);
 	if (rc == 0 && o->off_cpu)

@@ -48,7 +48,8 @@ struct evset {
 	bool kernel;		 /* kernel samples (false: the paranoid fallback) */
 	bool build_id;		 /* MMAP2 records carry build-ids */
 	bool format_lost;	 /* PERF_FORMAT_LOST is read at the end */
-	struct evcpu *cpus;	 /* the CPUs recorded (those that could be opened) */
+	bool cgroup; /* samples carry their cgroup (PERF_SAMPLE_CGROUP, PERF_RECORD_CGROUP) */
+	struct evcpu *cpus; /* the CPUs recorded (those that could be opened) */
 	size_t n_cpus;
 	int *fds;      /* every event fd, cpu-major */
 	int *fd_cpu;   /* index into cpus for each fd */

@@ -11,6 +11,8 @@
 #include <unistd.h>
 #include <linux/perf_event.h>
 
+#include "base/grow.h"
+#include "base/intern.h"
 #include "base/procfs.h"
 #include "base/util.h"
 #include "capture/bids.h"
@@ -72,6 +74,12 @@ struct recorder {
 	bool unw_readable;    /* epoll reported its socket since the last drain pass */
 	struct bids *bids;    /* build-ids of mapped files, read by the helper */
 	unsigned bids_gen;    /* its helper whose socket is in the epoll set */
+	/* Samples have cgroups (PERF_SAMPLE_CGROUP): the cgroup each thread was last stored in,
+	 * in this file (tid -> id in taskcg, index into taskcg_ids; TASKCG_NONE after its exit) */
+	struct pairtab *taskcg;
+	uint64_t *taskcg_ids;
+	size_t cap_taskcg;
+	uint64_t t_safe; /* the writer's ordering watermark, as last set */
 	uint64_t chain[UNWINDER_MAX_FRAMES + 256]; /* a sample's chain, being unwound */
 	uint64_t fixed[65536 / 8];		   /* a side-band record being repaired */
 	struct recorder_totals totals;		   /* what recorder_totals() last computed */
@@ -265,12 +273,16 @@ int recorder_new(const struct recorder_opts *o, struct recorder **ret, char *why
 		r->vdso = NULL;
 	r->cpus = calloc(r->ev.n_cpus ? r->ev.n_cpus : 1, sizeof(*r->cpus));
 	r->ring_type = r->ev.events[0].attr.sample_type;
+	/* A sample's cgroup is stored only when its thread's changes (RP_REC_TASKCG). */
 	r->sample_type = r->ring_type & ~(uint64_t)(PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER |
-						    PERF_SAMPLE_IDENTIFIER);
+						    PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_CGROUP);
 	r->strip_ident = r->ring_type & PERF_SAMPLE_IDENTIFIER;
 	if (compact_sample_type_ok(r->sample_type))
 		r->enc = encoder_new(r->ev.n_cpus, r->ev.n_events, &r->ksyms);
-	rc = start_bids(r, why, why_size);
+	if (r->ev.cgroup && !(r->taskcg = pairtab_new()))
+		rc = -ENOMEM;
+	if (rc == 0)
+		rc = start_bids(r, why, why_size);
 	if (rc == 0 && (r->ring_type & PERF_SAMPLE_STACK_USER))
 		rc = start_unwinder(r, why, why_size);
 	if (!r->cpus || (compact_sample_type_ok(r->sample_type) && !r->enc) || rc < 0) {
@@ -290,6 +302,8 @@ struct recorder *recorder_free(struct recorder *r)
 	if (!r)
 		return NULL;
 	encoder_free(r->enc);
+	pairtab_free(r->taskcg);
+	free(r->taskcg_ids);
 	unwinder_free(r->unw);
 	bids_free(r->bids);
 	evset_done(&r->ev);
@@ -386,7 +400,7 @@ static void write_header(struct recorder *r)
 		   (e->o.callchain ? RP_HDR_CALLCHAIN : 0) |
 		   (e->o.switch_events ? RP_HDR_SWITCH : 0) | (e->build_id ? RP_HDR_BUILD_ID : 0) |
 		   (ev0->freq ? RP_HDR_FREQ : 0) | (r->unw ? RP_HDR_UNWIND : 0) |
-		   (e->o.target == RECORDER_COMMAND ? RP_HDR_COMMAND : 0);
+		   (e->o.target == RECORDER_COMMAND ? RP_HDR_COMMAND : 0) | RP_HDR_CGROUP;
 	if (r->ksyms.n)
 		h->flags |= r->enc ? RP_HDR_KSYMS_USED : RP_HDR_KSYMS;
 	else if (r->ksyms_hidden)
@@ -468,6 +482,58 @@ static void write_events(struct recorder *r)
 
 static void drain_rings(void *arg);
 
+/* Every file says again which thread is in which cgroup, as of its first sample there; so
+ * does a restart of the stack definitions, should a damaged frame have lost a TASKCG. */
+static void taskcg_forget(struct recorder *r)
+{
+	if (!r->taskcg)
+		return;
+	pairtab_free(r->taskcg);
+	r->taskcg = pairtab_new(); /* NULL: no TASKCG records until the next file */
+}
+
+#define TASKCG_NONE UINT64_MAX /* the thread exited: its tid may come back in another cgroup */
+
+/*
+ * A sample's cgroup: an RP_REC_TASKCG before it when its thread's cgroup is new in this file
+ * or changed. A lookup per sample; memory only for a thread not seen yet. Rings are drained
+ * one after the other, so an older sample of the thread may still wait in another CPU's ring:
+ * a thread's first record is stamped with the ordering watermark, older than anything not yet
+ * drained; a change, with its sample's time (an older sample of the old cgroup drained later
+ * says so again with its own time, which keeps every sample with its cgroup).
+ */
+static void taskcg_sample(struct recorder *r, const struct perfrec_sample *s)
+{
+	struct rp_taskcg_rec *rec;
+	int64_t id;
+	uint64_t t;
+
+	if (!r->taskcg || s->id.tid == 0) /* the idle task, or tasks outside our PID namespace */
+		return;
+	id = pairtab_find(r->taskcg, s->id.tid, 0);
+	if (id >= 0 && r->taskcg_ids[id] == s->cgroup)
+		return;
+	t = id >= 0 || s->id.time < r->t_safe ? s->id.time : r->t_safe;
+	if (id < 0 && (GROW(r->taskcg_ids, r->cap_taskcg, pairtab_count(r->taskcg) + 1) < 0 ||
+		       (id = pairtab_intern(r->taskcg, s->id.tid, 0, NULL)) < 0))
+		return;
+	if (!(rec = writer_reserve(r->w, sizeof(*rec))))
+		return;
+	r->taskcg_ids[id] = s->cgroup;
+	format_taskcg_put(rec, t, s->id.pid, s->id.tid, s->cgroup);
+}
+
+/* A thread exited: its next sample (a new thread with its tid) says its cgroup again. */
+static void taskcg_exit(struct recorder *r, const struct perf_event_header *h)
+{
+	struct perfrec_task t;
+	int64_t id;
+
+	if (r->taskcg && perfrec_parse_task(h, &t) == 0 &&
+	    (id = pairtab_find(r->taskcg, t.tid, 0)) >= 0)
+		r->taskcg_ids[id] = TASKCG_NONE;
+}
+
 /* The head of a new file: header and kernel symbols, stamped now. */
 static void begin_file(struct recorder *r, struct writer *w)
 {
@@ -478,6 +544,8 @@ static void begin_file(struct recorder *r, struct writer *w)
 	if (r->enc)
 		encoder_begin(r->enc, w);
 	r->t_restack = r->t_start;
+	taskcg_forget(r);
+	r->t_safe = r->t_start;
 	writer_set_safe_time(w, r->t_start);
 	write_header(r);
 	write_events(r);
@@ -508,6 +576,8 @@ static void synth_state(struct recorder *r, uint64_t t, bool command)
 	struct synth s;
 
 	synth_init(&s, r->w, r->sample_type, t);
+	synth_cgroups(&s);
+	s.taskcg = !r->ev.cgroup;
 	s.tick = drain_rings;
 	s.tick_arg = r;
 	if (r->unw || r->bids) {
@@ -556,6 +626,7 @@ static void emit_sample(void *arg, size_t ci, const struct perfrec_sample *s)
 	struct recorder *r = arg;
 	int ev = evset_event_of(&r->ev, s->identifier);
 
+	taskcg_sample(r, s);
 	if (ev < 0 || !encoder_add(r->enc, ci, (size_t)ev, s))
 		r->ev.cpus[ci].ring.n_bad++;
 	r->cpus[ci].emitted = true;
@@ -607,16 +678,27 @@ static bool take_unwound(struct recorder *r, size_t ci, const struct perf_event_
 static bool take_sample(struct recorder *r, size_t ci, const struct perf_event_header *h)
 {
 	struct perfrec_sample s;
-	size_t fixed = r->strip_ident ? 56 : 48; /* the fields before the callchain */
+	size_t fixed = r->strip_ident ? 56 : 48;	       /* the fields before the callchain */
+	size_t cg = r->ring_type & PERF_SAMPLE_CGROUP ? 8 : 0; /* the cgroup, after it */
+	struct perf_event_header *c;
+	bool parsed = perfrec_parse_sample(h, r->ring_type, &s) == 0;
 	int ev;
 
-	if (r->enc && perfrec_parse_sample(h, r->ring_type, &s) == 0 &&
-	    h->size == fixed + (s.ips ? 8 + s.nr * 8 : 0) &&
+	if (parsed)
+		taskcg_sample(r, &s);
+	if (r->enc && parsed && h->size == fixed + (s.ips ? 8 + s.nr * 8 : 0) + cg &&
 	    (ev = evset_event_of(&r->ev, s.identifier)) >= 0 &&
 	    encoder_add(r->enc, ci, (size_t)ev, &s))
 		return true;
-	if (!r->strip_ident)
+	if (!r->strip_ident && !cg)
 		return false;
+	if (!r->strip_ident && h->size >= sizeof(*h) + cg &&
+	    (c = writer_reserve(r->w, h->size - cg))) {
+		/* Stored as the kernel wrote it but for the cgroup, its last word. */
+		memcpy(c, h, h->size - cg);
+		c->size = (uint16_t)(h->size - cg);
+		return true;
+	}
 	r->ev.cpus[ci].ring.n_bad++;
 	return true;
 }
@@ -678,6 +760,8 @@ static bool take_record(struct recorder *r, size_t ci, const struct perf_event_h
 	default: /* side-band: the unwinder follows the processes' mappings */
 		if (perfrec_pid0_side_band(h))
 			return true; /* a task outside our PID namespace, not the idle task */
+		if (h->type == PERF_RECORD_EXIT)
+			taskcg_exit(r, h);
 		if (h->type == PERF_RECORD_MMAP2 && (h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) &&
 		    !r->ev.build_id)
 			h = unlabel_mmap2(r, h);
@@ -773,9 +857,11 @@ static int drain_all(struct recorder *r)
 	 * rest of the file: start again now and then (every batch is written at this point). */
 	if (r->enc && pass - r->t_restack >= r->restack_ns) {
 		encoder_restart(r->enc);
+		taskcg_forget(r);
 		r->t_restack = pass;
 	}
-	writer_set_safe_time(r->w, safe_time(r, pass));
+	r->t_safe = safe_time(r, pass);
+	writer_set_safe_time(r->w, r->t_safe);
 	if (writer_due(r->w, util_now_ns(), r->flush_ns))
 		rc = writer_flush(r->w);
 	if (rc == 0 && ws->dropped_frames != dropped)

@@ -15,6 +15,7 @@ struct synth_stats {
 	size_t processes, threads, maps;
 	size_t vanished;   /* processes that exited while being read (normal) */
 	size_t unreadable; /* processes whose maps could not be read (permissions) */
+	size_t cgroups;	   /* cgroups named (synth_cgroups) */
 };
 
 /* Shared state: the record layout. MMAP2 records name files by device and inode; their
@@ -30,6 +31,9 @@ struct synth {
 	 * may be NULL */
 	void (*on_record)(void *arg, const struct perf_event_header *h);
 	void *on_record_arg;
+	/* The kernel cannot put cgroups in samples: each thread synthesized gets an RP_REC_TASKCG
+	 * from /proc/PID/cgroup (cgroup v2). */
+	bool taskcg;
 };
 
 void synth_init(struct synth *s, struct writer *w, uint64_t sample_type, uint64_t time);
@@ -37,6 +41,13 @@ void synth_init(struct synth *s, struct writer *w, uint64_t sample_type, uint64_
 /* COMM for each thread and MMAP2 for each executable mapping of pid. -ESRCH when the
  * process is gone; other per-process failures are counted, not returned. */
 int synth_process(struct synth *s, pid_t pid);
+/* A PERF_RECORD_CGROUP (id and path, as the kernel writes for new cgroups) for every cgroup of
+ * the cgroup v2 hierarchy (/sys/fs/cgroup, or /sys/fs/cgroup/unified on hybrid systems). The
+ * number written, or -errno when there is no cgroup v2 hierarchy to read. */
+int synth_cgroups(struct synth *s);
+/* The kernel's id of the cgroup v2 directory at PATH (the 8 bytes of its file handle, as perf
+ * reads them; its inode number where file handles are not supported). 0 or -errno. */
+int synth_cgroup_id(const char *path, uint64_t *ret_id);
 /* Every process on the system. */
 int synth_all(struct synth *s);
 /* root and every process descended from it (a command and its children). */

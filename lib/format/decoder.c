@@ -147,6 +147,7 @@ void decoder_take_samples(struct decoder *d, const struct perf_event_header *h, 
 					    k ? k->nr - 1 : 0,
 					    k ? d->words + k->off + 1 : NULL,
 					    k ? k->misc : PERF_RECORD_MISC_USER,
+					    0,
 					    0 };
 		size_t size = size0 + (st & PERF_SAMPLE_CALLCHAIN ? 8 * s.nr : 0);
 		void *p = order_reserve(o, size);

@@ -141,6 +141,7 @@ static void dump_own(FILE *f, const struct perf_event_header *h)
 	struct rp_cpu_stats_rec cs = { 0 };
 	struct rp_finish_rec fin = { 0 };
 	struct rp_buildid_rec bid;
+	struct rp_taskcg_rec tc;
 	struct rp_ksyms_rec k = { 0 };
 	const unsigned char *image;
 	const char *name;
@@ -205,6 +206,14 @@ static void dump_own(FILE *f, const struct perf_event_header *h)
 		for (unsigned i = 0; i < bid.len; i++)
 			fprintf(f, "%02x", bid.build_id[i]);
 		break;
+	case RP_REC_TASKCG:
+		if (format_taskcg(h, &tc) < 0) {
+			fputs(" (malformed)", f);
+			break;
+		}
+		put_time(f, tc.time);
+		fprintf(f, " pid=%u tid=%u cgroup=%" PRIu64, tc.pid, tc.tid, tc.cgroup);
+		break;
 	default:
 		fprintf(f, " size=%u", h->size);
 	}
@@ -217,6 +226,7 @@ static void dump_other(FILE *f, const struct perf_event_header *h, uint64_t st)
 	struct perfrec_switch sw;
 	struct perfrec_throttle th;
 	struct perfrec_ksymbol ks;
+	struct perfrec_cgroup cg;
 	const char *dir = h->misc & PERF_RECORD_MISC_SWITCH_OUT ? "next" : "prev";
 
 	switch (h->type) {
@@ -239,6 +249,10 @@ static void dump_other(FILE *f, const struct perf_event_header *h, uint64_t st)
 		perfrec_parse_ksymbol(h, st, &ks);
 		fprintf(f, " addr=0x%" PRIx64 " len=%u name=%s", ks.addr, ks.len,
 			ks.name ? ks.name : "(malformed)");
+		break;
+	case PERF_RECORD_CGROUP:
+		perfrec_parse_cgroup(h, st, &cg);
+		fprintf(f, " id=%" PRIu64 " path=%s", cg.id, cg.path ? cg.path : "(malformed)");
 		break;
 	default:
 		fprintf(f, " size=%u", h->size);

@@ -179,9 +179,10 @@ static void print_facts(FILE *f, const struct filestats *s, const struct rp_head
 				h->freq_requested);
 		else
 			fprintf(f, "period %" PRIu64, h->period);
-		fprintf(f, "%s%s%s\n", h->flags & RP_HDR_CALLCHAIN ? ", callchains" : "",
+		fprintf(f, "%s%s%s%s\n", h->flags & RP_HDR_CALLCHAIN ? ", callchains" : "",
 			h->flags & RP_HDR_KERNEL ? ", kernel and user" : ", user space only",
-			h->flags & RP_HDR_SWITCH ? ", context switches" : "");
+			h->flags & RP_HDR_SWITCH ? ", context switches" : "",
+			h->flags & RP_HDR_CGROUP ? ", cgroups" : "");
 		fprintf(f, "  started       ");
 		put_wall(f, h->time, h->realtime_offset);
 		fprintf(f, "\n");

@@ -38,6 +38,24 @@ int format_buildid(const struct perf_event_header *h, struct rp_buildid_rec *ret
 	return ret->len && ret->len <= sizeof(ret->build_id) ? 0 : -EINVAL;
 }
 
+int format_taskcg(const struct perf_event_header *h, struct rp_taskcg_rec *ret)
+{
+	if (h->type != RP_REC_TASKCG || h->size < sizeof(*ret))
+		return -EINVAL;
+	memcpy(ret, h, sizeof(*ret));
+	return 0;
+}
+
+void format_taskcg_put(struct rp_taskcg_rec *ret, uint64_t time, uint32_t pid, uint32_t tid,
+		       uint64_t cgroup)
+{
+	*ret = (struct rp_taskcg_rec){ .hdr = { .type = RP_REC_TASKCG, .size = sizeof(*ret) },
+				       .time = time,
+				       .pid = pid,
+				       .tid = tid,
+				       .cgroup = cgroup };
+}
+
 int format_image(const struct perf_event_header *h, const char **ret_name,
 		 const unsigned char **ret_image, size_t *ret_len)
 {

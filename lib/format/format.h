@@ -96,6 +96,9 @@ enum rp_record_type {
 				     * event other than event 0 (version 2.1) */
 	RP_REC_BUILDID = 0x1000a,   /* struct rp_buildid_rec: the build-id of a mapped file, read
 				     * in user space (the kernel is not asked for build-ids) */
+	RP_REC_TASKCG = 0x1000b, /* struct rp_taskcg_rec: the cgroup a thread is in from now on */
+	/* 0x1000c is reserved (cgroup paths are stored as PERF_RECORD_CGROUP, see
+	 * rp_taskcg_rec) */
 };
 
 /* Recording flags in rp_header_rec.flags. */
@@ -120,6 +123,10 @@ enum {
 	/* Recorded in a PID namespace other than the initial one: tasks outside it have pid 0
 	 * in the samples, and their side-band was dropped. */
 	RP_HDR_PIDNS = 1u << 13,
+	/* Samples have cgroups: RP_REC_TASKCG records say which thread is in which cgroup, and
+	 * PERF_RECORD_CGROUP records (the kernel's, and synthesized ones for the cgroups that
+	 * existed at start, with cpu RP_CPU_SYNTH) name them. */
+	RP_HDR_CGROUP = 1u << 14,
 	/* --off-cpu sampled at most a rate of switch-outs per CPU (every switch record is kept):
 	 * the rate in Hz is in reserved[RP_HDR_OFFCPU_RATE_WORD]. */
 	RP_HDR_OFFCPU_RATE = 1u << 16,
@@ -243,6 +250,23 @@ struct rp_buildid_rec {
 };
 _Static_assert(sizeof(struct rp_buildid_rec) == 64, "rp_buildid_rec is 64 bytes");
 
+/*
+ * The cgroup (v2) a thread is in from time on, until the next such record of the tid. The
+ * kernel puts the cgroup id in every sample (PERF_SAMPLE_CGROUP); the recorder stores it only
+ * when it changes for a thread (its first sample in a file, or a move), which keeps the
+ * compact sample batches as they were. Where the kernel cannot, the start-up synthesis writes
+ * one per thread from /proc/PID/cgroup, and new threads inherit their parent's. The id is
+ * the cgroup directory's inode number, as the kernel's cgroup id; the path of an id comes
+ * from a PERF_RECORD_CGROUP record (kernel: new cgroups; synthesized: those at start).
+ */
+struct rp_taskcg_rec {
+	struct perf_event_header hdr; /* type RP_REC_TASKCG */
+	uint64_t time;
+	uint32_t pid, tid;
+	uint64_t cgroup;
+};
+_Static_assert(sizeof(struct rp_taskcg_rec) == 32, "rp_taskcg_rec is 32 bytes");
+
 /* Written last on a clean stop; its absence means the recorder did not finish. */
 struct rp_finish_rec {
 	struct perf_event_header hdr; /* type RP_REC_FINISH */
@@ -365,6 +389,12 @@ int format_image(const struct perf_event_header *h, const char **ret_name,
 
 /* A copy of a BUILDID record: 0, or -EINVAL when h is too short or its length is 0 or above 20. */
 int format_buildid(const struct perf_event_header *h, struct rp_buildid_rec *ret);
+
+/* A copy of a TASKCG record: 0, or -EINVAL when h is too short to be one. */
+int format_taskcg(const struct perf_event_header *h, struct rp_taskcg_rec *ret);
+/* Fill *ret as a TASKCG record (header included). */
+void format_taskcg_put(struct rp_taskcg_rec *ret, uint64_t time, uint32_t pid, uint32_t tid,
+		       uint64_t cgroup);
 
 /* A copy of an EVENT record, its name terminated: 0, or -EINVAL when h is too short to be
  * one or its index is outside 1 .. RP_MAX_EVENTS - 1. */

@@ -110,6 +110,8 @@ static int parse_sample_head(const struct perf_event_header *h, uint64_t st, str
 		s.ips = (const uint64_t *)c->p;
 		c->p += s.nr * 8;
 	}
+	if (st & PERF_SAMPLE_CGROUP)
+		s.cgroup = take64(c);
 	if (c->bad)
 		return -EINVAL;
 	*ret = s;
@@ -120,7 +122,7 @@ int perfrec_parse_sample(const struct perf_event_header *h, uint64_t st, struct 
 {
 	struct cursor c = { (const unsigned char *)(h + 1), (const unsigned char *)h + h->size, 0 };
 
-	if (st & ~(uint64_t)PERFREC_SAMPLE_KNOWN || h->size < sizeof(*h))
+	if (st & ~(uint64_t)(PERFREC_SAMPLE_KNOWN | PERF_SAMPLE_CGROUP) || h->size < sizeof(*h))
 		return -EINVAL;
 	return parse_sample_head(h, st, &c, ret);
 }
@@ -129,7 +131,9 @@ int perfrec_parse_sample_user(const struct perf_event_header *h, uint64_t st, un
 			      struct perfrec_sample *ret, struct perfrec_user *ret_user)
 {
 	struct cursor c = { (const unsigned char *)(h + 1), (const unsigned char *)h + h->size, 0 };
-	uint64_t head = st & ~(uint64_t)(PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER);
+	/* The cgroup comes after the user registers and stack. */
+	uint64_t head =
+	    st & ~(uint64_t)(PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER | PERF_SAMPLE_CGROUP);
 	struct perfrec_user u;
 	int rc;
 
@@ -161,6 +165,8 @@ int perfrec_parse_sample_user(const struct perf_event_header *h, uint64_t st, un
 				u.dyn_size = u.stack_size;
 		}
 	}
+	if (st & PERF_SAMPLE_CGROUP)
+		ret->cgroup = take64(&c);
 	if (c.bad)
 		return -EINVAL;
 	*ret_user = u;
@@ -349,6 +355,8 @@ const char *perfrec_type_name(uint32_t type)
 		return "EVSAMPLES";
 	case RP_REC_BUILDID:
 		return "BUILDID";
+	case RP_REC_TASKCG:
+		return "TASKCG";
 	}
 	return NULL;
 }
@@ -461,6 +469,12 @@ int perfrec_parse_ksymbol(const struct perf_event_header *h, uint64_t st,
 	return ret->name ? 0 : -EINVAL;
 }
 
+int perfrec_parse_cgroup(const struct perf_event_header *h, uint64_t st, struct perfrec_cgroup *ret)
+{
+	*ret = (struct perfrec_cgroup){ u64_at(h, 8), perfrec_string(h, 16, body_end(h, st)) };
+	return ret->path ? 0 : -EINVAL;
+}
+
 /* header + fixed fields + string with its NUL, padded to 8, + trailer */
 static size_t sideband_size(uint64_t st, size_t fixed, size_t str_len)
 {
@@ -524,6 +538,21 @@ void perfrec_mmap2_write(void *dst, size_t size, uint64_t st, const struct perfr
 	memcpy(p + 64, &m->prot, 4);
 	memcpy(p + 68, &m->flags, 4);
 	memcpy(p + 72, m->path, strlen(m->path));
+}
+
+size_t perfrec_cgroup_size(uint64_t st, const char *path)
+{
+	return sideband_size(st, 8, strlen(path));
+}
+
+void perfrec_cgroup_write(void *dst, size_t size, uint64_t st, const struct perfrec_cgroup *c,
+			  const struct perfrec_id *id)
+{
+	unsigned char *p = dst;
+
+	put_header(dst, size, PERF_RECORD_CGROUP, 0, st, id);
+	memcpy(p + 8, &c->id, 8);
+	memcpy(p + 16, c->path, strlen(c->path));
 }
 
 bool perfrec_pid0_side_band(const struct perf_event_header *h)

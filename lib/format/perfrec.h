@@ -31,6 +31,7 @@ struct perfrec_sample {
 	const uint64_t *ips;
 	uint16_t misc;
 	uint64_t identifier; /* PERF_SAMPLE_IDENTIFIER's event id; 0 without */
+	uint64_t cgroup;     /* PERF_SAMPLE_CGROUP's id (the recorder's rings only); 0 without */
 };
 
 /*
@@ -123,6 +124,12 @@ struct perfrec_throttle {
 	uint64_t time, id;
 };
 
+/* PERF_RECORD_CGROUP: a cgroup's id (its directory's inode) and path below the cgroup2 mount. */
+struct perfrec_cgroup {
+	uint64_t id;
+	const char *path; /* into the record; NULL when not terminated before the trailer */
+};
+
 /* PERF_RECORD_KSYMBOL. */
 struct perfrec_ksymbol {
 	uint64_t addr;
@@ -145,6 +152,8 @@ int perfrec_parse_switch(const struct perf_event_header *h, struct perfrec_switc
 int perfrec_parse_throttle(const struct perf_event_header *h, struct perfrec_throttle *ret);
 int perfrec_parse_ksymbol(const struct perf_event_header *h, uint64_t sample_type,
 			  struct perfrec_ksymbol *ret);
+int perfrec_parse_cgroup(const struct perf_event_header *h, uint64_t sample_type,
+			 struct perfrec_cgroup *ret);
 
 /* Encoders for synthesized side-band: the size of the record, then the record itself written
  * at dst (size bytes, as returned; the trailer from id). Sizes above 65535 cannot be stored. */
@@ -154,6 +163,9 @@ void perfrec_comm_write(void *dst, size_t size, uint64_t sample_type, const stru
 size_t perfrec_mmap2_size(uint64_t sample_type, const char *path);
 void perfrec_mmap2_write(void *dst, size_t size, uint64_t sample_type, const struct perfrec_mmap *m,
 			 const struct perfrec_id *id);
+size_t perfrec_cgroup_size(uint64_t sample_type, const char *path);
+void perfrec_cgroup_write(void *dst, size_t size, uint64_t sample_type,
+			  const struct perfrec_cgroup *c, const struct perfrec_id *id);
 
 /* A PERF_RECORD_SAMPLE of sample_type (bits of PERFREC_SAMPLE_KNOWN; fields the struct does not
  * hold are written as 0) with nr callchain words: its size, then the record written at dst. */
@@ -167,7 +179,8 @@ size_t perfrec_id_size(uint64_t sample_type);
 void perfrec_id_write(void *dst, uint64_t sample_type, const struct perfrec_id *id);
 
 /* Decode a PERF_RECORD_SAMPLE. 0, or -EINVAL when the record is shorter than its fields say
- * or uses sample_type bits outside PERFREC_SAMPLE_KNOWN. */
+ * or uses sample_type bits outside PERFREC_SAMPLE_KNOWN and PERF_SAMPLE_CGROUP (which only
+ * the recorder's rings have: stored samples never carry it). */
 int perfrec_parse_sample(const struct perf_event_header *h, uint64_t sample_type,
 			 struct perfrec_sample *ret);
 /* The user registers and stack copy of a sample (PERF_SAMPLE_REGS_USER, _STACK_USER). */
@@ -181,7 +194,8 @@ struct perfrec_user {
 };
 
 /* Decode a sample whose sample_type may also have PERF_SAMPLE_REGS_USER (n_regs = the number
- * of bits in sample_regs_user) and PERF_SAMPLE_STACK_USER after the callchain. 0 or -EINVAL. */
+ * of bits in sample_regs_user) and PERF_SAMPLE_STACK_USER after the callchain, and
+ * PERF_SAMPLE_CGROUP after those. 0 or -EINVAL. */
 int perfrec_parse_sample_user(const struct perf_event_header *h, uint64_t sample_type,
 			      unsigned n_regs, struct perfrec_sample *ret,
 			      struct perfrec_user *ret_user);

@@ -19,7 +19,7 @@ struct agg {
 struct aggregate {
 	struct pairtab *locs;	 /* (dso, address or offset) -> location id */
 	struct seqtab *stacks;	 /* location ids, leaf first */
-	struct pairtab *tasks;	 /* (pid << 32 | tid, comm) -> task id */
+	struct pairtab *tasks;	 /* (pid << 32 | tid, unit << 32 | comm) -> task id */
 	struct pairtab *agg_ids; /* (stack, task << 20 | cpu) -> agg index */
 	struct agg *aggs;
 	size_t n_aggs, cap_aggs;
@@ -71,9 +71,11 @@ const uint32_t *aggregate_stack(const struct aggregate *a, uint32_t id, uint32_t
 	return seqtab_get(a->stacks, id, ret_n);
 }
 
-int64_t aggregate_add_task(struct aggregate *a, int32_t pid, int32_t tid, uint32_t comm)
+int64_t aggregate_add_task(struct aggregate *a, int32_t pid, int32_t tid, uint32_t comm,
+			   uint32_t unit)
 {
-	return pairtab_intern(a->tasks, (uint64_t)(uint32_t)pid << 32 | (uint32_t)tid, comm, NULL);
+	return pairtab_intern(a->tasks, (uint64_t)(uint32_t)pid << 32 | (uint32_t)tid,
+			      (uint64_t)unit << 32 | comm, NULL);
 }
 
 int aggregate_add_sample(struct aggregate *a, uint32_t stack, uint32_t task, uint32_t cpu,
@@ -145,7 +147,8 @@ int aggregate_build_rows(struct aggregate *a, struct symstacks *ss, struct sessi
 								     (int32_t)(uint32_t)pidtid,
 								     g->cpu,
 								     0,
-								     0 };
+								     0,
+								     (uint32_t)(comm >> 32) };
 		}
 		a->rows[rid].count += g->count;
 		a->rows[rid].period += g->period;
@@ -219,6 +222,7 @@ void aggregate_count(const struct aggregate *a, size_t i, struct aggregate_count
 	pairtab_get(a->tasks, g->task, &pidtid, &comm);
 	*ret = (struct aggregate_count){ .stack = g->stack,
 					 .comm = (uint32_t)comm,
+					 .unit = (uint32_t)(comm >> 32),
 					 .pid = (int32_t)(pidtid >> 32),
 					 .tid = (int32_t)(uint32_t)pidtid,
 					 .cpu = g->cpu,

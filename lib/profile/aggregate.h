@@ -27,8 +27,9 @@ struct aggregate *aggregate_free(struct aggregate *a);
 int64_t aggregate_add_loc(struct aggregate *a, uint32_t dso, uint64_t addr);
 /* N location ids, leaf first. */
 int64_t aggregate_add_stack(struct aggregate *a, const uint32_t *locs, uint32_t n);
-/* A thread with the name COMM (an id in the process model's comms). */
-int64_t aggregate_add_task(struct aggregate *a, int32_t pid, int32_t tid, uint32_t comm);
+/* A thread with the name COMM in UNIT (ids in the process model's comms and units). */
+int64_t aggregate_add_task(struct aggregate *a, int32_t pid, int32_t tid, uint32_t comm,
+			   uint32_t unit);
 /* Count one sample of PERIOD: 0 or -ENOMEM (the sample is not counted). */
 int aggregate_add_sample(struct aggregate *a, uint32_t stack, uint32_t task, uint32_t cpu,
 			 uint64_t period);
@@ -56,6 +57,7 @@ const struct session_row *aggregate_rows(const struct aggregate *a, size_t *ret_
 struct aggregate_count {
 	uint32_t stack; /* an aggregate_stack() id */
 	uint32_t comm;	/* id in the process model's comms */
+	uint32_t unit;	/* id in the process model's units */
 	int32_t pid, tid;
 	uint32_t cpu;
 	uint64_t count, period;

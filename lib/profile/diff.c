@@ -89,6 +89,8 @@ static const char *key_text(const struct session *s, const struct session_row *r
 		return buf;
 	case PRINT_DSO:
 		return session_dso_name(s, ss->dso);
+	case PRINT_UNIT:
+		return session_unit(s, r->unit);
 	default:
 		/* The [k] mark is part of the name: a kernel and a user function never pair. */
 		snprintf(buf, size, "[%c] %s", ss->kernel ? 'k' : '.',

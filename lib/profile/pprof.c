@@ -37,7 +37,7 @@ struct psample {
 	uint32_t first, n;
 	int64_t val[2];
 	int32_t pid, tid;
-	uint32_t comm;
+	uint32_t comm, unit;
 };
 
 /* A location's lines are lines[first .. first + n). */
@@ -63,11 +63,12 @@ struct enc {
 	size_t n_lines, cap_lines;
 	uint64_t *loc_ids; /* aggregate location id -> pprof location id, 0 when none yet */
 	struct pairtab *smp_ids;
+	struct pairtab *cu_ids; /* (comm, unit) -> a dense id, part of a sample's key */
 	struct psample *smps;
 	size_t n_smps, cap_smps;
 	uint64_t *ids;
 	size_t n_ids, cap_ids;
-	int64_t k_pid, k_tid, k_comm; /* label keys */
+	int64_t k_pid, k_tid, k_comm, k_unit; /* label keys */
 };
 
 /* STR's index in the string table; -ENOMEM. */
@@ -227,11 +228,13 @@ static int add_count(struct enc *e, const struct aggregate_count *c)
 	uint32_t n;
 	const uint32_t *stack = aggregate_stack(e->p.agg, c->stack, &n);
 	bool added;
-	int64_t i;
+	int64_t i, cu = pairtab_intern(e->cu_ids, c->comm, c->unit, NULL);
 
 	if (!n)
 		return 0;
-	i = pairtab_intern(e->smp_ids, (uint64_t)c->stack << 32 | c->comm,
+	if (cu < 0)
+		return -ENOMEM;
+	i = pairtab_intern(e->smp_ids, (uint64_t)c->stack << 32 | (uint64_t)cu,
 			   (uint64_t)(uint32_t)c->pid << 32 | (uint32_t)c->tid, &added);
 	if (i < 0)
 		return -ENOMEM;
@@ -246,8 +249,9 @@ static int add_count(struct enc *e, const struct aggregate_count *c)
 				return -ENOMEM;
 			e->ids[e->n_ids + k] = (uint64_t)id;
 		}
-		e->smps[e->n_smps++] =
-		    (struct psample){ (uint32_t)e->n_ids, n, { 0, 0 }, c->pid, c->tid, c->comm };
+		e->smps[e->n_smps++] = (struct psample){
+			(uint32_t)e->n_ids, n, { 0, 0 }, c->pid, c->tid, c->comm, c->unit
+		};
 		e->n_ids += n;
 	}
 	e->smps[i].val[0] += (int64_t)c->count;
@@ -268,7 +272,7 @@ static bool kept(const struct enc *e, const struct aggregate_count *c)
 	return n_syms && session_dso_kept(e->s, session_sym(e->s, syms[0])->dso);
 }
 
-static int add_counts(struct enc *e)
+static int add_counts(struct enc *e, const struct pprof_opts *o)
 {
 	size_t n = aggregate_n_counts(e->p.agg);
 	uint32_t n_locs = aggregate_n_locs(e->p.agg);
@@ -280,6 +284,8 @@ static int add_counts(struct enc *e)
 		struct aggregate_count c;
 
 		aggregate_count(e->p.agg, i, &c);
+		if (o && o->one_unit && c.unit != o->unit)
+			continue;
 		if (kept(e, &c) && add_count(e, &c) < 0)
 			return -ENOMEM;
 	}
@@ -352,6 +358,9 @@ static int describe(struct enc *e, Profile *pr, ValueType vt[3], const struct pp
 	return 0;
 }
 
+/* Each sample's labels: pid, tid, comm, unit. */
+#define N_LABELS 4
+
 /* Every array has its final place: point the messages at their parts and at each other.
  * 0 or -ENOMEM. */
 static int link_samples(struct enc *e, Profile *pr, Sample *smps, Sample **smpp, Label *labs,
@@ -359,12 +368,12 @@ static int link_samples(struct enc *e, Profile *pr, Sample *smps, Sample **smpp,
 {
 	for (size_t i = 0; i < e->n_smps; i++) {
 		struct psample *ps = &e->smps[i];
-		Label *l = &labs[3 * i];
+		Label *l = &labs[N_LABELS * i];
 
 		perftools__profiles__sample__init(&smps[i]);
-		for (int k = 0; k < 3; k++) {
+		for (int k = 0; k < N_LABELS; k++) {
 			perftools__profiles__label__init(&l[k]);
-			labp[3 * i + k] = &l[k];
+			labp[N_LABELS * i + k] = &l[k];
 		}
 		l[0].key = e->k_pid;
 		l[0].num = ps->pid;
@@ -372,14 +381,16 @@ static int link_samples(struct enc *e, Profile *pr, Sample *smps, Sample **smpp,
 		l[1].num = ps->tid;
 		l[2].key = e->k_comm;
 		l[2].str = str(e, session_comm(e->s, ps->comm));
-		if (l[2].str < 0)
+		l[3].key = e->k_unit;
+		l[3].str = str(e, session_unit(e->s, ps->unit));
+		if (l[2].str < 0 || l[3].str < 0)
 			return -ENOMEM;
 		smps[i].n_location_id = ps->n;
 		smps[i].location_id = e->ids + ps->first;
 		smps[i].n_value = 2;
 		smps[i].value = ps->val;
-		smps[i].n_label = 3;
-		smps[i].label = labp + 3 * i;
+		smps[i].n_label = N_LABELS;
+		smps[i].label = labp + N_LABELS * i;
 		smpp[i] = &smps[i];
 	}
 	pr->n_sample = e->n_smps;
@@ -424,8 +435,8 @@ static int tables(struct enc *e, Profile *pr, struct ptrs *p)
 	p->fns = calloc(e->n_fns + 1, sizeof(*p->fns));
 	p->smps = calloc(e->n_smps + 1, sizeof(*p->smps));
 	p->smpp = calloc(e->n_smps + 1, sizeof(*p->smpp));
-	p->labs = calloc(3 * e->n_smps + 1, sizeof(*p->labs));
-	p->labp = calloc(3 * e->n_smps + 1, sizeof(*p->labp));
+	p->labs = calloc(N_LABELS * e->n_smps + 1, sizeof(*p->labs));
+	p->labp = calloc(N_LABELS * e->n_smps + 1, sizeof(*p->labp));
 	if (!p->maps || !p->locs || !p->lines || !p->fns || !p->smps || !p->smpp || !p->labs ||
 	    !p->labp || link_samples(e, pr, p->smps, p->smpp, p->labs, p->labp) < 0)
 		return -ENOMEM;
@@ -496,6 +507,7 @@ static void enc_done(struct enc *e)
 	strtab_free(e->strs);
 	pairtab_free(e->fn_ids);
 	pairtab_free(e->smp_ids);
+	pairtab_free(e->cu_ids);
 	free(e->fns);
 	free(e->maps);
 	free(e->map_of_dso);
@@ -521,7 +533,9 @@ static int pack(struct enc *e, const struct pprof_opts *o, uint8_t **ret_buf, si
 	e->k_pid = str(e, "pid");
 	e->k_tid = str(e, "tid");
 	e->k_comm = str(e, "comm");
-	rc = e->k_pid < 0 || e->k_tid < 0 || e->k_comm < 0 ? -ENOMEM : add_counts(e);
+	e->k_unit = str(e, "unit");
+	rc = e->k_pid < 0 || e->k_tid < 0 || e->k_comm < 0 || e->k_unit < 0 ? -ENOMEM
+									    : add_counts(e, o);
 	if (rc == 0)
 		rc = describe(e, &pr, vt, o);
 	if (rc == 0)
@@ -554,8 +568,9 @@ int pprof_encode(const struct session *s, const struct pprof_opts *o, uint8_t **
 	e.strs = strtab_new();
 	e.fn_ids = pairtab_new();
 	e.smp_ids = pairtab_new();
+	e.cu_ids = pairtab_new();
 	/* String 0 must be "". */
-	if (e.strs && e.fn_ids && e.smp_ids && strtab_intern(e.strs, "") == 0)
+	if (e.strs && e.fn_ids && e.smp_ids && e.cu_ids && strtab_intern(e.strs, "") == 0)
 		rc = pack(&e, o, &raw, &len);
 	enc_done(&e);
 	if (rc == 0)

@@ -12,12 +12,15 @@ struct pprof_opts {
 	/* The window the profile covers, wall-clock ns (time_nanos, duration_nanos); start and
 	 * end 0: from the first to the last sample kept. */
 	int64_t start, end;
+	/* Only the samples of one unit (a session_unit() id), for one series per unit. */
+	bool one_unit;
+	uint32_t unit;
 };
 
 /*
  * The profile of S (after session_finish()): every sample the session kept, with values
  * samples/count and the period's sum (cpu/nanoseconds for cpu-clock and task-clock, else
- * EVENT/count), labels pid, tid and comm; one Mapping per object (build-id in hex), whose
+ * EVENT/count), labels pid, tid, comm and unit; one Mapping per object (build-id in hex), whose
  * Locations hold file offsets for files (memory_start 0, file_offset 0, so one Mapping
  * serves every process) and addresses for the kernel and JIT code; Lines innermost first,
  * Functions with the demangled name and the raw (mangled) system_name. O may be NULL.

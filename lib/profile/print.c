@@ -11,10 +11,12 @@
 #include "format/format.h"
 #include "profile/print.h"
 #include "profile/session.h"
+#include "profile/unit.h"
 
-static const char *const key_names[PRINT_N_KEYS] = { "comm", "pid", "tid", "dso", "sym", "cpu" };
-static const char *const key_titles[PRINT_N_KEYS] = { "Command",       "Pid",	 "Tid",
-						      "Shared Object", "Symbol", "CPU" };
+static const char *const key_names[PRINT_N_KEYS] = { "comm", "pid", "tid", "dso",
+						     "sym",  "cpu", "unit" };
+static const char *const key_titles[PRINT_N_KEYS] = { "Command", "Pid", "Tid", "Shared Object",
+						      "Symbol",	 "CPU", "Unit" };
 
 int print_parse_sort(const char *s, struct print_opts *o)
 {
@@ -337,6 +339,9 @@ static void frame_key(const struct print_opts *o, const struct session *s,
 			break;
 		case PRINT_CPU:
 			key[PRINT_CPU] = r->cpu;
+			break;
+		case PRINT_UNIT:
+			key[PRINT_UNIT] = r->unit;
 			break;
 		default:
 			break;
@@ -684,6 +689,9 @@ static void column_widths(const struct session *s, const struct print_opts *o,
 			case PRINT_DSO:
 				len = strlen(session_dso_name(s, e->key[PRINT_DSO]));
 				break;
+			case PRINT_UNIT:
+				len = strlen(session_unit(s, e->key[PRINT_UNIT]));
+				break;
 			case PRINT_PID:
 			case PRINT_TID:
 			case PRINT_CPU:
@@ -737,6 +745,9 @@ static void print_entry(FILE *f, const struct session *s, const struct print_opt
 			break;
 		case PRINT_DSO:
 			fprintf(f, " %-*.40s", (int)w[key], session_dso_name(s, e->key[key]));
+			break;
+		case PRINT_UNIT:
+			fprintf(f, " %-*.40s", (int)w[key], session_unit(s, e->key[key]));
 			break;
 		case PRINT_SYM:
 			fprintf(f, " [%s] %s", session_sym(s, e->key[key])->kernel ? "k" : ".",
@@ -900,6 +911,9 @@ void print_sample(FILE *f, const struct session *s, const struct session_sample 
 	fprintf(f, "%16s %7d/%-7d [%03u] %5" PRIu64 ".%06" PRIu64 ": %10" PRIu64 " %s:", smp->comm,
 		(int)smp->pid, (int)smp->tid, smp->cpu, smp->time / 1000000000u,
 		smp->time % 1000000000u / 1000u, smp->period, smp->event);
+	/* Where perf script -F +cgroup puts the cgroup; recordings without cgroups have none. */
+	if (smp->unit && strcmp(smp->unit, UNIT_UNKNOWN) != 0)
+		fprintf(f, " %s", smp->unit);
 	/* A switch-out (script --off-cpu): how long its thread then stayed off, and why. */
 	if (smp->offcpu)
 		fprintf(f, " off-cpu %" PRIu64 " ns %s", smp->offcpu_ns,

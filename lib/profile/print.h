@@ -9,7 +9,16 @@
 
 struct session;
 
-enum print_key { PRINT_COMM, PRINT_PID, PRINT_TID, PRINT_DSO, PRINT_SYM, PRINT_CPU, PRINT_N_KEYS };
+enum print_key {
+	PRINT_COMM,
+	PRINT_PID,
+	PRINT_TID,
+	PRINT_DSO,
+	PRINT_SYM,
+	PRINT_CPU,
+	PRINT_UNIT, /* the thread's systemd unit or container (profile/unit.h) */
+	PRINT_N_KEYS
+};
 
 enum print_graph {
 	PRINT_GRAPH_NONE,
@@ -45,7 +54,8 @@ char *print_folded_stack(const struct session *s, uint32_t comm, uint32_t stack)
 
 struct session_sample;
 /* One sample as `ringprof script` prints it, perf script's layout: "comm pid/tid [cpu]
- * seconds: period event:", then a line per frame, leaf first,
+ * seconds: period event: unit" (no unit when the recording has no cgroups), then a line per frame,
+ * leaf first,
  * "\t<addr> <sym>+0x<off> (<object path>)", then a blank line. */
 void print_sample(FILE *f, const struct session *s, const struct session_sample *smp);
 

@@ -7,6 +7,7 @@
 #include "base/grow.h"
 #include "base/intern.h"
 #include "profile/procmodel.h"
+#include "profile/unit.h"
 
 struct proc {
 	struct procmodel_map *maps; /* sorted by start, non-overlapping */
@@ -16,9 +17,12 @@ struct proc {
 	uint64_t gen; /* changes whenever the process may have changed */
 };
 
+#define CGROUP_NONE UINT64_MAX /* a thread's cgroup is unknown */
+
 struct thr {
 	int32_t pid;
 	int64_t comm;
+	uint64_t cgroup;
 };
 
 struct procmodel {
@@ -29,6 +33,10 @@ struct procmodel {
 	struct thr *thrs;
 	size_t n_thrs, cap_thrs;
 	struct strtab *comms;
+	struct pairtab *cgroups; /* cgroup id -> index into cgroup_unit */
+	int64_t *cgroup_unit;	 /* unit id of each, -1 until its path is known */
+	size_t cap_cgroups;
+	struct strtab *units;
 	uint64_t gen; /* last generation handed out */
 };
 
@@ -41,7 +49,9 @@ struct procmodel *procmodel_new(void)
 	m->pids = pairtab_new();
 	m->tids = pairtab_new();
 	m->comms = strtab_new();
-	if (!m->pids || !m->tids || !m->comms)
+	m->cgroups = pairtab_new();
+	m->units = strtab_new();
+	if (!m->pids || !m->tids || !m->comms || !m->cgroups || !m->units)
 		return procmodel_free(m);
 	return m;
 }
@@ -57,6 +67,9 @@ struct procmodel *procmodel_free(struct procmodel *m)
 	pairtab_free(m->pids);
 	pairtab_free(m->tids);
 	strtab_free(m->comms);
+	pairtab_free(m->cgroups);
+	free(m->cgroup_unit);
+	strtab_free(m->units);
 	free(m);
 	return NULL;
 }
@@ -99,7 +112,7 @@ static struct thr *get_thr(struct procmodel *m, int32_t tid)
 		id = pairtab_intern(m->tids, (uint32_t)tid, 0, NULL);
 		if (id < 0)
 			return NULL;
-		m->thrs[id] = (struct thr){ -1, -1 };
+		m->thrs[id] = (struct thr){ -1, -1, CGROUP_NONE };
 		m->n_thrs++;
 	}
 	m->gen++; /* every caller is about to change the thread */
@@ -134,7 +147,12 @@ int procmodel_fork(struct procmodel *m, int32_t pid, int32_t ppid, int32_t tid, 
 	if (!pt)
 		return -ENOMEM;
 	t = get_thr(m, tid); /* the array may have moved */
+	pt = get_thr(m, ptid);
 	comm = pt->comm;
+	/* A new task starts in its parent's cgroup, unless the recorder said where it is already
+	 * (a thread's first TASKCG is stamped early: it may come before its FORK). */
+	if (t->cgroup == CGROUP_NONE)
+		t->cgroup = pt->cgroup;
 	if (pid != ppid) {
 		const struct proc *parent = find_proc(m, ppid);
 		struct proc *p = get_proc(m, pid);
@@ -160,8 +178,10 @@ int procmodel_fork(struct procmodel *m, int32_t pid, int32_t ppid, int32_t tid, 
 
 int procmodel_exit(struct procmodel *m, int32_t pid, int32_t tid)
 {
-	int64_t id;
+	int64_t id = pairtab_find(m->tids, (uint32_t)tid, 0);
 
+	if (id >= 0)
+		m->thrs[id].cgroup = CGROUP_NONE; /* its tid may be given to a task elsewhere */
 	if (pid != tid)
 		return 0;
 	id = pairtab_find(m->pids, (uint32_t)pid, 0);
@@ -259,6 +279,71 @@ int64_t procmodel_comm_id(struct procmodel *m, int32_t pid, int32_t tid)
 		return strtab_intern(m->comms, "swapper");
 	snprintf(buf, sizeof(buf), ":%d", (int)tid);
 	return strtab_intern(m->comms, buf);
+}
+
+/* The index of cgroup ID in cgroup_unit, added when new; -ENOMEM. */
+static int64_t get_cgroup(struct procmodel *m, uint64_t id)
+{
+	int64_t i = pairtab_find(m->cgroups, id, 0);
+
+	if (i >= 0)
+		return i;
+	if (GROW(m->cgroup_unit, m->cap_cgroups, (size_t)pairtab_count(m->cgroups) + 1) < 0)
+		return -ENOMEM;
+	i = pairtab_intern(m->cgroups, id, 0, NULL);
+	if (i >= 0)
+		m->cgroup_unit[i] = -1;
+	return i;
+}
+
+int procmodel_cgroup(struct procmodel *m, uint64_t id, const char *path)
+{
+	char unit[256];
+	int64_t i = get_cgroup(m, id), u;
+
+	if (i < 0)
+		return (int)i;
+	u = strtab_intern(m->units, unit_from_path(path, unit, sizeof(unit)));
+	if (u < 0)
+		return (int)u;
+	m->cgroup_unit[i] = u;
+	m->gen++; /* threads of this cgroup change their unit */
+	return 0;
+}
+
+int procmodel_taskcg(struct procmodel *m, int32_t pid, int32_t tid, uint64_t id)
+{
+	struct thr *t = get_thr(m, tid);
+
+	if (!t)
+		return -ENOMEM;
+	if (t->pid < 0)
+		t->pid = pid;
+	t->cgroup = id;
+	return 0;
+}
+
+int64_t procmodel_unit_id(struct procmodel *m, int32_t pid, int32_t tid)
+{
+	int64_t id = pairtab_find(m->tids, (uint32_t)tid, 0), i;
+	char buf[40];
+
+	(void)pid;
+	if (id < 0 || m->thrs[id].cgroup == CGROUP_NONE)
+		return strtab_intern(m->units, tid == 0 ? "-" : UNIT_UNKNOWN);
+	i = pairtab_find(m->cgroups, m->thrs[id].cgroup, 0);
+	if (i >= 0 && m->cgroup_unit[i] >= 0)
+		return m->cgroup_unit[i];
+	/* The root of cgroup v2 is id 1; a recorder in a container sees no path for it. */
+	if (m->thrs[id].cgroup == 1)
+		return strtab_intern(m->units, "-");
+	snprintf(buf, sizeof(buf), "cgroup:%llu", (unsigned long long)m->thrs[id].cgroup);
+	return strtab_intern(m->units, buf);
+}
+
+const struct strtab *procmodel_units(const struct procmodel *m)
+{
+	return m->units;
 }
 
 const struct strtab *procmodel_comms(const struct procmodel *m)

@@ -30,6 +30,17 @@ int procmodel_exit(struct procmodel *m, int32_t pid, int32_t tid);
 int procmodel_map(struct procmodel *m, int32_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
 		  uint32_t dso);
 
+/* A cgroup's path (PERF_RECORD_CGROUP): samples of its threads are given its unit. */
+int procmodel_cgroup(struct procmodel *m, uint64_t id, const char *path);
+/* The thread is in cgroup ID from now on (new threads start in their parent's). */
+int procmodel_taskcg(struct procmodel *m, int32_t pid, int32_t tid, uint64_t id);
+/* The interned unit of a thread (unit_from_path() of its cgroup's path; "cgroup:ID" when the
+ * path is unknown, "-" for the root (id 1) and the idle task, UNIT_UNKNOWN when the cgroup is
+ * unknown). -ENOMEM. */
+int64_t procmodel_unit_id(struct procmodel *m, int32_t pid, int32_t tid);
+/* The table the unit ids index. */
+const struct strtab *procmodel_units(const struct procmodel *m);
+
 /* The mapping of pid that contains addr, or NULL. Borrowed until the next replay call. */
 const struct procmodel_map *procmodel_find_map(const struct procmodel *m, int32_t pid,
 					       uint64_t addr);

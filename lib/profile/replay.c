@@ -44,7 +44,7 @@ struct replay {
 	struct task_memo {
 		uint64_t version; /* procmodel_version() when filled; 0: empty */
 		uint32_t pid, tid;
-		int64_t comm, task;
+		int64_t comm, task, unit;
 		uint64_t pgen; /* procmodel_gen() of pid */
 	} memo[64], outside;   /* outside: see outside_task() */
 	/* per-file state */
@@ -53,6 +53,8 @@ struct replay {
 	bool event_ok[RP_MAX_EVENTS]; /* the event filter's verdict per event index */
 	int8_t *comm_ok; /* comm filter verdict per comm id: 0 unknown, 1 keep, -1 drop */
 	size_t n_comm_ok;
+	int8_t *unit_ok; /* the same for --unit, per unit id */
+	size_t n_unit_ok;
 	bool finished;
 	uint32_t loc_buf[MAX_FRAMES];
 	/* Off-CPU (SESSION_OFFCPU, _WALL): which events are sched:sched_switch, the threads
@@ -63,7 +65,8 @@ struct replay {
 	uint64_t t_latest;
 	int64_t offcpu_dso;
 	/* see replay_set_sample_hook() */
-	void (*hook)(void *arg, const struct perfrec_sample *smp, uint32_t stack, uint32_t comm);
+	void (*hook)(void *arg, const struct perfrec_sample *smp, uint32_t stack, uint32_t comm,
+		     uint32_t unit);
 	void *hook_arg;
 	void (*ohook)(void *arg, const struct offcpu_charge *c); /* replay_set_offcpu_hook() */
 	void *ohook_arg;
@@ -99,6 +102,7 @@ struct replay *replay_free(struct replay *rp)
 	offcpu_free(rp->oc);
 	free(rp->scache_val);
 	free(rp->comm_ok);
+	free(rp->unit_ok);
 	free(rp);
 	return NULL;
 }
@@ -172,34 +176,50 @@ static bool keep_pid(const struct session_filter *f, int32_t pid, int32_t tid, u
 	return true;
 }
 
-static bool comm_wanted(const struct session_filter *f, const char *name)
+static bool name_wanted(const char *const *names, size_t n, const char *name)
 {
-	for (size_t i = 0; i < f->n_comms; i++)
-		if (strcmp(f->comms[i], name) == 0)
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(names[i], name) == 0)
 			return true;
 	return false;
 }
 
-/* The --comm verdict, cached per comm id. Without memory for the cache the names are compared
- * every time: no sample is kept or dropped wrongly for want of memory. */
+/* A name filter's verdict on the name with this id in TAB, cached in *OK (0 unknown, 1 keep,
+ * -1 drop) per id. Without memory for the cache the names are compared every time: no sample
+ * is kept or dropped wrongly for want of memory. */
+static bool keep_name(int8_t **ok, size_t *n_ok, const char *const *names, size_t n_names,
+		      const struct strtab *tab, uint32_t id)
+{
+	size_t n = *n_ok;
+
+	if (!n_names)
+		return true;
+	if (id >= n) {
+		if (GROW(*ok, *n_ok, (size_t)id + 1) < 0)
+			return name_wanted(names, n_names, strtab_get(tab, id));
+		memset(*ok + n, 0, *n_ok - n);
+	}
+	if (!(*ok)[id])
+		(*ok)[id] = name_wanted(names, n_names, strtab_get(tab, id)) ? 1 : -1;
+	return (*ok)[id] > 0;
+}
+
+/* --comm */
 static bool keep_comm(struct replay *rp, uint32_t comm)
 {
 	const struct session_filter *f = &rp->o->filter;
-	size_t n = rp->n_comm_ok;
 
-	if (!f->n_comms)
-		return true;
-	if (comm >= n) {
-		if (GROW(rp->comm_ok, rp->n_comm_ok, (size_t)comm + 1) < 0)
-			return comm_wanted(f, strtab_get(procmodel_comms(rp->pm), comm));
-		memset(rp->comm_ok + n, 0, rp->n_comm_ok - n);
-	}
-	if (!rp->comm_ok[comm]) {
-		const char *name = strtab_get(procmodel_comms(rp->pm), comm);
+	return keep_name(&rp->comm_ok, &rp->n_comm_ok, f->comms, f->n_comms,
+			 procmodel_comms(rp->pm), comm);
+}
 
-		rp->comm_ok[comm] = comm_wanted(f, name) ? 1 : -1;
-	}
-	return rp->comm_ok[comm] > 0;
+/* --unit */
+static bool keep_unit(struct replay *rp, uint32_t unit)
+{
+	const struct session_filter *f = &rp->o->filter;
+
+	return keep_name(&rp->unit_ok, &rp->n_unit_ok, f->units, f->n_units,
+			 procmodel_units(rp->pm), unit);
 }
 
 /* Location id of an address seen in a sample: kernel addresses as they are, user ones as
@@ -262,8 +282,11 @@ static const struct task_memo *outside_task(struct replay *rp)
 		if (comm < 0)
 			return NULL;
 		*memo = (struct task_memo){ .version = 1, .comm = comm };
+		memo->unit = procmodel_unit_id(rp->pm, 0, OUTSIDE_PIDNS_TID);
+		if (memo->unit < 0)
+			return NULL;
 	}
-	memo->task = aggregate_add_task(rp->agg, 0, 0, (uint32_t)memo->comm);
+	memo->task = aggregate_add_task(rp->agg, 0, 0, (uint32_t)memo->comm, (uint32_t)memo->unit);
 	memo->pgen = procmodel_gen(rp->pm, 0);
 	return memo->task < 0 ? NULL : memo;
 }
@@ -272,7 +295,7 @@ static const struct task_memo *sample_task(struct replay *rp, const struct perfr
 {
 	struct task_memo *memo = &rp->memo[smp->id.cpu & 63];
 	int32_t pid = (int32_t)smp->id.pid, tid = (int32_t)smp->id.tid;
-	int64_t comm, task;
+	int64_t comm, task, unit;
 
 	if (outside_pidns(smp))
 		return outside_task(rp);
@@ -281,13 +304,16 @@ static const struct task_memo *sample_task(struct replay *rp, const struct perfr
 		return memo;
 	memo->version = 0;
 	comm = procmodel_comm_id(rp->pm, pid, tid);
-	if (comm < 0)
+	unit = procmodel_unit_id(rp->pm, pid, tid);
+	if (comm < 0 || unit < 0)
 		return NULL;
-	task = aggregate_add_task(rp->agg, pid, tid, (uint32_t)comm);
+	task = aggregate_add_task(rp->agg, pid, tid, (uint32_t)comm, (uint32_t)unit);
 	if (task < 0)
 		return NULL;
-	*memo = (struct task_memo){ procmodel_version(rp->pm), smp->id.pid, smp->id.tid, comm, task,
-				    procmodel_gen(rp->pm, pid) };
+	*memo = (struct task_memo){
+		procmodel_version(rp->pm), smp->id.pid, smp->id.tid, comm, task, unit,
+		procmodel_gen(rp->pm, pid)
+	};
 	return memo;
 }
 
@@ -599,13 +625,14 @@ static void on_sample(struct replay *rp, const struct perf_event_header *h)
 		rp->t->samples_nomem++;
 		return;
 	}
-	if (!keep_comm(rp, (uint32_t)memo->comm))
+	if (!keep_comm(rp, (uint32_t)memo->comm) || !keep_unit(rp, (uint32_t)memo->unit))
 		return;
 	stack = sample_stack(rp, &smp, memo->pgen);
 	if (rp->oc && rp->is_switch[reader_event(rp->rd) % RP_MAX_EVENTS]) {
 		offcpu_sample(rp, &smp, stack, memo);
 		if (rp->hook && rp->ohook && stack >= 0)
-			rp->hook(rp->hook_arg, &smp, (uint32_t)stack, (uint32_t)memo->comm);
+			rp->hook(rp->hook_arg, &smp, (uint32_t)stack, (uint32_t)memo->comm,
+				 (uint32_t)memo->unit);
 		return;
 	}
 	if (stack < 0 || aggregate_add_sample(rp->agg, (uint32_t)stack, (uint32_t)memo->task,
@@ -617,7 +644,8 @@ static void on_sample(struct replay *rp, const struct perf_event_header *h)
 	if (rp->unwound)
 		count_unwind(rp, &smp);
 	if (rp->hook)
-		rp->hook(rp->hook_arg, &smp, (uint32_t)stack, (uint32_t)memo->comm);
+		rp->hook(rp->hook_arg, &smp, (uint32_t)stack, (uint32_t)memo->comm,
+			 (uint32_t)memo->unit);
 }
 
 /* A code image the recording carries ([vdso]), for the symbolizer. A damaged record is
@@ -642,6 +670,28 @@ static void on_buildid(struct replay *rp, const struct perf_event_header *h)
 		rp->t->sideband_malformed++;
 	else if (dsotab_learn_build_id(rp->dsos, bid.maj, bid.min, bid.ino, bid.ino_gen,
 				       bid.build_id, bid.len) == -ENOMEM)
+		rp->t->sideband_nomem++;
+}
+
+/* A cgroup's path, from the kernel or the start-up synthesis. */
+static void on_cgroup(struct replay *rp, const struct perf_event_header *h)
+{
+	struct perfrec_cgroup c;
+
+	if (perfrec_parse_cgroup(h, rp->sample_type, &c) < 0)
+		rp->t->sideband_malformed++;
+	else if (procmodel_cgroup(rp->pm, c.id, c.path) < 0)
+		rp->t->sideband_nomem++;
+}
+
+/* The cgroup a thread is in from now on. */
+static void on_taskcg(struct replay *rp, const struct perf_event_header *h)
+{
+	struct rp_taskcg_rec tc;
+
+	if (format_taskcg(h, &tc) < 0)
+		rp->t->sideband_malformed++;
+	else if (procmodel_taskcg(rp->pm, (int32_t)tc.pid, (int32_t)tc.tid, tc.cgroup) < 0)
 		rp->t->sideband_nomem++;
 }
 
@@ -698,6 +748,12 @@ static void on_record(struct replay *rp, const struct perf_event_header *h)
 		break;
 	case RP_REC_IMAGE:
 		on_image(rp, h);
+		break;
+	case PERF_RECORD_CGROUP:
+		on_cgroup(rp, h);
+		break;
+	case RP_REC_TASKCG:
+		on_taskcg(rp, h);
 		break;
 	}
 }
@@ -823,7 +879,7 @@ const char *replay_event_name(const struct replay *rp)
 
 void replay_set_sample_hook(struct replay *rp,
 			    void (*fn)(void *arg, const struct perfrec_sample *smp, uint32_t stack,
-				       uint32_t comm),
+				       uint32_t comm, uint32_t unit),
 			    void *arg)
 {
 	rp->hook = fn;

@@ -43,7 +43,7 @@ int replay_file(struct replay *rp, struct reader *r, char *why, size_t why_size)
 int replay_preload(struct replay *rp, struct reader *pre);
 
 /*
- * Call FN(ARG, sample, location stack id, comm id) for every sample counted, in the order
+ * Call FN(ARG, sample, location stack id, comm id, unit id) for every sample counted, in the order
  * read, after it is counted (`ringprof script` streams them). The sample is valid only
  * during the call. FN NULL: none (the default).
  */
@@ -58,7 +58,7 @@ void replay_set_offcpu_hook(struct replay *rp, void (*fn)(void *arg, const struc
 			    void *arg);
 void replay_set_sample_hook(struct replay *rp,
 			    void (*fn)(void *arg, const struct perfrec_sample *smp, uint32_t stack,
-				       uint32_t comm),
+				       uint32_t comm, uint32_t unit),
 			    void *arg);
 
 #endif

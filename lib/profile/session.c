@@ -427,7 +427,7 @@ static void on_stream_charge(void *arg, const struct offcpu_charge *c)
 }
 
 static void on_stream_sample(void *arg, const struct perfrec_sample *smp, uint32_t stack,
-			     uint32_t comm)
+			     uint32_t comm, uint32_t unit)
 {
 	struct session *s = arg;
 	struct stream *st = s->stream;
@@ -457,6 +457,7 @@ static void on_stream_sample(void *arg, const struct perfrec_sample *smp, uint32
 			    .cpu = smp->id.cpu,
 			    .period = period,
 			    .comm = session_comm(s, comm),
+			    .unit = session_unit(s, unit),
 			    .event = replay_event_name(s->rp) ? replay_event_name(s->rp) : "",
 			    .frames = st->frames,
 			    .n_frames = (uint32_t)m,
@@ -633,6 +634,11 @@ const char *session_dso_path(const struct session *s, uint32_t dso)
 const char *session_comm(const struct session *s, uint32_t comm)
 {
 	return strtab_get(procmodel_comms(s->pm), comm);
+}
+
+const char *session_unit(const struct session *s, uint32_t unit)
+{
+	return strtab_get(procmodel_units(s->pm), unit);
 }
 
 void session_parts(const struct session *s, struct session_parts *ret)

@@ -18,7 +18,7 @@ struct strtab;
 
 /*
  * Which samples count; an empty list (n_* 0) does not filter. Every array, and every string
- * in comms and dsos, is borrowed: it must stay valid and unchanged until session_free().
+ * in comms, units and dsos, is borrowed: it must stay valid and unchanged until session_free().
  */
 struct session_filter {
 	const int32_t *pids;
@@ -27,6 +27,8 @@ struct session_filter {
 	size_t n_tids;
 	const char *const *comms;
 	size_t n_comms;
+	const char *const *units; /* systemd units or containers (profile/unit.h names) */
+	size_t n_units;
 	const char *const *dsos; /* the sample's own (leaf) object, by short name or path */
 	size_t n_dsos;
 	const int *cpus;
@@ -78,6 +80,7 @@ struct session_row {
 	uint32_t cpu;
 	uint64_t count;
 	uint64_t period;
+	uint32_t unit; /* id in session_unit() */
 };
 
 struct session_totals {
@@ -156,6 +159,7 @@ struct session_sample {
 	uint32_t cpu;
 	uint64_t period;
 	const char *comm;
+	const char *unit;		    /* the thread's systemd unit or container */
 	const char *event;		    /* the recording's event name */
 	const struct session_frame *frames; /* leaf first; an inline chain shares its addr */
 	uint32_t n_frames;
@@ -207,6 +211,8 @@ const char *session_dso_name(const struct session *s, uint32_t dso);
 /* A file's path as recorded; other objects' names as session_dso_name() gives them. */
 const char *session_dso_path(const struct session *s, uint32_t dso);
 const char *session_comm(const struct session *s, uint32_t comm);
+/* A row's or count's unit (profile/unit.h). */
+const char *session_unit(const struct session *s, uint32_t unit);
 
 /*
  * For outputs in lib/profile that keep locations (addresses, objects) rather than symbol
