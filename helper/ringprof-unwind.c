@@ -24,6 +24,7 @@
 #include "base/buildid.h"
 #include "base/util.h"
 #include "build.h"
+#include "symtab.h"
 #include "unwind/proto.h"
 #include "unwind/utab.h"
 
@@ -44,7 +45,8 @@ static void usage(FILE *f)
 		"\n"
 		"  --fd N         serve the recorder on the SOCK_SEQPACKET socket N: drop every\n"
 		"                 privilege, then answer each request (a binary's file descriptor)\n"
-		"                 with a sealed memfd holding its table, until the socket closes\n"
+		"                 with a sealed memfd holding its table (or its build-id and\n"
+		"                 function symbols), until the socket closes\n"
 		"  --build FILE   build FILE's table and print what it holds and what it cost\n"
 		"  -o, --output OUT  with --build: also write the table to OUT\n"
 		"  -h, --help     this help\n");
@@ -333,6 +335,34 @@ static int build_id_reply(int bin_fd, struct uwp_reply *rep)
 	return -1;
 }
 
+/* The build-id of bin_fd and its function symbols in a sealed memfd (returned; -1 with
+ * rep->sym_status when it has none to send). Only binaries with a build-id get symbols: the
+ * recorder keeps them by build-id. */
+static int build_id_syms_reply(int bin_fd, struct uwp_reply *rep)
+{
+	char why[160];
+	void *buf;
+	size_t size;
+	int rc;
+
+	build_id_reply(bin_fd, rep);
+	if (rep->status < 0)
+		return -1;
+	rc = uws_extract_fd(bin_fd, &buf, &size, why, sizeof(why));
+	if (rc < 0) {
+		rep->sym_status = rc;
+		return -1;
+	}
+	rc = table_memfd(buf, size, why, sizeof(why));
+	free(buf);
+	if (rc < 0) {
+		rep->sym_status = rc;
+		return -1;
+	}
+	rep->size = size;
+	return rc;
+}
+
 /* Build the table of bin_fd into a sealed memfd (returned, or -1 with rep's status and why). */
 static int build_reply(const struct uwp_request *req, size_t n, int bin_fd, struct uwp_reply *rep)
 {
@@ -358,6 +388,8 @@ static int build_reply(const struct uwp_request *req, size_t n, int bin_fd, stru
 	}
 	if (req->kind == UWP_BUILD_ID)
 		return build_id_reply(bin_fd, rep);
+	if (req->kind == UWP_BUILD_ID_SYMS)
+		return build_id_syms_reply(bin_fd, rep);
 	if (req->kind != UWP_TABLE) {
 		rep->status = -EINVAL;
 		snprintf(rep->why, sizeof(rep->why), "unknown request kind %u", req->kind);

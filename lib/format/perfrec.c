@@ -349,6 +349,8 @@ const char *perfrec_type_name(uint32_t type)
 		return "EVSAMPLES";
 	case RP_REC_BUILDID:
 		return "BUILDID";
+	case RP_REC_SYMTAB:
+		return "SYMTAB";
 	}
 	return NULL;
 }

@@ -1,0 +1,146 @@
+/* captab.c — function symbols captured at record time, by build-id (see captab.h). */
+#include "profile/captab.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/grow.h"
+#include "base/hash.h"
+#include "base/intern.h"
+#include "base/symx.h"
+
+#define ID_MAX 20
+
+struct part {
+	uint8_t id[ID_MAX];
+	uint8_t len;
+	uint16_t n_parts;
+	uint32_t n;
+	unsigned char *run;
+	size_t size;
+};
+
+struct captab {
+	struct pairtab *keys; /* (hash of the build-id, part) -> index into parts */
+	struct part *parts;
+	size_t n_parts, cap_parts;
+};
+
+static uint64_t id_hash(const uint8_t *id, size_t len)
+{
+	return hash_bytes(id, len, 0x53594d54);
+}
+
+struct captab *captab_new(void)
+{
+	struct captab *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	t->keys = pairtab_new();
+	if (!t->keys)
+		return captab_free(t);
+	return t;
+}
+
+struct captab *captab_free(struct captab *t)
+{
+	if (!t)
+		return NULL;
+	for (size_t i = 0; i < t->n_parts; i++)
+		free(t->parts[i].run);
+	free(t->parts);
+	pairtab_free(t->keys);
+	free(t);
+	return NULL;
+}
+
+int captab_add(struct captab *t, const uint8_t *id, size_t len, unsigned part, unsigned n_parts,
+	       uint32_t n, const void *run, size_t size)
+{
+	struct part *p;
+	bool added;
+	int64_t idx;
+
+	if (!len || len > ID_MAX || part >= n_parts || n_parts > UINT16_MAX)
+		return -EINVAL;
+	idx = pairtab_intern(t->keys, id_hash(id, len), part, &added);
+	if (idx < 0)
+		return -ENOMEM;
+	if (!added)
+		return 1;
+	if (GROW(t->parts, t->cap_parts, (size_t)idx + 1) < 0)
+		return -ENOMEM;
+	p = &t->parts[idx];
+	memset(p, 0, sizeof(*p));
+	t->n_parts = (size_t)idx + 1;
+	p->run = malloc(size ? size : 1);
+	if (!p->run)
+		return -ENOMEM;
+	memcpy(p->run, run, size);
+	memcpy(p->id, id, len);
+	p->len = (uint8_t)len;
+	p->n_parts = (uint16_t)n_parts;
+	p->n = n;
+	p->size = size;
+	return 0;
+}
+
+static const struct part *find_part(const struct captab *t, const uint8_t *id, size_t len,
+				    unsigned k)
+{
+	int64_t idx = pairtab_find(t->keys, id_hash(id, len), k);
+
+	if (idx < 0 || (size_t)idx >= t->n_parts)
+		return NULL;
+	/* A hash is not the build-id: compare. */
+	if (t->parts[idx].len != len || memcmp(t->parts[idx].id, id, len) != 0)
+		return NULL;
+	return &t->parts[idx];
+}
+
+static int cmp_sym(const void *a, const void *b)
+{
+	const struct captab_sym *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+int captab_get(const struct captab *t, const uint8_t *id, size_t len, struct captab_sym **ret,
+	       size_t *ret_n)
+{
+	const struct part *p0 = len && len <= ID_MAX ? find_part(t, id, len, 0) : NULL;
+	struct captab_sym *v = NULL;
+	size_t n = 0, cap = 0;
+	unsigned n_parts;
+
+	if (!p0)
+		return -ENOENT;
+	n_parts = p0->n_parts;
+	for (unsigned k = 0; k < n_parts; k++) {
+		const struct part *p = find_part(t, id, len, k);
+		struct symx_cursor c;
+		struct symx_entry e;
+
+		if (!p)
+			continue; /* lost with a damaged frame: the other parts still name */
+		symx_open(&c, p->run, p->size, 0);
+		for (uint32_t i = 0; i < p->n && symx_next(&c, &e) == 1; i++) {
+			if (GROW(v, cap, n + 1) < 0) {
+				free(v);
+				return -ENOMEM;
+			}
+			v[n++] = (struct captab_sym){ e.start, e.size, e.name };
+		}
+	}
+	if (!n) {
+		free(v);
+		return -ENOENT;
+	}
+	qsort(v, n, sizeof(*v), cmp_sym);
+	*ret = v;
+	*ret_n = n;
+	return 0;
+}
