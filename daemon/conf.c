@@ -52,6 +52,7 @@ static const struct key keys[] = {
 	{ "CallChain", K_BOOL, F(callchain), "yes", 0, 0 },
 	{ "UserStackSize", K_SIZE, F(stack_size), "8K", 0, 65528 },
 	{ "UnwindCache", K_CACHE, F(unwind_cache), "", 0, 0 },
+	{ "CaptureSymbols", K_BOOL, F(symbols), "yes", 0, 0 },
 	{ "SwitchEvents", K_BOOL, F(switch_events), "no", 0, 0 },
 	{ "BuildIdMmap", K_BOOL, F(buildid_mmap), "no", 0, 0 },
 	{ "RingPages", K_PAGES, F(ring_pages), "128", 1, 65536 },
@@ -63,6 +64,7 @@ static const struct key keys[] = {
 	{ "MaxUse", K_BUDGET, F(max_use), "", 0, 0 },
 	{ "KeepFree", K_BUDGET, F(keep_free), "", 0, 0 },
 	{ "MaxRetentionSec", K_DURATION, F(max_retention_ns), "0", 0, 0 },
+	{ "SymbolsMaxUse", K_SIZE, F(symbols_max_use), "256M", 0, 0 },
 	{ "LogLevel", K_LOG, F(log_level), "info", 0, 0 },
 	{ NULL, 0, 0, NULL, 0, 0 },
 };
@@ -581,6 +583,7 @@ void conf_print(const struct conf *c, FILE *f)
 	fprintf(f, "CallChain=%s\n", c->callchain ? "yes" : "no");
 	fprintf(f, "UserStackSize=%llu\n", (unsigned long long)c->stack_size);
 	fprintf(f, "UnwindCache=%s\n", c->unwind_cache[0] ? c->unwind_cache : "no");
+	fprintf(f, "CaptureSymbols=%s\n", c->symbols ? "yes" : "no");
 	fprintf(f, "SwitchEvents=%s\n", c->switch_events ? "yes" : "no");
 	fprintf(f, "BuildIdMmap=%s\n", c->buildid_mmap ? "yes" : "no");
 	fprintf(f, "RingPages=%u\n", c->ring_pages);
@@ -607,11 +610,15 @@ void conf_print(const struct conf *c, FILE *f)
 	fprintf(f, "KeepFree=%s\n",
 		c->keep_free.cap ? "" : conf_format_size(&c->keep_free, a, sizeof(a)));
 	fprintf(f, "MaxRetentionSec=%s\n", conf_format_duration(c->max_retention_ns, a, sizeof(a)));
+	fprintf(f, "SymbolsMaxUse=%s\n",
+		conf_format_size(&(struct conf_size){ .bytes = c->symbols_max_use }, a, sizeof(a)));
 	fprintf(f, "LogLevel=%s\n", log_level_name(c->log_level));
 }
 
 bool conf_recording_differs(const struct conf *a, const struct conf *b)
 {
+	if (a->symbols != b->symbols)
+		return true;
 	return strcmp(a->event, b->event) || a->frequency != b->frequency ||
 	       a->callchain != b->callchain || a->stack_size != b->stack_size ||
 	       strcmp(a->unwind_cache, b->unwind_cache) || a->switch_events != b->switch_events ||

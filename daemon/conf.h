@@ -29,6 +29,7 @@ struct conf {
 	bool callchain;
 	uint64_t stack_size; /* user stack bytes copied and unwound per sample; 0: frame pointers */
 	char unwind_cache[PATH_MAX]; /* where unwind tables are kept; "": nowhere */
+	bool symbols;		     /* capture function symbols (into directory/symbols) */
 	bool switch_events;
 	bool buildid_mmap; /* the kernel writes build-ids into MMAP2 (breaks other perf users) */
 	unsigned int ring_pages; /* per CPU, a power of two */
@@ -41,6 +42,7 @@ struct conf {
 	struct conf_size max_use;
 	struct conf_size keep_free;
 	uint64_t max_retention_ns; /* 0: no age limit */
+	uint64_t symbols_max_use;  /* bytes of captured symbol tables kept */
 	int log_level;
 };
 

@@ -195,6 +195,7 @@ static int rec_open(struct daemon *d, const struct conf *c, struct rec *ret, cha
 {
 	struct recorder_opts o = { 0 };
 	struct rec x = { 0 };
+	char symdir[PATH_MAX + 16];
 	int online[MAX_CPUS];
 	size_t n_online = 0;
 	int r;
@@ -228,6 +229,10 @@ static int rec_open(struct daemon *d, const struct conf *c, struct rec *ret, cha
 	/* Unwind tables outlive restarts in the cache directory, apart from the recordings. */
 	o.unwind_cache = c->unwind_cache[0] ? c->unwind_cache : NULL;
 	o.unwind_cache_max = UNWIND_CACHE_MAX;
+	/* Symbol tables once per build-id beside the recordings, not in every rotated file. */
+	o.no_symbols = !c->symbols;
+	snprintf(symdir, sizeof(symdir), "%s/" STORE_SYMBOLS, d->store.dir);
+	o.symbols_dir = symdir;
 	r = recorder_new(&o, &x.r, why, why_size);
 	if (r < 0) {
 		free(x.cpus);
@@ -335,6 +340,10 @@ static void vacuum(struct daemon *d)
 	if (r < 0)
 		log_ratelimited(&rl, LOG_WARNING, "cannot apply retention in %s: %s", d->store.dir,
 				strerror(-r));
+	r = store_prune_symbols(&d->store, d->conf.symbols_max_use, NULL);
+	if (r < 0)
+		log_ratelimited(&rl, LOG_WARNING, "cannot prune the symbol tables in %s/%s: %s",
+				d->store.dir, STORE_SYMBOLS, strerror(-r));
 	d->next_vacuum = util_now_ns() + VACUUM_INTERVAL_NS;
 }
 

@@ -2,11 +2,16 @@
 #include "capture/bids.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/buildid.h"
 #include "base/grow.h"
 #include "base/hash.h"
 #include "base/intern.h"
@@ -46,6 +51,7 @@ struct bsyms {
 	uint8_t id[20];
 	uint8_t len;
 	bool skipped;	    /* larger than the helper sends: a record says so */
+	bool cached;	    /* in the symbols directory (bids_set_symbols_dir()) */
 	uint32_t written;   /* the file generation they were last written in */
 	unsigned char *buf; /* uwp_symtab_hdr + run, checked; NULL when dropped */
 	size_t size;
@@ -67,6 +73,7 @@ struct bids {
 	struct bsyms *syms;
 	size_t n_syms, cap_syms;
 	size_t syms_kept; /* bytes of buf in syms */
+	char *syms_dir;	  /* tables go to files here instead of into the recordings */
 	void (*listener)(void *arg, uint32_t maj, uint32_t min, uint64_t ino, const uint8_t *id,
 			 size_t len);
 	void *listener_arg;
@@ -98,6 +105,7 @@ struct bids *bids_free(struct bids *b)
 	pairtab_free(b->keys);
 	strtab_free(b->paths);
 	pairtab_free(b->sym_keys);
+	free(b->syms_dir);
 	for (size_t i = 0; i < b->n_syms; i++)
 		free(b->syms[i].buf);
 	free(b->syms);
@@ -118,6 +126,23 @@ void bids_set_listener(struct bids *b,
 void bids_set_symbols(struct bids *b, bool on)
 {
 	b->want_syms = on;
+}
+
+int bids_set_symbols_dir(struct bids *b, const char *dir)
+{
+	char *copy = strdup(dir);
+
+	if (!copy)
+		return -ENOMEM;
+	if (mkdir(dir, 0750) < 0 && errno != EEXIST) {
+		int rc = -errno;
+
+		free(copy);
+		return rc;
+	}
+	free(b->syms_dir);
+	b->syms_dir = copy;
+	return 0;
 }
 
 void bids_begin_file(struct bids *b, struct writer *w)
@@ -203,14 +228,70 @@ static unsigned put_symtab_parts(struct writer *w, const struct bsyms *y, uint64
 	return k;
 }
 
+/* DIR/HEX.sym, the cache file of Y's table. */
+static void cache_path(const struct bids *b, const struct bsyms *y, char *buf, size_t size,
+		       const char *suffix)
+{
+	char hex[41];
+
+	buildid_to_hex(y->id, y->len, hex);
+	snprintf(buf, size, "%s/%s.sym%s", b->syms_dir, hex, suffix);
+}
+
+/*
+ * Y's table into the symbols directory, once per build-id for all recordings there: a small
+ * recording holding only its SYMTAB records, written under a temporary name and renamed, so
+ * a reader never sees half a file. One that is there already (an earlier run) is kept. 0 or
+ * -errno.
+ */
+static int cache_write(struct bids *b, struct bsyms *y, uint64_t time)
+{
+	char path[PATH_MAX], tmp[PATH_MAX];
+	struct writer *w;
+	unsigned n_parts;
+	int rc;
+
+	cache_path(b, y, path, sizeof(path), "");
+	if (access(path, F_OK) == 0)
+		return 0;
+	cache_path(b, y, tmp, sizeof(tmp), ".tmp");
+	n_parts = put_symtab_parts(NULL, y, time, 0);
+	if (n_parts > UINT16_MAX)
+		return -E2BIG;
+	rc = writer_open(tmp, 0640, 6, &w);
+	if (rc < 0)
+		return rc;
+	put_symtab_parts(w, y, time, n_parts);
+	/* No fsync in the drain loop (one per binary would stall it for seconds at start): a
+	 * table lost in a crash is only a binary named while its file exists. */
+	rc = writer_close_nosync(w);
+	if (rc == 0 && rename(tmp, path) < 0)
+		rc = -errno;
+	if (rc < 0)
+		unlink(tmp);
+	return rc;
+}
+
 /* A build-id's symbols into the current file, once per file. */
 static void write_syms(struct bids *b, struct bsyms *y, uint64_t time)
 {
 	unsigned n_parts;
 
-	if (y->written == b->gen || !b->w || (!y->buf && !y->skipped))
+	if (y->written == b->gen || !b->w || (!y->buf && !y->skipped && !y->cached))
 		return;
 	y->written = b->gen;
+	if (y->cached) {
+		char path[PATH_MAX];
+
+		/* In use by this file: the cache keeps it as long as a recording that uses it. */
+		cache_path(b, y, path, sizeof(path), "");
+		if (utimensat(AT_FDCWD, path, NULL, 0) == 0 || errno != ENOENT)
+			return;
+		/* Pruned over the budget while in use: the file was the only copy (the
+		 * recorder keeps none in memory), so the binary goes without from now on. */
+		y->cached = false;
+		return;
+	}
 	if (y->skipped) {
 		struct rp_symtab_rec *r = writer_reserve(b->w, sizeof(*r));
 
@@ -224,6 +305,8 @@ static void write_syms(struct bids *b, struct bsyms *y, uint64_t time)
 		}
 		return;
 	}
+	if (!y->buf)
+		return;
 	n_parts = put_symtab_parts(NULL, y, time, 0);
 	if (n_parts > UINT16_MAX)
 		return;
@@ -404,6 +487,19 @@ static void take_syms(struct bids *b, struct bfile *f, struct uhelper_reply *r)
 	if (r->sym_status == -E2BIG) {
 		y->skipped = true;
 		b->st.sym_skipped++;
+	} else if (r->sym_status == 0 && r->buf && syms_ok(r->buf, r->size) && b->syms_dir) {
+		y->buf = r->buf;
+		y->size = r->size;
+		if (cache_write(b, y, util_now_ns()) == 0) {
+			y->cached = true;
+			y->buf = NULL; /* the file holds it */
+			b->st.sym_tables++;
+			b->st.sym_bytes += y->size;
+		} else {
+			r->buf = NULL;
+			b->syms_kept += y->size; /* kept to go into the recordings instead */
+			b->st.sym_failed++;
+		}
 	} else if (r->sym_status == 0 && r->buf && syms_ok(r->buf, r->size) &&
 		   b->syms_kept + r->size <= BIDS_SYMS_KEEP_MAX) {
 		y->buf = r->buf;

@@ -50,6 +50,12 @@ void bids_set_listener(struct bids *b,
 /* Ask the helper for each file's function symbols too and write them (on by default). */
 void bids_set_symbols(struct bids *b, bool on);
 
+/* Keep the symbol tables in DIR (created 0750 when missing) instead of in every recording:
+ * one file per build-id, DIR/BUILD-ID.sym (a recording holding only its SYMTAB records),
+ * written once and renamed into place; each recording file that uses it touches its mtime,
+ * so a cleaner can delete the tables no kept recording used (ringprofd). 0 or -errno. */
+int bids_set_symbols_dir(struct bids *b, const char *dir);
+
 /* Records go to W from now on; a new file repeats the build-ids its mappings use. */
 void bids_begin_file(struct bids *b, struct writer *w);
 

@@ -120,9 +120,10 @@ static void watch_bids(struct recorder *r)
 
 /* The build-ids of mapped files come from the helper; without it, a note says what reports
  * lose. */
-static int start_bids(struct recorder *r, char *why, size_t why_size)
+static int start_bids(struct recorder *r, const struct recorder_opts *o, char *why, size_t why_size)
 {
 	char note[300];
+	int rc;
 
 	r->bids = bids_new(note, sizeof(note));
 	if (!r->bids) {
@@ -134,6 +135,11 @@ static int start_bids(struct recorder *r, char *why, size_t why_size)
 			   "build-ids of mapped files are not recorded (%s): reports check binaries "
 			   "by inode only",
 			   note);
+	bids_set_symbols(r->bids, !o->no_symbols);
+	if (!o->no_symbols && o->symbols_dir &&
+	    (rc = bids_set_symbols_dir(r->bids, o->symbols_dir)) < 0)
+		evset_note(&r->ev, "symbol tables go into each file: %s: %s", o->symbols_dir,
+			   strerror(-rc));
 	watch_bids(r);
 	return 0;
 }
@@ -266,7 +272,7 @@ int recorder_new(const struct recorder_opts *o, struct recorder **ret, char *why
 	r->strip_ident = r->ring_type & PERF_SAMPLE_IDENTIFIER;
 	if (compact_sample_type_ok(r->sample_type))
 		r->enc = encoder_new(r->ev.n_cpus, r->ev.n_events, &r->ksyms);
-	rc = start_bids(r, why, why_size);
+	rc = start_bids(r, o, why, why_size);
 	if (rc == 0 && (r->ring_type & PERF_SAMPLE_STACK_USER))
 		rc = start_unwinder(r, why, why_size);
 	if (!r->cpus || (compact_sample_type_ok(r->sample_type) && !r->enc) || rc < 0) {

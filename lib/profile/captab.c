@@ -2,14 +2,19 @@
 #include "profile/captab.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/grow.h"
 #include "base/hash.h"
 #include "base/intern.h"
+#include "base/buildid.h"
 #include "base/symx.h"
+#include "format/format.h"
+#include "format/reader.h"
 
 #define ID_MAX 20
 
@@ -143,4 +148,37 @@ int captab_get(const struct captab *t, const uint8_t *id, size_t len, struct cap
 	*ret = v;
 	*ret_n = n;
 	return 0;
+}
+
+int captab_load(struct captab *t, const char *dir, const uint8_t *id, size_t len)
+{
+	const struct perf_event_header *h;
+	char hex[2 * ID_MAX + 1], path[PATH_MAX], why[256];
+	struct reader *r;
+	int n = 0;
+
+	if (!len || len > ID_MAX)
+		return -EINVAL;
+	buildid_to_hex(id, len, hex);
+	if (snprintf(path, sizeof(path), "%s/%s.sym", dir, hex) >= (int)sizeof(path))
+		return -ENAMETOOLONG;
+	if (reader_open(path, &r, why, sizeof(why)) < 0)
+		return -ENOENT;
+	while ((h = reader_next(r))) {
+		struct rp_symtab_rec st;
+		const unsigned char *run;
+		size_t size;
+
+		/* Only this build-id's parts: the file name is no proof of its content. */
+		if (format_symtab(h, &st, &run, &size) < 0 || st.len != len ||
+		    memcmp(st.build_id, id, len) != 0 || !st.n)
+			continue;
+		if (captab_add(t, id, len, st.part, st.n_parts, st.n, run, size) == -ENOMEM) {
+			reader_free(r);
+			return -ENOMEM;
+		}
+		n++;
+	}
+	reader_free(r);
+	return n ? 0 : -ENOENT;
 }

@@ -26,6 +26,11 @@ struct captab *captab_free(struct captab *t);
 int captab_add(struct captab *t, const uint8_t *id, size_t len, unsigned part, unsigned n_parts,
 	       uint32_t n, const void *run, size_t size);
 
+/* Add what DIR/BUILD-ID.sym holds for build-id ID (a file of SYMTAB records that ringprofd
+ * keeps beside its recordings, one per build-id; parts of other build-ids in it are ignored).
+ * 0, -ENOENT (no such file, or nothing for ID in it), -ENOMEM. */
+int captab_load(struct captab *t, const char *dir, const uint8_t *id, size_t len);
+
 /* The symbols of build-id ID, sorted by start: 0 with *ret (malloc'd, the caller frees it; the
  * names stay the captab's) and *ret_n; -ENOENT when none were captured, -ENOMEM. Entries
  * that do not decode end their part (what came before them is kept). */

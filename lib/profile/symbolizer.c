@@ -129,6 +129,8 @@ struct symbolizer {
 	size_t n_images;
 
 	struct captab *captured; /* symbols captured at record time, by build-id */
+	char *symbols_dirs[SYMBOLIZER_SYMBOLS_DIRS_MAX]; /* where more of them lie, by build-id */
+	size_t n_symbols_dirs;
 
 	struct symbolizer_stats st;
 };
@@ -349,6 +351,8 @@ struct symbolizer *symbolizer_free(struct symbolizer *s)
 	free(s->index);
 	strtab_free(s->strs);
 	captab_free(s->captured);
+	for (size_t i = 0; i < s->n_symbols_dirs; i++)
+		free(s->symbols_dirs[i]);
 	free(s->shown);
 	free(s->debuginfo_path);
 	free(s->symfs);
@@ -933,7 +937,16 @@ static bool dso_open_captured(struct sym_dso *d)
 	size_t n, w = 0;
 	uint64_t max_end = 0;
 
-	if (!d->build_id_len || captab_get(d->s->captured, d->build_id, d->build_id_len, &c, &n) < 0)
+	int rc;
+
+	if (!d->build_id_len)
+		return false;
+	rc = captab_get(d->s->captured, d->build_id, d->build_id_len, &c, &n);
+	for (size_t i = 0; rc == -ENOENT && i < d->s->n_symbols_dirs; i++)
+		if (captab_load(d->s->captured, d->s->symbols_dirs[i], d->build_id,
+				d->build_id_len) == 0)
+			rc = captab_get(d->s->captured, d->build_id, d->build_id_len, &c, &n);
+	if (rc < 0)
 		return false;
 	d->loads = calloc(1, sizeof(*d->loads));
 	d->syms = malloc(n * sizeof(*d->syms));
@@ -971,6 +984,20 @@ int symbolizer_add_symtab(struct symbolizer *s, const uint8_t *id, size_t len, u
 	int rc = captab_add(s->captured, id, len, part, n_parts, n, run, size);
 
 	return rc < 0 ? rc : 0;
+}
+
+int symbolizer_add_symbols_dir(struct symbolizer *s, const char *dir)
+{
+	for (size_t i = 0; i < s->n_symbols_dirs; i++)
+		if (strcmp(s->symbols_dirs[i], dir) == 0)
+			return 0;
+	if (s->n_symbols_dirs == SYMBOLIZER_SYMBOLS_DIRS_MAX)
+		return -E2BIG;
+	s->symbols_dirs[s->n_symbols_dirs] = strdup(dir);
+	if (!s->symbols_dirs[s->n_symbols_dirs])
+		return -ENOMEM;
+	s->n_symbols_dirs++;
+	return 0;
 }
 
 static void dso_open(struct sym_dso *d)

@@ -99,6 +99,13 @@ int symbolizer_add_image(struct symbolizer *s, const char *name, const void *ima
 int symbolizer_add_symtab(struct symbolizer *s, const uint8_t *id, size_t len, unsigned part,
 			  unsigned n_parts, uint32_t n, const void *run, size_t size);
 
+/* A directory of captured symbol tables, one file per build-id (DIR/BUILD-ID.sym, as ringprofd
+ * keeps them beside its recordings): looked in, in the order given, for a handle whose file
+ * cannot be used when the recordings carry no table of its own. DIR is copied. 0, -E2BIG
+ * (more than SYMBOLIZER_SYMBOLS_DIRS_MAX) or -ENOMEM. */
+#define SYMBOLIZER_SYMBOLS_DIRS_MAX 8
+int symbolizer_add_symbols_dir(struct symbolizer *s, const char *dir);
+
 /* Short name for reports: the path's last component ("libc.so.6"), or the path itself. */
 const char *sym_dso_name(const struct sym_dso *d);
 /* The path as recorded (the first one given for this identity). */
