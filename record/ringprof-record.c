@@ -37,6 +37,7 @@ enum { TAG_SIGNAL = 1, TAG_PIDFD = 2 };
 
 /* Long options without a short one (beyond any character). */
 enum { OPT_MAX_SIZE = 256, OPT_SWITCH_OUTPUT, OPT_SWITCH_MAX_FILES, OPT_BUILDID_MMAP };
+enum { OPT_NO_SYMBOLS = 300 };
 
 /* --switch-output: when the recording continues in a new file. */
 enum switch_mode { SWITCH_NONE, SWITCH_SIGNAL, SWITCH_SIZE, SWITCH_TIME };
@@ -141,6 +142,9 @@ static void usage(FILE *f)
 		"                         default the helper reads them from the files): on\n"
 		"                         Linux 5.12 and later this makes a perf record started\n"
 		"                         without --buildid-mmap misread its mappings and abort\n"
+		"      --no-symbols       do not store the mapped binaries' function symbols (by\n"
+		"                         default they are, once per binary, so that a report\n"
+		"                         names binaries that are gone or were replaced)\n"
 		"      --off-cpu          also sample every switch-out (sched:sched_switch, period\n"
 		"                         1, with the same callchains) and the switch-ins, for\n"
 		"                         ringprof report --off-cpu / --wall (needs tracefs and\n"
@@ -380,6 +384,8 @@ static void set_flag(struct args *a, int c)
 		a->o.switch_events = true;
 	else if (c == OPT_BUILDID_MMAP)
 		a->o.kernel_build_ids = true;
+	else if (c == OPT_NO_SYMBOLS)
+		a->o.no_symbols = true;
 	else
 		a->o.off_cpu = true; /* 'O' */
 }
@@ -427,6 +433,7 @@ static int parse_option(struct args *a, int c, const char *arg)
 		return parse_call_graph(a, arg);
 	case 'S':
 	case OPT_BUILDID_MMAP:
+	case OPT_NO_SYMBOLS:
 	case 'O':
 		set_flag(a, c);
 		break;
@@ -678,6 +685,7 @@ static int parse_argv(struct args *a, int argc, char **argv)
 		{ "call-graph", required_argument, NULL, 'G' },
 		{ "switch-events", no_argument, NULL, 'S' },
 		{ "buildid-mmap", no_argument, NULL, OPT_BUILDID_MMAP },
+		{ "no-symbols", no_argument, NULL, OPT_NO_SYMBOLS },
 		{ "off-cpu", no_argument, NULL, 'O' },
 		{ "mmap-pages", required_argument, NULL, 'm' },
 		{ "output", required_argument, NULL, 'o' },

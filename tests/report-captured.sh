@@ -117,3 +117,14 @@ check_grep '^SYMTAB .* flags=0x6 ' "$T/mini.dump" ".dynsym and .gnu_debugdata ca
 "$RP" report -i "$T/mini.data" --no-children >"$T/mini.rep" 2>&1 || fail "report (mini)"
 check_grep '^ +[0-9.]+% +mini +mini +\[\.\] hot_outer_a$' "$T/mini.rep" \
 	"a static function known only to .gnu_debugdata is named"
+
+# ---- record --no-symbols: nothing captured, the replaced binary stays unnamed --------------------
+mkdir -p "$T/bin2"
+cp "$WL" "$LIB" "$T/bin2/"
+"$RP" record -q --no-symbols -e cpu-clock -g -o "$T/nosym.data" -- "$T/bin2/rp-workload" -d 1 -q ||
+	fail "record --no-symbols"
+cp "$top_builddir/tests/workload/rp-unwind" "$T/bin2/rp-workload"
+"$RP" report -i "$T/nosym.data" --dump >"$T/nosym.dump" 2>&1 || fail "report --dump (--no-symbols)"
+check_no_grep '^SYMTAB' "$T/nosym.dump" "--no-symbols: no SYMTAB record"
+"$RP" report -i "$T/nosym.data" --no-children >"$T/nosym.rep" 2>&1 || fail "report (--no-symbols)"
+check_no_grep 'hot_outer_a|worker_spin' "$T/nosym.rep" "--no-symbols: the replaced binary is not named"
