@@ -97,6 +97,26 @@ check_range "$total" 3002 3100 "the parts hold every function of the fixture"
 check_grep '^ +[0-9.]+% +big +big +\[\.\] zz_hot_last$' "$T/big.rep" \
 	"the function in the last part is named, the binary deleted"
 
+"$RP" report -i "$T/big.data" --stats >"$T/big.stats" 2>&1 || fail "report --stats (big)"
+check_grep '^  symbols +[0-9]+ binaries, [0-9]+ functions, [0-9.]+ KiB before compression; 0 skipped' \
+	"$T/big.stats" "--stats counts the captured tables"
+
+# ---- a table above the bound a recording stores: skipped, and counted ---------------------------
+for i in $(seq 20000); do
+	printf 'int rp_a_rather_long_symbol_name_to_make_the_table_large_enough_%05d(int x) { return x + %d; }\n' "$i" "$i"
+done >"$T/huge.c"
+echo 'int main(void) { return 0; }' >>"$T/huge.c"
+gcc -O0 -o "$T/huge" "$T/huge.c" || fail "building the huge-table fixture"
+"$top_builddir/ringprof-unwind" --symbols "$T/huge" >"$T/huge.sym" || fail "ringprof-unwind --symbols"
+check_grep '^symbols +200[0-9][0-9]$' "$T/huge.sym" "ringprof-unwind --symbols counts the fixture's functions"
+"$RP" record -q -e cpu-clock -o "$T/huge.data" -- "$T/huge" || fail "recording the huge fixture"
+"$RP" report -i "$T/huge.data" --dump >"$T/huge.dump" 2>&1 || fail "report --dump (huge)"
+check_grep "^SYMTAB .* build_id=$(build_id_of "$T/huge") part=0/1 n=0 flags=0x100( |$)" "$T/huge.dump" \
+	"a table over 1 MiB is not stored; a record says it was skipped"
+"$RP" report -i "$T/huge.data" --stats >"$T/huge.stats" 2>&1 || fail "report --stats (huge)"
+check_grep '^  symbols .* 1 skipped \(larger than the recorder stores\)$' "$T/huge.stats" \
+	"--stats counts the skipped table"
+
 # ---- MiniDebugInfo: static functions only in .gnu_debugdata --------------------------------------
 cp "$WL" "$T/mini"
 nm -D "$T/mini" --format=posix --defined-only | awk '{ print $1 }' | sort >"$T/dynsyms"

@@ -484,7 +484,10 @@ static void take_syms(struct bids *b, struct bfile *f, struct uhelper_reply *r)
 	memcpy(y->id, f->id, f->len);
 	y->len = f->len;
 	b->n_syms = (size_t)idx + 1;
-	if (r->sym_status == -E2BIG) {
+	if (r->sym_status == -E2BIG ||
+	    (r->sym_status == 0 && !b->syms_dir && r->size > BIDS_SYMS_FILE_MAX)) {
+		/* Stored in every recording, a table of megabytes (libLLVM's .dynsym, a compiler's
+		 * .symtab) would cost more than the samples of a short one: a record says so. */
 		y->skipped = true;
 		b->st.sym_skipped++;
 	} else if (r->sym_status == 0 && r->buf && syms_ok(r->buf, r->size) && b->syms_dir) {

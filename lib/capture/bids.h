@@ -30,6 +30,10 @@ struct bids_stats {
 	uint64_t sym_written; /* tables written (each file repeats the ones it uses) */
 };
 
+/* The largest table stored in a recording (bytes as the helper sends them; zstd makes about
+ * a third of it); larger ones are skipped, with an RP_SYMTAB_SKIPPED record. In the symbols
+ * directory (bids_set_symbols_dir()), where each is stored once, up to UWP_MAX_SYMTAB. */
+#define BIDS_SYMS_FILE_MAX (1u << 20)
 /* The most bytes of symbol tables kept in memory to repeat in later files. */
 #define BIDS_SYMS_KEEP_MAX (256u << 20)
 
