@@ -63,10 +63,10 @@ check_grep 'removed [0-9]+ symbol tables? that no kept recording uses' "$DLOG" "
 
 # SymbolsMaxUse bounds the directory (what the daemon left when it pruned: other programs on
 # the host may start meanwhile and bring new tables until the next pruning).
-printf 'SymbolsMaxUse=64K\n' >>"$C"
-kill -HUP "$DPID"
-sleep 0.5
 n_pruned=$(grep -c 'removed [0-9]* symbol table' "$DLOG")
+printf 'SymbolsMaxUse=64K\n' >>"$C"
+kill -HUP "$DPID" # the reload applies retention, and so does the rotation after it
+sleep 0.5
 kill -USR2 "$DPID"
 pruned_again() { [ "$(grep -c 'removed [0-9]* symbol table' "$DLOG")" -gt "$n_pruned" ]; }
 wait_until 20 "pruning to SymbolsMaxUse=64K" pruned_again
