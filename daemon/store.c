@@ -424,7 +424,8 @@ static int list_symfiles(int sfd, struct symfile **ret, size_t *ret_n)
 		n++;
 	}
 	closedir(dir);
-	qsort(v, n, sizeof(*v), symfile_cmp);
+	if (n)
+		qsort(v, n, sizeof(*v), symfile_cmp);
 	*ret = v;
 	*ret_n = n;
 	return 0;
