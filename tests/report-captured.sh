@@ -43,6 +43,9 @@ unres=$(sed -nE 's/.*unresolved frames: ([0-9]+)\..*/\1/p' "$T/ns.rep")
 check_range "$unres" 0 5 "unresolved frames (%) with the binary gone"
 check_no_grep 'build-id|not found|No such file' "$T/ns.rerr" \
 	"no warning about the missing binary: the captured table stands in"
+"$RP" script -i "$T/ns.data" >"$T/ns.script" 2>&1 || fail "script"
+check_grep "^[[:space:]]+[0-9a-f]+ warm_func\+0x[0-9a-f]+ \($T/ns/rp-workload\)$" "$T/ns.script" \
+	"script (streaming) names the frames from the captured table too"
 
 # ---- a binary replaced by another build ---------------------------------------------------------
 mkdir -p "$T/bin"
