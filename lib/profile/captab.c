@@ -17,6 +17,7 @@
 #include "format/reader.h"
 
 #define ID_MAX 20
+#define ANY_PART (1ull << 32) /* the key of a build-id's first part read, whichever it is */
 
 struct part {
 	uint8_t id[ID_MAX];
@@ -29,6 +30,9 @@ struct part {
 
 struct captab {
 	struct pairtab *keys; /* (hash of the build-id, part) -> index into parts */
+	struct pairtab *any;  /* (hash of the build-id, ANY_PART) -> index into firsts */
+	size_t *firsts;	      /* index into parts of each build-id's first part read */
+	size_t cap_firsts;
 	struct part *parts;
 	size_t n_parts, cap_parts;
 };
@@ -45,7 +49,8 @@ struct captab *captab_new(void)
 	if (!t)
 		return NULL;
 	t->keys = pairtab_new();
-	if (!t->keys)
+	t->any = pairtab_new();
+	if (!t->keys || !t->any)
 		return captab_free(t);
 	return t;
 }
@@ -58,6 +63,8 @@ struct captab *captab_free(struct captab *t)
 		free(t->parts[i].run);
 	free(t->parts);
 	pairtab_free(t->keys);
+	pairtab_free(t->any);
+	free(t->firsts);
 	free(t);
 	return NULL;
 }
@@ -90,6 +97,12 @@ int captab_add(struct captab *t, const uint8_t *id, size_t len, unsigned part, u
 	p->n_parts = (uint16_t)n_parts;
 	p->n = n;
 	p->size = size;
+	/* The first part read tells how many there are, should part 0 be lost. */
+	idx = pairtab_intern(t->any, id_hash(id, len), ANY_PART, &added);
+	if (idx < 0 || (added && GROW(t->firsts, t->cap_firsts, (size_t)idx + 1) < 0))
+		return -ENOMEM;
+	if (added)
+		t->firsts[idx] = (size_t)(p - t->parts);
 	return 0;
 }
 
@@ -116,12 +129,14 @@ static int cmp_sym(const void *a, const void *b)
 int captab_get(const struct captab *t, const uint8_t *id, size_t len, struct captab_sym **ret,
 	       size_t *ret_n)
 {
-	const struct part *p0 = len && len <= ID_MAX ? find_part(t, id, len, 0) : NULL;
+	int64_t first =
+	    len && len <= ID_MAX ? pairtab_find(t->any, id_hash(id, len), ANY_PART) : -1;
+	const struct part *p0 = first >= 0 ? &t->parts[t->firsts[first]] : NULL;
 	struct captab_sym *v = NULL;
 	size_t n = 0, cap = 0;
 	unsigned n_parts;
 
-	if (!p0)
+	if (!p0 || p0->len != len || memcmp(p0->id, id, len) != 0)
 		return -ENOENT;
 	n_parts = p0->n_parts;
 	for (unsigned k = 0; k < n_parts; k++) {

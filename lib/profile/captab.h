@@ -32,8 +32,9 @@ int captab_add(struct captab *t, const uint8_t *id, size_t len, unsigned part, u
 int captab_load(struct captab *t, const char *dir, const uint8_t *id, size_t len);
 
 /* The symbols of build-id ID, sorted by start: 0 with *ret (malloc'd, the caller frees it; the
- * names stay the captab's) and *ret_n; -ENOENT when none were captured, -ENOMEM. Entries
- * that do not decode end their part (what came before them is kept). */
+ * names stay the captab's) and *ret_n; -ENOENT when none were captured, -ENOMEM. Parts that
+ * were not read (a damaged frame) are missing, the others name; entries that do not decode
+ * end their part (what came before them is kept). */
 int captab_get(const struct captab *t, const uint8_t *id, size_t len, struct captab_sym **ret,
 	       size_t *ret_n);
 
