@@ -340,7 +340,7 @@ static void vacuum(struct daemon *d)
 	if (r < 0)
 		log_ratelimited(&rl, LOG_WARNING, "cannot apply retention in %s: %s", d->store.dir,
 				strerror(-r));
-	r = store_prune_symbols(&d->store, d->conf.symbols_max_use, NULL);
+	r = store_prune_symbols(&d->store, d->conf.symbols_max_use, p.keep_free, NULL);
 	if (r < 0)
 		log_ratelimited(&rl, LOG_WARNING, "cannot prune the symbol tables in %s/%s: %s",
 				d->store.dir, STORE_SYMBOLS, strerror(-r));

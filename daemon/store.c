@@ -431,14 +431,14 @@ static int list_symfiles(int sfd, struct symfile **ret, size_t *ret_n)
 	return 0;
 }
 
-int store_prune_symbols(struct store *s, uint64_t max_bytes, uint64_t *ret_used)
+int store_prune_symbols(struct store *s, uint64_t max_bytes, uint64_t keep_free, uint64_t *ret_used)
 {
 	int sfd = openat(s->dfd, STORE_SYMBOLS, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	int64_t oldest = INT64_MAX, now = (int64_t)time(NULL);
 	struct symfile *v = NULL;
 	struct entry *e;
 	size_t n = 0, ne;
-	uint64_t used = 0;
+	uint64_t used = 0, fs_size = 0, fs_free = UINT64_MAX;
 	int r, deleted = 0;
 
 	if (sfd < 0)
@@ -462,15 +462,20 @@ int store_prune_symbols(struct store *s, uint64_t max_bytes, uint64_t *ret_used)
 	}
 	for (size_t i = 0; i < n; i++)
 		used += v[i].bytes;
+	if (store_fs(s, &fs_size, &fs_free) < 0)
+		fs_free = UINT64_MAX;
 	/*
 	 * A recording touches each table it uses when it starts, so a table last touched
-	 * before the oldest recording began is used by none of them; past the budget, the least
-	 * recently used go first (a binary of theirs is then named only while its file exists).
+	 * before the oldest recording began is used by none of them; past the budget, or with
+	 * less than KeepFree available once retention removed what recordings it could, the
+	 * least recently used go first (a binary of theirs is then named only while its file
+	 * exists).
 	 */
 	for (size_t i = 0; i < n; i++) {
 		bool tmp = strstr(v[i].name, ".sym.tmp") != NULL;
 
-		if (!(tmp && now - v[i].mtime > 3600) && v[i].mtime >= oldest && used <= max_bytes)
+		if (!(tmp && now - v[i].mtime > 3600) && v[i].mtime >= oldest &&
+		    used <= max_bytes && fs_free >= keep_free)
 			continue;
 		if (tmp && now - v[i].mtime <= 3600)
 			continue; /* being written */
@@ -480,6 +485,8 @@ int store_prune_symbols(struct store *s, uint64_t max_bytes, uint64_t *ret_used)
 			continue;
 		}
 		used -= v[i].bytes;
+		if (fs_free != UINT64_MAX)
+			fs_free += v[i].bytes;
 		deleted++;
 	}
 	if (deleted) {
