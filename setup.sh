@@ -8,6 +8,8 @@ mode=${1:-demo}
 PACKAGES="build-essential autoconf automake pkgconf libelf-dev libdw-dev libzstd-dev libiberty-dev zstd elfutils
 	binutils util-linux procps linux-perf systemd systemd-container libcap2-bin groff-base valgrind stress-ng clang-format
 	libc6-dbg python3 libprotobuf-c-dev protobuf-c-compiler zlib1g-dev golang-1.19-go libcurl4-openssl-dev"
+# tests/report-debuginfod.sh runs a real local debuginfod; report-captured.sh packs MiniDebugInfo with xz.
+PACKAGES="$PACKAGES debuginfod xz-utils"
 
 # The second tree of `setup.sh test`: the whole suite again under AddressSanitizer and
 # UndefinedBehaviorSanitizer (the ring's ThreadSanitizer test is built in the plain tree).

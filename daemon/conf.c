@@ -53,6 +53,7 @@ static const struct key keys[] = {
 	{ "UserStackSize", K_SIZE, F(stack_size), "8K", 0, 65528 },
 	{ "UnwindCache", K_CACHE, F(unwind_cache), "", 0, 0 },
 	{ "UnwindMemory", K_SIZE, F(unwind_memory), "64M", 1024 * 1024, 0 },
+	{ "CaptureSymbols", K_BOOL, F(symbols), "yes", 0, 0 },
 	{ "SwitchEvents", K_BOOL, F(switch_events), "no", 0, 0 },
 	{ "OffCpu", K_BOOL, F(off_cpu), "no", 0, 0 },
 	{ "BuildIdMmap", K_BOOL, F(buildid_mmap), "no", 0, 0 },
@@ -65,6 +66,7 @@ static const struct key keys[] = {
 	{ "MaxUse", K_BUDGET, F(max_use), "", 0, 0 },
 	{ "KeepFree", K_BUDGET, F(keep_free), "", 0, 0 },
 	{ "MaxRetentionSec", K_DURATION, F(max_retention_ns), "0", 0, 0 },
+	{ "SymbolsMaxUse", K_SIZE, F(symbols_max_use), "256M", 0, 0 },
 	{ "LogLevel", K_LOG, F(log_level), "info", 0, 0 },
 	{ NULL, 0, 0, NULL, 0, 0 },
 };
@@ -588,6 +590,7 @@ void conf_print(const struct conf *c, FILE *f)
 
 		fprintf(f, "UnwindMemory=%s\n", conf_format_size(&s, a, sizeof(a)));
 	}
+	fprintf(f, "CaptureSymbols=%s\n", c->symbols ? "yes" : "no");
 	fprintf(f, "SwitchEvents=%s\n", c->switch_events ? "yes" : "no");
 	fprintf(f, "OffCpu=%s\n", c->off_cpu ? "yes" : "no");
 	fprintf(f, "BuildIdMmap=%s\n", c->buildid_mmap ? "yes" : "no");
@@ -615,11 +618,15 @@ void conf_print(const struct conf *c, FILE *f)
 	fprintf(f, "KeepFree=%s\n",
 		c->keep_free.cap ? "" : conf_format_size(&c->keep_free, a, sizeof(a)));
 	fprintf(f, "MaxRetentionSec=%s\n", conf_format_duration(c->max_retention_ns, a, sizeof(a)));
+	fprintf(f, "SymbolsMaxUse=%s\n",
+		conf_format_size(&(struct conf_size){ .bytes = c->symbols_max_use }, a, sizeof(a)));
 	fprintf(f, "LogLevel=%s\n", log_level_name(c->log_level));
 }
 
 bool conf_recording_differs(const struct conf *a, const struct conf *b)
 {
+	if (a->symbols != b->symbols)
+		return true;
 	return strcmp(a->event, b->event) || a->frequency != b->frequency ||
 	       a->callchain != b->callchain || a->stack_size != b->stack_size ||
 	       strcmp(a->unwind_cache, b->unwind_cache) || a->unwind_memory != b->unwind_memory ||

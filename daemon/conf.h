@@ -30,6 +30,7 @@ struct conf {
 	uint64_t stack_size; /* user stack bytes copied and unwound per sample; 0: frame pointers */
 	char unwind_cache[PATH_MAX]; /* where unwind tables are kept; "": nowhere */
 	uint64_t unwind_memory;	     /* bytes of unwind tables in memory at most */
+	bool symbols;		     /* capture function symbols (into directory/symbols) */
 	bool switch_events;
 	bool off_cpu;	   /* switch-outs sampled with their stacks, and context switches */
 	bool buildid_mmap; /* the kernel writes build-ids into MMAP2 (breaks other perf users) */
@@ -43,6 +44,7 @@ struct conf {
 	struct conf_size max_use;
 	struct conf_size keep_free;
 	uint64_t max_retention_ns; /* 0: no age limit */
+	uint64_t symbols_max_use;  /* bytes of captured symbol tables kept */
 	int log_level;
 };
 

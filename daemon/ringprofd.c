@@ -202,6 +202,7 @@ static int rec_open(struct daemon *d, const struct conf *c, struct rec *ret, cha
 {
 	struct recorder_opts o = { 0 };
 	struct rec x = { 0 };
+	char symdir[PATH_MAX + 16];
 	int online[MAX_CPUS];
 	size_t n_online = 0;
 	int r;
@@ -238,6 +239,10 @@ static int rec_open(struct daemon *d, const struct conf *c, struct rec *ret, cha
 	o.unwind_cache = c->unwind_cache[0] ? c->unwind_cache : NULL;
 	o.unwind_cache_max = UNWIND_CACHE_MAX;
 	o.unwind_memory = c->unwind_memory;
+	/* Symbol tables once per build-id beside the recordings, not in every rotated file. */
+	o.no_symbols = !c->symbols;
+	snprintf(symdir, sizeof(symdir), "%s/" STORE_SYMBOLS, d->store.dir);
+	o.symbols_dir = symdir;
 	r = recorder_new(&o, &x.r, why, why_size);
 	if (r < 0) {
 		free(x.cpus);
@@ -345,6 +350,10 @@ static void vacuum(struct daemon *d)
 	if (r < 0)
 		log_ratelimited(&rl, LOG_WARNING, "cannot apply retention in %s: %s", d->store.dir,
 				strerror(-r));
+	r = store_prune_symbols(&d->store, d->conf.symbols_max_use, p.keep_free, NULL);
+	if (r < 0)
+		log_ratelimited(&rl, LOG_WARNING, "cannot prune the symbol tables in %s/%s: %s",
+				d->store.dir, STORE_SYMBOLS, strerror(-r));
 	d->next_vacuum = util_now_ns() + VACUUM_INTERVAL_NS;
 }
 

@@ -364,3 +364,142 @@ int store_vacuum(struct store *s, const struct store_policy *p, struct store_usa
 		*ret = u;
 	return deleted;
 }
+
+/* ---- the symbol tables beside the recordings ---- */
+
+/* The start time in a recording's name (UTC), or -1. */
+static int64_t name_time(const char *name)
+{
+	struct tm tm = { 0 };
+	const char *end = strptime(name + strlen(PREFIX), "%Y%m%dT%H%M%SZ", &tm);
+
+	return end ? (int64_t)timegm(&tm) : -1;
+}
+
+struct symfile {
+	char name[64];
+	uint64_t bytes;
+	int64_t mtime;
+};
+
+static int symfile_cmp(const void *a, const void *b)
+{
+	const struct symfile *x = a, *y = b;
+
+	return x->mtime < y->mtime ? -1 : x->mtime > y->mtime;
+}
+
+/* Every *.sym (and leftover *.sym.tmp) in the symbols directory SFD, least recently used
+ * first. */
+static int list_symfiles(int sfd, struct symfile **ret, size_t *ret_n)
+{
+	struct symfile *v = NULL;
+	size_t n = 0, cap = 0;
+	struct dirent *d;
+	int fd = dup(sfd);
+	DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
+
+	if (!dir) {
+		if (fd >= 0)
+			close(fd);
+		return -errno;
+	}
+	while ((d = readdir(dir))) {
+		struct stat st;
+		size_t len = strlen(d->d_name);
+
+		if (len >= sizeof(v->name) ||
+		    (!(len > 4 && !strcmp(d->d_name + len - 4, ".sym")) &&
+		     !(len > 8 && !strcmp(d->d_name + len - 8, ".sym.tmp"))) ||
+		    fstatat(sfd, d->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
+			continue;
+		if (GROW(v, cap, n + 1) < 0) {
+			closedir(dir);
+			free(v);
+			return -ENOMEM;
+		}
+		util_strlcpy(v[n].name, d->d_name, sizeof(v[n].name));
+		v[n].bytes = (uint64_t)st.st_blocks * 512;
+		v[n].mtime = (int64_t)st.st_mtime;
+		n++;
+	}
+	closedir(dir);
+	if (n)
+		qsort(v, n, sizeof(*v), symfile_cmp);
+	*ret = v;
+	*ret_n = n;
+	return 0;
+}
+
+int store_prune_symbols(struct store *s, uint64_t max_bytes, uint64_t keep_free, uint64_t *ret_used)
+{
+	int sfd = openat(s->dfd, STORE_SYMBOLS, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int64_t oldest = INT64_MAX, now = (int64_t)time(NULL);
+	struct symfile *v = NULL;
+	struct entry *e;
+	size_t n = 0, ne;
+	uint64_t used = 0, fs_size = 0, fs_free = UINT64_MAX;
+	int r, deleted = 0;
+
+	if (sfd < 0)
+		return errno == ENOENT ? 0 : -errno;
+	r = list(s, &e, &ne);
+	if (r < 0) {
+		close(sfd);
+		return r;
+	}
+	for (size_t i = 0; i < ne; i++) {
+		int64_t t = name_time(e[i].name);
+
+		if (t >= 0 && t < oldest)
+			oldest = t;
+	}
+	free(e);
+	r = list_symfiles(sfd, &v, &n);
+	if (r < 0) {
+		close(sfd);
+		return r;
+	}
+	for (size_t i = 0; i < n; i++)
+		used += v[i].bytes;
+	if (store_fs(s, &fs_size, &fs_free) < 0)
+		fs_free = UINT64_MAX;
+	/*
+	 * A recording touches each table it uses when it starts, so a table last touched
+	 * before the oldest recording began is used by none of them; past the budget, or with
+	 * less than KeepFree available once retention removed what recordings it could, the
+	 * least recently used go first (a binary of theirs is then named only while its file
+	 * exists).
+	 */
+	for (size_t i = 0; i < n; i++) {
+		bool tmp = strstr(v[i].name, ".sym.tmp") != NULL;
+
+		if (!(tmp && now - v[i].mtime > 3600) && v[i].mtime >= oldest &&
+		    used <= max_bytes && fs_free >= keep_free)
+			continue;
+		if (tmp && now - v[i].mtime <= 3600)
+			continue; /* being written */
+		if (unlinkat(sfd, v[i].name, 0) < 0) {
+			log_msg(LOG_WARNING, "cannot remove %s/%s/%s: %s", s->dir, STORE_SYMBOLS,
+				v[i].name, strerror(errno));
+			continue;
+		}
+		used -= v[i].bytes;
+		if (fs_free != UINT64_MAX)
+			fs_free += v[i].bytes;
+		deleted++;
+	}
+	if (deleted) {
+		char b[32];
+
+		log_msg(LOG_INFO,
+			"removed %d symbol table%s that no kept recording uses or over SymbolsMaxUse "
+			"(%s left)",
+			deleted, deleted == 1 ? "" : "s", util_format_bytes(used, b, sizeof(b)));
+	}
+	free(v);
+	close(sfd);
+	if (ret_used)
+		*ret_used = used;
+	return deleted;
+}

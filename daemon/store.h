@@ -52,6 +52,15 @@ int store_finish(struct store *s, const char *name, uint64_t file_bytes);
  * The active file is never deleted. Returns the number deleted; *ret reports the state after. */
 int store_vacuum(struct store *s, const struct store_policy *p, struct store_usage *ret);
 
+/* The symbol tables captured while recording, one file per build-id (lib/capture/bids.h),
+ * in this subdirectory of the recordings. */
+#define STORE_SYMBOLS "symbols"
+/* Delete the tables no recording in the directory uses any more (touched last before the
+ * oldest one started), then, while they take more than max_bytes or the file system has
+ * less than keep_free available, the least recently used. Returns the number deleted and
+ * *ret_used the bytes left (when not NULL), or -errno. */
+int store_prune_symbols(struct store *s, uint64_t max_bytes, uint64_t keep_free, uint64_t *ret_used);
+
 /* Size and free space of the file system holding the directory. */
 int store_fs(struct store *s, uint64_t *ret_size, uint64_t *ret_free);
 

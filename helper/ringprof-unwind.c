@@ -24,13 +24,18 @@
 #include "base/buildid.h"
 #include "base/util.h"
 #include "build.h"
+#include "symtab.h"
 #include "unwind/proto.h"
 #include "unwind/utab.h"
 
 #define PROG "ringprof-unwind"
 #define NOBODY 65534
 #define HELPER_AS_LIMIT (1ull << 30) /* address space: libelf maps the whole binary */
-#define HELPER_NOFILE 16
+/* Open files, and also the bound on descriptors in flight: every reply's memfd counts against
+ * the sending user's RLIMIT_NOFILE until the recorder has read it (else sendmsg fails with
+ * ETOOMANYREFS), and both helpers run as nobody with up to UHELPER_QUEUE (64) replies each
+ * unread. The seccomp filter allows no open(): descriptors come only from the recorder. */
+#define HELPER_NOFILE 160
 
 enum { EXIT_USAGE = 2 };
 
@@ -39,14 +44,18 @@ static void usage(FILE *f)
 	fprintf(f,
 		"Usage: " PROG " --fd N\n"
 		"       " PROG " --build FILE [-o OUT]\n"
+		"       " PROG " --symbols FILE\n"
 		"\n"
 		"Builds compact unwind tables from the .eh_frame and .debug_frame of ELF files.\n"
 		"\n"
 		"  --fd N         serve the recorder on the SOCK_SEQPACKET socket N: drop every\n"
 		"                 privilege, then answer each request (a binary's file descriptor)\n"
-		"                 with a sealed memfd holding its table, until the socket closes\n"
+		"                 with a sealed memfd holding its table (or its build-id and\n"
+		"                 function symbols), until the socket closes\n"
 		"  --build FILE   build FILE's table and print what it holds and what it cost\n"
 		"  -o, --output OUT  with --build: also write the table to OUT\n"
+		"  --symbols FILE the function symbols the recorder would capture of FILE: how\n"
+		"                 many, from which sections, their size and what it cost\n"
 		"  -h, --help     this help\n");
 }
 
@@ -131,6 +140,38 @@ static int cmd_build(const char *path, const char *out)
 	rc = out ? write_file(out, buf, size) : 0;
 	free(buf);
 	return rc < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+/* --symbols FILE: what the recorder would capture of FILE's function symbols. */
+static int cmd_symbols(const char *path)
+{
+	struct uwp_symtab_hdr h;
+	char why[160];
+	void *buf;
+	size_t size;
+	uint64_t t0 = util_now_ns();
+	int fd = open(path, O_RDONLY | O_CLOEXEC), rc;
+
+	if (fd < 0) {
+		fprintf(stderr, PROG ": %s: %s\n", path, strerror(errno));
+		return EXIT_FAILURE;
+	}
+	rc = uws_extract_fd(fd, &buf, &size, why, sizeof(why));
+	close(fd);
+	if (rc < 0) {
+		fprintf(stderr, PROG ": %s: %s\n", path, why);
+		return EXIT_FAILURE;
+	}
+	memcpy(&h, buf, sizeof(h));
+	free(buf);
+	printf("file          %s\n", path);
+	printf("symbols       %u\n", h.n);
+	printf("sources       %s%s%s\n", h.source & UWP_SYMS_SYMTAB ? ".symtab " : "",
+	       h.source & UWP_SYMS_DYNSYM ? ".dynsym " : "",
+	       h.source & UWP_SYMS_GNU_DEBUGDATA ? ".gnu_debugdata" : "");
+	printf("bytes         %zu\n", size);
+	printf("extract-ms    %.2f\n", (double)(util_now_ns() - t0) / 1e6);
+	return EXIT_SUCCESS;
 }
 
 /* ---- --fd: privileges ---- */
@@ -333,6 +374,34 @@ static int build_id_reply(int bin_fd, struct uwp_reply *rep)
 	return -1;
 }
 
+/* The build-id of bin_fd and its function symbols in a sealed memfd (returned; -1 with
+ * rep->sym_status when it has none to send). Only binaries with a build-id get symbols: the
+ * recorder keeps them by build-id. */
+static int build_id_syms_reply(int bin_fd, struct uwp_reply *rep)
+{
+	char why[160];
+	void *buf;
+	size_t size;
+	int rc;
+
+	build_id_reply(bin_fd, rep);
+	if (rep->status < 0)
+		return -1;
+	rc = uws_extract_fd(bin_fd, &buf, &size, why, sizeof(why));
+	if (rc < 0) {
+		rep->sym_status = rc;
+		return -1;
+	}
+	rc = table_memfd(buf, size, why, sizeof(why));
+	free(buf);
+	if (rc < 0) {
+		rep->sym_status = rc;
+		return -1;
+	}
+	rep->size = size;
+	return rc;
+}
+
 /* Build the table of bin_fd into a sealed memfd (returned, or -1 with rep's status and why). */
 static int build_reply(const struct uwp_request *req, size_t n, int bin_fd, struct uwp_reply *rep)
 {
@@ -358,6 +427,8 @@ static int build_reply(const struct uwp_request *req, size_t n, int bin_fd, stru
 	}
 	if (req->kind == UWP_BUILD_ID)
 		return build_id_reply(bin_fd, rep);
+	if (req->kind == UWP_BUILD_ID_SYMS)
+		return build_id_syms_reply(bin_fd, rep);
 	if (req->kind != UWP_TABLE) {
 		rep->status = -EINVAL;
 		snprintf(rep->why, sizeof(rep->why), "unknown request kind %u", req->kind);
@@ -449,10 +520,11 @@ int main(int argc, char **argv)
 		{ "fd", required_argument, NULL, 'f' },
 		{ "build", required_argument, NULL, 'b' },
 		{ "output", required_argument, NULL, 'o' },
+		{ "symbols", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *fd = NULL, *build = NULL, *out = NULL;
+	const char *fd = NULL, *build = NULL, *out = NULL, *syms = NULL;
 	int c;
 
 	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
@@ -466,6 +538,9 @@ int main(int argc, char **argv)
 		case 'o':
 			out = optarg;
 			break;
+		case 's':
+			syms = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			return EXIT_SUCCESS;
@@ -474,7 +549,9 @@ int main(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
-	if (optind < argc || !fd == !build || (out && !build)) {
+	if (syms && optind == argc && !fd && !build && !out)
+		return cmd_symbols(syms);
+	if (optind < argc || syms || !fd == !build || (out && !build)) {
 		fprintf(stderr, PROG ": give either --fd N or --build FILE [-o OUT]\n"
 				     "Try '" PROG " --help'.\n");
 		return EXIT_USAGE;

@@ -42,7 +42,8 @@ enum {
 	OPT_SWITCH_MAX_FILES,
 	OPT_BUILDID_MMAP,
 	OPT_UNWIND_MEMORY,
-	OPT_OFF_CPU_RATE
+	OPT_OFF_CPU_RATE,
+	OPT_NO_SYMBOLS
 };
 
 /* --switch-output: when the recording continues in a new file. */
@@ -154,6 +155,9 @@ static void usage(FILE *f)
 		"                         default the helper reads them from the files): on\n"
 		"                         Linux 5.12 and later this makes a perf record started\n"
 		"                         without --buildid-mmap misread its mappings and abort\n"
+		"      --no-symbols       do not store the mapped binaries' function symbols (by\n"
+		"                         default they are, once per binary, so that a report\n"
+		"                         names binaries that are gone or were replaced)\n"
 		"      --off-cpu          also sample every switch-out (sched:sched_switch, period\n"
 		"                         1, with the same callchains) and the switch-ins, for\n"
 		"                         ringprof report --off-cpu / --wall (needs tracefs and\n"
@@ -421,6 +425,8 @@ static int set_flag(struct args *a, int c, const char *arg)
 		a->o.kernel_build_ids = true;
 	else if (c == 'O')
 		a->o.off_cpu = true;
+	else if (c == OPT_NO_SYMBOLS)
+		a->o.no_symbols = true;
 	return 0;
 }
 
@@ -498,6 +504,7 @@ static int parse_option(struct args *a, int c, const char *arg)
 		return parse_call_graph(a, arg);
 	case 'S':
 	case OPT_BUILDID_MMAP:
+	case OPT_NO_SYMBOLS:
 	case 'O':
 	case OPT_OFF_CPU_RATE:
 		return set_flag(a, c, arg);
@@ -759,6 +766,7 @@ static int parse_argv(struct args *a, int argc, char **argv)
 		{ "switch-events", no_argument, NULL, 'S' },
 		{ "buildid-mmap", no_argument, NULL, OPT_BUILDID_MMAP },
 		{ "unwind-memory", required_argument, NULL, OPT_UNWIND_MEMORY },
+		{ "no-symbols", no_argument, NULL, OPT_NO_SYMBOLS },
 		{ "off-cpu", no_argument, NULL, 'O' },
 		{ "off-cpu-rate", required_argument, NULL, OPT_OFF_CPU_RATE },
 		{ "mmap-pages", required_argument, NULL, 'm' },

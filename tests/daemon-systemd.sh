@@ -91,7 +91,7 @@ in_ct sh -c 'printf "[Service]\nWatchdogSec=4\n" >/etc/systemd/system/ringprofd.
 in_ct sh -c 'printf "Frequency=199\nFlushInterval=0.5s\n" >/etc/ringprof/ringprofd.conf.d/test.conf'
 in_ct systemctl daemon-reload
 prop() { in_ct systemctl show -p "$1" --value ringprofd; }
-files() { in_ct sh -c 'ls /var/lib/ringprof' 2>/dev/null; }
+files() { in_ct sh -c 'ls /var/lib/ringprof' 2>/dev/null | grep '^ringprof-'; } # recordings (not symbols/)
 
 # --- start: readiness comes after the first file is open ---
 in_ct systemctl start ringprofd || { in_ct journalctl -u ringprofd --no-pager | tail -20 >&2; fail "systemctl start ringprofd"; }
@@ -153,7 +153,12 @@ check_grep '^# note: recorded inside a PID namespace' "$T/report" "the report he
 in_ct sh -c "stat -c '%U:%G %a %n' /var/lib/ringprof /var/lib/ringprof/*" >"$T/owners"
 check_range "$(grep -c '/var/lib/ringprof/ringprof-' "$T/owners")" 2 100 "recordings listed with their owners"
 check_grep '^root:ringprof 750 /var/lib/ringprof$' "$T/owners" "the state directory is root:ringprof 0750"
-check_no_grep '^[^ ]+ [0-9]+ /var/lib/ringprof/' <(grep -v '^root:ringprof 640 ' "$T/owners") "every recording is root:ringprof 0640"
+check_no_grep '^[^ ]+ [0-9]+ /var/lib/ringprof/' <(grep -v '^root:ringprof 640 \|/var/lib/ringprof/symbols$' "$T/owners") "every recording is root:ringprof 0640"
+# The symbol tables captured beside them, likewise readable by the group only.
+in_ct sh -c "stat -c '%U:%G %a %n' /var/lib/ringprof/symbols /var/lib/ringprof/symbols/*" >"$T/sym-owners"
+check_grep '^root:ringprof 750 /var/lib/ringprof/symbols$' "$T/sym-owners" "the symbols directory is root:ringprof 0750"
+check_range "$(grep -c '\.sym$' "$T/sym-owners")" 1 100000 "symbol tables captured under the unit"
+check_no_grep '\.sym$' <(grep -v '^root:ringprof 640 ' "$T/sym-owners") "every symbol table is root:ringprof 0640"
 in_ct runuser -u rpreader -- ringprof report --dir /var/lib/ringprof --comm rp-workload -s sym >"$T/reader" 2>&1
 check_grep 'hot_leaf' "$T/reader" "a member of the ringprof group runs reports"
 in_ct runuser -u rpother -- ringprof report --dir /var/lib/ringprof >"$T/other" 2>&1 &&

@@ -94,14 +94,22 @@ cp "$W/librp-worklib.so" "$S$W/"
 "$RP" report -i "$T/w.data" --no-children --symfs "$S" >"$T/symfs.out" 2>"$T/symfs.err"
 check_grep '^ +[0-9.]+% +rp-workload +rp-workload +\[\.\] warm_func$' "$T/symfs.out" "stripped binary + separate debug info resolves"
 
-# The binary rebuilt after recording: reported once, its frames not mis-named.
+# The binary rebuilt after recording: reported once, its frames not mis-named. Recordings
+# carry the binaries' symbols (then the rebuilt one is named from them, see
+# report-captured.sh): this one is made without them.
+"$RP" record -q --no-symbols -e cpu-clock -F 999 -g -o "$T/wn.data" -- "$W/rp-workload" -d 1 >/dev/null ||
+	fail "recording without symbols"
 cp /bin/true "$W/rp-workload"
-"$RP" report -i "$T/w.data" --no-children >"$T/rebuilt" 2>"$T/rebuilt.err"
+"$RP" report -i "$T/wn.data" --no-children >"$T/rebuilt" 2>"$T/rebuilt.err"
 check_grep "rp-workload: build-id $bid" "$T/rebuilt.err" "the build-id mismatch is reported"
 check_eq "$(grep -c 'build-id' "$T/rebuilt.err")" 1 "and reported once"
 check_no_grep 'warm_func|hot_leaf|worker_spin' "$T/rebuilt" "no names from the wrong file"
 check_grep '^ +[0-9.]+% +rp-workload +rp-workload +\[\.\] \[unknown\]$' "$T/rebuilt" "its frames are [unknown] in the binary"
 check_grep '^ +[0-9.]+% +rp-child +librp-worklib.so +\[\.\] worklib_spin$' "$T/rebuilt" "the unchanged library still resolves"
+"$RP" report -i "$T/w.data" --no-children >"$T/rebuilt-sym" 2>"$T/rebuilt-sym.err"
+check_grep '^ +[0-9.]+% +rp-workload +rp-workload +\[\.\] warm_func$' "$T/rebuilt-sym" \
+	"with the symbols the recording carries, the rebuilt binary is named from them"
+check_grep '^# 1 object named from symbols captured at record time' "$T/rebuilt-sym" "and the header says so"
 
 # JIT code: anonymous executable memory described by /tmp/perf-PID.map.
 J="$top_builddir/tests/workload/rp-jit"

@@ -3,7 +3,9 @@
  * kernel mislabel other users' MMAP2 records; see README). For each file an executable MMAP2
  * record names by device and inode, the recorder opens the mapped file (checked to be that
  * inode) and hands it to the unprivileged helper, which reads the build-id note; the answer is
- * written as an RP_REC_BUILDID record. Nothing here parses ELF, and nothing blocks. */
+ * written as an RP_REC_BUILDID record, and the file's function symbols the helper extracted
+ * as RP_REC_SYMTAB records, once per recording file and build-id. Nothing here parses ELF
+ * (the helper's symbol table is checked entry by entry), and nothing blocks. */
 #ifndef RP_BIDS_H
 #define RP_BIDS_H
 
@@ -15,13 +17,25 @@
 struct writer;
 
 struct bids_stats {
-	uint64_t files;	  /* distinct files seen in executable mappings */
-	uint64_t read;	  /* build-ids the helper read */
-	uint64_t none;	  /* files without a build-id note */
-	uint64_t failed;  /* files that could not be opened or read, or with the helper gone */
-	uint64_t written; /* BUILDID records written (each file repeats the ones it uses) */
-	uint64_t ns;	  /* helper time spent reading them */
+	uint64_t files;	      /* distinct files seen in executable mappings */
+	uint64_t read;	      /* build-ids the helper read */
+	uint64_t none;	      /* files without a build-id note */
+	uint64_t failed;      /* files that could not be opened or read, or with the helper gone */
+	uint64_t written;     /* BUILDID records written (each file repeats the ones it uses) */
+	uint64_t ns;	      /* helper time spent reading them */
+	uint64_t sym_tables;  /* distinct build-ids whose symbols were captured */
+	uint64_t sym_bytes;   /* bytes of those tables as the helper sent them */
+	uint64_t sym_skipped; /* tables larger than the helper sends (UWP_MAX_SYMTAB) */
+	uint64_t sym_failed;  /* tables refused (malformed) or over BIDS_SYMS_KEEP_MAX */
+	uint64_t sym_written; /* tables written (each file repeats the ones it uses) */
 };
+
+/* The largest table stored in a recording (bytes as the helper sends them; zstd makes about
+ * a third of it); larger ones are skipped, with an RP_SYMTAB_SKIPPED record. In the symbols
+ * directory (bids_set_symbols_dir()), where each is stored once, up to UWP_MAX_SYMTAB. */
+#define BIDS_SYMS_FILE_MAX (1u << 20)
+/* The most bytes of symbol tables kept in memory to repeat in later files. */
+#define BIDS_SYMS_KEEP_MAX (256u << 20)
 
 struct bids;
 
@@ -36,6 +50,15 @@ void bids_set_listener(struct bids *b,
 		       void (*fn)(void *arg, uint32_t maj, uint32_t min, uint64_t ino,
 				  const uint8_t *id, size_t len),
 		       void *arg);
+
+/* Ask the helper for each file's function symbols too and write them (on by default). */
+void bids_set_symbols(struct bids *b, bool on);
+
+/* Keep the symbol tables in DIR (created 0750 when missing) instead of in every recording:
+ * one file per build-id, DIR/BUILD-ID.sym (a recording holding only its SYMTAB records),
+ * written once and renamed into place; each recording file that uses it touches its mtime,
+ * so a cleaner can delete the tables no kept recording used (ringprofd). 0 or -errno. */
+int bids_set_symbols_dir(struct bids *b, const char *dir);
 
 /* Records go to W from now on; a new file repeats the build-ids its mappings use. */
 void bids_begin_file(struct bids *b, struct writer *w);

@@ -48,6 +48,11 @@ struct rcpu {
 	struct counts file0; /* the counters when the current file began */
 };
 
+/* A thread's cgroup as the file says it now, and the time of its newest sample there. */
+struct taskcg_slot {
+	uint64_t cgroup, last;
+};
+
 struct recorder {
 	struct evset ev;
 	struct rcpu *cpus;
@@ -75,9 +80,9 @@ struct recorder {
 	struct bids *bids;    /* build-ids of mapped files, read by the helper */
 	unsigned bids_gen;    /* its helper whose socket is in the epoll set */
 	/* Samples have cgroups (PERF_SAMPLE_CGROUP): the cgroup each thread was last stored in,
-	 * in this file (tid -> id in taskcg, index into taskcg_ids; TASKCG_NONE after its exit) */
+	 * in this file (tid -> index into taskcg_ids; TASKCG_NONE after its exit) */
 	struct pairtab *taskcg;
-	uint64_t *taskcg_ids;
+	struct taskcg_slot *taskcg_ids;
 	size_t cap_taskcg;
 	uint64_t t_safe; /* the writer's ordering watermark, as last set */
 	uint64_t chain[UNWINDER_MAX_FRAMES + 256]; /* a sample's chain, being unwound */
@@ -129,9 +134,10 @@ static void watch_bids(struct recorder *r)
 
 /* The build-ids of mapped files come from the helper; without it, a note says what reports
  * lose. */
-static int start_bids(struct recorder *r, char *why, size_t why_size)
+static int start_bids(struct recorder *r, const struct recorder_opts *o, char *why, size_t why_size)
 {
 	char note[300];
+	int rc;
 
 	r->bids = bids_new(note, sizeof(note));
 	if (!r->bids) {
@@ -143,6 +149,11 @@ static int start_bids(struct recorder *r, char *why, size_t why_size)
 			   "build-ids of mapped files are not recorded (%s): reports check binaries "
 			   "by inode only",
 			   note);
+	bids_set_symbols(r->bids, !o->no_symbols);
+	if (!o->no_symbols && o->symbols_dir &&
+	    (rc = bids_set_symbols_dir(r->bids, o->symbols_dir)) < 0)
+		evset_note(&r->ev, "symbol tables go into each file: %s: %s", o->symbols_dir,
+			   strerror(-rc));
 	watch_bids(r);
 	return 0;
 }
@@ -282,7 +293,7 @@ int recorder_new(const struct recorder_opts *o, struct recorder **ret, char *why
 	if (r->ev.cgroup && !(r->taskcg = pairtab_new()))
 		rc = -ENOMEM;
 	if (rc == 0)
-		rc = start_bids(r, why, why_size);
+		rc = start_bids(r, o, why, why_size);
 	if (rc == 0 && (r->ring_type & PERF_SAMPLE_STACK_USER))
 		rc = start_unwinder(r, why, why_size);
 	if (!r->cpus || (compact_sample_type_ok(r->sample_type) && !r->enc) || rc < 0) {
@@ -494,33 +505,54 @@ static void taskcg_forget(struct recorder *r)
 
 #define TASKCG_NONE UINT64_MAX /* the thread exited: its tid may come back in another cgroup */
 
+/* Write a TASKCG record: TID of PID is in CGROUP from time T on. */
+static void taskcg_put(struct recorder *r, uint64_t t, uint32_t pid, uint32_t tid, uint64_t cgroup)
+{
+	struct rp_taskcg_rec *rec = writer_reserve(r->w, sizeof(*rec));
+
+	if (rec)
+		format_taskcg_put(rec, t, pid, tid, cgroup);
+}
+
 /*
  * A sample's cgroup: an RP_REC_TASKCG before it when its thread's cgroup is new in this file
  * or changed. A lookup per sample; memory only for a thread not seen yet. Rings are drained
  * one after the other, so an older sample of the thread may still wait in another CPU's ring:
  * a thread's first record is stamped with the ordering watermark, older than anything not yet
- * drained; a change, with its sample's time (an older sample of the old cgroup drained later
- * says so again with its own time, which keeps every sample with its cgroup).
+ * drained; a move, with its sample's time. A sample of another cgroup older than the thread's
+ * newest one (from before a move, drained late) says so with its own time and puts the thread
+ * back in its cgroup right after it: the samples between them are of the new cgroup.
  */
 static void taskcg_sample(struct recorder *r, const struct perfrec_sample *s)
 {
-	struct rp_taskcg_rec *rec;
+	struct taskcg_slot *slot;
 	int64_t id;
 	uint64_t t;
 
 	if (!r->taskcg || s->id.tid == 0) /* the idle task, or tasks outside our PID namespace */
 		return;
 	id = pairtab_find(r->taskcg, s->id.tid, 0);
-	if (id >= 0 && r->taskcg_ids[id] == s->cgroup)
+	if (id >= 0 && r->taskcg_ids[id].cgroup == s->cgroup) {
+		if (s->id.time > r->taskcg_ids[id].last)
+			r->taskcg_ids[id].last = s->id.time;
 		return;
+	}
 	t = id >= 0 || s->id.time < r->t_safe ? s->id.time : r->t_safe;
-	if (id < 0 && (GROW(r->taskcg_ids, r->cap_taskcg, pairtab_count(r->taskcg) + 1) < 0 ||
-		       (id = pairtab_intern(r->taskcg, s->id.tid, 0, NULL)) < 0))
+	if (id < 0) {
+		if (GROW(r->taskcg_ids, r->cap_taskcg, pairtab_count(r->taskcg) + 1) < 0 ||
+		    (id = pairtab_intern(r->taskcg, s->id.tid, 0, NULL)) < 0)
+			return;
+		r->taskcg_ids[id] = (struct taskcg_slot){ TASKCG_NONE, 0 };
+	}
+	slot = &r->taskcg_ids[id];
+	if (slot->cgroup != TASKCG_NONE && s->id.time < slot->last) {
+		taskcg_put(r, s->id.time, s->id.pid, s->id.tid, s->cgroup);
+		taskcg_put(r, s->id.time + 1, s->id.pid, s->id.tid, slot->cgroup);
 		return;
-	if (!(rec = writer_reserve(r->w, sizeof(*rec))))
-		return;
-	r->taskcg_ids[id] = s->cgroup;
-	format_taskcg_put(rec, t, s->id.pid, s->id.tid, s->cgroup);
+	}
+	slot->cgroup = s->cgroup;
+	slot->last = s->id.time;
+	taskcg_put(r, t, s->id.pid, s->id.tid, s->cgroup);
 }
 
 /* A thread exited: its next sample (a new thread with its tid) says its cgroup again. */
@@ -531,7 +563,7 @@ static void taskcg_exit(struct recorder *r, const struct perf_event_header *h)
 
 	if (r->taskcg && perfrec_parse_task(h, &t) == 0 &&
 	    (id = pairtab_find(r->taskcg, t.tid, 0)) >= 0)
-		r->taskcg_ids[id] = TASKCG_NONE;
+		r->taskcg_ids[id] = (struct taskcg_slot){ TASKCG_NONE, 0 };
 }
 
 /* The head of a new file: header and kernel symbols, stamped now. */

@@ -57,6 +57,9 @@ struct recorder_opts {
 	bool kernel_build_ids;	   /* ask the kernel for build-ids in MMAP2 (attr.build_id): on
 				    * Linux 5.12 and later this mislabels the MMAP2 records of other
 				    * perf users that did not ask (see README) */
+	bool no_symbols;	   /* do not capture the mapped binaries' function symbols */
+	const char *symbols_dir;   /* keep them in this directory, one file per build-id, rather
+				    * than in every recording (ringprofd); NULL: in the recording */
 };
 
 struct recorder_totals {

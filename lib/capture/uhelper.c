@@ -162,13 +162,13 @@ static void pop_head(struct uhelper *h)
 	h->n_sent--;
 }
 
-/* The table from the memfd of a good reply: at most UWP_MAX_TABLE bytes, read by size. */
-static int read_table(int fd, uint64_t size, struct uhelper_reply *ret)
+/* The table from the memfd of a good reply: at most max bytes, read by size. */
+static int read_table(int fd, uint64_t size, uint64_t max, struct uhelper_reply *ret)
 {
 	struct stat st;
 	size_t got = 0;
 
-	if (size == 0 || size > UWP_MAX_TABLE || fstat(fd, &st) < 0 || (uint64_t)st.st_size < size)
+	if (size == 0 || size > max || fstat(fd, &st) < 0 || (uint64_t)st.st_size < size)
 		return -EINVAL;
 	ret->buf = malloc(size);
 	if (!ret->buf)
@@ -220,13 +220,18 @@ static int recv_reply(struct uhelper *h, struct uhelper_reply *ret)
 		ret->build_id_len = m.build_id_len;
 		memcpy(ret->build_id, m.build_id, m.build_id_len);
 	}
-	if (ret->status == 0 && ret->kind == UWP_BUILD_ID) {
+	if (ret->status == 0 && (ret->kind == UWP_BUILD_ID || ret->kind == UWP_BUILD_ID_SYMS)) {
 		if (!ret->build_id_len) {
 			ret->status = -EINVAL;
 			snprintf(ret->why, sizeof(ret->why), "the helper sent no build-id");
+		} else if (ret->kind == UWP_BUILD_ID_SYMS) {
+			ret->sym_status = m.sym_status > 0 ? -EINVAL : m.sym_status;
+			if (ret->sym_status == 0)
+				ret->sym_status =
+				    fd >= 0 ? read_table(fd, m.size, UWP_MAX_SYMTAB, ret) : -EINVAL;
 		}
 	} else if (ret->status == 0) {
-		rc = fd >= 0 ? read_table(fd, m.size, ret) : -EINVAL;
+		rc = fd >= 0 ? read_table(fd, m.size, UWP_MAX_TABLE, ret) : -EINVAL;
 		if (rc < 0) {
 			ret->status = rc;
 			snprintf(ret->why, sizeof(ret->why), "the helper's table could not be read");

@@ -28,11 +28,13 @@ struct uhelper {
 };
 
 /* A reply: on status 0, buf (malloc'd, size bytes) is the table as received, unchecked (a
- * table request), and build_id the binary's (always there for a build-id request). */
+ * table request, or a build-id request with symbols when sym_status is 0), and build_id the
+ * binary's (always there for a build-id request). */
 struct uhelper_reply {
 	uint32_t id;
 	uint32_t kind; /* the request's */
 	int status;
+	int sym_status; /* UWP_BUILD_ID_SYMS: 0 (buf holds the symbols) or -errno */
 	uint8_t build_id_len;
 	uint8_t build_id[20];
 	void *buf;

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <linux/perf_event.h>
 
+#include "base/symx.h"
 #include "format/dump.h"
 #include "format/format.h"
 #include "format/perfrec.h"
@@ -135,6 +136,29 @@ static void dump_header(FILE *f, const struct perf_event_header *h)
 		r->major, r->minor, r->event_name, r->freq, r->period, r->flags, r->hostname);
 }
 
+/* A SYMTAB record: its build-id, part, counts and source, and its first symbol. */
+static void dump_symtab(FILE *f, const struct perf_event_header *h)
+{
+	struct rp_symtab_rec st;
+	struct symx_cursor c;
+	struct symx_entry e;
+	const unsigned char *run;
+	size_t len;
+
+	if (format_symtab(h, &st, &run, &len) < 0) {
+		fputs(" (malformed)", f);
+		return;
+	}
+	put_time(f, st.time);
+	fputs(" build_id=", f);
+	for (unsigned i = 0; i < st.len; i++)
+		fprintf(f, "%02x", st.build_id[i]);
+	fprintf(f, " part=%u/%u n=%u flags=%#x", st.part, st.n_parts, st.n, st.flags);
+	symx_open(&c, run, len, 0);
+	if (st.n && symx_next(&c, &e) == 1)
+		fprintf(f, " first=%#" PRIx64 ":%.*s", e.start, (int)e.name_len, e.name);
+}
+
 /* Our own records: time first, then their fields. */
 static void dump_own(FILE *f, const struct perf_event_header *h)
 {
@@ -213,6 +237,9 @@ static void dump_own(FILE *f, const struct perf_event_header *h)
 		}
 		put_time(f, tc.time);
 		fprintf(f, " pid=%u tid=%u cgroup=%" PRIu64, tc.pid, tc.tid, tc.cgroup);
+		break;
+	case RP_REC_SYMTAB:
+		dump_symtab(f, h);
 		break;
 	default:
 		fprintf(f, " size=%u", h->size);

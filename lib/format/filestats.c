@@ -25,6 +25,24 @@ static uint64_t ksyms_present(const struct perf_event_header *h)
 	return n;
 }
 
+/* A part of a captured symbol table; its first part counts the binary. */
+static void count_symtab(struct filestats *s, const struct perf_event_header *h)
+{
+	struct rp_symtab_rec st;
+	const unsigned char *run;
+	size_t len;
+
+	if (format_symtab(h, &st, &run, &len) < 0)
+		return;
+	if (st.flags & RP_SYMTAB_SKIPPED) {
+		s->sym_skipped++;
+		return;
+	}
+	s->sym_tables += st.part == 0;
+	s->sym_functions += st.n;
+	s->sym_bytes += h->size;
+}
+
 /* A chain unwound while recording ends in a marker saying why. */
 static void count_unwind(struct filestats *s, const struct perfrec_sample *smp)
 {
@@ -125,6 +143,9 @@ void filestats_add(struct filestats *s, const struct perf_event_header *h, uint6
 	case RP_REC_KSYMS:
 		s->ksyms += ksyms_present(h);
 		break;
+	case RP_REC_SYMTAB:
+		count_symtab(s, h);
+		break;
 	case RP_REC_CPU_STATS:
 		if (format_cpu_stats(h, &cs) == 0) {
 			s->lost_unreported = util_sat_add(s->lost_unreported, cs.lost_unreported);
@@ -192,6 +213,13 @@ static void print_facts(FILE *f, const struct filestats *s, const struct rp_head
 			: h->flags & RP_HDR_KSYMS
 			    ? ""
 			    : " (kallsyms addresses were hidden from the recorder)");
+		if (s->sym_tables || s->sym_skipped)
+			fprintf(f,
+				"  symbols       %" PRIu64 " binaries, %" PRIu64
+				" functions, %.1f KiB before compression; %" PRIu64
+				" skipped (larger than the recorder stores)\n",
+				s->sym_tables, s->sym_functions, (double)s->sym_bytes / 1024,
+				s->sym_skipped);
 		uint64_t end =
 		    s->finished ? s->finish.time : (rs->t_last > s->t_max ? rs->t_last : s->t_max);
 

@@ -28,6 +28,9 @@ struct filestats {
 	uint32_t max_cpu;
 	uint64_t lost_records, lost_unreported, throttles, samples;
 	uint64_t ksyms;
+	/* Symbol tables captured while recording (SYMTAB records): binaries, functions, bytes of
+	 * the records (uncompressed), binaries whose table was too large to store. */
+	uint64_t sym_tables, sym_functions, sym_bytes, sym_skipped;
 	uint64_t unwound, unwind_stop[RP_CONTEXT_UNWIND_N]; /* RP_CONTEXT_UNWIND markers */
 	bool have_cpu_stats;
 	struct rp_finish_rec finish;

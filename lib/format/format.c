@@ -164,3 +164,23 @@ bad:
 	c->left = 0;
 	return -EINVAL;
 }
+
+int format_symtab(const struct perf_event_header *h, struct rp_symtab_rec *ret,
+		  const unsigned char **ret_run, size_t *ret_run_size)
+{
+	struct rp_symtab_rec r;
+	const unsigned char *run;
+	size_t size;
+
+	if (h->type != RP_REC_SYMTAB || h->size < sizeof(r))
+		return -EINVAL;
+	memcpy(&r, h, sizeof(r));
+	if (!r.len || r.len > sizeof(r.build_id) || r.part >= r.n_parts)
+		return -EINVAL;
+	run = (const unsigned char *)h + sizeof(r);
+	size = h->size - sizeof(r);
+	*ret = r;
+	*ret_run = run;
+	*ret_run_size = size;
+	return 0;
+}

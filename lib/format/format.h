@@ -99,6 +99,8 @@ enum rp_record_type {
 	RP_REC_TASKCG = 0x1000b, /* struct rp_taskcg_rec: the cgroup a thread is in from now on */
 	/* 0x1000c is reserved (cgroup paths are stored as PERF_RECORD_CGROUP, see
 	 * rp_taskcg_rec) */
+	RP_REC_SYMTAB = 0x1000d, /* struct rp_symtab_rec: part of a binary's function symbols,
+				  * captured while recording */
 };
 
 /* Recording flags in rp_header_rec.flags. */
@@ -267,6 +269,37 @@ struct rp_taskcg_rec {
 };
 _Static_assert(sizeof(struct rp_taskcg_rec) == 32, "rp_taskcg_rec is 32 bytes");
 
+/*
+ * Function symbols of the binary with this build-id, captured while recording (the helper
+ * reads them from .symtab, else .dynsym and .gnu_debugdata), so that a report can name the
+ * binary's frames when the file on its host is gone or was replaced. A table too large for
+ * one record (sizes are 16 bits) is written as n_parts records, part 0 .. n_parts - 1, each
+ * standing alone. After the fixed part, n entries sorted by start (base/symx.h; the first
+ * one's start is relative to 0): varint start delta, varint size, name NUL; starts are file
+ * offsets in the binary. Then zero padding to 8. Written once per file and build-id. n 0
+ * with RP_SYMTAB_SKIPPED: the table was larger than the recorder stores.
+ */
+struct rp_symtab_rec {
+	struct perf_event_header hdr; /* type RP_REC_SYMTAB */
+	uint64_t time;
+	uint8_t len; /* build-id length, 1..20 */
+	uint8_t reserved[3];
+	uint8_t build_id[20];
+	uint16_t part, n_parts;
+	uint32_t n;	    /* entries in this record */
+	uint32_t flags;	    /* RP_SYMTAB_* */
+	uint32_t reserved2; /* 0 */
+			    /* unsigned char entries[]; */
+};
+_Static_assert(sizeof(struct rp_symtab_rec) == 56, "rp_symtab_rec is 56 bytes");
+enum {
+	RP_SYMTAB_SYMTAB = 1u << 0,	   /* from .symtab */
+	RP_SYMTAB_DYNSYM = 1u << 1,	   /* from .dynsym */
+	RP_SYMTAB_GNU_DEBUGDATA = 1u << 2, /* from .gnu_debugdata (MiniDebugInfo) */
+	RP_SYMTAB_SKIPPED = 1u << 8,	   /* not stored: larger than the recorder's bound */
+};
+#define RP_SYMTAB_PAYLOAD_MAX (65528u - 56u) /* entry bytes one record holds */
+
 /* Written last on a clean stop; its absence means the recorder did not finish. */
 struct rp_finish_rec {
 	struct perf_event_header hdr; /* type RP_REC_FINISH */
@@ -395,6 +428,12 @@ int format_taskcg(const struct perf_event_header *h, struct rp_taskcg_rec *ret);
 /* Fill *ret as a TASKCG record (header included). */
 void format_taskcg_put(struct rp_taskcg_rec *ret, uint64_t time, uint32_t pid, uint32_t tid,
 		       uint64_t cgroup);
+/* A SYMTAB record: its fixed part copied to *ret and its entries in *ret_run, *ret_run_size
+ * bytes pointing into h: a symx run (base 0) of which readers take ret->n entries (the zero
+ * padding follows them) and check each. -EINVAL when h is too short, the build-id length is 0 or
+ * above 20, or part >= n_parts. */
+int format_symtab(const struct perf_event_header *h, struct rp_symtab_rec *ret,
+		  const unsigned char **ret_run, size_t *ret_run_size);
 
 /* A copy of an EVENT record, its name terminated: 0, or -EINVAL when h is too short to be
  * one or its index is outside 1 .. RP_MAX_EVENTS - 1. */

@@ -357,6 +357,8 @@ const char *perfrec_type_name(uint32_t type)
 		return "BUILDID";
 	case RP_REC_TASKCG:
 		return "TASKCG";
+	case RP_REC_SYMTAB:
+		return "SYMTAB";
 	}
 	return NULL;
 }

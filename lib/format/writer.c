@@ -227,14 +227,14 @@ int writer_sync(struct writer *w)
 	return r;
 }
 
-int writer_close(struct writer *w)
+static int close_writer(struct writer *w, bool sync)
 {
 	int r;
 
 	if (!w)
 		return 0;
 	r = writer_flush(w);
-	if (fsync(w->fd) < 0 && r == 0 && errno != EINVAL)
+	if (sync && fsync(w->fd) < 0 && r == 0 && errno != EINVAL)
 		r = -errno;
 	if (close(w->fd) < 0 && r == 0)
 		r = -errno;
@@ -243,6 +243,16 @@ int writer_close(struct writer *w)
 	free(w->zbuf);
 	free(w);
 	return r;
+}
+
+int writer_close(struct writer *w)
+{
+	return close_writer(w, true);
+}
+
+int writer_close_nosync(struct writer *w)
+{
+	return close_writer(w, false);
 }
 
 const struct writer_stats *writer_stats(const struct writer *w)

@@ -49,6 +49,8 @@ int writer_flush(struct writer *w);
 int writer_sync(struct writer *w);
 /* Flush, fsync and close; frees w (also on error). Returns the first error. */
 int writer_close(struct writer *w);
+/* The same without the fsync, for files that are only a cache of what can be made again. */
+int writer_close_nosync(struct writer *w);
 
 const struct writer_stats *writer_stats(const struct writer *w);
 

@@ -292,3 +292,9 @@ int dsotab_add_image(struct dsotab *t, const char *name, const void *image, size
 {
 	return symbolizer_add_image(t->symz, name, image, len);
 }
+
+int dsotab_add_symtab(struct dsotab *t, const uint8_t *id, size_t len, unsigned part,
+		      unsigned n_parts, uint32_t n, const void *run, size_t size)
+{
+	return symbolizer_add_symtab(t->symz, id, len, part, n_parts, n, run, size);
+}

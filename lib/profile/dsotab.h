@@ -69,5 +69,9 @@ int dsotab_perfmap(struct dsotab *t, uint32_t id, const struct perfmap **ret);
 /* A code image the recording carries ([vdso]): the object of that name reads it as its file.
  * 0 or -errno. */
 int dsotab_add_image(struct dsotab *t, const char *name, const void *image, size_t len);
+/* Part of the symbols captured at record time for build-id ID (RP_REC_SYMTAB): files of that
+ * build-id that cannot be read on this host are named by them (symbolizer_add_symtab()). */
+int dsotab_add_symtab(struct dsotab *t, const uint8_t *id, size_t len, unsigned part,
+		      unsigned n_parts, uint32_t n, const void *run, size_t size);
 
 #endif

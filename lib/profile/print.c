@@ -12,6 +12,7 @@
 #include "profile/print.h"
 #include "profile/session.h"
 #include "profile/unit.h"
+#include "profile/symbolizer.h"
 
 static const char *const key_names[PRINT_N_KEYS] = { "comm", "pid", "tid", "dso",
 						     "sym",  "cpu", "unit" };
@@ -188,6 +189,23 @@ static void print_window(FILE *f, uint64_t first, uint64_t last, int64_t realtim
 }
 
 /* What the recorder could not see, from the header's flags. */
+/* Objects whose file on this host was missing or another build: named from the symbols the
+ * recorder captured (no inline frames or lines for them). */
+static void print_captured_header(FILE *f, const struct session *s)
+{
+	struct session_parts p;
+	const struct symbolizer_stats *st;
+
+	session_parts(s, &p);
+	st = p.symz ? symbolizer_stats(p.symz) : NULL;
+	if (st && st->dsos_captured)
+		fprintf(f,
+			"# %" PRIu64
+			" object%s named from symbols captured at record time (the file "
+			"on this host is missing or another build)\n",
+			st->dsos_captured, st->dsos_captured == 1 ? "" : "s");
+}
+
 static void print_recorded_notes(FILE *f, const struct rp_header_rec *h)
 {
 	if ((h->flags & RP_HDR_KERNEL) && (h->flags & RP_HDR_KSYMS_HIDDEN))
@@ -257,6 +275,7 @@ void print_header(FILE *f, const struct session *s, const char *const *inputs, s
 		fprintf(f, ", throttled %" PRIu64 " times", t->throttles);
 	fprintf(f, ", unresolved frames: %.1f%%\n",
 		t->frames ? 100.0 * (double)t->frames_unknown / (double)t->frames : 0.0);
+	print_captured_header(f, s);
 	if (t->time_weighted)
 		print_offcpu_header(f, t);
 	if (t->unwound)

@@ -695,6 +695,20 @@ static void on_taskcg(struct replay *rp, const struct perf_event_header *h)
 		rp->t->sideband_nomem++;
 }
 
+/* Symbols captured at record time, for binaries the report host cannot read. */
+static void on_symtab(struct replay *rp, const struct perf_event_header *h)
+{
+	struct rp_symtab_rec st;
+	const unsigned char *run;
+	size_t len;
+
+	if (format_symtab(h, &st, &run, &len) < 0)
+		rp->t->sideband_malformed++;
+	else if (st.n && dsotab_add_symtab(rp->dsos, st.build_id, st.len, st.part, st.n_parts, st.n,
+					   run, len) == -ENOMEM)
+		rp->t->sideband_nomem++;
+}
+
 static void on_record(struct replay *rp, const struct perf_event_header *h)
 {
 	struct rp_cpu_stats_rec cs;
@@ -754,6 +768,9 @@ static void on_record(struct replay *rp, const struct perf_event_header *h)
 		break;
 	case RP_REC_TASKCG:
 		on_taskcg(rp, h);
+		break;
+	case RP_REC_SYMTAB:
+		on_symtab(rp, h);
 		break;
 	}
 }
@@ -821,6 +838,8 @@ int replay_preload(struct replay *rp, struct reader *pre)
 			rp->t->sideband_nomem++;
 		else if (h->type == RP_REC_BUILDID)
 			on_buildid(rp, h);
+		else if (h->type == RP_REC_SYMTAB)
+			on_symtab(rp, h);
 	}
 	rp->ksyms_preloaded = ksyms;
 	return 1;

@@ -1,8 +1,10 @@
 /* session.c — a report run: owns its models and tables, runs replay, symbolization and rows. */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "base/grow.h"
 #include "base/intern.h"
@@ -506,6 +508,20 @@ static void add_covered(struct session *s, const char *path, const struct rp_hea
 	}
 }
 
+/* The symbol tables ringprofd keeps beside its recordings (DIR/symbols, DIR being the
+ * recording's), for binaries the recordings name by build-id only. */
+static void add_symbols_dir(struct session *s, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char dir[PATH_MAX];
+	struct stat st;
+	int n = slash ? snprintf(dir, sizeof(dir), "%.*s/symbols", (int)(slash - path), path)
+		      : snprintf(dir, sizeof(dir), "symbols");
+
+	if (n > 0 && (size_t)n < sizeof(dir) && stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
+		symbolizer_add_symbols_dir(s->symz, dir);
+}
+
 int session_add_file(struct session *s, const char *path, char *why, size_t why_size)
 {
 	const struct rp_header_rec *hdr;
@@ -516,6 +532,7 @@ int session_add_file(struct session *s, const char *path, char *why, size_t why_
 	rc = reader_open(path, &r, why, why_size);
 	if (rc < 0)
 		return rc;
+	add_symbols_dir(s, path);
 	reader_set_warn(r, s->o.warn, s->o.warn_arg);
 	hdr = reader_header(r);
 	if (hdr && !s->header) {

@@ -19,6 +19,7 @@
 #include "base/hash.h"
 #include "base/intern.h"
 #include "base/util.h"
+#include "profile/captab.h"
 #include "profile/demangle.h"
 #include "profile/symfile.h"
 
@@ -126,6 +127,10 @@ struct symbolizer {
 		int fd;
 	} images[SYMBOLIZER_IMAGES_MAX];
 	size_t n_images;
+
+	struct captab *captured; /* symbols captured at record time, by build-id */
+	char *symbols_dirs[SYMBOLIZER_SYMBOLS_DIRS_MAX]; /* where more of them lie, by build-id */
+	size_t n_symbols_dirs;
 
 	struct symbolizer_stats st;
 };
@@ -281,7 +286,8 @@ struct symbolizer *symbolizer_new(const struct symbolizer_opts *o)
 	}
 	s->o.symfs = s->symfs;
 	s->strs = strtab_new();
-	if (!s->strs)
+	s->captured = captab_new();
+	if (!s->strs || !s->captured)
 		return symbolizer_free(s);
 
 	/*
@@ -344,6 +350,9 @@ struct symbolizer *symbolizer_free(struct symbolizer *s)
 	free(s->dsos);
 	free(s->index);
 	strtab_free(s->strs);
+	captab_free(s->captured);
+	for (size_t i = 0; i < s->n_symbols_dirs; i++)
+		free(s->symbols_dirs[i]);
 	free(s->shown);
 	free(s->debuginfo_path);
 	free(s->symfs);
@@ -916,6 +925,81 @@ static int read_symbols(struct sym_dso *d)
 	return 0;
 }
 
+/*
+ * The file of D cannot be used (gone, or another build-id): name its frames from the symbols
+ * the recording captured for its build-id, if any. Their starts are file offsets, so the one
+ * load maps offsets to themselves; there is no DWARF (no inline frames, no lines). True when
+ * D is ready this way.
+ */
+static bool dso_open_captured(struct sym_dso *d)
+{
+	struct captab_sym *c;
+	size_t n, w = 0;
+	uint64_t max_end = 0;
+
+	int rc;
+
+	if (!d->build_id_len)
+		return false;
+	rc = captab_get(d->s->captured, d->build_id, d->build_id_len, &c, &n);
+	for (size_t i = 0; rc == -ENOENT && i < d->s->n_symbols_dirs; i++)
+		if (captab_load(d->s->captured, d->s->symbols_dirs[i], d->build_id,
+				d->build_id_len) == 0)
+			rc = captab_get(d->s->captured, d->build_id, d->build_id_len, &c, &n);
+	if (rc < 0)
+		return false;
+	d->loads = calloc(1, sizeof(*d->loads));
+	d->syms = malloc(n * sizeof(*d->syms));
+	d->starts = malloc(n * sizeof(*d->starts));
+	if (!d->loads || !d->syms || !d->starts) {
+		free(c);
+		return false;
+	}
+	d->loads[0] = (struct load){ 0, UINT64_MAX, 0, true };
+	d->n_loads = 1;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t end = c[i].start + c[i].size;
+
+		if (w && c[i].start == d->starts[w - 1])
+			continue;
+		if (!c[i].size || end < c[i].start)
+			end = i + 1 < n ? c[i + 1].start : c[i].start + 1;
+		if (end > max_end)
+			max_end = end;
+		d->starts[w] = c[i].start;
+		d->syms[w++] = (struct sym){ c[i].start, end, max_end, c[i].name };
+	}
+	free(c);
+	d->n_syms = w;
+	d->no_dwarf = true;
+	d->state = DSO_READY;
+	d->s->st.symbols += w;
+	d->s->st.dsos_captured++;
+	return true;
+}
+
+int symbolizer_add_symtab(struct symbolizer *s, const uint8_t *id, size_t len, unsigned part,
+			  unsigned n_parts, uint32_t n, const void *run, size_t size)
+{
+	int rc = captab_add(s->captured, id, len, part, n_parts, n, run, size);
+
+	return rc < 0 ? rc : 0;
+}
+
+int symbolizer_add_symbols_dir(struct symbolizer *s, const char *dir)
+{
+	for (size_t i = 0; i < s->n_symbols_dirs; i++)
+		if (strcmp(s->symbols_dirs[i], dir) == 0)
+			return 0;
+	if (s->n_symbols_dirs == SYMBOLIZER_SYMBOLS_DIRS_MAX)
+		return -E2BIG;
+	s->symbols_dirs[s->n_symbols_dirs] = strdup(dir);
+	if (!s->symbols_dirs[s->n_symbols_dirs])
+		return -ENOMEM;
+	s->n_symbols_dirs++;
+	return 0;
+}
+
 static void dso_open(struct sym_dso *d)
 {
 	struct symbolizer *s = d->s;
@@ -938,6 +1022,8 @@ static void dso_open(struct sym_dso *d)
 		}
 	} else {
 		fd = symfile_open(s->symfs, &id, &file, warn, sizeof(warn));
+		if (fd < 0 && dso_open_captured(d))
+			return; /* the header says how many objects were named this way */
 		if (warn[0])
 			warnf(s, "%s", warn);
 		if (fd < 0)

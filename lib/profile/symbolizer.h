@@ -89,6 +89,23 @@ void symbolizer_learn_build_id(struct symbolizer *s, uint32_t maj, uint32_t min,
 #define SYMBOLIZER_IMAGES_MAX 4
 int symbolizer_add_image(struct symbolizer *s, const char *name, const void *image, size_t len);
 
+/*
+ * Part PART of N_PARTS of the function symbols captured at record time for build-id ID
+ * (RP_REC_SYMTAB: N entries in RUN, SIZE bytes, a base/symx.h run; copied, each entry checked
+ * when used). A handle of that build-id whose file cannot be used (missing on this host, or
+ * with another build-id) takes its names from them (no inline frames, no lines); a file on
+ * disk with that build-id is always preferred. A part already given is ignored. 0 or -errno.
+ */
+int symbolizer_add_symtab(struct symbolizer *s, const uint8_t *id, size_t len, unsigned part,
+			  unsigned n_parts, uint32_t n, const void *run, size_t size);
+
+/* A directory of captured symbol tables, one file per build-id (DIR/BUILD-ID.sym, as ringprofd
+ * keeps them beside its recordings): looked in, in the order given, for a handle whose file
+ * cannot be used when the recordings carry no table of its own. DIR is copied. 0, -E2BIG
+ * (more than SYMBOLIZER_SYMBOLS_DIRS_MAX) or -ENOMEM. */
+#define SYMBOLIZER_SYMBOLS_DIRS_MAX 8
+int symbolizer_add_symbols_dir(struct symbolizer *s, const char *dir);
+
 /* Short name for reports: the path's last component ("libc.so.6"), or the path itself. */
 const char *sym_dso_name(const struct sym_dso *d);
 /* The path as recorded (the first one given for this identity). */
@@ -116,12 +133,13 @@ int symbolizer_lookup(struct symbolizer *s, struct sym_dso *d, uint64_t off,
 
 /* Counters for --verbose output and tests, kept up to date as the symbolizer works. */
 struct symbolizer_stats {
-	uint64_t dsos;	      /* handles created */
-	uint64_t dsos_opened; /* handles whose file was opened and usable */
-	uint64_t lookups;     /* symbolizer_lookup() calls that reached a dso */
-	uint64_t cache_hits;  /* of which answered from the per-dso cache */
-	uint64_t symbols;     /* symbols indexed, all opened dsos */
-	uint64_t strings;     /* distinct interned strings */
+	uint64_t dsos;		/* handles created */
+	uint64_t dsos_opened;	/* handles whose file was opened and usable */
+	uint64_t dsos_captured; /* handles named from symbols captured at record time */
+	uint64_t lookups;	/* symbolizer_lookup() calls that reached a dso */
+	uint64_t cache_hits;	/* of which answered from the per-dso cache */
+	uint64_t symbols;	/* symbols indexed, all opened dsos */
+	uint64_t strings;	/* distinct interned strings */
 };
 /* S's counters, owned by S: they change with each call on S and go with symbolizer_free(). */
 const struct symbolizer_stats *symbolizer_stats(const struct symbolizer *s);

@@ -3,9 +3,13 @@
  * The recorder sends one uwp_request per binary with the binary's file descriptor attached
  * (SCM_RIGHTS). The helper (helper/ringprof-unwind.c), running without privileges, answers
  * each request, in order, with one uwp_reply carrying the binary's build-id; for a table
- * request, on success a sealed memfd holding the table (lib/unwind/utab.h) is attached. The
- * recorder treats every reply as untrusted: it checks the id, bounds the size, copies the table and
- * runs utab_check() before use.
+ * request, on success a sealed memfd holding the table (lib/unwind/utab.h) is attached; for a
+ * build-id request with symbols, a sealed memfd holding the binary's function symbols
+ * (struct uwp_symtab_hdr, then a base/symx.h run) when it has any. A memfd rather than the
+ * message itself because a table may be megabytes (a SEQPACKET message is bounded by the
+ * socket buffer) and the helper never blocks on the recorder. The recorder treats every reply
+ * as untrusted: it checks the id, bounds the size, copies the table and runs utab_check() (or
+ * decodes every symbol entry) before use.
  */
 #ifndef RP_UWPROTO_H
 #define RP_UWPROTO_H
@@ -17,10 +21,32 @@
 
 #define UWP_MAGIC 0x52505557u	  /* "RPUW" */
 #define UWP_MAX_TABLE (64u << 20) /* the largest table the recorder accepts */
+/* The largest symbol table the helper sends (bytes of struct uwp_symtab_hdr and the run):
+ * above it the binary goes without captured symbols (sym_status -E2BIG). libc's is 90 KiB, a
+ * large C++ program's .symtab some MiB. */
+#define UWP_MAX_SYMTAB (16u << 20)
+#define UWP_SYMTAB_MAGIC 0x58535052u /* "RPSX" */
 
 enum uwp_kind {
-	UWP_TABLE = 0,	  /* build the binary's unwind table */
-	UWP_BUILD_ID = 1, /* only read its build-id (no table is attached to the reply) */
+	UWP_TABLE = 0,	       /* build the binary's unwind table */
+	UWP_BUILD_ID = 1,      /* only read its build-id (no table is attached to the reply) */
+	UWP_BUILD_ID_SYMS = 2, /* its build-id and, attached, its function symbols */
+};
+
+/* Where captured symbols came from (uwp_symtab_hdr.source, RP_REC_SYMTAB's flags). */
+enum {
+	UWP_SYMS_SYMTAB = 1u << 0,	  /* .symtab */
+	UWP_SYMS_DYNSYM = 1u << 1,	  /* .dynsym */
+	UWP_SYMS_GNU_DEBUGDATA = 1u << 2, /* the .symtab of .gnu_debugdata (MiniDebugInfo) */
+};
+
+/* The head of the symbol memfd of a UWP_BUILD_ID_SYMS reply; a symx run of n entries with
+ * base 0 follows, up to the reply's size. */
+struct uwp_symtab_hdr {
+	uint32_t magic; /* UWP_SYMTAB_MAGIC */
+	uint32_t n;
+	uint32_t source; /* UWP_SYMS_* */
+	uint32_t reserved;
 };
 
 struct uwp_request {
@@ -33,9 +59,10 @@ struct uwp_request {
 struct uwp_reply {
 	uint32_t magic;
 	uint32_t id;
-	int32_t status; /* 0: a table is attached; else -errno (no table for this binary) */
-	uint32_t pad;
-	uint64_t size;	      /* bytes of the table in the attached memfd */
+	int32_t status;	      /* 0: a table is attached; else -errno (no table for this binary) */
+	int32_t sym_status;   /* UWP_BUILD_ID_SYMS with status 0: 0 when symbols are attached, else
+			       * -ENOENT (none), -E2BIG (above UWP_MAX_SYMTAB) or another -errno */
+	uint64_t size;	      /* bytes of the table (or symbols) in the attached memfd */
 	uint64_t build_ns;    /* time the helper spent on it */
 	uint8_t build_id_len; /* the binary's build-id (status 0; 0: it has none) */
 	uint8_t build_id[20];

@@ -1,0 +1,297 @@
+/* symtab.c — function symbols of a binary for the recorder (see symtab.h). */
+#include "symtab.h"
+
+#include <elfutils/libdwelf.h>
+#include <errno.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "base/grow.h"
+#include "base/symx.h"
+#include "unwind/proto.h"
+
+#define MAX_LOADS 64
+#define MAX_SYMS (4u << 20) /* candidates read from all tables of one file */
+
+struct seg {
+	uint64_t vaddr, filesz, off;
+};
+
+struct cand {
+	uint64_t start, size;
+	const char *name; /* in libelf's string data, valid while its Elf is open */
+	uint32_t rank;
+};
+
+struct ext {
+	struct seg segs[MAX_LOADS];
+	size_t n_segs;
+	struct cand *c;
+	size_t n, cap;
+	uint32_t source;
+};
+
+static int read_segs(Elf *elf, struct ext *x)
+{
+	size_t phnum;
+
+	if (elf_getphdrnum(elf, &phnum) != 0)
+		return -ENOEXEC;
+	for (size_t i = 0; i < phnum && x->n_segs < MAX_LOADS; i++) {
+		GElf_Phdr ph;
+
+		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD && ph.p_filesz)
+			x->segs[x->n_segs++] = (struct seg){ ph.p_vaddr, ph.p_filesz, ph.p_offset };
+	}
+	return 0;
+}
+
+static bool to_offset(const struct ext *x, uint64_t vaddr, uint64_t *ret)
+{
+	for (size_t i = 0; i < x->n_segs; i++)
+		if (vaddr >= x->segs[i].vaddr && vaddr - x->segs[i].vaddr < x->segs[i].filesz) {
+			*ret = vaddr - x->segs[i].vaddr + x->segs[i].off;
+			return true;
+		}
+	return false;
+}
+
+/* Of several symbols at one start the one a reader should show: sized, global, a function. */
+static uint32_t rank_of(const GElf_Sym *s)
+{
+	uint32_t bind = GELF_ST_BIND(s->st_info), r = 0;
+
+	if (s->st_size)
+		r += 8;
+	r += bind == STB_GLOBAL ? 4 : bind == STB_WEAK ? 2 : 0;
+	if (GELF_ST_TYPE(s->st_info) == STT_FUNC)
+		r += 1;
+	return r;
+}
+
+/* Code symbols only: functions, and untyped labels in executable sections that are not the
+ * assembler's local ones. */
+static bool wanted(Elf *elf, const GElf_Sym *s, const char *name)
+{
+	int type = GELF_ST_TYPE(s->st_info);
+	GElf_Shdr sh;
+	Elf_Scn *scn;
+
+	if (!name || !*name || s->st_shndx == SHN_UNDEF || s->st_shndx >= SHN_LORESERVE ||
+	    !s->st_value)
+		return false;
+	if (type == STT_FUNC || type == STT_GNU_IFUNC)
+		return true;
+	if (type != STT_NOTYPE || (name[0] == '.' && name[1] == 'L'))
+		return false;
+	scn = elf_getscn(elf, s->st_shndx);
+	return scn && gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_EXECINSTR);
+}
+
+/* Add the function symbols of section SCN (a symbol table of ELF) as candidates. */
+static int add_table(Elf *elf, Elf_Scn *scn, struct ext *x)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	GElf_Shdr sh;
+	size_t n;
+
+	if (!data || !gelf_getshdr(scn, &sh) || !sh.sh_entsize)
+		return 0;
+	n = sh.sh_size / sh.sh_entsize;
+	for (size_t i = 1; i < n; i++) {
+		GElf_Sym s;
+		const char *name;
+		uint64_t off;
+
+		if (!gelf_getsym(data, (int)i, &s))
+			break;
+		name = elf_strptr(elf, sh.sh_link, s.st_name);
+		if (!wanted(elf, &s, name) || !to_offset(x, s.st_value, &off))
+			continue;
+		if (x->n >= MAX_SYMS)
+			return -E2BIG;
+		if (GROW(x->c, x->cap, x->n + 1) < 0)
+			return -ENOMEM;
+		x->c[x->n++] = (struct cand){ off, s.st_size, name, rank_of(&s) };
+	}
+	return 0;
+}
+
+static Elf_Scn *find_section(Elf *elf, uint32_t type, const char *name)
+{
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+
+	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *n;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != type)
+			continue;
+		n = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (!name || (n && strcmp(n, name) == 0))
+			return scn;
+	}
+	return NULL;
+}
+
+/* The ELF file packed in .gnu_debugdata (xz), unpacked by libdw from a memfd of its bytes;
+ * NULL when there is none or it cannot be read. *ret_fd is the memfd, to close after. */
+static Elf *open_debugdata(Elf *elf, int *ret_fd)
+{
+	Elf_Scn *scn = find_section(elf, SHT_PROGBITS, ".gnu_debugdata");
+	Elf_Data *d = scn ? elf_rawdata(scn, NULL) : NULL;
+	Elf *inner;
+	int fd;
+
+	*ret_fd = -1;
+	if (!d || !d->d_buf || !d->d_size)
+		return NULL;
+	fd = memfd_create("ringprof-debugdata", MFD_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	for (size_t done = 0; done < d->d_size;) {
+		ssize_t w = write(fd, (const char *)d->d_buf + done, d->d_size - done);
+
+		if (w <= 0) {
+			close(fd);
+			return NULL;
+		}
+		done += (size_t)w;
+	}
+	inner = dwelf_elf_begin(fd);
+	if (!inner || elf_kind(inner) != ELF_K_ELF) {
+		if (inner)
+			elf_end(inner);
+		close(fd);
+		return NULL;
+	}
+	*ret_fd = fd;
+	return inner;
+}
+
+static int cmp_cand(const void *a, const void *b)
+{
+	const struct cand *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	if (x->rank != y->rank)
+		return x->rank > y->rank ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* The sorted candidates, one per start, as the helper's reply. */
+static int encode(struct ext *x, void **ret_buf, size_t *ret_size, char *why, size_t why_size)
+{
+	size_t cap = sizeof(struct uwp_symtab_hdr), len = sizeof(struct uwp_symtab_hdr);
+	struct uwp_symtab_hdr *h;
+	unsigned char *buf;
+	uint64_t prev = 0;
+	uint32_t n = 0;
+
+	qsort(x->c, x->n, sizeof(*x->c), cmp_cand);
+	for (size_t i = 0; i < x->n; i++)
+		cap += 20 + strnlen(x->c[i].name, SYMX_NAME_MAX) + 1;
+	buf = malloc(cap);
+	if (!buf)
+		return -ENOMEM;
+	for (size_t i = 0; i < x->n; i++) {
+		if (i && x->c[i].start == x->c[i - 1].start)
+			continue;
+		len += symx_put(buf + len, prev, x->c[i].start, x->c[i].size, x->c[i].name,
+				strnlen(x->c[i].name, SYMX_NAME_MAX));
+		prev = x->c[i].start;
+		n++;
+	}
+	if (len > UWP_MAX_SYMTAB) {
+		free(buf);
+		snprintf(why, why_size, "its symbol table would be %zu bytes, more than %u", len,
+			 UWP_MAX_SYMTAB);
+		return -E2BIG;
+	}
+	h = (struct uwp_symtab_hdr *)(void *)buf;
+	*h = (struct uwp_symtab_hdr){ UWP_SYMTAB_MAGIC, n, x->source, 0 };
+	*ret_buf = buf;
+	*ret_size = len;
+	return 0;
+}
+
+/* The tables of ELF into X: .symtab, else .dynsym and .gnu_debugdata's .symtab. The names
+ * may point into *ret_inner (the unpacked .gnu_debugdata, NULL when not used, with its memfd
+ * in *ret_fd): the caller ends it after encoding. */
+static int collect(Elf *elf, struct ext *x, Elf **ret_inner, int *ret_fd)
+{
+	Elf_Scn *scn = find_section(elf, SHT_SYMTAB, NULL);
+	Elf *inner;
+	size_t before;
+	int rc = 0;
+
+	*ret_inner = NULL;
+	*ret_fd = -1;
+	if (scn) {
+		x->source = UWP_SYMS_SYMTAB;
+		return add_table(elf, scn, x);
+	}
+	scn = find_section(elf, SHT_DYNSYM, NULL);
+	if (scn) {
+		x->source |= UWP_SYMS_DYNSYM;
+		rc = add_table(elf, scn, x);
+		if (rc < 0)
+			return rc;
+	}
+	inner = open_debugdata(elf, ret_fd);
+	if (!inner)
+		return 0;
+	*ret_inner = inner;
+	scn = find_section(inner, SHT_SYMTAB, NULL);
+	before = x->n;
+	if (scn)
+		rc = add_table(inner, scn, x);
+	if (x->n > before)
+		x->source |= UWP_SYMS_GNU_DEBUGDATA;
+	return rc;
+}
+
+int uws_extract_fd(int fd, void **ret_buf, size_t *ret_size, char *why, size_t why_size)
+{
+	struct ext x = { 0 };
+	Elf *elf, *inner = NULL;
+	int rc, mfd = -1;
+
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		if (elf)
+			elf_end(elf);
+		snprintf(why, why_size, "not an ELF file");
+		return -ENOEXEC;
+	}
+	rc = read_segs(elf, &x);
+	if (rc == 0)
+		rc = collect(elf, &x, &inner, &mfd);
+	if (rc == 0 && !x.n) {
+		rc = -ENOENT;
+		snprintf(why, why_size, "no function symbols");
+	} else if (rc == 0) {
+		rc = encode(&x, ret_buf, ret_size, why, why_size);
+	} else {
+		snprintf(why, why_size, "%s",
+			 rc == -E2BIG ? "more symbols than the helper reads" : strerror(-rc));
+	}
+	free(x.c);
+	if (inner)
+		elf_end(inner);
+	if (mfd >= 0)
+		close(mfd);
+	elf_end(elf);
+	return rc;
+}
