@@ -368,6 +368,7 @@ struct fileprof {
 	uint64_t samples;
 	uint32_t *units;
 	size_t n_units;
+	struct session_event ev; /* its first event: the session's filter points at its name */
 };
 
 static void fileprof_done(struct fileprof *fp)
@@ -412,7 +413,6 @@ static int read_file(struct push *p, const char *path, struct fileprof *fp, char
 		     size_t why_size)
 {
 	struct session_opts so = { .debuginfod_timeout = 5, .warn = on_session_warn, .warn_arg = p };
-	struct session_event ev[1];
 	size_t n_ev = 0;
 	int rc;
 
@@ -420,8 +420,9 @@ static int read_file(struct push *p, const char *path, struct fileprof *fp, char
 	rc = session_file_bounds(path, &fp->bounds[0], &fp->bounds[1], why, why_size);
 	if (rc < 0)
 		return rc;
-	if (session_list_events((const char *const *)&path, 1, ev, 1, &n_ev) == 0 && n_ev)
-		so.filter.event = ev[0].name;
+	/* The session keeps the filter's pointer: the name lives as long as fp. */
+	if (session_list_events((const char *const *)&path, 1, &fp->ev, 1, &n_ev) == 0 && n_ev)
+		so.filter.event = fp->ev.name;
 	fp->s = session_new(&so);
 	if (!fp->s) {
 		snprintf(why, why_size, "out of memory");

@@ -43,7 +43,7 @@ f=$(closed_files)
 ok "the closed file is 0640"
 stats "$D/$f" "$T/stats"
 check_grep '^  finished +yes$' "$T/stats" "the file is complete (finished yes)"
-check_grep '^  event +cpu-clock, 199 Hz .*callchains, kernel and user$' "$T/stats" "199 Hz with callchains, kernel and user"
+check_grep '^  event +cpu-clock, 199 Hz .*callchains, kernel and user(, cgroups)?$' "$T/stats" "199 Hz with callchains, kernel and user"
 check_grep '^  target +system-wide, [0-9]+ CPUs? recorded$' "$T/stats" "system-wide"
 check_grep '^  kernel syms +[1-9][0-9]* \(the ones samples hit' "$T/stats" "kernel symbols in the file"
 samples=$(stat_field samples "$T/stats")

@@ -46,8 +46,11 @@ until=$(awk -v b="$b" -v h="$h1" 'BEGIN { printf "+%.9f", b - h }')
 "$RP" report --dir "$D" --no-children --since "$since" --until "$until" >"$T/wm" || fail "middle window"
 got=$(sed -n 's/^# samples: \([0-9]*\) of.*/\1/p' "$T/wm")
 check_range "$got" $((want - 1)) $((want + 1)) "a window inside one recording returns the samples in it ($want by the dump)"
-# -DUR counts back from the end of the last recording: its last record, which can come after
-# its last sample (the recorder stops after the command, build-ids can arrive late).
+# -DUR counts back from the end of the last recording: when its last frame was closed, which
+# comes after its last record (the recorder stops after the command, build-ids and symbol
+# tables can arrive late, the frame is closed after them). The dump has the records' times,
+# not the frame's: the window can start a little later than the dump says, never earlier, so
+# up to a quarter fewer samples is allowed (under ASan the close came 8 ms after).
 # tail_window DUMP: "DUR WANT", a DUR that reaches back to the middle of DUMP's samples and how
 # many samples that keeps by the dump.
 tail_window() {
@@ -60,7 +63,7 @@ tail_window() {
 read -r dur want < <(tail_window "$(ls "$D"/*0003.data.partial.dump)")
 "$RP" report --dir "$D" --no-children --since "-${dur}s" >"$T/tail" || fail "--since -${dur}s"
 tail_n=$(sed -n 's/^# samples: \([0-9]*\) of.*/\1/p' "$T/tail")
-check_range "${tail_n:-0}" $((want - 1)) $((want + 1)) \
+check_range "${tail_n:-0}" $((want * 3 / 4 > 0 ? want * 3 / 4 : 1)) $((want + 1)) \
 	"--since -${dur}s keeps only the end of the last recording ($want of ${n[2]} samples by the dump)"
 check_range "$want" 1 $((n[2] - 1)) "and that is part of the last recording, not all of it"
 "$RP" report --dir "$D" --since "2001-01-01 00:00" --until "2001-01-02 00:00" >"$T/none" || fail "empty window"
@@ -83,7 +86,7 @@ check_grep "^# samples: $((n[0] * 299 + newest)), " "$T/many.out" "every sample 
 read -r dur want < <(tail_window "$T/newest.dump")
 "$RP" report --dir "$M" --no-children --since "-${dur}s" >"$T/many.tail" 2>&1 || fail "--dir --since -${dur}s"
 tail_n=$(sed -n 's/^# samples: \([0-9]*\) of.*/\1/p' "$T/many.tail")
-check_range "${tail_n:-0}" $((want - 1)) $((want + 1)) "--since -${dur}s finds the end of the newest file ($want of $newest samples by the dump)"
+check_range "${tail_n:-0}" $((want * 3 / 4 > 0 ? want * 3 / 4 : 1)) $((want + 1)) "--since -${dur}s finds the end of the newest file ($want of $newest samples by the dump)"
 # An empty --dir is an error, not a report of whatever ./ringprof.data is.
 mkdir -p "$T/empty" "$T/cwd"
 cp "$D/ringprof-20261121T000000Z-0001.data" "$T/cwd/ringprof.data"

@@ -15,8 +15,11 @@ check_grep "^ringprof record: invalid --unwind-memory '10' \(bytes with a unit K
 	"and says what it takes"
 "$RP" record --help | grep -q -- '--unwind-memory SIZE' || fail "--help does not list --unwind-memory"
 
-PERL="perl -e '\$s = 0; \$s += \$_ for 1 .. 8000000'"
-PY="python3 -c 'sum(range(8000000))'"
+# Each runs 1.5 s whatever the build (ASan makes the recorder slower, not them): many drain
+# passes, so that tables unused for two of them can be dropped.
+PERL="perl -MTime::HiRes=time -e '\$e = time + 1.5; \$s = 0; while (time < \$e) { \$s += \$_ for 1 .. 10000 }'"
+PY="python3 -c 'import time; e = time.time() + 1.5
+while time.time() < e: sum(range(10000))'"
 # record_runs NAME OPTIONS...: perl, python3, perl again, recorded with dwarf unwinding.
 record_runs() {
 	local name=$1

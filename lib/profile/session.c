@@ -382,7 +382,7 @@ static void hold_switch_out(struct session *s, const struct perfrec_sample *smp,
 	h->smp.nr = smp->nr < HELD_MAX_NR ? smp->nr : HELD_MAX_NR;
 	if (smp->ips)
 		memcpy(h->ips, smp->ips, h->smp.nr * sizeof(*h->ips));
-	h->smp.ips = smp->ips ? h->ips : NULL;
+	h->smp.ips = smp->ips ? h->ips : NULL; /* only "has a chain": set again when used */
 	h->stack = stack;
 	h->comm = comm;
 	h->valid = true;
@@ -406,6 +406,9 @@ static void on_stream_charge(void *arg, const struct offcpu_charge *c)
 	if (!h || !h->valid || h->stack != c->stack)
 		return;
 	h->valid = false;
+	/* The held array may have moved since (GROW): the chain is the entry's own copy. */
+	if (h->smp.ips)
+		h->smp.ips = h->ips;
 	locs = aggregate_stack(s->agg, h->stack, &n);
 	m = stream_locs(s) < 0 ? -ENOMEM : stream_frames(s, &h->smp, locs, n);
 	if (!stream_kept(s, st->frames, m, true)) {
