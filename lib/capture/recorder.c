@@ -566,11 +566,12 @@ static void taskcg_exit(struct recorder *r, const struct perf_event_header *h)
 		r->taskcg_ids[id] = (struct taskcg_slot){ TASKCG_NONE, 0 };
 }
 
-/* The head of a new file: header and kernel symbols, stamped now. */
-static void begin_file(struct recorder *r, struct writer *w)
+/* The head of a new file: header and kernel symbols, stamped T (now, or where the previous
+ * file ended). */
+static void begin_file(struct recorder *r, struct writer *w, uint64_t t)
 {
 	r->w = w;
-	r->t_start = util_now_ns();
+	r->t_start = t;
 	bids_begin_file(r->bids, w);
 	/* Every file defines its own stacks and kernel symbols. */
 	if (r->enc)
@@ -630,7 +631,7 @@ int recorder_start(struct recorder *r, struct writer *w)
 {
 	int rc = 0;
 
-	begin_file(r, w);
+	begin_file(r, w, util_now_ns());
 	r->t_first = r->t_start;
 	if (r->ev.o.start_disabled) {
 		writer_flush(w);
@@ -1000,7 +1001,10 @@ int recorder_rotate(struct recorder *r, struct writer *w)
 	writer_set_safe_time(r->w, t);
 	end_file(r, t, -1);
 	rc = writer_flush(r->w);
-	begin_file(r, w);
+	/* The new file begins where the last one ended, and so does its state from /proc: the
+	 * samples taken while the last file was closed (slow under load) come after that state,
+	 * not before it (they were [unknown] processes). */
+	begin_file(r, w, t);
 	synth_state(r, r->t_start, true);
 	return rc;
 }

@@ -492,7 +492,8 @@ static int64_t offcpu_stack(struct replay *rp, uint32_t stack, bool preempted)
 	locs = stack == OFFCPU_NO_STACK ? NULL : aggregate_stack(rp->agg, stack, &n);
 	n = !locs ? 0 : n < MAX_FRAMES ? n : MAX_FRAMES - 1;
 	rp->loc_buf[0] = (uint32_t)loc;
-	memcpy(rp->loc_buf + 1, locs, n * sizeof(*locs));
+	if (n)
+		memcpy(rp->loc_buf + 1, locs, n * sizeof(*locs));
 	return aggregate_add_stack(rp->agg, rp->loc_buf, n + 1);
 }
 
