@@ -190,12 +190,12 @@ timed() {
 	BG+=("${PID[$name]}")
 }
 
-# Order matters when perf records next to ringprof: the kernel ORs PERF_RECORD_MISC_MMAP_BUILD_ID
-# into the MMAP2 record it hands to the side-band events in turn (for ringprof's, which ask for
-# build-ids) and does not clear it for the next one; events are visited newest first. If perf's
-# events are older than ringprof's, perf gets MMAP2 records flagged as carrying a build-id that do
-# not and perf 6.1 aborts (util/build-id.c). So ringprof's events are opened first, and a perf
-# abort (someone else's `ringprof record -a` started during the window) is retried, 3 tries.
+# Order when perf records next to ringprof: the kernel ORs PERF_RECORD_MISC_MMAP_BUILD_ID into the
+# MMAP2 record it hands to the side-band events in turn (newest first) for an event that asks for
+# build-ids, and does not clear it for the next one; a perf 6.1 visited after it aborts
+# (util/build-id.c). ringprof no longer asks (its helper reads build-ids from the files), so
+# opening ringprof's events first is a precaution, and a perf abort (someone else's recorder that
+# does ask, an older ringprof or --buildid-mmap, started during the window) is retried, 3 tries.
 perf_aborted() { grep -q 'util/build-id.c' "$@"; }
 
 calc() { awk "BEGIN { $1 }" </dev/null; }

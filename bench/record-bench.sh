@@ -6,10 +6,10 @@
 # For each rate (999 Hz and 20000 Hz per CPU by default) every CPU is kept busy (one rp-workload
 # per CPU, or stress-ng --cpu N) and three recorders run system-wide over the same window, with
 # callchains, cpu-clock and the same rate: `ringprof record -d SECS`, `perf record -z` and
-# `perf record`, both `-- sleep SECS`. ringprof's events are opened first (perf 6.1 aborts
-# otherwise, see lib.sh). Each recorder runs under bash's `time` (getrusage: user + sys of the
-# recorder and what it waited for, perf's `sleep` included; ms resolution); the load is not
-# counted. Samples, lost and throttled counts come from `ringprof report --stats` and
+# `perf record`, both `-- sleep SECS`. ringprof's events are opened first (a precaution against
+# recorders that ask the kernel for build-ids, see lib.sh). Each recorder runs under bash's
+# `time` (getrusage: user + sys of the recorder and what it waited for, perf's `sleep` included;
+# ms resolution); the load is not counted. Samples, lost and throttled counts come from `ringprof report --stats` and
 # `perf report --stats`; bytes per sample is the file size over the samples. For information:
 # a steady-state CPU figure (per-thread schedstat over the middle of the window: start-up and
 # the end of the run left out) and the size of each tool's fixed file head (a 0.3 s recording).
@@ -121,7 +121,7 @@ alone() {
 				tail -5 "$n.log" >&2
 				die "$n failed"
 			fi
-			echo "  $n: perf record aborted in util/build-id.c (someone else's ringprof record -a?); again"
+			echo "  $n: perf record aborted in util/build-id.c (someone else's recorder asking the kernel for build-ids?); again"
 		done
 	done
 }
@@ -195,7 +195,7 @@ for rate in $RATES; do
 		side_by_side "$rate" || rc=$?
 		[ "$rc" = 0 ] && break
 		echo "  try $try: perf record aborted in util/build-id.c (MMAP2 records with a bogus build-id flag:"
-		echo "  another system-wide ringprof started during the window?)"
+		echo "  a recorder asking the kernel for build-ids started during the window?)"
 		[ "$try" -lt 3 ] || die "perf record failed 3 times; run on a quieter machine"
 		echo "  recording again"
 	done

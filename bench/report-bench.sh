@@ -95,14 +95,13 @@ RP_REC=("$RP" record -a -g -e cpu-clock -F "$RATE" -o rp.data -d "$SECS")
 echo "== record ($NCPU x rp-workload busy the whole window; ringprof's events opened first, then perf's)"
 echo "  \$ ${RP_REC[*]}"
 echo "  \$ ${PERF_REC[*]}"
-# Order matters: the kernel ORs PERF_RECORD_MISC_MMAP_BUILD_ID into the MMAP2 record it is
-# handing out to the events in turn (for ringprof's, which ask for build-ids) and does not
-# clear it for the next one; side-band events are visited newest first. If perf's events are
-# older than ringprof's, perf receives MMAP2 records flagged as carrying a build-id that are not,
-# reads a garbage build-id size and perf 6.1 aborts (util/build-id.c assertion, stack smashing).
-# So ringprof opens its events first; perf, started a moment later, is visited first.
-# A ringprof -a started by anyone else while perf records (a test suite, say) is newer still:
-# perf's recording is then damaged the same way. So a perf abort there is retried (3 tries).
+# Order: the kernel ORs PERF_RECORD_MISC_MMAP_BUILD_ID into the MMAP2 record it is handing out
+# to the side-band events in turn (newest first) for an event that asks for build-ids, and does
+# not clear it for the next one; a perf 6.1 visited after such an event reads a garbage
+# build-id size and aborts (util/build-id.c assertion, stack smashing). ringprof no longer asks
+# (its helper reads build-ids from the files), so the order is a precaution: ringprof opens its
+# events first, and a perf abort caused by someone else's recorder that does ask (an older
+# ringprof, --buildid-mmap) while perf records is retried (3 tries).
 record_once() {
 	local i n p rc=0
 	rm -f rp.data perf.data
@@ -132,7 +131,7 @@ for try in 1 2 3; do
 	record_once && break
 	grep -q 'util/build-id.c' perf-record.log || { tail -5 perf-record.log >&2; die "perf record failed"; }
 	echo "  try $try: perf record aborted in util/build-id.c (MMAP2 records with a bogus build-id flag:"
-	echo "  another system-wide ringprof started during the window?)"
+	echo "  a recorder asking the kernel for build-ids started during the window?)"
 	[ "$try" -lt 3 ] || die "perf record failed 3 times; run on a quieter machine"
 	echo "  recording again"
 done

@@ -67,7 +67,8 @@ echo
 
 # ---- record -------------------------------------------------------------------------------
 # record_pair SECONDS: ringprof and perf side by side into rp.data and perf.data; retried when
-# perf aborts in util/build-id.c (another system-wide ringprof started during the window).
+# perf aborts in util/build-id.c (a recorder asking the kernel for build-ids started during the
+# window).
 record_pair() {
 	local secs=$1 try rc n
 	for try in 1 2 3; do
@@ -83,7 +84,7 @@ record_pair() {
 		load_stop
 		[ "$rc" = 0 ] && break
 		perf_aborted perf.log || { tail -5 perf.log >&2; die "perf record failed"; }
-		echo "  try $try: perf record aborted in util/build-id.c (another system-wide ringprof started?)"
+		echo "  try $try: perf record aborted in util/build-id.c (a recorder asking the kernel for build-ids started?)"
 		[ "$try" -lt 3 ] || die "perf record failed 3 times; run on a quieter machine"
 	done
 	for n in rp perf; do grep -h -E '^\[ (ringprof record|perf record: Captured)' "$n.log" | sed 's/^/  /' || true; done

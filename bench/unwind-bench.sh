@@ -151,7 +151,7 @@ for rate in $RATES; do
 		rc=0
 		side_by_side "$rate" || rc=$?
 		[ "$rc" = 0 ] && break
-		echo "  try $try: perf record aborted in util/build-id.c (another system-wide ringprof started?)"
+		echo "  try $try: perf record aborted in util/build-id.c (a recorder asking the kernel for build-ids started?)"
 		[ "$try" -lt 3 ] || die "perf record failed 3 times; run on a quieter machine"
 	done
 	stats "$rate"
