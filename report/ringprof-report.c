@@ -9,6 +9,7 @@
 #include <string.h>
 #include <linux/perf_event.h>
 
+#include "base/intern.h"
 #include "base/util.h"
 #include "format/dump.h"
 #include "format/filestats.h"
@@ -19,6 +20,8 @@
 #include "pager.h"
 #include "profile/pprof.h"
 #include "profile/print.h"
+#include "profile/procmodel.h"
+#include "profile/replay.h"
 #include "profile/session.h"
 
 #define PROG "ringprof report"
@@ -61,13 +64,17 @@ static void usage(FILE *f)
 		"                          of a recording of several events, the first event's\n"
 		"                          (a note says so) unless --event picks one\n"
 		"      --stats             summarize each recording (header, frames, record counts\n"
-		"                          by type and CPU, lost and throttled totals)\n"
+		"                          by type and CPU, lost and throttled totals): the whole\n"
+		"                          files, the filters do not apply (a note says so)\n"
 		"      --dump              every record, one per line, in time order: the type name\n"
 		"                          (SAMPLE, MMAP2, COMM, FORK, EXIT, SWITCH, LOST, ...) then\n"
 		"                          its fields (time in seconds, cpu, pid/tid, ...); --pid,\n"
 		"                          --tid, --cpu, --since and --until apply to the records that\n"
-		"                          carry them, the others (header, kernel symbols, accounting)\n"
-		"                          are always shown\n"
+		"                          carry them, --comm, --unit and --event to the samples (by\n"
+		"                          the thread's name and unit as the records before them\n"
+		"                          made them); records without a task, CPU or time (header,\n"
+		"                          kernel symbols, accounting) are always shown; --dso does\n"
+		"                          not apply\n"
 		"%s"
 		"%s\n"
 		"%s\n"
@@ -104,10 +111,119 @@ static void dump_filter_init(struct dump_filter *df, const struct session_filter
 		df->until = util_mono_ns(f->until, h->realtime_offset);
 }
 
+static bool name_in(const char *const *names, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (name && strcmp(names[i], name) == 0)
+			return true;
+	return false;
+}
+
+/* --dump's name filters on a sample of R: its event (--event), and its thread's name (--comm)
+ * and unit (--unit) in PM, which the records before it built (replay_task_record()). A
+ * sample that cannot be parsed (shown as malformed) or named for want of memory is kept. */
+static bool dump_names_keep(struct procmodel *pm, const struct session_filter *f, struct reader *r,
+			    const struct perf_event_header *h, uint64_t st)
+{
+	struct perfrec_sample smp;
+	int64_t id;
+
+	if (f->event) {
+		uint32_t e = reader_event(r);
+		const char *name = e < reader_n_events(r) ? reader_event_name(r, e) : NULL;
+
+		if (!name || strcmp(name, f->event) != 0)
+			return false;
+	}
+	if ((!f->n_comms && !f->n_units) || perfrec_parse_sample(h, st, &smp) < 0)
+		return true;
+	if (f->n_comms) {
+		id = procmodel_comm_id(pm, (int32_t)smp.id.pid, (int32_t)smp.id.tid);
+		if (id >= 0 &&
+		    !name_in(f->comms, f->n_comms, strtab_get(procmodel_comms(pm), (uint32_t)id)))
+			return false;
+	}
+	if (f->n_units) {
+		id = procmodel_unit_id(pm, (int32_t)smp.id.pid, (int32_t)smp.id.tid);
+		if (id >= 0 &&
+		    !name_in(f->units, f->n_units, strtab_get(procmodel_units(pm), (uint32_t)id)))
+			return false;
+	}
+	return true;
+}
+
+/* --dump of one record: whether the filters keep it (PM follows the records when a name
+ * filter needs it). */
+static bool dump_wanted(const struct dump_filter *df, struct procmodel *pm,
+			const struct session_filter *f, struct reader *r,
+			const struct perf_event_header *h, uint64_t st)
+{
+	if (pm && h->type != PERF_RECORD_SAMPLE)
+		replay_task_record(pm, h, st); /* damage and lack of memory: names stay unknown */
+	if (!dump_keep(df, h, st))
+		return false;
+	return h->type != PERF_RECORD_SAMPLE || dump_names_keep(pm, f, r, h, st);
+}
+
+/* The filters of F that MODE ignores, as "--comm, --dso", into buf (empty: none): --stats
+ * counts whole files, --dump cannot tell a sample's object before symbolizing. */
+static const char *filters_ignored(const struct session_filter *f, bool stats, char *buf,
+				   size_t size)
+{
+	const char *names[9];
+	size_t n = 0, len = 0;
+
+	if (stats && f->n_pids)
+		names[n++] = "--pid";
+	if (stats && f->n_tids)
+		names[n++] = "--tid";
+	if (stats && f->n_cpus)
+		names[n++] = "--cpu";
+	if (stats && f->n_comms)
+		names[n++] = "--comm";
+	if (stats && f->n_units)
+		names[n++] = "--unit";
+	if (f->n_dsos)
+		names[n++] = "--dso";
+	if (stats && f->event)
+		names[n++] = "--event";
+	if (stats && (f->have_since || f->have_until))
+		names[n++] = "--since/--until";
+	buf[0] = '\0';
+	for (size_t i = 0; i < n && len < size; i++)
+		len += (size_t)snprintf(buf + len, size - len, "%s%s", i ? ", " : "", names[i]);
+	return buf;
+}
+
+/* One note for the filters --stats or --dump ignores, with what does apply them. */
+static void note_ignored(const struct session_filter *f, bool stats)
+{
+	char names[128];
+
+	if (!*filters_ignored(f, stats, names, sizeof(names)))
+		return;
+	if (stats)
+		fprintf(stderr,
+			PROG ": note: --stats counts whole recordings: %s %s not apply (report -n "
+			     "counts the samples the filters keep)\n",
+			names, strchr(names, ',') ? "do" : "does");
+	else
+		fprintf(stderr, PROG
+			": note: --dump shows samples as recorded, before they are symbolized: "
+			"--dso does not apply (ringprof script selects samples by object)\n");
+}
+
 static int inspect(const struct options *o, bool stats, bool dump)
 {
+	const struct session_filter *f = &o->so.filter;
+	struct procmodel *pm = NULL;
 	size_t usable = 0;
 
+	note_ignored(f, stats);
+	if (dump && (f->n_comms || f->n_units) && !(pm = procmodel_new())) {
+		fprintf(stderr, PROG ": out of memory\n");
+		return 1;
+	}
 	for (size_t i = 0; i < o->n_inputs; i++) {
 		const char *path = o->inputs[i];
 		struct reader *r;
@@ -126,12 +242,14 @@ static int inspect(const struct options *o, bool stats, bool dump)
 		s = calloc(1, sizeof(*s));
 		if (!s) {
 			fprintf(stderr, PROG ": out of memory\n");
+			reader_free(r);
+			procmodel_free(pm);
 			return 1;
 		}
 		st = reader_sample_type(r);
-		dump_filter_init(&df, &o->so.filter, reader_header(r));
+		dump_filter_init(&df, f, reader_header(r));
 		while ((h = reader_next(r))) {
-			if (dump && dump_keep(&df, h, st))
+			if (dump && dump_wanted(&df, pm, f, r, h, st))
 				dump_record(stdout, h, st,
 					    reader_n_events(r) > 1
 						? reader_event_name(r, reader_event(r))
@@ -150,6 +268,7 @@ static int inspect(const struct options *o, bool stats, bool dump)
 		free(s);
 		reader_free(r);
 	}
+	procmodel_free(pm);
 	return usable ? 0 : 1;
 }
 
@@ -531,6 +650,36 @@ static const char *event_list(const struct session_event *evs, size_t n, char *b
 	return buf;
 }
 
+/* --event NAME among the events EVS of the recordings: 0, else the exit status (said, with the
+ * events there are). */
+static int event_present(const struct options *o, const struct session_event *evs, size_t n)
+{
+	char names[1024];
+
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(evs[i].name, o->so.filter.event) == 0)
+			return 0;
+	fprintf(stderr, PROG ": no event '%s' in the recording%s; %s: %s\n", o->so.filter.event,
+		o->n_inputs > 1 ? "s" : "", n > 1 ? "they have" : "it has",
+		n ? event_list(evs, n, names, sizeof(names)) : "none readable");
+	return EXIT_USAGE;
+}
+
+/* --dump --event NAME: the recordings must have it, as for the report. The exit status. */
+static int dump_event_present(const struct options *o)
+{
+	struct session_event evs[RP_MAX_EVENTS];
+	size_t n = 0;
+
+	if (!o->so.filter.event)
+		return 0;
+	if (session_list_events(o->inputs, o->n_inputs, evs, RP_MAX_EVENTS, &n) < 0) {
+		fprintf(stderr, PROG ": out of memory\n");
+		return EXIT_FAILURE;
+	}
+	return event_present(o, evs, n);
+}
+
 /* --off-cpu and --wall: one report of the switch-outs (and CPU samples), which the recording
  * must have. The exit status. */
 static int report_weighted(struct args *a, const struct session_event *evs, size_t n)
@@ -562,14 +711,8 @@ static int report_events(struct args *a)
 	if (a->o.so.weight != SESSION_CPU)
 		return report_weighted(a, evs, n);
 	if (a->o.so.filter.event) {
-		for (size_t i = 0; i < n; i++)
-			if (strcmp(evs[i].name, a->o.so.filter.event) == 0)
-				return report_one(a, false);
-		fprintf(stderr, PROG ": no event '%s' in the recording%s; %s: %s\n",
-			a->o.so.filter.event, a->o.n_inputs > 1 ? "s" : "",
-			n > 1 ? "they have" : "it has",
-			n ? event_list(evs, n, names, sizeof(names)) : "none readable");
-		return EXIT_USAGE;
+		r = event_present(&a->o, evs, n);
+		return r ? r : report_one(a, false);
 	}
 	if (n < 2)
 		return report_one(a, false);
@@ -614,6 +757,8 @@ int main(int argc, char **argv)
 		return r;
 	r = options_filter(&a.o);
 	if (r)
+		return r;
+	if (a.dump && (r = dump_event_present(&a.o)) != 0)
 		return r;
 	pager_start(a.o.no_pager);
 	if (a.stats || a.dump)

@@ -1,6 +1,7 @@
 #!/bin/bash
 # report-perf-opts.sh — perf's report spellings with perf's meanings, and a note or an error
-# for every conflict and no-op (never silence); --dump honours the task, CPU and time filters.
+# for every conflict and no-op (never silence); --dump honours the task, CPU, time, name, unit
+# and event filters and says that --dso does not apply; --stats says which filters it ignores.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 require_perf_events
 R="$RP report"
@@ -9,6 +10,8 @@ R="$RP report"
 	fail "ringprof record --call-graph fp"
 "$RP" record -q -e cpu-clock -F 499 -o "$T/flat.data" -- "$WL" -d 1 -q || fail "ringprof record"
 pid=$(sed -n 's/.*main [0-9.]* (pid \([0-9]*\)).*/\1/p' "$T/wl.out")
+# n_report FILTERS...: the samples report -n counts in g.data with those filters.
+n_report() { $R -i "$T/g.data" -n --no-children -s comm "$@" | awk '$1 ~ /%$/ { n += $2 } END { print n + 0 }'; }
 
 # --- perf's spellings ---
 $R -i "$T/g.data" >"$T/default.txt" 2>/dev/null || fail "report"
@@ -94,9 +97,17 @@ $R -i "$T/g.data" --no-children --comms rp-worker --dsos rp-workload -C 0,1 >"$T
 diff -u "$T/f1.txt" "$T/f2.txt" >&2 || fail "--comms/--dsos/-C differ from --comm/--dso/--cpu"
 check_grep '^ +[0-9.]+% rp-worker +rp-workload +\[\.\] worker_spin$' "$T/f2.txt" "--comms/--dsos/-C: worker_spin's row"
 check_no_grep '^ +[0-9.]+% +rp-workload ' "$T/f2.txt" "--comms rp-worker: no other command"
-"$RP" script -i "$T/g.data" -C 1 --comms rp-worker >"$T/sc.txt" 2>/dev/null || fail "script -C 1 --comms"
-check_no_grep '^ *[^	 ].* \[000\] ' "$T/sc.txt" "script -C 1: no sample of CPU 0"
-check_no_grep '^ *(rp-workload|sh) ' "$T/sc.txt" "script --comms rp-worker: no other command"
+# script -C N --comms rp-worker, N the CPU where rp-worker ran most (the scheduler decides).
+wcpu=$($R -i "$T/g.data" -n --no-children -s cpu --comm rp-worker -q | awk '$1 ~ /%$/ { print $3; exit }')
+[ -n "$wcpu" ] || fail "report -s cpu --comm rp-worker shows no CPU"
+"$RP" script -i "$T/g.data" -C "$wcpu" --comms rp-worker >"$T/sc.txt" 2>/dev/null || fail "script -C $wcpu --comms"
+grep -E '^ *[^	 ].* \[[0-9]{3}\] ' "$T/sc.txt" | grep -v " \[$(printf '%03d' "$wcpu")\] " >"$T/sc.other"
+check_no_grep '.' "$T/sc.other" "script -C $wcpu: no sample of another CPU"
+check_no_grep '^ *(rp-workload|rp-child|sh) ' "$T/sc.txt" "script --comms rp-worker: no other command"
+n=$(grep -Ec "^ +rp-worker +[0-9]+/[0-9]+ +\[$(printf '%03d' "$wcpu")\] " "$T/sc.txt")
+check_range "$n" 1 1000000 "script -C $wcpu --comms rp-worker: rp-worker's samples on CPU $wcpu"
+check_eq "$n" "$(n_report --comm rp-worker --cpu "$wcpu")" \
+	"script -C $wcpu --comms rp-worker: as many samples as report -n counts"
 
 # --- conflicts and no-ops ---
 $R -i "$T/flat.data" -g >"$T/out" 2>"$T/err" || fail "-g on a recording without callchains"
@@ -136,7 +147,6 @@ check_eq "$rc" 2 "script: an unknown option exits 2"
 check_grep "^ringprof script: unknown option '--bogus'$" "$T/out" "script: its own name"
 
 # --- --dump honours --pid, --cpu, --since/--until ---
-n_report() { $R -i "$T/g.data" -n --no-children -s comm "$@" | awk '$1 ~ /%$/ { n += $2 } END { print n + 0 }'; }
 $R -i "$T/g.data" --dump --pid "$pid" >"$T/dpid.txt" || fail "--dump --pid"
 check_no_grep "^SAMPLE .* pid=([0-9]+) " <(grep -v " pid=$pid " "$T/dpid.txt" | grep '^SAMPLE') "--dump --pid: no other process's sample"
 check_eq "$(grep -c '^SAMPLE' "$T/dpid.txt")" "$(n_report --pid "$pid")" "--dump --pid: as many samples as report -n counts"
@@ -147,4 +157,49 @@ check_no_grep " cpu=0 " "$T/dcpu.txt" "--dump --cpu 1: no sample of CPU 0"
 check_eq "$(wc -l <"$T/dcpu.txt")" "$(n_report --cpu 1)" "--dump --cpu 1: as many samples as report -n counts"
 $R -i "$T/g.data" --dump --since +0.5 --until +1 | grep -c '^SAMPLE' >"$T/dwin.txt"
 check_eq "$(cat "$T/dwin.txt")" "$(n_report --since +0.5 --until +1)" "--dump --since/--until: the window's samples"
+
+# --- --dump honours --comm, --unit and --event (samples, by the replayed names) ---
+$R -i "$T/g.data" --dump --comm rp-worker >"$T/dcomm.txt" 2>"$T/dcomm.err" || fail "--dump --comm"
+check_no_grep '.' "$T/dcomm.err" "--dump --comm: no note (it applies)"
+grep '^SAMPLE' "$T/dcomm.txt" | sed -n 's/.* tid=\([0-9]*\) .*/\1/p' | sort -u >"$T/dcomm.tids"
+wtid=$($R -i "$T/g.data" --no-children -s comm,tid -q | awk '$2 == "rp-worker" { print $3 }')
+[ -n "$wtid" ] || fail "report -s comm,tid shows no rp-worker thread"
+check_eq "$(cat "$T/dcomm.tids")" "$wtid" "--dump --comm rp-worker: the samples of the worker thread (tid $wtid) alone"
+check_eq "$(grep -c '^SAMPLE' "$T/dcomm.txt")" "$(n_report --comm rp-worker)" "--dump --comm: as many samples as report -n counts"
+check_grep "^COMM .* pid=$pid tid=$pid .*comm=rp-workload" "$T/dcomm.txt" "--dump --comm: the other records are shown"
+$R -i "$T/g.data" --dump --comm no-such-command | grep -c '^SAMPLE' >"$T/dnone.txt"
+check_eq "$(cat "$T/dnone.txt")" 0 "--dump --comm of no thread: no sample"
+unit=$($R -i "$T/g.data" -n --no-children -s unit -q | awk '$1 ~ /%$/ { print $3; exit }')
+[ -n "$unit" ] || fail "report -s unit named no unit"
+check_eq "$($R -i "$T/g.data" --dump --unit "$unit" | grep -c '^SAMPLE')" "$(n_report --unit "$unit")" \
+	"--dump --unit '$unit': as many samples as report -n counts"
+check_eq "$($R -i "$T/g.data" --dump --unit no-such.service | grep -c '^SAMPLE')" 0 "--dump --unit of no thread: no sample"
+"$RP" record -q -e cpu-clock -e task-clock -F 499 -o "$T/two.data" -- "$WL" -d 1 -q || fail "record -e cpu-clock -e task-clock"
+$R -i "$T/two.data" --dump --event task-clock | grep '^SAMPLE' >"$T/dev.txt"
+check_grep '^SAMPLE event=task-clock ' "$T/dev.txt" "--dump --event task-clock: its samples"
+check_no_grep '^SAMPLE event=cpu-clock ' "$T/dev.txt" "--dump --event task-clock: none of cpu-clock"
+check_eq "$(wc -l <"$T/dev.txt")" \
+	"$($R -i "$T/two.data" -n --no-children -s comm --event task-clock | awk '$1 ~ /%$/ { n += $2 } END { print n + 0 }')" \
+	"--dump --event: as many samples as report -n --event counts"
+$R -i "$T/two.data" --dump --event bogus >"$T/out" 2>&1; rc=$?
+check_eq "$rc" 2 "--dump --event of no such event exits 2"
+check_grep "^ringprof report: no event 'bogus' in the recording; they have: cpu-clock, task-clock$" "$T/out" \
+	"--dump --event bogus: the events there are"
+
+# --- what does not apply says so, once ---
+$R -i "$T/g.data" --dump --dso rp-workload >"$T/ddso.txt" 2>"$T/ddso.err" || fail "--dump --dso"
+check_eq "$(cat "$T/ddso.err")" "ringprof report: note: --dump shows samples as recorded, before they are symbolized: --dso does not apply (ringprof script selects samples by object)" \
+	"--dump --dso: one note, that --dso does not apply"
+check_eq "$(grep -c '^SAMPLE' "$T/ddso.txt")" "$(n_report)" "--dump --dso: every sample, as the note says"
+$R -i "$T/g.data" --stats >"$T/st0.txt" 2>"$T/st0.err" || fail "--stats"
+check_no_grep '.' "$T/st0.err" "--stats without filters: no note"
+$R -i "$T/g.data" --stats --comm rp-worker >"$T/st1.txt" 2>"$T/st1.err" || fail "--stats --comm"
+check_eq "$(cat "$T/st1.err")" "ringprof report: note: --stats counts whole recordings: --comm does not apply (report -n counts the samples the filters keep)" \
+	"--stats --comm: one note naming --comm"
+diff -u "$T/st0.txt" "$T/st1.txt" >&2 || fail "--stats --comm changed the counts"
+ok "--stats --comm: the whole recording's counts, as the note says"
+$R -i "$T/g.data" --stats --pid "$pid" --tid "$pid" -C 1 --unit "$unit" --dso rp-workload --event cpu-clock \
+	--since +0.5 --until +1 >/dev/null 2>"$T/st2.err" || fail "--stats with every filter"
+check_eq "$(cat "$T/st2.err")" "ringprof report: note: --stats counts whole recordings: --pid, --tid, --cpu, --unit, --dso, --event, --since/--until do not apply (report -n counts the samples the filters keep)" \
+	"--stats with every other filter: one note naming each"
 exit 0

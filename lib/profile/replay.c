@@ -107,16 +107,6 @@ struct replay *replay_free(struct replay *rp)
 	return NULL;
 }
 
-static void on_comm(struct replay *rp, const struct perf_event_header *h)
-{
-	struct perfrec_comm c;
-
-	if (perfrec_parse_comm(h, rp->sample_type, &c) < 0)
-		return;
-	if (procmodel_comm(rp->pm, (int32_t)c.pid, (int32_t)c.tid, c.comm, c.exec) < 0)
-		rp->t->sideband_nomem++;
-}
-
 static void on_mmap(struct replay *rp, const struct perf_event_header *h)
 {
 	struct perfrec_mmap m;
@@ -135,17 +125,51 @@ static void on_mmap(struct replay *rp, const struct perf_event_header *h)
 		rp->t->sideband_nomem++;
 }
 
-static void on_task(struct replay *rp, const struct perf_event_header *h)
+int replay_task_record(struct procmodel *pm, const struct perf_event_header *h, uint64_t st)
 {
+	struct perfrec_cgroup cg;
+	struct rp_taskcg_rec tc;
+	struct perfrec_comm c;
 	struct perfrec_task t;
 
-	if (perfrec_parse_task(h, &t) < 0)
-		return;
-	if (h->type == PERF_RECORD_EXIT)
-		procmodel_exit(rp->pm, (int32_t)t.pid, (int32_t)t.tid);
-	else if (procmodel_fork(rp->pm, (int32_t)t.pid, (int32_t)t.ppid, (int32_t)t.tid,
-				(int32_t)t.ptid) < 0)
+	if (perfrec_pid0_side_band(h))
+		return 0; /* a task outside the recorder's PID namespace, not the idle task */
+	switch (h->type) {
+	case PERF_RECORD_COMM:
+		if (perfrec_parse_comm(h, st, &c) < 0)
+			return -EINVAL;
+		return procmodel_comm(pm, (int32_t)c.pid, (int32_t)c.tid, c.comm, c.exec);
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT:
+		if (perfrec_parse_task(h, &t) < 0)
+			return -EINVAL;
+		if (h->type == PERF_RECORD_EXIT)
+			return procmodel_exit(pm, (int32_t)t.pid, (int32_t)t.tid);
+		return procmodel_fork(pm, (int32_t)t.pid, (int32_t)t.ppid, (int32_t)t.tid,
+				      (int32_t)t.ptid);
+	case PERF_RECORD_CGROUP: /* a cgroup's path, from the kernel or the start-up synthesis */
+		if (perfrec_parse_cgroup(h, st, &cg) < 0)
+			return -EINVAL;
+		return procmodel_cgroup(pm, cg.id, cg.path);
+	case RP_REC_TASKCG: /* the cgroup a thread is in from now on */
+		if (format_taskcg(h, &tc) < 0)
+			return -EINVAL;
+		return procmodel_taskcg(pm, (int32_t)tc.pid, (int32_t)tc.tid, tc.cgroup);
+	}
+	return 0;
+}
+
+/* A record that names threads or places them in cgroups. Damaged COMM, FORK and EXIT records
+ * are skipped uncounted: the totals count damaged mappings and cgroups. */
+static void on_task(struct replay *rp, const struct perf_event_header *h)
+{
+	int rc = replay_task_record(rp->pm, h, rp->sample_type);
+
+	if (rc == -ENOMEM)
 		rp->t->sideband_nomem++;
+	else if (rc == -EINVAL && h->type != PERF_RECORD_COMM && h->type != PERF_RECORD_FORK &&
+		 h->type != PERF_RECORD_EXIT)
+		rp->t->sideband_malformed++;
 }
 
 static bool keep_pid(const struct session_filter *f, int32_t pid, int32_t tid, uint32_t cpu)
@@ -674,28 +698,6 @@ static void on_buildid(struct replay *rp, const struct perf_event_header *h)
 		rp->t->sideband_nomem++;
 }
 
-/* A cgroup's path, from the kernel or the start-up synthesis. */
-static void on_cgroup(struct replay *rp, const struct perf_event_header *h)
-{
-	struct perfrec_cgroup c;
-
-	if (perfrec_parse_cgroup(h, rp->sample_type, &c) < 0)
-		rp->t->sideband_malformed++;
-	else if (procmodel_cgroup(rp->pm, c.id, c.path) < 0)
-		rp->t->sideband_nomem++;
-}
-
-/* The cgroup a thread is in from now on. */
-static void on_taskcg(struct replay *rp, const struct perf_event_header *h)
-{
-	struct rp_taskcg_rec tc;
-
-	if (format_taskcg(h, &tc) < 0)
-		rp->t->sideband_malformed++;
-	else if (procmodel_taskcg(rp->pm, (int32_t)tc.pid, (int32_t)tc.tid, tc.cgroup) < 0)
-		rp->t->sideband_nomem++;
-}
-
 /* Symbols captured at record time, for binaries the report host cannot read. */
 static void on_symtab(struct replay *rp, const struct perf_event_header *h)
 {
@@ -722,15 +724,15 @@ static void on_record(struct replay *rp, const struct perf_event_header *h)
 		on_sample(rp, h);
 		break;
 	case PERF_RECORD_COMM:
-		on_comm(rp, h);
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT:
+	case PERF_RECORD_CGROUP:
+	case RP_REC_TASKCG:
+		on_task(rp, h);
 		break;
 	case PERF_RECORD_MMAP:
 	case PERF_RECORD_MMAP2:
 		on_mmap(rp, h);
-		break;
-	case PERF_RECORD_FORK:
-	case PERF_RECORD_EXIT:
-		on_task(rp, h);
 		break;
 	case PERF_RECORD_LOST:
 		if (perfrec_parse_lost(h, &l) == 0 &&
@@ -763,12 +765,6 @@ static void on_record(struct replay *rp, const struct perf_event_header *h)
 		break;
 	case RP_REC_IMAGE:
 		on_image(rp, h);
-		break;
-	case PERF_RECORD_CGROUP:
-		on_cgroup(rp, h);
-		break;
-	case RP_REC_TASKCG:
-		on_taskcg(rp, h);
 		break;
 	case RP_REC_SYMTAB:
 		on_symtab(rp, h);

@@ -7,6 +7,7 @@
 
 struct aggregate;
 struct dsotab;
+struct perf_event_header;
 struct perfrec_sample;
 struct ksymtab;
 struct procmodel;
@@ -41,6 +42,15 @@ int replay_file(struct replay *rp, struct reader *r, char *why, size_t why_size)
  * may come after the first sample that uses it. 1, or 0 when the file has no header.
  */
 int replay_preload(struct replay *rp, struct reader *pre);
+
+/*
+ * One record applied to PM as a replay applies it when it names threads (COMM, FORK, EXIT) or
+ * places them in cgroups (CGROUP, RP_REC_TASKCG); other records are left alone. For --dump,
+ * which selects samples by their thread's name and unit without a replay. 0, -EINVAL when the
+ * record is damaged (skipped), -ENOMEM.
+ */
+int replay_task_record(struct procmodel *pm, const struct perf_event_header *h,
+		       uint64_t sample_type);
 
 /*
  * Call FN(ARG, sample, location stack id, comm id, unit id) for every sample counted, in the order
