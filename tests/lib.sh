@@ -35,8 +35,15 @@ check_grep() {
 	grep -Eq -- "$1" "$2" || { echo "--- $2:" >&2; head -c 3000 "$2" >&2; fail "$3 (no line matches /$1/ in $(basename "$2"))"; }
 	ok "$3"
 }
+# check_no_grep PATTERN FILE WHAT: FILE must exist and have no line matching the regex (a
+# missing or unreadable file, or a pattern grep refuses, fails: it proves nothing).
 check_no_grep() {
-	! grep -Eq -- "$1" "$2" || { grep -E -m5 -- "$1" "$2" >&2; fail "$3 (unexpected /$1/ in $(basename "$2"))"; }
+	local rc
+	[ -e "$2" ] || fail "$3 ($(basename "$2") was not written)"
+	grep -Eq -- "$1" "$2"
+	rc=$?
+	[ "$rc" != 0 ] || { grep -E -m5 -- "$1" "$2" >&2; fail "$3 (unexpected /$1/ in $(basename "$2"))"; }
+	[ "$rc" = 1 ] || fail "$3 (grep failed on $(basename "$2"): status $rc)"
 	ok "$3"
 }
 # check_range VALUE LO HI WHAT (integers)
