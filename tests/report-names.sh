@@ -1,6 +1,6 @@
 #!/bin/bash
 # report-names.sh — how the report names code: C++ and Rust names demangled as perf shows them
-# in every output (flat, --sort sym, -g trees, --folded, --inline), --no-demangle.
+# in every output (flat, --sort sym, -g trees, --folded, --inline, script, diff), --no-demangle.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 require_perf_events
 command -v gcc >/dev/null || skip "gcc is needed to build the fixture"
@@ -56,6 +56,34 @@ check_no_grep '_Z[NK0-9]' "$T/cxx.inline" "--inline: inline frames demangled too
 check_grep ';std::__[a-z_]+<[^;]*;([^;]*;)*ByMixedKey::operator\(\)(;[^;]*)? [0-9]+$' "$T/cxx.ifold" \
 	"--inline --folded: inlined std:: callers of the comparator"
 check_no_grep '_Z[NK0-9]' "$T/cxx.ifold" "--inline --folded: demangled"
+
+# ---- script and diff name frames the same way --------------------------------------------------
+"$RP" script -i "$T/rn.data" >"$T/rn.script" 2>&1 || fail "script of the Rust fixture"
+check_grep '^	 *[0-9a-f]+ core::fmt::write\+0x[0-9a-f]+ \(.*/rustnames\)$' "$T/rn.script" \
+	"script: the legacy Rust name demangled, with its offset"
+check_grep '^	 *[0-9a-f]+ mycrate::foo::bar\+0x[0-9a-f]+ \(.*/rustnames\)$' "$T/rn.script" \
+	"script: the v0 name demangled"
+check_grep '^	 *[0-9a-f]+ std::mem::align_of::<usize>\+0x[0-9a-f]+ \(' "$T/rn.script" "script: the v0 generic demangled"
+check_no_grep '_ZN4core|_RINv|_RNv|17h0123456789abcdef' "$T/rn.script" "script: no mangled Rust name left"
+"$RP" script -i "$T/rn.data" --no-demangle >"$T/rn.rscript" 2>&1 || fail "script --no-demangle"
+check_grep '^	 *[0-9a-f]+ _ZN4core3fmt5write17h0123456789abcdefE\+0x[0-9a-f]+ \(' "$T/rn.rscript" \
+	"script --no-demangle: the raw legacy name"
+check_no_grep 'core::fmt::write' "$T/rn.rscript" "script --no-demangle: nothing demangled"
+"$RP" script -i "$T/cxx.data" >"$T/cxx.script" 2>&1 || fail "script of the C++ workload"
+check_grep '^	 *[0-9a-f]+ ByMixedKey::operator\(\)\+0x[0-9a-f]+ \(.*/rp-unwind-cxx\)$' "$T/cxx.script" \
+	"script: a C++ operator demangled"
+check_grep '^	 *[0-9a-f]+ Circle::area\+0x[0-9a-f]+ \(.*/rp-unwind-cxx\)$' "$T/cxx.script" \
+	"script: a C++ virtual method demangled"
+check_no_grep '^	 *[0-9a-f]+ _Z[A-Za-z0-9_]*\+0x' "$T/cxx.script" "script: no mangled C++ frame left"
+
+"$RP" diff "$T/rn.data" "$T/cxx.data" >"$T/names.diff" 2>&1 || fail "diff of the Rust fixture and the C++ workload"
+check_grep 'only base +rustnames +\[\.\] core::fmt::write$' "$T/names.diff" "diff: the legacy Rust name demangled"
+check_grep 'only base +rustnames +\[\.\] std::mem::align_of::<usize>$' "$T/names.diff" "diff: the v0 name demangled"
+check_grep 'only new +rp-unwind-cxx +\[\.\] ByMixedKey::operator\(\)$' "$T/names.diff" "diff: a C++ operator demangled"
+check_grep 'only new +rp-unwind-cxx +\[\.\] Circle::area$' "$T/names.diff" "diff: a C++ method demangled"
+check_no_grep '\[\.\] _[ZR]' "$T/names.diff" "diff: no mangled name left"
+"$RP" diff --no-demangle "$T/rn.data" "$T/cxx.data" >"$T/names.rdiff" 2>&1 || fail "diff --no-demangle"
+check_grep 'only new +rp-unwind-cxx +\[\.\] _ZNK6Circle4areaEv$' "$T/names.rdiff" "diff --no-demangle: the raw C++ name"
 
 # perf's own names for the same program: every user symbol perf shows above 1 % must appear,
 # spelled the same, in our report.
