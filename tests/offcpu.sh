@@ -19,8 +19,12 @@ if ! "$RP" record -q -e cpu-clock --off-cpu -o "$T/probe.data" -- true 2>"$T/pro
 	fail "record --off-cpu: $(cat "$T/probe.err")"
 fi
 
-"$RP" record -q -e cpu-clock -g --off-cpu -o "$T/off.data" -- "$OC" -d 2 >"$T/wl.out" 2>"$T/rec.err" ||
+# Without -g: --off-cpu implies the default call graph (dwarf), and says so.
+"$RP" record -e cpu-clock --off-cpu -o "$T/off.data" -- "$OC" -d 2 >"$T/wl.out" 2>"$T/rec.err" ||
 	fail "record --off-cpu: $(cat "$T/rec.err")"
+check_grep "^ringprof record: note: --off-cpu records callchains as -g does \(--call-graph dwarf; --no-call-graph records none\)$" \
+	"$T/rec.err" "--off-cpu without -g: the note on the implied call graph"
+check_grep "^\[ user stacks: [0-9.]+% complete" "$T/rec.err" "--off-cpu without -g: user stacks unwound (dwarf)"
 # truth THREAD: the seconds the workload measured around THREAD's waiting function, in ms.
 truth() { awk -v t="$1" '$1 == t { printf "%d", $7 * 1000 }' "$T/wl.out"; }
 wall() { awk -v t="$1" '$1 == t { printf "%d", $5 * 1000 }' "$T/wl.out"; }
