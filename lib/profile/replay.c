@@ -20,6 +20,9 @@
 #include "profile/session.h"
 
 #define MAX_FRAMES 512
+/* The tid the kernel gives a task past its exit (perf_event_tid() once its pid is gone): its
+ * last switch-out, under -a, comes with it. */
+#define DEAD_TID UINT32_MAX
 
 struct replay {
 	const struct session_opts *o; /* borrowed, as the models below */
@@ -113,6 +116,8 @@ static void on_comm(struct replay *rp, const struct perf_event_header *h)
 
 	if (perfrec_parse_comm(h, rp->sample_type, &c) < 0)
 		return;
+	if (rp->oc)
+		offcpu_revive(rp->oc, c.tid);
 	if (procmodel_comm(rp->pm, (int32_t)c.pid, (int32_t)c.tid, c.comm, c.exec) < 0)
 		rp->t->sideband_nomem++;
 }
@@ -135,12 +140,20 @@ static void on_mmap(struct replay *rp, const struct perf_event_header *h)
 		rp->t->sideband_nomem++;
 }
 
+static void charge_clipped(void *arg, const struct offcpu_charge *c);
+
 static void on_task(struct replay *rp, const struct perf_event_header *h)
 {
 	struct perfrec_task t;
 
 	if (perfrec_parse_task(h, &t) < 0)
 		return;
+	/* A thread's EXIT comes before its last switch-out, which never ends; a FORK of its tid
+	 * is a new thread. */
+	if (rp->oc)
+		rp->t->offcpu_dropped += h->type == PERF_RECORD_EXIT
+					     ? offcpu_exit(rp->oc, t.tid, charge_clipped, rp)
+					     : offcpu_fork(rp->oc, t.tid, charge_clipped, rp);
 	if (h->type == PERF_RECORD_EXIT)
 		procmodel_exit(rp->pm, (int32_t)t.pid, (int32_t)t.tid);
 	else if (procmodel_fork(rp->pm, (int32_t)t.pid, (int32_t)t.ppid, (int32_t)t.tid,
@@ -525,8 +538,9 @@ static void charge_clipped(void *arg, const struct offcpu_charge *c)
 	charge_offcpu(rp, c);
 }
 
-/* A thread switched out (its sched:sched_switch sample): its stack waits for the switch-in. */
-static void offcpu_sample(struct replay *rp, const struct perfrec_sample *smp, int64_t stack,
+/* A thread switched out (its sched:sched_switch sample): its stack waits for the switch-in.
+ * False when the switch-out is not off-CPU time (the thread's last, after its exit). */
+static bool offcpu_sample(struct replay *rp, const struct perfrec_sample *smp, int64_t stack,
 			  const struct task_memo *memo)
 {
 	struct session_totals *t = rp->t;
@@ -536,8 +550,10 @@ static void offcpu_sample(struct replay *rp, const struct perfrec_sample *smp, i
 
 	if (r < 0) {
 		t->samples_nomem++;
-		return;
+		return false;
 	}
+	if (r == OFFCPU_OUT_EXITED)
+		return false;
 	t->offcpu_dropped += r == 1;
 	t->offcpu_switchouts++;
 	t->offcpu_stacks++;
@@ -547,6 +563,7 @@ static void offcpu_sample(struct replay *rp, const struct perfrec_sample *smp, i
 		t->t_last = smp->id.time;
 	if (rp->unwound)
 		count_unwind(rp, smp);
+	return true;
 }
 
 /* A thread switched out that has no stack in the off-CPU table yet (the recorder sampled
@@ -576,7 +593,7 @@ static void on_switch(struct replay *rp, const struct perf_event_header *h)
 		return;
 	if (id.time > rp->t_latest)
 		rp->t_latest = id.time;
-	if (id.time < rp->since || id.time > rp->until)
+	if (id.time < rp->since || id.time > rp->until || id.tid == DEAD_TID)
 		return;
 	if (h->misc & PERF_RECORD_MISC_SWITCH_OUT) {
 		/* A switch-out the recorder kept no stack for (--off-cpu-rate) opens an
@@ -614,8 +631,10 @@ static void on_sample(struct replay *rp, const struct perf_event_header *h)
 		return;
 	if (smp.id.time > rp->t_latest)
 		rp->t_latest = smp.id.time;
-	/* The idle task's switch-outs are a CPU going to work, not a thread waiting. */
-	if (rp->oc && smp.id.tid == 0 && rp->is_switch[reader_event(rp->rd) % RP_MAX_EVENTS])
+	/* The idle task's switch-outs are a CPU going to work, not a thread waiting; a dead
+	 * task's is its last. */
+	if (rp->oc && (smp.id.tid == 0 || smp.id.tid == DEAD_TID) &&
+	    rp->is_switch[reader_event(rp->rd) % RP_MAX_EVENTS])
 		return;
 	rp->t->samples_window++;
 	rp->t->period_window += smp.period ? smp.period : 1;
@@ -630,8 +649,7 @@ static void on_sample(struct replay *rp, const struct perf_event_header *h)
 		return;
 	stack = sample_stack(rp, &smp, memo->pgen);
 	if (rp->oc && rp->is_switch[reader_event(rp->rd) % RP_MAX_EVENTS]) {
-		offcpu_sample(rp, &smp, stack, memo);
-		if (rp->hook && rp->ohook && stack >= 0)
+		if (offcpu_sample(rp, &smp, stack, memo) && rp->hook && rp->ohook)
 			rp->hook(rp->hook_arg, &smp, (uint32_t)stack, (uint32_t)memo->comm,
 				 (uint32_t)memo->unit);
 		return;
@@ -733,8 +751,13 @@ static void on_record(struct replay *rp, const struct perf_event_header *h)
 		on_task(rp, h);
 		break;
 	case PERF_RECORD_LOST:
-		if (perfrec_parse_lost(h, &l) == 0 &&
-		    perfrec_time(h, rp->sample_type) >= rp->since &&
+	case PERF_RECORD_LOST_SAMPLES:
+		if (perfrec_parse_lost(h, &l) < 0)
+			break;
+		/* Off-CPU intervals open now may have lost their ends: dropped when they end. */
+		if (rp->oc)
+			offcpu_lost(rp->oc, perfrec_time(h, rp->sample_type));
+		if (perfrec_time(h, rp->sample_type) >= rp->since &&
 		    perfrec_time(h, rp->sample_type) <= rp->until)
 			rp->t->lost = util_sat_add(rp->t->lost, l.lost);
 		break;
@@ -870,8 +893,11 @@ int replay_file(struct replay *rp, struct reader *r, char *why, size_t why_size)
 		on_record(rp, h);
 	rp->rd = NULL;
 	/* Each file stands alone: a thread still off at its end is clipped there. */
-	if (rp->oc)
+	if (rp->oc) {
 		rp->t->offcpu_clipped += offcpu_flush(rp->oc, rp->t_latest, charge_clipped, rp);
+		rp->t->offcpu_lost = offcpu_stats(rp->oc)->n_lost;
+		rp->t->offcpu_lost_ns = offcpu_stats(rp->oc)->lost_ns;
+	}
 	rp->t_latest = 0;
 	rp->ksyms_preloaded = false;
 	/* A whole snapshot is read once (every file has the same); partial ones add up. */

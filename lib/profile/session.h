@@ -117,6 +117,9 @@ struct session_totals {
 	bool time_weighted;
 	uint64_t offcpu_ns, offcpu_preempt_ns, offcpu_clipped, offcpu_clipped_ns;
 	uint64_t offcpu_dropped, offcpu_switchouts;
+	/* Intervals open while records were lost (dropped: the thread may have run meanwhile)
+	 * and their ns. */
+	uint64_t offcpu_lost, offcpu_lost_ns;
 	/* Switch-outs that came with their stack, and the recorder's --off-cpu-rate (switch-outs
 	 * sampled a second per CPU at most; 0: every one). */
 	uint64_t offcpu_stacks, offcpu_rate;
