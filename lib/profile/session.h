@@ -207,6 +207,8 @@ const struct session_event *session_selected_event(const struct session *s);
  * without a window. */
 const char *session_covered(const struct session *s, size_t *ret_n);
 const struct session_totals *session_totals(const struct session *s);
+/* What the sample periods are (session_opts.weight). */
+enum session_weight session_weight(const struct session *s);
 const struct session_row *session_rows(const struct session *s, size_t *ret_n);
 const uint32_t *session_stack(const struct session *s, uint32_t id, uint32_t *ret_n);
 const struct session_sym *session_sym(const struct session *s, uint32_t id);
