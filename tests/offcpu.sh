@@ -28,6 +28,15 @@ fi
 check_grep "^ringprof record: note: --off-cpu records callchains as -g does \(--call-graph dwarf; --no-call-graph records none\)$" \
 	"$T/rec.err" "--off-cpu without -g: the note on the implied call graph"
 check_grep "^\[ user stacks: [0-9.]+% complete" "$T/rec.err" "--off-cpu without -g: user stacks unwound (dwarf)"
+"$RP" report --no-pager -i "$T/off.data" >"$T/ev.txt" 2>&1 || fail "report of off.data: $(cat "$T/ev.txt")"
+check_grep "^# event: sched:sched_switch, period 1, callchains unwound while recording \(dwarf\), kernel and user$" \
+	"$T/ev.txt" "--off-cpu without -g: the switch-outs have dwarf callchains"
+# --no-call-graph: no callchains, not even --off-cpu's.
+"$RP" record -q -e cpu-clock --off-cpu --no-call-graph -o "$T/nocg.data" -- true 2>"$T/nocg.err" ||
+	fail "record --off-cpu --no-call-graph: $(cat "$T/nocg.err")"
+"$RP" report --no-pager -i "$T/nocg.data" >"$T/nocg.txt" 2>&1 || fail "report of nocg.data: $(cat "$T/nocg.txt")"
+check_grep "^# event: sched:sched_switch, period 1, no callchains, kernel and user$" "$T/nocg.txt" \
+	"--off-cpu --no-call-graph: switch-outs without callchains"
 # truth THREAD: the seconds the workload measured around THREAD's waiting function, in ms.
 truth() { awk -v t="$1" '$1 == t { printf "%d", $7 * 1000 }' "$T/wl.out"; }
 wall() { awk -v t="$1" '$1 == t { printf "%d", $5 * 1000 }' "$T/wl.out"; }
