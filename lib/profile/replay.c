@@ -20,6 +20,14 @@
 #include "profile/session.h"
 
 #define MAX_FRAMES 512
+/*
+ * Lost records end an off-CPU interval falsely only when a thread's switch-in and its next
+ * switch-out record were both among them: one record lost alone (the common case: a sample
+ * with its stack copy that did not fit in the ring) cannot do that, and a switch-in lost alone
+ * is seen at the next switch-out (dropped). So intervals are dropped only across a LOST record
+ * of at least two records; PERF_RECORD_LOST_SAMPLES counts samples only, never switch records.
+ */
+#define OFFCPU_LOST_MIN 2
 /* The tid the kernel gives a task past its exit (perf_event_tid() once its pid is gone): its
  * last switch-out, under -a, comes with it. */
 #define DEAD_TID UINT32_MAX
@@ -754,8 +762,7 @@ static void on_record(struct replay *rp, const struct perf_event_header *h)
 	case PERF_RECORD_LOST_SAMPLES:
 		if (perfrec_parse_lost(h, &l) < 0)
 			break;
-		/* Off-CPU intervals open now may have lost their ends: dropped when they end. */
-		if (rp->oc)
+		if (rp->oc && h->type == PERF_RECORD_LOST && l.lost >= OFFCPU_LOST_MIN)
 			offcpu_lost(rp->oc, perfrec_time(h, rp->sample_type));
 		if (perfrec_time(h, rp->sample_type) >= rp->since &&
 		    perfrec_time(h, rp->sample_type) <= rp->until)
@@ -775,8 +782,13 @@ static void on_record(struct replay *rp, const struct perf_event_header *h)
 			rp->t->sideband_nomem++;
 		break;
 	case RP_REC_CPU_STATS:
-		if (format_cpu_stats(h, &cs) == 0)
-			rp->t->lost = util_sat_add(rp->t->lost, cs.lost_unreported);
+		if (format_cpu_stats(h, &cs) < 0)
+			break;
+		rp->t->lost = util_sat_add(rp->t->lost, cs.lost_unreported);
+		/* Losses without their LOST record, known at the end of the file: the intervals
+		 * still open are not clipped there but dropped. */
+		if (rp->oc && cs.lost_unreported >= OFFCPU_LOST_MIN)
+			offcpu_lost(rp->oc, cs.time);
 		break;
 	case RP_REC_FINISH:
 		rp->finished = true;
