@@ -14,6 +14,19 @@
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 require_perf_events
 require_root
+# A crafted recording (tests/rp-craft offcpu: its comment has the story) with lost records, an
+# exit and a dead task's switch-out: the time per thread, what was clipped and what was lost.
+"$top_builddir/tests/rp-craft" offcpu "$T/craft.data" || fail "rp-craft offcpu"
+"$RP" report --no-pager --off-cpu -s tid --no-children -n -i "$T/craft.data" >"$T/craft.txt" 2>"$T/craft.err" ||
+	fail "report --off-cpu of the crafted recording: $(cat "$T/craft.err")"
+check_eq "$(awk '/^ +[0-9.]+%/ { printf "%s=%s ", $3, $2 }' "$T/craft.txt")" "4246=20.000 4242=10.000 4243=2.000 4245=1.000 " \
+	"crafted: each thread's off-CPU ms (none for 4244, dropped; none for tid -1; 4245 not past its exit)"
+check_grep "^# weights: time in ns; off-CPU: 0\.033 s \(waiting 0\.033 s, preempted 0\.000 s\) after 7 switch-outs$" \
+	"$T/craft.txt" "crafted: 33 ms after 7 switch-outs (a dead or exited thread's last one is none)"
+check_grep "^# off-CPU clipped: 1 thread still off at the end of a recording, 0\.020 s counted up to it; dropped: 0 switch-outs whose switch-in was lost$" \
+	"$T/craft.txt" "crafted: 4246 clipped at the end, 20 ms"
+check_grep "^# off-CPU lost: 3 intervals open while records were lost, 0\.047 s not counted \(the thread may have run meanwhile\)$" \
+	"$T/craft.txt" "crafted: the 3 intervals open across 5 lost records, 47 ms, said (not those across 1)"
 OC="$top_builddir/tests/workload/rp-offcpu"
 [ -x "$OC" ] || fail "$OC is not built (make check builds it)"
 if ! "$RP" record -q -e cpu-clock --off-cpu -o "$T/probe.data" -- true 2>"$T/probe.err"; then

@@ -611,7 +611,7 @@ static void on_switch(struct replay *rp, const struct perf_event_header *h)
 		if (k == OFFCPU_UNKNOWN && offcpu_adopt_thread(rp, &id))
 			k = offcpu_out_kind(rp->oc, id.tid, id.time,
 					    h->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT);
-		rp->t->offcpu_switchouts += k >= OFFCPU_STACKLESS;
+		rp->t->offcpu_switchouts += k == OFFCPU_STACKLESS || k == OFFCPU_STACKLESS_DROPPED;
 		rp->t->offcpu_dropped += k == OFFCPU_STACKLESS_DROPPED;
 	} else if (offcpu_in(rp->oc, id.tid, id.time, &c)) {
 		charge_offcpu(rp, &c);
