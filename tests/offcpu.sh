@@ -6,8 +6,8 @@
 # thread its wall time within 5 %; a recording without switch-outs is refused with the fix.
 # --off-cpu-rate (default with -a 10000 a second per CPU, else every switch-out): at a rate low
 # enough to leave switch-outs without a stack each thread's waiting time stays the truth, the
-# header says so, and under a ping-pong load the stacks kept stay within the rate. --dso filters off-CPU
-# stacks by the code they waited in, not by [off-cpu]. Recorded without -g, --off-cpu still
+# header says so, and under a ping-pong load the stacks kept stay within the rate. --dso
+# filters off-CPU stacks by the code they waited in, not by [off-cpu]. Recorded without -g, --off-cpu still
 # has full stacks; -g caller shows the waiting function's path into the kernel; diff --off-cpu
 # pairs the waiting functions; a thread that exits early has its waits only; --pprof writes
 # off-CPU time as off_cpu/nanoseconds, which the real pprof reads.
