@@ -43,6 +43,7 @@ enum {
 	OPT_BUILDID_MMAP,
 	OPT_UNWIND_MEMORY,
 	OPT_OFF_CPU_RATE,
+	OPT_NO_CALL_GRAPH,
 	OPT_NO_SYMBOLS
 };
 
@@ -78,7 +79,9 @@ struct args {
 	uint64_t delay_ns;	       /* -D: events enabled this long after the start */
 	char events[1024];	       /* every -e, joined by commas */
 	bool freq_set, period_set;
-	bool list; /* --list-events [GLOB] */
+	bool call_graph_set; /* -g, --call-graph or --no-call-graph */
+	bool off_cpu_stacks; /* --off-cpu turned on the default call graph: say so */
+	bool list;	     /* --list-events [GLOB] */
 };
 
 /* One recording and what it watches. */
@@ -147,6 +150,7 @@ static void usage(FILE *f)
 		"                         .eh_frame, and stores only the return addresses; 'fp'\n"
 		"                         follows frame pointers (cheaper; code built without them,\n"
 		"                         such as most of Debian's libraries, loses its callers)\n"
+		"      --no-call-graph    no callchains, not even those --off-cpu implies\n"
 		"      --unwind-memory SIZE  with dwarf: unwind tables kept in memory at most\n"
 		"                         (default 64M); the least recently used are dropped and\n"
 		"                         built again when needed\n"
@@ -161,7 +165,9 @@ static void usage(FILE *f)
 		"      --off-cpu          also sample every switch-out (sched:sched_switch, period\n"
 		"                         1, with the same callchains) and the switch-ins, for\n"
 		"                         ringprof report --off-cpu / --wall (needs tracefs and\n"
-		"                         kernel.perf_event_paranoid <= 1 or CAP_PERFMON)\n"
+		"                         kernel.perf_event_paranoid <= 1 or CAP_PERFMON);\n"
+		"                         implies -g unless --call-graph or --no-call-graph is\n"
+		"                         given\n"
 		"      --off-cpu-rate HZ  with --off-cpu, sample switch-outs at HZ a second per CPU\n"
 		"                         (the kernel's frequency mode: one in N, N adapted) instead\n"
 		"                         of every one; the default with -a is 10000, else 0 (every\n"
@@ -345,6 +351,7 @@ static int parse_call_graph(struct args *a, const char *arg)
 {
 	uint64_t size = DEFAULT_STACK_USER;
 
+	a->call_graph_set = true;
 	if (strcmp(arg, "fp") == 0) {
 		a->o.callchain = true;
 		a->o.stack_user = 0;
@@ -502,6 +509,11 @@ static int parse_option(struct args *a, int c, const char *arg)
 		return parse_call_graph(a, "dwarf");
 	case 'G':
 		return parse_call_graph(a, arg);
+	case OPT_NO_CALL_GRAPH:
+		a->call_graph_set = true;
+		a->o.callchain = false;
+		a->o.stack_user = 0;
+		break;
 	case 'S':
 	case OPT_BUILDID_MMAP:
 	case OPT_NO_SYMBOLS:
@@ -763,6 +775,7 @@ static int parse_argv(struct args *a, int argc, char **argv)
 		{ "freq", required_argument, NULL, 'F' },
 		{ "count", required_argument, NULL, 'c' },
 		{ "call-graph", required_argument, NULL, 'G' },
+		{ "no-call-graph", no_argument, NULL, OPT_NO_CALL_GRAPH },
 		{ "switch-events", no_argument, NULL, 'S' },
 		{ "buildid-mmap", no_argument, NULL, OPT_BUILDID_MMAP },
 		{ "unwind-memory", required_argument, NULL, OPT_UNWIND_MEMORY },
@@ -813,6 +826,12 @@ static int parse_argv(struct args *a, int argc, char **argv)
 	/* System-wide switch rates reach 10^5 a second: -a samples the switch-outs by default. */
 	if (a->o.off_cpu_rate == UINT64_MAX)
 		a->o.off_cpu_rate = a->all ? 10000 : 0;
+	/* Off-CPU time without stacks would all be in the kernel's __schedule: --off-cpu
+	 * records -g's callchains unless a call graph was chosen. */
+	if (a->o.off_cpu && !a->call_graph_set) {
+		parse_call_graph(a, "dwarf");
+		a->off_cpu_stacks = true;
+	}
 	r = check_args(a);
 	return r ? r : check_lifecycle(a);
 }
@@ -961,6 +980,9 @@ static int open_recorder(struct record *x)
 		explain_nofile(r);
 		return r;
 	}
+	if (x->a.off_cpu_stacks && !x->a.quiet)
+		fprintf(stderr, PROG ": note: --off-cpu records callchains as -g does "
+				     "(--call-graph dwarf; --no-call-graph records none)\n");
 	for (size_t i = 0; !x->a.quiet && recorder_note(x->r, i); i++)
 		fprintf(stderr, PROG ": note: %s\n", recorder_note(x->r, i));
 	return 0;

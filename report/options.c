@@ -50,8 +50,9 @@ const char options_help_weight[] =
     "                          (CPU contention); --folded counts microseconds; --dso\n"
     "                          keeps stacks that waited in the objects (the kernel frame\n"
     "                          below [off-cpu], or the user frame that entered the kernel)\n"
-    "      --wall              on-CPU samples (by their period, a time with cpu-clock) and\n"
-    "                          off-CPU time together: a thread's total is its wall time\n";
+    "      --wall              on-CPU samples (by their period: cpu-clock or task-clock,\n"
+    "                          other events are refused) and off-CPU time together: a\n"
+    "                          thread's total is its wall time\n";
 
 const char options_help_symbols[] =
     "Symbols:\n"

@@ -32,7 +32,10 @@ static void usage(FILE *f)
 		"side's shares are of its own total (Self, weighted by sample period); Delta is the\n"
 		"new share minus the baseline's in percentage points, Ratio the new share over the\n"
 		"baseline's; the largest changes come first. An entry seen on one side only says\n"
-		"'only base' or 'only new' in the Ratio column.\n"
+		"'only base' or 'only new' in the Ratio column. With --off-cpu and --wall the shares\n"
+		"are Children (the time of every stack through the entry, as report's flat view):\n"
+		"off-CPU stacks all end in [off-cpu] [waiting] or [preempted], so the function that\n"
+		"waited has no Self time.\n"
 		"\n"
 		"Windows (WHEN as report's --since/--until, resolved against each side's recordings):\n"
 		"      --since WHEN, --until WHEN  both sides' window\n"
@@ -51,7 +54,10 @@ static void usage(FILE *f)
 		"      --percent-limit PCT hide entries below PCT %% on both sides\n"
 		"      --folded            one line per unique stack, 'comm;outer;...;inner A B' with\n"
 		"                          the sample counts of each side (FlameGraph's difffolded.pl\n"
-		"                          format: flamegraph.pl draws the differential graph)\n"
+		"                          format: flamegraph.pl draws the differential graph;\n"
+		"                          microseconds with --off-cpu and --wall)\n"
+		"      --children          shares of Children (the default with --off-cpu, --wall)\n"
+		"      --no-children       shares of Self (the default otherwise)\n"
 		"%s"
 		"  -h, --help              this help\n"
 		"  -V, --version           version\n",
@@ -64,6 +70,8 @@ enum {
 	OPT_PERCENT_LIMIT,
 	OPT_BASE_SINCE,
 	OPT_BASE_UNTIL,
+	OPT_CHILDREN,
+	OPT_NO_CHILDREN,
 };
 
 /* What the command line asks for: the options of both sides, parsed into side[0] and copied. */
@@ -71,6 +79,7 @@ struct args {
 	struct options side[DIFF_SIDES];
 	const char *base_since, *base_until;
 	bool folded;
+	int children; /* -1: with --off-cpu and --wall, 0 --no-children, 1 --children */
 	struct print_opts po;
 };
 
@@ -107,6 +116,10 @@ static int parse_own(struct args *a, int c, char *arg)
 		return 0;
 	case OPT_BASE_UNTIL:
 		a->base_until = arg;
+		return 0;
+	case OPT_CHILDREN:
+	case OPT_NO_CHILDREN:
+		a->children = c == OPT_CHILDREN;
 		return 0;
 	case 'h':
 		usage(stdout);
@@ -155,6 +168,8 @@ static int parse_argv(struct args *a, int argc, char **argv)
 		{ "percent-limit", required_argument, NULL, OPT_PERCENT_LIMIT },
 		{ "baseline-since", required_argument, NULL, OPT_BASE_SINCE },
 		{ "baseline-until", required_argument, NULL, OPT_BASE_UNTIL },
+		{ "children", no_argument, NULL, OPT_CHILDREN },
+		{ "no-children", no_argument, NULL, OPT_NO_CHILDREN },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -162,6 +177,7 @@ static int parse_argv(struct args *a, int argc, char **argv)
 	int c, r;
 
 	options_init(&a->side[DIFF_BASE], PROG);
+	a->children = -1;
 	a->po = (struct print_opts){ .keys = { PRINT_DSO, PRINT_SYM }, .n_keys = 2 };
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":" OPTIONS_SHORTS "s:hV", longopts, NULL)) != -1) {
@@ -172,6 +188,10 @@ static int parse_argv(struct args *a, int argc, char **argv)
 		if (r)
 			return r;
 	}
+	/* Off-CPU stacks all end in [off-cpu]: the function that waited has Children only, as
+	 * in report's flat view. */
+	if (a->children < 0)
+		a->children = a->side[DIFF_BASE].so.weight != SESSION_CPU;
 	return take_operands(a, argc, argv);
 }
 
@@ -299,6 +319,20 @@ static struct session *read_side(struct options *o)
 	return s;
 }
 
+/* What the shares are of. */
+static void print_shares(FILE *f, const struct args *a)
+{
+	enum session_weight w = a->side[DIFF_BASE].so.weight;
+
+	fprintf(f,
+		"# shares: %s, of each side's own total %s; Delta: new - baseline, in points; "
+		"Ratio: new / baseline\n#\n",
+		a->children ? "Children (the weight of every stack through the entry)" : "Self",
+		w == SESSION_OFFCPU ? "off-CPU time"
+		: w == SESSION_WALL ? "wall time"
+				    : "sample period");
+}
+
 /* Pair and print the two sessions. 0 or -ENOMEM. */
 static int compare(const struct args *a, struct session *const *s)
 {
@@ -315,7 +349,7 @@ static int compare(const struct args *a, struct session *const *s)
 		total[i] = t->period;
 		dt[i] = total[i] ? (double)total[i] : 1.0;
 		r = a->folded ? diff_add_folded(d, i, s[i])
-			      : diff_add_entries(d, i, s[i], a->po.keys, a->po.n_keys);
+			      : diff_add_entries(d, i, s[i], a->po.keys, a->po.n_keys, a->children);
 	}
 	if (r == 0) {
 		e = diff_entries(d, &n);
@@ -326,9 +360,7 @@ static int compare(const struct args *a, struct session *const *s)
 			e = diff_entries(d, &n);
 			print_side(stdout, "baseline", &a->side[DIFF_BASE], s[DIFF_BASE]);
 			print_side(stdout, "new", &a->side[DIFF_NEW], s[DIFF_NEW]);
-			printf(
-			    "# shares: Self, of each side's own total sample period; Delta: new - "
-			    "baseline, in points; Ratio: new / baseline\n#\n");
+			print_shares(stdout, a);
 			print_entries(stdout, a, e, n, dt);
 			if (!n)
 				printf("# no samples on either side\n");

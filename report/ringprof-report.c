@@ -680,10 +680,48 @@ static int dump_event_present(const struct options *o)
 	return event_present(o, evs, n);
 }
 
+/* Is NAME (with its :u/:k modifiers) an event whose sample period is nanoseconds? */
+static bool time_event(const char *name)
+{
+	static const char *const clocks[] = { "cpu-clock", "task-clock" };
+
+	for (size_t i = 0; i < 2; i++) {
+		size_t len = strlen(clocks[i]);
+
+		if (strncmp(name, clocks[i], len) == 0 && (!name[len] || name[len] == ':'))
+			return true;
+	}
+	return false;
+}
+
+/* --wall adds the on-CPU samples' periods to off-CPU nanoseconds: each event it takes (all but
+ * the switch-outs, or the one --event names) must count time. 0, or the exit status (said). */
+static int check_wall_events(const struct args *a, const struct session_event *evs, size_t n)
+{
+	const char *want = a->o.so.filter.event;
+
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(evs[i].name, "sched:sched_switch") == 0 || time_event(evs[i].name) ||
+		    (want && strcmp(evs[i].name, want) != 0))
+			continue;
+		fprintf(stderr,
+			PROG ": --wall adds on-CPU sample periods to off-CPU nanoseconds, but "
+			     "'%s' counts events, not time: record with -e cpu-clock or -e "
+			     "task-clock%s, or use --off-cpu alone\n",
+			evs[i].name, want ? "" : " (or pick such an event with --event)");
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
 /* --off-cpu and --wall: one report of the switch-outs (and CPU samples), which the recording
  * must have. The exit status. */
 static int report_weighted(struct args *a, const struct session_event *evs, size_t n)
 {
+	int r = a->o.so.weight == SESSION_WALL ? check_wall_events(a, evs, n) : 0;
+
+	if (r)
+		return r;
 	for (size_t i = 0; i < n; i++)
 		if (strcmp(evs[i].name, "sched:sched_switch") == 0)
 			return report_one(a, false);

@@ -63,6 +63,7 @@ static const char *const cases[] = {
 	"cpu-stats-huge",      /* frame 3: CPU_STATS with cpu 0xffffffff and counts near 2^64 */
 	"unmapped",	       /* user samples in no mapping (not absurd: report-names.sh) */
 	"unmapped-lost",       /* the same, and CPU 1 lost 7 samples */
+	"offcpu",	       /* switch-outs and switch-ins, EXIT, LOST (test-offcpu.sh) */
 	NULL,
 };
 
@@ -136,6 +137,8 @@ static void put_trailer(struct buf *b, uint32_t pid, uint64_t time, uint32_t cpu
 	put32x2(b, cpu, 0);
 }
 
+static bool offcpu_case; /* "offcpu": the event is sched:sched_switch */
+
 static void header_rec(struct buf *b, bool absurd_cpus)
 {
 	static const char cmd[] = "rp-craft good";
@@ -160,6 +163,14 @@ static void header_rec(struct buf *b, bool absurd_cpus)
 	h->event_type = PERF_TYPE_SOFTWARE;
 	h->event_config = PERF_COUNT_SW_CPU_CLOCK;
 	strcpy(h->event_name, "cpu-clock");
+	if (offcpu_case) {
+		h->flags &= ~RP_HDR_FREQ;
+		h->freq_requested = h->freq = 0;
+		h->period = 1;
+		h->event_type = PERF_TYPE_TRACEPOINT;
+		h->event_config = 372;
+		strcpy(h->event_name, "sched:sched_switch");
+	}
 	strcpy(h->hostname, "crafted");
 	strcpy(h->release, "6.0.0-crafted");
 	strcpy(h->arch, "x86_64");
@@ -271,6 +282,99 @@ static void finish_rec_rec(struct buf *b, uint64_t t)
 	put(b, &f, sizeof(f));
 }
 
+/* ---- "offcpu": one process, PID, whose threads switch out and in (times in ms after T0) ---- */
+
+static void trailer_tid(struct buf *b, uint32_t tid, uint64_t ms, uint32_t cpu)
+{
+	put32x2(b, PID, tid);
+	put64(b, T0 + ms * MS);
+	put32x2(b, cpu, 0);
+}
+
+/* TID switches out at MS: its sched:sched_switch sample (in rp_kfunc_a called from rp_kfunc_b)
+ * and its SWITCH record. */
+static void switch_out(struct buf *b, uint32_t tid, uint64_t ms)
+{
+	const uint64_t chain[] = { (uint64_t)PERF_CONTEXT_KERNEL, KFUNC_A + 0x10, KFUNC_B + 0x20 };
+	size_t at = start_rec(b, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_KERNEL);
+
+	put64(b, chain[1]);
+	put32x2(b, PID, tid);
+	put64(b, T0 + ms * MS);
+	put32x2(b, 0, 0);
+	put64(b, 1);
+	put64(b, 3);
+	put(b, chain, sizeof(chain));
+	finish_rec(b, at);
+	at = start_rec(b, PERF_RECORD_SWITCH, PERF_RECORD_MISC_SWITCH_OUT);
+	trailer_tid(b, tid, ms, 0);
+	finish_rec(b, at);
+}
+
+static void switch_in(struct buf *b, uint32_t tid, uint64_t ms)
+{
+	size_t at = start_rec(b, PERF_RECORD_SWITCH, 0);
+
+	trailer_tid(b, tid, ms, 0);
+	finish_rec(b, at);
+}
+
+/* A FORK or EXIT of thread TID at MS. */
+static void task_rec(struct buf *b, uint32_t type, uint32_t tid, uint64_t ms)
+{
+	size_t at = start_rec(b, type, 0);
+
+	put32x2(b, PID, PID);
+	put32x2(b, tid, PID);
+	put64(b, T0 + ms * MS);
+	trailer_tid(b, tid, ms, 0);
+	finish_rec(b, at);
+}
+
+static void lost_rec(struct buf *b, uint64_t lost, uint64_t ms)
+{
+	size_t at = start_rec(b, PERF_RECORD_LOST, 0);
+
+	put64(b, 1);
+	put64(b, lost);
+	trailer_tid(b, PID, ms, 0);
+	finish_rec(b, at);
+}
+
+/*
+ * The expected report (--off-cpu, by tid): 4243 waits 2 ms across one lost record (one record
+ * cannot hide a switch-in and the next switch-out); the 5 lost at 18 drop the intervals open
+ * then, 4242's first (20 ms), 4243's second (4 ms) and 4244's (23 ms): 3 intervals, 47 ms, said;
+ * 4242 waits 10 ms more from 80; 4245 waits 1 ms, exits at 50 and its last switch-out at 51 is
+ * no off-CPU time; the switch-out of a dead task (tid -1) neither; 4246 is still off at the end
+ * (90): 20 ms clipped. 33 ms in all, after 7 switch-outs.
+ */
+#define OFFCPU_RECORDS 33 /* written by offcpu_records() */
+
+static void offcpu_records(struct buf *b)
+{
+	for (uint32_t tid = 4243; tid <= 4246; tid++)
+		task_rec(b, PERF_RECORD_FORK, tid, 1);
+	switch_out(b, PID, 10);
+	switch_out(b, 4243, 12);
+	lost_rec(b, 1, 13);
+	switch_in(b, 4243, 14);
+	switch_out(b, 4243, 16);
+	switch_out(b, 4244, 17);
+	lost_rec(b, 5, 18);
+	switch_in(b, 4243, 20);
+	switch_out(b, 4245, 21);
+	switch_in(b, 4245, 22);
+	switch_in(b, PID, 30);
+	switch_in(b, 4244, 40);
+	task_rec(b, PERF_RECORD_EXIT, 4245, 50);
+	switch_out(b, 4245, 51);
+	switch_out(b, UINT32_MAX, 60);
+	switch_out(b, 4246, 70);
+	switch_out(b, PID, 80);
+	switch_in(b, PID, 90);
+}
+
 /* Append desc + zstd frame of raw to out; mutate lets a case change the descriptor. */
 static void emit_frame(struct buf *out, struct zframe *z, const struct buf *raw, uint64_t seq,
 		       uint64_t t_lo, uint64_t t_hi, uint32_t n_records, const char *kase)
@@ -372,13 +476,22 @@ int main(int argc, char **argv)
 		die("out of memory");
 	if (!strncmp(kase, "unmapped", 8))
 		user_base = NOWHERE;
+	offcpu_case = !strcmp(kase, "offcpu");
 
 	header_rec(&raw, !strcmp(kase, "header-ncpus"));
 	ksyms_rec(&raw, !strcmp(kase, "ksyms-huge") ? UINT32_MAX : 3);
 	comm_rec(&raw);
 	mmap2_rec(&raw, !strcmp(kase, "mmap-unterminated"));
 	emit_frame(&out, z, &raw, 0, T0, T0, 4, kase);
-	if (strcmp(kase, "only-frame-raw-huge") != 0) {
+	if (offcpu_case) {
+		raw.len = 0;
+		offcpu_records(&raw);
+		emit_frame(&out, z, &raw, 1, T0 + MS, T0 + 90 * MS, OFFCPU_RECORDS, kase);
+		raw.len = 0;
+		cpu_stats_rec(&raw, 0, T0 + 100 * MS, false, 0);
+		finish_rec_rec(&raw, T0 + 100 * MS);
+		emit_frame(&out, z, &raw, 2, T0 + 100 * MS, T0 + 100 * MS, 2, kase);
+	} else if (strcmp(kase, "only-frame-raw-huge") != 0) {
 		for (int fr = 1; fr <= 2; fr++) {
 			raw.len = 0;
 			samples_frame(&raw, fr, kase);

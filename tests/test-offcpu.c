@@ -1,5 +1,6 @@
 /* test-offcpu.c — the off-CPU table: intervals by tid, their kinds, the time of switch-outs
- * without a stack charged to the thread's next stack of the same kind, clipping at the end. */
+ * without a stack charged to the thread's next stack of the same kind, clipping at the end,
+ * threads that exit, intervals across lost records. */
 #include <stdlib.h>
 
 #include "check.h"
@@ -100,9 +101,108 @@ static void test_stackless(void)
 	offcpu_free(oc);
 }
 
+/* A thread's EXIT comes before its last switch-out: that one is no off-CPU time, however long
+ * the recording goes on; a FORK (or a COMM) of its tid is a new thread, which starts fresh. */
+static void test_exit(void)
+{
+	struct offcpu *oc = offcpu_new();
+	struct offcpu_charge c;
+	struct got g = { .n = 0 };
+
+	test_ctx = "exit";
+	CHECK_INT(offcpu_out(oc, 5, 1 * MS, 300, 4, 0), 0);
+	CHECK_INT(offcpu_out_kind(oc, 5, 1 * MS, false), OFFCPU_KIND);
+	CHECK_INT(offcpu_in(oc, 5, 3 * MS, &c), 1);
+	CHECK_U64(c.ns, 2 * MS);
+	/* 1 ms without a stack, still to be charged when the thread exits. */
+	CHECK_INT(offcpu_out_kind(oc, 5, 4 * MS, false), OFFCPU_STACKLESS);
+	CHECK_INT(offcpu_in(oc, 5, 5 * MS, &c), 0);
+	CHECK_INT(offcpu_exit(oc, 5, collect, &g), 0);
+	CHECK_INT(g.n, 1);
+	CHECK_INT(g.c[0].stack, 300);
+	CHECK_U64(g.c[0].ns, 1 * MS);
+	CHECK_U64(g.c[0].clipped_ns, 0);
+	/* Its last switch-out, sample and record: ignored, and nothing is clipped at the end. */
+	CHECK_INT(offcpu_out(oc, 5, 6 * MS, 301, 4, 0), OFFCPU_OUT_EXITED);
+	CHECK_INT(offcpu_out_kind(oc, 5, 6 * MS, false), OFFCPU_EXITED);
+	CHECK_INT(offcpu_in(oc, 5, 7 * MS, &c), 0);
+	/* A new thread of the same tid (FORK): its intervals count again. */
+	CHECK_INT(offcpu_fork(oc, 5, collect, &g), 0);
+	CHECK_INT(offcpu_out(oc, 5, 10 * MS, 302, 6, 1), 0);
+	CHECK_INT(offcpu_out_kind(oc, 5, 10 * MS, true), OFFCPU_KIND);
+	CHECK_INT(offcpu_in(oc, 5, 13 * MS, &c), 1);
+	CHECK_U64(c.ns, 3 * MS);
+	CHECK_INT(c.task, 6);
+	/* An interval open at the EXIT lost its switch-in: dropped, said. */
+	CHECK_INT(offcpu_out(oc, 5, 14 * MS, 303, 6, 1), 0);
+	CHECK_INT(offcpu_exit(oc, 5, collect, &g), 1);
+	CHECK_INT(offcpu_out(oc, 5, 15 * MS, 303, 6, 1), OFFCPU_OUT_EXITED);
+	/* A COMM of the exited tid: a new thread too. */
+	offcpu_revive(oc, 5);
+	CHECK_INT(offcpu_out(oc, 5, 20 * MS, 304, 7, 0), 0);
+	/* A FORK of a live tid: its EXIT was lost; its open interval is dropped. */
+	CHECK_INT(offcpu_fork(oc, 5, collect, &g), 1);
+	CHECK_INT(offcpu_in(oc, 5, 21 * MS, &c), 0);
+	/* A COMM of a live thread (prctl) changes nothing. */
+	CHECK_INT(offcpu_out(oc, 5, 22 * MS, 305, 7, 0), 0);
+	offcpu_revive(oc, 5);
+	CHECK_INT(offcpu_in(oc, 5, 24 * MS, &c), 1);
+	CHECK_U64(c.ns, 2 * MS);
+	g.n = 0;
+	CHECK_INT(offcpu_flush(oc, 30 * MS, collect, &g), 0);
+	CHECK_INT(g.n, 0);
+	offcpu_free(oc);
+}
+
+/* Records lost while an interval is open: its switch-in and the next switch-out may be among
+ * them, so it is dropped and counted with its time, not charged; intervals after the loss,
+ * and the next file, are not. */
+static void test_lost(void)
+{
+	struct offcpu *oc = offcpu_new();
+	struct offcpu_charge c;
+	struct got g = { .n = 0 };
+
+	test_ctx = "lost";
+	CHECK_INT(offcpu_out(oc, 3, 10 * MS, 400, 2, 0), 0);
+	CHECK_INT(offcpu_out(oc, 4, 10 * MS, 410, 2, 1), 0);
+	offcpu_lost(oc, 12 * MS);
+	/* Thread 3 switched in at 13, ran, switched out at 14: all lost; its switch-in at 20
+	 * would charge 10 ms of which it ran some. */
+	CHECK_INT(offcpu_in(oc, 3, 20 * MS, &c), 0);
+	CHECK_U64(offcpu_stats(oc)->n_lost, 1);
+	CHECK_U64(offcpu_stats(oc)->lost_ns, 10 * MS);
+	/* An interval begun after the loss counts. */
+	CHECK_INT(offcpu_out(oc, 3, 21 * MS, 401, 2, 0), 0);
+	CHECK_INT(offcpu_in(oc, 3, 24 * MS, &c), 1);
+	CHECK_U64(c.ns, 3 * MS);
+	CHECK_INT(c.stack, 401);
+	/* Stackless intervals across a loss are dropped too, not kept for the next stack. */
+	CHECK_INT(offcpu_out_kind(oc, 3, 30 * MS, false), OFFCPU_STACKLESS);
+	offcpu_lost(oc, 31 * MS);
+	CHECK_INT(offcpu_in(oc, 3, 35 * MS, &c), 0);
+	CHECK_INT(offcpu_out(oc, 3, 40 * MS, 402, 2, 0), 0);
+	CHECK_INT(offcpu_in(oc, 3, 41 * MS, &c), 1);
+	CHECK_U64(c.ns, 1 * MS);
+	CHECK_U64(offcpu_stats(oc)->n_lost, 2);
+	CHECK_U64(offcpu_stats(oc)->lost_ns, 15 * MS);
+	/* Thread 4, still off at the end since before the losses: dropped, not clipped. */
+	CHECK_INT(offcpu_flush(oc, 50 * MS, collect, &g), 0);
+	CHECK_INT(g.n, 0);
+	CHECK_U64(offcpu_stats(oc)->n_lost, 3);
+	CHECK_U64(offcpu_stats(oc)->lost_ns, 55 * MS);
+	/* The next file starts without losses. */
+	CHECK_INT(offcpu_out(oc, 4, 60 * MS, 411, 2, 1), 0);
+	CHECK_INT(offcpu_in(oc, 4, 62 * MS, &c), 1);
+	CHECK_U64(c.ns, 2 * MS);
+	offcpu_free(oc);
+}
+
 int main(void)
 {
 	test_every_stack();
 	test_stackless();
+	test_exit();
+	test_lost();
 	return check_done("test-offcpu");
 }

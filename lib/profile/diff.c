@@ -99,29 +99,56 @@ static const char *key_text(const struct session *s, const struct session_row *r
 	}
 }
 
+/* The entry of ROW's frame SYM: its index, or -ENOMEM. */
+static int64_t row_entry(struct diff *d, const struct session *s, const struct session_row *row,
+			 uint32_t sym, const enum print_key *keys, size_t n_keys)
+{
+	char bufs[PRINT_N_KEYS][1024];
+	const char *text[PRINT_N_KEYS] = { NULL };
+
+	for (size_t k = 0; k < n_keys; k++)
+		text[keys[k]] = key_text(s, row, sym, keys[k], bufs[keys[k]], sizeof(bufs[0]));
+	return diff_entry_of(d, text);
+}
+
 int diff_add_entries(struct diff *d, int side, const struct session *s, const enum print_key *keys,
-		     size_t n_keys)
+		     size_t n_keys, bool children)
 {
 	const struct session_row *rows;
-	size_t n_rows;
+	size_t n_rows, cap_seen = 0;
+	int64_t *seen = NULL;
+	int rc = 0;
 
 	rows = session_rows(s, &n_rows);
-	for (size_t i = 0; i < n_rows; i++) {
-		char bufs[PRINT_N_KEYS][1024];
-		const char *text[PRINT_N_KEYS] = { NULL };
+	for (size_t i = 0; i < n_rows && rc == 0; i++) {
 		uint32_t n;
 		const uint32_t *st = session_stack(s, rows[i].stack, &n);
-		int64_t id;
+		size_t n_seen = 0;
 
-		for (size_t k = 0; k < n_keys; k++)
-			text[keys[k]] =
-			    key_text(s, &rows[i], st[0], keys[k], bufs[keys[k]], sizeof(bufs[0]));
-		id = diff_entry_of(d, text);
-		if (id < 0)
-			return (int)id;
-		d->e[id].w[side] += rows[i].period;
+		if (children && GROW(seen, cap_seen, n) < 0) {
+			rc = -ENOMEM;
+			break;
+		}
+		/* Each entry once per row, however often its function recurs in the stack. */
+		for (uint32_t f = 0; f < (children ? n : 1); f++) {
+			int64_t id = row_entry(d, s, &rows[i], st[f], keys, n_keys);
+			bool dup = false;
+
+			if (id < 0) {
+				rc = (int)id;
+				break;
+			}
+			for (size_t j = 0; j < n_seen && !dup; j++)
+				dup = seen[j] == id;
+			if (dup)
+				continue;
+			if (children)
+				seen[n_seen++] = id;
+			d->e[id].w[side] += rows[i].period;
+		}
 	}
-	return 0;
+	free(seen);
+	return rc;
 }
 
 int diff_add_folded(struct diff *d, int side, const struct session *s)

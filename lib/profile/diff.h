@@ -3,6 +3,7 @@
 #ifndef RP_DIFF_H
 #define RP_DIFF_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -23,12 +24,14 @@ struct diff *diff_new(void);
 struct diff *diff_free(struct diff *d);
 
 /*
- * The Self weight (the sample period of each row's leaf frame) of SIDE's session S, by the
- * N_KEYS sort keys, each key as its text: comm name, number, object name, symbol as "[k] name"
- * or "[.] name". 0 or -ENOMEM.
+ * The weights of SIDE's session S by the N_KEYS sort keys, each key as its text: comm name,
+ * number, object name, symbol as "[k] name" or "[.] name". Self: the sample period of each
+ * row's leaf frame; with CHILDREN, the period of every row whose stack holds the entry (once
+ * per row), as report's Children column: off-CPU stacks all end in [off-cpu], so the function
+ * that waited has time only there. 0 or -ENOMEM.
  */
 int diff_add_entries(struct diff *d, int side, const struct session *s, const enum print_key *keys,
-		     size_t n_keys);
+		     size_t n_keys, bool children);
 /* SIDE's folded stacks ("comm;outer;...;inner", as print_folded() writes them) with their
  * sample counts (microseconds with time weights). 0 or -ENOMEM. */
 int diff_add_folded(struct diff *d, int side, const struct session *s);

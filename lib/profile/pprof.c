@@ -33,9 +33,14 @@ typedef Perftools__Profiles__Function Function;
 
 /* A sample while it is built: its location ids are ids[first .. first + n). The messages
  * that point into these arrays are made once every array has its final place (finish()). */
+/* Values, in the order of the sample types (see describe()): samples/count, then the period's
+ * sum (the event's, or off_cpu/nanoseconds with --off-cpu); with --wall cpu/nanoseconds,
+ * off_cpu/nanoseconds and wall/nanoseconds (their sum). */
+enum { VAL_COUNT, VAL_PERIOD, VAL_OFFCPU, VAL_WALL, N_VALS };
+
 struct psample {
 	uint32_t first, n;
-	int64_t val[2];
+	int64_t val[N_VALS];
 	int32_t pid, tid;
 	uint32_t comm, unit;
 };
@@ -69,6 +74,7 @@ struct enc {
 	uint64_t *ids;
 	size_t n_ids, cap_ids;
 	int64_t k_pid, k_tid, k_comm, k_unit; /* label keys */
+	enum session_weight weight;
 };
 
 /* STR's index in the string table; -ENOMEM. */
@@ -221,6 +227,19 @@ static int64_t location(struct enc *e, uint32_t loc)
 	return (int64_t)l->id;
 }
 
+/* Is location LOC the [off-cpu] frame that ends every off-CPU stack? */
+static bool offcpu_leaf(const struct enc *e, uint32_t loc)
+{
+	uint32_t dso;
+	uint64_t addr;
+
+	const char *name;
+
+	aggregate_loc(e->p.agg, loc, &dso, &addr);
+	name = dsotab_name(e->p.dsos, dso);
+	return name && strcmp(name, "[off-cpu]") == 0;
+}
+
 /* One aggregate count into the samples, merged with the others of its stack and task (they
  * differ by CPU only). 0 or -ENOMEM. */
 static int add_count(struct enc *e, const struct aggregate_count *c)
@@ -250,12 +269,18 @@ static int add_count(struct enc *e, const struct aggregate_count *c)
 			e->ids[e->n_ids + k] = (uint64_t)id;
 		}
 		e->smps[e->n_smps++] = (struct psample){
-			(uint32_t)e->n_ids, n, { 0, 0 }, c->pid, c->tid, c->comm, c->unit
+			(uint32_t)e->n_ids, n, { 0 }, c->pid, c->tid, c->comm, c->unit
 		};
 		e->n_ids += n;
 	}
-	e->smps[i].val[0] += (int64_t)c->count;
-	e->smps[i].val[1] += (int64_t)c->period;
+	e->smps[i].val[VAL_COUNT] += (int64_t)c->count;
+	if (e->weight != SESSION_WALL) {
+		e->smps[i].val[VAL_PERIOD] += (int64_t)c->period;
+		return 0;
+	}
+	/* Wall time: on-CPU periods and off-CPU time apart, and together. */
+	e->smps[i].val[offcpu_leaf(e, stack[0]) ? VAL_OFFCPU : VAL_PERIOD] += (int64_t)c->period;
+	e->smps[i].val[VAL_WALL] += (int64_t)c->period;
 	return 0;
 }
 
@@ -310,39 +335,57 @@ static void event_of(const struct session *s, struct session_event *ret)
 	}
 }
 
-/* The sample types, the period and the window. cpu-clock and task-clock count nanoseconds;
- * other events count themselves. 0 or -ENOMEM. */
-static int describe(struct enc *e, Profile *pr, ValueType vt[3], const struct pprof_opts *o)
+/* Sample type VT: TYPE/UNIT. 0 or -ENOMEM. */
+static int value_type(struct enc *e, ValueType *vt, const char *type, const char *unit)
+{
+	int64_t t = str(e, type), u = str(e, unit);
+
+	if (t < 0 || u < 0)
+		return -ENOMEM;
+	perftools__profiles__value_type__init(vt);
+	vt->type = t;
+	vt->unit = u;
+	return 0;
+}
+
+/* The sample types (VAL_*, as many as *ret_n), the period and the window. cpu-clock and
+ * task-clock count nanoseconds; other events count themselves; off-CPU time is a type of its
+ * own. VT has N_VALS + 1 entries (the last for period_type). 0 or -ENOMEM. */
+static int describe(struct enc *e, Profile *pr, ValueType *vt, size_t *ret_n,
+		    const struct pprof_opts *o)
 {
 	const struct session_totals *t = session_totals(e->s);
 	const struct rp_header_rec *h = session_header(e->s);
 	struct session_event ev;
 	char base[64];
 	bool ns;
-	int64_t ids[5];
+	size_t n = e->weight == SESSION_WALL ? N_VALS : 2;
+	int rc;
 
 	event_of(e->s, &ev);
 	snprintf(base, sizeof(base), "%s", ev.name[0] ? ev.name : "events");
 	base[strcspn(base, ":")] = '\0'; /* "cpu-clock:u" counts what cpu-clock counts */
 	ns = strcmp(base, "cpu-clock") == 0 || strcmp(base, "task-clock") == 0;
-	ids[0] = str(e, "samples");
-	ids[1] = str(e, "count");
-	ids[2] = str(e, ns ? "cpu" : base);
-	ids[3] = str(e, ns ? "nanoseconds" : "count");
-	ids[4] = str(e, ev.name);
-	for (int i = 0; i < 5; i++)
-		if (ids[i] < 0)
-			return -ENOMEM;
-	for (int i = 0; i < 3; i++)
-		perftools__profiles__value_type__init(&vt[i]);
-	vt[0].type = ids[0];
-	vt[0].unit = ids[1];
-	vt[1].type = vt[2].type = ids[2];
-	vt[1].unit = vt[2].unit = ids[3];
-	pr->default_sample_type = ids[2];
-	pr->period_type = &vt[2];
-	/* Frequency mode: the mean period (1e9 / Hz for a clock). */
-	if (ev.freq && ns)
+	rc = value_type(e, &vt[VAL_COUNT], "samples", "count");
+	if (rc == 0 && e->weight == SESSION_OFFCPU)
+		rc = value_type(e, &vt[VAL_PERIOD], "off_cpu", "nanoseconds");
+	else if (rc == 0)
+		rc =
+		    value_type(e, &vt[VAL_PERIOD], ns ? "cpu" : base, ns ? "nanoseconds" : "count");
+	if (rc == 0 && e->weight == SESSION_WALL)
+		rc = value_type(e, &vt[VAL_OFFCPU], "off_cpu", "nanoseconds");
+	if (rc == 0 && e->weight == SESSION_WALL)
+		rc = value_type(e, &vt[VAL_WALL], "wall", "nanoseconds");
+	if (rc < 0)
+		return rc;
+	*ret_n = n;
+	vt[N_VALS] = vt[VAL_PERIOD];
+	pr->default_sample_type = vt[n - 1].type;
+	pr->period_type = &vt[N_VALS];
+	/* Frequency mode: the mean period (1e9 / Hz for a clock). Off-CPU time has none. */
+	if (e->weight == SESSION_OFFCPU)
+		pr->period = 0;
+	else if (ev.freq && ns)
 		pr->period = (int64_t)(1000000000u / ev.freq);
 	else if (ev.freq)
 		pr->period = t->samples ? (int64_t)(t->period / t->samples) : 0;
@@ -387,7 +430,7 @@ static int link_samples(struct enc *e, Profile *pr, Sample *smps, Sample **smpp,
 			return -ENOMEM;
 		smps[i].n_location_id = ps->n;
 		smps[i].location_id = e->ids + ps->first;
-		smps[i].n_value = 2;
+		smps[i].n_value = e->weight == SESSION_WALL ? N_VALS : 2;
 		smps[i].value = ps->val;
 		smps[i].n_label = N_LABELS;
 		smps[i].label = labp + N_LABELS * i;
@@ -523,8 +566,9 @@ static void enc_done(struct enc *e)
 static int pack(struct enc *e, const struct pprof_opts *o, uint8_t **ret_buf, size_t *ret_len)
 {
 	Profile pr = PERFTOOLS__PROFILES__PROFILE__INIT;
-	ValueType vt[3];
-	ValueType *vtp[2] = { &vt[0], &vt[1] };
+	ValueType vt[N_VALS + 1];
+	ValueType *vtp[N_VALS] = { &vt[0], &vt[1], &vt[2], &vt[3] };
+	size_t n_types = 2;
 	struct ptrs p = { 0 };
 	uint8_t *buf = NULL;
 	size_t len;
@@ -537,11 +581,11 @@ static int pack(struct enc *e, const struct pprof_opts *o, uint8_t **ret_buf, si
 	rc = e->k_pid < 0 || e->k_tid < 0 || e->k_comm < 0 || e->k_unit < 0 ? -ENOMEM
 									    : add_counts(e, o);
 	if (rc == 0)
-		rc = describe(e, &pr, vt, o);
+		rc = describe(e, &pr, vt, &n_types, o);
 	if (rc == 0)
 		rc = tables(e, &pr, &p);
 	if (rc == 0) {
-		pr.n_sample_type = 2;
+		pr.n_sample_type = n_types;
 		pr.sample_type = vtp;
 		len = perftools__profiles__profile__get_packed_size(&pr);
 		buf = malloc(len ? len : 1);
@@ -559,7 +603,7 @@ static int pack(struct enc *e, const struct pprof_opts *o, uint8_t **ret_buf, si
 int pprof_encode(const struct session *s, const struct pprof_opts *o, uint8_t **ret_buf,
 		 size_t *ret_len)
 {
-	struct enc e = { .s = s };
+	struct enc e = { .s = s, .weight = session_weight(s) };
 	uint8_t *raw = NULL;
 	size_t len = 0;
 	int rc = -ENOMEM;

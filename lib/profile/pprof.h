@@ -20,11 +20,12 @@ struct pprof_opts {
 /*
  * The profile of S (after session_finish()): every sample the session kept, with values
  * samples/count and the period's sum (cpu/nanoseconds for cpu-clock and task-clock, else
- * EVENT/count), labels pid, tid, comm and unit; one Mapping per object (build-id in hex), whose
- * Locations hold file offsets for files (memory_start 0, file_offset 0, so one Mapping
- * serves every process) and addresses for the kernel and JIT code; Lines innermost first,
- * Functions with the demangled name and the raw (mangled) system_name. O may be NULL.
- * 0 with *ret_buf (malloc'd, the caller frees it) of *ret_len bytes, or -ENOMEM.
+ * EVENT/count; off_cpu/nanoseconds with off-CPU weights; with wall-time weights cpu/nanoseconds,
+ * off_cpu/nanoseconds and their sum wall/nanoseconds, the default), labels pid, tid, comm and unit;
+ * one Mapping per object (build-id in hex), whose Locations hold file offsets for files (memory_start
+ * 0, file_offset 0, so one Mapping serves every process) and addresses for the kernel and JIT code;
+ * Lines innermost first, Functions with the demangled name and the raw (mangled) system_name. O may
+ * be NULL. 0 with *ret_buf (malloc'd, the caller frees it) of *ret_len bytes, or -ENOMEM.
  */
 int pprof_encode(const struct session *s, const struct pprof_opts *o, uint8_t **ret_buf,
 		 size_t *ret_len);

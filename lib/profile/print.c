@@ -128,6 +128,12 @@ static void print_offcpu_header(FILE *f, const struct session_totals *t)
 		t->offcpu_clipped, t->offcpu_clipped == 1 ? "" : "s",
 		(double)t->offcpu_clipped_ns / 1e9, t->offcpu_dropped,
 		t->offcpu_dropped == 1 ? "" : "s");
+	if (t->offcpu_lost)
+		fprintf(f,
+			"# off-CPU lost: %" PRIu64 " interval%s open while records were lost, "
+			"%.3f s not counted (the thread may have run meanwhile)\n",
+			t->offcpu_lost, t->offcpu_lost == 1 ? "" : "s",
+			(double)t->offcpu_lost_ns / 1e9);
 	if (t->offcpu_rate)
 		fprintf(f,
 			"# off-CPU stacks sampled at most %" PRIu64 " times a second per CPU: "

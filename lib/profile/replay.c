@@ -20,6 +20,17 @@
 #include "profile/session.h"
 
 #define MAX_FRAMES 512
+/*
+ * Lost records end an off-CPU interval falsely only when a thread's switch-in and its next
+ * switch-out record were both among them: one record lost alone (the common case: a sample
+ * with its stack copy that did not fit in the ring) cannot do that, and a switch-in lost alone
+ * is seen at the next switch-out (dropped). So intervals are dropped only across a LOST record
+ * of at least two records; PERF_RECORD_LOST_SAMPLES counts samples only, never switch records.
+ */
+#define OFFCPU_LOST_MIN 2
+/* The tid the kernel gives a task past its exit (perf_event_tid() once its pid is gone): its
+ * last switch-out, under -a, comes with it. */
+#define DEAD_TID UINT32_MAX
 
 struct replay {
 	const struct session_opts *o; /* borrowed, as the models below */
@@ -159,12 +170,36 @@ int replay_task_record(struct procmodel *pm, const struct perf_event_header *h, 
 	return 0;
 }
 
+static void charge_clipped(void *arg, const struct offcpu_charge *c);
+
+/* What the off-CPU table learns from the side-band: a thread's EXIT comes before its last
+ * switch-out, which never ends; a FORK of its tid is a new thread, and so is a COMM of a tid
+ * that had exited (a reused one). */
+static void offcpu_task(struct replay *rp, const struct perf_event_header *h)
+{
+	struct perfrec_comm c;
+	struct perfrec_task t;
+
+	if (h->type == PERF_RECORD_COMM) {
+		if (perfrec_parse_comm(h, rp->sample_type, &c) == 0)
+			offcpu_revive(rp->oc, c.tid);
+	} else if (h->type == PERF_RECORD_FORK || h->type == PERF_RECORD_EXIT) {
+		if (perfrec_parse_task(h, &t) == 0)
+			rp->t->offcpu_dropped += h->type == PERF_RECORD_EXIT
+						     ? offcpu_exit(rp->oc, t.tid, charge_clipped, rp)
+						     : offcpu_fork(rp->oc, t.tid, charge_clipped, rp);
+	}
+}
+
 /* A record that names threads or places them in cgroups. Damaged COMM, FORK and EXIT records
  * are skipped uncounted: the totals count damaged mappings and cgroups. */
 static void on_task(struct replay *rp, const struct perf_event_header *h)
 {
-	int rc = replay_task_record(rp->pm, h, rp->sample_type);
+	int rc;
 
+	if (rp->oc)
+		offcpu_task(rp, h);
+	rc = replay_task_record(rp->pm, h, rp->sample_type);
 	if (rc == -ENOMEM)
 		rp->t->sideband_nomem++;
 	else if (rc == -EINVAL && h->type != PERF_RECORD_COMM && h->type != PERF_RECORD_FORK &&
@@ -549,8 +584,9 @@ static void charge_clipped(void *arg, const struct offcpu_charge *c)
 	charge_offcpu(rp, c);
 }
 
-/* A thread switched out (its sched:sched_switch sample): its stack waits for the switch-in. */
-static void offcpu_sample(struct replay *rp, const struct perfrec_sample *smp, int64_t stack,
+/* A thread switched out (its sched:sched_switch sample): its stack waits for the switch-in.
+ * False when the switch-out is not off-CPU time (the thread's last, after its exit). */
+static bool offcpu_sample(struct replay *rp, const struct perfrec_sample *smp, int64_t stack,
 			  const struct task_memo *memo)
 {
 	struct session_totals *t = rp->t;
@@ -560,8 +596,10 @@ static void offcpu_sample(struct replay *rp, const struct perfrec_sample *smp, i
 
 	if (r < 0) {
 		t->samples_nomem++;
-		return;
+		return false;
 	}
+	if (r == OFFCPU_OUT_EXITED)
+		return false;
 	t->offcpu_dropped += r == 1;
 	t->offcpu_switchouts++;
 	t->offcpu_stacks++;
@@ -571,6 +609,7 @@ static void offcpu_sample(struct replay *rp, const struct perfrec_sample *smp, i
 		t->t_last = smp->id.time;
 	if (rp->unwound)
 		count_unwind(rp, smp);
+	return true;
 }
 
 /* A thread switched out that has no stack in the off-CPU table yet (the recorder sampled
@@ -600,7 +639,7 @@ static void on_switch(struct replay *rp, const struct perf_event_header *h)
 		return;
 	if (id.time > rp->t_latest)
 		rp->t_latest = id.time;
-	if (id.time < rp->since || id.time > rp->until)
+	if (id.time < rp->since || id.time > rp->until || id.tid == DEAD_TID)
 		return;
 	if (h->misc & PERF_RECORD_MISC_SWITCH_OUT) {
 		/* A switch-out the recorder kept no stack for (--off-cpu-rate) opens an
@@ -610,7 +649,7 @@ static void on_switch(struct replay *rp, const struct perf_event_header *h)
 		if (k == OFFCPU_UNKNOWN && offcpu_adopt_thread(rp, &id))
 			k = offcpu_out_kind(rp->oc, id.tid, id.time,
 					    h->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT);
-		rp->t->offcpu_switchouts += k >= OFFCPU_STACKLESS;
+		rp->t->offcpu_switchouts += k == OFFCPU_STACKLESS || k == OFFCPU_STACKLESS_DROPPED;
 		rp->t->offcpu_dropped += k == OFFCPU_STACKLESS_DROPPED;
 	} else if (offcpu_in(rp->oc, id.tid, id.time, &c)) {
 		charge_offcpu(rp, &c);
@@ -638,8 +677,10 @@ static void on_sample(struct replay *rp, const struct perf_event_header *h)
 		return;
 	if (smp.id.time > rp->t_latest)
 		rp->t_latest = smp.id.time;
-	/* The idle task's switch-outs are a CPU going to work, not a thread waiting. */
-	if (rp->oc && smp.id.tid == 0 && rp->is_switch[reader_event(rp->rd) % RP_MAX_EVENTS])
+	/* The idle task's switch-outs are a CPU going to work, not a thread waiting; a dead
+	 * task's is its last. */
+	if (rp->oc && (smp.id.tid == 0 || smp.id.tid == DEAD_TID) &&
+	    rp->is_switch[reader_event(rp->rd) % RP_MAX_EVENTS])
 		return;
 	rp->t->samples_window++;
 	rp->t->period_window += smp.period ? smp.period : 1;
@@ -654,8 +695,7 @@ static void on_sample(struct replay *rp, const struct perf_event_header *h)
 		return;
 	stack = sample_stack(rp, &smp, memo->pgen);
 	if (rp->oc && rp->is_switch[reader_event(rp->rd) % RP_MAX_EVENTS]) {
-		offcpu_sample(rp, &smp, stack, memo);
-		if (rp->hook && rp->ohook && stack >= 0)
+		if (offcpu_sample(rp, &smp, stack, memo) && rp->hook && rp->ohook)
 			rp->hook(rp->hook_arg, &smp, (uint32_t)stack, (uint32_t)memo->comm,
 				 (uint32_t)memo->unit);
 		return;
@@ -735,8 +775,12 @@ static void on_record(struct replay *rp, const struct perf_event_header *h)
 		on_mmap(rp, h);
 		break;
 	case PERF_RECORD_LOST:
-		if (perfrec_parse_lost(h, &l) == 0 &&
-		    perfrec_time(h, rp->sample_type) >= rp->since &&
+	case PERF_RECORD_LOST_SAMPLES:
+		if (perfrec_parse_lost(h, &l) < 0)
+			break;
+		if (rp->oc && h->type == PERF_RECORD_LOST && l.lost >= OFFCPU_LOST_MIN)
+			offcpu_lost(rp->oc, perfrec_time(h, rp->sample_type));
+		if (perfrec_time(h, rp->sample_type) >= rp->since &&
 		    perfrec_time(h, rp->sample_type) <= rp->until)
 			rp->t->lost = util_sat_add(rp->t->lost, l.lost);
 		break;
@@ -754,8 +798,13 @@ static void on_record(struct replay *rp, const struct perf_event_header *h)
 			rp->t->sideband_nomem++;
 		break;
 	case RP_REC_CPU_STATS:
-		if (format_cpu_stats(h, &cs) == 0)
-			rp->t->lost = util_sat_add(rp->t->lost, cs.lost_unreported);
+		if (format_cpu_stats(h, &cs) < 0)
+			break;
+		rp->t->lost = util_sat_add(rp->t->lost, cs.lost_unreported);
+		/* Losses without their LOST record, known at the end of the file: the intervals
+		 * still open are not clipped there but dropped. */
+		if (rp->oc && cs.lost_unreported >= OFFCPU_LOST_MIN)
+			offcpu_lost(rp->oc, cs.time);
 		break;
 	case RP_REC_FINISH:
 		rp->finished = true;
@@ -866,8 +915,11 @@ int replay_file(struct replay *rp, struct reader *r, char *why, size_t why_size)
 		on_record(rp, h);
 	rp->rd = NULL;
 	/* Each file stands alone: a thread still off at its end is clipped there. */
-	if (rp->oc)
+	if (rp->oc) {
 		rp->t->offcpu_clipped += offcpu_flush(rp->oc, rp->t_latest, charge_clipped, rp);
+		rp->t->offcpu_lost = offcpu_stats(rp->oc)->n_lost;
+		rp->t->offcpu_lost_ns = offcpu_stats(rp->oc)->lost_ns;
+	}
 	rp->t_latest = 0;
 	rp->ksyms_preloaded = false;
 	/* A whole snapshot is read once (every file has the same); partial ones add up. */

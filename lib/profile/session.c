@@ -623,6 +623,11 @@ const struct session_totals *session_totals(const struct session *s)
 	return &s->t;
 }
 
+enum session_weight session_weight(const struct session *s)
+{
+	return s->o.weight;
+}
+
 const struct session_row *session_rows(const struct session *s, size_t *ret_n)
 {
 	return aggregate_rows(s->agg, ret_n);

@@ -117,6 +117,9 @@ struct session_totals {
 	bool time_weighted;
 	uint64_t offcpu_ns, offcpu_preempt_ns, offcpu_clipped, offcpu_clipped_ns;
 	uint64_t offcpu_dropped, offcpu_switchouts;
+	/* Intervals open while records were lost (dropped: the thread may have run meanwhile)
+	 * and their ns. */
+	uint64_t offcpu_lost, offcpu_lost_ns;
 	/* Switch-outs that came with their stack, and the recorder's --off-cpu-rate (switch-outs
 	 * sampled a second per CPU at most; 0: every one). */
 	uint64_t offcpu_stacks, offcpu_rate;
@@ -204,6 +207,8 @@ const struct session_event *session_selected_event(const struct session *s);
  * without a window. */
 const char *session_covered(const struct session *s, size_t *ret_n);
 const struct session_totals *session_totals(const struct session *s);
+/* What the sample periods are (session_opts.weight). */
+enum session_weight session_weight(const struct session *s);
 const struct session_row *session_rows(const struct session *s, size_t *ret_n);
 const uint32_t *session_stack(const struct session *s, uint32_t id, uint32_t *ret_n);
 const struct session_sym *session_sym(const struct session *s, uint32_t id);

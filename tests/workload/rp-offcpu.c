@@ -5,9 +5,13 @@
  *   rp-holder   takes a mutex and sleeps 30 ms holding it (hold_lock), then 10 ms without
  *   rp-locker   waits for that mutex in wait_mutex, then sleeps 20 ms in locker_pause
  *   rp-spin1/2  both pinned to CPU 0, spinning in spin_contend: each preempts the other
+ *   rp-early    sleeps 10 ms five times in wait_early, then exits: gone long before the end
  * and then prints, per thread, "THREAD tid TID wall W" and "FUNCTION S" for each waiting
  * function: the seconds of CLOCK_MONOTONIC measured around its blocking calls (the truth the
  * tests compare the report with).
+ * `rp-offcpu -n SECONDS A B` instead, in its main thread alone (rp-napper), sleeps A ms in nap_a
+ * then B ms in nap_b for SECONDS, and prints "rp-napper tid TID wall W nap_a S nap_b S": its
+ * off-CPU time split A:B between the two, for `ringprof diff --off-cpu`.
  * `rp-offcpu -P SECONDS` instead bounces a byte between rp-ping and rp-pong over two pipes for
  * SECONDS (tens of thousands of switches a second, the load that --off-cpu-interval bounds)
  * and prints "THREAD tid TID wall W trips N". Exit 2 on bad usage. */
@@ -112,6 +116,21 @@ RP_FRAME static void locker_pause(void)
 	sleep_ms(20);
 }
 
+RP_FRAME static void wait_early(void)
+{
+	sleep_ms(10);
+}
+
+RP_FRAME static void nap_a(unsigned int ms)
+{
+	sleep_ms(ms);
+}
+
+RP_FRAME static void nap_b(unsigned int ms)
+{
+	sleep_ms(ms);
+}
+
 RP_FRAME static void spin_contend(void)
 {
 	for (int i = 0; i < 100000; i++)
@@ -139,6 +158,12 @@ static void *run(void *arg)
 		CPU_ZERO(&set);
 		CPU_SET(0, &set);
 		sched_setaffinity(0, sizeof(set), &set);
+	}
+	if (strcmp(p->name, "rp-early") == 0) {
+		for (int i = 0; i < 5; i++)
+			TIMED(&p->waited, wait_early());
+		p->wall = now_ns(CLOCK_MONOTONIC) - start;
+		return NULL;
 	}
 	while (now_ns(CLOCK_MONOTONIC) < end_ns) {
 		if (strcmp(p->name, "rp-sleeper") == 0) {
@@ -222,13 +247,32 @@ static int pingpong(double secs)
 	return 0;
 }
 
+/* -n: the main thread naps A then B ms until SECONDS have passed. */
+static int naps(double secs, unsigned int a, unsigned int b)
+{
+	uint64_t start = now_ns(CLOCK_MONOTONIC), in_a = 0, in_b = 0;
+
+	prctl(PR_SET_NAME, "rp-napper");
+	end_ns = start + (uint64_t)(secs * 1e9);
+	while (now_ns(CLOCK_MONOTONIC) < end_ns) {
+		if (a)
+			TIMED(&in_a, nap_a(a));
+		if (b)
+			TIMED(&in_b, nap_b(b));
+	}
+	printf("rp-napper tid %d wall %.6f nap_a %.6f nap_b %.6f\n", gettid(),
+	       (double)(now_ns(CLOCK_MONOTONIC) - start) / 1e9, (double)in_a / 1e9,
+	       (double)in_b / 1e9);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct part parts[] = {
 		{ "rp-sleeper", "wait_sleep", 0, 0, 0 }, { "rp-piper", "wait_pipe", 0, 0, 0 },
 		{ "rp-feeder", "feed_pipe", 0, 0, 0 },	 { "rp-holder", "hold_lock", 0, 0, 0 },
 		{ "rp-locker", "wait_mutex", 0, 0, 0 },	 { "rp-spin1", "spin_contend", 0, 0, 0 },
-		{ "rp-spin2", "spin_contend", 0, 0, 0 },
+		{ "rp-spin2", "spin_contend", 0, 0, 0 }, { "rp-early", "wait_early", 0, 0, 0 },
 	};
 	enum { N = sizeof(parts) / sizeof(parts[0]) };
 	pthread_t th[N];
@@ -241,6 +285,17 @@ int main(int argc, char **argv)
 			return 2;
 		}
 		return pingpong(secs);
+	}
+	if (argc == 5 && strcmp(argv[1], "-n") == 0) {
+		int a = atoi(argv[3]), b = atoi(argv[4]);
+
+		secs = atof(argv[2]);
+		if (secs <= 0 || secs > 3600 || a < 0 || b < 0 || a + b == 0 || a > 10000 ||
+		    b > 10000) {
+			fprintf(stderr, "usage: rp-offcpu -n SECONDS A_MS B_MS\n");
+			return 2;
+		}
+		return naps(secs, (unsigned int)a, (unsigned int)b);
 	}
 	if (argc == 3 && strcmp(argv[1], "-d") == 0)
 		secs = atof(argv[2]);
