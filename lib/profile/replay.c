@@ -185,9 +185,10 @@ static void offcpu_task(struct replay *rp, const struct perf_event_header *h)
 			offcpu_revive(rp->oc, c.tid);
 	} else if (h->type == PERF_RECORD_FORK || h->type == PERF_RECORD_EXIT) {
 		if (perfrec_parse_task(h, &t) == 0)
-			rp->t->offcpu_dropped += h->type == PERF_RECORD_EXIT
-						     ? offcpu_exit(rp->oc, t.tid, charge_clipped, rp)
-						     : offcpu_fork(rp->oc, t.tid, charge_clipped, rp);
+			rp->t->offcpu_dropped +=
+			    h->type == PERF_RECORD_EXIT
+				? offcpu_exit(rp->oc, t.tid, charge_clipped, rp)
+				: offcpu_fork(rp->oc, t.tid, charge_clipped, rp);
 	}
 }
 
