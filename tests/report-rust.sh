@@ -1,0 +1,72 @@
+#!/bin/bash
+# report-rust.sh — a real Rust program (tests/namefix/rp-rust.rs, built here by rustc with
+# legacy and with v0 symbol mangling) is named as perf names it: every symbol perf shows above
+# 1 % appears verbatim with a share within 3 points (both recording the same run), callers are demangled in --folded and
+# script, and no mangled name is left anywhere.
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
+require_perf_events
+RUSTC=$(command -v rustc || ls "${HOME:-/root}/.cargo/bin/rustc" 2>/dev/null) ||
+	skip "rustc is not installed (rustup's or Debian's rustc package): no real Rust program to name"
+"$RUSTC" --version >/dev/null 2>&1 || skip "rustc is installed but does not run ($RUSTC)"
+command -v perf >/dev/null || skip "perf is not installed: nothing to cross-check the names with"
+SRC="$top_srcdir/tests/namefix/rp-rust.rs"
+
+# share FILE NAME: the Self share of the row whose symbol is exactly NAME, in hundredths.
+share() {
+	awk -v n="$2" '{ s = $0; sub(/^.*\[\.\] /, "", s) } s == n { v = $1; sub(/%/, "", v); printf "%d", v * 100; exit }' "$1"
+}
+
+for mangling in legacy v0; do
+	bin="$T/rp_rust_$mangling"
+	# Legacy is stable rustc's default (asking for it by name needs -Z unstable-options).
+	flag=""
+	[ $mangling = v0 ] && flag="-C symbol-mangling-version=v0"
+	if ! "$RUSTC" -O -g $flag -o "$bin" "$SRC" 2>"$T/rustc.err"; then
+		[ "$mangling" = v0 ] && grep -q 'symbol-mangling-version' "$T/rustc.err" &&
+			{ echo "# $("$RUSTC" --version) cannot build v0 names: v0 left out"; continue; }
+		fail "rustc $mangling: $(head -5 "$T/rustc.err")"
+	fi
+	# (std itself may come v0-mangled whatever the program asks for: newer rustc ships it so.)
+	nm "$bin" | grep -Eq " [Tt] $([ $mangling = v0 ] && echo _R || echo _ZN)[^ ]*hash_work" ||
+		fail "$mangling: the program's own names are not $mangling-mangled"
+	# Both profilers watch the same run (-p), so the shares differ by sampling noise only: two
+	# runs of the program differ by more when the machine is busy.
+	"$bin" 4 >/dev/null &
+	pid=$!
+	BG_PIDS="$BG_PIDS $pid"
+	sleep 0.3
+	"$RP" record -q -e cpu-clock -F 999 -g -p "$pid" -d 2.5 -o "$T/$mangling.data" 2>"$T/rec.err" &
+	rp=$!
+	perf record -q -e cpu-clock -F 999 -p "$pid" -o "$T/$mangling.perf" -- sleep 2.5 >/dev/null 2>"$T/perf.err" ||
+		fail "perf could not record the $mangling program: $(cat "$T/perf.err")"
+	wait "$rp" || fail "recording the $mangling program: $(cat "$T/rec.err")"
+	wait "$pid" || fail "the $mangling program failed"
+	perf report -i "$T/$mangling.perf" --stdio -q --no-children --sort dso,sym --percent-limit 1 2>/dev/null |
+		awk -v b="$(basename "$bin")" '$2 == b' >"$T/perf.rows"
+	"$RP" report --no-pager -i "$T/$mangling.data" --no-children -s dso,sym >"$T/rp.rows" 2>"$T/rp.err" ||
+		fail "report of the $mangling program: $(cat "$T/rp.err")"
+	n=$(wc -l <"$T/perf.rows")
+	check_range "$n" 3 20 "$mangling: perf shows the program's hot functions above 1 %"
+	while IFS= read -r row; do
+		name=${row#*\[.\] }
+		p=$(share "$T/perf.rows" "$name")
+		r=$(share "$T/rp.rows" "$name")
+		[ -n "$r" ] || { cat "$T/rp.rows" >&2; fail "$mangling: perf names '$name'; ringprof's report does not"; }
+		d=$((r > p ? r - p : p - r))
+		[ "$d" -le 300 ] || fail "$mangling: '$name': perf $p, ringprof $r (hundredths of a point)"
+	done <"$T/perf.rows"
+	ok "$mangling: perf's $n names appear verbatim, each share within 3 points"
+	check_no_grep '\[\.\] (_ZN|_R[A-Z])' "$T/rp.rows" "$mangling: no mangled name in the flat report"
+
+	"$RP" report --no-pager -i "$T/$mangling.data" --folded >"$T/f.txt" 2>&1 || fail "--folded"
+	check_grep ';rp_rust::main;rp_rust::hash_work [0-9]+$' "$T/f.txt" "$mangling: --folded: main calls hash_work, both demangled"
+	check_grep ';std::rt::lang_start[^;]*;' "$T/f.txt" "$mangling: --folded: the stack reaches std's start-up, demangled"
+	check_no_grep '(^|;)(_ZN|_R[A-Z])' "$T/f.txt" "$mangling: --folded: no mangled frame"
+	"$RP" script --no-pager -i "$T/$mangling.data" >"$T/s.txt" 2>&1 || fail "script"
+	check_grep '^	 *[0-9a-f]+ rp_rust::hash_work\+0x[0-9a-f]+ \(' "$T/s.txt" "$mangling: script: frames demangled with their offsets"
+	check_no_grep '^	 *[0-9a-f]+ (_ZN|_R[A-Z])' "$T/s.txt" "$mangling: script: no mangled frame"
+	"$RP" report --no-pager -i "$T/$mangling.data" --no-children -s sym --no-demangle >"$T/raw.txt" 2>&1 ||
+		fail "--no-demangle"
+	check_grep "\[\.\] $([ $mangling = v0 ] && echo _R || echo _ZN)[^ ]*hash_work" "$T/raw.txt" "$mangling: --no-demangle shows the raw name"
+done
+exit 0
