@@ -28,8 +28,8 @@ struct push {
 	const char *headers[MAX_HEADERS], *labels[MAX_LABELS];
 	size_t n_headers, n_labels;
 	char *header_buf; /* --header-file's text: its lines are headers[] entries */
-	bool once, verbose;
-	unsigned interval, retry_max, timeout;
+	bool once, verbose, debuginfod;
+	unsigned interval, retry_max, timeout, debuginfod_timeout;
 	char userpwd[512];
 	char cursor[NAME_MAX_LEN + 1]; /* the last file sent ("" none yet) */
 	/* The file after it, of whose units (in name order) the first partial_sent were sent
@@ -77,6 +77,9 @@ static void usage(FILE *f)
 		"      --basic-auth-file FILE  'USER:PASSWORD' on its first line, for HTTP basic auth\n"
 		"      --cacert FILE       the CA certificates (PEM) to check the server's against\n"
 		"                          (default: the system's)\n"
+		"      --debuginfod        name frames with debug info fetched from the servers in\n"
+		"                          DEBUGINFOD_URLS (as ringprof report --debuginfod)\n"
+		"      --debuginfod-timeout SECS  per request (default 5)\n"
 		"  -v, --verbose           a line per file sent\n"
 		"  -h, --help              this help\n"
 		"  -V, --version           version\n"
@@ -221,6 +224,8 @@ static int parse_value(struct push *p, int c, char *arg)
 		return parse_secs("--retry-max", arg, 86400, &p->retry_max);
 	case 't':
 		return parse_secs("--timeout", arg, 3600, &p->timeout);
+	case 'T':
+		return parse_secs("--debuginfod-timeout", arg, 3600, &p->debuginfod_timeout);
 	default:
 		return 1;
 	}
@@ -242,6 +247,8 @@ static int parse_argv(struct push *p, int argc, char **argv)
 		{ "header-file", required_argument, NULL, 'F' },
 		{ "basic-auth-file", required_argument, NULL, 'b' },
 		{ "cacert", required_argument, NULL, 'C' },
+		{ "debuginfod", no_argument, NULL, 'D' },
+		{ "debuginfod-timeout", required_argument, NULL, 'T' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -262,6 +269,9 @@ static int parse_argv(struct push *p, int argc, char **argv)
 			break;
 		case 'v':
 			p->verbose = true;
+			break;
+		case 'D':
+			p->debuginfod = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -292,6 +302,9 @@ static int parse_argv(struct push *p, int argc, char **argv)
 	}
 	if (p->header_file && (r = read_header_file(p)))
 		return r;
+	if (p->debuginfod && !(getenv("DEBUGINFOD_URLS") && *getenv("DEBUGINFOD_URLS")))
+		fprintf(stderr, PROG
+			": note: --debuginfod: DEBUGINFOD_URLS is not set, no server is asked\n");
 	return p->auth_file ? read_auth(p) : 0;
 }
 
@@ -478,7 +491,10 @@ static int list_units(struct fileprof *fp)
 static int read_file(struct push *p, const char *path, struct fileprof *fp, char *why,
 		     size_t why_size)
 {
-	struct session_opts so = { .debuginfod_timeout = 5, .warn = on_session_warn, .warn_arg = p };
+	struct session_opts so = { .debuginfod = p->debuginfod,
+				   .debuginfod_timeout = (int)p->debuginfod_timeout,
+				   .warn = on_session_warn,
+				   .warn_arg = p };
 	size_t n_ev = 0;
 	int rc;
 
@@ -683,7 +699,11 @@ static int push_pending(struct push *p)
 int main(int argc, char **argv)
 {
 	static struct push p = {
-		.app = "ringprof", .interval = 60, .retry_max = 300, .timeout = 30
+		.app = "ringprof",
+		.interval = 60,
+		.retry_max = 300,
+		.timeout = 30,
+		.debuginfod_timeout = 5,
 	};
 	static char cursor_default[4096];
 	const char *state = getenv("STATE_DIRECTORY");
