@@ -91,7 +91,8 @@ case "$q" in
 esac
 from=$(sed 's/.*from=\([0-9]*\).*/\1/' "$T/got/000.query")
 until=$(sed 's/.*until=\([0-9]*\).*/\1/' "$T/got/000.query")
-check_range "$((until - from))" 1 3 "from .. until spans the one-second recording"
+[ "$until" -gt "$from" ] || fail "until $until is not after from $from"
+ok "from .. until is an interval (checked against each file below)"
 check_range "$((from - $(date +%s)))" -120 0 "from is recent wall-clock time (unix seconds)"
 check_grep '^X-Scope-OrgID: tenant-1' "$T/got/000.headers" "the --header arrived"
 check_grep "^Authorization: Basic $(printf 'ringuser:s3cret' | base64)" "$T/got/000.headers" "basic auth from the file"
@@ -183,7 +184,7 @@ for f in $(cd "$T/rec" && ls | grep '\.data$' | LC_ALL=C sort); do
 		awk -v f="$f" '!/^#/ && NF >= 3 { print f, $NF }' | LC_ALL=C sort -k2,2
 done >"$T/expected"
 check_eq "$(wc -l <"$T/expected")" "$(n_got)" "one body per file and unit, no more, no fewer"
-i=0 total=0 last_from=0 last_file=""
+i=0 total=0 last_from=0 last_until=0 last_file=""
 while read -r f unit; do
 	b=$(printf %03d "$i")
 	q=$(python3 -c 'import sys, urllib.parse as u; print(u.unquote(sys.argv[1]))' "$(cat "$T/got/$b.query")")
@@ -192,14 +193,24 @@ while read -r f unit; do
 	*) fail "body $b: expected the series of $f unit $unit, got $q" ;;
 	esac
 	from=$(sed 's/.*from=\([0-9]*\).*/\1/' <<<"$q") until=$(sed 's/.*until=\([0-9]*\).*/\1/' <<<"$q")
-	start=$(date -u -d "$("$RP" report -i "$T/rec/$f" --no-children 2>/dev/null |
-		sed -n 's/^# recorded: \(.*\) UTC,.*/\1/p')" +%s)
+	# "# recorded: DATE UTC, SPAN s of samples"
+	hdr=$("$RP" report -i "$T/rec/$f" --no-children 2>/dev/null |
+		sed -n 's/^# recorded: \(.*\) UTC, \([0-9.]*\) s of samples.*/\1|\2/p')
+	start=$(date -u -d "${hdr%|*}" +%s) span=${hdr#*|}
 	check_range "$((from - start))" -1 1 "body $b: from is $f's start"
-	check_range "$((until - from))" 1 3 "body $b: until - from spans the one-second recording"
+	# Whole seconds, from rounded down and until up: the interval holds the file's samples,
+	# and a file's interval begins where the one before ended (give or take the rounding).
+	awk -v d="$((until - from))" -v s="$span" 'BEGIN { exit !(d >= s) }' ||
+		fail "body $b: until - from is $((until - from)) s, less than $f's $span s of samples"
 	if [ "$f" != "$last_file" ]; then
-		[ "$from" -gt "$last_from" ] || fail "body $b ($f) does not come after the one before (from $from, before $last_from)"
+		[ "$from" -gt "$last_from" ] && [ "$from" -ge "$((last_until - 1))" ] ||
+			fail "body $b ($f, $from .. $until) overlaps the file before ($last_from .. $last_until)"
+	else
+		[ "$from" = "$last_from" ] && [ "$until" = "$last_until" ] ||
+			fail "body $b: another unit of $f with another interval"
 	fi
-	last_from=$from last_file=$f
+	ok "body $b: $from .. $until holds $f's $span s of samples, after the file before"
+	last_from=$from last_until=$until last_file=$f
 	check_pprof_report "$T/got/$b.pb.gz" "body $b ($f, unit $unit)" -i "$T/rec/$f" --unit "$unit"
 	total=$((total + PB_SAMPLES))
 	i=$((i + 1))
@@ -246,3 +257,9 @@ if "$RP" push --dir "$T/rec" --url "$URL" --basic-auth-file "$T/none" 2>"$T/err"
 check_grep "^ringprof push: --basic-auth-file $T/none: No such file or directory$" "$T/err" "a missing auth file: said"
 if "$RP" push --dir "$T/rec" --url "$URL" -H 'no colon' 2>"$T/err"; then fail "a bad header was accepted"; fi
 check_grep "invalid --header 'no colon'" "$T/err" "a header without NAME: is refused"
+
+# ---- the man page names every option of --help -------------------------------------------------
+"$RP" push --help | grep -oE -- '--[a-z][a-z-]*[a-z]' | sort -u >"$T/help.opts"
+sed 's/\\-/-/g' "$top_srcdir/man/ringprof-push.1" >"$T/man.txt"
+missing=$(while read -r o; do grep -qF -- "$o" "$T/man.txt" || echo "$o"; done <"$T/help.opts" | tr '\n' ' ')
+check_eq "$missing" "" "man/ringprof-push.1 names each of the $(wc -l <"$T/help.opts") long options of push --help"
