@@ -24,11 +24,12 @@
 #define NAME_MAX_LEN 255
 
 struct push {
-	const char *dir, *url, *app, *cursor_path, *auth_file, *cacert;
+	const char *dir, *url, *app, *cursor_path, *auth_file, *cacert, *header_file;
 	const char *headers[MAX_HEADERS], *labels[MAX_LABELS];
 	size_t n_headers, n_labels;
-	bool once, verbose;
-	unsigned interval, retry_max, timeout;
+	char *header_buf; /* --header-file's text: its lines are headers[] entries */
+	bool once, verbose, debuginfod;
+	unsigned interval, retry_max, timeout, debuginfod_timeout;
 	char userpwd[512];
 	char cursor[NAME_MAX_LEN + 1]; /* the last file sent ("" none yet) */
 	/* The file after it, of whose units (in name order) the first partial_sent were sent
@@ -69,9 +70,16 @@ static void usage(FILE *f)
 		"                          (default 300) seconds until it succeeds\n"
 		"      --timeout SECS      per request (default 30)\n"
 		"  -H, --header 'NAME: VALUE'  an extra HTTP header, e.g. an X-Scope-OrgID or an\n"
-		"                          Authorization: Bearer token (repeat)\n"
+		"                          Authorization: Bearer token (repeat; what is on the\n"
+		"                          command line shows in ps: secrets in --header-file)\n"
+		"      --header-file FILE  more headers, 'NAME: VALUE' a line, e.g.\n"
+		"                          'Authorization: Bearer TOKEN' (read once at start)\n"
 		"      --basic-auth-file FILE  'USER:PASSWORD' on its first line, for HTTP basic auth\n"
-		"      --cacert FILE       the CA certificates to check the server's against\n"
+		"      --cacert FILE       the CA certificates (PEM) to check the server's against\n"
+		"                          (default: the system's)\n"
+		"      --debuginfod        name frames with debug info fetched from the servers in\n"
+		"                          DEBUGINFOD_URLS (as ringprof report --debuginfod)\n"
+		"      --debuginfod-timeout SECS  per request (default 5)\n"
 		"  -v, --verbose           a line per file sent\n"
 		"  -h, --help              this help\n"
 		"  -V, --version           version\n"
@@ -117,6 +125,58 @@ static int read_auth(struct push *p)
 	return 0;
 }
 
+/* A header 'NAME: VALUE' joins the request's. 0 or -EINVAL (not NAME:, too many). */
+static int add_header(struct push *p, const char *h)
+{
+	if (!strchr(h, ':') || h[0] == ':' || p->n_headers >= MAX_HEADERS)
+		return -EINVAL;
+	p->headers[p->n_headers++] = h;
+	return 0;
+}
+
+#define HEADER_FILE_MAX 65536
+
+/* --header-file: each non-empty line a header (a final CR is dropped). 0 or the exit status
+ * (said). The text stays in p->header_buf, freed at exit. */
+static int read_header_file(struct push *p)
+{
+	FILE *f = fopen(p->header_file, "re");
+	size_t len, n_line = 0;
+	char *line, *next;
+	int err;
+
+	if (!f || !(p->header_buf = malloc(HEADER_FILE_MAX + 1))) {
+		fprintf(stderr, PROG ": --header-file %s: %s\n", p->header_file, strerror(errno));
+		if (f)
+			fclose(f);
+		return 1;
+	}
+	len = fread(p->header_buf, 1, HEADER_FILE_MAX + 1, f);
+	err = ferror(f) ? errno : 0;
+	fclose(f);
+	if (err || len > HEADER_FILE_MAX) {
+		fprintf(stderr, PROG ": --header-file %s: %s\n", p->header_file,
+			err ? strerror(err) : "larger than 64 KiB");
+		return 1;
+	}
+	p->header_buf[len] = '\0';
+	for (line = p->header_buf; line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		n_line++;
+		line[strcspn(line, "\r")] = '\0';
+		if (*line && add_header(p, line) < 0) {
+			fprintf(stderr, PROG ": --header-file %s: line %zu: %s\n", p->header_file,
+				n_line,
+				p->n_headers < MAX_HEADERS ? "not 'NAME: VALUE'"
+							   : "too many headers");
+			return 1;
+		}
+	}
+	return 0;
+}
+
 /* Options that take a value; 0, 1 (not one of them) or the exit status (said). */
 static int parse_value(struct push *p, int c, char *arg)
 {
@@ -148,13 +208,15 @@ static int parse_value(struct push *p, int c, char *arg)
 		p->labels[p->n_labels++] = arg;
 		return 0;
 	case 'H':
-		if (!strchr(arg, ':') || arg[0] == ':' || p->n_headers >= MAX_HEADERS) {
+		if (add_header(p, arg) < 0) {
 			fprintf(stderr,
 				PROG ": invalid --header '%s' ('NAME: VALUE', at most %d)\n", arg,
 				MAX_HEADERS);
 			return 2;
 		}
-		p->headers[p->n_headers++] = arg;
+		return 0;
+	case 'F':
+		p->header_file = arg;
 		return 0;
 	case 'i':
 		return parse_secs("--interval", arg, 86400, &p->interval);
@@ -162,6 +224,8 @@ static int parse_value(struct push *p, int c, char *arg)
 		return parse_secs("--retry-max", arg, 86400, &p->retry_max);
 	case 't':
 		return parse_secs("--timeout", arg, 3600, &p->timeout);
+	case 'T':
+		return parse_secs("--debuginfod-timeout", arg, 3600, &p->debuginfod_timeout);
 	default:
 		return 1;
 	}
@@ -180,8 +244,11 @@ static int parse_argv(struct push *p, int argc, char **argv)
 		{ "retry-max", required_argument, NULL, 'r' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "header", required_argument, NULL, 'H' },
+		{ "header-file", required_argument, NULL, 'F' },
 		{ "basic-auth-file", required_argument, NULL, 'b' },
 		{ "cacert", required_argument, NULL, 'C' },
+		{ "debuginfod", no_argument, NULL, 'D' },
+		{ "debuginfod-timeout", required_argument, NULL, 'T' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -202,6 +269,9 @@ static int parse_argv(struct push *p, int argc, char **argv)
 			break;
 		case 'v':
 			p->verbose = true;
+			break;
+		case 'D':
+			p->debuginfod = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -226,6 +296,15 @@ static int parse_argv(struct push *p, int argc, char **argv)
 		fprintf(stderr, PROG ": --dir DIR and --url URL are required (see --help)\n");
 		return 2;
 	}
+	if (p->cacert && access(p->cacert, R_OK) < 0) {
+		fprintf(stderr, PROG ": --cacert %s: %s\n", p->cacert, strerror(errno));
+		return 1;
+	}
+	if (p->header_file && (r = read_header_file(p)))
+		return r;
+	if (p->debuginfod && !(getenv("DEBUGINFOD_URLS") && *getenv("DEBUGINFOD_URLS")))
+		fprintf(stderr, PROG
+			": note: --debuginfod: DEBUGINFOD_URLS is not set, no server is asked\n");
 	return p->auth_file ? read_auth(p) : 0;
 }
 
@@ -412,7 +491,10 @@ static int list_units(struct fileprof *fp)
 static int read_file(struct push *p, const char *path, struct fileprof *fp, char *why,
 		     size_t why_size)
 {
-	struct session_opts so = { .debuginfod_timeout = 5, .warn = on_session_warn, .warn_arg = p };
+	struct session_opts so = { .debuginfod = p->debuginfod,
+				   .debuginfod_timeout = (int)p->debuginfod_timeout,
+				   .warn = on_session_warn,
+				   .warn_arg = p };
 	size_t n_ev = 0;
 	int rc;
 
@@ -505,7 +587,10 @@ static int post(const struct push *p, const uint8_t *buf, size_t len, const char
 		rc = curl_easy_perform(curl);
 		curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
 	}
-	if (rc != CURLE_OK)
+	if (rc == CURLE_PEER_FAILED_VERIFICATION)
+		snprintf(why, why_size, "%s (--cacert FILE names the CA that signed it)",
+			 err[0] ? err : curl_easy_strerror(rc));
+	else if (rc != CURLE_OK)
 		snprintf(why, why_size, "%s", err[0] ? err : curl_easy_strerror(rc));
 	else if (status < 200 || status > 299)
 		snprintf(why, why_size, "the server answered HTTP %ld", status);
@@ -614,15 +699,21 @@ static int push_pending(struct push *p)
 int main(int argc, char **argv)
 {
 	static struct push p = {
-		.app = "ringprof", .interval = 60, .retry_max = 300, .timeout = 30
+		.app = "ringprof",
+		.interval = 60,
+		.retry_max = 300,
+		.timeout = 30,
+		.debuginfod_timeout = 5,
 	};
 	static char cursor_default[4096];
 	const char *state = getenv("STATE_DIRECTORY");
 	struct sigaction sa = { .sa_handler = on_signal };
 	int r = parse_argv(&p, argc, argv);
 
-	if (r)
+	if (r) {
+		free(p.header_buf);
 		return r;
+	}
 	if (!p.cursor_path) {
 		/* systemd's StateDirectory= may list several, separated by ':'. */
 		if (state && *state)
@@ -634,6 +725,7 @@ int main(int argc, char **argv)
 	}
 	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
 		fprintf(stderr, PROG ": libcurl could not be initialized\n");
+		free(p.header_buf);
 		return 1;
 	}
 	sigaction(SIGTERM, &sa, NULL);
@@ -646,5 +738,6 @@ int main(int argc, char **argv)
 		pause_for(p.interval);
 	} while (!stopping);
 	curl_global_cleanup();
+	free(p.header_buf);
 	return p.once && r < 0 ? 1 : 0;
 }

@@ -107,3 +107,36 @@ check_buildid() {
 	[ -n "$id" ] || fail "$3 (no build-id in $1)"
 	check_grep "^BUILDID .* maj=$((dev >> 8)) min=$((dev & 255)) ino=$ino gen=[0-9]+ build_id=$id$" "$2" "$3"
 }
+
+# check_pprof_report PB WHAT ARGS...: the real pprof ($PPROF) reads the profile PB with the
+# figures of `ringprof report ARGS`: the same number of samples, and each of the report's (up
+# to) 5 largest named symbols at pprof's flat share of that function within 1 point (pprof
+# names an address without a symbol after its mapping, ringprof says [unknown]). Sets
+# PB_SAMPLES to the profile's samples and leaves the report's entries, "NAME PCT" a line, in
+# PB.top (in $T).
+check_pprof_report() {
+	local pb=$1 what=$2 base n name pct p
+	shift 2
+	base="$T/$(basename "$pb")"
+	"$RP" report "$@" --no-children -s sym >"$base.flat" 2>&1 ||
+		fail "$what: ringprof report $*: $(tail -1 "$base.flat")"
+	"$PPROF" -top -nodecount=60 -nodefraction=0 "$pb" >"$base.pprof" 2>&1 ||
+		fail "$what: pprof -top cannot read $pb: $(tail -1 "$base.pprof")"
+	"$PPROF" -top -sample_index=samples -nodecount=1 "$pb" >"$base.count" 2>&1 ||
+		fail "$what: pprof -top -sample_index=samples: $(tail -1 "$base.count")"
+	n=$(sed -n 's/^# samples: \([0-9]*\).*/\1/p' "$base.flat")
+	PB_SAMPLES=$(sed -n 's/.* of \([0-9]*\) total$/\1/p' "$base.count")
+	[ -n "$n" ] && [ "$n" -gt 0 ] || fail "$what: ringprof report $* has no samples"
+	check_eq "$PB_SAMPLES" "$n" "$what: pprof counts the report's $n samples"
+	awk '/^ +[0-9.]+% \[[^]]\] / && $3 != "[unknown]" { pct = $1; sub(/%/, "", pct); $1 = ""; $2 = ""; sub(/^ +/, "");
+		print $0, pct; if (++n == 5) exit }' "$base.flat" >"$base.top"
+	[ -s "$base.top" ] || fail "$what: no entries in ringprof's report"
+	while read -r name pct; do
+		p=$(awk -v n="$name" 'started && NF >= 6 { v = $2; sub(/%/, "", v); $1 = $2 = $3 = $4 = $5 = "";
+			sub(/^ +/, ""); if ($0 == n) { print v; exit } } / flat +flat% / { started = 1 }' "$base.pprof")
+		[ -n "$p" ] || { cat "$base.pprof" >&2; fail "$what: pprof -top has no $name"; }
+		awk -v a="$pct" -v b="$p" 'BEGIN { d = a - b; exit !(d <= 1 && d >= -1) }' ||
+			fail "$what: $name: ringprof ${pct}%, pprof ${p}%: more than 1 point apart"
+	done <"$base.top"
+	ok "$what: pprof's flat shares of $(wc -l <"$base.top") top functions within 1 point of ringprof's ($(head -1 "$base.top"))"
+}

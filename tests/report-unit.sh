@@ -109,12 +109,13 @@ import http.server, os, sys
 d = sys.argv[1]
 class H(http.server.BaseHTTPRequestHandler):
     def do_POST(self):
-        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
         got = [f for f in os.listdir(d) if f.endswith(".query")]
         # refuse every request once 'limit' requests were taken
         lim = os.path.join(d, "limit")
         if os.path.exists(lim) and len(got) >= int(open(lim).read()):
             self.send_response(503); self.end_headers(); return
+        open(os.path.join(d, "%03d.pb.gz" % len(got)), "wb").write(body)
         open(os.path.join(d, "%03d.query" % len(got)), "w").write(self.path + "\n")
         self.send_response(200); self.end_headers()
     def log_message(self, *a):
@@ -142,3 +143,11 @@ check_eq "$(ls "$T/got" | grep -c '\.query$')" "$n_units" "then the others: one 
 check_eq "$(cat "$T/got/"*.query | sed 's/&.*//' | sort | uniq -d | wc -l)" 0 "no unit's series was sent twice"
 check_grep 'unit%3Drp-wl.service' <(cat "$T/got/"*.query) "a series is labelled unit=rp-wl.service"
 check_eq "$(cat "$T/cursor")" rp-0001.data "the cursor names the file, done"
+# Each unit's series is that unit's profile: pprof reads the report of --unit UNIT in it.
+total=0
+for q in "$T/got/"*.query; do
+	unit=$(python3 -c 'import sys, urllib.parse as u; print(u.unquote(sys.argv[1]).split(",unit=")[1].split("}")[0])' "$(cat "$q")")
+	check_pprof_report "${q%.query}.pb.gz" "the series of unit $unit" -i "$T/u.data" --unit "$unit"
+	total=$((total + PB_SAMPLES))
+done
+check_eq "$total" "$(sed -n 's/^# samples: \([0-9]*\).*/\1/p' "$T/units")" "the units' series add up to the recording's samples"
