@@ -59,13 +59,14 @@ stop_container() {
 trap 'stop_container; cleanup' EXIT
 
 # Boot: the host's root bound (in a private mount namespace) and overlaid by tmpfs; the
-# installed tree bound read-only, copied in once systemd runs.
+# installed tree bound read-only, copied in once systemd runs. The capabilities nspawn leaves
+# out by default but a host's systemd has: those the unit grants beyond them.
 mkdir -p "$T/probe-bin"
 cp "$top_builddir/tests/sandbox-probe" "$T/probe-bin/"
 cat >"$T/boot.sh" <<EOF
 mount --bind / "$ROOT" || exit 1
 exec systemd-nspawn -D "$ROOT" --volatile=overlay --boot --register=no --keep-unit \\
-	--console=read-only --capability=CAP_PERFMON,CAP_SYSLOG,CAP_IPC_LOCK \\
+	--console=read-only --capability=CAP_PERFMON,CAP_SYSLOG,CAP_IPC_LOCK,CAP_CHECKPOINT_RESTORE \\
 	--system-call-filter=perf_event_open --bind-ro="$DEST":/run/rp-dest \\
 	--bind-ro="$top_builddir/tests/workload":/run/rp-workload --bind-ro="$T/probe-bin":/run/rp-probe \\
 	--machine=rp-$$ -- systemd.unit=basic.target
@@ -146,10 +147,11 @@ check_grep "^Groups:[[:space:]]*($RPGID[[:space:]]*)?\$" "$T/caps" "with no supp
 capeff=$(awk '/^CapEff/ { print $2 }' "$T/caps")
 caps=$(capsh --decode="$capeff" 2>/dev/null | sed 's/^.*=//')
 [ -n "$caps" ] || caps=$capeff
-# CAP_DAC_READ_SEARCH 2, CAP_SYS_PTRACE 19, CAP_SYSLOG 34, CAP_PERFMON 38, CAP_IPC_LOCK 14
-check_eq "$capeff" "0000004400084004" "effective capabilities are exactly the five of the unit ($caps)"
-check_grep '^CapAmb:[[:space:]]+0000004400084004$' "$T/caps" "as ambient capabilities"
-check_grep '^CapBnd:[[:space:]]+0000004400084004$' "$T/caps" "and no others in the bounding set"
+# CAP_DAC_READ_SEARCH 2, CAP_IPC_LOCK 14, CAP_SYS_PTRACE 19, CAP_SYSLOG 34, CAP_PERFMON 38,
+# CAP_CHECKPOINT_RESTORE 40
+check_eq "$capeff" "0000014400084004" "effective capabilities are exactly the six of the unit ($caps)"
+check_grep '^CapAmb:[[:space:]]+0000014400084004$' "$T/caps" "as ambient capabilities"
+check_grep '^CapBnd:[[:space:]]+0000014400084004$' "$T/caps" "and no others in the bounding set"
 check_grep '^Seccomp:[[:space:]]+2$' "$T/caps" "a seccomp filter is in force"
 check_grep '^NoNewPrivs:[[:space:]]+1$' "$T/caps" "no_new_privs is set"
 in_ct sh -c 'for p in $(pgrep -P "$1" -x ringprof-unwind); do grep -E "^(Uid|CapEff|Seccomp):" /proc/$p/status | tr -s "\t" " " | tr "\n" " "; echo; done' sh "$MAIN" >"$T/helpers"
@@ -173,7 +175,7 @@ check_grep '^✓ User=/DynamicUser= ' "$T/security" "systemd-analyze: the servic
 # and 0755 directories need CAP_DAC_OVERRIDE); EROFS would mean only the mount held it.
 in_ct journalctl -u ringprofd --no-pager -o cat | grep '^sandbox-probe: ' | head -20 >"$T/probe"
 sed 's/^/# /' "$T/probe"
-check_grep "^sandbox-probe: uid=$RPUID euid=$RPUID gid=$RPGID groups=($RPGID)? CapEff=0000004400084004 CapBnd=0000004400084004 CapAmb=0000004400084004 NoNewPrivs=1 Seccomp=2\$" \
+check_grep "^sandbox-probe: uid=$RPUID euid=$RPUID gid=$RPGID groups=($RPGID)? CapEff=0000014400084004 CapBnd=0000014400084004 CapAmb=0000014400084004 NoNewPrivs=1 Seccomp=2\$" \
 	"$T/probe" "the probe ran as an ExecStartPre= with the daemon's user, capabilities and filter"
 probe_is() { # FILE NAME RESULT-REGEX WHAT
 	check_grep "^sandbox-probe: $2: $3\$" "$1" "$4"
@@ -250,10 +252,8 @@ check_grep 'Read-only file system' "$T/corepat.err" "kernel.core_pattern cannot 
 # hides from the daemon (it reads that binary through /proc/PID/root, past the mode with
 # CAP_DAC_READ_SEARCH). Meanwhile a workload on the host, outside the container's PID
 # namespace: its samples come as pid 0.
-# (/home/rpother is a tmpfs of its own: on the container's overlayfs, stat shows the overlay's
-# device while perf's MMAP2 names the layer's, and the recorder, which checks both, would take
-# the file for another; /proc/PID/map_files, which names the mapped file itself, takes
-# CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE.)
+# (/home/rpother is a tmpfs of its own, which a 0700 directory needs to hide the binary; binaries
+# on the container's overlayfs are checked below.)
 in_ct sh -c 'mkdir -p /home/rpother && mount -t tmpfs -o size=32m,mode=0700 rp-home /home/rpother &&
 	mkdir -p /home/rpother/bin && cp /run/rp-workload/rp-workload /home/rpother/bin/rp-wl-other &&
 	cp /run/rp-workload/librp-worklib.so /home/rpother/bin/ && chown -R rpother: /home/rpother && chmod 700 /home/rpother' ||
@@ -288,6 +288,17 @@ for w in "root:$WLROOT:rp-workload" "rpother:$WLOTHER:rp-wl-other"; do
 	check_grep "^$comm;.*;main;run_main;hot_outer_a;hot_leaf [0-9]+$" "$T/folded-$who" "$who's process ($comm, pid $pid): user frames named (main;run_main;hot_outer_a;hot_leaf)"
 	check_grep "^$comm;.*;main;.*_\[k\]( |;)" "$T/folded-$who" "$who's process: kernel frames on top of its user frames"
 done
+# The container's root is an overlayfs: its libc, opened by path, shows the overlay's device and
+# inode, not the layer's that MMAP2 names. Through /proc/PID/map_files (CAP_CHECKPOINT_RESTORE)
+# the recorder opens the mapped file itself, so libc gets its build-id and unwind table and the
+# root workload's stacks are walked through it to _start.
+in_ct stat -f -c %T /usr/lib/x86_64-linux-gnu/libc.so.6 >"$T/libc-fs"
+check_grep '^overlayfs$' "$T/libc-fs" "the container's libc is on overlayfs"
+check_grep "^rp-workload;_start;__libc_start_main[^;]*;__libc_start_call_main;main;run_main;hot_outer_a;hot_leaf [0-9]+$" \
+	"$T/folded-root" "root's process: stacks walked through the overlay's libc up to _start"
+in_ct ringprof report --dir /var/lib/ringprof --pid "$WLROOT" --no-children >"$T/root-hdr" 2>&1
+complete=$(sed -n 's/^# user stacks: \([0-9]*\)\.[0-9]*% complete.*/\1/p' "$T/root-hdr")
+check_range "${complete:-0}" 90 100 "root's process: user stacks complete (%) with libc on overlayfs"
 
 # The container is a PID namespace of its own: host tasks come as pid 0. No side-band of
 # theirs is stored (it would rename and map the idle task), and both log and header say why.

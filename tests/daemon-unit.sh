@@ -26,9 +26,9 @@ check_grep '^NoExecPaths=/var/lib/ringprof /var/cache/ringprof$' "$UNIT" "what t
 check_no_grep '^ProtectKernelLogs=yes' "$UNIT" "ProtectKernelLogs would drop CAP_SYSLOG"
 check_grep '^CapabilityBoundingSet=.*CAP_PERFMON' "$UNIT" "CAP_PERFMON in the bounding set"
 caps=$(sed -n 's/^CapabilityBoundingSet=//p' "$UNIT" | tr " " "\n" | LC_ALL=C sort | tr '\n' ' ')
-check_eq "$caps" "CAP_DAC_READ_SEARCH CAP_IPC_LOCK CAP_PERFMON CAP_SYSLOG CAP_SYS_PTRACE " "only the capabilities profiling needs"
+check_eq "$caps" "CAP_CHECKPOINT_RESTORE CAP_DAC_READ_SEARCH CAP_IPC_LOCK CAP_PERFMON CAP_SYSLOG CAP_SYS_PTRACE " "only the capabilities profiling needs"
 amb=$(sed -n 's/^AmbientCapabilities=//p' "$UNIT" | tr " " "\n" | LC_ALL=C sort | tr '\n' ' ')
-check_eq "$amb" "$caps" "the same five as ambient capabilities (User= is not root)"
+check_eq "$amb" "$caps" "the same six as ambient capabilities (User= is not root)"
 # What CAP_SYS_PTRACE opens beyond /proc is refused; nothing of ringprof calls it.
 check_grep '^SystemCallFilter=~ptrace process_vm_readv process_vm_writev pidfd_getfd$' "$UNIT" \
 	"ptrace, process_vm_readv/writev and pidfd_getfd are refused by the system call filter"
