@@ -33,8 +33,9 @@
 #define HELPER_AS_LIMIT (1ull << 30) /* address space: libelf maps the whole binary */
 /* Open files, and also the bound on descriptors in flight: every reply's memfd counts against
  * the sending user's RLIMIT_NOFILE until the recorder has read it (else sendmsg fails with
- * ETOOMANYREFS), and both helpers run as nobody with up to UHELPER_QUEUE (64) replies each
- * unread. The seccomp filter allows no open(): descriptors come only from the recorder. */
+ * ETOOMANYREFS), and both helpers run as one user (nobody; under ringprofd's unit the
+ * ringprof user, as the recorder) with up to UHELPER_QUEUE (64) replies each unread. The
+ * seccomp filter allows no open(): descriptors come only from the recorder. */
 #define HELPER_NOFILE 160
 
 enum { EXIT_USAGE = 2 };
@@ -177,8 +178,10 @@ static int cmd_symbols(const char *path)
 /* ---- --fd: privileges ---- */
 
 /* Give up what root gives: the bounding set first (that needs CAP_SETPCAP, which the uid
- * change takes away), then the ids where CAP_SETUID/CAP_SETGID allow it (under ringprofd's
- * unit they may not: then uid 0 stays, without capabilities). */
+ * change takes away), then the ids where CAP_SETUID/CAP_SETGID allow it. Under ringprofd's
+ * unit the recorder is the ringprof user, not root: the helper starts as that user with no
+ * capabilities (the recorder clears its ambient set before exec) and keeps its uid; what
+ * holds it is then the system call filter below. */
 static void drop_ids(void)
 {
 	for (int cap = 0; cap < 64; cap++)

@@ -107,3 +107,22 @@ mount_tmpfs() {
 	MOUNTED="$2"
 	trap 'for p in $BG_PIDS; do kill -9 "$p" 2>/dev/null; done; wait 2>/dev/null; umount "$MOUNTED"; cleanup' EXIT
 }
+
+# Side-band records of pid 0 and tid 0 in a `report --dump` (what the recorder drops in a PID
+# namespace, where the kernel gives every task outside it so): COMM and MMAP/MMAP2 print
+# "pid=P tid=T ...", FORK and EXIT "pid=P ppid=PP tid=T ptid=PT".
+PID0_SIDEBAND='^(COMM|MMAP2?) .* pid=0 tid=0 |^(FORK|EXIT) .* pid=0 ppid=-?[0-9]+ tid=0 '
+
+# check_pid0_regex DUMP: PID0_SIDEBAND can fail. For each of COMM, MMAP2, FORK and EXIT, a real
+# line of DUMP (a task's own, pids not 0) does not match it and the same line with its pids
+# and tids set to 0 does: a check that no line matches means no such record.
+check_pid0_regex() {
+	local type line zero
+	for type in COMM MMAP2 FORK EXIT; do
+		line=$(grep -m1 -E "^$type .* pid=[1-9][0-9]* " "$1") || fail "no $type record of a task in $(basename "$1") to check the pid-0 regex with"
+		zero=$(sed -E 's/ (pid|ppid|tid|ptid)=[0-9]+/ \1=0/g' <<<"$line")
+		! grep -Eq -- "$PID0_SIDEBAND" <<<"$line" || fail "the pid-0 side-band regex matches a task's own $type: $line"
+		grep -Eq -- "$PID0_SIDEBAND" <<<"$zero" || fail "the pid-0 side-band regex misses a $type of pid 0: $zero"
+	done
+	ok "the pid-0 side-band regex matches COMM, MMAP2, FORK and EXIT lines of pid 0, and not of other tasks"
+}

@@ -4,16 +4,19 @@
 #     listed here and must stay passed; the ones it fails are exactly the documented
 #     exceptions (each with its reason below), so that a regression shows up by name.
 #  2. Each capability of the bounding set is explained in the unit, and the daemon really
-#     works with no more than that set and no new privileges (setpriv), inside a mount
-#     namespace where /home is hidden as ProtectHome=yes hides it: system-wide samples with
-#     callchains, kernel symbols, and the build-id of a binary in a 0700 directory
-#     under /home that another user runs (CAP_SYS_PTRACE, CAP_DAC_READ_SEARCH and
-#     /proc/PID/root at work). And each is needed: the recorder without CAP_PERFMON is
-#     refused -a, without CAP_DAC_READ_SEARCH it loses that build-id.
+#     works as the unit runs it: a non-root user whose only capabilities are that set, as
+#     ambient capabilities, with no new privileges (setpriv), inside a mount namespace where
+#     /home is hidden as ProtectHome=yes hides it: system-wide samples with callchains,
+#     kernel symbols, and the build-id of a binary in a 0700 directory under /home that
+#     another user runs (CAP_SYS_PTRACE, CAP_DAC_READ_SEARCH and /proc/PID/root at work).
+#     And each is needed: the recorder without CAP_PERFMON is refused -a, without
+#     CAP_DAC_READ_SEARCH it loses that build-id. With the same credentials, no route to
+#     kernel tunables or to root's files and memory opens (tests/sandbox-probe), here on the
+#     host's writable /proc/sys: the user, not a read-only mount, is what closes them.
 #  3. Files: the daemon's directory and files give nothing to other users whatever the umask
-#     (0750 and 0640, the group being the daemon's: root under the unit), `ringprof record`
-#     writes 0600 even over a world-readable file and under umask 000, and an ordinary user
-#     can neither list the daemon's directory nor read a recording.
+#     (0750 and 0640, owned by the daemon's user and group), `ringprof record` writes 0600
+#     even over a world-readable file and under umask 000, and an ordinary user can neither
+#     list the daemon's directory nor read a recording.
 # (That `ringprof record -a` is refused to an ordinary user, naming perf_event_paranoid and
 # CAP_PERFMON, is tests/record-unprivileged.sh.)
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
@@ -38,7 +41,7 @@ if command -v systemd-analyze >/dev/null; then
 		done
 		ok "passed: $*"
 	}
-	passed NoNewPrivileges= AmbientCapabilities= "ProtectSystem=" PrivateNetwork= PrivateTmp= PrivateDevices= \
+	passed NoNewPrivileges= User=/DynamicUser= SupplementaryGroups= RemoveIPC= "ProtectSystem=" PrivateNetwork= PrivateTmp= PrivateDevices= \
 		PrivateMounts= IPAddressDeny= ProtectKernelModules= ProtectControlGroups= ProtectClock= ProtectHostname= \
 		RestrictSUIDSGID= RestrictRealtime= LockPersonality= MemoryDenyWriteExecute= KeyringMode= \
 		SystemCallArchitectures= NotifyAccess= Delegate=
@@ -68,13 +71,13 @@ if command -v systemd-analyze >/dev/null; then
 	#   ProtectKernelLogs=                would drop CAP_SYSLOG
 	#   ProtectProc= ProcSubset=          every process's /proc entry must be readable
 	#   PrivateUsers=                     capabilities must hold in the initial user namespace
-	#   User=/DynamicUser=                root, reduced to the bounding set (perf needs the caps
-	#                                     in the initial namespace; no setuid helper)
+	#   AmbientCapabilities=              the user ringprof gets the five that way (not root)
 	#   RootDirectory=/RootImage=         the host's binaries are what it records
 	#   RestrictAddressFamilies=~AF_UNIX  sd_notify
 	#   DeviceAllow=                      char-rtc:r, which ProtectClock= itself adds
-	#   UMask=                            recordings are group-readable (the group is root)
-	expected="CapabilityBoundingSet=~CAP_(DAC_*|FOWNER|IPC_OWNER)
+	#   UMask=                            recordings are group-readable (group ringprof)
+	expected="AmbientCapabilities=
+CapabilityBoundingSet=~CAP_(DAC_*|FOWNER|IPC_OWNER)
 CapabilityBoundingSet=~CAP_IPC_LOCK
 CapabilityBoundingSet=~CAP_SYSLOG
 CapabilityBoundingSet=~CAP_SYS_PTRACE
@@ -87,8 +90,7 @@ ProtectProc=
 RestrictAddressFamilies=~AF_UNIX
 RootDirectory=/RootImage=
 SystemCallFilter=~@debug
-UMask=
-User=/DynamicUser="
+UMask="
 	failed=$(sed -n 's/^✗ \([^ ]*\) .*/\1/p' "$T/security" | LC_ALL=C sort)
 	[ "$failed" = "$(LC_ALL=C sort <<<"$expected")" ] ||
 		fail "systemd-analyze security: the failed checks changed; new: $(comm -13 <(LC_ALL=C sort <<<"$expected") <(echo "$failed") | tr '\n' ' ') gone: $(comm -23 <(LC_ALL=C sort <<<"$expected") <(echo "$failed") | tr '\n' ' ')"
@@ -98,15 +100,20 @@ else
 	echo "# systemd-analyze is not installed: the unit's settings are checked from its text only"
 fi
 check_grep '^NoNewPrivileges=yes$' "$UNIT" "NoNewPrivileges=yes"
-check_grep '^AmbientCapabilities=$' "$UNIT" "no ambient capabilities"
+check_eq "$(sed -n 's/^AmbientCapabilities=//p' "$UNIT")" "$(sed -n 's/^CapabilityBoundingSet=//p' "$UNIT")" \
+	"the ambient capabilities are the bounding set (a non-root user has no others)"
 check_grep '^ProtectSystem=strict$' "$UNIT" "ProtectSystem=strict"
 check_grep '^ProtectHome=yes$' "$UNIT" "ProtectHome=yes"
 check_grep '^PrivateNetwork=yes$' "$UNIT" "PrivateNetwork=yes"
 check_grep '^RestrictAddressFamilies=AF_UNIX$' "$UNIT" "RestrictAddressFamilies=AF_UNIX only"
 check_grep '^StateDirectoryMode=0750$' "$UNIT" "StateDirectoryMode=0750: nothing for other users"
 check_grep '^UMask=0027$' "$UNIT" "UMask=0027: nothing for other users"
-check_no_grep '^(User|SupplementaryGroups)=' "$UNIT" "the daemon runs as root (no User=, no SupplementaryGroups=)"
+check_grep '^User=ringprof$' "$UNIT" "the daemon runs as the system user ringprof, not root (User=ringprof)"
+check_no_grep '^SupplementaryGroups=' "$UNIT" "with no supplementary groups"
 check_grep '^Group=ringprof$' "$UNIT" "the files belong to the ringprof group (Group=ringprof)"
+check_grep '^u ringprof -:ringprof ' "$top_srcdir/systemd/ringprof.sysusers" "sysusers.d makes the user ringprof, primary group ringprof"
+check_grep '^SystemCallFilter=~ptrace process_vm_readv process_vm_writev pidfd_getfd$' "$UNIT" \
+	"the system call filter refuses what CAP_SYS_PTRACE would open beyond /proc"
 
 # ---- 2. every capability is explained, and the set suffices -------------------------------
 caps=$(sed -n 's/^CapabilityBoundingSet=//p' "$UNIT")
@@ -115,10 +122,12 @@ for c in $caps; do
 	check_grep "^# $c: .{10,}" "$UNIT" "$c is explained in the unit"
 done
 bset=-all
+capl="" # the five as setpriv's list: +perfmon,...
 mask=0
 for c in $caps; do
 	name=$(tr 'A-Z' 'a-z' <<<"${c#CAP_}")
 	bset="$bset,+$name"
+	capl="$capl${capl:+,}+$name"
 	bit=$(setpriv --list-caps | grep -nx "$name" | cut -d: -f1)
 	[ -n "$bit" ] || fail "setpriv does not know $c"
 	mask=$((mask | (1 << (bit - 1))))
@@ -140,21 +149,57 @@ sleep 0.3
 kill -0 "$WLPID" 2>/dev/null || fail "the workload did not start as nobody from $H"
 wl_bid=$(build_id_of "$WL")
 
-# ringprofd as the unit runs it: no new privileges, the unit's bounding set, the unit's umask,
-# /home hidden in its own mount namespace.
+# The unit's user: a uid and gid no account or process has here (systemd-sysusers makes
+# ringprof on a real system; tests/daemon-systemd.sh runs the unit itself). The binaries are
+# copied where that user may run them: the build tree may lie under a directory it cannot
+# enter. Its state directory is its own, as StateDirectory= makes it.
+RPU=""
+for u in $(seq 64100 64199); do
+	getent passwd "$u" >/dev/null || getent group "$u" >/dev/null || pgrep -U "$u" >/dev/null || { RPU=$u; break; }
+done
+[ -n "$RPU" ] || fail "no free uid in 64100-64199 for the daemon's user"
+B="$T/bin"
+mkdir -p "$B"
+cp "$top_builddir"/ringprofd "$top_builddir"/ringprof "$top_builddir"/ringprof-record \
+	"$top_builddir"/ringprof-report "$top_builddir"/ringprof-unwind "$top_builddir"/tests/sandbox-probe "$B/"
+chmod 755 "$B"
+mkdir -p "$D"
+chown "$RPU:$RPU" "$D"
+chmod 750 "$D"
+# as_unit CMD...: as the unit runs its commands: that user and group, no supplementary
+# groups, the five capabilities ambient (so effective) and bounding, no new privileges.
+as_unit() {
+	setpriv --reuid="$RPU" --regid="$RPU" --clear-groups --inh-caps="-all,$capl" --ambient-caps="-all,$capl" \
+		--bounding-set="$bset" --no-new-privs -- "$@"
+}
+# ringprofd so, with the unit's umask, /home hidden in its own mount namespace.
 cat >"$T/sandboxed-ringprofd" <<EOF
 #!/bin/sh
 umask 0027
 exec unshare -m --propagation private sh -c 'mount -t tmpfs -o mode=0755,size=1m ringprof-test /home &&
-	exec setpriv --no-new-privs --bounding-set=$bset --inh-caps=-all -- "\$0" "\$@"' "$top_builddir/ringprofd" "\$@"
+	exec setpriv --reuid=$RPU --regid=$RPU --clear-groups --inh-caps=-all,$capl --ambient-caps=-all,$capl \\
+		--bounding-set=$bset --no-new-privs -- "\$0" "\$@"' "$B/ringprofd" "\$@"
 EOF
 chmod 755 "$T/sandboxed-ringprofd"
 command -v unshare >/dev/null || skip "unshare (util-linux) is not installed"
 start_listener
+chmod 777 "$NOTIFY_SOCKET" # the daemon's user sends to it
 RPD="$T/sandboxed-ringprofd" start_daemon -c /dev/null -D "$D" $FAST
+check_eq "$(awk '$1 == "Uid:" { print $2 " " $3 " " $4 " " $5 }' "/proc/$DPID/status")" "$RPU $RPU $RPU $RPU" \
+	"ringprofd runs as the unit's user, not root (uid $RPU)"
 eff=$(awk '$1 == "CapEff:" { print $2 }' "/proc/$DPID/status")
 check_eq "$((16#$eff))" "$mask" "ringprofd runs with the unit's capabilities only (CapEff $eff)"
+amb=$(awk '$1 == "CapAmb:" { print $2 }' "/proc/$DPID/status")
+check_eq "$((16#$amb))" "$mask" "as ambient capabilities (CapAmb $amb)"
 check_eq "$(awk '$1 == "NoNewPrivs:" { print $2 }' "/proc/$DPID/status")" 1 "and with no new privileges"
+# Its helpers (unwind tables, build-ids) start with no capabilities: the ambient set is cleared
+# before exec, and as that user nothing gives them any.
+helpers=$(pgrep -P "$DPID" -x ringprof-unwind)
+[ -n "$helpers" ] || fail "the sandboxed daemon has no ringprof-unwind helper"
+for h in $helpers; do
+	check_eq "$(awk '$1 == "Uid:" { print $2 } $1 == "CapEff:" || $1 == "CapPrm:" || $1 == "CapAmb:" || $1 == "Seccomp:" { print $2 }' "/proc/$h/status" | tr '\n' ' ')" \
+		"$RPU 0000000000000000 0000000000000000 0000000000000000 2 " "helper $h: the daemon's user, no capabilities, its own system call filter"
+done
 [ -z "$(ls -A "/proc/$DPID/root/home" 2>/dev/null)" ] || fail "/home is not hidden from the sandboxed daemon"
 ok "/home is empty in the daemon's mount namespace"
 wait_until 20 "the sandboxed daemon records samples" samples_at_least 200
@@ -182,14 +227,17 @@ check_grep '^ +[0-9.]+% +[0-9.]+% \[\.\] hot_leaf$' "$T/sb.report" "the report o
 check_grep '^ +[0-9.]+% +[0-9.]+% \[\.\] worker_spin$' "$T/sb.report" "and its thread's (worker_spin)"
 
 # Each of these capabilities is needed, not only enough: the same recorder (ringprof record -a)
-# with the unit's set minus one of them loses what it is there for.
-# without CAP: record -a with the unit's bounding set minus CAP into $T/without-CAP.{data,err,dump}
+# as the unit's user with its set minus one of them loses what it is there for.
+# without CAP: record -a so into $T/wo/without-CAP.data, then $T/without-CAP.{err,dump}
+mkdir -p "$T/wo"
+chown "$RPU:$RPU" "$T/wo"
 without() {
 	local minus
 	minus=$(tr 'A-Z' 'a-z' <<<"${1#CAP_}")
-	setpriv --no-new-privs --bounding-set="$bset,-$minus" --inh-caps=-all -- \
-		"$RP" record -a -e cpu-clock -d 0.3 -o "$T/without-$1.data" >/dev/null 2>"$T/without-$1.err"
-	"$RP" report -i "$T/without-$1.data" --dump >"$T/without-$1.dump" 2>/dev/null
+	setpriv --reuid="$RPU" --regid="$RPU" --clear-groups --inh-caps="-all,$capl,-$minus" \
+		--ambient-caps="-all,$capl,-$minus" --bounding-set="$bset,-$minus" --no-new-privs -- \
+		"$B/ringprof" record -a -e cpu-clock -d 0.3 -o "$T/wo/without-$1.data" >/dev/null 2>"$T/without-$1.err"
+	"$RP" report -i "$T/wo/without-$1.data" --dump >"$T/without-$1.dump" 2>/dev/null
 }
 without CAP_PERFMON
 check_grep 'permission denied for system-wide recording: kernel.perf_event_paranoid is [0-9]+ and this process lacks CAP_PERFMON' \
@@ -214,9 +262,46 @@ if [ "$(cat /proc/sys/kernel/kptr_restrict)" = 0 ]; then
 fi
 # (CAP_IPC_LOCK matters only for rings beyond kernel.perf_event_mlock_kb and LimitMEMLOCK=.)
 
+# No write path to kernel tunables, root's files or root's memory with the unit's credentials,
+# though CAP_SYS_PTRACE opens /proc/PID/root of a root process (the route out of any mount
+# namespace) and this host's /proc/sys is writable: the kernel lets only uid 0 write /proc/sys
+# whatever the capabilities, and root's files and /proc/PID/mem (0600) need CAP_DAC_OVERRIDE.
+# The target is a root process of the test's own, the directory one of root's it made.
+sleep 60 &
+ROOTPID=$!
+BG_PIDS="$BG_PIDS $ROOTPID"
+mkdir -m 755 "$T/rootdir"
+as_unit "$B/sandbox-probe" "$ROOTPID" "$T/rootdir" >"$T/probe" 2>&1 || fail "sandbox-probe: $(cat "$T/probe")"
+sed 's/^/# /' "$T/probe"
+probe_is() { # NAME RESULT-REGEX WHAT
+	check_grep "^sandbox-probe: $1: $2\$" "$T/probe" "$3"
+}
+probe_is "read /proc/PID/maps of the target" allowed "the unit's user reads a root process's maps (CAP_SYS_PTRACE)"
+probe_is "enter /proc/PID/root of the target" allowed "and enters its /proc/PID/root"
+[ -w /proc/sys/kernel/core_pattern ] && ok "/proc/sys is writable to root on this host (the routes below are not closed by a mount)"
+probe_is "write /proc/sys/kernel/core_pattern" "denied \(EACCES: .*\)" "kernel.core_pattern cannot be opened for writing (EACCES: the uid)"
+probe_is "write /proc/PID/root/proc/sys/kernel/core_pattern" "denied \(EACCES: .*\)" "nor through the root process's /proc/PID/root"
+probe_is "write /proc/PID/root/sys/kernel/profiling" "denied \(EACCES: .*\)" "nor a /sys tunable through it"
+probe_is "create a file in root's directory through /proc/PID/root" "denied \(EACCES: .*\)" "no file can be created in a directory of root's through it"
+probe_is "open /proc/PID/root/etc/passwd by handle for writing" "denied \(E(ACCES|PERM): .*\)" "nor root's files opened for writing by handle (CAP_DAC_READ_SEARCH)"
+probe_is "open /proc/PID/mem for writing" "denied \(EACCES: .*\)" "the root process's memory cannot be opened for writing"
+# ptrace attach, process_vm_writev and pidfd_getfd pass the kernel's check with CAP_SYS_PTRACE:
+# the unit's system call filter refuses them (tests/daemon-systemd.sh, under systemd).
+sed -n 's/^sandbox-probe: \(ptrace.*\|process_vm.*\|pidfd_getfd.*\)/# without the unit'"'"'s system call filter: \1/p' "$T/probe"
+# The same credentials but uid 0, as the unit ran the daemon before: the probe finds the routes.
+setpriv --clear-groups --inh-caps="-all,$capl" --ambient-caps="-all,$capl" --bounding-set="$bset" --no-new-privs -- \
+	"$B/sandbox-probe" "$ROOTPID" "$T/rootdir" >"$T/probe-root" 2>&1
+probe_root_is() {
+	check_grep "^sandbox-probe: $1: allowed\$" "$T/probe-root" "$2"
+}
+probe_root_is "write /proc/PID/root/proc/sys/kernel/core_pattern" "(uid 0 with the same five capabilities: kernel.core_pattern through /proc/PID/root opens for writing)"
+probe_root_is "create a file in root's directory through /proc/PID/root" "(uid 0: a file in a directory of root's can be created)"
+probe_root_is "open /proc/PID/mem for writing" "(uid 0: the root process's memory opens for writing)"
+kill "$ROOTPID" 2>/dev/null
+
 # ---- 3. who can read what -----------------------------------------------------------------
-check_eq "$(stat -c '%a %U %G' "$D")" "750 root root" "the daemon's directory: 0750 root:root"
-check_eq "$(stat -c '%a %U %G' "$D/$f")" "640 root root" "its recordings: 0640 root:root"
+check_eq "$(stat -c '%a %u %g' "$D")" "750 $RPU $RPU" "the daemon's directory: 0750, the daemon's user and group"
+check_eq "$(stat -c '%a %u %g' "$D/$f")" "640 $RPU $RPU" "its recordings: 0640, the daemon's user and group"
 as_nobody() {
 	setpriv --reuid=nobody --regid=nogroup --clear-groups --reset-env -- "$@"
 }

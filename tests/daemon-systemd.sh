@@ -3,9 +3,13 @@
 # OS booted with systemd-nspawn on a throw-away overlay, the tree installed into it with
 # `make install`, and systemctl driving the daemon as it does in production: readiness,
 # STATUS, reload, rotation by signal, recovery after kill -9, the watchdog, a bad
-# configuration (exit 78, no restart loop), the sandbox's capabilities and seccomp, and
-# recordings with kernel and user frames made from inside it.
+# configuration (exit 78, no restart loop), the sandbox's user, capabilities and seccomp, no
+# write path from it to kernel tunables or root's processes (tests/sandbox-probe run as an
+# ExecStartPre= of the unit, so with the daemon's own credentials, filter and mounts), and
+# recordings with kernel and user frames, of root's processes and another user's, made from
+# inside it.
 . "${top_srcdir:-.}/tests/lib.sh"
+. "$top_srcdir/tests/daemon-lib.sh"
 
 [ "$(id -u)" = 0 ] || skip "needs root (systemd-nspawn)"
 command -v systemd-nspawn >/dev/null || skip "systemd-nspawn is not installed (package systemd-container; setup.sh installs it)"
@@ -13,6 +17,7 @@ case " ${CFLAGS:-} $(grep -m1 '^CFLAGS = ' "$top_builddir/Makefile" 2>/dev/null)
 *fsanitize*) skip "it builds and installs a plain tree of its own, so it runs once: in the plain build tree" ;;
 esac
 require_perf_events
+[ -x "$top_builddir/tests/sandbox-probe" ] || fail "tests/sandbox-probe was not built"
 
 ROOT="$T/root"
 DEST="$T/dest"
@@ -54,25 +59,51 @@ stop_container() {
 trap 'stop_container; cleanup' EXIT
 
 # Boot: the host's root bound (in a private mount namespace) and overlaid by tmpfs; the
-# installed tree bound read-only, copied in once systemd runs.
+# installed tree bound read-only, copied in once systemd runs. The capabilities nspawn leaves
+# out by default but a host's systemd has: those the unit grants beyond them.
+mkdir -p "$T/probe-bin"
+cp "$top_builddir/tests/sandbox-probe" "$T/probe-bin/"
 cat >"$T/boot.sh" <<EOF
 mount --bind / "$ROOT" || exit 1
 exec systemd-nspawn -D "$ROOT" --volatile=overlay --boot --register=no --keep-unit \\
-	--console=read-only --capability=CAP_PERFMON,CAP_SYSLOG,CAP_IPC_LOCK \\
+	--console=read-only --capability=CAP_PERFMON,CAP_SYSLOG,CAP_IPC_LOCK,CAP_CHECKPOINT_RESTORE \\
 	--system-call-filter=perf_event_open --bind-ro="$DEST":/run/rp-dest \\
-	--bind-ro="$top_builddir/tests/workload":/run/rp-workload \\
+	--bind-ro="$top_builddir/tests/workload":/run/rp-workload --bind-ro="$T/probe-bin":/run/rp-probe \\
 	--machine=rp-$$ -- systemd.unit=basic.target
 EOF
+# Why nspawn may be unable to boot here, as unshare, mount and systemd-nspawn 252 word it: a
+# reason (the skip names it) and the boot log's line for it. Any other exit before the boot
+# is a failure of this test.
+CANT_BOOT=(
+	"no mount namespace for this process|unshare failed: Operation not permitted"
+	"/ cannot be bind-mounted|^mount: .*(permission denied|[Oo]peration not permitted|must be superuser)"
+	"namespaces refused to nspawn|(clone\(\) failed|Failed to fork (inner child|child pid)).*: (Operation not permitted|Permission denied|Invalid argument|No space left on device)"
+	"no cgroup hierarchy nspawn can use|Failed to (determine whether the unified cgroups hierarchy is used|determine our own cgroup path|determine if /sys/fs/cgroup is already mounted|determine cgroup controllers|create .* subcgroup|chown\(\) cgroup)|is already mounted but not a unified cgroup hierarchy"
+	"no pseudo-terminal for the console|Failed to allocate a pty"
+	"no seccomp filter can be installed|Failed to install seccomp filter"
+	"file systems cannot be mounted for the container|Failed to mount .*\\(type (overlay|proc|sysfs|tmpfs|cgroup2?|mqueue|devpts)\\).*: (Operation not permitted|Permission denied|No such device)"
+)
+nspawn_exited() {
+	local r reason re line
+	wait "$NSPID" 2>/dev/null
+	r=$?
+	NSPID=""
+	for reason in "${CANT_BOOT[@]}"; do
+		re=${reason#*|}
+		line=$(grep -m1 -E -- "$re" "$T/boot.log") || continue
+		skip "systemd-nspawn cannot boot this machine's OS here: ${reason%%|*} (boot log: $line)"
+	done
+	echo "--- boot log:" >&2
+	tail -20 "$T/boot.log" >&2
+	fail "systemd-nspawn exited ($r) before the container booted, for no reason this test knows as the machine's"
+}
 nspawn_cleanup
 unshare -m --propagation private sh "$T/boot.sh" >"$T/boot.log" 2>&1 &
 NSPID=$!
 for _ in $(seq 1 300); do
 	P1=$(pgrep -P "$NSPID" -x systemd | head -1)
 	[ -n "$P1" ] && nsenter -t "$P1" -a systemctl is-system-running 2>/dev/null | grep -Eq '^(running|degraded)$' && break
-	if ! kill -0 "$NSPID" 2>/dev/null; then
-		tail -5 "$T/boot.log" >&2
-		skip "systemd-nspawn could not boot this machine's OS: $(grep -m1 -iE 'fail|error' "$T/boot.log")"
-	fi
+	kill -0 "$NSPID" 2>/dev/null || nspawn_exited
 	sleep 0.1
 done
 in_ct() { nsenter -t "$P1" -a "$@"; }
@@ -80,14 +111,20 @@ in_ct systemctl is-system-running 2>/dev/null | grep -Eq '^(running|degraded)$' 
 ok "a real systemd PID 1 booted ($(in_ct systemctl --version | head -1))"
 
 in_ct cp -a /run/rp-dest/. / || fail "copying the installed tree into the container"
-# What a package's postinst does: the ringprof group from sysusers.d. One reader in it, one
-# user outside it.
+# What a package's postinst does: the ringprof user and group from sysusers.d. One reader in
+# the group, one user outside it.
 in_ct systemd-sysusers || fail "systemd-sysusers in the container"
 in_ct getent group ringprof >/dev/null || fail "sysusers.d/ringprof.conf made the ringprof group"
+RPUID=$(in_ct id -u ringprof) RPGID=$(in_ct id -g ringprof)
+check_range "${RPUID:-0}" 1 65533 "sysusers.d/ringprof.conf made the system user ringprof (uid $RPUID)"
+check_eq "$RPGID" "$(in_ct getent group ringprof | cut -d: -f3)" "its primary group is ringprof"
 in_ct useradd -M -G ringprof rpreader && in_ct useradd -M rpother || fail "useradd in the container"
 # Short intervals so that the test sees each behaviour quickly; everything else as shipped.
 in_ct mkdir -p /etc/systemd/system/ringprofd.service.d /etc/ringprof/ringprofd.conf.d
 in_ct sh -c 'printf "[Service]\nWatchdogSec=4\n" >/etc/systemd/system/ringprofd.service.d/test.conf'
+# The probe, in the unit's own sandbox: an ExecStartPre= gets the daemon's user, capabilities,
+# system call filter and mounts. Its target is PID 1, root's systemd.
+in_ct sh -c 'printf "[Service]\nExecStartPre=/run/rp-probe/sandbox-probe 1\n" >/etc/systemd/system/ringprofd.service.d/probe.conf'
 in_ct sh -c 'printf "Frequency=199\nFlushInterval=0.5s\n" >/etc/ringprof/ringprofd.conf.d/test.conf'
 in_ct systemctl daemon-reload
 prop() { in_ct systemctl show -p "$1" --value ringprofd; }
@@ -103,14 +140,99 @@ in_ct systemctl status ringprofd --no-pager >"$T/status" 2>&1
 check_grep '^ +Status: ".*"' "$T/status" "systemctl status shows the daemon's STATUS="
 
 # --- the sandbox ---
-in_ct grep -E '^(CapEff|CapPrm|CapBnd|Seccomp|NoNewPrivs):' "/proc/$MAIN/status" >"$T/caps"
+in_ct grep -E '^(Uid|Gid|Groups|CapEff|CapPrm|CapBnd|CapAmb|Seccomp|NoNewPrivs):' "/proc/$MAIN/status" >"$T/caps"
+check_grep "^Uid:[[:space:]]+$RPUID[[:space:]]+$RPUID[[:space:]]+$RPUID[[:space:]]+$RPUID\$" "$T/caps" "the daemon runs as the user ringprof, not root (uid $RPUID)"
+check_grep "^Gid:[[:space:]]+$RPGID[[:space:]]+$RPGID[[:space:]]+$RPGID[[:space:]]+$RPGID\$" "$T/caps" "and the group ringprof"
+check_grep "^Groups:[[:space:]]*($RPGID[[:space:]]*)?\$" "$T/caps" "with no supplementary group but its own"
 capeff=$(awk '/^CapEff/ { print $2 }' "$T/caps")
 caps=$(capsh --decode="$capeff" 2>/dev/null | sed 's/^.*=//')
 [ -n "$caps" ] || caps=$capeff
-# CAP_DAC_READ_SEARCH 2, CAP_SYS_PTRACE 19, CAP_SYSLOG 34, CAP_PERFMON 38, CAP_IPC_LOCK 14
-check_eq "$capeff" "0000004400084004" "effective capabilities are exactly the five of the unit ($caps)"
+# CAP_DAC_READ_SEARCH 2, CAP_IPC_LOCK 14, CAP_SYS_PTRACE 19, CAP_SYSLOG 34, CAP_PERFMON 38,
+# CAP_CHECKPOINT_RESTORE 40
+check_eq "$capeff" "0000014400084004" "effective capabilities are exactly the six of the unit ($caps)"
+check_grep '^CapAmb:[[:space:]]+0000014400084004$' "$T/caps" "as ambient capabilities"
+check_grep '^CapBnd:[[:space:]]+0000014400084004$' "$T/caps" "and no others in the bounding set"
 check_grep '^Seccomp:[[:space:]]+2$' "$T/caps" "a seccomp filter is in force"
 check_grep '^NoNewPrivs:[[:space:]]+1$' "$T/caps" "no_new_privs is set"
+in_ct sh -c 'for p in $(pgrep -P "$1" -x ringprof-unwind); do grep -E "^(Uid|CapEff|Seccomp):" /proc/$p/status | tr -s "\t" " " | tr "\n" " "; echo; done' sh "$MAIN" >"$T/helpers"
+check_range "$(grep -c . "$T/helpers")" 1 4 "the daemon's unwind helpers run"
+check_eq "$(grep -v "^Uid: $RPUID $RPUID $RPUID $RPUID CapEff: 0000000000000000 Seccomp: 2 \$" "$T/helpers")" "" \
+	"each as the user ringprof with no capabilities and its own filter"
+
+# systemd's own audit of the loaded unit, online under PID 1.
+in_ct systemd-analyze security ringprofd.service --no-pager >"$T/security" 2>&1 ||
+	{ cat "$T/security" >&2; fail "systemd-analyze security ringprofd.service"; }
+score=$(sed -n 's/.*Overall exposure level for ringprofd.service: \([0-9.]*\).*/\1/p' "$T/security")
+[ -n "$score" ] || fail "no exposure level in: $(tail -3 "$T/security")"
+echo "# systemd-analyze security ringprofd.service under PID 1: exposure $score"
+check_range "$(awk -v s="$score" 'BEGIN { printf "%d", s * 10 + 0.5 }')" 0 17 "exposure $score under PID 1 is 1.7 or lower (2.0 as uid 0)"
+check_grep '^✓ User=/DynamicUser= ' "$T/security" "systemd-analyze: the service runs under a non-root user"
+
+# No write path to kernel tunables, root's files or root's memory from inside the sandbox.
+# nspawn makes the container's /proc/sys read-only itself, so a write there failing proves
+# nothing: what counts is why. The kernel checks permission before a read-only mount, so
+# EACCES is the uid's doing (only uid 0 may write /proc/sys, and root's 0600 /proc/PID/mem
+# and 0755 directories need CAP_DAC_OVERRIDE); EROFS would mean only the mount held it.
+in_ct journalctl -u ringprofd --no-pager -o cat | grep '^sandbox-probe: ' | head -20 >"$T/probe"
+sed 's/^/# /' "$T/probe"
+check_grep "^sandbox-probe: uid=$RPUID euid=$RPUID gid=$RPGID groups=($RPGID)? CapEff=0000014400084004 CapBnd=0000014400084004 CapAmb=0000014400084004 NoNewPrivs=1 Seccomp=2\$" \
+	"$T/probe" "the probe ran as an ExecStartPre= with the daemon's user, capabilities and filter"
+probe_is() { # FILE NAME RESULT-REGEX WHAT
+	check_grep "^sandbox-probe: $2: $3\$" "$1" "$4"
+}
+denied_by() {
+	echo "denied \\($1: .*\\)"
+}
+probe_is "$T/probe" "read /proc/PID/maps of the target" allowed "the sandbox reads PID 1's maps (CAP_SYS_PTRACE)"
+probe_is "$T/probe" "enter /proc/PID/root of the target" allowed "and enters PID 1's root, out of the sandbox's mounts"
+probe_is "$T/probe" "read real addresses in /proc/kallsyms" allowed "and reads kernel addresses"
+probe_is "$T/probe" "write /proc/sys/kernel/core_pattern" "$(denied_by EACCES)" "kernel.core_pattern cannot be opened for writing (EACCES, not only a read-only mount)"
+probe_is "$T/probe" "write /proc/PID/root/proc/sys/kernel/core_pattern" "$(denied_by EACCES)" "nor through /proc/1/root (EACCES)"
+probe_is "$T/probe" "write /proc/PID/root/sys/kernel/profiling" "$(denied_by EACCES)" "nor a /sys tunable through /proc/1/root (EACCES)"
+probe_is "$T/probe" "create a file in root's directory through /proc/PID/root" "$(denied_by EACCES)" "no file can be created in /proc/1/root/etc"
+probe_is "$T/probe" "open /proc/PID/root/etc/passwd by handle for writing" "$(denied_by 'E(PERM|ACCES)')" "nor root's files opened for writing by handle"
+probe_is "$T/probe" "open /proc/PID/mem for writing" "$(denied_by EACCES)" "/proc/1/mem cannot be opened for writing (EACCES)"
+probe_is "$T/probe" "ptrace attach \\(PTRACE_SEIZE\\) the target" "$(denied_by EPERM)" "PID 1 cannot be ptrace-attached (EPERM)"
+probe_is "$T/probe" "process_vm_writev to the target" "$(denied_by EPERM)" "nor written with process_vm_writev (EPERM)"
+probe_is "$T/probe" "process_vm_readv from the target" "$(denied_by EPERM)" "nor read with process_vm_readv (EPERM)"
+probe_is "$T/probe" "pidfd_getfd from the target" "$(denied_by EPERM)" "nor its descriptors taken with pidfd_getfd (EPERM)"
+
+# The probe can find these routes: the same unit with one thing taken away, as a oneshot
+# service running the probe. rp-probe-root is the unit as it was (uid 0, group ringprof, the
+# five capabilities, no ptrace filter); rp-probe-nofilter keeps the user but drops the
+# ptrace line of the filter, which is what closes those routes.
+probe_unit() { # NAME SED-EXPRESSIONS...: the installed unit, edited, run; its probe lines in $T/NAME
+	local name=$1
+	shift
+	in_ct sed -e 's|^ExecStart=.*|ExecStart=/run/rp-probe/sandbox-probe 1|' -e 's|^Type=.*|Type=oneshot|' \
+		-e '/^ExecReload=/d' -e '/^WatchdogSec=/d' -e '/^Restart/d' -e '/^\(State\|Cache\)Directory/d' \
+		-e '/^\[Install\]/,$d' "$@" /usr/lib/systemd/system/ringprofd.service >"$T/$name.service"
+	in_ct sh -c "cat >/etc/systemd/system/$name.service" <"$T/$name.service"
+	in_ct systemctl daemon-reload
+	in_ct systemctl start "$name" || fail "systemctl start $name"
+	in_ct journalctl -u "$name" --no-pager -o cat | grep '^sandbox-probe: ' >"$T/$name"
+	sed "s/^/# $name: /" "$T/$name"
+}
+probe_unit rp-probe-root -e '/^User=/d' -e 's/^AmbientCapabilities=.*/AmbientCapabilities=/' -e '/^SystemCallFilter=~ptrace/d'
+check_grep '^sandbox-probe: uid=0 euid=0 ' "$T/rp-probe-root" "(as the unit was: uid 0)"
+in_ct systemd-analyze security rp-probe-root.service --no-pager 2>/dev/null |
+	sed -n 's/.*Overall exposure level for rp-probe-root.service: \([0-9.]*\).*/# the unit as it was (uid 0): exposure \1/p'
+probe_is "$T/rp-probe-root" "write /proc/sys/kernel/core_pattern" "$(denied_by EROFS)" "(uid 0: kernel.core_pattern held by the read-only mount only)"
+probe_is "$T/rp-probe-root" "create a file in root's directory through /proc/PID/root" allowed "(uid 0: a file can be created in /proc/1/root/etc)"
+probe_is "$T/rp-probe-root" "open /proc/PID/mem for writing" allowed "(uid 0: /proc/1/mem opens for writing)"
+probe_is "$T/rp-probe-root" "ptrace attach \\(PTRACE_SEIZE\\) the target" allowed "(uid 0 without the ptrace filter: PID 1 can be attached)"
+probe_unit rp-probe-nofilter -e '/^SystemCallFilter=~ptrace/d'
+check_grep "^sandbox-probe: uid=$RPUID " "$T/rp-probe-nofilter" "(the user ringprof without the ptrace line of the filter)"
+probe_is "$T/rp-probe-nofilter" "write /proc/PID/root/proc/sys/kernel/core_pattern" "$(denied_by EACCES)" "(still no kernel.core_pattern through /proc/1/root: the uid)"
+probe_is "$T/rp-probe-nofilter" "open /proc/PID/mem for writing" "$(denied_by EACCES)" "(still no /proc/1/mem for writing: the uid)"
+probe_is "$T/rp-probe-nofilter" "ptrace attach \\(PTRACE_SEIZE\\) the target" allowed "(but without that line PID 1 can be attached: the filter is what refuses it)"
+probe_is "$T/rp-probe-nofilter" "process_vm_writev to the target" allowed "(and written with process_vm_writev)"
+# (pidfd_getfd: nspawn's own filter refuses it in this container whatever the unit says; on
+# the host, without any filter, tests/daemon-privilege.sh shows it allowed to these credentials.)
+grep -q '^sandbox-probe: pidfd_getfd from the target: allowed$' "$T/rp-probe-nofilter" ||
+	echo "# pidfd_getfd is refused by the container's own filter here: $(grep -m1 'pidfd' "$T/rp-probe-nofilter")"
+in_ct rm /etc/systemd/system/rp-probe-root.service /etc/systemd/system/rp-probe-nofilter.service
+in_ct systemctl daemon-reload
 
 # Kernel tunables are read-only and the state directory is not executable in the service's
 # own mount namespace (the container's /proc/sys is read-only already; the unit's is checked
@@ -124,9 +246,29 @@ in_ct nsenter -t "$MAIN" -m sh -c 'echo x >/proc/sys/kernel/core_pattern' 2>"$T/
 	fail "kernel.core_pattern was writable from the service's mount namespace"
 check_grep 'Read-only file system' "$T/corepat.err" "kernel.core_pattern cannot be written from the service's mount namespace"
 
-# --- a workload in the container, then rotation by signal ---
+# --- workloads in the container, then rotation by signal ---
 # The build tree may be under /tmp, which the container replaces: the workload is bound in.
-in_ct /run/rp-workload/rp-workload -d 2 -q >/dev/null || fail "the workload ran in the container"
+# One run by root; one by another user from a 0700 directory under /home, which ProtectHome=
+# hides from the daemon (it reads that binary through /proc/PID/root, past the mode with
+# CAP_DAC_READ_SEARCH). Meanwhile a workload on the host, outside the container's PID
+# namespace: its samples come as pid 0.
+# (/home/rpother is a tmpfs of its own, which a 0700 directory needs to hide the binary; binaries
+# on the container's overlayfs are checked below.)
+in_ct sh -c 'mkdir -p /home/rpother && mount -t tmpfs -o size=32m,mode=0700 rp-home /home/rpother &&
+	mkdir -p /home/rpother/bin && cp /run/rp-workload/rp-workload /home/rpother/bin/rp-wl-other &&
+	cp /run/rp-workload/librp-worklib.so /home/rpother/bin/ && chown -R rpother: /home/rpother && chmod 700 /home/rpother' ||
+	fail "the other user's copy of the workload"
+"$WL" -d 3 -q >/dev/null 2>&1 &
+BG_PIDS="$BG_PIDS $!"
+in_ct sh -c 'echo $$ >/run/wl-root.pid; exec /run/rp-workload/rp-workload -d 4 -q' >/dev/null 2>&1 &
+wl_root=$!
+in_ct runuser -u rpother -- sh -c 'echo $$ >/tmp/wl-other.pid; exec /home/rpother/bin/rp-wl-other -d 4 -q' >/dev/null 2>&1 &
+wl_other=$!
+wait "$wl_root" || fail "root's workload ran in the container"
+wait "$wl_other" || fail "the other user's workload ran in the container"
+WLROOT=$(in_ct cat /run/wl-root.pid) WLOTHER=$(in_ct cat /tmp/wl-other.pid)
+in_ct stat -c '%d %i' /home/rpother/bin/rp-wl-other >"$T/other-ino"
+sleep 1 # a flush interval (0.5 s) for the last samples
 in_ct systemctl kill -s USR2 ringprofd
 for _ in $(seq 1 100); do files | grep -q '\.data$' && break; sleep 0.1; done
 files >"$T/files1"
@@ -138,13 +280,40 @@ check_grep 'hot_leaf' "$T/report" "the workload's functions are named"
 in_ct sh -c 'ringprof report --dir /var/lib/ringprof --folded' >"$T/folded" 2>/dev/null
 check_grep '_\[k\]' "$T/folded" "kernel frames were recorded from inside the sandbox"
 check_grep '(^|;)main;' "$T/folded" "user frames were recorded from inside the sandbox"
+# Each workload's own stacks: user frames named, and kernel frames above user ones in a stack.
+for w in "root:$WLROOT:rp-workload" "rpother:$WLOTHER:rp-wl-other"; do
+	who=${w%%:*} pid=${w#*:} comm=${w##*:}
+	pid=${pid%%:*}
+	in_ct ringprof report --dir /var/lib/ringprof --pid "$pid" --folded >"$T/folded-$who" 2>&1
+	check_grep "^$comm;.*;main;run_main;hot_outer_a;hot_leaf [0-9]+$" "$T/folded-$who" "$who's process ($comm, pid $pid): user frames named (main;run_main;hot_outer_a;hot_leaf)"
+	check_grep "^$comm;.*;main;.*_\[k\]( |;)" "$T/folded-$who" "$who's process: kernel frames on top of its user frames"
+done
+# The container's root is an overlayfs: its libc, opened by path, shows the overlay's device and
+# inode, not the layer's that MMAP2 names. Through /proc/PID/map_files (CAP_CHECKPOINT_RESTORE)
+# the recorder opens the mapped file itself, so libc gets its build-id and unwind table and the
+# root workload's stacks are walked through it to _start.
+in_ct stat -f -c %T /usr/lib/x86_64-linux-gnu/libc.so.6 >"$T/libc-fs"
+check_grep '^overlayfs$' "$T/libc-fs" "the container's libc is on overlayfs"
+check_grep "^rp-workload;_start;__libc_start_main[^;]*;__libc_start_call_main;main;run_main;hot_outer_a;hot_leaf [0-9]+$" \
+	"$T/folded-root" "root's process: stacks walked through the overlay's libc up to _start"
+in_ct ringprof report --dir /var/lib/ringprof --pid "$WLROOT" --no-children >"$T/root-hdr" 2>&1
+complete=$(sed -n 's/^# user stacks: \([0-9]*\)\.[0-9]*% complete.*/\1/p' "$T/root-hdr")
+check_range "${complete:-0}" 90 100 "root's process: user stacks complete (%) with libc on overlayfs"
 
 # The container is a PID namespace of its own: host tasks come as pid 0. No side-band of
 # theirs is stored (it would rename and map the idle task), and both log and header say why.
 closed=$(files | grep '\.data$' | head -1)
 in_ct ringprof report -i "/var/lib/ringprof/$closed" --dump >"$T/dump" 2>&1
 check_range "$(grep -c '^SAMPLE ' "$T/dump")" 1 100000000 "the closed recording has samples"
-check_no_grep '^(COMM|MMAP2?|FORK|EXIT) .* pid=0 tid=0 ' "$T/dump" "no pid-0 side-band records from tasks outside the container"
+check_range "$(grep -Ec '^SAMPLE .* pid=0 tid=0 .*mode=user ' "$T/dump")" 20 100000000 \
+	"it has pid-0 samples in user mode: tasks outside the container (the host's workload), not the idle task"
+check_pid0_regex "$T/dump"
+check_no_grep "$PID0_SIDEBAND" "$T/dump" "no pid-0 side-band records from tasks outside the container"
+read -r o_dev o_ino <"$T/other-ino"
+check_grep "^BUILDID .* maj=$((o_dev >> 8)) min=$((o_dev & 255)) ino=$o_ino gen=[0-9]+ build_id=$(build_id_of "$WL")$" "$T/dump" \
+	"the build-id of the other user's binary, in a 0700 directory under /home hidden from the daemon"
+in_ct ringprof report --dir /var/lib/ringprof --sort comm -n >"$T/comms" 2>&1
+check_grep '^ +([0-9.]+% +){1,2}[0-9]+ +\[outside the PID namespace\]$' "$T/comms" "the report shows them as [outside the PID namespace]"
 in_ct journalctl -u ringprofd --no-pager -o cat >"$T/journal"
 check_grep 'recording in a PID namespace other than the host.s' "$T/journal" "the journal says the daemon records in a PID namespace"
 check_grep '^# note: recorded inside a PID namespace' "$T/report" "the report header says so too"
@@ -152,13 +321,13 @@ check_grep '^# note: recorded inside a PID namespace' "$T/report" "the report he
 # Recordings belong to the ringprof group: its members report, nobody else reads them.
 in_ct sh -c "stat -c '%U:%G %a %n' /var/lib/ringprof /var/lib/ringprof/*" >"$T/owners"
 check_range "$(grep -c '/var/lib/ringprof/ringprof-' "$T/owners")" 2 100 "recordings listed with their owners"
-check_grep '^root:ringprof 750 /var/lib/ringprof$' "$T/owners" "the state directory is root:ringprof 0750"
-check_no_grep '^[^ ]+ [0-9]+ /var/lib/ringprof/' <(grep -v '^root:ringprof 640 \|/var/lib/ringprof/symbols$' "$T/owners") "every recording is root:ringprof 0640"
+check_grep '^ringprof:ringprof 750 /var/lib/ringprof$' "$T/owners" "the state directory is ringprof:ringprof 0750"
+check_no_grep '^[^ ]+ [0-9]+ /var/lib/ringprof/' <(grep -v '^ringprof:ringprof 640 \|/var/lib/ringprof/symbols$' "$T/owners") "every recording is ringprof:ringprof 0640"
 # The symbol tables captured beside them, likewise readable by the group only.
 in_ct sh -c "stat -c '%U:%G %a %n' /var/lib/ringprof/symbols /var/lib/ringprof/symbols/*" >"$T/sym-owners"
-check_grep '^root:ringprof 750 /var/lib/ringprof/symbols$' "$T/sym-owners" "the symbols directory is root:ringprof 0750"
+check_grep '^ringprof:ringprof 750 /var/lib/ringprof/symbols$' "$T/sym-owners" "the symbols directory is ringprof:ringprof 0750"
 check_range "$(grep -c '\.sym$' "$T/sym-owners")" 1 100000 "symbol tables captured under the unit"
-check_no_grep '\.sym$' <(grep -v '^root:ringprof 640 ' "$T/sym-owners") "every symbol table is root:ringprof 0640"
+check_no_grep '\.sym$' <(grep -v '^ringprof:ringprof 640 ' "$T/sym-owners") "every symbol table is ringprof:ringprof 0640"
 in_ct runuser -u rpreader -- ringprof report --dir /var/lib/ringprof --comm rp-workload -s sym >"$T/reader" 2>&1
 check_grep 'hot_leaf' "$T/reader" "a member of the ringprof group runs reports"
 in_ct runuser -u rpother -- ringprof report --dir /var/lib/ringprof >"$T/other" 2>&1 &&
@@ -169,10 +338,21 @@ check_grep '[Pp]ermission denied' "$T/other" "a user outside the group is told p
 check_grep "^\\{ path=/usr/sbin/ringprofd ; argv\\[\\]=/usr/sbin/ringprofd --reload \\\$MAINPID" <(prop ExecReload) \
 	"ExecReload= is ringprofd --reload (no /bin/kill, which minimal images lack)"
 notes0=$(in_ct journalctl -u ringprofd --no-pager -o cat | grep -c 'note: ' || true)
-for _ in 1 2; do
-	in_ct /run/rp-workload/rp-workload -d 25 -q >/dev/null 2>&1 &
-	BG_PIDS="$BG_PIDS $!"
+# Busy CPUs: one workload per CPU (each burns about one CPU; at most 16), still running when
+# the ten reloads are done, and the CPUs' busy share over the reloads read from /proc/stat.
+ncpu=$(nproc)
+nwl=$((ncpu < 2 ? 2 : (ncpu > 16 ? 16 : ncpu)))
+RL_PIDS=""
+for _ in $(seq 1 "$nwl"); do
+	in_ct /run/rp-workload/rp-workload -d 40 -q >/dev/null 2>&1 &
+	RL_PIDS="$RL_PIDS $!"
 done
+BG_PIDS="$BG_PIDS $RL_PIDS"
+sleep 1
+cpu_times() { # busy and total jiffies of all CPUs
+	awk '$1 == "cpu" { t = 0; for (i = 2; i <= NF; i++) t += $i; print t - $5 - $6, t }' /proc/stat
+}
+read -r busy0 total0 < <(cpu_times)
 for i in $(seq 1 10); do
 	hz=$((140 + i))
 	in_ct sh -c "printf 'Frequency=$hz\nFlushInterval=0.5s\n' >/etc/ringprof/ringprofd.conf.d/test.conf"
@@ -181,7 +361,14 @@ for i in $(seq 1 10); do
 	prop StatusText >"$T/st"
 	grep -q " at $hz Hz" "$T/st" || fail "reload $i: systemctl reload returned before $hz Hz was in force (STATUS: $(cat "$T/st"))"
 done
+read -r busy1 total1 < <(cpu_times)
+for p in $RL_PIDS; do kill -0 "$p" 2>/dev/null || fail "a workload of the reloads ended before the ten reloads did"; done
+ok "the $nwl workloads ran through the ten reloads"
+busy_pct=$(((busy1 - busy0) * 100 / (total1 - total0)))
+check_range "$busy_pct" $((nwl * 75 / ncpu < 100 ? nwl * 75 / ncpu : 75)) 100 "the CPUs were busy during the reloads (busy share of all $ncpu CPUs, %)"
 ok "ten reloads with busy CPUs: each in force (STATUS says its frequency) when systemctl reload returned"
+for p in $RL_PIDS; do kill "$p" 2>/dev/null; done
+in_ct pkill -x rp-workload
 in_ct journalctl -u ringprofd --no-pager -o cat >"$T/journal"
 check_eq "$(grep -c 'configuration reloaded' "$T/journal")" 10 "ten reloads in the journal"
 echo "# reload durations (s): $(sed -n 's/.*configuration reloaded .* in \([0-9.]*\) s$/\1/p' "$T/journal" | tr '\n' ' ')"
@@ -195,6 +382,16 @@ ok "a rejected reload makes systemctl reload fail"
 check_grep ' at 150 Hz.*; last reload rejected: .*Frequency=fast' <(prop StatusText) "StatusText keeps 150 Hz and says why the reload was rejected"
 in_ct journalctl -u ringprofd --no-pager -o cat >"$T/journal"
 check_grep '^ringprofd: the reload was rejected and the running configuration kept: .*Frequency=fast' "$T/journal" "the journal has the reason from ExecReload="
+# Journal priorities from the daemon's "<N>" prefixes (journald strips them): error 3,
+# notice 5, info 6 (a warning, 4, below).
+in_ct journalctl -u ringprofd --no-pager -o json >"$T/journal.json"
+prio_of() { # MESSAGE-START: the PRIORITY of the first journal entry whose message starts so
+	grep -F "\"MESSAGE\":\"$1" "$T/journal.json" | head -1 | grep -o '"PRIORITY":"[0-9]"' | tr -dc 0-9
+}
+check_eq "$(prio_of 'reload rejected: ')" 3 "journal: 'reload rejected' has PRIORITY 3 (err)"
+check_eq "$(prio_of 'note: recording in a PID namespace')" 5 "journal: the PID namespace note has PRIORITY 5 (notice)"
+check_eq "$(prio_of 'configuration reloaded')" 6 "journal: 'configuration reloaded' has PRIORITY 6 (info)"
+check_no_grep '"MESSAGE":"<[0-7]>' "$T/journal.json" "no message keeps its <N> prefix"
 check_eq "$(prop ActiveState)" active "the service stays active after a rejected reload"
 in_ct sh -c 'printf "Frequency=149\nFlushInterval=0.5s\n" >/etc/ringprof/ringprofd.conf.d/test.conf'
 in_ct systemctl reload ringprofd || fail "systemctl reload after fixing the configuration"
@@ -216,12 +413,21 @@ check_no_grep "^${partial}\$" "$T/files2" "the file open at kill -9 is no longer
 check_grep "^${partial%.partial}\$" "$T/files2" "it was recovered under its final name"
 MAIN=$(prop MainPID)
 
-# --- the watchdog: a stopped daemon is aborted and restarted ---
+# --- the watchdog: a stopped daemon is aborted and restarted, its open file recovered ---
+partial=$(files | grep '\.data\.partial$' | head -1)
+[ -n "$partial" ] || fail "no open recording before SIGSTOP"
 in_ct kill -STOP "$MAIN"
 for _ in $(seq 1 200); do [ "$(prop MainPID)" != "$MAIN" ] && [ "$(prop ActiveState)" = active ] && break; sleep 0.1; done
 check_eq "$(prop NRestarts)" 2 "the watchdog restarted a stopped daemon (WatchdogSec=4)"
 in_ct journalctl -u ringprofd --no-pager >"$T/journal"
 check_grep '[Ww]atchdog timeout' "$T/journal" "systemd says the watchdog fired"
+check_grep "Killing process $MAIN \\(ringprofd\\) with signal SIGABRT" "$T/journal" "it sent SIGABRT to the stopped daemon"
+check_grep 'Main process exited, code=(dumped|killed), status=6/ABRT' "$T/journal" "which died of it"
+sleep 1
+files >"$T/files-wd"
+check_no_grep "^${partial}\$" "$T/files-wd" "the file open at SIGSTOP is no longer partial"
+check_grep "^${partial%.partial}\$" "$T/files-wd" "it was recovered under its final name"
+check_grep "recovered /var/lib/ringprof/${partial%.partial} " <(in_ct journalctl -u ringprofd --no-pager -o cat) "the restarted daemon says it recovered that file"
 
 # --- attribution: a workload started as a systemd unit is reported under that unit ---
 in_ct systemd-run --wait --quiet --unit=rp-attr-test /run/rp-workload/rp-workload -d 2 -q ||
@@ -242,6 +448,18 @@ check_no_grep '\.partial$' "$T/files3" "no partial file after a clean stop"
 last=$(tail -1 "$T/files3")
 in_ct ringprof report --stats -i "/var/lib/ringprof/$last" >"$T/stats" 2>&1
 check_grep '^  finished +yes' "$T/stats" "the last file ends with its finish record"
+
+# --- a warning's journal priority: /proc/kallsyms made inaccessible to the unit ---
+in_ct sh -c 'printf "[Service]\nInaccessiblePaths=/proc/kallsyms\n" >/etc/systemd/system/ringprofd.service.d/nokallsyms.conf'
+in_ct systemctl daemon-reload
+in_ct systemctl start ringprofd || fail "systemctl start ringprofd without /proc/kallsyms"
+check_eq "$(prop ActiveState)" active "the daemon records without /proc/kallsyms"
+in_ct systemctl stop ringprofd
+in_ct journalctl -u ringprofd --no-pager -o json >"$T/journal.json"
+grep -E '"MESSAGE":"kernel symbols are (unavailable|hidden)' "$T/journal.json" | tail -1 >"$T/ksyms-warning"
+check_grep '"PRIORITY":"4"' "$T/ksyms-warning" "journal: the hidden-kernel-symbols warning has PRIORITY 4 (warning)"
+in_ct rm /etc/systemd/system/ringprofd.service.d/nokallsyms.conf
+in_ct systemctl daemon-reload
 
 # --- a seccomp filter without perf_event_open: the failure names the filter ---
 in_ct sh -c 'printf "[Service]\nSystemCallFilter=~perf_event_open\n" >/etc/systemd/system/ringprofd.service.d/noperf.conf'

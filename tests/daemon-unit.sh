@@ -17,13 +17,30 @@ check_grep '^StateDirectory=ringprof$' "$UNIT" "StateDirectory=ringprof"
 check_grep '^StateDirectoryMode=0750$' "$UNIT" "StateDirectoryMode=0750"
 check_grep '^SystemCallFilter=.*@debug' "$UNIT" "perf_event_open (@debug) is allowed"
 check_no_grep '^ProtectKernelTunables=yes' "$UNIT" "ProtectKernelTunables would hide /proc/kallsyms"
+check_grep '^User=ringprof$' "$UNIT" "the daemon runs as the system user ringprof, not root"
 check_grep '^Group=ringprof$' "$UNIT" "recordings belong to the ringprof group"
-check_grep '^ReadOnlyPaths=/proc/sys /sys$' "$UNIT" "kernel tunables are read-only for the daemon (it runs as uid 0)"
+check_grep '^u ringprof -:ringprof ' "$top_srcdir/systemd/ringprof.sysusers" "sysusers.d makes the user ringprof"
+check_grep '^g ringprof -$' "$top_srcdir/systemd/ringprof.sysusers" "and the group ringprof"
+check_grep '^ReadOnlyPaths=/proc/sys /sys$' "$UNIT" "kernel tunables are read-only mounts for the daemon as well"
 check_grep '^NoExecPaths=/var/lib/ringprof /var/cache/ringprof$' "$UNIT" "what the daemon writes cannot be executed"
 check_no_grep '^ProtectKernelLogs=yes' "$UNIT" "ProtectKernelLogs would drop CAP_SYSLOG"
 check_grep '^CapabilityBoundingSet=.*CAP_PERFMON' "$UNIT" "CAP_PERFMON in the bounding set"
 caps=$(sed -n 's/^CapabilityBoundingSet=//p' "$UNIT" | tr " " "\n" | LC_ALL=C sort | tr '\n' ' ')
-check_eq "$caps" "CAP_DAC_READ_SEARCH CAP_IPC_LOCK CAP_PERFMON CAP_SYSLOG CAP_SYS_PTRACE " "only the capabilities profiling needs"
+check_eq "$caps" "CAP_CHECKPOINT_RESTORE CAP_DAC_READ_SEARCH CAP_IPC_LOCK CAP_PERFMON CAP_SYSLOG CAP_SYS_PTRACE " "only the capabilities profiling needs"
+amb=$(sed -n 's/^AmbientCapabilities=//p' "$UNIT" | tr " " "\n" | LC_ALL=C sort | tr '\n' ' ')
+check_eq "$amb" "$caps" "the same six as ambient capabilities (User= is not root)"
+# What CAP_SYS_PTRACE opens beyond /proc is refused; nothing of ringprof calls it.
+check_grep '^SystemCallFilter=~ptrace process_vm_readv process_vm_writev pidfd_getfd$' "$UNIT" \
+	"ptrace, process_vm_readv/writev and pidfd_getfd are refused by the system call filter"
+denied='ptrace|process_vm_readv|process_vm_writev|pidfd_getfd'
+uses=$(grep -rnE "\\b($denied)[[:space:]]*\\(|SYS_($denied)\\b|__NR_($denied)\\b" \
+	"$top_srcdir"/lib "$top_srcdir"/daemon "$top_srcdir"/record "$top_srcdir"/helper --include='*.[ch]' || true)
+check_eq "$uses" "" "no source of the daemon, recorder or helper calls them"
+for b in ringprofd ringprof-unwind; do
+	if command -v nm >/dev/null; then
+		check_no_grep "^ *U ($denied)(@|$)" <(nm -D "$top_builddir/$b") "$b imports none of them"
+	fi
+done
 
 command -v systemd-analyze >/dev/null || skip "systemd-analyze is not installed"
 

@@ -13,6 +13,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 /* "" means the real /proc; a root filling the whole buffer was too long (see procfs_path). */
@@ -670,11 +671,70 @@ int procfs_self_vdso(const void **ret, size_t *ret_size)
 	return 0;
 }
 
+#define OVERLAYFS_MAGIC 0x794c7630 /* statfs(2)'s f_type of overlayfs */
+
+/* The device of mount MNT_ID, from /proc/PID/mountinfo, else ours (mount ids are unique across
+ * mount namespaces; the file may have been opened through either). 0, or -ENOENT. */
+static int mount_dev(uint32_t pid, uint64_t mnt_id, uint32_t *ret_maj, uint32_t *ret_min)
+{
+	char p[64], line[1024];
+
+	for (int i = 0; i < 2; i++) {
+		bool line_start = true;
+		FILE *f;
+
+		if (i == 0)
+			snprintf(p, sizeof(p), "/proc/%u/mountinfo", pid);
+		else
+			snprintf(p, sizeof(p), "/proc/self/mountinfo");
+		f = fopen(p, "re");
+		if (!f)
+			continue;
+		while (fgets(line, sizeof(line), f)) {
+			unsigned long long id;
+			unsigned int ma, mi;
+			bool whole = line_start;
+
+			/* A line longer than the buffer comes in pieces: only a line's start counts. */
+			line_start = strchr(line, '\n') != NULL;
+			if (whole && sscanf(line, "%llu %*u %u:%u", &id, &ma, &mi) == 3 &&
+			    id == mnt_id) {
+				fclose(f);
+				*ret_maj = ma;
+				*ret_min = mi;
+				return 0;
+			}
+		}
+		fclose(f);
+	}
+	return -ENOENT;
+}
+
+/* Is the file open as FD the inode INO on device MAJ:MIN that the kernel named for a mapping?
+ * overlayfs answers stat(2) of a file from a lower layer on another file system with a device
+ * of that layer's own, while MMAP2 and /proc/PID/maps give the overlay mount's device: there,
+ * the device of the mount FD is on. */
+static bool is_mapped_file(int fd, uint32_t pid, uint32_t maj, uint32_t min, uint64_t ino)
+{
+	struct statx stx;
+	struct statfs sf;
+	struct stat st;
+	uint32_t dmaj, dmin;
+
+	if (fstat(fd, &st) < 0 || st.st_ino != ino)
+		return false;
+	if (major(st.st_dev) == maj && minor(st.st_dev) == min)
+		return true;
+	return fstatfs(fd, &sf) == 0 && sf.f_type == OVERLAYFS_MAGIC &&
+	       statx(fd, "", AT_EMPTY_PATH, STATX_MNT_ID, &stx) == 0 &&
+	       (stx.stx_mask & STATX_MNT_ID) && mount_dev(pid, stx.stx_mnt_id, &dmaj, &dmin) == 0 &&
+	       dmaj == maj && dmin == min;
+}
+
 int procfs_open_mapped(uint32_t pid, uint64_t start, uint64_t end, const char *path, uint32_t maj,
 		       uint32_t min, uint64_t ino, char *why, size_t why_size)
 {
 	char p[4200];
-	struct stat st;
 	int fd;
 
 	snprintf(p, sizeof(p), "/proc/%u/map_files/%llx-%llx", pid, (unsigned long long)start,
@@ -690,8 +750,7 @@ int procfs_open_mapped(uint32_t pid, uint64_t start, uint64_t end, const char *p
 		snprintf(why, why_size, "cannot open it: %s", strerror(errno));
 		return -1;
 	}
-	if (ino && (fstat(fd, &st) < 0 || st.st_ino != ino || major(st.st_dev) != maj ||
-		    minor(st.st_dev) != min)) {
+	if (ino && !is_mapped_file(fd, pid, maj, min, ino)) {
 		snprintf(why, why_size, "the file on disk is not the one mapped");
 		close(fd);
 		return -1;

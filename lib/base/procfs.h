@@ -140,8 +140,9 @@ int procfs_self_vdso(const void **ret, size_t *ret_size);
  * Open the file mapped at START-END in process PID (PATH as the mapping names it), the way that
  * works in another mount namespace first: /proc/PID/map_files (the mapped file itself), then
  * /proc/PID/root + PATH, then PATH. With INO != 0 the file opened must be that inode on device
- * MAJ:MIN. Returns a read-only, close-on-exec fd, or -1 with a sentence in WHY ("cannot open
- * it: ...", "the file on disk is not the one mapped"). Always the real /proc.
+ * MAJ:MIN (on overlayfs, MAJ:MIN of the mount it is on: stat gives a lower layer's files a
+ * device of their own). Returns a read-only, close-on-exec fd, or -1 with a sentence in WHY
+ * ("cannot open it: ...", "the file on disk is not the one mapped"). Always the real /proc.
  */
 int procfs_open_mapped(uint32_t pid, uint64_t start, uint64_t end, const char *path, uint32_t maj,
 		       uint32_t min, uint64_t ino, char *why, size_t why_size);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -41,10 +42,16 @@ static int find_helper(struct uhelper *h)
 	return access(h->path, X_OK) == 0 ? 0 : -ENOENT;
 }
 
-/* The child: only the socket survives exec (as fd 3). */
+/* The child: only the socket survives exec (as fd 3). Nor do the recorder's ambient
+ * capabilities (ringprofd's unit grants its five that way to a non-root user): the helper
+ * starts with none, and as that user it cannot change its ids, so it keeps its own system
+ * call filter only (see helper/ringprof-unwind.c). Root keeps root's capabilities across
+ * exec whatever the ambient set; the helper drops those itself. */
 static void exec_child(struct uhelper *h, int sock)
 {
 	char *argv[] = { h->path, "--fd", "3", NULL };
+
+	prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
 
 	if (sock != 3) {
 		if (dup2(sock, 3) < 0)
