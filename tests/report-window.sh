@@ -7,7 +7,8 @@ require_perf_events
 D="$T/dir"
 mkdir -p "$D"
 for i in 1 2 3; do
-	"$RP" record -q -e cpu-clock -F 499 -g -o "$D/ringprof-2026112${i}T000000Z-000$i.data" -- "$WL" -d 0.6 >/dev/null \
+	# The last one longer: --since -DUR below reaches back into its middle (see tail_window).
+	"$RP" record -q -e cpu-clock -F 499 -g -o "$D/ringprof-2026112${i}T000000Z-000$i.data" -- "$WL" -d "$([ $i = 3 ] && echo 3 || echo 0.6)" >/dev/null \
 		|| fail "recording $i"
 	sleep 0.4
 done
@@ -47,23 +48,28 @@ until=$(awk -v b="$b" -v h="$h1" 'BEGIN { printf "+%.9f", b - h }')
 got=$(sed -n 's/^# samples: \([0-9]*\) of.*/\1/p' "$T/wm")
 check_range "$got" $((want - 1)) $((want + 1)) "a window inside one recording returns the samples in it ($want by the dump)"
 # -DUR counts back from the end of the last recording: when its last frame was closed, which
-# comes after its last record (the recorder stops after the command, build-ids and symbol
-# tables can arrive late, the frame is closed after them). The dump has the records' times,
-# not the frame's: the window can start a little later than the dump says, never earlier, so
-# up to a quarter fewer samples is allowed (under ASan the close came 8 ms after).
-# tail_window DUMP: "DUR WANT", a DUR that reaches back to the middle of DUMP's samples and how
-# many samples that keeps by the dump.
+# comes after its last record (the recorder stops the events after the command, then waits up
+# to 0.5 s for the last unwind tables and up to 0.5 s for the last build-ids, then closes the
+# frame). The dump has the records' times, not
+# the frame's, so the window's start is known to within that slack (SLACK s, a little more than
+# the waits): the samples kept are at most those after (last record - DUR) and at least those
+# after (last record + SLACK - DUR). The recording is 3 s long, so both bounds are neither none
+# nor all of it.
+SLACK=1.2
+# tail_window DUMP: "DUR LO HI", a DUR that reaches back to the middle of DUMP's samples, and
+# the fewest and most samples that keeps by the dump.
 tail_window() {
-	awk '/^SAMPLE/ { t[n++] = $2 }
+	awk -v slack="$SLACK" '/^SAMPLE/ { t[n++] = $2 }
 		$2 ~ /^[0-9]+\.[0-9]+$/ && $2 > z { z = $2 }
-		END { d = z - (t[0] + t[n - 1]) / 2; c = z - d
-			for (i = 0; i < n; i++) k += t[i] >= c
-			printf "%.6f %d\n", d, k }' "$1"
+		END { d = z - (t[0] + t[n - 1]) / 2; hi = z - d; lo = z + slack - d
+			for (i = 0; i < n; i++) { a += t[i] >= lo; b += t[i] >= hi }
+			printf "%.6f %d %d\n", d, a, b }' "$1"
 }
-read -r dur want < <(tail_window "$(ls "$D"/*0003.data.partial.dump)")
+read -r dur lo want < <(tail_window "$(ls "$D"/*0003.data.partial.dump)")
 "$RP" report --dir "$D" --no-children --since "-${dur}s" >"$T/tail" || fail "--since -${dur}s"
 tail_n=$(sed -n 's/^# samples: \([0-9]*\) of.*/\1/p' "$T/tail")
-check_range "${tail_n:-0}" $((want * 3 / 4 > 0 ? want * 3 / 4 : 1)) $((want + 1)) \
+check_range "$lo" 1 $((want - 1)) "the slack leaves part of the window certain ($lo of $want samples)"
+check_range "${tail_n:-0}" "$lo" $((want + 1)) \
 	"--since -${dur}s keeps only the end of the last recording ($want of ${n[2]} samples by the dump)"
 check_range "$want" 1 $((n[2] - 1)) "and that is part of the last recording, not all of it"
 "$RP" report --dir "$D" --since "2001-01-01 00:00" --until "2001-01-02 00:00" >"$T/none" || fail "empty window"
@@ -77,16 +83,16 @@ check_grep 'cannot read directory .*nothing-here: No such file or directory' "$T
 M="$T/many"
 mkdir -p "$M"
 for i in $(seq -w 1 299); do cp "$D/ringprof-20261121T000000Z-0001.data" "$M/ringprof-20261001T000000Z-0$i.data"; done
-"$RP" record -q -e cpu-clock -F 499 -o "$M/ringprof-20261231T235959Z-9999.data" -- "$WL" -d 0.3 -q >/dev/null || fail "the newest recording"
+"$RP" record -q -e cpu-clock -F 499 -o "$M/ringprof-20261231T235959Z-9999.data" -- "$WL" -d 3 -q >/dev/null || fail "the newest recording"
 newest=$("$RP" report -i "$M/ringprof-20261231T235959Z-9999.data" --no-children | sed -n 's/^# samples: \([0-9]*\),.*/\1/p')
 "$RP" report --dir "$M" --no-children >"$T/many.out" 2>"$T/many.err" || fail "--dir with 300 recordings: $(cat "$T/many.err")"
 check_grep '^# ringprof report of .*-0001.data and 299 more recordings$' "$T/many.out" "--dir reads all 300 recordings"
 check_grep "^# samples: $((n[0] * 299 + newest)), " "$T/many.out" "every sample of them, the newest recording's $newest too"
 "$RP" report -i "$M/ringprof-20261231T235959Z-9999.data" --dump >"$T/newest.dump" 2>&1
-read -r dur want < <(tail_window "$T/newest.dump")
+read -r dur lo want < <(tail_window "$T/newest.dump")
 "$RP" report --dir "$M" --no-children --since "-${dur}s" >"$T/many.tail" 2>&1 || fail "--dir --since -${dur}s"
 tail_n=$(sed -n 's/^# samples: \([0-9]*\) of.*/\1/p' "$T/many.tail")
-check_range "${tail_n:-0}" $((want * 3 / 4 > 0 ? want * 3 / 4 : 1)) $((want + 1)) "--since -${dur}s finds the end of the newest file ($want of $newest samples by the dump)"
+check_range "${tail_n:-0}" "$lo" $((want + 1)) "--since -${dur}s finds the end of the newest file ($want of $newest samples by the dump)"
 # An empty --dir is an error, not a report of whatever ./ringprof.data is.
 mkdir -p "$T/empty" "$T/cwd"
 cp "$D/ringprof-20261121T000000Z-0001.data" "$T/cwd/ringprof.data"
