@@ -96,10 +96,16 @@ check_grep '^rp-workload;.*main;run_main;hot_outer_a;hot_leaf [0-9]+$' "$T/folde
 "$RP" report -i "$T/sys.data" --folded >"$T/allfolded"
 check_grep '_\[k\] [0-9]+$' "$T/allfolded" "kernel frames in folded output end in _[k]"
 # __pfx_ symbols are the padding before a function, never executed: a frame named so is a
-# return address at the end of the caller resolved to the next symbol. The idle stacks
-# (some CPU was idle in 60 s) run through cpu_startup_entry.
+# return address at the end of the caller resolved to the next symbol. The idle stacks run
+# through cpu_startup_entry (when a CPU was idle at all: a machine busy with other work may
+# give the recording none).
 check_no_grep '__pfx_' "$T/allfolded" "no frame is named after a function's padding (__pfx_)"
-check_grep 'cpu_startup_entry_\[k\];do_idle_\[k\]' "$T/allfolded" "idle stacks name their callers"
+if grep -q '^swapper' "$T/allfolded"; then
+	check_grep '^swapper;.*cpu_startup_entry_\[k\];do_idle_\[k\]' "$T/allfolded" "idle stacks name their callers"
+	check_no_grep '^swapper;[^;]*_\[k\] [0-9]+$' "$T/allfolded" "no idle stack is cut to a single frame"
+else
+	echo "# no CPU was idle while recording (a busy machine): the idle stacks' callers are not checked"
+fi
 
 # -C limits the CPUs.
 "$RP" record -q -a -C 0 -e cpu-clock -F $F -d 1 -o "$T/cpu0.data" || fail "-C 0 recording"

@@ -350,10 +350,17 @@ static void test_written_as_needed(void)
 				       "ffffffff81000110 T next_b\n"
 				       "ffffffff81000200 T leaf_d\n"
 				       "ffffffff81000300 T after_d\n"
-				       "ffffffff81000400 T last_e\n";
+				       "ffffffff81000400 T last_e\n"
+				       "ffffffff81000500 t __pfx_far_f\n"
+				       "ffffffff81000510 T far_f\n"
+				       "ffffffff81000600 T end_g\n";
 	const uint64_t ret_a = 0xffffffff81000100ull; /* returns past caller_a's last byte */
 	uint64_t chain1[] = { (uint64_t)PERF_CONTEXT_KERNEL, 0xffffffff81000210ull, ret_a };
 	uint64_t chain2[] = { (uint64_t)PERF_CONTEXT_KERNEL, 0xffffffff81000308ull };
+	/* Past an interrupt frame: far_f interrupted at its first instruction, which the chain
+	 * gives where a return address would be. */
+	const uint64_t at_b = 0xffffffff81000510ull;
+	uint64_t chain3[] = { (uint64_t)PERF_CONTEXT_KERNEL, 0xffffffff81000220ull, at_b };
 	struct perfrec_sample s1 = { .id = { .pid = 1, .tid = 1, .time = 1000 },
 				     .ip = chain1[1],
 				     .period = 1,
@@ -380,7 +387,7 @@ static void test_written_as_needed(void)
 		return;
 	close(kfd);
 	CHECK_INT(ksyms_read(ksp, &ks), 0);
-	CHECK_INT(ks.n, 6);
+	CHECK_INT(ks.n, 9);
 	e = encoder_new(1, 1, &ks);
 	if (!CHECK(e) || !CHECK_INT(writer_fdopen(fd, 3, &w), 0))
 		return;
@@ -399,6 +406,12 @@ static void test_written_as_needed(void)
 	s2.ip = chain2[1];
 	s2.nr = 2;
 	s2.ips = chain2;
+	CHECK(encoder_add(e, 0, 0, &s2));
+	encoder_flush(e, 0);
+	s2.id.time = 3000;
+	s2.ip = chain3[1];
+	s2.nr = 3;
+	s2.ips = chain3;
 	CHECK(encoder_add(e, 0, 0, &s2));
 	encoder_flush(e, 0);
 	CHECK_INT(writer_close(w), 0);
@@ -422,6 +435,13 @@ static void test_written_as_needed(void)
 	CHECK(ksymtab_find(t, chain2[1], &name, NULL, &off) == 0 && !strcmp(name, "after_d"),
 	      "a symbol first written as a bound, then needed");
 	CHECK_INT(ksymtab_find(t, 0xffffffff81000408ull, &name, NULL, &off), -ENOENT);
+	CHECK(ksymtab_find_frame(t, ret_a - 1, &name, NULL, &off) == 0 &&
+		  !strcmp(name, "caller_a") && off == 0xff,
+	      "a frame: a return address past a function's last byte names that function");
+	CHECK(ksymtab_find_frame(t, at_b - 1, &name, NULL, &off) == 0 && !strcmp(name, "far_f") &&
+		  off + 1 == 0,
+	      "a frame looked up in a function's padding names the function after it (written "
+	      "for it), one byte before its start");
 	ksymtab_free(t);
 	unlink(path);
 	unlink(ksp);

@@ -123,32 +123,53 @@ static void need_ksym_run(struct encoder *e, size_t i, uint8_t role)
 /* A new stack's kernel addresses: the symbols containing them, and the ones after those
  * (which bound them for the reader), are written before the batch that uses it. Each is
  * looked up where the report will look it up (perfrec_chain: a return address minus one). */
-static void need_ksyms(struct encoder *e, const struct perfrec_sample *s)
+/* The symbol containing kernel address V, and the one after it as its bound. Returns its index,
+ * or -1 when none contains V. */
+static int64_t need_ksym(struct encoder *e, const struct perfrec_sample *s, uint64_t v)
 {
 	const uint64_t *addrs = e->ksyms->addrs;
+	int64_t i = ksyms_find(e->ksyms, v);
+
+	if (i < 0 || e->ksym_done[i] == KSYM_NEEDED)
+		return i;
+	if (!e->n_pend)
+		e->pend_time = s->id.time;
+	need_ksym_run(e, (size_t)i, KSYM_NEEDED);
+	for (size_t j = (size_t)i + 1; j < e->ksyms->n; j++)
+		if (addrs[j] != addrs[i]) {
+			need_ksym_run(e, j, KSYM_BOUND);
+			break;
+		}
+	return i;
+}
+
+/* Is symbol I a function's padding (__pfx_NAME, before NAME)? */
+static bool ksym_padding(const struct ksyms *k, int64_t i)
+{
+	size_t len;
+	const unsigned char *entry = i < 0 ? NULL : ksyms_entry(k, (size_t)i, &len);
+
+	/* u64 address, type letter, then the name (format.h) */
+	return entry && len > 9 + 6 && memcmp(entry + 9, "__pfx_", 6) == 0;
+}
+
+static void need_ksyms(struct encoder *e, const struct perfrec_sample *s)
+{
 	struct perfrec_chain c;
 	uint64_t v = s->ip;
 	bool ret = false, more = true;
 
 	perfrec_chain_init(&c, s);
 	for (; more; more = perfrec_chain_next(&c, &v, &ret)) {
-		int64_t i;
-
-		if (ret)
-			v--;
-		if (v < 0xffff800000000000ull || v >= (uint64_t)PERF_CONTEXT_MAX)
+		if (v < 0xffff800000000000ull + 1 || v >= (uint64_t)PERF_CONTEXT_MAX)
 			continue; /* not the kernel half of the address space */
-		i = ksyms_find(e->ksyms, v);
-		if (i < 0 || e->ksym_done[i] == KSYM_NEEDED)
-			continue;
-		if (!e->n_pend)
-			e->pend_time = s->id.time;
-		need_ksym_run(e, (size_t)i, KSYM_NEEDED);
-		for (size_t j = (size_t)i + 1; j < e->ksyms->n; j++)
-			if (addrs[j] != addrs[i]) {
-				need_ksym_run(e, j, KSYM_BOUND);
-				break;
-			}
+		/* A return address just past a function's padding is an instruction interrupted at
+		 * the function's start (ksymtab_find_frame()): the report names the function,
+		 * after finding the padding at V - 1, so both are written. */
+		if (ret && ksym_padding(e->ksyms, need_ksym(e, s, v - 1)))
+			need_ksym(e, s, v);
+		else if (!ret)
+			need_ksym(e, s, v);
 	}
 }
 

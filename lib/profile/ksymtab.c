@@ -274,3 +274,23 @@ int ksymtab_find(const struct ksymtab *t, uint64_t addr, const char **ret_name,
 		*ret_off = addr - s->addr;
 	return 0;
 }
+
+int ksymtab_find_frame(const struct ksymtab *t, uint64_t addr, const char **ret_name,
+		       const char **ret_module, uint64_t *ret_off)
+{
+	const char *name, *module;
+	uint64_t off;
+
+	if (ksymtab_find(t, addr, &name, &module, &off) == 0 && strncmp(name, "__pfx_", 6) == 0 &&
+	    ksymtab_find(t, addr + 1, &name, &module, &off) == 0 && off == 0)
+		off = (uint64_t)-1;
+	else if (ksymtab_find(t, addr, &name, &module, &off) < 0)
+		return -ENOENT;
+	if (ret_name)
+		*ret_name = name;
+	if (ret_module)
+		*ret_module = module;
+	if (ret_off)
+		*ret_off = off;
+	return 0;
+}

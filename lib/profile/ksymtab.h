@@ -3,6 +3,7 @@
 #define RP_KSYMTAB_H
 
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 /*
@@ -51,5 +52,16 @@ size_t ksymtab_count(const struct ksymtab *t);
 #define KSYMTAB_SPAN_MAX (1u << 20)
 int ksymtab_find(const struct ksymtab *t, uint64_t addr, const char **ret_name,
 		 const char **ret_module, uint64_t *ret_off);
+
+/*
+ * As ksymtab_find(), for a frame's lookup address: where ADDR lies in a function's padding
+ * (__pfx_NAME) and a symbol starts at ADDR + 1, that symbol, with *ret_off = ADDR - its start
+ * (all ones: one byte before it). No call instruction is in padding, so such an ADDR was
+ * looked up as a return address - 1 for what was an instruction interrupted at the very start
+ * of the function (the first address past an interrupt frame in a kernel chain); shown at the
+ * return address (+1), the offset is 0.
+ */
+int ksymtab_find_frame(const struct ksymtab *t, uint64_t addr, const char **ret_name,
+		       const char **ret_module, uint64_t *ret_off);
 
 #endif

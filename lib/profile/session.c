@@ -239,7 +239,7 @@ static int loc_offsets(struct session *s, uint32_t dso, uint64_t addr, uint64_t 
 	out[0] = 0;
 	switch (dsotab_kind(s->dsos, dso)) {
 	case DSOTAB_KERNEL:
-		ksymtab_find(s->ksyms, addr, NULL, NULL, &out[0]);
+		ksymtab_find_frame(s->ksyms, addr, NULL, NULL, &out[0]);
 		return 1;
 	case DSOTAB_FILE:
 		k = symbolizer_lookup(s->symz, dsotab_sym(s->dsos, dso), addr, fr,

@@ -87,7 +87,7 @@ static int64_t symbolize_kernel(struct symstacks *ss, uint32_t dso, uint64_t add
 	const char *name = NULL, *module = NULL;
 	uint64_t off;
 
-	if (ksymtab_find(ss->ksyms, addr, &name, &module, &off) == 0 && module) {
+	if (ksymtab_find_frame(ss->ksyms, addr, &name, &module, &off) == 0 && module) {
 		int64_t md = dsotab_add_module(ss->dsos, module);
 
 		if (md < 0)
