@@ -36,8 +36,12 @@ check_grep "^MMAP2 .* maj=${md%%:*} min=${md##*:} ino=[0-9]+ path=$T/merged/rp-w
 	"MMAP2 names the overlay mount's device"
 check_grep "^BUILDID .* build_id=$(build_id_of "$WL")$" "$T/dump" "the binary's build-id is recorded"
 "$RP" report --no-pager -i "$T/ov.data" --comm rp-workload --no-children >"$T/flat" 2>&1 || fail "report"
+# Without the overlay's files recognized nearly every stack ends in "no unwind information"
+# (0.2 % complete); the rest may wait for a table at the start (ASan's slower start: 88 %).
 complete=$(sed -n 's/^# user stacks: \([0-9]*\)\.[0-9]*% complete.*/\1/p' "$T/flat")
-check_range "${complete:-0}" 95 100 "user stacks unwound through the overlay's binaries (% complete)"
+noinfo=$(sed -n 's/^# user stacks: .* \([0-9]*\)\.[0-9]*% no unwind information.*/\1/p' "$T/flat")
+check_range "${complete:-0}" 80 100 "user stacks unwound through the overlay's binaries (% complete)"
+check_range "${noinfo:-0}" 0 1 "no stack stops for want of the overlay's unwind information (%; the header names no reason when all are complete)"
 "$RP" report --no-pager -i "$T/ov.data" --folded >"$T/folded" 2>&1 || fail "--folded"
 check_grep '^rp-workload;_start;__libc_start_main[^;]*;__libc_start_call_main;main;run_main;hot_outer_a;hot_leaf [0-9]+$' \
 	"$T/folded" "stacks run from _start to hot_leaf"
