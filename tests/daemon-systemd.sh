@@ -286,8 +286,10 @@ for w in "root:$WLROOT:rp-workload" "rpother:$WLOTHER:rp-wl-other"; do
 	pid=${pid%%:*}
 	in_ct ringprof report --dir /var/lib/ringprof --pid "$pid" --folded >"$T/folded-$who" 2>&1
 	check_grep "^$comm;.*;main;run_main;hot_outer_a;hot_leaf [0-9]+$" "$T/folded-$who" "$who's process ($comm, pid $pid): user frames named (main;run_main;hot_outer_a;hot_leaf)"
-	check_grep "^$comm;.*;main;.*_\[k\]( |;)" "$T/folded-$who" "$who's process: kernel frames on top of its user frames"
 done
+# Kernel frames on top of user ones in one stack: a CPU-bound workload enters the kernel rarely
+# (page faults, exit; none in one run of 4 s at 199 Hz), so any process's stacks will do.
+check_grep "^[^;]+;.*;main;.*_\[k\]( |;)" "$T/folded" "kernel frames on top of user frames in the container's stacks"
 # The container's root is an overlayfs: its libc, opened by path, shows the overlay's device and
 # inode, not the layer's that MMAP2 names. Through /proc/PID/map_files (CAP_CHECKPOINT_RESTORE)
 # the recorder opens the mapped file itself, so libc gets its build-id and unwind table and the

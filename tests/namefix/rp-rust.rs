@@ -50,10 +50,19 @@ fn main() {
     let mut mx = engine::Mixer { v: vec![1u64, 2, 3] };
     let shapes: Vec<Box<dyn Shape>> = vec![Box::new(engine::Disc(2.0))];
     let (mut s, mut k, mut w) = (0u64, 0usize, 0f64);
+    // Each call's size varies (xorshift), so no phase keeps step with a sampling period: two
+    // profilers timed a millisecond apart would otherwise alias a fixed loop differently.
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    let mut vary = |n: usize| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        n / 2 + (x % n as u64) as usize
+    };
     while t.elapsed().as_secs_f64() < secs {
-        s = s.wrapping_add(std::hint::black_box(&mut mx).churn(200_000));
-        k += hash_work(20_000);
-        w += shapes.iter().map(|sh| sh.weigh(100_000)).sum::<f64>();
+        s = s.wrapping_add(std::hint::black_box(&mut mx).churn(vary(200_000)));
+        k += hash_work(vary(20_000) as u64);
+        w += shapes.iter().map(|sh| sh.weigh(vary(100_000) as u32)).sum::<f64>();
     }
     println!("{} {} {}", s, k, w > 0.0);
 }
