@@ -60,6 +60,15 @@ summarize() {
 		[ "$rc" = 0 ] || [ "$fail" != 0 ] || fail=1 # make check itself failed (e.g. a build error)
 	done
 	[ "$skip" = 0 ] || echo "($skip skipped: see the SKIP lines above for why)"
+	# The end of each failed test's own log last, so that the tail of a CI transcript says
+	# which check failed.
+	for dir in "$@"; do
+		[ -f "$dir/test-suite.log" ] || continue
+		for t in $(sed -n 's/^\(FAIL\|ERROR\): //p' "$dir/test-suite.log"); do
+			echo "--- $dir/$t.log, last 12 lines:"
+			tail -n 12 "$dir/$t.log" | sed 's/^/  | /'
+		done
+	done
 	echo "$pass passed, $fail failed"
 	[ "$fail" = 0 ]
 }

@@ -54,27 +54,40 @@ check_grep 'header +lost' "$T/head.stats" "the lost header is reported"
 hs=$(stat_field samples "$T/head.stats")
 check_range "$hs" $((samples / 2)) "$samples" "samples after the damaged header are read"
 
-# Format 2: the frame that defines the first stacks is lost. Later samples that use them keep
-# their time, task and count but not their callchain, and say so, until the recorder defines
-# its stacks again (--stack-interval); the rest is intact.
+# Format 2: a frame that defines stacks is lost. Later samples that use them keep their time,
+# task and count but not their callchain, and say so, until the recorder defines its stacks
+# again (--stack-interval, a new numbering); none gets another stack's callchain: each new
+# numbering is said at the start of every frame (format 2.2), so ids are never read against
+# an older numbering's definitions when the frame that started the new one is lost.
 record_good --stack-interval 0.5
-# The first frame that defines stacks whose samples come in a later frame: a frame's stacks may
-# all be used within it (or defined again right after), so each frame with definitions is tried
-# in turn until one's loss leaves later samples without their stack.
-first=1 rc=1
-while [ $first -lt $((frames - 2)) ]; do
-	head -c ${offs[$((first + 1))]} "$T/good.data" | tail -c +$((${offs[$first]} + 1)) >"$T/one.data"
-	if "$RP" report -i "$T/one.data" --stats 2>/dev/null | grep -q '^  stacks  *[1-9]'; then
-		cp "$T/good.data" "$T/stacks.data"
-		printf '\xff\x00\xff\x00\xff\x00\xff\x00' |
-			dd of="$T/stacks.data" bs=1 seek=$((${offs[$first]} + 90)) conv=notrunc status=none
-		"$RP" report -i "$T/stacks.data" --stats >"$T/stacks.stats" 2>"$T/stacks.err"
-		rc=$?
-		grep -q 'samples refer to stacks whose definitions were lost' "$T/stacks.err" && break
+"$RP" report -i "$T/good.data" --dump 2>/dev/null | grep '^SAMPLE' | sort >"$T/good.samples"
+check_range "$(wc -l <"$T/good.samples")" "$samples" "$samples" "--dump shows every sample of the intact file"
+# Each frame that defines stacks, damaged in turn. The first whose loss leaves later samples
+# without their stack (a frame's stacks may all be used within it, or defined again right
+# after) is kept as stacks.* for the checks after the loop.
+first=0 tried=0 wrong=0
+for ((i = 1; i < frames - 1; i++)); do
+	head -c ${offs[$((i + 1))]} "$T/good.data" | tail -c +$((${offs[$i]} + 1)) >"$T/one.data"
+	"$RP" report -i "$T/one.data" --stats 2>/dev/null | grep -q '^  stacks  *[1-9]' || continue
+	tried=$((tried + 1))
+	cp "$T/good.data" "$T/try.data"
+	printf '\xff\x00\xff\x00\xff\x00\xff\x00' |
+		dd of="$T/try.data" bs=1 seek=$((${offs[$i]} + 90)) conv=notrunc status=none
+	"$RP" report -i "$T/try.data" --stats >"$T/try.stats" 2>"$T/try.err" ||
+		fail "a recording that lost frame $i's stack definitions is still usable (status $?)"
+	# Every sample kept with a callchain has its own: the same line in the intact file's dump.
+	"$RP" report -i "$T/try.data" --dump 2>/dev/null | grep '^SAMPLE' | grep -v ' nr=0\b' | sort >"$T/try.samples"
+	n=$(comm -23 "$T/try.samples" "$T/good.samples" | wc -l)
+	[ "$n" = 0 ] || { comm -23 "$T/try.samples" "$T/good.samples" | head -3 >&2; echo "frame $i lost: $n samples with another callchain" >&2; }
+	wrong=$((wrong + n))
+	if [ $first = 0 ] && grep -q 'samples refer to stacks whose definitions were lost' "$T/try.err"; then
+		first=$i
+		for f in data stats err; do cp "$T/try.$f" "$T/stacks.$f"; done
 	fi
-	first=$((first + 1))
 done
-check_eq "$rc" 0 "a recording that lost stack definitions is still usable"
+check_range "$tried" 2 "$frames" "frames that define stacks, each damaged in turn"
+check_eq "$wrong" 0 "no sample is given another stack's callchain, whichever of the $tried frames is lost"
+check_range "$first" 1 "$frames" "some frame's loss leaves later samples without their stack"
 check_grep "warning: frame [0-9]+: samples refer to stacks whose definitions were lost \(damaged frames earlier in the file\); they are kept without their callchain \(--stats counts them\)" \
 	"$T/stacks.err" "samples whose stack definition was lost are reported"
 check_grep '^  stacks +[0-9]+ defined, [0-9]+ samples packed against them, [1-9][0-9]* of them lost their stack' \
@@ -82,11 +95,11 @@ check_grep '^  stacks +[0-9]+ defined, [0-9]+ samples packed against them, [1-9]
 ss=$(stat_field samples "$T/stacks.stats")
 check_range "$ss" $((samples * (frames - 3) / frames)) $((samples - 1)) "only the damaged frame's samples are missing"
 "$RP" report -i "$T/stacks.data" --no-children >"$T/stacks.rep" 2>/dev/null || fail "report of the recording that lost stacks"
-# The damaged frame also held the command's COMM and MMAP2s: its user frames stay unknown;
-# the callchains come back with the next definitions, half a second later.
+# The callchains come back with the next definitions, half a second later.
 nolost=$(sed -n 's/.*packed against them, \([0-9]*\) of them lost their stack.*/\1/p' "$T/stacks.stats")
 check_range "$nolost" 1 $((ss * 3 / 4)) "samples after the stacks are defined again have their callchain"
-check_grep '^ +[0-9.]+% +:[0-9]+ +\[kernel\.kallsyms\] +\[k\] [a-z_]' "$T/stacks.rep" "kernel frames resolve (symbols written again too)"
+# Kernel symbols are written again with the new numbering: no kernel frame is left unnamed.
+check_no_grep '\[k\] 0x' "$T/stacks.rep" "kernel frames resolve (symbols written again too)"
 check_eq "$(grep -c 'samples refer to stacks whose definitions were lost' "$T/stacks.err")" 1 "the loss is reported once"
 
 # Cut inside the very first frame: nothing usable.

@@ -236,10 +236,109 @@ static void test_reader(void)
 	unlink(path);
 }
 
+/* Stack generations (format 2.2): a frame whose numbering is not the one held makes the reader
+ * forget its ids, so samples whose new definitions were in a lost frame keep no callchain
+ * rather than an older stack's. */
+static void test_generations(void)
+{
+	char path[] = "/tmp/rp-test-compact.XXXXXX";
+	int fd = mkstemp(path);
+	struct writer *w;
+	struct reader *r;
+	static struct sbatch b;
+	static struct kbatch kb;
+	const struct perf_event_header *h;
+	struct rp_stackgen_rec g;
+	char why[256];
+	uint64_t st = RP_COMPACT_SAMPLE_TYPE | PERF_SAMPLE_CALLCHAIN;
+	uint64_t c0[2] = { (uint64_t)PERF_CONTEXT_USER, 0x401000 };
+	uint64_t c1[2] = { (uint64_t)PERF_CONTEXT_USER, 0x402000 };
+	uint64_t c9[2] = { (uint64_t)PERF_CONTEXT_USER, 0x409000 };
+	uint64_t want_ip[7] = { 0x401000, 0x402000, 0x401000, 0x402000, 0, 0, 0x409000 };
+	struct rp_header_rec hr;
+	uint64_t records;
+	uint32_t seen = 0;
+
+	test_ctx = "generations";
+	if (!CHECK(fd >= 0) || !CHECK_INT(writer_fdopen(fd, 3, &w), 0))
+		return;
+	memset(&hr, 0, sizeof(hr));
+	hr.hdr.type = RP_REC_HEADER;
+	hr.hdr.size = sizeof(hr);
+	hr.time = 100;
+	memcpy(hr.magic, RP_HEADER_MAGIC, 8);
+	hr.major = RP_FORMAT_MAJOR;
+	hr.sample_type = st;
+	writer_set_safe_time(w, 100);
+	writer_add(w, &hr, sizeof(hr));
+	/* Generation 1, said in the open frame after the header: ids 0 and 1, used at once. */
+	format_stackgen_put(&g, 0, 1);
+	writer_set_prologue(w, &g, sizeof(g));
+	kb.n = 0;
+	CHECK(kbatch_add(&kb, 0, PERF_RECORD_MISC_USER, 0x401000, c0, 2));
+	CHECK(kbatch_add(&kb, 1, PERF_RECORD_MISC_USER, 0x402000, c1, 2));
+	h = kbatch_finish(&kb);
+	writer_add(w, h, h->size);
+	b.n = 0;
+	sbatch_add(&b, 0, 1000, 7, 7, 250, 0);
+	sbatch_add(&b, 0, 1001, 7, 7, 250, 1);
+	h = sbatch_finish(&b);
+	writer_add(w, h, h->size);
+	writer_flush(w);
+	records = writer_stats(w)->records;
+	CHECK_U64(records, 4); /* header, generation, stacks, samples */
+	/* The next frame starts with generation 1 again: the ids stand. */
+	writer_set_safe_time(w, 2000);
+	sbatch_add(&b, 0, 2000, 7, 7, 250, 0);
+	sbatch_add(&b, 0, 2001, 7, 7, 250, 1);
+	h = sbatch_finish(&b);
+	writer_add(w, h, h->size);
+	writer_flush(w);
+	CHECK_U64(writer_stats(w)->records - records, 2);
+	/* Generation 2, its definitions in a frame that was lost (never written): its samples in
+	 * the next frame have no callchain, not generation 1's, and a new definition is used. */
+	format_stackgen_put(&g, 0, 2);
+	writer_set_prologue(w, &g, sizeof(g));
+	writer_set_safe_time(w, 3000);
+	sbatch_add(&b, 0, 3000, 7, 7, 250, 0);
+	sbatch_add(&b, 0, 3001, 7, 7, 250, 1);
+	h = sbatch_finish(&b);
+	writer_add(w, h, h->size);
+	CHECK(kbatch_add(&kb, 1, PERF_RECORD_MISC_USER, 0x409000, c9, 2));
+	h = kbatch_finish(&kb);
+	writer_add(w, h, h->size);
+	sbatch_add(&b, 0, 3002, 7, 7, 250, 1);
+	h = sbatch_finish(&b);
+	writer_add(w, h, h->size);
+	CHECK_INT(writer_close(w), 0);
+
+	if (!CHECK(reader_open(path, &r, why, sizeof(why)) == 0, "%s", why))
+		return;
+	while ((h = reader_next(r))) {
+		struct perfrec_sample s;
+
+		if (h->type != PERF_RECORD_SAMPLE || seen >= 7)
+			continue;
+		if (!CHECK_INT(perfrec_parse_sample(h, st, &s), 0))
+			break;
+		CHECK(s.ip == want_ip[seen], "sample %u: ip 0x%llx, expected 0x%llx", seen,
+		      (unsigned long long)s.ip, (unsigned long long)want_ip[seen]);
+		CHECK(s.nr == (want_ip[seen] ? 2u : 0u), "sample %u: %llu callchain words", seen,
+		      (unsigned long long)s.nr);
+		seen++;
+	}
+	CHECK_INT(seen, 7);
+	CHECK_U64(reader_stats(r)->stack_missing, 2);
+	CHECK_U64(reader_stats(r)->records_bad, 0);
+	reader_free(r);
+	unlink(path);
+}
+
 int main(void)
 {
 	test_stacktab();
 	test_batch();
 	test_reader();
+	test_generations();
 	return check_done("test-compact");
 }

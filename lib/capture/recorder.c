@@ -405,7 +405,7 @@ static void write_header(struct recorder *r)
 	h->time = r->t_start;
 	memcpy(h->magic, RP_HEADER_MAGIC, 8);
 	h->major = RP_FORMAT_MAJOR;
-	h->minor = e->n_events > 1 ? RP_FORMAT_MINOR_EVENTS : RP_FORMAT_MINOR;
+	h->minor = RP_FORMAT_MINOR;
 	h->flags = (e->o.target == RECORDER_SYSTEM ? RP_HDR_SYSTEM_WIDE : 0) |
 		   (!ev0->attr.exclude_kernel ? RP_HDR_KERNEL : 0) |
 		   (e->o.callchain ? RP_HDR_CALLCHAIN : 0) |
@@ -573,9 +573,6 @@ static void begin_file(struct recorder *r, struct writer *w, uint64_t t)
 	r->w = w;
 	r->t_start = t;
 	bids_begin_file(r->bids, w);
-	/* Every file defines its own stacks and kernel symbols. */
-	if (r->enc)
-		encoder_begin(r->enc, w);
 	r->t_restack = r->t_start;
 	taskcg_forget(r);
 	r->t_safe = r->t_start;
@@ -583,7 +580,10 @@ static void begin_file(struct recorder *r, struct writer *w, uint64_t t)
 	write_header(r);
 	write_events(r);
 	write_vdso(r);
-	if (!r->enc)
+	/* Every file defines its own stacks and kernel symbols; the header comes first. */
+	if (r->enc)
+		encoder_begin(r->enc, w);
+	else
 		ksyms_write_all(&r->ksyms, w, r->t_start);
 	for (size_t ci = 0; ci < r->ev.n_cpus; ci++) {
 		r->cpus[ci].file0 = r->cpus[ci].n;

@@ -99,6 +99,23 @@ static void define_stack(struct decoder *d, const struct kbatch_stack *k, uint64
 	d->ids[k->id] = d->dslots[slot] = ++d->n_stacks;
 }
 
+void decoder_take_gen(struct decoder *d, const struct perf_event_header *h)
+{
+	struct rp_stackgen_rec g;
+
+	if (format_stackgen(h, &g) < 0) {
+		d->st->records_bad++;
+		return;
+	}
+	if (g.gen == d->gen)
+		return;
+	/* A new numbering: its definitions may have been in a frame that was lost, and an id
+	 * left over from the old one would give a sample somebody else's callchain. */
+	if (d->cap_ids)
+		memset(d->ids, 0, d->cap_ids * sizeof(*d->ids));
+	d->gen = g.gen;
+}
+
 void decoder_take_stacks(struct decoder *d, const struct perf_event_header *h, uint64_t seq)
 {
 	struct kbatch_reader br;

@@ -29,6 +29,7 @@ struct decoder {
 	uint32_t *dslots; /* stacks by content (index + 1; 0 empty): a definition met
 			   * again (the recorder repeats them) takes no memory */
 	size_t n_dslots;
+	uint32_t gen;	  /* the stack numbering ids[] holds (rp_stackgen_rec) */
 	struct reader_stats *st; /* borrowed: stacks, samples_packed, stack_missing, records_bad */
 	void (*warn)(void *arg, const char *msg);
 	void *warn_arg;
@@ -36,6 +37,9 @@ struct decoder {
 
 void decoder_done(struct decoder *d);
 
+/* Take a STACKGEN record: a numbering other than the one held forgets every id (the
+ * definitions stay shared by content). */
+void decoder_take_gen(struct decoder *d, const struct perf_event_header *h);
 /* Take the definitions of a STACKS batch found in frame seq. */
 void decoder_take_stacks(struct decoder *d, const struct perf_event_header *h, uint64_t seq);
 /* Rebuild the samples of a SAMPLES or EVSAMPLES batch found in frame seq (with their event

@@ -32,6 +32,7 @@ struct encoder {
 	uint32_t *ksym_pend; /* symbols to write before the next batch (| KSYMS_BOUND) */
 	size_t n_pend;
 	uint64_t pend_time; /* time of the sample that first needed a pending one */
+	uint32_t gen;	    /* the stack numbering in force (rp_stackgen_rec) */
 };
 
 struct encoder *encoder_new(size_t n_cpus, size_t n_events, const struct ksyms *ksyms)
@@ -79,11 +80,17 @@ struct encoder *encoder_free(struct encoder *e)
 }
 
 /* Number stacks from 0 again (and, with symbols, write the kernel symbols again as they are
- * hit). Every batch that refers to the old numbers must have been written. */
+ * hit). Every batch that refers to the old numbers must have been written. The new numbering
+ * is a generation, said here and at the start of every later frame: a reader that loses the
+ * frame holding its first definitions must not read them with the old ones. */
 static void forget(struct encoder *e, bool symbols)
 {
+	struct rp_stackgen_rec g;
+
 	stacktab_reset(e->stacks);
 	e->kb.n = 0;
+	format_stackgen_put(&g, 0, ++e->gen); /* the writer stamps the time */
+	writer_set_prologue(e->w, &g, sizeof(g));
 	if (symbols && e->ksym_done) {
 		memset(e->ksym_done, 0, e->ksyms->n);
 		e->n_pend = 0;
@@ -197,6 +204,13 @@ void encoder_flush(struct encoder *e, size_t ci)
 	}
 }
 
+/* Every slot's batches: before the numbering they refer to is given up. */
+static void flush_all(struct encoder *e)
+{
+	for (size_t ci = 0; ci < e->n_cpus; ci++)
+		encoder_flush(e, ci);
+}
+
 /* The id of s's stack, defined (and its kernel symbols queued) when new; -1 when too long. */
 static int64_t stack_id(struct encoder *e, size_t ci, const struct perfrec_sample *s)
 {
@@ -204,8 +218,9 @@ static int64_t stack_id(struct encoder *e, size_t ci, const struct perfrec_sampl
 	int64_t id = stacktab_intern(e->stacks, s->misc, s->ip, s->ips, s->nr, &added);
 
 	if (id < 0) {
-		/* Full: samples already packed refer to the old ids, write them out first. */
-		encoder_flush(e, ci);
+		/* Full: samples already packed (on every CPU) refer to the old ids, write them
+		 * out first. */
+		flush_all(e);
 		forget(e, false);
 		id = stacktab_intern(e->stacks, s->misc, s->ip, s->ips, s->nr, &added);
 		if (id < 0)
@@ -230,7 +245,7 @@ bool encoder_add(struct encoder *e, size_t ci, size_t event, const struct perfre
 	/* A frame that could not be written may have held stack definitions. */
 	if (writer_stats(e->w)->dropped_frames != e->frames_dropped) {
 		e->frames_dropped = writer_stats(e->w)->dropped_frames;
-		encoder_flush(e, ci);
+		flush_all(e);
 		forget(e, true); /* the symbols may have been in it too */
 	}
 	id = stack_id(e, ci, s);

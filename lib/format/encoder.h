@@ -23,8 +23,9 @@ struct encoder *encoder_new(size_t n_cpus, size_t n_events, const struct ksyms *
 /* Accepts NULL; returns NULL. */
 struct encoder *encoder_free(struct encoder *e);
 
-/* Write to w from now on (borrowed until the next encoder_begin). Stacks and kernel symbols
- * are defined again in every file. */
+/* Write to w from now on (borrowed until the next encoder_begin), after the file's header
+ * records: every later frame starts with the stack numbering in force (rp_stackgen_rec).
+ * Stacks and kernel symbols are defined again in every file. */
 void encoder_begin(struct encoder *e, struct writer *w);
 
 /* Store s (of event index event, drained from CPU slot ci) compactly: its stack by number, defined

@@ -56,6 +56,21 @@ void format_taskcg_put(struct rp_taskcg_rec *ret, uint64_t time, uint32_t pid, u
 				       .cgroup = cgroup };
 }
 
+int format_stackgen(const struct perf_event_header *h, struct rp_stackgen_rec *ret)
+{
+	if (h->type != RP_REC_STACKGEN || h->size < sizeof(*ret))
+		return -EINVAL;
+	memcpy(ret, h, sizeof(*ret));
+	return 0;
+}
+
+void format_stackgen_put(struct rp_stackgen_rec *ret, uint64_t time, uint32_t gen)
+{
+	*ret = (struct rp_stackgen_rec){ .hdr = { .type = RP_REC_STACKGEN, .size = sizeof(*ret) },
+					 .time = time,
+					 .gen = gen };
+}
+
 int format_image(const struct perf_event_header *h, const char **ret_name,
 		 const unsigned char **ret_image, size_t *ret_len)
 {

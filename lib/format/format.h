@@ -34,19 +34,28 @@
  * two back into PERF_RECORD_SAMPLEs; version 1 files have only those.
  *
  * Version 2.1 adds several events (record -e A -e B). A file with one event is written
- * exactly as in 2.0. With several, the header describes event 0 and says minor
- * RP_FORMAT_MINOR_EVENTS; each other event i is described by an RP_REC_EVENT record right
+ * as in 2.0. With several, the header describes event 0 (and a 2.1 recorder says minor
+ * RP_FORMAT_MINOR_EVENTS; later ones say their own); each other event i is described by an RP_REC_EVENT record right
  * after the header, in every file. Event 0's samples are stored as in 2.0 (RP_REC_SAMPLES),
  * so a 2.0 reader shows a correct profile of the first event; the others' in
  * RP_REC_EVSAMPLES batches, which carry the event index and which 2.0 readers skip. Samples
  * are never stored as PERF_RECORD_SAMPLE in such a file, and side-band records have the
  * header's sample_id layout (the recorder drops the PERF_SAMPLE_IDENTIFIER the kernel needed
  * to tell the events apart in one ring).
+ *
+ * Version 2.2 adds RP_REC_STACKGEN. A recorder numbers its stacks from 0 again now and then
+ * (--stack-interval, a full table, a frame that could not be written), and each numbering is
+ * a generation. In a 2.0 file a sample batch whose new definitions were in a damaged frame
+ * would be read against the previous generation's: wrong callchains, silently. A 2.2
+ * recorder says the generation in force at the start of every frame that follows the header
+ * and wherever it starts a new one, so a reader forgets the old definitions even when the
+ * frame that held the new ones is lost, and such samples keep no callchain instead of a
+ * wrong one. Readers of 2.0 and 2.1 skip the record and read the rest as before.
  */
 
 #define RP_FORMAT_MAJOR 2
-#define RP_FORMAT_MINOR 0
-#define RP_FORMAT_MINOR_EVENTS 1 /* the header's minor when the file has several events */
+#define RP_FORMAT_MINOR 2	 /* what this code writes */
+#define RP_FORMAT_MINOR_EVENTS 1 /* the minor that added several events */
 #define RP_FORMAT_MAJOR_MIN 1	 /* oldest version this code reads */
 
 #define RP_SKIPPABLE_MAGIC 0x184D2A5EU /* zstd skippable frame, nibble 0xE */
@@ -101,6 +110,8 @@ enum rp_record_type {
 	 * rp_taskcg_rec) */
 	RP_REC_SYMTAB = 0x1000d, /* struct rp_symtab_rec: part of a binary's function symbols,
 				  * captured while recording */
+	RP_REC_STACKGEN = 0x1000e, /* struct rp_stackgen_rec: which numbering of stacks is in
+				    * force (version 2.2) */
 };
 
 /* Recording flags in rp_header_rec.flags. */
@@ -270,6 +281,20 @@ struct rp_taskcg_rec {
 _Static_assert(sizeof(struct rp_taskcg_rec) == 32, "rp_taskcg_rec is 32 bytes");
 
 /*
+ * The numbering of stacks in force from here on (version 2.2): generation gen. Stack ids in
+ * later STACKS and SAMPLES batches mean what this generation's definitions say; a reader that
+ * meets a generation other than the one it has forgets the definitions it holds. The first
+ * record of every frame after the header is one (time: the frame's t_lo).
+ */
+struct rp_stackgen_rec {
+	struct perf_event_header hdr; /* type RP_REC_STACKGEN */
+	uint64_t time;
+	uint32_t gen;
+	uint32_t reserved; /* 0 */
+};
+_Static_assert(sizeof(struct rp_stackgen_rec) == 24, "rp_stackgen_rec is 24 bytes");
+
+/*
  * Function symbols of the binary with this build-id, captured while recording (the helper
  * reads them from .symtab, else .dynsym and .gnu_debugdata), so that a report can name the
  * binary's frames when the file on its host is gone or was replaced. A table too large for
@@ -434,6 +459,11 @@ void format_taskcg_put(struct rp_taskcg_rec *ret, uint64_t time, uint32_t pid, u
  * above 20, or part >= n_parts. */
 int format_symtab(const struct perf_event_header *h, struct rp_symtab_rec *ret,
 		  const unsigned char **ret_run, size_t *ret_run_size);
+
+/* A copy of a STACKGEN record: 0, or -EINVAL when h is too short to be one. */
+int format_stackgen(const struct perf_event_header *h, struct rp_stackgen_rec *ret);
+/* Fill *ret as a STACKGEN record (header included). */
+void format_stackgen_put(struct rp_stackgen_rec *ret, uint64_t time, uint32_t gen);
 
 /* A copy of an EVENT record, its name terminated: 0, or -EINVAL when h is too short to be
  * one or its index is outside 1 .. RP_MAX_EVENTS - 1. */

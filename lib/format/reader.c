@@ -137,6 +137,10 @@ static void take_frame(struct reader *r, size_t len)
 			decoder_take_stacks(&r->dec, h, seq);
 			continue;
 		}
+		if (h->type == RP_REC_STACKGEN) {
+			decoder_take_gen(&r->dec, h);
+			continue;
+		}
 		if (h->type == RP_REC_SAMPLES || h->type == RP_REC_EVSAMPLES) {
 			decoder_take_samples(&r->dec, h, r->sample_type, seq, &r->ord);
 			continue;

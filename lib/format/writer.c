@@ -30,6 +30,8 @@ struct writer {
 	uint64_t t_lo;	 /* t_safe when the open frame got its first record */
 	uint64_t opened; /* clock when the open frame got its first record */
 	uint64_t sample_type;
+	uint64_t prologue[WRITER_PROLOGUE_MAX / 8]; /* header, time, fields */
+	size_t prologue_len;
 	uint64_t (*clock)(void);
 	struct writer_stats st;
 };
@@ -78,6 +80,17 @@ int writer_open(const char *path, int mode, int level, struct writer **ret)
 	return r;
 }
 
+/* The prologue into the open frame, stamped with the watermark. */
+static void put_prologue(struct writer *w)
+{
+	uint64_t *p = (uint64_t *)(void *)(w->raw + w->raw_len);
+
+	memcpy(p, w->prologue, w->prologue_len);
+	p[1] = w->t_safe;
+	w->raw_len += w->prologue_len;
+	w->n_records++;
+}
+
 void *writer_reserve(struct writer *w, size_t size)
 {
 	void *p;
@@ -85,11 +98,13 @@ void *writer_reserve(struct writer *w, size_t size)
 	if (size < 8 || size > 65535 || size % 8)
 		return NULL;
 	/* Full: close the frame. A failure is counted in the stats; the buffer is empty after it. */
-	if (w->raw_len + size > FRAME_RAW_CAP)
+	if (w->raw_len + w->prologue_len + size > FRAME_RAW_CAP)
 		writer_flush(w);
 	if (!w->raw_len) {
 		w->t_lo = w->t_safe;
 		w->opened = w->clock();
+		if (w->prologue_len)
+			put_prologue(w);
 	}
 	p = w->raw + w->raw_len;
 	w->raw_len += size;
@@ -103,6 +118,20 @@ void writer_add(struct writer *w, const void *rec, size_t size)
 
 	if (p)
 		memcpy(p, rec, size);
+}
+
+void writer_set_prologue(struct writer *w, const void *rec, size_t size)
+{
+	if (size % 8 || size > sizeof(w->prologue) || (size && size < 16))
+		return;
+	memcpy(w->prologue, rec, size);
+	w->prologue_len = size;
+	if (!size || !w->raw_len)
+		return;
+	if (w->raw_len + size > FRAME_RAW_CAP)
+		writer_flush(w); /* the next frame starts with it */
+	else
+		put_prologue(w);
 }
 
 void writer_set_safe_time(struct writer *w, uint64_t t)

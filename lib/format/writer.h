@@ -31,6 +31,13 @@ void *writer_reserve(struct writer *w, size_t size);
 /* Copy one complete record (header included) into the open frame. */
 void writer_add(struct writer *w, const void *rec, size_t size);
 
+/* A record that starts every frame opened from now on (size: a multiple of 8, at most
+ * WRITER_PROLOGUE_MAX; 0: none), with its time (the u64 after the header) set to the
+ * watermark when it is written; it is added to the open frame now too when that holds
+ * records. For what a reader must know in every frame, lost ones before it or not. */
+#define WRITER_PROLOGUE_MAX 32
+void writer_set_prologue(struct writer *w, const void *rec, size_t size);
+
 /* Ordering watermark: every record added from now on has time >= t (CLOCK_MONOTONIC ns).
  * Must not decrease. */
 void writer_set_safe_time(struct writer *w, uint64_t t);
