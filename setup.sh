@@ -64,7 +64,7 @@ summarize() {
 	# which check failed.
 	for dir in "$@"; do
 		[ -f "$dir/test-suite.log" ] || continue
-		for t in $(sed -n 's/^\(FAIL\|ERROR\): //p' "$dir/test-suite.log"); do
+		for t in $(sed -n 's/^\(FAIL\|ERROR\): \([^ ]*\)$/\2/p' "$dir/test-suite.log"); do
 			echo "--- $dir/$t.log, last 12 lines:"
 			tail -n 12 "$dir/$t.log" | sed 's/^/  | /'
 		done

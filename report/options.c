@@ -12,6 +12,7 @@
 #include "base/cpulist.h"
 #include "base/grow.h"
 #include "base/util.h"
+#include "format/format.h"
 #include "options.h"
 
 const char options_help_input[] =
@@ -520,6 +521,58 @@ static void raise_nofile_limit(void)
 		rl.rlim_cur = rl.rlim_max;
 		setrlimit(RLIMIT_NOFILE, &rl);
 	}
+}
+
+/* Is NAME (with its :u/:k modifiers) an event whose sample period is nanoseconds? */
+static bool time_event(const char *name)
+{
+	static const char *const clocks[] = { "cpu-clock", "task-clock" };
+
+	for (size_t i = 0; i < 2; i++) {
+		size_t len = strlen(clocks[i]);
+
+		if (strncmp(name, clocks[i], len) == 0 && (!name[len] || name[len] == ':'))
+			return true;
+	}
+	return false;
+}
+
+int options_check_weight(const struct options *o)
+{
+	struct session_event evs[RP_MAX_EVENTS];
+	const char *want = o->so.filter.event;
+	const char *flag = o->so.weight == SESSION_OFFCPU ? "--off-cpu" : "--wall";
+	bool switches = false;
+	size_t n = 0;
+
+	if (o->so.weight == SESSION_CPU)
+		return 0;
+	if (session_list_events(o->inputs, o->n_inputs, evs, RP_MAX_EVENTS, &n) < 0) {
+		fprintf(stderr, "%s: out of memory\n", o->prog);
+		return EXIT_FAILURE;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(evs[i].name, "sched:sched_switch") == 0) {
+			switches = true;
+			continue;
+		}
+		if (o->so.weight != SESSION_WALL || time_event(evs[i].name) ||
+		    (want && strcmp(evs[i].name, want) != 0))
+			continue;
+		fprintf(stderr,
+			"%s: --wall adds on-CPU sample periods to off-CPU nanoseconds, but "
+			"'%s' counts events, not time: record with -e cpu-clock or -e "
+			"task-clock%s, or use --off-cpu alone\n",
+			o->prog, evs[i].name, want ? "" : " (or pick such an event with --event)");
+		return EXIT_USAGE;
+	}
+	if (switches)
+		return 0;
+	fprintf(stderr,
+		"%s: %s needs off-CPU samples, and the recording%s no sched:sched_switch "
+		"event: record with ringprof record --off-cpu\n",
+		o->prog, flag, o->n_inputs > 1 ? "s have" : " has");
+	return EXIT_USAGE;
 }
 
 struct session *options_session(struct options *o)

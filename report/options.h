@@ -133,6 +133,11 @@ int options_finish(struct options *o, int argc, char **argv);
  * the conflicts (a reversed window, a missing --symfs) refused. 0 or the exit status (said);
  * notes (a window outside every recording, --debuginfod without servers) go to stderr. */
 int options_filter(struct options *o);
+/* --off-cpu and --wall against the inputs' events: the switch-outs must be there, and the
+ * other events --wall adds (all, or the one --event names) must count time (cpu-clock,
+ * task-clock), since their periods are added to nanoseconds. 0 (also for on-CPU weights), or
+ * the exit status (said). */
+int options_check_weight(const struct options *o);
 /* A new session with the options and the grouped warnings, the open-file limit raised; NULL
  * when out of memory (said). */
 struct session *options_session(struct options *o);

@@ -377,6 +377,10 @@ static int run(struct args *a)
 	int r = EXIT_FAILURE;
 
 	for (int i = 0; i < DIFF_SIDES; i++)
+		if ((r = options_check_weight(&a->side[i])) != 0)
+			return r;
+	r = EXIT_FAILURE;
+	for (int i = 0; i < DIFF_SIDES; i++)
 		if (!(s[i] = read_side(&a->side[i])))
 			goto out;
 	r = compare(a, s);

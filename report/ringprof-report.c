@@ -293,6 +293,7 @@ struct args {
 	bool quiet, header_only; /* perf's -q (no "#" lines) and --header-only */
 	int children;		 /* -1 as the recording allows, 0 --no-children, 1 --children */
 	bool graph_asked, order_set;
+	bool sort_set, limit_set; /* --sort (-s), --percent-limit given */
 	struct print_opts po;
 };
 
@@ -413,6 +414,7 @@ static int parse_output(struct args *a, int c, char *arg)
 		a->po.show_samples = true;
 		break;
 	case 's':
+		a->sort_set = true;
 		if (print_parse_sort(arg, &a->po) < 0) {
 			fprintf(stderr,
 				PROG
@@ -424,6 +426,7 @@ static int parse_output(struct args *a, int c, char *arg)
 	case 'F':
 		return parse_fields(a, arg);
 	case OPT_PERCENT_LIMIT:
+		a->limit_set = true;
 		if (util_parse_percent(arg, &a->po.percent_limit) < 0) {
 			fprintf(stderr, PROG ": invalid --percent-limit '%s' (a percentage)\n", arg);
 			return EXIT_USAGE;
@@ -680,57 +683,12 @@ static int dump_event_present(const struct options *o)
 	return event_present(o, evs, n);
 }
 
-/* Is NAME (with its :u/:k modifiers) an event whose sample period is nanoseconds? */
-static bool time_event(const char *name)
+/* --off-cpu and --wall: one report of the switch-outs (and CPU samples). The exit status. */
+static int report_weighted(struct args *a)
 {
-	static const char *const clocks[] = { "cpu-clock", "task-clock" };
+	int r = options_check_weight(&a->o);
 
-	for (size_t i = 0; i < 2; i++) {
-		size_t len = strlen(clocks[i]);
-
-		if (strncmp(name, clocks[i], len) == 0 && (!name[len] || name[len] == ':'))
-			return true;
-	}
-	return false;
-}
-
-/* --wall adds the on-CPU samples' periods to off-CPU nanoseconds: each event it takes (all but
- * the switch-outs, or the one --event names) must count time. 0, or the exit status (said). */
-static int check_wall_events(const struct args *a, const struct session_event *evs, size_t n)
-{
-	const char *want = a->o.so.filter.event;
-
-	for (size_t i = 0; i < n; i++) {
-		if (strcmp(evs[i].name, "sched:sched_switch") == 0 || time_event(evs[i].name) ||
-		    (want && strcmp(evs[i].name, want) != 0))
-			continue;
-		fprintf(stderr,
-			PROG ": --wall adds on-CPU sample periods to off-CPU nanoseconds, but "
-			     "'%s' counts events, not time: record with -e cpu-clock or -e "
-			     "task-clock%s, or use --off-cpu alone\n",
-			evs[i].name, want ? "" : " (or pick such an event with --event)");
-		return EXIT_USAGE;
-	}
-	return 0;
-}
-
-/* --off-cpu and --wall: one report of the switch-outs (and CPU samples), which the recording
- * must have. The exit status. */
-static int report_weighted(struct args *a, const struct session_event *evs, size_t n)
-{
-	int r = a->o.so.weight == SESSION_WALL ? check_wall_events(a, evs, n) : 0;
-
-	if (r)
-		return r;
-	for (size_t i = 0; i < n; i++)
-		if (strcmp(evs[i].name, "sched:sched_switch") == 0)
-			return report_one(a, false);
-	fprintf(stderr,
-		PROG ": %s needs off-CPU samples, and the recording%s no sched:sched_switch "
-		     "event: record with ringprof record --off-cpu\n",
-		a->o.so.weight == SESSION_OFFCPU ? "--off-cpu" : "--wall",
-		a->o.n_inputs > 1 ? "s have" : " has");
-	return EXIT_USAGE;
+	return r ? r : report_one(a, false);
 }
 
 /* Every event's report (one section each, as perf), or the one --event picks; --folded of
@@ -747,7 +705,7 @@ static int report_events(struct args *a)
 		return EXIT_FAILURE;
 	}
 	if (a->o.so.weight != SESSION_CPU)
-		return report_weighted(a, evs, n);
+		return report_weighted(a);
 	if (a->o.so.filter.event) {
 		r = event_present(&a->o, evs, n);
 		return r ? r : report_one(a, false);
@@ -785,6 +743,36 @@ static int report(struct args *a)
 	return EXIT_SUCCESS;
 }
 
+/* The profile's layout and weight, which --stats and --dump (records, not a profile) do not
+ * use: one note naming the options given. */
+static void note_layout_ignored(const struct args *a)
+{
+	const char *names[6];
+	char buf[128];
+	size_t n = 0, len = 0;
+
+	if (a->graph_asked)
+		names[n++] = "-g";
+	if (a->sort_set)
+		names[n++] = "--sort";
+	if (a->limit_set)
+		names[n++] = "--percent-limit";
+	if (a->children >= 0)
+		names[n++] = a->children ? "--children" : "--no-children";
+	if (a->o.so.weight != SESSION_CPU)
+		names[n++] = a->o.so.weight == SESSION_OFFCPU ? "--off-cpu" : "--wall";
+	if (!n)
+		return;
+	buf[0] = '\0';
+	for (size_t i = 0; i < n && len < sizeof(buf); i++)
+		len +=
+		    (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%s", i ? ", " : "", names[i]);
+	fprintf(stderr, PROG ": note: --%s prints %s, not a profile: %s %s not apply\n",
+		a->stats ? "stats" : "dump",
+		a->stats ? "what the recordings hold" : "the records as recorded", buf,
+		n > 1 ? "do" : "does");
+}
+
 int main(int argc, char **argv)
 {
 	static struct args a;
@@ -799,9 +787,10 @@ int main(int argc, char **argv)
 	if (a.dump && (r = dump_event_present(&a.o)) != 0)
 		return r;
 	pager_start(a.o.no_pager);
-	if (a.stats || a.dump)
+	if (a.stats || a.dump) {
+		note_layout_ignored(&a);
 		r = inspect(&a.o, a.stats, a.dump);
-	else
+	} else
 		r = report(&a);
 	r = options_output_done(&a.o, r, "the report");
 	return pager_done(r);

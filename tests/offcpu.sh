@@ -161,6 +161,15 @@ check_grep "^ringprof report: --off-cpu needs off-CPU samples, .*record with rin
 check_grep "^ringprof report: --wall adds on-CPU sample periods to off-CPU nanoseconds, but 'sched:sched_wakeup' counts events, not time: record with -e cpu-clock or -e task-clock" \
 	"$T/tp.err" "--wall with a non-time event: the message names cpu-clock and task-clock"
 check_eq "$(wc -c <"$T/tp.out")" 0 "--wall with a non-time event: no report"
+# ringprof diff refuses the same, with the same sentences, before reading either side.
+"$RP" diff --wall "$T/tp.data" "$T/tp.data" >"$T/dtp.out" 2>"$T/dtp.err"
+check_eq "$?" 2 "diff --wall of a tracepoint's counts exits 2"
+check_grep "^ringprof diff: --wall adds on-CPU sample periods to off-CPU nanoseconds, but 'sched:sched_wakeup' counts events, not time" \
+	"$T/dtp.err" "diff --wall with a non-time event: the message"
+check_eq "$(wc -c <"$T/dtp.out")" 0 "diff --wall with a non-time event: no diff"
+"$RP" diff --off-cpu "$T/cpu.data" "$T/cpu.data" >/dev/null 2>"$T/dn0.err" && fail "diff --off-cpu of CPU recordings should fail"
+check_grep "^ringprof diff: --off-cpu needs off-CPU samples, .*record with ringprof record --off-cpu$" "$T/dn0.err" \
+	"diff --off-cpu without switch-outs: the message"
 
 # ringprof diff --off-cpu compares off-CPU time by the functions that waited (Children, as the
 # flat report): the same recording twice diffs to zero.

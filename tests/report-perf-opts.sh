@@ -202,4 +202,14 @@ $R -i "$T/g.data" --stats --pid "$pid" --tid "$pid" -C 1 --unit "$unit" --dso rp
 	--since +0.5 --until +1 >/dev/null 2>"$T/st2.err" || fail "--stats with every filter"
 check_eq "$(cat "$T/st2.err")" "ringprof report: note: --stats counts whole recordings: --pid, --tid, --cpu, --unit, --dso, --event, --since/--until do not apply (report -n counts the samples the filters keep)" \
 	"--stats with every other filter: one note naming each"
+# The profile's layout and weight do not apply to --stats and --dump either: one note.
+$R -i "$T/g.data" --stats -g caller --sort dso --percent-limit 5 --no-children >"$T/st3.txt" 2>"$T/st3.err" ||
+	fail "--stats with layout options"
+check_eq "$(cat "$T/st3.err")" "ringprof report: note: --stats prints what the recordings hold, not a profile: -g, --sort, --percent-limit, --no-children do not apply" \
+	"--stats -g --sort --percent-limit --no-children: one note naming each"
+diff -u "$T/st0.txt" "$T/st3.txt" >&2 || fail "--stats with layout options changed the output"
+ok "--stats with layout options: the same counts"
+$R -i "$T/g.data" --dump --off-cpu >/dev/null 2>"$T/d3.err" || fail "--dump --off-cpu"
+check_eq "$(cat "$T/d3.err")" "ringprof report: note: --dump prints the records as recorded, not a profile: --off-cpu does not apply" \
+	"--dump --off-cpu: one note"
 exit 0

@@ -29,7 +29,7 @@ struct decoder {
 	uint32_t *dslots; /* stacks by content (index + 1; 0 empty): a definition met
 			   * again (the recorder repeats them) takes no memory */
 	size_t n_dslots;
-	uint32_t gen;	  /* the stack numbering ids[] holds (rp_stackgen_rec) */
+	uint32_t gen;		 /* the stack numbering ids[] holds (rp_stackgen_rec) */
 	struct reader_stats *st; /* borrowed: stacks, samples_packed, stack_missing, records_bad */
 	void (*warn)(void *arg, const char *msg);
 	void *warn_arg;

@@ -35,9 +35,9 @@
  *
  * Version 2.1 adds several events (record -e A -e B). A file with one event is written
  * as in 2.0. With several, the header describes event 0 (and a 2.1 recorder says minor
- * RP_FORMAT_MINOR_EVENTS; later ones say their own); each other event i is described by an RP_REC_EVENT record right
- * after the header, in every file. Event 0's samples are stored as in 2.0 (RP_REC_SAMPLES),
- * so a 2.0 reader shows a correct profile of the first event; the others' in
+ * RP_FORMAT_MINOR_EVENTS; later ones say their own); each other event i is described by an
+ *RP_REC_EVENT record right after the header, in every file. Event 0's samples are stored as in 2.0
+ *(RP_REC_SAMPLES), so a 2.0 reader shows a correct profile of the first event; the others' in
  * RP_REC_EVSAMPLES batches, which carry the event index and which 2.0 readers skip. Samples
  * are never stored as PERF_RECORD_SAMPLE in such a file, and side-band records have the
  * header's sample_id layout (the recorder drops the PERF_SAMPLE_IDENTIFIER the kernel needed
@@ -108,8 +108,8 @@ enum rp_record_type {
 	RP_REC_TASKCG = 0x1000b, /* struct rp_taskcg_rec: the cgroup a thread is in from now on */
 	/* 0x1000c is reserved (cgroup paths are stored as PERF_RECORD_CGROUP, see
 	 * rp_taskcg_rec) */
-	RP_REC_SYMTAB = 0x1000d, /* struct rp_symtab_rec: part of a binary's function symbols,
-				  * captured while recording */
+	RP_REC_SYMTAB = 0x1000d,   /* struct rp_symtab_rec: part of a binary's function symbols,
+				    * captured while recording */
 	RP_REC_STACKGEN = 0x1000e, /* struct rp_stackgen_rec: which numbering of stacks is in
 				    * force (version 2.2) */
 };
