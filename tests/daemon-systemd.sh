@@ -452,31 +452,9 @@ in_ct ringprof report --stats -i "/var/lib/ringprof/$last" >"$T/stats" 2>&1
 check_grep '^  finished +yes' "$T/stats" "the last file ends with its finish record"
 
 # --- the pusher unit: a dynamic user with no capabilities sends every closed recording ---
-# The receiver runs on the host; the container shares its network. It keeps each request's
-# path and query (decoded), and the body's size.
-cat >"$T/receiver.py" <<'PYEOF'
-import http.server, os, sys, urllib.parse
-d = sys.argv[1]
-class H(http.server.BaseHTTPRequestHandler):
-    def do_POST(self):
-        body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
-        n = len(os.listdir(d))
-        open(os.path.join(d, "%03d.tmp" % n), "w").write("%d %s\n" % (len(body), urllib.parse.unquote(self.path)))
-        os.rename(os.path.join(d, "%03d.tmp" % n), os.path.join(d, "%03d.req" % n))
-        self.send_response(200); self.end_headers()
-    def log_message(self, *a):
-        pass
-s = http.server.HTTPServer(("127.0.0.1", 0), H)
-print(s.server_address[1], flush=True)
-s.serve_forever()
-PYEOF
-mkdir -p "$T/pushed"
-python3 "$T/receiver.py" "$T/pushed" >"$T/recv.port" 2>"$T/recv.err" &
-RECV=$!
-BG_PIDS="$BG_PIDS $RECV"
-for _ in $(seq 100); do [ -s "$T/recv.port" ] && break; sleep 0.05; done
-port=$(cat "$T/recv.port")
-[ -n "$port" ] || fail "the receiver did not start: $(cat "$T/recv.err")"
+# The receiver (tests/push-receiver.py) runs on the host; the container shares its network.
+push_receiver "$T/recv"
+port=$(cat "$T/recv/port")
 in_ct mkdir -p /etc/systemd/system/ringprof-push.service.d
 in_ct sh -c "printf '[Service]\nEnvironment=RINGPROF_PUSH_URL=http://127.0.0.1:$port \"RINGPROF_PUSH_ARGS=--interval 1 -v\"\n' >/etc/systemd/system/ringprof-push.service.d/test.conf"
 in_ct systemctl daemon-reload
@@ -500,9 +478,10 @@ check_grep "^Groups:.*\b$(in_ct getent group ringprof | cut -d: -f3)\b" "$T/push
 check_grep '^CapEff:[[:space:]]+0+$' "$T/push.caps" "with no effective capability"
 check_grep '^CapBnd:[[:space:]]+0+$' "$T/push.caps" "and none it could gain"
 check_grep '^Seccomp:[[:space:]]+2$' "$T/push.caps" "under a seccomp filter"
-check_range "$(ls "$T/pushed" | grep -c '\.req$')" "$nsent" 100000 "the receiver got at least one profile per recording sent"
-cat "$T/pushed"/*.req >"$T/pushed.txt"
-check_eq "$(grep -cvE '^[1-9][0-9]* /ingest\?name=ringprof\{host=[^,]+,unit=[^}]+\}&from=[0-9]+&until=[0-9]+&format=pprof$' "$T/pushed.txt")" 0 \
+check_range "$(ls "$T/recv/got" | grep -c '\.query$')" "$nsent" 100000 "the receiver got at least one profile per recording sent"
+python3 -c 'import sys, urllib.parse as u
+for f in sys.argv[1:]: print(u.unquote(open(f).read().strip()))' "$T/recv/got"/*.query >"$T/pushed.txt"
+check_eq "$(grep -cvE '^/ingest\?name=ringprof\{host=[^,]+,unit=[^}]+\}&from=[0-9]+&until=[0-9]+&format=pprof$' "$T/pushed.txt")" 0 \
 	"each request: a pprof body to /ingest, named with host and unit"
 in_ct test -s /var/lib/private/ringprof-push/push.cursor || fail "the cursor is in the unit's StateDirectory"
 check_eq "$(in_ct head -1 /var/lib/private/ringprof-push/push.cursor)" "$(files | grep '\.data$' | tail -1)" \

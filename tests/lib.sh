@@ -140,3 +140,22 @@ check_pprof_report() {
 	done <"$base.top"
 	ok "$what: pprof's flat shares of $(wc -l <"$base.top") top functions within 1 point of ringprof's ($(head -1 "$base.top"))"
 }
+
+# push_receiver DIR [PORT [CERT KEY]]: tests/push-receiver.py in the background (in BG_PIDS,
+# its pid in RECV) keeping what it is sent under DIR/got; its port in DIR/port. Port 0 (the
+# default) picks a free one.
+push_receiver() {
+	local d=$1
+	shift
+	mkdir -p "$d/got"
+	rm -f "$d/port"
+	python3 "$top_srcdir/tests/push-receiver.py" "$d" "${1:-0}" "${@:2}" 2>>"$d/receiver.log" &
+	RECV=$!
+	BG_PIDS="$BG_PIDS $RECV"
+	for _ in $(seq 200); do
+		[ -s "$d/port" ] && return 0
+		kill -0 "$RECV" 2>/dev/null || break
+		sleep 0.05
+	done
+	fail "the receiver did not start: $(cat "$d/receiver.log")"
+}

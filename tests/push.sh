@@ -13,50 +13,10 @@ PPROF=${PPROF:-/usr/lib/go-1.19/pkg/tool/linux_amd64/pprof}
 command -v python3 >/dev/null || fail "python3 is missing (setup.sh installs it)"
 export PPROF_TMPDIR="$T/pprof-home" HOME="$T"
 
-# The receiver: each POST's body in got/N.pb.gz, its path and query in got/N.query (written
-# last), its headers in got/N.headers; HTTP 503 while the file 'fail' exists; the request that
-# would be body N, when the file 'hang' says N, creates 'inflight' and never ends. Port 0 picks
-# a free one (written to 'port'); given a port, it takes that one again. With a certificate
-# and its key after the port, it speaks TLS.
-cat >"$T/receiver.py" <<'EOF'
-import http.server, os, ssl, sys, time
-d, port = sys.argv[1], int(sys.argv[2])
-class H(http.server.BaseHTTPRequestHandler):
-    def do_POST(self):
-        body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
-        if os.path.exists(os.path.join(d, "fail")):
-            self.send_response(503); self.end_headers(); return
-        n = len([f for f in os.listdir(os.path.join(d, "got")) if f.endswith(".query")])
-        hang = os.path.join(d, "hang")
-        if os.path.exists(hang) and int(open(hang).read()) == n:
-            open(os.path.join(d, "inflight"), "w").close()
-            while True:
-                time.sleep(1)
-        base = os.path.join(d, "got", "%03d" % n)
-        open(base + ".pb.gz", "wb").write(body)
-        open(base + ".headers", "w").write(str(self.headers))
-        open(base + ".query", "w").write(self.path + "\n")
-        self.send_response(200); self.end_headers()
-    def log_message(self, *a):
-        pass
-s = http.server.HTTPServer(("127.0.0.1", port), H)
-if len(sys.argv) > 3:
-    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    ctx.load_cert_chain(sys.argv[3], sys.argv[4])
-    s.socket = ctx.wrap_socket(s.socket, server_side=True)
-open(os.path.join(d, "port.tmp"), "w").write(str(s.server_address[1]))
-os.rename(os.path.join(d, "port.tmp"), os.path.join(d, "port"))
-s.serve_forever()
-EOF
-mkdir -p "$T/got" "$T/rec"
-RECV=""
+# The receiver: tests/push-receiver.py, its files under $T (got/, fail, hang, inflight, port).
+mkdir -p "$T/rec"
 start_receiver() { # PORT
-	rm -f "$T/port"
-	python3 "$T/receiver.py" "$T" "$1" &
-	RECV=$!
-	BG_PIDS="$BG_PIDS $RECV"
-	for _ in $(seq 100); do [ -s "$T/port" ] && return 0; sleep 0.05; done
-	fail "the receiver did not start"
+	push_receiver "$T" "$1"
 }
 n_got() { ls "$T/got" | grep -c '\.query$'; }
 
@@ -223,13 +183,9 @@ command -v openssl >/dev/null || fail "openssl is missing (setup.sh installs it)
 openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 \
 	-subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 \
 	-keyout "$T/key.pem" -out "$T/cert.pem" >"$T/openssl.log" 2>&1 || fail "openssl: $(cat "$T/openssl.log")"
-mkdir -p "$T/tls/got" "$T/tls-rec"
+mkdir -p "$T/tls-rec"
 cp "$T/rec/rp-0001.data" "$T/tls-rec/"
-rm -f "$T/tls/port"
-python3 "$T/receiver.py" "$T/tls" 0 "$T/cert.pem" "$T/key.pem" 2>"$T/tls.log" &
-BG_PIDS="$BG_PIDS $!"
-for _ in $(seq 100); do [ -s "$T/tls/port" ] && break; sleep 0.05; done
-[ -s "$T/tls/port" ] || fail "the TLS receiver did not start: $(cat "$T/tls.log")"
+push_receiver "$T/tls" 0 "$T/cert.pem" "$T/key.pem"
 TURL="https://127.0.0.1:$(cat "$T/tls/port")"
 printf 'Authorization: Bearer tok-7f3a9\r\n\nX-Scope-OrgID: tenant-2\n' >"$T/headers"
 TPUSH=("$RP" push --dir "$T/tls-rec" --url "$TURL" --cursor "$T/tls-cursor" --header-file "$T/headers")

@@ -106,42 +106,22 @@ check_grep '^dprog;(.*;)?main;di_static_hot;di_inlined_step [0-9]+$' "$T/di.fold
 PPROF=${PPROF:-/usr/lib/go-1.19/pkg/tool/linux_amd64/pprof}
 [ -x "$PPROF" ] || fail "the pprof tool is missing ($PPROF): install golang-1.19-go (setup.sh does)"
 export PPROF_TMPDIR="$T/pprof-home"
-mkdir -p "$T/push-rec" "$T/got0" "$T/got1"
+mkdir -p "$T/push-rec"
 cp "$T/d.data" "$T/push-rec/d.data"
-# A receiver that keeps the body of each POST in its directory (the first argument).
-cat >"$T/recv.py" <<'EOF'
-import http.server, os, sys
-d = sys.argv[1]
-class H(http.server.BaseHTTPRequestHandler):
-    def do_POST(self):
-        body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
-        open(os.path.join(d, "%d.pb.gz" % len(os.listdir(d))), "wb").write(body)
-        self.send_response(200); self.end_headers()
-    def log_message(self, *a):
-        pass
-s = http.server.HTTPServer(("127.0.0.1", 0), H)
-print(s.server_address[1], flush=True)
-s.serve_forever()
-EOF
-for i in 0 1; do
-	python3 "$T/recv.py" "$T/got$i" >"$T/recv$i.port" &
-	BG_PIDS="$BG_PIDS $!"
-	for _ in $(seq 100); do [ -s "$T/recv$i.port" ] && break; sleep 0.05; done
-	[ -s "$T/recv$i.port" ] || fail "the receiver did not start"
-done
+for i in 0 1; do push_receiver "$T/r$i"; done
 before=$(gets)
 DEBUGINFOD_URLS=$URL DEBUGINFOD_CACHE_PATH="$T/cache4" "$RP" push --dir "$T/push-rec" --once \
-	--url "http://127.0.0.1:$(cat "$T/recv0.port")" --cursor "$T/cursor0" 2>"$T/push0.err" ||
+	--url "http://127.0.0.1:$(cat "$T/r0/port")" --cursor "$T/cursor0" 2>"$T/push0.err" ||
 	fail "push: $(cat "$T/push0.err")"
 check_eq "$(gets)" "$before" "push without --debuginfod asks no server"
-"$PPROF" -top "$T/got0/0.pb.gz" >"$T/push0.top" 2>&1 || fail "pprof -top: $(cat "$T/push0.top")"
+"$PPROF" -top "$T/r0/got/000.pb.gz" >"$T/push0.top" 2>&1 || fail "pprof -top: $(cat "$T/push0.top")"
 check_no_grep 'di_static_hot' "$T/push0.top" "push without --debuginfod: the function is not named"
 DEBUGINFOD_URLS=$URL DEBUGINFOD_CACHE_PATH="$T/cache4" "$RP" push --dir "$T/push-rec" --once \
-	--url "http://127.0.0.1:$(cat "$T/recv1.port")" --cursor "$T/cursor1" --debuginfod \
+	--url "http://127.0.0.1:$(cat "$T/r1/port")" --cursor "$T/cursor1" --debuginfod \
 	--debuginfod-timeout 3 2>"$T/push1.err" || fail "push --debuginfod: $(cat "$T/push1.err")"
 sed -n "$((before + 1)),\$p" <(grep "GET /buildid/" "$T/srv.log") >"$T/push.gets"
 check_grep "GET /buildid/$BID/debuginfo 200" "$T/push.gets" "push --debuginfod fetched the debug file"
-"$PPROF" -top "$T/got1/0.pb.gz" >"$T/push1.top" 2>&1 || fail "pprof -top: $(cat "$T/push1.top")"
+"$PPROF" -top "$T/r1/got/000.pb.gz" >"$T/push1.top" 2>&1 || fail "pprof -top: $(cat "$T/push1.top")"
 check_grep '^ +[0-9.]+m?s +[5-9][0-9.]*% .* di_static_hot$' "$T/push1.top" \
 	"push --debuginfod: pprof names the hot static function in the profile sent"
 if "$RP" push --dir "$T/push-rec" --url "http://127.0.0.1:1" --debuginfod-timeout 0 2>"$T/err"; then

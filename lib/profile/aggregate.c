@@ -183,9 +183,10 @@ void aggregate_keep_dsos(struct aggregate *a, const struct symstacks *ss, const 
 {
 	size_t w = 0;
 
-	t->samples = t->period = 0;
+	/* The totals, unresolved frames too, are of the rows kept. */
+	t->samples = t->period = t->frames = t->frames_unknown = 0;
 	for (size_t i = 0; i < a->n_rows; i++) {
-		uint32_t len;
+		uint32_t len, unknown = 0;
 		const uint32_t *st = symstacks_get(ss, a->rows[i].stack, &len);
 		uint32_t dso = symstacks_sym(ss, st[0])->dso;
 		uint32_t user = offcpu_user_leaf(ss, d, st, len, &dso);
@@ -194,11 +195,15 @@ void aggregate_keep_dsos(struct aggregate *a, const struct symstacks *ss, const 
 		for (size_t k = 0; k < n; k++)
 			keep |= dsotab_matches(d, dso, names[k]) ||
 				(user != dso && dsotab_matches(d, user, names[k]));
-		if (keep) {
-			a->rows[w++] = a->rows[i];
-			t->samples += a->rows[i].count;
-			t->period += a->rows[i].period;
-		}
+		if (!keep)
+			continue;
+		for (uint32_t k = 0; k < len; k++)
+			unknown += !symstacks_sym(ss, st[k])->name;
+		a->rows[w++] = a->rows[i];
+		t->samples += a->rows[i].count;
+		t->period += a->rows[i].period;
+		t->frames += a->rows[i].count * len;
+		t->frames_unknown += a->rows[i].count * unknown;
 	}
 	a->n_rows = w;
 }

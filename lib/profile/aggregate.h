@@ -47,7 +47,7 @@ void aggregate_loc(const struct aggregate *a, uint32_t id, uint32_t *ret_dso, ui
  */
 int aggregate_build_rows(struct aggregate *a, struct symstacks *ss, struct session_totals *t);
 /* Keep the rows whose leaf frame is in one of the N objects named (see dsotab_matches());
- * T's samples and period become those of the rows kept. */
+ * T's samples, period and frame counts become those of the rows kept. */
 void aggregate_keep_dsos(struct aggregate *a, const struct symstacks *ss, const struct dsotab *d,
 			 const char *const *names, size_t n, struct session_totals *t);
 const struct session_row *aggregate_rows(const struct aggregate *a, size_t *ret_n);
