@@ -47,15 +47,14 @@ until=$(awk -v b="$b" -v h="$h1" 'BEGIN { printf "+%.9f", b - h }')
 "$RP" report --dir "$D" --no-children --since "$since" --until "$until" >"$T/wm" || fail "middle window"
 got=$(sed -n 's/^# samples: \([0-9]*\) of.*/\1/p' "$T/wm")
 check_range "$got" $((want - 1)) $((want + 1)) "a window inside one recording returns the samples in it ($want by the dump)"
-# -DUR counts back from the end of the last recording: when its last frame was closed, which
-# comes after its last record (the recorder stops the events after the command, then waits up
-# to 0.5 s for the last unwind tables and up to 0.5 s for the last build-ids, then closes the
-# frame). The dump has the records' times, not
-# the frame's, so the window's start is known to within that slack (SLACK s, a little more than
-# the waits): the samples kept are at most those after (last record - DUR) and at least those
-# after (last record + SLACK - DUR). The recording is 3 s long, so both bounds are neither none
-# nor all of it.
-SLACK=1.2
+# -DUR counts back from the end of the last recording: when the recorder stopped sampling,
+# after the command ended. (Its last frame closes up to a second later: the recorder waits for
+# the last unwind tables and build-ids; what they bring is stamped with the stop.) The dump has
+# the records' times, not the stop's, so the window's start is known to within the time from
+# the last sample to the stop (SLACK s at most): the samples kept are at most those after
+# (last record - DUR) and at least those after (last record + SLACK - DUR). The recording is
+# 3 s long, so both bounds are neither none nor all of it.
+SLACK=0.2
 # tail_window DUMP: "DUR LO HI", a DUR that reaches back to the middle of DUMP's samples, and
 # the fewest and most samples that keeps by the dump.
 tail_window() {

@@ -66,7 +66,8 @@ struct bids {
 	size_t n_new; /* files in BF_NEW */
 	struct strtab *paths;
 	struct writer *w;
-	uint32_t gen; /* of the current file, from 1 */
+	uint64_t t_cap; /* records are stamped no later than this (0: now) */
+	uint32_t gen;	/* of the current file, from 1 */
 	struct bids_stats st;
 	bool want_syms;
 	struct pairtab *sym_keys; /* build-id hashes -> index into syms */
@@ -520,6 +521,7 @@ static void take_syms(struct bids *b, struct bfile *f, struct uhelper_reply *r)
 static void take_reply(struct bids *b, struct uhelper_reply *r)
 {
 	struct bfile *f = r->id < b->n_files ? &b->files[r->id] : NULL;
+	uint64_t now;
 
 	if (!f || f->state != BF_PENDING) {
 		free(r->buf);
@@ -545,8 +547,15 @@ static void take_reply(struct bids *b, struct uhelper_reply *r)
 		take_syms(b, f, r);
 	free(r->buf);
 	b->st.read++;
-	write_record(b, f, util_now_ns());
+	now = util_now_ns();
+	write_record(b, f, b->t_cap && now > b->t_cap ? b->t_cap : now);
 	tell(b, f);
+}
+
+void bids_cap_time(struct bids *b, uint64_t t)
+{
+	if (b)
+		b->t_cap = t;
 }
 
 void bids_poll(struct bids *b)

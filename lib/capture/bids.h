@@ -75,6 +75,9 @@ unsigned bids_fd_gen(const struct bids *b);
 void bids_poll(struct bids *b);
 /* Files asked about and not answered yet. */
 size_t bids_pending(const struct bids *b);
+/* The recording stopped at T: what is answered from now on belongs to it and is stamped T at
+ * the latest. */
+void bids_cap_time(struct bids *b, uint64_t t);
 
 const struct bids_stats *bids_stats(const struct bids *b);
 

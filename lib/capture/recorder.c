@@ -1013,6 +1013,10 @@ int recorder_stop(struct recorder *r, int exit_status)
 {
 	evset_disable(&r->ev);
 	r->t_stop = util_now_ns();
+	/* The recording ends here: what the waits below bring is stamped no later, so that the
+	 * file's end (where --since -DUR counts from) is when sampling stopped. */
+	writer_set_end(r->w, r->t_stop);
+	bids_cap_time(r->bids, r->t_stop);
 	drain_rings(r);
 	if (r->unw) {
 		/* The last tables still on their way get a moment. */

@@ -27,6 +27,7 @@ struct writer {
 	size_t zcap;
 	uint64_t seq;
 	uint64_t t_safe;
+	uint64_t t_end;	 /* writer_set_end() (0: none) */
 	uint64_t t_lo;	 /* t_safe when the open frame got its first record */
 	uint64_t opened; /* clock when the open frame got its first record */
 	uint64_t sample_type;
@@ -140,6 +141,11 @@ void writer_set_safe_time(struct writer *w, uint64_t t)
 		w->t_safe = t;
 }
 
+void writer_set_end(struct writer *w, uint64_t t)
+{
+	w->t_end = t;
+}
+
 void writer_set_clock(struct writer *w, uint64_t (*clock)(void))
 {
 	w->clock = clock;
@@ -211,7 +217,7 @@ int writer_flush(struct writer *w)
 		d.minor = RP_FORMAT_MINOR;
 		d.seq = w->seq;
 		d.t_lo = w->t_lo;
-		d.t_hi = w->clock();
+		d.t_hi = w->t_end ? w->t_end : w->clock();
 		if (d.t_hi < w->t_safe)
 			d.t_hi = w->t_safe;
 		d.t_safe = w->t_safe;

@@ -41,6 +41,9 @@ void writer_set_prologue(struct writer *w, const void *rec, size_t size);
 /* Ordering watermark: every record added from now on has time >= t (CLOCK_MONOTONIC ns).
  * Must not decrease. */
 void writer_set_safe_time(struct writer *w, uint64_t t);
+/* Nothing added from now on is later than t (the recording stopped): the frames closed from
+ * now on end there (their t_hi), not when they close. */
+void writer_set_end(struct writer *w, uint64_t t);
 /* Clock used for the frames' upper time bound (default CLOCK_MONOTONIC); for tests. */
 void writer_set_clock(struct writer *w, uint64_t (*clock)(void));
 
