@@ -327,9 +327,8 @@ if [ "$(id -u)" = 0 ] && [ -x "$RPD" ]; then
 	[ -n "$libc_id" ] || fail "no build-id in $libc"
 	# rpd N: ringprofd for about 4.5 s while rp-unwind qsort runs in it for 2.5 s, started a
 	# second after the daemon: at its start the daemon asks for the tables of every process
-	# running, and one already running may wait behind them (under ASan, 1.3-4.5 % of a
-	# 2.5-s run's stacks were 'table pending' that way with a sampled object's table asked
-	# for first, up to 12 % before); its log in rpd.N.log.
+	# running, and one already running waits behind them (under ASan up to 12 % of a 2.5-s
+	# run's stacks were 'table pending' that way); its log in rpd.N.log.
 	rpd() {
 		mkdir -p "$D"
 		(sleep 1 && "$UW" qsort 2.5 >/dev/null) &

@@ -32,8 +32,7 @@ enum obj_state { OBJ_NEW, OBJ_PENDING, OBJ_READY, OBJ_NONE, OBJ_DROPPED };
 #define UNMAPPED_PASSES 3
 
 struct uobj {
-	uint8_t state;	/* enum obj_state */
-	uint8_t wanted; /* OBJ_NEW: a sample waits for its table */
+	uint8_t state; /* enum obj_state */
 	uint8_t bid_len;
 	uint8_t bid[20]; /* the build-id MMAP2 announced; the table's must match */
 	uint32_t maj, min;
@@ -52,10 +51,6 @@ struct uobj {
 };
 
 #define BID_WAIT_NS (1000ull * 1000 * 1000) /* how long a new object waits for its build-id */
-/* Tables asked of the helper at once (it builds one at a time). The others wait as OBJ_NEW,
- * so that one a sample waits for goes before them: at the start of a system-wide recording
- * every running process's objects are new, and a busy process's waited behind them all. */
-#define INFLIGHT 4
 
 /* What the thread's walks found out about its frames, a frame being a (pc, sp) pair: which
  * frame called it, or that it was the outermost one (join()). */
@@ -234,7 +229,7 @@ static void submit(struct unwinder *u, uint32_t idx)
 		obj_fail(u, o, u->helper.why[0] ? u->helper.why : "no unwind-table helper");
 		return;
 	}
-	if (uhelper_busy(&u->helper) >= INFLIGHT)
+	if (uhelper_busy(&u->helper) >= UHELPER_QUEUE)
 		return;
 	fd = idx == u->vdso ? open_vdso() : open_object(o);
 	if (fd < 0) {
@@ -447,22 +442,20 @@ void unwinder_poll(struct unwinder *u, bool readable)
 		return;
 	while (uhelper_poll(&u->helper, &r) == 1)
 		take_reply(u, &r);
-	/* Objects that found the helper busy get their turn: those a sample waits for first. */
-	for (int want = 1; want >= 0; want--) {
-		for (size_t i = 0; u->n_new && i < u->n_objs; i++) {
-			struct uobj *o = &u->objs[i];
+	/* Objects that found the queue full get their turn. */
+	for (size_t i = 0; u->n_new && i < u->n_objs; i++) {
+		struct uobj *o = &u->objs[i];
 
-			if (o->state != OBJ_NEW || o->wanted != want)
+		if (o->state != OBJ_NEW)
+			continue;
+		if (o->wait_until) {
+			if (util_now_ns() < o->wait_until)
 				continue;
-			if (o->wait_until) {
-				if (util_now_ns() < o->wait_until)
-					continue;
-				o->wait_until = 0; /* no build-id came: built without the cache */
-			}
-			submit(u, (uint32_t)i);
-			if (o->state == OBJ_NEW)
-				return; /* the helper is busy */
+			o->wait_until = 0; /* no build-id came: built without the cache */
 		}
+		submit(u, (uint32_t)i);
+		if (o->state == OBJ_NEW)
+			break;
 	}
 }
 
@@ -473,7 +466,6 @@ static void ask_again(struct unwinder *u, uint32_t idx, uint32_t pid, const stru
 	struct uobj *o = &u->objs[idx];
 
 	o->state = OBJ_NEW;
-	o->wanted = 1; /* a sample needs it now */
 	o->pid = pid;
 	o->start = m->start;
 	o->end = m->end;
@@ -555,8 +547,6 @@ static enum uw_where find(void *arg, uint64_t pc, const struct utab **tab, uint6
 		*off = pc - m->start + m->pgoff;
 		return UW_WHERE_TABLE;
 	case OBJ_NEW:
-		o->wanted = 1;
-		return UW_WHERE_PENDING;
 	case OBJ_PENDING:
 		return UW_WHERE_PENDING;
 	default:
