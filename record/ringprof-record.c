@@ -1362,10 +1362,10 @@ static void print_unwind_summary(const struct record *x)
 		if (o.stopped > worst.stopped)
 			worst = o;
 	fprintf(stderr,
-		"[ user stacks: %.1f%% complete (%.1f%% joined to the thread's earlier stack), %.1f%% cut "
+		"[ user stacks: %.1f%% complete, %.1f%% completed by joining the thread's earlier stacks, %.1f%% cut "
 		"by the %u-byte stack copy, %.1f%% without unwind information, %.1f%% waiting for a "
 		"table; %llu tables (%s)%s ]\n",
-		100.0 * (double)u->stop[UW_COMPLETE] / n, 100.0 * (double)u->joined / n,
+		100.0 * (double)u->stop[UW_COMPLETE] / n, 100.0 * (double)u->stop[UW_JOINED] / n,
 		100.0 * (double)u->stop[UW_STACK_END] / n, x->a.o.stack_user,
 		100.0 * (double)u->stop[UW_NO_INFO] / n, 100.0 * (double)u->stop[UW_PENDING] / n,
 		(unsigned long long)u->tables, util_format_bytes(u->table_bytes, b, sizeof(b)),

@@ -130,7 +130,7 @@ heads qs
 c=$(upct complete "$T/qs.head")
 ge "$c" 95
 soft_check $? "qsort: report header: user stacks $c % complete (>= 95)"
-check_grep '^\[ user stacks: [0-9.]+% complete \([0-9.]+% joined' "$T/qs.err" "qsort: record prints the user-stacks summary"
+check_grep '^\[ user stacks: [0-9.]+% complete, [0-9.]+% completed by joining' "$T/qs.err" "qsort: record prints the user-stacks summary"
 line=$(grep '^  user stacks ' "$T/qs.stats")
 [ -n "$line" ] || fail "qsort: no 'user stacks' line in --stats"
 read -r tot parts < <(echo "$line" | awk '{
@@ -139,7 +139,7 @@ read -r tot parts < <(echo "$line" | awk '{
 	for (i = 2; i <= m; i++) { split(p[i], w, " "); s += w[1]; n++ }
 	print tot, s "/" n }')
 with_user=$(grep -c '^SAMPLE .*chain=.*user,' "$T/qs.dump")
-check_eq "$parts" "$tot/6" "qsort: --stats' six user-stacks counts add up to the unwound ($line)"
+check_eq "$parts" "$tot/7" "qsort: --stats' seven user-stacks counts add up to the unwound ($line)"
 check_eq "$tot" "$with_user" "qsort: --stats' unwound stacks = samples with a user chain ($with_user)"
 s=$(share "$T/qs.folded" rp-unwind cmp_records '(^|;)main;sort_phase;[^;]*qsort[^;]*(;msort_with_tmp[^;]*)+;cmp_records$')
 ge "$s" 95
@@ -156,6 +156,25 @@ heads qs-fp
 f=$(share "$T/qs-fp.folded" rp-unwind cmp_records '(^|;)main;.*msort_with_tmp')
 lt "$f" 5
 soft_check $? "qsort with --call-graph fp: $f % of cmp_records' stacks reach main above msort_with_tmp (< 5; dwarf: $s %)"
+
+# ---- 2b. two callers, identical frames: a cut stack is never given the wrong one ------------
+# path_a and path_b call two_f with the same frame sizes; path_a goes 10 levels of 3 KB down
+# and works there (deeper than the 8 KB copy), path_b works 2 levels down and takes most of the
+# samples. A two_burn with 3 or more two_descend frames above it is path_a's: under path_b it
+# was given a caller that is not its own (the old join put 84-91 % of them there).
+rec twopath -F 999 --call-graph dwarf -- "$UW" twopath 3
+[ "$REC_RC" = 0 ] || fail "record of rp-unwind twopath 3: $(tail -3 "$T/twopath.err")"
+heads twopath
+read -r deep wrong marked < <(awk '{
+	n = $NF; d = gsub(/;two_descend/, "&"); if ($0 !~ /;two_burn [0-9]+$/ || d < 3) next
+	deep += n; if ($0 ~ /;path_b;/) wrong += n; if ($0 ~ /;path_a;/) right += n
+} END { print deep + 0, wrong + 0, right + 0 }' "$T/twopath.folded")
+ge "$deep" 100 || fail "twopath: only $deep samples of two_burn 3+ levels down: not the workload this test expects"
+lt "$wrong" "$(awk -v d="$deep" 'BEGIN { print d * 0.02 + 1 }')"
+soft_check $? "twopath: $wrong of $deep deep two_burn samples under path_b, which never goes that deep (<= 2 %; $marked under path_a)"
+c=$(upct "stack copy exhausted" "$T/twopath.head")
+ge "$c" 20
+soft_check $? "twopath: the stacks that could not be completed are said to be cut by the copy ($c %)"
 
 # ---- 3. unprivileged: the recorder and its helper as nobody ---------------------------------
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then

@@ -51,13 +51,14 @@ rp_cg() {
 }
 
 # ufold: folded stacks ("comm;outer;...;inner COUNT") to user stacks: kernel frames ("_[k]")
-# dropped, symbol versions (@@GLIBC_2.34) stripped, equal stacks merged.
+# and ringprof's "[joined]" mark (callers above it inferred, not read) dropped, symbol versions
+# (@@GLIBC_2.34) stripped, equal stacks merged.
 ufold() {
 	awk '{
 		n = $NF; line = substr($0, 1, length($0) - length($NF) - 1)
 		k = split(line, f, ";"); s = f[1]
 		for (i = 2; i <= k; i++) {
-			if (f[i] ~ /_\[k\]$/) continue
+			if (f[i] ~ /_\[k\]$/ || f[i] == "[joined]") continue
 			sub(/@@?[A-Za-z0-9_.]+$/, "", f[i]); s = s ";" f[i]
 		}
 		c[s] += n
@@ -299,6 +300,10 @@ ge "$r" 90
 judge $? "climb: $r % of ringprof's stacks to climb_burn go up to main (perf's reach a root in $p %)"
 r=$(awk -F'[ ;]' '{ n = 0; for (i = 1; i <= NF; i++) n += $i == "climb_recurse"; if (n > m) m = n } END { print m + 0 }' "$T/climb.rp.u")
 check_eq "$r" 40 "climb: the deepest joined stack has the 40 climb_recurse frames, no more"
+# The callers a join added are marked: "[joined]" stands between them and those read.
+r=$(awk '/;\[joined\];/ { n += $NF } { t += $NF } END { printf "%.1f\n", t ? 100 * n / t : 0 }' "$T/climb.rp.folded")
+ge "$r" 10
+judge $? "climb: the joined stacks ($r % of the samples) say where the inferred callers start ([joined])"
 
 # ---- rp-unwind-cxx: std::sort with a comparator (templates), virtual calls --------------------
 case_run cxx "" "$UWX" all "$SECS"

@@ -52,14 +52,23 @@ struct uobj {
 
 #define BID_WAIT_NS (1000ull * 1000 * 1000) /* how long a new object waits for its build-id */
 
-/* What the thread's walks found out about its frames, a frame being a (pc, sp) pair: which
- * frame called it, or that it was the outermost one (join()). */
+/*
+ * Joining a stack cut by the copy. What the thread's walks read of its frames is kept: for a
+ * frame, its pc and stack pointer, which frame called it (or that it was the outermost one).
+ * A walk cut by the end of the copy follows, from its last frame, the callers remembered, up
+ * to the outermost frame. Two different callers can reach the same function through frames
+ * of the same size and so give the same (pc, sp): a frame seen with two different callers is
+ * marked ambiguous for good, and no join goes through it; a join that does not reach the
+ * outermost frame is not made. The callers a join adds are inferred, not read: the chain
+ * says where they start (RP_CONTEXT_JOINED) and ends in UW_JOINED.
+ */
 #define JOIN_SLOTS 64	/* threads remembered at once, by a hash of their tid */
 #define JOIN_EDGES 1024 /* frames remembered per thread (a power of two) */
 #define JOIN_PROBE 8
 struct join_edge {
 	uint64_t pc, sp;   /* a frame; pc 0: a free entry */
 	uint64_t cpc, csp; /* its caller; cpc 0: it is the outermost frame */
+	bool ambiguous;	   /* seen with two different callers */
 };
 struct join_slot {
 	uint32_t tid;
@@ -89,6 +98,8 @@ struct unwinder {
 	uint64_t sps[UNWINDER_MAX_FRAMES + 256]; /* the stack pointer of each user frame */
 	struct join_slot *join;			 /* JOIN_SLOTS, by tid */
 };
+
+static void join_forget(struct unwinder *u, uint32_t tid);
 
 /* A kept sample; followed by nk kernel chain words and dyn bytes of stack. */
 struct held {
@@ -381,12 +392,16 @@ void unwinder_side_band(struct unwinder *u, const struct perf_event_header *h, u
 			addrspace_fork(&u->as, t.pid, t.ppid, id.time);
 		break;
 	case PERF_RECORD_EXIT:
+		if (perfrec_parse_task(h, &t) == 0)
+			join_forget(u, t.tid);
 		if (perfrec_parse_task(h, &t) == 0 && t.pid == t.tid)
 			addrspace_exit(&u->as, t.pid, u->pass, id.time);
 		break;
 	case PERF_RECORD_COMM:
-		if (perfrec_parse_comm(h, sample_type, &c) == 0 && c.exec)
+		if (perfrec_parse_comm(h, sample_type, &c) == 0 && c.exec) {
+			join_forget(u, c.tid);
 			addrspace_exec(&u->as, c.pid, id.time);
+		}
 		break;
 	}
 	u->st.map_nomem = u->as.nomem;
@@ -570,13 +585,12 @@ static size_t kernel_part(const struct perfrec_sample *s, uint64_t *out, size_t 
 	return n;
 }
 
-/* Walk the user stack after the n words already in out; the marker ends it. */
 /* The thread's slot of the join cache (NULL without one), emptied when it was another's. */
 static struct join_slot *join_slot(struct unwinder *u, uint32_t tid, bool claim)
 {
 	struct join_slot *j;
 
-	if (!u->join && !(u->join = calloc(JOIN_SLOTS, sizeof(*u->join))))
+	if (!u->join && (!claim || !(u->join = calloc(JOIN_SLOTS, sizeof(*u->join)))))
 		return NULL;
 	j = &u->join[hash_u64(tid) & (JOIN_SLOTS - 1)];
 	if (j->tid != tid) {
@@ -588,9 +602,21 @@ static struct join_slot *join_slot(struct unwinder *u, uint32_t tid, bool claim)
 	return j;
 }
 
+/* The thread's frames before an exec or its exit say nothing of the next ones. */
+static void join_forget(struct unwinder *u, uint32_t tid)
+{
+	struct join_slot *j = join_slot(u, tid, false);
+
+	if (j)
+		memset(j->e, 0, sizeof(j->e));
+}
+
+/* The entry of frame (pc, sp); with add, a free one or one to reuse for it (never an ambiguous
+ * one: that would forget the ambiguity). NULL when not there (or no room). */
 static struct join_edge *edge_find(struct join_slot *j, uint64_t pc, uint64_t sp, bool add)
 {
 	size_t h = hash_pair(pc, sp);
+	struct join_edge *victim = NULL;
 
 	for (size_t k = 0; k < JOIN_PROBE; k++) {
 		struct join_edge *e = &j->e[(h + k) & (JOIN_EDGES - 1)];
@@ -599,55 +625,65 @@ static struct join_edge *edge_find(struct join_slot *j, uint64_t pc, uint64_t sp
 			return e;
 		if (!e->pc)
 			return add ? e : NULL;
+		if (!victim && !e->ambiguous)
+			victim = e;
 	}
-	return add ? &j->e[h & (JOIN_EDGES - 1)] : NULL; /* full here: the oldest guess goes */
+	if (victim && add)
+		memset(victim, 0, sizeof(*victim));
+	return add ? victim : NULL;
 }
 
-/* A stack cut by the end of the copy: its last frame (pc, sp) still exists, so what the thread's
- * earlier walks found above it holds: follow the callers they saw, as far as they go (sp
- * growing at each step). Extends pcs and sps from k frames (at most lim); UW_COMPLETE when the
- * outermost frame is reached. */
+/* A walk of k frames cut by the end of the copy: when the callers remembered from its last
+ * frame reach the outermost frame without passing an ambiguous one, the marker and those
+ * callers follow (at most lim words in all) and the walk ends UW_JOINED. Returns the words
+ * in pcs. */
 static size_t join(struct unwinder *u, uint32_t tid, uint64_t *pcs, uint64_t *sps, size_t k,
 		   size_t lim, struct uw_result *res)
 {
 	struct join_slot *j = join_slot(u, tid, false);
-	size_t k0 = k;
+	size_t n = k + 1;
 
-	while (j && k > 0 && k < lim) {
-		const struct join_edge *e = edge_find(j, pcs[k - 1], sps[k - 1], false);
+	if (!j || k == 0 || n >= lim)
+		return k;
+	for (uint64_t pc = pcs[k - 1], sp = sps[k - 1];;) {
+		const struct join_edge *e = edge_find(j, pc, sp, false);
 
-		if (!e)
+		if (!e || e->ambiguous || (e->cpc && (e->csp <= sp || n >= lim)))
+			return k; /* unknown, ambiguous, or too long: cut where the copy ended */
+		if (!e->cpc)
 			break;
-		if (!e->cpc) {
-			res->stop = UW_COMPLETE;
-			break;
-		}
-		if (e->csp <= sps[k - 1])
-			break;
-		pcs[k] = e->cpc;
-		sps[k] = e->csp;
-		k++;
+		pcs[n] = pc = e->cpc;
+		sps[n] = sp = e->csp;
+		n++;
 	}
-	if (k != k0 || res->stop == UW_COMPLETE)
-		u->st.joined++;
-	res->n = k;
-	return k;
+	pcs[k] = RP_CONTEXT_JOINED;
+	sps[k] = sps[k - 1];
+	res->stop = UW_JOINED;
+	return n;
 }
 
-/* Remember each frame's caller from this walk; the last frame's when it is the outermost. */
+/* Remember each frame's caller from this walk (k words, the joined marker skipped); the last
+ * frame's when it is the outermost. A frame seen before with another caller becomes
+ * ambiguous. */
 static void remember(struct unwinder *u, uint32_t tid, const uint64_t *pcs, const uint64_t *sps,
 		     size_t k, bool complete)
 {
 	struct join_slot *j = k >= 2 || complete ? join_slot(u, tid, true) : NULL;
 
 	for (size_t i = 1; j && i < k; i++) {
-		struct join_edge *e = edge_find(j, pcs[i], sps[i], true);
-		bool last = i + 1 == k;
+		size_t c = i + 1 < k && pcs[i + 1] == RP_CONTEXT_JOINED ? i + 2 : i + 1;
+		bool last = c >= k;
+		uint64_t cpc = last ? 0 : pcs[c], csp = last ? 0 : sps[c];
+		struct join_edge *e;
 
-		if (last && !complete)
-			break;
-		*e = (struct join_edge){ pcs[i], sps[i], last ? 0 : pcs[i + 1],
-					 last ? 0 : sps[i + 1] };
+		if (pcs[i] == RP_CONTEXT_JOINED || (last && !complete))
+			continue;
+		if (!(e = edge_find(j, pcs[i], sps[i], true)))
+			continue;
+		if (e->pc && (e->cpc != cpc || e->csp != csp))
+			e->ambiguous = true;
+		else if (!e->pc)
+			*e = (struct join_edge){ pcs[i], sps[i], cpc, csp, false };
 	}
 }
 
@@ -663,8 +699,8 @@ static size_t walk_user(struct unwinder *u, const struct perfrec_id *id, const s
 	k = uw_walk_sp(regs, st, find, &c, out + n, u->sps, lim, res);
 	if (res->stop == UW_STACK_END)
 		k = join(u, id->tid, out + n, u->sps, k, lim, res);
-	if (res->stop == UW_COMPLETE || res->stop == UW_STACK_END)
-		remember(u, id->tid, out + n, u->sps, k, res->stop == UW_COMPLETE);
+	if (res->stop == UW_COMPLETE || res->stop == UW_STACK_END || res->stop == UW_JOINED)
+		remember(u, id->tid, out + n, u->sps, k, res->stop != UW_STACK_END);
 	n += k;
 	out[n++] = RP_CONTEXT_UNWIND + (uint64_t)res->stop;
 	*ret_obj = c.last_obj;
@@ -677,7 +713,7 @@ static void count_walk(struct unwinder *u, const struct uw_result *res, uint32_t
 	u->st.stop[res->stop < UW_STOP_N ? res->stop : UW_BAD_FRAME]++;
 	u->st.frames += res->n;
 	u->st.fp_steps += res->fp_steps;
-	if (res->stop != UW_COMPLETE && obj < u->n_objs)
+	if (res->stop != UW_COMPLETE && res->stop != UW_JOINED && obj < u->n_objs)
 		u->objs[obj].stopped++;
 }
 

@@ -36,7 +36,6 @@ struct unwinder_stats {
 	uint64_t table_refused; /* tables the checker refused or that belonged to another build */
 	uint64_t build_ns;	/* time the helper spent building */
 	uint64_t map_nomem;	/* mappings not kept for lack of memory */
-	uint64_t joined;	/* stacks cut by the copy, completed from the thread's last stack */
 	uint64_t held;		/* samples kept until their tables came */
 	uint64_t hold_full;	/* samples stored pending because the keep was full */
 	uint64_t live_bytes;	/* tables in memory now */

@@ -51,11 +51,14 @@ static const char *context_name(uint64_t v)
 	static const char *const unwind[] = {
 		"unwind:complete",	 "unwind:stack-copy-exhausted",
 		"unwind:no-unwind-info", "unwind:table-pending",
-		"unwind:bad-frame",	 "unwind:depth-limit"
+		"unwind:bad-frame",	 "unwind:depth-limit",
+		"unwind:joined"
 	};
 
 	if (v >= RP_CONTEXT_UNWIND && v - RP_CONTEXT_UNWIND < sizeof(unwind) / sizeof(unwind[0]))
 		return unwind[v - RP_CONTEXT_UNWIND];
+	if (v == RP_CONTEXT_JOINED)
+		return "joined";
 	switch (v) {
 	case PERF_CONTEXT_HV:
 		return "hv";

@@ -51,10 +51,14 @@
  * and wherever it starts a new one, so a reader forgets the old definitions even when the
  * frame that held the new ones is lost, and such samples keep no callchain instead of a
  * wrong one. Readers of 2.0 and 2.1 skip the record and read the rest as before.
+ *
+ * Version 2.3 adds RP_CONTEXT_JOINED inside user chains (below): callers that were inferred
+ * from the thread's previous stack are told apart from those read. Older readers stop the
+ * chain at the marker.
  */
 
 #define RP_FORMAT_MAJOR 2
-#define RP_FORMAT_MINOR 2	 /* what this code writes */
+#define RP_FORMAT_MINOR 3	 /* what this code writes */
 #define RP_FORMAT_MINOR_EVENTS 1 /* the minor that added several events */
 #define RP_FORMAT_MAJOR_MIN 1	 /* oldest version this code reads */
 
@@ -149,12 +153,22 @@ enum {
 /*
  * The last word of a callchain unwound while recording: RP_CONTEXT_UNWIND + the reason the
  * walk stopped (enum uw_stop in lib/unwind/walk.h: 0 complete, 1 stack copy exhausted, 2 no
- * unwind information, 3 table pending, 4 bad frame, 5 depth limit). It lies in the kernel's
- * range of context markers (>= PERF_CONTEXT_MAX) but is none of the kernel's, so a reader
- * that does not know it stops the chain there, as it does at any unknown context.
+ * unwind information, 3 table pending, 4 bad frame, 5 depth limit, 6 completed by joining).
+ * It lies in the kernel's range of context markers (>= PERF_CONTEXT_MAX) but is none of the
+ * kernel's, so a reader that does not know it stops the chain there, as it does at any
+ * unknown context.
  */
 #define RP_CONTEXT_UNWIND ((uint64_t)-4064)
 #define RP_CONTEXT_UNWIND_N 32 /* markers reserved: RP_CONTEXT_UNWIND + 0..31 */
+#define RP_UNWIND_JOINED 6     /* the stop reason of a chain with RP_CONTEXT_JOINED in it */
+/*
+ * Inside a user chain unwound while recording (format 2.3): the return addresses before it
+ * were read from the sample's stack copy; those after it were not (the copy ended first) but
+ * are the callers that the same thread's previous stack had above the same frame (the same
+ * pc and stack pointer), and the chain ends in RP_CONTEXT_UNWIND + RP_UNWIND_JOINED. A
+ * reader that does not know it keeps what was read and stops there.
+ */
+#define RP_CONTEXT_JOINED ((uint64_t)-4065)
 
 /* Synthesized records (from /proc at start) carry this CPU number in their sample_id. */
 #define RP_CPU_SYNTH 0xffffffffu

@@ -9,6 +9,8 @@
 #include <string.h>
 #include <linux/perf_event.h>
 
+#include "format/format.h"
+
 /* The sample_type bits this version of ringprof knows how to lay out. */
 #define PERFREC_SAMPLE_KNOWN                                                                       \
 	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |            \
@@ -40,13 +42,16 @@ struct perfrec_sample {
  * user and are not addresses; the first address of a context is where the sample was taken,
  * each later one a return address, whose call instruction is just before it (so it is looked
  * up at address - 1: a call at the very end of a function returns to the next one). Any other
- * marker (guest, hypervisor, ringprof's end-of-unwind marker) ends the walk.
+ * marker (guest, hypervisor, ringprof's end-of-unwind marker) ends the walk. Past ringprof's
+ * RP_CONTEXT_JOINED the user chain goes on with callers inferred from the thread's previous
+ * stack: `joined` says so from the first of them on.
  */
 struct perfrec_chain {
 	const uint64_t *ips; /* possibly unaligned: read with memcpy */
 	uint64_t nr, i;
 	bool kernel; /* the context of the address last returned */
 	bool first;
+	bool joined; /* the address last returned (and every later one) was inferred */
 };
 
 static inline void perfrec_chain_init(struct perfrec_chain *c, const struct perfrec_sample *s)
@@ -68,6 +73,10 @@ static inline bool perfrec_chain_next(struct perfrec_chain *c, uint64_t *ret_add
 
 		memcpy(&v, &c->ips[c->i++], 8);
 		if (v >= (uint64_t)PERF_CONTEXT_MAX) {
+			if (v == RP_CONTEXT_JOINED && !c->kernel && !c->first) {
+				c->joined = true;
+				continue;
+			}
 			if (v != (uint64_t)PERF_CONTEXT_KERNEL && v != (uint64_t)PERF_CONTEXT_USER)
 				break;
 			c->kernel = v == (uint64_t)PERF_CONTEXT_KERNEL;

@@ -92,7 +92,10 @@ static void print_unwind_header(FILE *f, const struct session *s, const struct s
 	for (size_t i = 0; i < RP_CONTEXT_UNWIND_N; i++)
 		pct[i] = 100.0 * (double)t->unwind_stop[i] / n;
 	fprintf(f, "# user stacks: %.1f%% complete", pct[0]);
-	if (pct[0] < 100.0)
+	if (t->unwind_stop[RP_UNWIND_JOINED])
+		fprintf(f, ", %.1f%% completed by joining the thread's earlier stacks ([joined])",
+			pct[RP_UNWIND_JOINED]);
+	if (pct[0] + pct[RP_UNWIND_JOINED] < 99.95)
 		fprintf(f,
 			"; incomplete: %.1f%% stack copy exhausted, %.1f%% no unwind information, "
 			"%.1f%% table pending, %.1f%% bad frame",
@@ -949,7 +952,10 @@ void print_sample(FILE *f, const struct session *s, const struct session_sample 
 		const struct session_sym *sym = session_sym(s, fr->sym);
 		const char *obj = session_dso_path(s, sym->dso);
 
-		if (sym->name)
+		/* Where the callers inferred by joining start: a mark, not an address. */
+		if (strcmp(obj, "[joined]") == 0)
+			fprintf(f, "\t%16x [joined] ([joined])\n", 0);
+		else if (sym->name)
 			fprintf(f, "\t%16" PRIx64 " %s+0x%" PRIx64 " (%s)\n", fr->addr, sym->name,
 				fr->offset, obj);
 		else

@@ -75,6 +75,7 @@ struct replay {
 	struct offcpu *oc;
 	uint64_t t_latest;
 	int64_t offcpu_dso;
+	int64_t joined_dso; /* "[joined]": where a chain's inferred callers start */
 	/* see replay_set_sample_hook() */
 	void (*hook)(void *arg, const struct perfrec_sample *smp, uint32_t stack, uint32_t comm,
 		     uint32_t unit);
@@ -98,6 +99,7 @@ struct replay *replay_new(const struct session_opts *o, struct procmodel *pm, st
 	rp->t = t;
 	rp->scache = pairtab_new();
 	rp->offcpu_dso = -1;
+	rp->joined_dso = -1;
 	if (o->weight != SESSION_CPU)
 		rp->oc = offcpu_new();
 	if (!rp->scache || (o->weight != SESSION_CPU && !rp->oc))
@@ -383,18 +385,38 @@ static bool in_kernel(const struct perfrec_sample *smp)
 	return (smp->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;
 }
 
+/* The location of the "[joined]" frame that stands between the callers read from a stack
+ * copy and those the recorder inferred from the thread's earlier stacks. -ENOMEM. */
+static int64_t joined_loc(struct replay *rp)
+{
+	if (rp->joined_dso < 0)
+		rp->joined_dso = dsotab_add_mapped(rp->dsos, "[joined]", NULL, 0, 0, 0, 0, 0, 0);
+	if (rp->joined_dso < 0)
+		return rp->joined_dso;
+	return aggregate_add_loc(rp->agg, (uint32_t)rp->joined_dso, 0);
+}
+
 /* The callchain's locations into loc_buf, at most MAX: how many, or -ENOMEM. */
 static int locate_chain(struct replay *rp, const struct perfrec_sample *smp, uint32_t max)
 {
 	struct perfrec_chain c;
 	uint64_t v;
-	bool ret;
+	bool ret, joined = false;
 	uint32_t n = 0;
 
 	perfrec_chain_init(&c, smp);
 	while (n < max && perfrec_chain_next(&c, &v, &ret)) {
-		int64_t loc = locate(rp, (int32_t)smp->id.pid, c.kernel, ret ? v - 1 : v);
+		int64_t loc;
 
+		if (c.joined && !joined) {
+			joined = true;
+			if ((loc = joined_loc(rp)) < 0)
+				return (int)loc;
+			rp->loc_buf[n++] = (uint32_t)loc;
+			if (n == max)
+				break;
+		}
+		loc = locate(rp, (int32_t)smp->id.pid, c.kernel, ret ? v - 1 : v);
 		if (loc < 0)
 			return (int)loc;
 		rp->loc_buf[n++] = (uint32_t)loc;
@@ -515,7 +537,7 @@ static void count_unwind(struct replay *rp, const struct perfrec_sample *smp)
 		return;
 	t->unwound++;
 	t->unwind_stop[v - RP_CONTEXT_UNWIND]++;
-	if (v == RP_CONTEXT_UNWIND)
+	if (v == RP_CONTEXT_UNWIND || v == RP_CONTEXT_UNWIND + RP_UNWIND_JOINED)
 		return;
 	memcpy(&last, &smp->ips[smp->nr - 2], 8);
 	m = last < (uint64_t)PERF_CONTEXT_MAX

@@ -137,12 +137,15 @@ static int symbolize(struct symstacks *ss, uint32_t dso, uint64_t addr, uint32_t
 	case DSOTAB_JIT:
 		id = symbolize_jit(ss, dso, addr);
 		break;
-	default: /* DSOTAB_PSEUDO: nothing to read, but the off-CPU marks name themselves */
-		id = intern_sym(ss, dso,
-				strcmp(dsotab_name(ss->dsos, dso), "[off-cpu]") ? NULL
-				: addr						? "[preempted]"
-										: "[waiting]",
-				false);
+	default: /* DSOTAB_PSEUDO: nothing to read, but the off-CPU and join marks name themselves */
+		if (strcmp(dsotab_name(ss->dsos, dso), "[joined]") == 0)
+			id = intern_sym(ss, dso, "[joined]", false);
+		else
+			id = intern_sym(ss, dso,
+					strcmp(dsotab_name(ss->dsos, dso), "[off-cpu]") ? NULL
+					: addr						? "[preempted]"
+											: "[waiting]",
+					false);
 		break;
 	}
 	if (id < 0)

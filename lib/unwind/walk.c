@@ -205,6 +205,8 @@ const char *uw_stop_name(enum uw_stop s)
 		return "bad frame";
 	case UW_MAX_DEPTH:
 		return "frame limit reached";
+	case UW_JOINED:
+		return "completed by joining";
 	default:
 		return "unknown stop reason";
 	}

@@ -20,6 +20,9 @@ enum uw_stop {
 	UW_BAD_FRAME,	 /* a rule gave a stack pointer that does not grow, a kernel return
 			  * address, or a rule the walker does not follow */
 	UW_MAX_DEPTH,	 /* the caller's frame limit was reached, with a caller left */
+	UW_JOINED,	 /* cut by the copy, then completed (up to the outermost frame) from the
+			  * thread's previous stack, which held the cut frame: the callers above
+			  * RP_CONTEXT_JOINED were inferred, not read (the recorder sets it) */
 	UW_STOP_N
 };
 
@@ -71,8 +74,8 @@ size_t uw_walk(const struct uw_regs *regs, const struct uw_stack *st, uw_find_fn
 
 /* uw_walk, also writing the stack pointer of each frame (sps[i]: rsp while pcs[i] ran; for
  * a caller, the canonical frame address of its callee) when sps is not NULL. A caller's
- * (pc, sp) names its activation while it lasts: the recorder joins a cut stack to the callers
- * it unwound before from the same pair. */
+ * (pc, sp) names its activation while it lasts: the recorder joins a stack cut by the copy to
+ * the callers of the thread's previous stack when that one held the same pair. */
 size_t uw_walk_sp(const struct uw_regs *regs, const struct uw_stack *st, uw_find_fn find, void *arg,
 		  uint64_t *pcs, uint64_t *sps, size_t max, struct uw_result *res);
 

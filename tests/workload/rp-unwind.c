@@ -14,6 +14,12 @@
  *   thread  main -> thread_phase -> pthread_create; start_thread -> thread_main ->
  *           work_in_thread -> thread_hot_loop (the main thread waits in pthread_join)
  *   all     the thread runs for SECONDS while the main thread does qsort, then deep (half each)
+ *   twopath main -> twopath_phase -> path_a | path_b (identical frames) -> two_f ->
+ *           two_descend (3 KB frames) -> two_burn: path_a goes down 10 levels, burning a
+ *           little at each, and works at the bottom (~31 KB deep, far beyond an 8 KB copy);
+ *           path_b goes down 2 levels and works there. The top frames' (pc, sp) pairs occur
+ *           under both callers, and path_b's samples are the most: a stack cut under path_a
+ *           must never be completed with path_b (no two_burn under path_b is 10 levels deep)
  * Output: one line "rp-unwind: MODE: N rounds, checksum C, wall S s" on stdout. Exit 0; 2 on
  * bad usage.
  */
@@ -202,6 +208,59 @@ RP_FRAME static unsigned long climb_phase(double seconds)
 	return rounds;
 }
 
+/* ---- twopath: two callers, identical frames below them ---------------------------------- */
+
+#define TWO_LEVELS 10
+#define TWO_FRAME_BYTES 3072
+
+RP_FRAME static uint64_t two_burn(volatile char *buf, int rounds)
+{
+	return burn(buf, rounds);
+}
+
+/* Down to level work_at, which burns DEEP_LEAF_ROUNDS; every level above it a 32nd of that. */
+RP_FRAME static uint64_t two_descend(int depth, int work_at)
+{
+	volatile char buf[TWO_FRAME_BYTES];
+	uint64_t r;
+
+	for (int i = 0; i < TWO_FRAME_BYTES; i += 64)
+		buf[i] = (char)(depth + i);
+	r = two_burn(buf, depth == work_at ? DEEP_LEAF_ROUNDS : DEEP_LEAF_ROUNDS / 32);
+	if (depth > work_at)
+		r += two_descend(depth - 1, work_at);
+	return r + (uint64_t)buf[(depth * 64) % TWO_FRAME_BYTES];
+}
+
+RP_FRAME static uint64_t two_f(int work_at)
+{
+	return two_descend(TWO_LEVELS - 1, work_at);
+}
+
+/* The two callers: the same code but for the constant, so the same frame size. */
+RP_FRAME static uint64_t path_a(void)
+{
+	return two_f(0) + 1;
+}
+
+RP_FRAME static uint64_t path_b(void)
+{
+	return two_f(TWO_LEVELS - 2) + 1;
+}
+
+RP_FRAME static unsigned long twopath_phase(double seconds)
+{
+	double end = now_s() + seconds;
+	unsigned long rounds = 0;
+
+	do {
+		sink += path_a();
+		sink += path_b();
+		rounds++;
+	} while (now_s() < end);
+	return rounds;
+}
+
 /* ---- thread: stacks that end in start_thread / clone3 --------------------------------------- */
 
 RP_FRAME static uint64_t thread_hot_loop(uint64_t seed)
@@ -275,7 +334,7 @@ static unsigned long all_phases(double seconds)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: rp-unwind qsort|deep|climb|thread|all [SECONDS]\n");
+	fprintf(stderr, "usage: rp-unwind qsort|deep|climb|twopath|thread|all [SECONDS]\n");
 	return 2;
 }
 
@@ -298,6 +357,8 @@ int main(int argc, char **argv)
 		rounds = deep_phase(seconds);
 	else if (strcmp(argv[1], "climb") == 0)
 		rounds = climb_phase(seconds);
+	else if (strcmp(argv[1], "twopath") == 0)
+		rounds = twopath_phase(seconds);
 	else if (strcmp(argv[1], "thread") == 0)
 		rounds = thread_phase(seconds);
 	else if (strcmp(argv[1], "all") == 0)
