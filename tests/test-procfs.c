@@ -13,6 +13,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -1053,6 +1054,50 @@ static void test_self_vdso(void)
 	CHECK(memcmp(base, "\177ELF", 4) == 0, "an ELF image");
 }
 
+/* A mapped file's path replaced by a FIFO (or a device): opened without blocking and refused;
+ * a file of the wrong inode at the first ways is passed over for the path that has it. */
+static void test_open_mapped(void)
+{
+	char fifo[PATH_MAX], file[PATH_MAX], why[128] = "";
+	struct stat st;
+	int fd, way = 0;
+
+	test_ctx = "open mapped";
+	snprintf(fifo, sizeof(fifo), "%s/fifo", tmpdir);
+	snprintf(file, sizeof(file), "%s/file", tmpdir);
+	CHECK(mkfifo(fifo, 0600) == 0, "mkfifo: %s", strerror(errno));
+	/* No mapping at 0-1000: map_files fails, then the FIFO: must return, not block. */
+	fd = procfs_open_mapped((uint32_t)getpid(), 0, 0x1000, fifo, 0, 0, 0, why, sizeof(why));
+	CHECK_INT(fd, -1);
+	CHECK_STR(why, "cannot open it: not a regular file");
+	fd = procfs_open_mapped((uint32_t)getpid(), 0, 0x1000, "/dev/null", 0, 0, 0, why,
+				sizeof(why));
+	CHECK_INT(fd, -1);
+	CHECK_STR(why, "cannot open it: not a regular file");
+	put_str(tmpdir, "file", "x");
+	CHECK(stat(file, &st) == 0);
+	/* The wrong inode at every way: said so. */
+	fd = procfs_open_mapped((uint32_t)getpid(), 0, 0x1000, file, major(st.st_dev),
+				minor(st.st_dev), st.st_ino + 1, why, sizeof(why));
+	CHECK_INT(fd, -1);
+	CHECK_STR(why, "the file on disk is not the one mapped");
+	/* The right one: found by path (way 1, /proc/PID/root + path). */
+	fd = procfs_open_mapped_from((uint32_t)getpid(), 0, 0x1000, file, major(st.st_dev),
+				     minor(st.st_dev), st.st_ino, &way, why, sizeof(why));
+	CHECK(fd >= 0, "%s", why);
+	CHECK_INT(way, 1);
+	if (fd >= 0)
+		close(fd);
+	/* Asked to go on after way 1 (its build-id was another's): way 2, the path itself. */
+	way = 2;
+	fd = procfs_open_mapped_from((uint32_t)getpid(), 0, 0x1000, file, major(st.st_dev),
+				     minor(st.st_dev), st.st_ino, &way, why, sizeof(why));
+	CHECK(fd >= 0, "%s", why);
+	CHECK_INT(way, 2);
+	if (fd >= 0)
+		close(fd);
+}
+
 int main(void)
 {
 	const char *t = getenv("TMPDIR");
@@ -1076,6 +1121,7 @@ int main(void)
 	test_fake_proc();
 	test_read_int();
 	test_read_file();
+	test_open_mapped();
 
 	rm_rf(tmpdir);
 	return check_done("test-procfs");

@@ -731,29 +731,71 @@ static bool is_mapped_file(int fd, uint32_t pid, uint32_t maj, uint32_t min, uin
 	       dmaj == maj && dmin == min;
 }
 
+/* One way to the file: 0 /proc/PID/map_files/START-END, 1 /proc/PID/root + PATH, 2 PATH.
+ * Never blocks on a FIFO or a device that somebody put where the file was: non-blocking, and
+ * only a regular file is kept. -errno (-ENOENT: not a way for this path). */
+static int open_way(int way, uint32_t pid, uint64_t start, uint64_t end, const char *path)
+{
+	char p[4200];
+	struct stat st;
+	int fd;
+
+	if (way == 0)
+		snprintf(p, sizeof(p), "/proc/%u/map_files/%llx-%llx", pid,
+			 (unsigned long long)start, (unsigned long long)end);
+	else if (path[0] != '/')
+		return -ENOENT;
+	else if (way == 1)
+		snprintf(p, sizeof(p), "/proc/%u/root%s", pid, path);
+	else
+		snprintf(p, sizeof(p), "%s", path);
+	fd = open(p, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -EINVAL;
+	}
+	return fd;
+}
+
+int procfs_open_mapped_from(uint32_t pid, uint64_t start, uint64_t end, const char *path,
+			    uint32_t maj, uint32_t min, uint64_t ino, int *way, char *why,
+			    size_t why_size)
+{
+	int err = -ENOENT, other = 0;
+
+	for (int w = *way; w < PROCFS_MAPPED_WAYS; w++) {
+		int fd = open_way(w, pid, start, end, path);
+
+		if (fd < 0) {
+			if (fd != -ENOENT || err == -ENOENT)
+				err = fd;
+			continue;
+		}
+		/* map_files names what is mapped there now: after a munmap and a new mmap at the
+		 * same place, another file; the path may have been replaced. */
+		if (ino && !is_mapped_file(fd, pid, maj, min, ino)) {
+			other++;
+			close(fd);
+			continue;
+		}
+		*way = w;
+		return fd;
+	}
+	if (other)
+		snprintf(why, why_size, "the file on disk is not the one mapped");
+	else if (err == -EINVAL)
+		snprintf(why, why_size, "cannot open it: not a regular file");
+	else
+		snprintf(why, why_size, "cannot open it: %s", strerror(-err));
+	return -1;
+}
+
 int procfs_open_mapped(uint32_t pid, uint64_t start, uint64_t end, const char *path, uint32_t maj,
 		       uint32_t min, uint64_t ino, char *why, size_t why_size)
 {
-	char p[4200];
-	int fd;
+	int way = 0;
 
-	snprintf(p, sizeof(p), "/proc/%u/map_files/%llx-%llx", pid, (unsigned long long)start,
-		 (unsigned long long)end);
-	fd = open(p, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 && path[0] == '/') {
-		snprintf(p, sizeof(p), "/proc/%u/root%s", pid, path);
-		fd = open(p, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			fd = open(path, O_RDONLY | O_CLOEXEC);
-	}
-	if (fd < 0) {
-		snprintf(why, why_size, "cannot open it: %s", strerror(errno));
-		return -1;
-	}
-	if (ino && !is_mapped_file(fd, pid, maj, min, ino)) {
-		snprintf(why, why_size, "the file on disk is not the one mapped");
-		close(fd);
-		return -1;
-	}
-	return fd;
+	return procfs_open_mapped_from(pid, start, end, path, maj, min, ino, &way, why, why_size);
 }

@@ -141,9 +141,18 @@ int procfs_self_vdso(const void **ret, size_t *ret_size);
  * works in another mount namespace first: /proc/PID/map_files (the mapped file itself), then
  * /proc/PID/root + PATH, then PATH. With INO != 0 the file opened must be that inode on device
  * MAJ:MIN (on overlayfs, MAJ:MIN of the mount it is on: stat gives a lower layer's files a
- * device of their own). Returns a read-only, close-on-exec fd, or -1 with a sentence in WHY
- * ("cannot open it: ...", "the file on disk is not the one mapped"). Always the real /proc.
+ * device of their own); a way that gives another file is passed over for the next. Only a
+ * regular file is opened, without blocking (a FIFO or device put where the file was is
+ * refused). Returns a read-only, close-on-exec fd, or -1 with a sentence in WHY ("cannot open
+ * it: ...", "the file on disk is not the one mapped"). Always the real /proc.
  */
+/* The same, trying the ways from *WAY on (0 map_files, 1 /proc/PID/root + PATH, 2 PATH); *WAY
+ * is set to the one that gave the fd. A caller that finds the file is still not the mapped one
+ * (its build-id differs) tries again from *WAY + 1. */
+#define PROCFS_MAPPED_WAYS 3
+int procfs_open_mapped_from(uint32_t pid, uint64_t start, uint64_t end, const char *path,
+			    uint32_t maj, uint32_t min, uint64_t ino, int *way, char *why,
+			    size_t why_size);
 int procfs_open_mapped(uint32_t pid, uint64_t start, uint64_t end, const char *path, uint32_t maj,
 		       uint32_t min, uint64_t ino, char *why, size_t why_size);
 

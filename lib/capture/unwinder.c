@@ -47,6 +47,7 @@ struct uobj {
 	char why[96];
 	uint64_t stopped;
 	uint32_t used; /* the drain pass in which a walk last used its table */
+	int way;	/* the way to the file tried next (procfs_open_mapped_from()) */
 	uint32_t size; /* of its table in memory */
 };
 
@@ -225,8 +226,8 @@ static int open_vdso(void)
  * with o->why. */
 static int open_object(struct uobj *o)
 {
-	return procfs_open_mapped(o->pid, o->start, o->end, o->path, o->maj, o->min, o->ino, o->why,
-				  sizeof(o->why));
+	return procfs_open_mapped_from(o->pid, o->start, o->end, o->path, o->maj, o->min, o->ino,
+				       &o->way, o->why, sizeof(o->why));
 }
 
 /* Hand a new object to the helper if its queue has room; else it stays OBJ_NEW and is tried
@@ -431,9 +432,19 @@ static void take_reply(struct unwinder *u, struct uhelper_reply *r)
 	}
 	if (o->bid_len && (t.hdr->build_id_len != o->bid_len ||
 			   memcmp(t.hdr->build_id, o->bid, o->bid_len) != 0)) {
+		free(r->buf);
+		/* Another file is at the mapping's place now (dlclose, then dlopen of another
+		 * library there) or at its path: the next way to the file may still reach it. */
+		if (o->way + 1 < PROCFS_MAPPED_WAYS) {
+			o->way++;
+			o->state = OBJ_NEW;
+			u->n_new++;
+			u->st.retried++;
+			submit(u, r->id);
+			return;
+		}
 		u->st.table_refused++;
 		obj_fail(u, o, "the file's build-id is not the mapped one");
-		free(r->buf);
 		return;
 	}
 	o->tab = t;
@@ -484,6 +495,7 @@ static void ask_again(struct unwinder *u, uint32_t idx, uint32_t pid, const stru
 	o->pid = pid;
 	o->start = m->start;
 	o->end = m->end;
+	o->way = 0;
 	u->n_new++;
 	u->st.reasked++;
 	if (!from_cache(u, o))
