@@ -47,20 +47,168 @@ static char *builddir_path(const char *rel)
 	return p;
 }
 
-/* Build path's table and check it; false (and a failed check) if either fails. */
+/* ---- ringprof-unwind --fd: the sandboxed helper ---- */
+
+struct helper {
+	pid_t pid;
+	int sock; /* our end */
+};
+
+static bool helper_start(struct helper *h)
+{
+	const char *env = getenv("RP_UNWIND_HELPER");
+	char *path = env ? strdup(env) : builddir_path("ringprof-unwind"), arg[16];
+	int sv[2];
+
+	if (!CHECK(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) == 0))
+		return false;
+	h->pid = fork();
+	if (h->pid == 0) {
+		fcntl(sv[1], F_SETFD, 0);
+		snprintf(arg, sizeof(arg), "%d", sv[1]);
+		execl(path, "ringprof-unwind", "--fd", arg, (char *)NULL);
+		_exit(127);
+	}
+	free(path);
+	close(sv[1]);
+	h->sock = sv[0];
+	return CHECK(h->pid > 0);
+}
+
+static int send_kind(int sock, uint32_t magic, uint32_t id, uint32_t kind, int fd)
+{
+	struct uwp_request req = { .magic = magic, .id = id, .kind = kind };
+
+	return uwp_send(sock, &req, sizeof(req), fd, 0) == (ssize_t)sizeof(req) ? 0 : -errno;
+}
+
+static int send_request(int sock, uint32_t magic, uint32_t id, int fd)
+{
+	return send_kind(sock, magic, id, UWP_TABLE, fd);
+}
+
+/* One reply: its bytes (0 at EOF, -errno), the attached fd in *ret_fd (-1 if none). */
+static ssize_t recv_reply(int sock, struct uwp_reply *rep, int *ret_fd)
+{
+	bool trunc;
+	ssize_t n = uwp_recv(sock, rep, sizeof(*rep), 0, ret_fd, &trunc);
+
+	return n < 0 ? -errno : n;
+}
+
+
+/* The sandboxed helper every table of this test is built by, as the recorder has them built:
+ * under its seccomp filter, so that a system call the filter refuses fails a test. Started on
+ * first use, again after it died. */
+static struct helper sandbox;
+static uint32_t sandbox_id;
+
+/* How the helper ended, into why; the helper is gone afterwards. */
+static void sandbox_died(char *why, size_t why_size)
+{
+	int status = 0;
+
+	close(sandbox.sock);
+	if (waitpid(sandbox.pid, &status, 0) != sandbox.pid)
+		snprintf(why, why_size, "the sandboxed helper is gone (waitpid: %s)",
+			 strerror(errno));
+	else if (WIFSIGNALED(status))
+		snprintf(why, why_size, "the sandboxed helper died of signal %d%s", WTERMSIG(status),
+			 WTERMSIG(status) == SIGSYS
+				 ? " (SIGSYS: a system call its seccomp filter does not allow)"
+				 : "");
+	else
+		snprintf(why, why_size, "the sandboxed helper exited with status %d",
+			 WEXITSTATUS(status));
+	sandbox.pid = 0;
+}
+
+/* The table of the file open on fd, built by the sandboxed helper: 0 and a malloc'd copy in
+ * *ret_buf (*ret_size bytes, as sent, unchecked), the reply's -errno with its why, or -EPIPE
+ * when the helper died on it (why says of what). */
+static int sandbox_build(int fd, void **ret_buf, size_t *ret_size, char *why, size_t why_size)
+{
+	struct uwp_reply rep;
+	ssize_t n;
+	void *m;
+	int mfd;
+
+	if (!sandbox.pid && !helper_start(&sandbox)) {
+		snprintf(why, why_size, "the helper did not start");
+		return -ECHILD;
+	}
+	if (send_request(sandbox.sock, UWP_MAGIC, ++sandbox_id, fd) < 0 ||
+	    (n = recv_reply(sandbox.sock, &rep, &mfd)) != (ssize_t)sizeof(rep)) {
+		sandbox_died(why, why_size);
+		return -EPIPE;
+	}
+	rep.why[sizeof(rep.why) - 1] = 0;
+	if (rep.id != sandbox_id || rep.status != 0 || mfd < 0) {
+		snprintf(why, why_size, "%s", rep.id != sandbox_id ? "a reply to another request"
+					      : rep.status	   ? rep.why
+								   : "no memfd with the table");
+		if (mfd >= 0)
+			close(mfd);
+		return rep.status ? rep.status : -EPROTO;
+	}
+	m = mmap(NULL, rep.size, PROT_READ, MAP_PRIVATE, mfd, 0);
+	close(mfd);
+	if (m == MAP_FAILED || !(*ret_buf = malloc(rep.size))) {
+		snprintf(why, why_size, "cannot map the table: %s", strerror(errno));
+		if (m != MAP_FAILED)
+			munmap(m, rep.size);
+		return -ENOMEM;
+	}
+	memcpy(*ret_buf, m, rep.size);
+	munmap(m, rep.size);
+	*ret_size = rep.size;
+	return 0;
+}
+
+/* The helper ends at EOF with status 0: it never died on any of this test's files. */
+static void sandbox_stop(void)
+{
+	int status = -1;
+
+	if (!sandbox.pid)
+		return;
+	shutdown(sandbox.sock, SHUT_WR);
+	CHECK(waitpid(sandbox.pid, &status, 0) == sandbox.pid && WIFEXITED(status) &&
+		      WEXITSTATUS(status) == 0,
+	      "the sandboxed helper's status %#x", status);
+	close(sandbox.sock);
+	sandbox.pid = 0;
+}
+
+/* Build path's table through the sandboxed helper and check it; false (and a failed check)
+ * if either fails. The builder also runs here, for its figures (b->st), and must have built
+ * the very same bytes. */
 static bool build(const char *path, struct built *b)
 {
 	char why[256] = "";
 	int fd = open(path, O_RDONLY | O_CLOEXEC), rc;
+	void *local = NULL;
+	size_t local_size = 0;
 
 	memset(b, 0, sizeof(*b));
 	b->path = path;
 	if (!CHECK(fd >= 0, "%s: %s", path, strerror(errno)))
 		return false;
-	rc = uwb_build_fd(fd, &b->buf, &b->size, &b->st, why, sizeof(why));
-	close(fd);
-	if (!CHECK(rc == 0, "%s: %d %s", path, rc, why))
+	rc = uwb_build_fd(fd, &local, &local_size, &b->st, why, sizeof(why));
+	if (!CHECK(rc == 0, "%s: %d %s", path, rc, why)) {
+		close(fd);
 		return false;
+	}
+	rc = sandbox_build(fd, &b->buf, &b->size, why, sizeof(why));
+	close(fd);
+	if (!CHECK(rc == 0, "%s: through the sandboxed helper: %d %s", path, rc, why)) {
+		free(local);
+		return false;
+	}
+	CHECK(b->size == local_size && !memcmp(b->buf, local, local_size),
+	      "%s: the helper's table (%zu bytes) is the builder's (%zu bytes)", path, b->size,
+	      local_size);
+	free(local);
 	rc = utab_check(b->buf, b->size, &b->t, why, sizeof(why));
 	if (!CHECK(rc == 0, "%s: table refused: %s", path, why))
 		return false;
@@ -314,6 +462,129 @@ static void test_own(void)
 	free(dbg);
 }
 
+/* Every byte of function sym has a CFA = rsp + N rule (N >= 8, return address at CFA - 8),
+ * and somewhere in it the frame grows past the return address: rows read from its CFI, not
+ * one rule over the whole function. */
+static void check_function_rows(const struct built *b, const char *sym)
+{
+	uint64_t size = 0, off = find_off(b->path, sym, &size);
+	uint64_t bad = UINT64_MAX;
+	int32_t max_cfa = 0;
+
+	test_ctx = sym;
+	if (!CHECK(off != UINT64_MAX && size > 0 && size < 65536, "%s: symbol %s", b->path, sym)) {
+		test_ctx = "";
+		return;
+	}
+	for (uint64_t a = off; a < off + size; a++) {
+		const struct utab_rule *r = rule_at(b, a);
+
+		if (!r || r->cfa != UTAB_CFA_SP || r->cfa_off < 8 || r->ra_off != -8) {
+			bad = a;
+			break;
+		}
+		if (r->cfa_off > max_cfa)
+			max_cfa = r->cfa_off;
+	}
+	CHECK(bad == UINT64_MAX, "%s: %s+%#llx has no rsp rule", b->path, sym,
+	      (unsigned long long)(bad - off));
+	CHECK(max_cfa > 8, "%s: %s's frame never grows (CFA at most rsp + %d)", b->path, sym,
+	      max_cfa);
+	test_ctx = "";
+}
+
+/* The section's flags (sh_flags) in path, or 0 when it has none of that name. */
+static uint64_t section_flags(const char *path, const char *name)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	Elf *elf = fd >= 0 ? elf_begin(fd, ELF_C_READ, NULL) : NULL;
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	uint64_t flags = 0;
+
+	if (elf && elf_getshdrstrndx(elf, &shstrndx) == 0) {
+		while ((scn = elf_nextscn(elf, scn))) {
+			GElf_Shdr sh;
+			const char *n;
+
+			if (gelf_getshdr(scn, &sh) && (n = elf_strptr(elf, shstrndx, sh.sh_name)) &&
+			    !strcmp(n, name))
+				flags = sh.sh_flags | 1ull << 63; /* found */
+		}
+	}
+	if (elf)
+		elf_end(elf);
+	if (fd >= 0)
+		close(fd);
+	return flags;
+}
+
+/* C built -O2 -g -fno-asynchronous-unwind-tables (plain and with -gz), and Go: their own
+ * functions have .debug_frame only, which libdw opens with dwarf_begin_elf. */
+static void test_dbgframe(void)
+{
+	static const char *const c_fixtures[] = { "tests/workload/rp-dbgframe",
+						  "tests/workload/rp-dbgframe-gz" };
+	char *go = builddir_path("tests/workload/rp-go");
+	struct built b;
+	uint64_t size;
+
+	for (size_t i = 0; i < 2; i++) {
+		char *path = builddir_path(c_fixtures[i]);
+		uint64_t fl = section_flags(path, ".debug_frame");
+
+		CHECK(fl, "%s has a .debug_frame", path);
+		CHECK(!!(fl & SHF_COMPRESSED) == (i == 1), "%s: .debug_frame %scompressed", path,
+		      fl & SHF_COMPRESSED ? "" : "not ");
+		if (build(path, &b)) {
+			CHECK_INT(b.t.hdr->flags, UTAB_F_EH_FRAME | UTAB_F_DEBUG_FRAME);
+			CHECK(b.st.n_fdes >= b.st.n_fdes_eh + 3, "%u FDEs, %u from .eh_frame",
+			      b.st.n_fdes, b.st.n_fdes_eh);
+			CHECK_KIND(&b, find_off(path, "entry", &size), UTAB_CFA_END, "_start");
+			check_entry_rule(&b, "main");
+			check_function_rows(&b, "outer");
+			check_entry_rule(&b, "inner");
+			free_built(&b);
+		}
+		free(path);
+	}
+	if (access(go, X_OK) != 0) {
+		printf("%s: not built (no Go compiler), skipped\n", go);
+		free(go);
+		return;
+	}
+	if (build(go, &b)) {
+		CHECK_INT(b.t.hdr->flags, UTAB_F_DEBUG_FRAME);
+		CHECK_INT(b.st.n_fdes_eh, 0);
+		CHECK(b.st.n_fdes > 500, "%u FDEs", b.st.n_fdes);
+		check_entry_rule(&b, "main.main");
+		check_entry_rule(&b, "main.inner");
+		check_function_rows(&b, "main.outer");
+		check_function_rows(&b, "runtime.mallocgc");
+		free_built(&b);
+	}
+	free(go);
+}
+
+/* A static binary: libc's code and ours in one file, with .eh_frame. */
+static void test_static(void)
+{
+	char *path = builddir_path("tests/workload/rp-static");
+	struct built b;
+	uint64_t size;
+
+	if (build(path, &b)) {
+		CHECK_INT(b.t.hdr->flags, UTAB_F_EH_FRAME);
+		CHECK_KIND(&b, find_off(path, "entry", &size), UTAB_CFA_END, "_start");
+		check_entry_rule(&b, "main");
+		check_function_rows(&b, "outer");
+		check_entry_rule(&b, "inner");
+		check_entry_rule(&b, "__libc_start_main");
+		free_built(&b);
+	}
+	free(path);
+}
+
 /* ---- what the builder refuses ---- */
 
 static int memfile(const void *data, size_t size)
@@ -339,10 +610,17 @@ static void check_refused(const char *what, const void *data, size_t size, int w
 	if (!CHECK(fd >= 0))
 		return;
 	rc = uwb_build_fd(fd, &buf, &out_size, NULL, why, sizeof(why));
-	close(fd);
 	CHECK_INT(rc, want_rc);
 	CHECK(strstr(why, want_why), "why: \"%s\", expected \"%s\" in it", why, want_why);
 	CHECK(!buf && !out_size, "outputs untouched on failure");
+	/* The same answer from the sandboxed helper, which goes on serving. */
+	why[0] = 0;
+	rc = sandbox_build(fd, &buf, &out_size, why, sizeof(why));
+	close(fd);
+	CHECK_INT(rc, want_rc);
+	CHECK(strstr(why, want_why), "helper's why: \"%s\", expected \"%s\" in it", why,
+	      want_why);
+	free(buf);
 	test_ctx = "";
 }
 
@@ -362,55 +640,6 @@ static void test_errors(void)
 	check_refused("bare ELF header", &eh, sizeof(eh), -ENOENT, "no .eh_frame or .debug_frame");
 	eh.e_machine = EM_AARCH64;
 	check_refused("aarch64", &eh, sizeof(eh), -ENOEXEC, "x86_64 only");
-}
-
-/* ---- ringprof-unwind --fd: the protocol ---- */
-
-struct helper {
-	pid_t pid;
-	int sock; /* our end */
-};
-
-static bool helper_start(struct helper *h)
-{
-	const char *env = getenv("RP_UNWIND_HELPER");
-	char *path = env ? strdup(env) : builddir_path("ringprof-unwind"), arg[16];
-	int sv[2];
-
-	if (!CHECK(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) == 0))
-		return false;
-	h->pid = fork();
-	if (h->pid == 0) {
-		fcntl(sv[1], F_SETFD, 0);
-		snprintf(arg, sizeof(arg), "%d", sv[1]);
-		execl(path, "ringprof-unwind", "--fd", arg, (char *)NULL);
-		_exit(127);
-	}
-	free(path);
-	close(sv[1]);
-	h->sock = sv[0];
-	return CHECK(h->pid > 0);
-}
-
-static int send_kind(int sock, uint32_t magic, uint32_t id, uint32_t kind, int fd)
-{
-	struct uwp_request req = { .magic = magic, .id = id, .kind = kind };
-
-	return uwp_send(sock, &req, sizeof(req), fd, 0) == (ssize_t)sizeof(req) ? 0 : -errno;
-}
-
-static int send_request(int sock, uint32_t magic, uint32_t id, int fd)
-{
-	return send_kind(sock, magic, id, UWP_TABLE, fd);
-}
-
-/* One reply: its bytes (0 at EOF, -errno), the attached fd in *ret_fd (-1 if none). */
-static ssize_t recv_reply(int sock, struct uwp_reply *rep, int *ret_fd)
-{
-	bool trunc;
-	ssize_t n = uwp_recv(sock, rep, sizeof(*rep), 0, ret_fd, &trunc);
-
-	return n < 0 ? -errno : n;
 }
 
 /* The reply to a build-id request: status 0, no fd, the build-id the file has. */
@@ -571,7 +800,10 @@ int main(void)
 	test_libc();
 	test_ldso_libstdcxx();
 	test_own();
+	test_dbgframe();
+	test_static();
 	test_errors();
 	test_protocol();
+	sandbox_stop();
 	return check_done("test-utab-build");
 }
