@@ -96,7 +96,6 @@ static ssize_t recv_reply(int sock, struct uwp_reply *rep, int *ret_fd)
 	return n < 0 ? -errno : n;
 }
 
-
 /* The sandboxed helper every table of this test is built by, as the recorder has them built:
  * under its seccomp filter, so that a system call the filter refuses fails a test. Started on
  * first use, again after it died. */
@@ -113,10 +112,11 @@ static void sandbox_died(char *why, size_t why_size)
 		snprintf(why, why_size, "the sandboxed helper is gone (waitpid: %s)",
 			 strerror(errno));
 	else if (WIFSIGNALED(status))
-		snprintf(why, why_size, "the sandboxed helper died of signal %d%s", WTERMSIG(status),
+		snprintf(why, why_size, "the sandboxed helper died of signal %d%s",
+			 WTERMSIG(status),
 			 WTERMSIG(status) == SIGSYS
-				 ? " (SIGSYS: a system call its seccomp filter does not allow)"
-				 : "");
+			     ? " (SIGSYS: a system call its seccomp filter does not allow)"
+			     : "");
 	else
 		snprintf(why, why_size, "the sandboxed helper exited with status %d",
 			 WEXITSTATUS(status));
@@ -144,9 +144,10 @@ static int sandbox_build(int fd, void **ret_buf, size_t *ret_size, char *why, si
 	}
 	rep.why[sizeof(rep.why) - 1] = 0;
 	if (rep.id != sandbox_id || rep.status != 0 || mfd < 0) {
-		snprintf(why, why_size, "%s", rep.id != sandbox_id ? "a reply to another request"
-					      : rep.status	   ? rep.why
-								   : "no memfd with the table");
+		snprintf(why, why_size, "%s",
+			 rep.id != sandbox_id ? "a reply to another request"
+			 : rep.status	      ? rep.why
+					      : "no memfd with the table");
 		if (mfd >= 0)
 			close(mfd);
 		return rep.status ? rep.status : -EPROTO;
@@ -174,7 +175,7 @@ static void sandbox_stop(void)
 		return;
 	shutdown(sandbox.sock, SHUT_WR);
 	CHECK(waitpid(sandbox.pid, &status, 0) == sandbox.pid && WIFEXITED(status) &&
-		      WEXITSTATUS(status) == 0,
+		  WEXITSTATUS(status) == 0,
 	      "the sandboxed helper's status %#x", status);
 	close(sandbox.sock);
 	sandbox.pid = 0;
@@ -618,8 +619,7 @@ static void check_refused(const char *what, const void *data, size_t size, int w
 	rc = sandbox_build(fd, &buf, &out_size, why, sizeof(why));
 	close(fd);
 	CHECK_INT(rc, want_rc);
-	CHECK(strstr(why, want_why), "helper's why: \"%s\", expected \"%s\" in it", why,
-	      want_why);
+	CHECK(strstr(why, want_why), "helper's why: \"%s\", expected \"%s\" in it", why, want_why);
 	free(buf);
 	test_ctx = "";
 }
