@@ -759,24 +759,91 @@ static int read_sources(struct builder *b, Elf *elf, uint32_t *ret_flags)
 	return rc;
 }
 
+/*
+ * ld.so's RTLD_START (glibc's sysdeps/x86_64/dl-machine.h), its entry point: _start calls
+ * _dl_start, then _dl_start_user calls _dl_init (the libraries' constructors) and jumps to the
+ * program's entry. No CFI describes it and nothing calls it: every pc in it is the outermost
+ * frame. Recognised by its exact instructions, the rip-relative and call displacements masked
+ * (mask 0); another glibc's version does not match and keeps only entry_end()'s 16 bytes.
+ */
+struct code_pattern {
+	const char *what;
+	size_t len;
+	const uint8_t *bytes, *mask;
+};
+
+/* glibc 2.36 (Debian 12), 61 bytes. */
+static const uint8_t rtld_start_236[] = {
+	0x48, 0x89, 0xe7,		    /* mov %rsp,%rdi */
+	0xe8, 0,    0,	  0,	0,	    /* call _dl_start */
+	0x49, 0x89, 0xc4,		    /* _dl_start_user: mov %rax,%r12 */
+	0x48, 0x8b, 0x14, 0x24,		    /* mov (%rsp),%rdx */
+	0x48, 0x89, 0xd6,		    /* mov %rdx,%rsi */
+	0x49, 0x89, 0xe5,		    /* mov %rsp,%r13 */
+	0x48, 0x83, 0xe4, 0xf0,		    /* and $-16,%rsp */
+	0x48, 0x8b, 0x3d, 0,	0,    0, 0, /* mov _rtld_local(%rip),%rdi */
+	0x49, 0x8d, 0x4c, 0xd5, 0x10,	    /* lea 16(%r13,%rdx,8),%rcx */
+	0x49, 0x8d, 0x55, 0x08,		    /* lea 8(%r13),%rdx */
+	0x31, 0xed,			    /* xor %ebp,%ebp */
+	0xe8, 0,    0,	  0,	0,	    /* call _dl_init */
+	0x48, 0x8d, 0x15, 0,	0,    0, 0, /* lea _dl_fini(%rip),%rdx */
+	0x4c, 0x89, 0xec,		    /* mov %r13,%rsp */
+	0x41, 0xff, 0xe4,		    /* jmp *%r12 */
+};
+static const uint8_t rtld_start_236_mask[] = {
+	1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0,
+	0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1,
+};
+_Static_assert(sizeof(rtld_start_236) == 61 && sizeof(rtld_start_236_mask) == 61,
+	       "RTLD_START pattern");
+
+static const struct code_pattern entry_patterns[] = {
+	{ "RTLD_START (glibc 2.36)", sizeof(rtld_start_236), rtld_start_236, rtld_start_236_mask },
+};
+
+/* The length of the known outermost code at file offset off (an entry point), or 0. */
+static uint64_t entry_code_len(Elf *elf, const struct seg *sg, uint64_t off)
+{
+	size_t size = 0;
+	const uint8_t *file = (const uint8_t *)elf_rawfile(elf, &size);
+
+	for (size_t i = 0; file && i < sizeof(entry_patterns) / sizeof(entry_patterns[0]); i++) {
+		const struct code_pattern *p = &entry_patterns[i];
+		size_t k = 0;
+
+		/* Inside the file and inside the entry's segment. */
+		if (off > size || size - off < p->len ||
+		    off + p->len > sg->off + (sg->end - sg->vaddr))
+			continue;
+		while (k < p->len && (file[off + k] & (p->mask[k] ? 0xff : 0)) == p->bytes[k])
+			k++;
+		if (k == p->len)
+			return p->len;
+	}
+	return 0;
+}
+
 /* The program entry point is the outermost frame by definition. Where no FDE covers it (ld.so's
  * _start, a call to _dl_start followed by _dl_start_user, has no CFI), an END row over its
- * first 16 bytes (the return address of that call is entry + 8) lets walks through it end
- * complete, without claiming the code after it. */
+ * first 16 bytes (the return address of that call is entry + 8), or over the whole of the
+ * known entry code (entry_code_len: ld.so's _dl_start_user, whose call to _dl_init runs every
+ * library's constructors), lets walks through it end complete, without claiming the code
+ * after it. Never past the next FDE. */
 static int entry_end(struct builder *b, Elf *elf)
 {
 	struct ivals *iv = &b->src[SRC_EH];
 	const struct utab_rule end = { .cfa = UTAB_CFA_END, .ra_off = -8 };
 	const struct seg *sg;
 	GElf_Ehdr eh;
-	uint64_t off, lim;
+	uint64_t off, lim, len;
 	uint32_t idx;
 	int rc;
 
 	if (!gelf_getehdr(elf, &eh) || !eh.e_entry || !(sg = seg_find(b, eh.e_entry)))
 		return 0;
 	off = eh.e_entry - sg->vaddr + sg->off;
-	lim = off + 16;
+	len = entry_code_len(elf, sg, off);
+	lim = off + (len > 16 ? len : 16);
 	for (size_t i = 0; i < iv->n; i++) {
 		if (iv->v[i].start <= off && off < iv->v[i].end)
 			return 0; /* covered */

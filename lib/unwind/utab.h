@@ -32,8 +32,9 @@ enum utab_cfa {
 	UTAB_CFA_SP,	   /* cfa = rsp + cfa_off */
 	UTAB_CFA_BP,	   /* cfa = rbp + cfa_off */
 	UTAB_CFA_PLT,	   /* cfa = rsp + 8 + ((pc & 15) >= 11 ? 8 : 0) (the .plt expression) */
-	UTAB_CFA_END,	   /* the return address is undefined: the outermost frame (_start,
-			    * clone): the stack is complete here */
+	UTAB_CFA_END,	   /* the outermost frame: the return address is undefined (_start,
+			    * clone), or code nothing calls (ld.so's _dl_start_user, marked by
+			    * the builder): the stack is complete here */
 	UTAB_CFA_SIGNAL,   /* a signal trampoline (__restore_rt, CIE augmentation "S"): rsp points
 			    * at the ucontext, whose mcontext holds the interrupted rip, rsp, rbp */
 	UTAB_CFA_UNKNOWN,  /* a rule the walker does not follow (a DWARF expression, the CFA in
