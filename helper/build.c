@@ -857,6 +857,57 @@ static int entry_end(struct builder *b, Elf *elf)
 	return 0;
 }
 
+/*
+ * PLT stubs that no FDE describes: a static binary's .plt holds only the IRELATIVE stubs of
+ * libc's ifuncs (memcpy, strlen...), 8 bytes each, "jmp *GOT(%rip); xchg %ax,%ax", and ld writes
+ * no CFI for it. A stub is entered by a call and leaves by its jmp without touching rsp, so at
+ * every byte of it the return address is at rsp: CFA = rsp + 8. A section gets the rule only
+ * when every one of its entries is that instruction pair and no FDE covers any of its bytes.
+ */
+#define PLT_STUB_SIZE 8
+static bool plt_stub(const uint8_t *p)
+{
+	return p[0] == 0xff && p[1] == 0x25 && p[6] == 0x66 && p[7] == 0x90;
+}
+
+static int plt_stubs(struct builder *b, Elf *elf)
+{
+	static const char *const names[] = { ".plt", ".iplt", ".plt.got" };
+	const struct utab_rule stub = { .cfa = UTAB_CFA_SP, .cfa_off = 8, .ra_off = -8 };
+	struct ivals *iv = &b->src[SRC_EH];
+	size_t size = 0, n_added = 0;
+	const uint8_t *file = (const uint8_t *)elf_rawfile(elf, &size);
+	uint32_t idx;
+	int rc;
+
+	for (size_t i = 0; file && i < sizeof(names) / sizeof(names[0]); i++) {
+		Elf_Scn *scn = find_section(elf, names[i]);
+		GElf_Shdr sh;
+		bool ok;
+
+		if (!scn || !gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_EXECINSTR) ||
+		    !sh.sh_size || sh.sh_size % PLT_STUB_SIZE || sh.sh_size > PLT_EXPAND_MAX ||
+		    sh.sh_offset > size || size - sh.sh_offset < sh.sh_size)
+			continue;
+		ok = true;
+		for (uint64_t o = 0; o < sh.sh_size && ok; o += PLT_STUB_SIZE)
+			ok = plt_stub(file + sh.sh_offset + o);
+		for (size_t k = 0; k < iv->n && ok; k++)
+			ok = iv->v[k].end <= sh.sh_offset ||
+			     iv->v[k].start >= sh.sh_offset + sh.sh_size;
+		if (!ok)
+			continue;
+		if ((rc = rule_add(b, &stub, &idx)) < 0 ||
+		    (rc = add_range(b, SRC_EH, sh.sh_addr, sh.sh_addr + sh.sh_size, idx)) < 0)
+			return rc;
+		b->st->n_plt_stubs += (uint32_t)(sh.sh_size / PLT_STUB_SIZE);
+		n_added++;
+	}
+	if (n_added)
+		sweep(iv);
+	return 0;
+}
+
 static int build_elf(struct builder *b, Elf *elf, int fd, void **ret_buf, size_t *ret_size)
 {
 	const struct utab_rule none = { .cfa = UTAB_CFA_NONE };
@@ -871,7 +922,8 @@ static int build_elf(struct builder *b, Elf *elf, int fd, void **ret_buf, size_t
 		snprintf(b->why, b->why_size, "no .eh_frame or .debug_frame");
 		return -ENOENT;
 	}
-	if ((rc = merge_debug(b)) < 0 || (rc = entry_end(b, elf)) < 0)
+	if ((rc = merge_debug(b)) < 0 || (rc = entry_end(b, elf)) < 0 ||
+	    (rc = plt_stubs(b, elf)) < 0)
 		return rc;
 	if (!b->src[SRC_EH].n) {
 		snprintf(b->why, b->why_size,

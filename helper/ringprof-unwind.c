@@ -93,6 +93,8 @@ static void print_summary(const char *path, const struct utab *t, const struct u
 	printf("work          %llu\n", (unsigned long long)st->work);
 	if (st->n_plt_expanded)
 		printf("plt-expanded  %u\n", st->n_plt_expanded);
+	if (st->n_plt_stubs)
+		printf("plt-stubs     %u\n", st->n_plt_stubs);
 	print_kinds(st);
 }
 

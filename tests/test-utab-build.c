@@ -23,6 +23,7 @@
 #include "check.h"
 #include "unwind/proto.h"
 #include "unwind/utab.h"
+#include "unwind/walk.h"
 
 #define LIBC "/lib/x86_64-linux-gnu/libc.so.6"
 #define LDSO "/lib64/ld-linux-x86-64.so.2"
@@ -374,6 +375,28 @@ static void free_built(struct built *b)
 	b->buf = NULL;
 }
 
+/* ---- walks with a built table: the binary mapped at 0, so that a pc is its file offset ---- */
+
+static enum uw_where find_identity(void *arg, uint64_t pc, const struct utab **tab, uint64_t *off)
+{
+	*tab = arg;
+	*off = pc;
+	return UW_WHERE_TABLE;
+}
+
+/* Walk from ip with rsp at a copy holding the return address ret: the stop and the pcs. */
+static enum uw_stop walk_ret(const struct built *b, uint64_t ip, uint64_t ret, uint64_t *pcs,
+			     size_t *ret_n)
+{
+	uint64_t stack[4] = { ret, 0, 0, 0 };
+	struct uw_regs regs = { ip, 0x7ff000000000ull, 0 };
+	struct uw_stack st = { (const unsigned char *)stack, sizeof(stack) };
+	struct uw_result res;
+
+	*ret_n = uw_walk(&regs, &st, find_identity, (void *)&b->t, pcs, 8, &res);
+	return res.stop;
+}
+
 /* ---- the builder on real binaries ---- */
 
 static void test_libc(void)
@@ -438,6 +461,15 @@ static void check_rtld_start(const struct built *b)
 	test_ctx = "RTLD_START";
 	for (uint64_t a = entry; a < end; a++)
 		CHECK_KIND(b, a, UTAB_CFA_END, "_start/_dl_start_user");
+	/* A function called from _dl_start_user (its call to _dl_init returns at end - 13): the
+	 * walk ends there, complete. */
+	{
+		uint64_t pcs[8], dsize = 0, f = find_off(b->path, "_dl_debug_state", &dsize);
+		size_t n = 0;
+
+		CHECK_INT(walk_ret(b, f, end - 13, pcs, &n), UW_COMPLETE);
+		CHECK(n == 2 && pcs[1] == end - 13, "%zu pcs", n);
+	}
 	CHECK(!rule_at(b, end) || rule_at(b, end)->cfa != UTAB_CFA_END, "%s: END past the jmp",
 	      b->path);
 	test_ctx = "";
@@ -599,6 +631,39 @@ static void test_dbgframe(void)
 	free(go);
 }
 
+/* A static binary's .plt: IRELATIVE stubs (jmp *GOT(%rip); xchg %ax,%ax) that no FDE covers,
+ * every byte CFA = rsp + 8 with the return address at rsp. */
+static void check_static_plt(const struct built *b)
+{
+	uint64_t size = 0, off = find_off(b->path, "section:.plt", &size);
+
+	test_ctx = "static .plt";
+	if (!CHECK(off != UINT64_MAX && size >= 8 && size % 8 == 0, "%s: .plt of %llu bytes",
+		   b->path, (unsigned long long)size)) {
+		test_ctx = "";
+		return;
+	}
+	CHECK_INT(b->st.n_plt_stubs, size / 8);
+	/* Sampled in the second stub, called from _start (whose CFI ends the stack). */
+	{
+		uint64_t pcs[8], esize = 0, entry = find_off(b->path, "entry", &esize);
+		size_t n = 0;
+
+		CHECK_INT(walk_ret(b, off + 8, entry + 5, pcs, &n), UW_COMPLETE);
+		CHECK(n == 2 && pcs[1] == entry + 5, "the stub's caller: %zu pcs", n);
+	}
+	for (uint64_t a = off; a < off + size; a++) {
+		const struct utab_rule *r = rule_at(b, a);
+
+		if (!CHECK(r && r->cfa == UTAB_CFA_SP && r->cfa_off == 8 && r->ra_off == -8 &&
+			       !r->flags,
+			   "%s: .plt+%#llx: %s", b->path, (unsigned long long)(a - off),
+			   r ? uwb_cfa_name(r->cfa) : "no rule"))
+			break;
+	}
+	test_ctx = "";
+}
+
 /* A static binary: libc's code and ours in one file, with .eh_frame. */
 static void test_static(void)
 {
@@ -613,6 +678,7 @@ static void test_static(void)
 		check_function_rows(&b, "outer");
 		check_entry_rule(&b, "inner");
 		check_entry_rule(&b, "__libc_start_main");
+		check_static_plt(&b);
 		free_built(&b);
 	}
 	free(path);
