@@ -670,6 +670,7 @@ static int assemble(struct builder *b, int fd, uint32_t flags, void **ret_buf, s
 		return -ENOMEM;
 	memcpy(h->magic, UTAB_MAGIC, 8);
 	h->version = UTAB_VERSION;
+	h->builder = UTAB_BUILDER_REV;
 	h->hdr_size = sizeof(*h);
 	h->n_rules = (uint32_t)b->n_rules;
 	h->n_rows = (uint32_t)b->n_rows;
