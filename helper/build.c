@@ -670,6 +670,7 @@ static int assemble(struct builder *b, int fd, uint32_t flags, void **ret_buf, s
 		return -ENOMEM;
 	memcpy(h->magic, UTAB_MAGIC, 8);
 	h->version = UTAB_VERSION;
+	h->builder = UTAB_BUILDER_REV;
 	h->hdr_size = sizeof(*h);
 	h->n_rules = (uint32_t)b->n_rules;
 	h->n_rows = (uint32_t)b->n_rows;
@@ -759,24 +760,91 @@ static int read_sources(struct builder *b, Elf *elf, uint32_t *ret_flags)
 	return rc;
 }
 
+/*
+ * ld.so's RTLD_START (glibc's sysdeps/x86_64/dl-machine.h), its entry point: _start calls
+ * _dl_start, then _dl_start_user calls _dl_init (the libraries' constructors) and jumps to the
+ * program's entry. No CFI describes it and nothing calls it: every pc in it is the outermost
+ * frame. Recognised by its exact instructions, the rip-relative and call displacements masked
+ * (mask 0); another glibc's version does not match and keeps only entry_end()'s 16 bytes.
+ */
+struct code_pattern {
+	const char *what;
+	size_t len;
+	const uint8_t *bytes, *mask;
+};
+
+/* glibc 2.36 (Debian 12), 61 bytes. */
+static const uint8_t rtld_start_236[] = {
+	0x48, 0x89, 0xe7,		    /* mov %rsp,%rdi */
+	0xe8, 0,    0,	  0,	0,	    /* call _dl_start */
+	0x49, 0x89, 0xc4,		    /* _dl_start_user: mov %rax,%r12 */
+	0x48, 0x8b, 0x14, 0x24,		    /* mov (%rsp),%rdx */
+	0x48, 0x89, 0xd6,		    /* mov %rdx,%rsi */
+	0x49, 0x89, 0xe5,		    /* mov %rsp,%r13 */
+	0x48, 0x83, 0xe4, 0xf0,		    /* and $-16,%rsp */
+	0x48, 0x8b, 0x3d, 0,	0,    0, 0, /* mov _rtld_local(%rip),%rdi */
+	0x49, 0x8d, 0x4c, 0xd5, 0x10,	    /* lea 16(%r13,%rdx,8),%rcx */
+	0x49, 0x8d, 0x55, 0x08,		    /* lea 8(%r13),%rdx */
+	0x31, 0xed,			    /* xor %ebp,%ebp */
+	0xe8, 0,    0,	  0,	0,	    /* call _dl_init */
+	0x48, 0x8d, 0x15, 0,	0,    0, 0, /* lea _dl_fini(%rip),%rdx */
+	0x4c, 0x89, 0xec,		    /* mov %r13,%rsp */
+	0x41, 0xff, 0xe4,		    /* jmp *%r12 */
+};
+static const uint8_t rtld_start_236_mask[] = {
+	1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0,
+	0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1,
+};
+_Static_assert(sizeof(rtld_start_236) == 61 && sizeof(rtld_start_236_mask) == 61,
+	       "RTLD_START pattern");
+
+static const struct code_pattern entry_patterns[] = {
+	{ "RTLD_START (glibc 2.36)", sizeof(rtld_start_236), rtld_start_236, rtld_start_236_mask },
+};
+
+/* The length of the known outermost code at file offset off (an entry point), or 0. */
+static uint64_t entry_code_len(Elf *elf, const struct seg *sg, uint64_t off)
+{
+	size_t size = 0;
+	const uint8_t *file = (const uint8_t *)elf_rawfile(elf, &size);
+
+	for (size_t i = 0; file && i < sizeof(entry_patterns) / sizeof(entry_patterns[0]); i++) {
+		const struct code_pattern *p = &entry_patterns[i];
+		size_t k = 0;
+
+		/* Inside the file and inside the entry's segment. */
+		if (off > size || size - off < p->len ||
+		    off + p->len > sg->off + (sg->end - sg->vaddr))
+			continue;
+		while (k < p->len && (file[off + k] & (p->mask[k] ? 0xff : 0)) == p->bytes[k])
+			k++;
+		if (k == p->len)
+			return p->len;
+	}
+	return 0;
+}
+
 /* The program entry point is the outermost frame by definition. Where no FDE covers it (ld.so's
  * _start, a call to _dl_start followed by _dl_start_user, has no CFI), an END row over its
- * first 16 bytes (the return address of that call is entry + 8) lets walks through it end
- * complete, without claiming the code after it. */
+ * first 16 bytes (the return address of that call is entry + 8), or over the whole of the
+ * known entry code (entry_code_len: ld.so's _dl_start_user, whose call to _dl_init runs every
+ * library's constructors), lets walks through it end complete, without claiming the code
+ * after it. Never past the next FDE. */
 static int entry_end(struct builder *b, Elf *elf)
 {
 	struct ivals *iv = &b->src[SRC_EH];
 	const struct utab_rule end = { .cfa = UTAB_CFA_END, .ra_off = -8 };
 	const struct seg *sg;
 	GElf_Ehdr eh;
-	uint64_t off, lim;
+	uint64_t off, lim, len;
 	uint32_t idx;
 	int rc;
 
 	if (!gelf_getehdr(elf, &eh) || !eh.e_entry || !(sg = seg_find(b, eh.e_entry)))
 		return 0;
 	off = eh.e_entry - sg->vaddr + sg->off;
-	lim = off + 16;
+	len = entry_code_len(elf, sg, off);
+	lim = off + (len > 16 ? len : 16);
 	for (size_t i = 0; i < iv->n; i++) {
 		if (iv->v[i].start <= off && off < iv->v[i].end)
 			return 0; /* covered */
@@ -787,6 +855,57 @@ static int entry_end(struct builder *b, Elf *elf)
 	    (rc = add_range(b, SRC_EH, eh.e_entry, eh.e_entry + (lim - off), idx)) < 0)
 		return rc;
 	sweep(iv);
+	return 0;
+}
+
+/*
+ * PLT stubs that no FDE describes: a static binary's .plt holds only the IRELATIVE stubs of
+ * libc's ifuncs (memcpy, strlen...), 8 bytes each, "jmp *GOT(%rip); xchg %ax,%ax", and ld writes
+ * no CFI for it. A stub is entered by a call and leaves by its jmp without touching rsp, so at
+ * every byte of it the return address is at rsp: CFA = rsp + 8. A section gets the rule only
+ * when every one of its entries is that instruction pair and no FDE covers any of its bytes.
+ */
+#define PLT_STUB_SIZE 8
+static bool plt_stub(const uint8_t *p)
+{
+	return p[0] == 0xff && p[1] == 0x25 && p[6] == 0x66 && p[7] == 0x90;
+}
+
+static int plt_stubs(struct builder *b, Elf *elf)
+{
+	static const char *const names[] = { ".plt", ".iplt", ".plt.got" };
+	const struct utab_rule stub = { .cfa = UTAB_CFA_SP, .cfa_off = 8, .ra_off = -8 };
+	struct ivals *iv = &b->src[SRC_EH];
+	size_t size = 0, n_added = 0;
+	const uint8_t *file = (const uint8_t *)elf_rawfile(elf, &size);
+	uint32_t idx;
+	int rc;
+
+	for (size_t i = 0; file && i < sizeof(names) / sizeof(names[0]); i++) {
+		Elf_Scn *scn = find_section(elf, names[i]);
+		GElf_Shdr sh;
+		bool ok;
+
+		if (!scn || !gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_EXECINSTR) ||
+		    !sh.sh_size || sh.sh_size % PLT_STUB_SIZE || sh.sh_size > PLT_EXPAND_MAX ||
+		    sh.sh_offset > size || size - sh.sh_offset < sh.sh_size)
+			continue;
+		ok = true;
+		for (uint64_t o = 0; o < sh.sh_size && ok; o += PLT_STUB_SIZE)
+			ok = plt_stub(file + sh.sh_offset + o);
+		for (size_t k = 0; k < iv->n && ok; k++)
+			ok = iv->v[k].end <= sh.sh_offset ||
+			     iv->v[k].start >= sh.sh_offset + sh.sh_size;
+		if (!ok)
+			continue;
+		if ((rc = rule_add(b, &stub, &idx)) < 0 ||
+		    (rc = add_range(b, SRC_EH, sh.sh_addr, sh.sh_addr + sh.sh_size, idx)) < 0)
+			return rc;
+		b->st->n_plt_stubs += (uint32_t)(sh.sh_size / PLT_STUB_SIZE);
+		n_added++;
+	}
+	if (n_added)
+		sweep(iv);
 	return 0;
 }
 
@@ -804,7 +923,8 @@ static int build_elf(struct builder *b, Elf *elf, int fd, void **ret_buf, size_t
 		snprintf(b->why, b->why_size, "no .eh_frame or .debug_frame");
 		return -ENOENT;
 	}
-	if ((rc = merge_debug(b)) < 0 || (rc = entry_end(b, elf)) < 0)
+	if ((rc = merge_debug(b)) < 0 || (rc = entry_end(b, elf)) < 0 ||
+	    (rc = plt_stubs(b, elf)) < 0)
 		return rc;
 	if (!b->src[SRC_EH].n) {
 		snprintf(b->why, b->why_size,

@@ -21,6 +21,7 @@ struct uwb_stats {
 	uint32_t n_rows_by_cfa[UTAB_CFA_N]; /* table rows by rule kind */
 	uint32_t n_rules;		    /* rules in the table (including rule 0) */
 	uint32_t n_plt_expanded; /* .plt expressions of another threshold written as rows */
+	uint32_t n_plt_stubs;	 /* PLT stubs without FDE given CFA = rsp + 8 (static .plt) */
 	uint64_t work;		 /* CFI instruction bytes libdw was asked to run */
 	uint64_t build_ns;	 /* wall time of uwb_build_fd */
 };

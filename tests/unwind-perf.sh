@@ -50,42 +50,6 @@ rp_cg() {
 	fi
 }
 
-# ufold: folded stacks ("comm;outer;...;inner COUNT") to user stacks: kernel frames ("_[k]")
-# and ringprof's "[joined]" mark (callers above it inferred, not read) dropped, symbol versions
-# (@@GLIBC_2.34) stripped, equal stacks merged.
-ufold() {
-	awk '{
-		n = $NF; line = substr($0, 1, length($0) - length($NF) - 1)
-		k = split(line, f, ";"); s = f[1]
-		for (i = 2; i <= k; i++) {
-			if (f[i] ~ /_\[k\]$/ || f[i] == "[joined]") continue
-			sub(/@@?[A-Za-z0-9_.]+$/, "", f[i]); s = s ";" f[i]
-		}
-		c[s] += n
-	} END { for (s in c) print s, c[s] }'
-}
-
-# perf script (leaf first, one sample per paragraph) to folded stacks, kernel frames as "_[k]".
-# --no-inline: perf 6.1 otherwise adds the inlined functions it finds in debug info (libc6-dbg)
-# as frames of their own; ringprof's report does not by default. --no-demangle on both sides:
-# the C++ names are compared mangled (demangled ones have blanks, which the parsing splits on).
-perf_fold() {
-	perf script -i "$1" -F comm,ip,sym,dso --no-demangle --no-inline 2>/dev/null | awk '
-		function flush() {
-			if (comm != "") { s = comm; for (i = n; i >= 1; i--) s = s ";" f[i]; c[s]++ }
-			comm = ""; n = 0
-		}
-		/^[^ \t]/ { flush(); comm = $0; sub(/ +$/, "", comm); next }
-		/^[ \t]*$/ { flush(); next }
-		{
-			l = $0; sub(/^[ \t]+[0-9a-f]+ /, "", l); d = ""
-			if (match(l, / [(][^()]*[)]$/)) { d = substr(l, RSTART + 2, RLENGTH - 3); l = substr(l, 1, RSTART - 1) }
-			if (d ~ /^\[kernel/) l = l "_[k]"
-			f[++n] = l
-		}
-		END { flush(); for (s in c) print s, c[s] }'
-}
-
 # an OP FILE COMM HOT [CHAIN]: over the user stacks in FILE of the samples of COMM (an ERE),
 #   root     percent of the samples whose outermost frame is a root (ROOTS)
 #   hot      percent of the samples with a frame matching HOT (an ERE, whole name)

@@ -66,7 +66,8 @@ void *utcache_load(struct utcache *c, const uint8_t *bid, size_t bid_len, struct
 	    (uint64_t)st.st_size <= UWP_MAX_TABLE && (buf = malloc((size_t)st.st_size)) &&
 	    pread(fd, buf, (size_t)st.st_size, 0) == st.st_size &&
 	    utab_check(buf, (size_t)st.st_size, ret, why, sizeof(why)) == 0 &&
-	    ret->hdr->build_id_len == bid_len && memcmp(ret->hdr->build_id, bid, bid_len) == 0) {
+	    ret->hdr->builder == UTAB_BUILDER_REV && ret->hdr->build_id_len == bid_len &&
+	    memcmp(ret->hdr->build_id, bid, bid_len) == 0) {
 		futimens(fd, NULL); /* recently used */
 		close(fd);
 		*ret_size = (size_t)st.st_size;

@@ -23,7 +23,8 @@ int utcache_open(struct utcache *c, const char *dir, uint64_t max_bytes, char *w
 void utcache_done(struct utcache *c);
 
 /* The table of the binary with this build-id, checked: a malloc'd buffer (*ret views into it,
- * *ret_size its size), or NULL when the cache has none (or a bad one, which is removed). */
+ * *ret_size its size), or NULL when the cache has none (or a bad one, or one an older builder
+ * wrote (utab_hdr.builder), which is removed and counted as refused). */
 void *utcache_load(struct utcache *c, const uint8_t *bid, size_t bid_len, struct utab *ret,
 		   size_t *ret_size);
 /* Keep a checked table; then trim the directory to max_bytes. Failures are only counted. */

@@ -23,6 +23,11 @@
 
 #define UTAB_MAGIC "RPUTAB\0\1" /* 8 bytes */
 #define UTAB_VERSION 1
+/* The builder's revision, stored in each table (utab_hdr.builder): bumped with every change to
+ * what the builder makes of a file that the format does not show (which code is a root, which
+ * stubs get a rule). A table an older builder wrote is valid but lacks that: the disk cache
+ * (capture/utcache.c) drops it and has it built again. */
+#define UTAB_BUILDER_REV 1
 #define UTAB_MAX_ROWS (1u << 24)
 #define UTAB_MAX_RULES (1u << 16)
 
@@ -32,8 +37,9 @@ enum utab_cfa {
 	UTAB_CFA_SP,	   /* cfa = rsp + cfa_off */
 	UTAB_CFA_BP,	   /* cfa = rbp + cfa_off */
 	UTAB_CFA_PLT,	   /* cfa = rsp + 8 + ((pc & 15) >= 11 ? 8 : 0) (the .plt expression) */
-	UTAB_CFA_END,	   /* the return address is undefined: the outermost frame (_start,
-			    * clone): the stack is complete here */
+	UTAB_CFA_END,	   /* the outermost frame: the return address is undefined (_start,
+			    * clone), or code nothing calls (ld.so's _dl_start_user, marked by
+			    * the builder): the stack is complete here */
 	UTAB_CFA_SIGNAL,   /* a signal trampoline (__restore_rt, CIE augmentation "S"): rsp points
 			    * at the ucontext, whose mcontext holds the interrupted rip, rsp, rbp */
 	UTAB_CFA_UNKNOWN,  /* a rule the walker does not follow (a DWARF expression, the CFA in
@@ -73,7 +79,8 @@ struct utab_hdr {
 	uint8_t build_id_len; /* 0: the file has no .note.gnu.build-id */
 	uint8_t pad[3];
 	uint8_t build_id[20];
-	uint32_t pad2;
+	uint32_t
+	    builder;   /* UTAB_BUILDER_REV of the builder that wrote it (0: before there was one) */
 	uint64_t size; /* hdr_size + n_rules * 12 + n_rows * 8 */
 };
 
