@@ -47,7 +47,7 @@ struct uobj {
 	char why[96];
 	uint64_t stopped;
 	uint32_t used; /* the drain pass in which a walk last used its table */
-	int way;	/* the way to the file tried next (procfs_open_mapped_from()) */
+	int way;       /* the way to the file tried next (procfs_open_mapped_from()) */
 	uint32_t size; /* of its table in memory */
 };
 

@@ -41,8 +41,8 @@ struct unwinder_stats {
 	uint64_t live_bytes;	/* tables in memory now */
 	uint64_t evicted;	/* tables dropped to stay within the memory budget */
 	uint64_t reasked;	/* dropped tables that a sample needed again */
-	uint64_t retried; /* tables asked for again by another way to the file: the first
-			   * way gave another file (a library at a dlclosed one's place) */
+	uint64_t retried;	/* tables asked for again by another way to the file: the first
+				 * way gave another file (a library at a dlclosed one's place) */
 };
 
 /* An object as the unwinder sees it, for the summary. */

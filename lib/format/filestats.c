@@ -62,7 +62,7 @@ static void print_unwind(FILE *f, const struct filestats *s)
 {
 	static const char *const names[] = {
 		"complete",  "stack copy exhausted", "no unwind information", "table pending",
-		"bad frame", "depth limit",	      "completed by joining"
+		"bad frame", "depth limit",	     "completed by joining"
 	};
 	uint64_t other = s->unwound;
 

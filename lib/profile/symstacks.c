@@ -143,8 +143,8 @@ static int symbolize(struct symstacks *ss, uint32_t dso, uint64_t addr, uint32_t
 		else
 			id = intern_sym(ss, dso,
 					strcmp(dsotab_name(ss->dsos, dso), "[off-cpu]") ? NULL
-					: addr						? "[preempted]"
-											: "[waiting]",
+					: addr ? "[preempted]"
+					       : "[waiting]",
 					false);
 		break;
 	}
