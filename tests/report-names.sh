@@ -170,6 +170,19 @@ else
 	echo "# no frame of ld.so is named (no debug symbols for it: libc6-dbg): the _start check is left out"
 fi
 
+# ---- symbol versions: libc's .symtab (its debug file) names __libc_start_main@@GLIBC_2.34 -----
+# perf shows it as __libc_start_main, and so do trees, --folded and the flat output.
+"$RP" record -q -e cpu-clock -F 999 -g -o "$T/wl.data" -- "$WL" -d 1 -q || fail "recording rp-workload"
+"$RP" report -i "$T/wl.data" -g caller >"$T/wl.tree" 2>&1 || fail "report -g caller"
+"$RP" report -i "$T/wl.data" --folded >"$T/wl.folded" 2>&1 || fail "report --folded"
+"$RP" report -i "$T/wl.data" --no-children --sort sym >"$T/wl.sym" 2>&1 || fail "report --sort sym"
+check_grep '^rp-workload;_start;__libc_start_main;__libc_start_call_main;main;' "$T/wl.folded" \
+	"--folded: the main thread's stacks go through __libc_start_main, named without its version"
+check_grep '[-]-__libc_start_main$' "$T/wl.tree" "-g caller: __libc_start_main in the trees"
+check_no_grep '@@?GLIBC_' "$T/wl.folded" "--folded: no symbol version (@GLIBC_...) is shown"
+check_no_grep '@@?GLIBC_' "$T/wl.tree" "-g caller: no symbol version is shown"
+check_no_grep '@@?GLIBC_' "$T/wl.sym" "flat --sort sym: no symbol version is shown"
+
 # ---- [vdso]: named from the image the recording carries (perf names these frames too) ----------
 python3 -c 'import time
 t = time.time()

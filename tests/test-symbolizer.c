@@ -1020,6 +1020,64 @@ static void test_plt_labels(const char *tag, const char *ldflags)
 	free(ei.f);
 }
 
+/*
+ * (n) Aliases and versions: the library's versioned definition shows as "vfunc" (perf drops
+ * "@@SF_2"; the raw name keeps it), the public alias "spin" over "__impl_spin", the PLT stub
+ * as "malloc@plt", from the file and from the captured symbols alike.
+ */
+static void test_aliases(void)
+{
+	char path[600], line[1024];
+	struct symbolizer *s;
+	struct sym_dso *d;
+	struct elfinfo ei;
+	struct warns w;
+	uint64_t vfunc = (uint64_t)-1, spin = (uint64_t)-1, plt = (uint64_t)-1;
+	FILE *f;
+
+	test_ctx = "aliases";
+	snprintf(path, sizeof(path), "%s/libaliases.so", T);
+	sh("printf 'SF_1 { global: vfunc; spin; __impl_spin; sf_calls; local: *; };\\n"
+	   "SF_2 { global: vfunc; } SF_1;\\n' > '%s/aliases.map'",
+	   T);
+	sh("gcc %s -fPIC -shared -Wl,--version-script='%s/aliases.map' -o '%s' '%s/aliases.c'",
+	   CFLAGS, T, path, SRC);
+	elf_read(path, &ei);
+	f = tool_output("objdump -d", path);
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long va;
+		char name[256];
+
+		if (sscanf(line, "%llx <%255[^>]>:", &va, name) != 2)
+			continue;
+		if (!strcmp(name, "vfunc@@SF_2"))
+			vfunc = vaddr_to_off(path, va);
+		else if (!strcmp(name, "__impl_spin") || !strcmp(name, "spin"))
+			spin = vaddr_to_off(path, va);
+		else if (!strcmp(name, "malloc@plt"))
+			plt = vaddr_to_off(path, va);
+	}
+	pclose(f);
+	CHECK(vfunc != (uint64_t)-1 && spin != (uint64_t)-1 && plt != (uint64_t)-1,
+	      "objdump shows vfunc@@SF_2 (%#llx), spin (%#llx), malloc@plt (%#llx)",
+	      (unsigned long long)vfunc, (unsigned long long)spin, (unsigned long long)plt);
+	s = new_sym(NULL, false, &w);
+	d = dso_of(s, path, &ei);
+	expect(s, d, vfunc, "vfunc", 0, "a versioned definition, its version dropped");
+	expect(s, d, spin, "spin", 0, "the public alias over __impl_spin");
+	expect(s, d, plt + 4, "malloc@plt", 4, "a PLT stub keeps @plt");
+	{
+		struct sym_frame fr[4];
+
+		if (symbolizer_lookup(s, d, vfunc, fr, 4) == 1)
+			CHECK_STR(fr[0].raw, "vfunc@@SF_2");
+	}
+	CHECK_INT(w.n, 0);
+	symbolizer_free(s);
+	same_both_ways(path, &ei, "aliases");
+	free(ei.f);
+}
+
 /* The temp directory goes on every exit (a failed setup step too), unless KEEP is set. */
 static void remove_tmp(void)
 {
@@ -1107,6 +1165,7 @@ int main(void)
 	test_plt_labels("lazy", "");
 	test_plt_labels("ibt", "-fcf-protection=full -Wl,-z,ibtplt");
 	test_plt_labels("now", "-Wl,-z,now");
+	test_aliases();
 	same_both_ways(prog_path, &prog, "prog");
 	same_both_ways(lib_path, &lib, "lib");
 	test_cost();

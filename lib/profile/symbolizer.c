@@ -158,7 +158,7 @@ static const char *intern(struct symbolizer *s, const char *str)
 }
 
 /* RAW demangled, also with a suffix the demangler does not know ("_ZdlPv@plt" is shown as
- * "operator delete@plt", a version "@@GLIBCXX_3.4" is kept): malloc'd, or NULL. */
+ * "operator delete@plt"): malloc'd, or NULL. */
 static char *demangled(const char *raw)
 {
 	const char *at = strchr(raw, '@');
@@ -175,26 +175,42 @@ static char *demangled(const char *raw)
 	return out;
 }
 
+/* Where RAW's symbol version starts ("@@GLIBC_2.34" or "@GLIBC_2.2.5", as a .symtab names
+ * versioned definitions), NULL when it has none. perf shows names without it, and so do we;
+ * "@plt", our name for a PLT stub, is not a version. */
+static const char *version_at(const char *raw)
+{
+	const char *at = strchr(raw, '@');
+
+	if (!at || at == raw || strcmp(at, "@plt") == 0)
+		return NULL;
+	return at[1] == '@' ? (at[2] ? at : NULL) : (at[1] ? at : NULL);
+}
+
 /*
- * The name to show for symbol RAW, owned by S: demangled unless opts.no_demangle, else RAW's
- * copy. NULL for NULL or when out of memory.
+ * The name to show for symbol RAW, owned by S: without its version, demangled unless
+ * opts.no_demangle, else RAW's copy. NULL for NULL or when out of memory.
  */
 static const char *shown_name(struct symbolizer *s, const char *raw)
 {
-	const char *p;
+	const char *p, *at = raw ? version_at(raw) : NULL;
+	char *dem = NULL, *head = NULL;
 	int64_t id;
-	char *dem;
 
-	if (!raw || s->o.no_demangle || raw[0] != '_')
+	if (!raw || (!at && (s->o.no_demangle || raw[0] != '_')))
 		return intern(s, raw);
 	id = strtab_intern(s->strs, raw);
 	if (id < 0)
 		return NULL;
 	if ((size_t)id < s->n_shown && s->shown[id])
 		return s->shown[id];
-	dem = demangled(raw);
-	p = dem ? intern(s, dem) : intern(s, raw);
+	if (at && !(head = strndup(raw, (size_t)(at - raw))))
+		return NULL;
+	if (!s->o.no_demangle && raw[0] == '_')
+		dem = demangled(head ? head : raw);
+	p = intern(s, dem ? dem : head ? head : raw);
 	free(dem);
+	free(head);
 	if (p && (size_t)id >= s->n_shown && GROW(s->shown, s->cap_shown, (size_t)id + 1) == 0) {
 		memset(s->shown + s->n_shown, 0, ((size_t)id + 1 - s->n_shown) * sizeof(*s->shown));
 		s->n_shown = (size_t)id + 1;
