@@ -183,6 +183,86 @@ check_no_grep '@@?GLIBC_' "$T/wl.folded" "--folded: no symbol version (@GLIBC_..
 check_no_grep '@@?GLIBC_' "$T/wl.tree" "-g caller: no symbol version is shown"
 check_no_grep '@@?GLIBC_' "$T/wl.sym" "flat --sort sym: no symbol version is shown"
 
+# ---- unresolved frames: one per object and address in trees and --folded, as perf keeps them ---
+# A stripped program (no .symtab, static functions not in .dynsym: nothing names them, also not
+# the symbols captured at record time). spin_a does 3 times spin_b's work.
+cat >"$T/nosym.c" <<'EOS'
+#include <time.h>
+volatile unsigned long sink;
+__attribute__((noinline)) static void spin_a(void)
+{
+	for (unsigned long i = 0; i < 300000; i++)
+		sink += i;
+}
+__attribute__((noinline)) static void spin_b(void)
+{
+	for (unsigned long i = 0; i < 100000; i++)
+		sink ^= i;
+}
+int main(void)
+{
+	struct timespec t0, t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		spin_a();
+		spin_b();
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) < 1000000000L);
+	return 0;
+}
+EOS
+gcc -O1 -fno-omit-frame-pointer -o "$T/nosym-full" "$T/nosym.c" || fail "building the stripped fixture"
+strip -o "$T/nosym" "$T/nosym-full" || fail "strip"
+"$RP" record -q -e cpu-clock -F 999 -g -o "$T/nosym.data" -- "$T/nosym" || fail "recording the stripped program"
+"$RP" report -i "$T/nosym.data" --folded >"$T/nosym.folded" 2>&1 || fail "report --folded"
+"$RP" report -i "$T/nosym.data" -g caller --percent-limit 5 >"$T/nosym.tree" 2>&1 || fail "report -g caller"
+"$RP" report -i "$T/nosym.data" --no-children >"$T/nosym.flat" 2>&1 || fail "report (flat)"
+# File offsets of the functions: the executable PT_LOAD's offset - vaddr, and nm -S's ranges.
+# (mawk has no strtonum: hex() is the shell's.)
+hex() { echo $((16#${1#0x})); }
+read -r off vaddr < <(readelf -lW "$T/nosym-full" | awk '$1 == "LOAD" && / R E / { print $2, $3; exit }')
+delta=$(($(hex "$off") - $(hex "$vaddr")))
+nm -S "$T/nosym-full" | while read -r a sz _ name; do
+	case $name in spin_a | spin_b | main) echo "$name $(($(hex "$a") + delta)) $(($(hex "$a") + delta + $(hex "$sz")))" ;; esac
+done >"$T/nosym.ranges"
+check_eq "$(wc -l <"$T/nosym.ranges")" 3 "nm gives the ranges of spin_a, spin_b and main"
+# Per user leaf (stacks without kernel frames): which function its offset is in, and which
+# distinct caller frames (in main) the leaves of each function have.
+awk -v ranges="$T/nosym.ranges" '
+	BEGIN { while ((getline l < ranges) > 0) { split(l, r, " "); lo[r[1]] = r[2]; hi[r[1]] = r[3] } }
+	function hex(h,   i, v) { v = 0; for (i = 1; i <= length(h); i++) v = v * 16 + index("0123456789abcdef", substr(h, i, 1)) - 1; return v }
+	function fn(label,   o, f) {
+		if (label !~ /^\[unknown\] nosym\+0x[0-9a-f]+$/) return "?"
+		o = hex(substr(label, index(label, "+") + 3))
+		for (f in lo) if (o >= lo[f] && o < hi[f]) return f
+		return "?"
+	}
+	/_\[k\]/ { next }
+	{
+		n = $NF; sub(/ [0-9]+$/, ""); k = split($0, fr, ";")
+		f = fn(fr[k]); total += n; in_f[f] += n
+		if (f != "?") { c = fr[k - 1]; if (fn(c) == "main" && !((f, c) in seen)) { seen[f, c] = 1; callers[f] = callers[f] " " c } }
+	}
+	END {
+		printf "total %d spin_a %d spin_b %d other %d\n", total, in_f["spin_a"], in_f["spin_b"], in_f["?"]
+		printf "callers_a%s\ncallers_b%s\n", callers["spin_a"], callers["spin_b"]
+	}' "$T/nosym.folded" >"$T/nosym.sum"
+read -r _ total _ na _ nb _ nother < <(head -1 "$T/nosym.sum")
+check_range "$total" 200 100000 "user-only stacks of the stripped program (--folded)"
+check_range $((nother * 100 / total)) 0 2 "% of leaves that are not '[unknown] nosym+0xOFF' inside spin_a or spin_b"
+check_range $((na * 100 / (na + nb))) 60 95 "spin_a's share of the two (3 times spin_b's work), told apart by address"
+ca=$(sed -n 's/^callers_a //p' "$T/nosym.sum")
+cb=$(sed -n 's/^callers_b //p' "$T/nosym.sum")
+check_eq "$(echo "$ca" | grep -o 'nosym+' | wc -l) $(echo "$cb" | grep -o 'nosym+' | wc -l)" "1 1" "each function's leaves have one caller frame in main (its call site): '$ca', '$cb'"
+[ "$ca" != "$cb" ] || fail "the two call sites in main are different frames"
+ok "the two call sites in main are different frames"
+check_grep '[-]-\[unknown\] nosym\+0x[0-9a-f]+$' "$T/nosym.tree" "-g caller: unresolved frames with the object and offset"
+check_range "$(grep -oE '\[unknown\] nosym\+0x[0-9a-f]+$' "$T/nosym.tree" | sort -u | wc -l)" 3 1000 \
+	"-g caller: distinct unresolved frames stay apart (call sites and leaves)"
+check_eq "$(grep -cE '^ +[0-9.]+% +nosym +nosym +\[\.\] ' "$T/nosym.flat")" 1 "flat: the object's unresolved code is one row"
+check_grep '^ +[0-9.]+% +nosym +nosym +\[\.\] \[unknown\]$' "$T/nosym.flat" "flat: that row is [unknown], as before"
+
 # ---- [vdso]: named from the image the recording carries (perf names these frames too) ----------
 python3 -c 'import time
 t = time.time()

@@ -47,11 +47,12 @@ int print_parse_sort(const char *s, struct print_opts *o)
 	return 0;
 }
 
+/* SYM's name as trees and --folded show it: an unknown frame with its object and address. */
 static const char *sym_name(const struct session *s, uint32_t sym)
 {
-	const char *n = session_sym(s, sym)->name;
+	const struct session_sym *ss = session_sym(s, sym);
 
-	return n ? n : "[unknown]";
+	return ss->name ? ss->name : ss->label ? ss->label : "[unknown]";
 }
 
 /* The objects where the most incomplete user stacks stop, worst first, at most 3 of them. */
@@ -360,7 +361,7 @@ static void frame_key(const struct print_opts *o, const struct session *s,
 			key[PRINT_DSO] = session_sym(s, sym)->dso;
 			break;
 		case PRINT_SYM:
-			key[PRINT_SYM] = sym;
+			key[PRINT_SYM] = session_sym(s, sym)->flat; /* one [unknown] per object */
 			break;
 		case PRINT_CPU:
 			key[PRINT_CPU] = r->cpu;
@@ -498,7 +499,8 @@ static int print_graph(FILE *f, const struct session *s, const struct print_opts
 		const uint32_t *st = session_stack(s, rows[i].stack, &n);
 
 		for (uint32_t k = 0; k < n; k++) {
-			if (st[k] == sym && row_matches(o, s, &rows[i], e, st[k])) {
+			if (session_sym(s, st[k])->flat == sym &&
+			    row_matches(o, s, &rows[i], e, st[k])) {
 				/* Callers: from the innermost occurrence; callees: from the
 				 * outermost. */
 				if (at == UINT32_MAX || o->graph == PRINT_GRAPH_CALLER)

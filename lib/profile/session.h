@@ -65,11 +65,20 @@ struct session_opts {
 	void *warn_arg;
 };
 
-/* A symbol as reported: an interned name (NULL = unknown) in an object. */
+/*
+ * A symbol as reported: an interned name (NULL = unknown) in an object. An unknown frame is
+ * one symbol per object and address, as perf keeps them in call graphs, so trees and --folded
+ * do not merge different code into one "[unknown]"; flat output counts them all under their
+ * object's one "[unknown]".
+ */
 struct session_sym {
 	const char *name;
 	uint32_t dso;
 	bool kernel;
+	const char *label; /* an unknown frame's text in trees and --folded: "[unknown] OBJ+0xOFF"
+			    * (a file's offset) or "[unknown] 0xADDR"; NULL otherwise */
+	uint32_t flat;	   /* the session_sym() id flat output counts it under: itself, or for
+			    * an unknown frame its object's "[unknown]" */
 };
 
 /* One aggregated row: every sample with the same symbolized stack, task and CPU. */
