@@ -142,6 +142,19 @@ check_grep '^absurd;jitted_caller;jitted_fn 2$' "$T/um.jitf" "with a perf map: t
 check_grep '^# note: 10\.0% of the samples run code in no known mapping \(\[unknown\]\), and records were lost: .*larger buffer \(-m\) or a lower rate \(-F\)$' \
 	"$T/ul.flat" "samples in no mapping and lost records: the header says what to change"
 
+# ---- lost samples with filters: a LOST record says how many a CPU dropped, not whose -------------
+# ul.data: 20 samples of pid 4242 on CPUs 0 and 1, and CPU 1 lost 7: 7 of 27 (25.93 %).
+check_grep '^# samples: 20, lost: 7 \(25\.93%\),' "$T/ul.flat" "unfiltered: lost 7 of all 27 samples"
+for filt in "--cpu 0" "--pid 4242" "--tid 4242" "--comm absurd"; do
+	# shellcheck disable=SC2086
+	"$RP" report -i "$T/ul.data" $filt --no-children >"$T/ul.filt" 2>&1 || fail "report $filt"
+	check_grep '^# samples: [0-9]+( of 20 \(filtered\))?, lost: the recording lost 7 samples \(25\.93% of all\),' \
+		"$T/ul.filt" "$filt: the header gives the recording's 7 lost samples as such, 25.93 % of all"
+done
+"$RP" report -i "$T/ul.data" --cpu 0 --no-children >"$T/ul.cpu0" 2>&1 || fail "report --cpu 0"
+check_grep '^# samples: 10 of 20 \(filtered\), lost: the recording lost 7 samples \(25\.93% of all\),' \
+	"$T/ul.cpu0" "--cpu 0: 10 samples kept; the losses are not 7 of 17 (41 %)"
+
 # ---- zero-size symbols: ld.so's start-up stacks end in _start (local, untyped, size 0) ---------
 # ld.so's own symbols (_start, _dl_start) are in its debug file (libc6-dbg on Debian); without
 # them no frame of ld.so has a name, named or not, and there is nothing to check here.

@@ -276,8 +276,16 @@ void print_header(FILE *f, const struct session *s, const char *const *inputs, s
 	fprintf(f, "# samples: %" PRIu64, t->samples);
 	if (t->samples + t->samples_nomem != t->samples_seen)
 		fprintf(f, " of %" PRIu64 " (filtered)", t->samples_seen);
-	fprintf(f, ", lost: %" PRIu64 " (%.2f%%)", t->lost,
-		all > 0 ? 100.0 * (double)t->lost / all : 0.0);
+	if (session_filters_samples(s) && t->lost) {
+		/* Losses are not the filtered samples': say the recording's as such. */
+		all = (double)t->samples_window + (double)t->lost;
+		fprintf(f, ", lost: the recording lost %" PRIu64 " sample%s (%.2f%% of all)",
+			t->lost, t->lost == 1 ? "" : "s",
+			all > 0 ? 100.0 * (double)t->lost / all : 0.0);
+	} else {
+		fprintf(f, ", lost: %" PRIu64 " (%.2f%%)", t->lost,
+			all > 0 ? 100.0 * (double)t->lost / all : 0.0);
+	}
 	if (t->throttles)
 		fprintf(f, ", throttled %" PRIu64 " times", t->throttles);
 	fprintf(f, ", unresolved frames: %.1f%%\n",

@@ -618,6 +618,13 @@ const char *session_covered(const struct session *s, size_t *ret_n)
 	return s->covered ? s->covered : "";
 }
 
+bool session_filters_samples(const struct session *s)
+{
+	const struct session_filter *f = &s->o.filter;
+
+	return f->n_pids || f->n_tids || f->n_comms || f->n_units || f->n_dsos || f->n_cpus;
+}
+
 const struct session_totals *session_totals(const struct session *s)
 {
 	return &s->t;

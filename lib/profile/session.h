@@ -248,5 +248,10 @@ struct session_parts {
 void session_parts(const struct session *s, struct session_parts *ret);
 /* Does --dso keep a sample whose leaf frame is in object DSO? (Always without --dso.) */
 bool session_dso_kept(const struct session *s, uint32_t dso);
+/* Whether a filter picks samples by task, object or CPU (--pid, --tid, --comm, --unit, --dso,
+ * --cpu): lost samples cannot be told apart that way (a LOST record says how many a CPU's
+ * ring dropped, not whose they were), so totals.lost is the recording's (in the time window)
+ * and not the filtered samples'. */
+bool session_filters_samples(const struct session *s);
 
 #endif
