@@ -225,11 +225,34 @@ static void print_recorded_notes(FILE *f, const struct rp_header_rec *h)
 			   "[outside the PID namespace]\n");
 }
 
+/* "# samples: ..., lost: ..., unresolved frames: ...". */
+static void print_samples_line(FILE *f, const struct session *s, const struct session_totals *t)
+{
+	double all = (double)t->samples + (double)t->lost; /* no wrap with absurd counts */
+
+	fprintf(f, "# samples: %" PRIu64, t->samples);
+	if (t->samples + t->samples_nomem != t->samples_seen)
+		fprintf(f, " of %" PRIu64 " (filtered)", t->samples_seen);
+	if (session_filters_samples(s) && t->lost) {
+		/* Losses are not the filtered samples': say the recording's as such. */
+		all = (double)t->samples_window + (double)t->lost;
+		fprintf(f, ", lost: the recording lost %" PRIu64 " sample%s (%.2f%% of all)",
+			t->lost, t->lost == 1 ? "" : "s",
+			all > 0 ? 100.0 * (double)t->lost / all : 0.0);
+	} else {
+		fprintf(f, ", lost: %" PRIu64 " (%.2f%%)", t->lost,
+			all > 0 ? 100.0 * (double)t->lost / all : 0.0);
+	}
+	if (t->throttles)
+		fprintf(f, ", throttled %" PRIu64 " times", t->throttles);
+	fprintf(f, ", unresolved frames: %.1f%%\n",
+		t->frames ? 100.0 * (double)t->frames_unknown / (double)t->frames : 0.0);
+}
+
 void print_header(FILE *f, const struct session *s, const char *const *inputs, size_t n_inputs)
 {
 	const struct rp_header_rec *h = session_header(s);
 	const struct session_totals *t = session_totals(s);
-	double all = (double)t->samples + (double)t->lost; /* no wrap with absurd counts */
 	size_t n_cov;
 	const char *cov = session_covered(s, &n_cov);
 
@@ -273,23 +296,7 @@ void print_header(FILE *f, const struct session *s, const char *const *inputs, s
 	} else {
 		fprintf(f, "# header: lost (damaged first frame); host and event unknown\n");
 	}
-	fprintf(f, "# samples: %" PRIu64, t->samples);
-	if (t->samples + t->samples_nomem != t->samples_seen)
-		fprintf(f, " of %" PRIu64 " (filtered)", t->samples_seen);
-	if (session_filters_samples(s) && t->lost) {
-		/* Losses are not the filtered samples': say the recording's as such. */
-		all = (double)t->samples_window + (double)t->lost;
-		fprintf(f, ", lost: the recording lost %" PRIu64 " sample%s (%.2f%% of all)",
-			t->lost, t->lost == 1 ? "" : "s",
-			all > 0 ? 100.0 * (double)t->lost / all : 0.0);
-	} else {
-		fprintf(f, ", lost: %" PRIu64 " (%.2f%%)", t->lost,
-			all > 0 ? 100.0 * (double)t->lost / all : 0.0);
-	}
-	if (t->throttles)
-		fprintf(f, ", throttled %" PRIu64 " times", t->throttles);
-	fprintf(f, ", unresolved frames: %.1f%%\n",
-		t->frames ? 100.0 * (double)t->frames_unknown / (double)t->frames : 0.0);
+	print_samples_line(f, s, t);
 	print_captured_header(f, s);
 	if (t->time_weighted)
 		print_offcpu_header(f, t);
