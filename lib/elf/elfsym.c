@@ -210,3 +210,79 @@ int elfsym_plt(Elf *elf, elfsym_plt_fn add, void *arg)
 	free(slots);
 	return rc;
 }
+
+/* Whether the sized functions of symbol table SCN set up frame pointers. */
+static bool frame_pointers(Elf *elf, Elf_Scn *scn)
+{
+	static const unsigned char push_mov[] = { 0x55, 0x48, 0x89, 0xe5 };
+	static const unsigned char endbr64[] = { 0xf3, 0x0f, 0x1e, 0xfa };
+	Elf_Data *data = elf_getdata(scn, NULL);
+	size_t n_funcs = 0, n_fp = 0, n;
+	GElf_Shdr sh;
+
+	if (!data || !gelf_getshdr(scn, &sh) || !sh.sh_entsize)
+		return false;
+	n = sh.sh_size / sh.sh_entsize;
+	for (size_t i = 1; i < n && n_funcs < 4096; i++) {
+		unsigned char code[8];
+		GElf_Shdr csh;
+		Elf_Scn *cscn;
+		Elf_Data *cd;
+		uint64_t at;
+		GElf_Sym sym;
+
+		if (!gelf_getsym(data, (int)i, &sym) || GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
+		    sym.st_size < 8 || sym.st_shndx == SHN_UNDEF || sym.st_shndx >= SHN_LORESERVE)
+			continue;
+		cscn = elf_getscn(elf, sym.st_shndx);
+		if (!cscn || !gelf_getshdr(cscn, &csh) || csh.sh_type != SHT_PROGBITS ||
+		    sym.st_value < csh.sh_addr || sym.st_value - csh.sh_addr + 8 > csh.sh_size)
+			continue;
+		cd = elf_getdata(cscn, NULL);
+		at = sym.st_value - csh.sh_addr;
+		if (!cd || !cd->d_buf || at + 8 > cd->d_size)
+			continue;
+		memcpy(code, (const char *)cd->d_buf + at, 8);
+		n_funcs++;
+		n_fp += !memcmp(code, push_mov, 4) ||
+			(!memcmp(code, endbr64, 4) && !memcmp(code + 4, push_mov, 4));
+	}
+	/* Leaf functions go without one also where frame pointers are kept
+	 * (-momit-leaf-frame-pointer), and code built without them hardly ever starts so (only
+	 * functions with alloca or VLAs do): a quarter tells them apart. */
+	return n_fp >= 2 && 4 * n_fp >= n_funcs;
+}
+
+unsigned elfsym_unwind_info(Elf *elf)
+{
+	Elf_Scn *symtab = NULL, *dynsym = NULL;
+	GElf_Ehdr eh;
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+	unsigned flags = 0;
+
+	if (!elf || elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return 0;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(elf, shstrndx, sh.sh_name)))
+			continue;
+		if (sh.sh_type == SHT_SYMTAB)
+			symtab = scn;
+		else if (sh.sh_type == SHT_DYNSYM)
+			dynsym = scn;
+		if (!strcmp(name, ".eh_frame") && sh.sh_type != SHT_NOBITS && sh.sh_size > 4)
+			flags |= ELFSYM_EH_FRAME;
+		else if (!strcmp(name, ".debug_frame") || !strcmp(name, ".zdebug_frame"))
+			flags |= ELFSYM_DEBUG_FRAME;
+		else if (!strcmp(name, ".go.buildinfo") || !strcmp(name, ".gopclntab") ||
+			 !strcmp(name, ".note.go.buildid"))
+			flags |= ELFSYM_GO;
+	}
+	if (gelf_getehdr(elf, &eh) && eh.e_machine == EM_X86_64 &&
+	    frame_pointers(elf, symtab ? symtab : dynsym))
+		flags |= ELFSYM_FRAME_POINTERS;
+	return flags;
+}

@@ -56,4 +56,16 @@ typedef int (*elfsym_plt_fn)(void *arg, uint64_t addr, uint64_t size, uint64_t l
 			     const char *name);
 int elfsym_plt(Elf *elf, elfsym_plt_fn add, void *arg);
 
+/* What an ELF file has for walking its stacks, as flags (elfsym_unwind_info()). */
+enum {
+	ELFSYM_EH_FRAME = 1u << 0,    /* a .eh_frame with content */
+	ELFSYM_DEBUG_FRAME = 1u << 1, /* a .debug_frame */
+	ELFSYM_GO = 1u << 2, /* a Go program (.go.buildinfo, .gopclntab or .note.go.buildid):
+			      * Go keeps frame pointers */
+	ELFSYM_FRAME_POINTERS = 1u << 3, /* x86_64: a quarter or more of the sized functions of
+					  * its symbol table start "push %rbp; mov %rsp,%rbp"
+					  * (after an endbr64): the non-leaf ones keep them */
+};
+unsigned elfsym_unwind_info(Elf *elf);
+
 #endif

@@ -10,6 +10,7 @@
 #include "base/util.h"
 #include "format/format.h"
 #include "profile/print.h"
+#include "profile/dsotab.h"
 #include "profile/session.h"
 #include "profile/unit.h"
 #include "profile/symbolizer.h"
@@ -86,6 +87,76 @@ static void print_unwind_objects(FILE *f, const struct session *s, const struct 
 }
 
 /* How complete the user stacks unwound while recording are, what cut the others, what to do. */
+/* Why OBJECT's frames had no unwind information, from its file, and what would help. */
+static void print_noinfo_object(FILE *f, const struct session *s, uint32_t dso, double pct)
+{
+	struct session_parts p;
+	const char *name = session_dso_name(s, dso);
+	int info = -ENOENT;
+
+	session_parts(s, &p);
+	if (dsotab_kind(p.dsos, dso) == DSOTAB_FILE)
+		info = symbolizer_unwind_info(p.symz, dsotab_sym(p.dsos, dso));
+	fprintf(f, "# note: %.0f%% of the user stacks stop in %s for want of unwind information: ",
+		pct, name);
+	if (dsotab_kind(p.dsos, dso) != DSOTAB_FILE)
+		fprintf(f,
+			"it has no file (JIT code); --call-graph fp walks it where the code keeps "
+			"frame pointers\n");
+	else if (info < 0)
+		fprintf(f, "its file is not here to say why\n");
+	else if (info & SYMBOLIZER_GO)
+		fprintf(f,
+			"it is a Go program, which keeps frame pointers, and its .debug_frame was "
+			"not used while recording: record with --call-graph fp\n");
+	else if (info & (SYMBOLIZER_EH_FRAME | SYMBOLIZER_DEBUG_FRAME))
+		fprintf(f,
+			"it has %s, but no table was used for this code while recording (not "
+			"built, or not covering it: the recording does not say which)\n",
+			info & SYMBOLIZER_EH_FRAME ? ".eh_frame" : ".debug_frame");
+	else if (info & SYMBOLIZER_FRAME_POINTERS)
+		fprintf(f, "it has no .eh_frame or .debug_frame but keeps frame pointers: record "
+			   "with --call-graph fp\n");
+	else
+		fprintf(f,
+			"it has no .eh_frame or .debug_frame and no frame pointers: build it with "
+			"frame pointers (-fno-omit-frame-pointer) to see its callers\n");
+}
+
+/* The objects most of the "no unwind information" stops are in (at most 3, each >= 1 % of the
+ * user stacks), each with the advice that applies to it, and the stops in no mapping. */
+static void print_noinfo_advice(FILE *f, const struct session *s, const struct session_totals *t)
+{
+	double n = (double)t->unwound;
+	uint64_t in_objects = 0;
+	size_t done[3];
+	int k = 0;
+
+	for (size_t i = 0; i < t->n_unwind_noinfo; i++)
+		in_objects += t->unwind_noinfo[i];
+	for (; k < 3; k++) {
+		size_t b = SIZE_MAX;
+
+		for (size_t i = 0; i < t->n_unwind_noinfo; i++) {
+			bool taken = false;
+
+			for (int j = 0; j < k; j++)
+				taken |= done[j] == i;
+			if (!taken && (b == SIZE_MAX || t->unwind_noinfo[i] > t->unwind_noinfo[b]))
+				b = i;
+		}
+		if (b == SIZE_MAX || (double)t->unwind_noinfo[b] < 0.01 * n)
+			break;
+		done[k] = b;
+		print_noinfo_object(f, s, (uint32_t)b, 100.0 * (double)t->unwind_noinfo[b] / n);
+	}
+	if (t->unwind_stop[2] > in_objects && (double)(t->unwind_stop[2] - in_objects) >= 0.01 * n)
+		fprintf(f,
+			"# note: %.0f%% of the user stacks stop in code in no known mapping (JIT code "
+			"without a perf map, or mappings lost with lost records)\n",
+			100.0 * (double)(t->unwind_stop[2] - in_objects) / n);
+}
+
 static void print_unwind_header(FILE *f, const struct session *s, const struct session_totals *t)
 {
 	double n = (double)t->unwound, pct[RP_CONTEXT_UNWIND_N];
@@ -107,10 +178,7 @@ static void print_unwind_header(FILE *f, const struct session *s, const struct s
 			pct[1], t->stack_user,
 			t->stack_user && t->stack_user * 4 < 65528 ? t->stack_user * 4 : 65528);
 	if (pct[2] >= 5.0)
-		fprintf(f,
-			"# note: %.0f%% of the user stacks reach code without unwind information (JIT "
-			"code, or stripped .eh_frame): build it with frame pointers to see its callers\n",
-			pct[2]);
+		print_noinfo_advice(f, s, t);
 }
 
 /* Off-CPU and wall-time weights: the total, its kinds, what was clipped or dropped. */

@@ -177,6 +177,7 @@ struct session *session_free(struct session *s)
 		free(s->stream);
 	}
 	free(s->t.unwind_dso);
+	free(s->t.unwind_noinfo);
 	symstacks_free(s->ss);
 	aggregate_free(s->agg);
 	dsotab_free(s->dsos);

@@ -116,6 +116,8 @@ struct session_totals {
 	uint64_t unwound, unwind_stop[RP_CONTEXT_UNWIND_N];
 	uint64_t *unwind_dso; /* incomplete user stacks by the dsotab id of their last frame */
 	size_t n_unwind_dso;
+	uint64_t *unwind_noinfo; /* of those, the ones stopped for "no unwind information" */
+	size_t n_unwind_noinfo;
 	uint32_t stack_user; /* bytes of stack copied per sample (the first header's) */
 	uint64_t t_first, t_last;
 	size_t files, files_unfinished, frames_bad;

@@ -1116,6 +1116,27 @@ static int copy_out(const struct sym_dso *d, const struct cache_ent *e, struct s
 	return n;
 }
 
+int symbolizer_unwind_info(struct symbolizer *s, struct sym_dso *d)
+{
+	GElf_Addr bias;
+	Elf *elf;
+	unsigned f;
+
+	(void)s;
+	if (d->state == DSO_NEW)
+		dso_open(d);
+	if (d->state != DSO_READY || !d->mod)
+		return -ENOENT;
+	elf = dwfl_module_getelf(d->mod, &bias);
+	if (!elf)
+		return -ENOENT;
+	f = elfsym_unwind_info(elf);
+	return (f & ELFSYM_EH_FRAME ? SYMBOLIZER_EH_FRAME : 0) |
+	       (f & ELFSYM_DEBUG_FRAME ? SYMBOLIZER_DEBUG_FRAME : 0) |
+	       (f & ELFSYM_GO ? SYMBOLIZER_GO : 0) |
+	       (f & ELFSYM_FRAME_POINTERS ? SYMBOLIZER_FRAME_POINTERS : 0);
+}
+
 int symbolizer_lookup(struct symbolizer *s, struct sym_dso *d, uint64_t off,
 		      struct sym_frame *frames, int max)
 {
