@@ -14,6 +14,7 @@
 
 #include "base/grow.h"
 #include "base/symx.h"
+#include "elf/elfsym.h"
 #include "unwind/proto.h"
 
 #define MAX_LOADS 64
@@ -23,17 +24,13 @@ struct seg {
 	uint64_t vaddr, filesz, off;
 };
 
-struct cand {
-	uint64_t start, size;
-	const char *name; /* in libelf's string data, valid while its Elf is open */
-	uint32_t rank;
-};
-
 struct ext {
 	struct seg segs[MAX_LOADS];
 	size_t n_segs;
-	struct cand *c;
+	struct elfsym_cand *c;
 	size_t n, cap;
+	char **plt_names; /* the names of PLT stubs, owned */
+	size_t n_plt, cap_plt;
 	uint32_t source;
 };
 
@@ -62,38 +59,6 @@ static bool to_offset(const struct ext *x, uint64_t vaddr, uint64_t *ret)
 	return false;
 }
 
-/* Of several symbols at one start the one a reader should show: sized, global, a function. */
-static uint32_t rank_of(const GElf_Sym *s)
-{
-	uint32_t bind = GELF_ST_BIND(s->st_info), r = 0;
-
-	if (s->st_size)
-		r += 8;
-	r += bind == STB_GLOBAL ? 4 : bind == STB_WEAK ? 2 : 0;
-	if (GELF_ST_TYPE(s->st_info) == STT_FUNC)
-		r += 1;
-	return r;
-}
-
-/* Code symbols only: functions, and untyped labels in executable sections that are not the
- * assembler's local ones. */
-static bool wanted(Elf *elf, const GElf_Sym *s, const char *name)
-{
-	int type = GELF_ST_TYPE(s->st_info);
-	GElf_Shdr sh;
-	Elf_Scn *scn;
-
-	if (!name || !*name || s->st_shndx == SHN_UNDEF || s->st_shndx >= SHN_LORESERVE ||
-	    !s->st_value)
-		return false;
-	if (type == STT_FUNC || type == STT_GNU_IFUNC)
-		return true;
-	if (type != STT_NOTYPE || (name[0] == '.' && name[1] == 'L'))
-		return false;
-	scn = elf_getscn(elf, s->st_shndx);
-	return scn && gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_EXECINSTR);
-}
-
 /* Add the function symbols of section SCN (a symbol table of ELF) as candidates. */
 static int add_table(Elf *elf, Elf_Scn *scn, struct ext *x)
 {
@@ -106,20 +71,56 @@ static int add_table(Elf *elf, Elf_Scn *scn, struct ext *x)
 	n = sh.sh_size / sh.sh_entsize;
 	for (size_t i = 1; i < n; i++) {
 		GElf_Sym s;
+		GElf_Shdr ssh;
+		Elf_Scn *sscn;
 		const char *name;
-		uint64_t off;
+		uint64_t off, limit = 0;
+		bool exec = false;
 
 		if (!gelf_getsym(data, (int)i, &s))
 			break;
 		name = elf_strptr(elf, sh.sh_link, s.st_name);
-		if (!wanted(elf, &s, name) || !to_offset(x, s.st_value, &off))
+		sscn = s.st_shndx < SHN_LORESERVE ? elf_getscn(elf, s.st_shndx) : NULL;
+		if (sscn && gelf_getshdr(sscn, &ssh))
+			exec = ssh.sh_flags & SHF_EXECINSTR;
+		if (!elfsym_wanted(&s, name, exec) || !to_offset(x, s.st_value, &off))
 			continue;
+		/* The section's end as a file offset, as the report bounds a symbol without a
+		 * size by its section. */
+		if (exec && ssh.sh_addr + ssh.sh_size > s.st_value)
+			limit = off + (ssh.sh_addr + ssh.sh_size - s.st_value);
 		if (x->n >= MAX_SYMS)
 			return -E2BIG;
 		if (GROW(x->c, x->cap, x->n + 1) < 0)
 			return -ENOMEM;
-		x->c[x->n++] = (struct cand){ off, s.st_size, name, rank_of(&s) };
+		x->c[x->n] = (struct elfsym_cand){
+			off, s.st_size, limit, name, elfsym_rank(&s, name), (uint32_t)x->n
+		};
+		x->n++;
 	}
+	return 0;
+}
+
+/* A PLT stub of the main file (elfsym_plt) as a candidate, its name copied. */
+static int plt_add(void *arg, uint64_t addr, uint64_t size, uint64_t limit, const char *name)
+{
+	struct ext *x = arg;
+	uint64_t off;
+	char *copy;
+
+	if (!to_offset(x, addr, &off) || limit < addr)
+		return 0;
+	if (x->n >= MAX_SYMS)
+		return -E2BIG;
+	if (GROW(x->c, x->cap, x->n + 1) < 0 || GROW(x->plt_names, x->cap_plt, x->n_plt + 1) < 0)
+		return -ENOMEM;
+	copy = strdup(name);
+	if (!copy)
+		return -ENOMEM;
+	x->plt_names[x->n_plt++] = copy;
+	x->c[x->n++] = (struct elfsym_cand){
+		off, size, off + (limit - addr), copy, ELFSYM_RANK_PLT, UINT32_MAX
+	};
 	return 0;
 }
 
@@ -178,18 +179,8 @@ static Elf *open_debugdata(Elf *elf, int *ret_fd)
 	return inner;
 }
 
-static int cmp_cand(const void *a, const void *b)
-{
-	const struct cand *x = a, *y = b;
-
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	if (x->rank != y->rank)
-		return x->rank > y->rank ? -1 : 1;
-	return strcmp(x->name, y->name);
-}
-
-/* The sorted candidates, one per start, as the helper's reply. */
+/* The candidates as the report's symbolizer would keep them (elfsym_select: one per start,
+ * each size its extent), as the helper's reply. */
 static int encode(struct ext *x, void **ret_buf, size_t *ret_size, char *why, size_t why_size)
 {
 	size_t cap = sizeof(struct uwp_symtab_hdr), len = sizeof(struct uwp_symtab_hdr);
@@ -198,15 +189,13 @@ static int encode(struct ext *x, void **ret_buf, size_t *ret_size, char *why, si
 	uint64_t prev = 0;
 	uint32_t n = 0;
 
-	qsort(x->c, x->n, sizeof(*x->c), cmp_cand);
+	x->n = elfsym_select(x->c, x->n);
 	for (size_t i = 0; i < x->n; i++)
 		cap += 20 + strnlen(x->c[i].name, SYMX_NAME_MAX) + 1;
 	buf = malloc(cap);
 	if (!buf)
 		return -ENOMEM;
 	for (size_t i = 0; i < x->n; i++) {
-		if (i && x->c[i].start == x->c[i - 1].start)
-			continue;
 		len += symx_put(buf + len, prev, x->c[i].start, x->c[i].size, x->c[i].name,
 				strnlen(x->c[i].name, SYMX_NAME_MAX));
 		prev = x->c[i].start;
@@ -278,6 +267,8 @@ int uws_extract_fd(int fd, void **ret_buf, size_t *ret_size, char *why, size_t w
 	rc = read_segs(elf, &x);
 	if (rc == 0)
 		rc = collect(elf, &x, &inner, &mfd);
+	if (rc == 0)
+		rc = elfsym_plt(elf, plt_add, &x); /* as the report names them from the file */
 	if (rc == 0 && !x.n) {
 		rc = -ENOENT;
 		snprintf(why, why_size, "no function symbols");
@@ -288,6 +279,9 @@ int uws_extract_fd(int fd, void **ret_buf, size_t *ret_size, char *why, size_t w
 			 rc == -E2BIG ? "more symbols than the helper reads" : strerror(-rc));
 	}
 	free(x.c);
+	for (size_t i = 0; i < x.n_plt; i++)
+		free(x.plt_names[i]);
+	free(x.plt_names);
 	if (inner)
 		elf_end(inner);
 	if (mfd >= 0)

@@ -5,15 +5,16 @@
 #   lib/format   base, format
 #   lib/unwind   base, unwind
 #   lib/capture  base, format, unwind, capture
-#   lib/profile  base, format, profile
+#   lib/elf      base, elf
+#   lib/profile  base, format, elf, profile
 #   record/, daemon/   base, format, capture (and their own files): the privileged programs
 #   report/            base, format, profile (and its own files)
-#   helper/            base, unwind (the unprivileged unwind-table builder)
+#   helper/            base, unwind, elf (the unprivileged unwind-table builder)
 #   front/             nothing of lib/
 #
 # and one adapter per third-party library: <zstd.h> only in lib/format/zframe.c, libdw and
 # libelf headers (elfutils/*, gelf.h, libelf.h, dwarf.h; not glibc's elf.h) only in
-# lib/profile/symbolizer.c, helper/build.c and helper/symtab.c (the unprivileged helper), libiberty's
+# lib/profile/symbolizer.c, lib/elf/*, helper/build.c and helper/symtab.c (the unprivileged helper), libiberty's
 # <libiberty/*.h> only in lib/profile/demangle.c, <protobuf-c/*.h> and <zlib.h> only in
 # lib/profile/pprof.c (the generated pprof.pb-c.h includes protobuf-c; it is not in the tree). Each
 # broken rule is named with the file.
@@ -26,10 +27,11 @@ allowed() { # allowed DIR: the lib layers a file in DIR may include
 	lib/format) echo "base format" ;;
 	lib/unwind) echo "base unwind" ;;
 	lib/capture) echo "base format unwind capture" ;;
-	lib/profile) echo "base format profile" ;;
+	lib/elf) echo "base elf" ;;
+	lib/profile) echo "base format elf profile" ;;
 	record | daemon) echo "base format capture" ;;
 	report) echo "base format profile" ;;
-	helper) echo "base unwind" ;;
+	helper) echo "base unwind elf" ;;
 	front) echo "" ;;
 	*) echo "?" ;;
 	esac
@@ -69,8 +71,9 @@ for f in lib/*/*.[ch] record/*.[ch] report/*.[ch] helper/*.[ch] daemon/*.[ch] fr
 	grep -n '^[[:space:]]*#[[:space:]]*include[[:space:]]*<\(elfutils/[^>]*\|gelf\.h\|libelf\.h\|dwarf\.h\)>' "$f" |
 		while IFS=: read -r ln _; do
 			[ "$f" = lib/profile/symbolizer.c ] || [ "$f" = helper/build.c ] ||
+				[ "${f%/*}" = lib/elf ] ||
 				[ "$f" = helper/symtab.c ] ||
-				echo "$f:$ln: includes a libdw/libelf header: only lib/profile/symbolizer.c, helper/build.c and helper/symtab.c, the libdw adapters, may"
+				echo "$f:$ln: includes a libdw/libelf header: only lib/profile/symbolizer.c, helper/build.c and helper/symtab.c, the libdw adapters, and lib/elf may"
 		done >>"$errors"
 	grep -n '^[[:space:]]*#[[:space:]]*include[[:space:]]*<libiberty/' "$f" | while IFS=: read -r ln _; do
 		[ "$f" = lib/profile/demangle.c ] ||

@@ -142,6 +142,19 @@ check_grep '^absurd;jitted_caller;jitted_fn 2$' "$T/um.jitf" "with a perf map: t
 check_grep '^# note: 10\.0% of the samples run code in no known mapping \(\[unknown\]\), and records were lost: .*larger buffer \(-m\) or a lower rate \(-F\)$' \
 	"$T/ul.flat" "samples in no mapping and lost records: the header says what to change"
 
+# ---- lost samples with filters: a LOST record says how many a CPU dropped, not whose -------------
+# ul.data: 20 samples of pid 4242 on CPUs 0 and 1, and CPU 1 lost 7: 7 of 27 (25.93 %).
+check_grep '^# samples: 20, lost: 7 \(25\.93%\),' "$T/ul.flat" "unfiltered: lost 7 of all 27 samples"
+for filt in "--cpu 0" "--pid 4242" "--tid 4242" "--comm absurd"; do
+	# shellcheck disable=SC2086
+	"$RP" report -i "$T/ul.data" $filt --no-children >"$T/ul.filt" 2>&1 || fail "report $filt"
+	check_grep '^# samples: [0-9]+( of 20 \(filtered\))?, lost: the recording lost 7 samples \(25\.93% of all\),' \
+		"$T/ul.filt" "$filt: the header gives the recording's 7 lost samples as such, 25.93 % of all"
+done
+"$RP" report -i "$T/ul.data" --cpu 0 --no-children >"$T/ul.cpu0" 2>&1 || fail "report --cpu 0"
+check_grep '^# samples: 10 of 20 \(filtered\), lost: the recording lost 7 samples \(25\.93% of all\),' \
+	"$T/ul.cpu0" "--cpu 0: 10 samples kept; the losses are not 7 of 17 (41 %)"
+
 # ---- zero-size symbols: ld.so's start-up stacks end in _start (local, untyped, size 0) ---------
 # ld.so's own symbols (_start, _dl_start) are in its debug file (libc6-dbg on Debian); without
 # them no frame of ld.so has a name, named or not, and there is nothing to check here.
@@ -169,6 +182,99 @@ if grep -q ';_dl_start;' "$T/ld.folded"; then
 else
 	echo "# no frame of ld.so is named (no debug symbols for it: libc6-dbg): the _start check is left out"
 fi
+
+# ---- symbol versions: libc's .symtab (its debug file) names __libc_start_main@@GLIBC_2.34 -----
+# perf shows it as __libc_start_main, and so do trees, --folded and the flat output.
+"$RP" record -q -e cpu-clock -F 999 -g -o "$T/wl.data" -- "$WL" -d 1 -q || fail "recording rp-workload"
+"$RP" report -i "$T/wl.data" -g caller >"$T/wl.tree" 2>&1 || fail "report -g caller"
+"$RP" report -i "$T/wl.data" --folded >"$T/wl.folded" 2>&1 || fail "report --folded"
+"$RP" report -i "$T/wl.data" --no-children --sort sym >"$T/wl.sym" 2>&1 || fail "report --sort sym"
+check_grep '^rp-workload;_start;__libc_start_main;__libc_start_call_main;main;' "$T/wl.folded" \
+	"--folded: the main thread's stacks go through __libc_start_main, named without its version"
+check_grep '[-]-__libc_start_main$' "$T/wl.tree" "-g caller: __libc_start_main in the trees"
+check_no_grep '@@?GLIBC_' "$T/wl.folded" "--folded: no symbol version (@GLIBC_...) is shown"
+check_no_grep '@@?GLIBC_' "$T/wl.tree" "-g caller: no symbol version is shown"
+check_no_grep '@@?GLIBC_' "$T/wl.sym" "flat --sort sym: no symbol version is shown"
+
+# ---- unresolved frames: one per object and address in trees and --folded, as perf keeps them ---
+# A stripped program (no .symtab, static functions not in .dynsym: nothing names them, also not
+# the symbols captured at record time). spin_a does 3 times spin_b's work.
+cat >"$T/nosym.c" <<'EOS'
+#include <time.h>
+volatile unsigned long sink;
+__attribute__((noinline)) static void spin_a(void)
+{
+	for (unsigned long i = 0; i < 300000; i++)
+		sink += i;
+}
+__attribute__((noinline)) static void spin_b(void)
+{
+	for (unsigned long i = 0; i < 100000; i++)
+		sink ^= i;
+}
+int main(void)
+{
+	struct timespec t0, t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		spin_a();
+		spin_b();
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) < 1000000000L);
+	return 0;
+}
+EOS
+gcc -O1 -fno-omit-frame-pointer -o "$T/nosym-full" "$T/nosym.c" || fail "building the stripped fixture"
+strip -o "$T/nosym" "$T/nosym-full" || fail "strip"
+"$RP" record -q -e cpu-clock -F 999 -g -o "$T/nosym.data" -- "$T/nosym" || fail "recording the stripped program"
+"$RP" report -i "$T/nosym.data" --folded >"$T/nosym.folded" 2>&1 || fail "report --folded"
+"$RP" report -i "$T/nosym.data" -g caller --percent-limit 5 >"$T/nosym.tree" 2>&1 || fail "report -g caller"
+"$RP" report -i "$T/nosym.data" --no-children >"$T/nosym.flat" 2>&1 || fail "report (flat)"
+# File offsets of the functions: the executable PT_LOAD's offset - vaddr, and nm -S's ranges.
+# (mawk has no strtonum: hex() is the shell's.)
+hex() { echo $((16#${1#0x})); }
+read -r off vaddr < <(readelf -lW "$T/nosym-full" | awk '$1 == "LOAD" && / R E / { print $2, $3; exit }')
+delta=$(($(hex "$off") - $(hex "$vaddr")))
+nm -S "$T/nosym-full" | while read -r a sz _ name; do
+	case $name in spin_a | spin_b | main) echo "$name $(($(hex "$a") + delta)) $(($(hex "$a") + delta + $(hex "$sz")))" ;; esac
+done >"$T/nosym.ranges"
+check_eq "$(wc -l <"$T/nosym.ranges")" 3 "nm gives the ranges of spin_a, spin_b and main"
+# Per user leaf (stacks without kernel frames): which function its offset is in, and which
+# distinct caller frames (in main) the leaves of each function have.
+awk -v ranges="$T/nosym.ranges" '
+	BEGIN { while ((getline l < ranges) > 0) { split(l, r, " "); lo[r[1]] = r[2]; hi[r[1]] = r[3] } }
+	function hex(h,   i, v) { v = 0; for (i = 1; i <= length(h); i++) v = v * 16 + index("0123456789abcdef", substr(h, i, 1)) - 1; return v }
+	function fn(label,   o, f) {
+		if (label !~ /^\[unknown\] nosym\+0x[0-9a-f]+$/) return "?"
+		o = hex(substr(label, index(label, "+") + 3))
+		for (f in lo) if (o >= lo[f] && o < hi[f]) return f
+		return "?"
+	}
+	/_\[k\]/ { next }
+	{
+		n = $NF; sub(/ [0-9]+$/, ""); k = split($0, fr, ";")
+		f = fn(fr[k]); total += n; in_f[f] += n
+		if (f != "?") { c = fr[k - 1]; if (fn(c) == "main" && !((f, c) in seen)) { seen[f, c] = 1; callers[f] = callers[f] " " c } }
+	}
+	END {
+		printf "total %d spin_a %d spin_b %d other %d\n", total, in_f["spin_a"], in_f["spin_b"], in_f["?"]
+		printf "callers_a%s\ncallers_b%s\n", callers["spin_a"], callers["spin_b"]
+	}' "$T/nosym.folded" >"$T/nosym.sum"
+read -r _ total _ na _ nb _ nother < <(head -1 "$T/nosym.sum")
+check_range "$total" 200 100000 "user-only stacks of the stripped program (--folded)"
+check_range $((nother * 100 / total)) 0 2 "% of leaves that are not '[unknown] nosym+0xOFF' inside spin_a or spin_b"
+check_range $((na * 100 / (na + nb))) 60 95 "spin_a's share of the two (3 times spin_b's work), told apart by address"
+ca=$(sed -n 's/^callers_a //p' "$T/nosym.sum")
+cb=$(sed -n 's/^callers_b //p' "$T/nosym.sum")
+check_eq "$(echo "$ca" | grep -o 'nosym+' | wc -l) $(echo "$cb" | grep -o 'nosym+' | wc -l)" "1 1" "each function's leaves have one caller frame in main (its call site): '$ca', '$cb'"
+[ "$ca" != "$cb" ] || fail "the two call sites in main are different frames"
+ok "the two call sites in main are different frames"
+check_grep '[-]-\[unknown\] nosym\+0x[0-9a-f]+$' "$T/nosym.tree" "-g caller: unresolved frames with the object and offset"
+check_range "$(grep -oE '\[unknown\] nosym\+0x[0-9a-f]+$' "$T/nosym.tree" | sort -u | wc -l)" 3 1000 \
+	"-g caller: distinct unresolved frames stay apart (call sites and leaves)"
+check_eq "$(grep -cE '^ +[0-9.]+% +nosym +nosym +\[\.\] ' "$T/nosym.flat")" 1 "flat: the object's unresolved code is one row"
+check_grep '^ +[0-9.]+% +nosym +nosym +\[\.\] \[unknown\]$' "$T/nosym.flat" "flat: that row is [unknown], as before"
 
 # ---- [vdso]: named from the image the recording carries (perf names these frames too) ----------
 python3 -c 'import time

@@ -20,7 +20,9 @@
 
 #include "base/buildid.h"
 #include "check.h"
+#include "helper/symtab.h"
 #include "profile/symbolizer.h"
+#include "unwind/proto.h"
 
 static char T[256];    /* temp directory */
 static char SRC[1024]; /* tests/symfix */
@@ -915,6 +917,64 @@ static void check_labels(struct symbolizer *s, struct sym_dso *d, const char *pa
 }
 
 /*
+ * (m) One name either way: a symbolizer that only has the symbols the helper captured
+ * (helper/symtab.c, as a recording stores them for a binary that is gone) names every byte
+ * of PATH as the file on disk does: the same alias of several at one address, the same PLT
+ * stubs, nothing past a symbol's end. Returns the number of named offsets compared.
+ */
+static size_t same_both_ways(const char *path, const struct elfinfo *ei, const char *tag)
+{
+	struct symbolizer *disk, *cap;
+	struct sym_dso *dd, *dc;
+	struct warns w1, w2;
+	char gone[700], why[256];
+	size_t size, named = 0, bad = 0;
+	struct stat st;
+	void *buf;
+	int fd = open(path, O_RDONLY), rc;
+
+	if (fd < 0 || fstat(fd, &st) < 0)
+		die(path);
+	rc = uws_extract_fd(fd, &buf, &size, why, sizeof(why));
+	close(fd);
+	if (!CHECK(rc == 0, "%s: the helper's symbols: %s", tag, why))
+		return 0;
+	disk = new_sym(NULL, false, &w1);
+	cap = new_sym(NULL, false, &w2);
+	CHECK_INT(symbolizer_add_symtab(cap, ei->id, ei->id_len, 0, 1,
+					((struct uwp_symtab_hdr *)buf)->n,
+					(char *)buf + sizeof(struct uwp_symtab_hdr),
+					size - sizeof(struct uwp_symtab_hdr)),
+		  0);
+	free(buf);
+	snprintf(gone, sizeof(gone), "%s/gone/%s", T, tag);
+	dd = dso_of(disk, path, ei);
+	dc = dso_of(cap, gone, ei);
+	for (uint64_t off = 0; off < (uint64_t)st.st_size; off++) {
+		struct sym_frame a[4], b[4];
+		int na = symbolizer_lookup(disk, dd, off, a, 4);
+		int nb = symbolizer_lookup(cap, dc, off, b, 4);
+		const char *an = na == 1 ? a[0].name : NULL, *bn = nb == 1 ? b[0].name : NULL;
+
+		if (!an && !bn)
+			continue;
+		named++;
+		if (an && bn && !strcmp(an, bn) && a[0].offset == b[0].offset)
+			continue;
+		if (bad++ < 5)
+			CHECK(false, "%s: offset %#llx: %s+%#llx from the file, %s+%#llx captured",
+			      tag, (unsigned long long)off, an ? an : "(unknown)",
+			      (unsigned long long)(an ? a[0].offset : 0), bn ? bn : "(unknown)",
+			      (unsigned long long)(bn ? b[0].offset : 0));
+	}
+	CHECK(bad == 0, "%s: %zu of %zu named offsets differ", tag, bad, named);
+	CHECK(named > 0, "%s: nothing named", tag);
+	symbolizer_free(disk);
+	symbolizer_free(cap);
+	return named;
+}
+
+/*
  * (k) PLT stubs: every "<name@plt>" label objdump -d gives the fixture (built with LDFLAGS:
  * lazy .plt and .plt.got, IBT's .plt.sec, -z now) is found at its start and inside; (l) the
  * zero-size labels.
@@ -956,6 +1016,65 @@ static void test_plt_labels(const char *tag, const char *ldflags)
 	check_labels(s, d, path, tag);
 	CHECK_INT(w.n, 0);
 	symbolizer_free(s);
+	same_both_ways(path, &ei, tag);
+	free(ei.f);
+}
+
+/*
+ * (n) Aliases and versions: the library's versioned definition shows as "vfunc" (perf drops
+ * "@@SF_2"; the raw name keeps it), the public alias "spin" over "__impl_spin", the PLT stub
+ * as "malloc@plt", from the file and from the captured symbols alike.
+ */
+static void test_aliases(void)
+{
+	char path[600], line[1024];
+	struct symbolizer *s;
+	struct sym_dso *d;
+	struct elfinfo ei;
+	struct warns w;
+	uint64_t vfunc = (uint64_t)-1, spin = (uint64_t)-1, plt = (uint64_t)-1;
+	FILE *f;
+
+	test_ctx = "aliases";
+	snprintf(path, sizeof(path), "%s/libaliases.so", T);
+	sh("printf 'SF_1 { global: vfunc; spin; __impl_spin; sf_calls; local: *; };\\n"
+	   "SF_2 { global: vfunc; } SF_1;\\n' > '%s/aliases.map'",
+	   T);
+	sh("gcc %s -fPIC -shared -Wl,--version-script='%s/aliases.map' -o '%s' '%s/aliases.c'",
+	   CFLAGS, T, path, SRC);
+	elf_read(path, &ei);
+	f = tool_output("objdump -d", path);
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long va;
+		char name[256];
+
+		if (sscanf(line, "%llx <%255[^>]>:", &va, name) != 2)
+			continue;
+		if (!strcmp(name, "vfunc@@SF_2"))
+			vfunc = vaddr_to_off(path, va);
+		else if (!strcmp(name, "__impl_spin") || !strcmp(name, "spin"))
+			spin = vaddr_to_off(path, va);
+		else if (!strcmp(name, "malloc@plt"))
+			plt = vaddr_to_off(path, va);
+	}
+	pclose(f);
+	CHECK(vfunc != (uint64_t)-1 && spin != (uint64_t)-1 && plt != (uint64_t)-1,
+	      "objdump shows vfunc@@SF_2 (%#llx), spin (%#llx), malloc@plt (%#llx)",
+	      (unsigned long long)vfunc, (unsigned long long)spin, (unsigned long long)plt);
+	s = new_sym(NULL, false, &w);
+	d = dso_of(s, path, &ei);
+	expect(s, d, vfunc, "vfunc", 0, "a versioned definition, its version dropped");
+	expect(s, d, spin, "spin", 0, "the public alias over __impl_spin");
+	expect(s, d, plt + 4, "malloc@plt", 4, "a PLT stub keeps @plt");
+	{
+		struct sym_frame fr[4];
+
+		if (symbolizer_lookup(s, d, vfunc, fr, 4) == 1)
+			CHECK_STR(fr[0].raw, "vfunc@@SF_2");
+	}
+	CHECK_INT(w.n, 0);
+	symbolizer_free(s);
+	same_both_ways(path, &ei, "aliases");
 	free(ei.f);
 }
 
@@ -1046,6 +1165,9 @@ int main(void)
 	test_plt_labels("lazy", "");
 	test_plt_labels("ibt", "-fcf-protection=full -Wl,-z,ibtplt");
 	test_plt_labels("now", "-Wl,-z,now");
+	test_aliases();
+	same_both_ways(prog_path, &prog, "prog");
+	same_both_ways(lib_path, &lib, "lib");
 	test_cost();
 
 	free(prog.f);

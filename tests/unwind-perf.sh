@@ -78,7 +78,7 @@ an() {
 		if (op == "chain") { if (p ~ chain) hit += n; next }
 		p = ""; last = ""
 		for (j = 2; j <= i; j++) {
-			if (f[j] == "[unknown]" || f[j] == last) continue
+			if (f[j] ~ /^\[unknown\]/ || f[j] == last) continue
 			p = p (p == "" ? "" : ";") canon(f[j]); last = f[j]
 		}
 		cnt[p] += n

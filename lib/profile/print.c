@@ -10,6 +10,7 @@
 #include "base/util.h"
 #include "format/format.h"
 #include "profile/print.h"
+#include "profile/dsotab.h"
 #include "profile/session.h"
 #include "profile/unit.h"
 #include "profile/symbolizer.h"
@@ -47,11 +48,12 @@ int print_parse_sort(const char *s, struct print_opts *o)
 	return 0;
 }
 
+/* SYM's name as trees and --folded show it: an unknown frame with its object and address. */
 static const char *sym_name(const struct session *s, uint32_t sym)
 {
-	const char *n = session_sym(s, sym)->name;
+	const struct session_sym *ss = session_sym(s, sym);
 
-	return n ? n : "[unknown]";
+	return ss->name ? ss->name : ss->label ? ss->label : "[unknown]";
 }
 
 /* The objects where the most incomplete user stacks stop, worst first, at most 3 of them. */
@@ -85,6 +87,76 @@ static void print_unwind_objects(FILE *f, const struct session *s, const struct 
 }
 
 /* How complete the user stacks unwound while recording are, what cut the others, what to do. */
+/* Why OBJECT's frames had no unwind information, from its file, and what would help. */
+static void print_noinfo_object(FILE *f, const struct session *s, uint32_t dso, double pct)
+{
+	struct session_parts p;
+	const char *name = session_dso_name(s, dso);
+	int info = -ENOENT;
+
+	session_parts(s, &p);
+	if (dsotab_kind(p.dsos, dso) == DSOTAB_FILE)
+		info = symbolizer_unwind_info(p.symz, dsotab_sym(p.dsos, dso));
+	fprintf(f, "# note: %.0f%% of the user stacks stop in %s for want of unwind information: ",
+		pct, name);
+	if (dsotab_kind(p.dsos, dso) != DSOTAB_FILE)
+		fprintf(f,
+			"it has no file (JIT code); --call-graph fp walks it where the code keeps "
+			"frame pointers\n");
+	else if (info < 0)
+		fprintf(f, "its file is not here to say why\n");
+	else if (info & SYMBOLIZER_GO)
+		fprintf(f,
+			"it is a Go program, which keeps frame pointers, and its .debug_frame was "
+			"not used while recording: record with --call-graph fp\n");
+	else if (info & (SYMBOLIZER_EH_FRAME | SYMBOLIZER_DEBUG_FRAME))
+		fprintf(f,
+			"it has %s, but no table was used for this code while recording (not "
+			"built, or not covering it: the recording does not say which)\n",
+			info & SYMBOLIZER_EH_FRAME ? ".eh_frame" : ".debug_frame");
+	else if (info & SYMBOLIZER_FRAME_POINTERS)
+		fprintf(f, "it has no .eh_frame or .debug_frame but keeps frame pointers: record "
+			   "with --call-graph fp\n");
+	else
+		fprintf(f,
+			"it has no .eh_frame or .debug_frame and no frame pointers: build it with "
+			"frame pointers (-fno-omit-frame-pointer) to see its callers\n");
+}
+
+/* The objects most of the "no unwind information" stops are in (at most 3, each >= 1 % of the
+ * user stacks), each with the advice that applies to it, and the stops in no mapping. */
+static void print_noinfo_advice(FILE *f, const struct session *s, const struct session_totals *t)
+{
+	double n = (double)t->unwound;
+	uint64_t in_objects = 0;
+	size_t done[3];
+	int k = 0;
+
+	for (size_t i = 0; i < t->n_unwind_noinfo; i++)
+		in_objects += t->unwind_noinfo[i];
+	for (; k < 3; k++) {
+		size_t b = SIZE_MAX;
+
+		for (size_t i = 0; i < t->n_unwind_noinfo; i++) {
+			bool taken = false;
+
+			for (int j = 0; j < k; j++)
+				taken |= done[j] == i;
+			if (!taken && (b == SIZE_MAX || t->unwind_noinfo[i] > t->unwind_noinfo[b]))
+				b = i;
+		}
+		if (b == SIZE_MAX || (double)t->unwind_noinfo[b] < 0.01 * n)
+			break;
+		done[k] = b;
+		print_noinfo_object(f, s, (uint32_t)b, 100.0 * (double)t->unwind_noinfo[b] / n);
+	}
+	if (t->unwind_stop[2] > in_objects && (double)(t->unwind_stop[2] - in_objects) >= 0.01 * n)
+		fprintf(f,
+			"# note: %.0f%% of the user stacks stop in code in no known mapping (JIT code "
+			"without a perf map, or mappings lost with lost records)\n",
+			100.0 * (double)(t->unwind_stop[2] - in_objects) / n);
+}
+
 static void print_unwind_header(FILE *f, const struct session *s, const struct session_totals *t)
 {
 	double n = (double)t->unwound, pct[RP_CONTEXT_UNWIND_N];
@@ -109,10 +181,7 @@ static void print_unwind_header(FILE *f, const struct session *s, const struct s
 			pct[1], t->stack_user,
 			t->stack_user && t->stack_user * 4 < 65528 ? t->stack_user * 4 : 65528);
 	if (pct[2] >= 5.0)
-		fprintf(f,
-			"# note: %.0f%% of the user stacks reach code without unwind information (JIT "
-			"code, or stripped .eh_frame): build it with frame pointers to see its callers\n",
-			pct[2]);
+		print_noinfo_advice(f, s, t);
 }
 
 /* Off-CPU and wall-time weights: the total, its kinds, what was clipped or dropped. */
@@ -227,11 +296,34 @@ static void print_recorded_notes(FILE *f, const struct rp_header_rec *h)
 			   "[outside the PID namespace]\n");
 }
 
+/* "# samples: ..., lost: ..., unresolved frames: ...". */
+static void print_samples_line(FILE *f, const struct session *s, const struct session_totals *t)
+{
+	double all = (double)t->samples + (double)t->lost; /* no wrap with absurd counts */
+
+	fprintf(f, "# samples: %" PRIu64, t->samples);
+	if (t->samples + t->samples_nomem != t->samples_seen)
+		fprintf(f, " of %" PRIu64 " (filtered)", t->samples_seen);
+	if (session_filters_samples(s) && t->lost) {
+		/* Losses are not the filtered samples': say the recording's as such. */
+		all = (double)t->samples_window + (double)t->lost;
+		fprintf(f, ", lost: the recording lost %" PRIu64 " sample%s (%.2f%% of all)",
+			t->lost, t->lost == 1 ? "" : "s",
+			all > 0 ? 100.0 * (double)t->lost / all : 0.0);
+	} else {
+		fprintf(f, ", lost: %" PRIu64 " (%.2f%%)", t->lost,
+			all > 0 ? 100.0 * (double)t->lost / all : 0.0);
+	}
+	if (t->throttles)
+		fprintf(f, ", throttled %" PRIu64 " times", t->throttles);
+	fprintf(f, ", unresolved frames: %.1f%%\n",
+		t->frames ? 100.0 * (double)t->frames_unknown / (double)t->frames : 0.0);
+}
+
 void print_header(FILE *f, const struct session *s, const char *const *inputs, size_t n_inputs)
 {
 	const struct rp_header_rec *h = session_header(s);
 	const struct session_totals *t = session_totals(s);
-	double all = (double)t->samples + (double)t->lost; /* no wrap with absurd counts */
 	size_t n_cov;
 	const char *cov = session_covered(s, &n_cov);
 
@@ -275,15 +367,7 @@ void print_header(FILE *f, const struct session *s, const char *const *inputs, s
 	} else {
 		fprintf(f, "# header: lost (damaged first frame); host and event unknown\n");
 	}
-	fprintf(f, "# samples: %" PRIu64, t->samples);
-	if (t->samples + t->samples_nomem != t->samples_seen)
-		fprintf(f, " of %" PRIu64 " (filtered)", t->samples_seen);
-	fprintf(f, ", lost: %" PRIu64 " (%.2f%%)", t->lost,
-		all > 0 ? 100.0 * (double)t->lost / all : 0.0);
-	if (t->throttles)
-		fprintf(f, ", throttled %" PRIu64 " times", t->throttles);
-	fprintf(f, ", unresolved frames: %.1f%%\n",
-		t->frames ? 100.0 * (double)t->frames_unknown / (double)t->frames : 0.0);
+	print_samples_line(f, s, t);
 	print_captured_header(f, s);
 	if (t->time_weighted)
 		print_offcpu_header(f, t);
@@ -363,7 +447,7 @@ static void frame_key(const struct print_opts *o, const struct session *s,
 			key[PRINT_DSO] = session_sym(s, sym)->dso;
 			break;
 		case PRINT_SYM:
-			key[PRINT_SYM] = sym;
+			key[PRINT_SYM] = session_sym(s, sym)->flat; /* one [unknown] per object */
 			break;
 		case PRINT_CPU:
 			key[PRINT_CPU] = r->cpu;
@@ -501,7 +585,8 @@ static int print_graph(FILE *f, const struct session *s, const struct print_opts
 		const uint32_t *st = session_stack(s, rows[i].stack, &n);
 
 		for (uint32_t k = 0; k < n; k++) {
-			if (st[k] == sym && row_matches(o, s, &rows[i], e, st[k])) {
+			if (session_sym(s, st[k])->flat == sym &&
+			    row_matches(o, s, &rows[i], e, st[k])) {
 				/* Callers: from the innermost occurrence; callees: from the
 				 * outermost. */
 				if (at == UINT32_MAX || o->graph == PRINT_GRAPH_CALLER)

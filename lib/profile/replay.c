@@ -553,6 +553,16 @@ static void count_unwind(struct replay *rp, const struct perfrec_sample *smp)
 		memset(t->unwind_dso + old, 0, (t->n_unwind_dso - old) * sizeof(uint64_t));
 	}
 	t->unwind_dso[m->dso]++;
+	/* 2 is "no unwind information" (enum uw_stop): the report's advice needs those apart. */
+	if (v - RP_CONTEXT_UNWIND == 2 && m->dso >= t->n_unwind_noinfo) {
+		size_t old = t->n_unwind_noinfo;
+
+		if (GROW(t->unwind_noinfo, t->n_unwind_noinfo, (size_t)m->dso + 1) < 0)
+			return;
+		memset(t->unwind_noinfo + old, 0, (t->n_unwind_noinfo - old) * sizeof(uint64_t));
+	}
+	if (v - RP_CONTEXT_UNWIND == 2)
+		t->unwind_noinfo[m->dso]++;
 }
 
 /* The location stack STACK under a leaf frame of "[off-cpu]" that says why the thread was off:

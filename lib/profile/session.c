@@ -177,6 +177,7 @@ struct session *session_free(struct session *s)
 		free(s->stream);
 	}
 	free(s->t.unwind_dso);
+	free(s->t.unwind_noinfo);
 	symstacks_free(s->ss);
 	aggregate_free(s->agg);
 	dsotab_free(s->dsos);
@@ -616,6 +617,13 @@ const char *session_covered(const struct session *s, size_t *ret_n)
 	if (!s->o.filter.have_since && !s->o.filter.have_until)
 		return NULL;
 	return s->covered ? s->covered : "";
+}
+
+bool session_filters_samples(const struct session *s)
+{
+	const struct session_filter *f = &s->o.filter;
+
+	return f->n_pids || f->n_tids || f->n_comms || f->n_units || f->n_dsos || f->n_cpus;
 }
 
 const struct session_totals *session_totals(const struct session *s)

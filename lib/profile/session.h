@@ -65,11 +65,20 @@ struct session_opts {
 	void *warn_arg;
 };
 
-/* A symbol as reported: an interned name (NULL = unknown) in an object. */
+/*
+ * A symbol as reported: an interned name (NULL = unknown) in an object. An unknown frame is
+ * one symbol per object and address, as perf keeps them in call graphs, so trees and --folded
+ * do not merge different code into one "[unknown]"; flat output counts them all under their
+ * object's one "[unknown]".
+ */
 struct session_sym {
 	const char *name;
 	uint32_t dso;
 	bool kernel;
+	const char *label; /* an unknown frame's text in trees and --folded: "[unknown] OBJ+0xOFF"
+			    * (a file's offset) or "[unknown] 0xADDR"; NULL otherwise */
+	uint32_t flat;	   /* the session_sym() id flat output counts it under: itself, or for
+			    * an unknown frame its object's "[unknown]" */
 };
 
 /* One aggregated row: every sample with the same symbolized stack, task and CPU. */
@@ -107,6 +116,8 @@ struct session_totals {
 	uint64_t unwound, unwind_stop[RP_CONTEXT_UNWIND_N];
 	uint64_t *unwind_dso; /* incomplete user stacks by the dsotab id of their last frame */
 	size_t n_unwind_dso;
+	uint64_t *unwind_noinfo; /* of those, the ones stopped for "no unwind information" */
+	size_t n_unwind_noinfo;
 	uint32_t stack_user; /* bytes of stack copied per sample (the first header's) */
 	uint64_t t_first, t_last;
 	size_t files, files_unfinished, frames_bad;
@@ -239,5 +250,10 @@ struct session_parts {
 void session_parts(const struct session *s, struct session_parts *ret);
 /* Does --dso keep a sample whose leaf frame is in object DSO? (Always without --dso.) */
 bool session_dso_kept(const struct session *s, uint32_t dso);
+/* Whether a filter picks samples by task, object or CPU (--pid, --tid, --comm, --unit, --dso,
+ * --cpu): lost samples cannot be told apart that way (a LOST record says how many a CPU's
+ * ring dropped, not whose they were), so totals.lost is the recording's (in the time window)
+ * and not the filtered samples'. */
+bool session_filters_samples(const struct session *s);
 
 #endif

@@ -19,6 +19,7 @@
 #include "base/hash.h"
 #include "base/intern.h"
 #include "base/util.h"
+#include "elf/elfsym.h"
 #include "profile/captab.h"
 #include "profile/demangle.h"
 #include "profile/symfile.h"
@@ -157,7 +158,7 @@ static const char *intern(struct symbolizer *s, const char *str)
 }
 
 /* RAW demangled, also with a suffix the demangler does not know ("_ZdlPv@plt" is shown as
- * "operator delete@plt", a version "@@GLIBCXX_3.4" is kept): malloc'd, or NULL. */
+ * "operator delete@plt"): malloc'd, or NULL. */
 static char *demangled(const char *raw)
 {
 	const char *at = strchr(raw, '@');
@@ -174,26 +175,42 @@ static char *demangled(const char *raw)
 	return out;
 }
 
+/* Where RAW's symbol version starts ("@@GLIBC_2.34" or "@GLIBC_2.2.5", as a .symtab names
+ * versioned definitions), NULL when it has none. perf shows names without it, and so do we;
+ * "@plt", our name for a PLT stub, is not a version. */
+static const char *version_at(const char *raw)
+{
+	const char *at = strchr(raw, '@');
+
+	if (!at || at == raw || strcmp(at, "@plt") == 0)
+		return NULL;
+	return at[1] == '@' ? (at[2] ? at : NULL) : (at[1] ? at : NULL);
+}
+
 /*
- * The name to show for symbol RAW, owned by S: demangled unless opts.no_demangle, else RAW's
- * copy. NULL for NULL or when out of memory.
+ * The name to show for symbol RAW, owned by S: without its version, demangled unless
+ * opts.no_demangle, else RAW's copy. NULL for NULL or when out of memory.
  */
 static const char *shown_name(struct symbolizer *s, const char *raw)
 {
-	const char *p;
+	const char *p, *at = raw ? version_at(raw) : NULL;
+	char *dem = NULL, *head = NULL;
 	int64_t id;
-	char *dem;
 
-	if (!raw || s->o.no_demangle || raw[0] != '_')
+	if (!raw || (!at && (s->o.no_demangle || raw[0] != '_')))
 		return intern(s, raw);
 	id = strtab_intern(s->strs, raw);
 	if (id < 0)
 		return NULL;
 	if ((size_t)id < s->n_shown && s->shown[id])
 		return s->shown[id];
-	dem = demangled(raw);
-	p = dem ? intern(s, dem) : intern(s, raw);
+	if (at && !(head = strndup(raw, (size_t)(at - raw))))
+		return NULL;
+	if (!s->o.no_demangle && raw[0] == '_')
+		dem = demangled(head ? head : raw);
+	p = intern(s, dem ? dem : head ? head : raw);
 	free(dem);
+	free(head);
 	if (p && (size_t)id >= s->n_shown && GROW(s->shown, s->cap_shown, (size_t)id + 1) == 0) {
 		memset(s->shown + s->n_shown, 0, ((size_t)id + 1 - s->n_shown) * sizeof(*s->shown));
 		s->n_shown = (size_t)id + 1;
@@ -638,38 +655,6 @@ static int read_loads(struct sym_dso *d, Elf *elf)
 	return 0;
 }
 
-/* Symbol candidates while the table is built. */
-struct symc {
-	uint64_t start, size, limit; /* limit: end of the symbol's section */
-	const char *name;
-	uint32_t rank;
-	uint32_t idx;
-};
-
-static int cmp_symc(const void *a, const void *b)
-{
-	const struct symc *x = a, *y = b;
-
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	if (x->rank != y->rank)
-		return x->rank > y->rank ? -1 : 1;
-	return x->idx < y->idx ? -1 : x->idx > y->idx;
-}
-
-/* Aliases at one address: sized, then global over weak over local, then typed as a function,
- * then fewer leading underscores. */
-static uint32_t sym_rank(const GElf_Sym *sym, const char *name)
-{
-	unsigned int bind = GELF_ST_BIND(sym->st_info), b, us = 0;
-
-	b = bind == STB_GLOBAL ? 3 : bind == STB_WEAK ? 2 : bind == STB_GNU_UNIQUE ? 2 : 1;
-	while (name[us] == '_' && us < 15)
-		us++;
-	return (uint32_t)(sym->st_size > 0) << 24 | b << 20 |
-	       (uint32_t)(GELF_ST_TYPE(sym->st_info) != STT_NOTYPE) << 16 | (15 - us) << 8;
-}
-
 /* The end of section SHNDX of SYMELF in module addresses, 0 when unknown. */
 static uint64_t section_limit(Elf *symelf, GElf_Word shndx, Dwarf_Addr bias, bool *exec)
 {
@@ -683,167 +668,66 @@ static uint64_t section_limit(Elf *symelf, GElf_Word shndx, Dwarf_Addr bias, boo
 	return sh.sh_addr + sh.sh_size + bias;
 }
 
-/* ---- PLT stubs: synthesized symbols "name@plt", as objdump and perf name them ---- */
-
-/* A dynamic relocation that fills a GOT slot a PLT entry jumps through. */
-struct got_slot {
-	uint64_t got;	  /* r_offset: the slot's ELF address */
-	const char *name; /* interned "name@plt" */
+/* Candidates for the PLT stubs of the module's main file (elfsym_plt), in module addresses. */
+struct plt_add {
+	struct sym_dso *d;
+	GElf_Addr bias;
+	struct elfsym_cand **c;
+	size_t *nc, *cap;
 };
 
-static int cmp_got_slot(const void *a, const void *b)
+static int plt_add(void *arg, uint64_t addr, uint64_t size, uint64_t limit, const char *name)
 {
-	const struct got_slot *x = a, *y = b;
+	struct plt_add *a = arg;
+	const char *p = intern(a->d->s, name);
 
-	return x->got < y->got ? -1 : x->got > y->got;
-}
-
-/* The x86_64 relocations of one SHT_RELA section that name a PLT target, into *SLOTS. */
-static int got_slots_of(struct symbolizer *s, Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh,
-			struct got_slot **slots, size_t *n, size_t *cap)
-{
-	Elf_Data *data = elf_getdata(scn, NULL);
-	Elf_Scn *symscn = elf_getscn(elf, sh->sh_link);
-	Elf_Data *symdata = symscn ? elf_getdata(symscn, NULL) : NULL;
-	GElf_Shdr symsh;
-	size_t nrel;
-
-	if (!data || !symdata || !gelf_getshdr(symscn, &symsh) || !sh->sh_entsize)
-		return 0;
-	nrel = sh->sh_size / sh->sh_entsize;
-	for (size_t i = 0; i < nrel; i++) {
-		unsigned int type;
-		const char *target = NULL;
-		char name[512];
-		GElf_Rela r;
-		GElf_Sym sym;
-
-		if (!gelf_getrela(data, (int)i, &r))
-			break;
-		type = GELF_R_TYPE(r.r_info);
-		if (type == R_X86_64_JUMP_SLOT || type == R_X86_64_GLOB_DAT) {
-			if (gelf_getsym(symdata, (int)GELF_R_SYM(r.r_info), &sym))
-				target = elf_strptr(elf, symsh.sh_link, sym.st_name);
-			if (!target || !*target)
-				continue;
-			snprintf(name, sizeof(name), "%s@plt", target);
-		} else if (type == R_X86_64_IRELATIVE) {
-			snprintf(name, sizeof(name), "*ABS*+0x%" PRIx64 "@plt",
-				 (uint64_t)r.r_addend);
-		} else {
-			continue;
-		}
-		if (GROW(*slots, *cap, *n + 1) < 0)
-			return -ENOMEM;
-		(*slots)[*n].got = r.r_offset;
-		(*slots)[*n].name = intern(s, name);
-		if ((*slots)[*n].name)
-			(*n)++;
-	}
+	if (!p || GROW(*a->c, *a->cap, *a->nc + 1) < 0)
+		return -ENOMEM;
+	(*a->c)[(*a->nc)++] = (struct elfsym_cand){ addr + a->bias,  size,	limit + a->bias, p,
+						    ELFSYM_RANK_PLT, UINT32_MAX };
 	return 0;
 }
 
-/*
- * The entries of one PLT section (.plt, .plt.sec, .plt.got) as symbol candidates. Each entry
- * that jumps through a GOT slot (jmp *disp32(%rip), "ff 25", with or without a bnd or endbr64
- * in front) is named by the relocation of that slot, the way objdump finds them: this holds
- * for lazy and IBT layouts alike, where counting entries in .rela.plt order would not.
- */
-static int plt_section_syms(const GElf_Shdr *sh, Elf_Data *data, uint64_t bias,
-			    const struct got_slot *slots, size_t n_slots, struct symc **c,
-			    size_t *nc, size_t *cap)
+static int add_plt_syms(struct sym_dso *d, struct elfsym_cand **c, size_t *nc, size_t *cap)
 {
-	uint64_t esz = sh->sh_entsize == 8 || sh->sh_entsize == 16 ? sh->sh_entsize : 16;
-	const unsigned char *code = data->d_buf;
+	struct plt_add a = { d, 0, c, nc, cap };
+	Elf *elf = dwfl_module_getelf(d->mod, &a.bias);
 
-	for (uint64_t at = 0; at + esz <= data->d_size && at + esz <= sh->sh_size; at += esz) {
-		struct got_slot key, *hit;
-		int32_t disp;
-		uint64_t k;
+	return elfsym_plt(elf, plt_add, &a);
+}
 
-		for (k = 0; k + 6 <= esz && !(code[at + k] == 0xff && code[at + k + 1] == 0x25); k++)
-			;
-		if (k + 6 > esz)
-			continue; /* the PLT header, or a lazy IBT stub: no slot of its own */
-		memcpy(&disp, code + at + k + 2, 4);
-		key.got = sh->sh_addr + at + k + 6 + (uint64_t)(int64_t)disp;
-		hit = bsearch(&key, slots, n_slots, sizeof(*slots), cmp_got_slot);
-		if (!hit)
-			continue;
-		if (GROW(*c, *cap, *nc + 1) < 0)
-			return -ENOMEM;
-		(*c)[(*nc)++] = (struct symc){ sh->sh_addr + at + bias,		 esz,
-					       sh->sh_addr + sh->sh_size + bias, hit->name,
-					       1u << 24 | 3u << 20 | 1u << 16,	 UINT32_MAX };
+/* D's symbol list from the candidates C (elfsym_select's rule); frees C. */
+static int set_syms(struct sym_dso *d, struct elfsym_cand *c, size_t nc)
+{
+	uint64_t max_end = 0;
+
+	nc = elfsym_select(c, nc);
+	d->syms = malloc((nc ? nc : 1) * sizeof(*d->syms));
+	d->starts = malloc((nc ? nc : 1) * sizeof(*d->starts));
+	if (!d->syms || !d->starts) {
+		free(c);
+		return -ENOMEM;
 	}
+	for (size_t i = 0; i < nc; i++) {
+		uint64_t end = c[i].start + c[i].size;
+
+		if (end > max_end)
+			max_end = end;
+		d->starts[i] = c[i].start;
+		d->syms[i] = (struct sym){ c[i].start, end, max_end, c[i].name };
+	}
+	free(c);
+	d->n_syms = nc;
+	d->s->st.symbols += nc;
 	return 0;
-}
-
-/* Candidates for the PLT stubs of the module's main file (x86_64; a .debug file has no PLT
- * contents and gives none). */
-static int add_plt_syms(struct sym_dso *d, struct symc **c, size_t *nc, size_t *cap)
-{
-	GElf_Addr bias;
-	Elf *elf = dwfl_module_getelf(d->mod, &bias);
-	struct got_slot *slots = NULL;
-	size_t n_slots = 0, cap_slots = 0, shstrndx;
-	GElf_Ehdr eh;
-	Elf_Scn *scn = NULL;
-	int rc = 0;
-
-	if (!elf || !gelf_getehdr(elf, &eh) || eh.e_machine != EM_X86_64 ||
-	    elf_getshdrstrndx(elf, &shstrndx) != 0)
-		return 0;
-	while (rc == 0 && (scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-
-		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_RELA && sh.sh_link)
-			rc = got_slots_of(d->s, elf, scn, &sh, &slots, &n_slots, &cap_slots);
-	}
-	if (rc == 0 && n_slots)
-		qsort(slots, n_slots, sizeof(*slots), cmp_got_slot);
-	while (rc == 0 && n_slots && (scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		const char *name;
-		Elf_Data *data;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
-		    !(sh.sh_flags & SHF_EXECINSTR))
-			continue;
-		name = elf_strptr(elf, shstrndx, sh.sh_name);
-		if (!name ||
-		    (strcmp(name, ".plt") && strcmp(name, ".plt.sec") && strcmp(name, ".plt.got")))
-			continue;
-		data = elf_getdata(scn, NULL);
-		if (data && data->d_buf)
-			rc = plt_section_syms(&sh, data, bias, slots, n_slots, c, nc, cap);
-	}
-	free(slots);
-	return rc;
-}
-
-/*
- * Untyped symbols worth a name, as perf takes them: labels in code with default visibility,
- * such as ld.so's and hand-written assembly's entry points (_start, _dl_start_user), but no
- * ARM or AArch64 mapping symbols ("$x", "$d") and no hidden ones.
- */
-static bool label_wanted(const GElf_Sym *sym, const char *name, bool exec)
-{
-	unsigned int vis = GELF_ST_VISIBILITY(sym->st_other);
-
-	if (!exec || name[0] == '$')
-		return false;
-	return GELF_ST_BIND(sym->st_info) != STB_LOCAL ||
-	       (vis != STV_HIDDEN && vis != STV_INTERNAL);
 }
 
 /* Index the module's function symbols (whichever table libdwfl found) by address. */
 static int read_symbols(struct sym_dso *d)
 {
 	int n = dwfl_module_getsymtab(d->mod);
-	struct symc *c = NULL;
-	size_t nc = 0, w = 0, cap;
-	uint64_t max_end = 0, sized_end = 0;
+	struct elfsym_cand *c = NULL;
+	size_t nc = 0, cap;
 
 	if (n <= 0) {
 		warnf(d->s, "%s: no symbols (%s); its frames are shown as [unknown]", d->path,
@@ -861,66 +745,27 @@ static int read_symbols(struct sym_dso *d)
 		Elf *symelf = NULL;
 		Dwarf_Addr bias = 0;
 		const char *name;
+		uint64_t limit;
 		bool exec;
-		int type;
 
 		name = dwfl_module_getsym_info(d->mod, i, &sym, &addr, &shndx, &symelf, &bias);
-		if (!name || !*name || sym.st_shndx == SHN_UNDEF || shndx == (GElf_Word)-1 ||
-		    shndx == SHN_ABS || shndx == SHN_UNDEF || !addr)
+		if (!name || shndx == (GElf_Word)-1 || shndx == SHN_ABS || shndx == SHN_UNDEF ||
+		    !addr)
 			continue;
-		type = GELF_ST_TYPE(sym.st_info);
-		if (type != STT_FUNC && type != STT_GNU_IFUNC && type != STT_NOTYPE)
+		limit = section_limit(symelf, shndx, bias, &exec);
+		if (!elfsym_wanted(&sym, name, exec))
 			continue;
-		c[nc].limit = section_limit(symelf, shndx, bias, &exec);
-		if (type == STT_NOTYPE && !label_wanted(&sym, name, exec))
-			continue;
-		c[nc].start = addr;
-		c[nc].size = sym.st_size;
-		c[nc].name = name;
-		c[nc].rank = sym_rank(&sym, name);
-		c[nc].idx = (uint32_t)i;
-		nc++;
+		c[nc++] = (struct elfsym_cand){
+			addr, sym.st_size, limit, name, elfsym_rank(&sym, name), (uint32_t)i
+		};
 	}
 	if (add_plt_syms(d, &c, &nc, &cap) < 0) {
 		free(c);
 		return -ENOMEM;
 	}
-	qsort(c, nc, sizeof(*c), cmp_symc);
-	d->syms = malloc((nc ? nc : 1) * sizeof(*d->syms));
-	d->starts = malloc((nc ? nc : 1) * sizeof(*d->starts));
-	if (!d->syms || !d->starts) {
-		free(c);
+	if (set_syms(d, c, nc) < 0)
 		return -ENOMEM;
-	}
-	for (size_t i = 0; i < nc; i++) {
-		uint64_t end;
-
-		if (w && c[i].start == d->syms[w - 1].start)
-			continue; /* an alias ranked lower */
-		if (c[i].size) {
-			end = c[i].start + c[i].size;
-			if (end > sized_end)
-				sized_end = end;
-		} else if (c[i].start < sized_end) {
-			continue; /* a label inside a function: the function keeps its name */
-		} else {
-			size_t j = i + 1;
-
-			while (j < nc && c[j].start == c[i].start)
-				j++;
-			end = j < nc ? c[j].start : c[i].start + 1;
-			if (c[i].limit > c[i].start && c[i].limit < end)
-				end = c[i].limit;
-		}
-		if (end > max_end)
-			max_end = end;
-		d->starts[w] = c[i].start;
-		d->syms[w++] = (struct sym){ c[i].start, end, max_end, c[i].name };
-	}
-	free(c);
-	d->n_syms = w;
-	d->s->st.symbols += w;
-	if (!w)
+	if (!d->n_syms)
 		warnf(d->s, "%s: no function symbols; its frames are shown as [unknown]", d->path);
 	return 0;
 }
@@ -934,9 +779,8 @@ static int read_symbols(struct sym_dso *d)
 static bool dso_open_captured(struct sym_dso *d)
 {
 	struct captab_sym *c;
-	size_t n, w = 0;
-	uint64_t max_end = 0;
-
+	struct elfsym_cand *e;
+	size_t n;
 	int rc;
 
 	if (!d->build_id_len)
@@ -949,31 +793,23 @@ static bool dso_open_captured(struct sym_dso *d)
 	if (rc < 0)
 		return false;
 	d->loads = calloc(1, sizeof(*d->loads));
-	d->syms = malloc(n * sizeof(*d->syms));
-	d->starts = malloc(n * sizeof(*d->starts));
-	if (!d->loads || !d->syms || !d->starts) {
+	e = malloc(n * sizeof(*e));
+	if (!d->loads || !e) {
+		free(e);
 		free(c);
 		return false;
 	}
 	d->loads[0] = (struct load){ 0, UINT64_MAX, 0, true };
 	d->n_loads = 1;
-	for (size_t i = 0; i < n; i++) {
-		uint64_t end = c[i].start + c[i].size;
-
-		if (w && c[i].start == d->starts[w - 1])
-			continue;
-		if (!c[i].size || end < c[i].start)
-			end = i + 1 < n ? c[i + 1].start : c[i].start + 1;
-		if (end > max_end)
-			max_end = end;
-		d->starts[w] = c[i].start;
-		d->syms[w++] = (struct sym){ c[i].start, end, max_end, c[i].name };
-	}
+	/* The helper stores the list elfsym_select made, each size its extent; an older
+	 * recording's sizes may be 0 (up to the next start): the same rule reads both. */
+	for (size_t i = 0; i < n; i++)
+		e[i] = (struct elfsym_cand){ c[i].start, c[i].size, 0, c[i].name, 0, (uint32_t)i };
 	free(c);
-	d->n_syms = w;
+	if (set_syms(d, e, n) < 0)
+		return false;
 	d->no_dwarf = true;
 	d->state = DSO_READY;
-	d->s->st.symbols += w;
 	d->s->st.dsos_captured++;
 	return true;
 }
@@ -1278,6 +1114,27 @@ static int copy_out(const struct sym_dso *d, const struct cache_ent *e, struct s
 	}
 	memcpy(frames, d->frames + e->first, (size_t)n * sizeof(*frames));
 	return n;
+}
+
+int symbolizer_unwind_info(struct symbolizer *s, struct sym_dso *d)
+{
+	GElf_Addr bias;
+	Elf *elf;
+	unsigned f;
+
+	(void)s;
+	if (d->state == DSO_NEW)
+		dso_open(d);
+	if (d->state != DSO_READY || !d->mod)
+		return -ENOENT;
+	elf = dwfl_module_getelf(d->mod, &bias);
+	if (!elf)
+		return -ENOENT;
+	f = elfsym_unwind_info(elf);
+	return (f & ELFSYM_EH_FRAME ? SYMBOLIZER_EH_FRAME : 0) |
+	       (f & ELFSYM_DEBUG_FRAME ? SYMBOLIZER_DEBUG_FRAME : 0) |
+	       (f & ELFSYM_GO ? SYMBOLIZER_GO : 0) |
+	       (f & ELFSYM_FRAME_POINTERS ? SYMBOLIZER_FRAME_POINTERS : 0);
 }
 
 int symbolizer_lookup(struct symbolizer *s, struct sym_dso *d, uint64_t off,

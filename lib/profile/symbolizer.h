@@ -131,6 +131,20 @@ const uint8_t *sym_dso_build_id(const struct sym_dso *d, size_t *ret_len);
 int symbolizer_lookup(struct symbolizer *s, struct sym_dso *d, uint64_t off,
 		      struct sym_frame *frames, int max);
 
+/*
+ * What D's file has for unwinding (opening it if not done yet), as flags: SYMBOLIZER_EH_FRAME,
+ * SYMBOLIZER_DEBUG_FRAME, SYMBOLIZER_GO (Go, which keeps frame pointers),
+ * SYMBOLIZER_FRAME_POINTERS; -ENOENT when no
+ * usable file was found (missing, another build, named from captured symbols).
+ */
+enum {
+	SYMBOLIZER_EH_FRAME = 1 << 0,
+	SYMBOLIZER_DEBUG_FRAME = 1 << 1,
+	SYMBOLIZER_GO = 1 << 2,
+	SYMBOLIZER_FRAME_POINTERS = 1 << 3, /* most functions set up a frame pointer (x86_64) */
+};
+int symbolizer_unwind_info(struct symbolizer *s, struct sym_dso *d);
+
 /* Counters for --verbose output and tests, kept up to date as the symbolizer works. */
 struct symbolizer_stats {
 	uint64_t dsos;		/* handles created */

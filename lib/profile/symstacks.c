@@ -1,5 +1,7 @@
 /* symstacks.c — each unique location symbolized once; location stacks become symbol stacks. */
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,7 +20,13 @@ struct symstacks {
 	struct dsotab *dsos;	     /* borrowed */
 	struct symbolizer *symz;     /* borrowed */
 	const struct ksymtab *ksyms; /* borrowed */
-	struct pairtab *syms_ids;    /* (dso, name pointer) -> sym id */
+	struct pairtab *syms_ids;    /* (dso, name pointer) -> index into name_sym */
+	uint32_t *name_sym;	     /* -> sym id */
+	size_t cap_name_sym;
+	struct pairtab *unk_ids; /* (dso, address) of an unknown frame -> index into unk_sym */
+	uint32_t *unk_sym;	 /* -> sym id */
+	size_t cap_unk_sym;
+	struct strtab *labels; /* unknown frames' session_sym.label */
 	struct session_sym *syms;
 	size_t n_syms, cap_syms;
 	/* The symbols of location l are loc_syms[loc_first[l] .. loc_first[l + 1]). */
@@ -43,8 +51,11 @@ struct symstacks *symstacks_new(struct dsotab *dsos, struct symbolizer *symz,
 	ss->symz = symz;
 	ss->ksyms = ksyms;
 	ss->syms_ids = pairtab_new();
+	ss->unk_ids = pairtab_new();
+	ss->labels = strtab_new();
 	ss->stacks = seqtab_new();
-	if (!ss->syms_ids || !ss->stacks || GROW(ss->loc_first, ss->cap_loc_first, 1) < 0)
+	if (!ss->syms_ids || !ss->unk_ids || !ss->labels || !ss->stacks ||
+	    GROW(ss->loc_first, ss->cap_loc_first, 1) < 0)
 		return symstacks_free(ss);
 	ss->loc_first[0] = 0;
 	return ss;
@@ -55,6 +66,10 @@ struct symstacks *symstacks_free(struct symstacks *ss)
 	if (!ss)
 		return NULL;
 	pairtab_free(ss->syms_ids);
+	pairtab_free(ss->unk_ids);
+	free(ss->name_sym);
+	free(ss->unk_sym);
+	strtab_free(ss->labels);
 	seqtab_free(ss->stacks);
 	free(ss->syms);
 	free(ss->loc_first);
@@ -64,21 +79,68 @@ struct symstacks *symstacks_free(struct symstacks *ss)
 	return NULL;
 }
 
-/* The id of symbol NAME (NULL: unknown) in DSO, adding it when new; -ENOMEM. */
-static int64_t intern_sym(struct symstacks *ss, uint32_t dso, const char *name, bool kernel)
+/* A new symbol; its id, or -ENOMEM. */
+static int64_t add_sym(struct symstacks *ss, struct session_sym sym)
 {
-	int64_t id = pairtab_find(ss->syms_ids, dso, (uintptr_t)name);
-
-	if (id >= 0)
-		return id;
-	/* Room first: an id in syms_ids always has its symbol. */
 	if (GROW(ss->syms, ss->cap_syms, ss->n_syms + 1) < 0)
 		return -ENOMEM;
-	id = pairtab_intern(ss->syms_ids, dso, (uintptr_t)name, NULL);
+	if (sym.flat == UINT32_MAX)
+		sym.flat = (uint32_t)ss->n_syms;
+	ss->syms[ss->n_syms] = sym;
+	return (int64_t)ss->n_syms++;
+}
+
+/* The symbol of key (A, B) in table T, whose n-th key is symbol (*map)[n]: found, or made by
+ * add_sym(SYM). -ENOMEM. */
+static int64_t keyed_sym(struct symstacks *ss, struct pairtab *t, uint32_t **map, size_t *cap,
+			 uint64_t a, uint64_t b, struct session_sym sym)
+{
+	bool added;
+	int64_t k = pairtab_find(t, a, b), id;
+
+	if (k >= 0)
+		return (*map)[k];
+	/* Room first: a key in T always has its symbol. */
+	id = add_sym(ss, sym);
 	if (id < 0)
 		return id;
-	ss->syms[ss->n_syms++] = (struct session_sym){ name, dso, kernel };
+	k = pairtab_intern(t, a, b, &added);
+	if (k < 0 || GROW(*map, *cap, (size_t)k + 1) < 0)
+		return -ENOMEM;
+	(*map)[k] = (uint32_t)id;
 	return id;
+}
+
+/*
+ * The id of the symbol at ADDR in DSO named NAME, adding it when new. A NULL NAME is an
+ * unknown frame of its own for (DSO, ADDR), labelled with the object and the file offset (or
+ * the address where DSO has no file), flat under DSO's one "[unknown]". -ENOMEM.
+ */
+static int64_t intern_sym(struct symstacks *ss, uint32_t dso, uint64_t addr, const char *name,
+			  bool kernel)
+{
+	struct session_sym sym = { name, dso, kernel, NULL, UINT32_MAX };
+	enum dsotab_kind kind = dsotab_kind(ss->dsos, dso);
+	int64_t flat, id;
+	char text[300];
+
+	flat = keyed_sym(ss, ss->syms_ids, &ss->name_sym, &ss->cap_name_sym, dso, (uintptr_t)name,
+			 sym);
+	if (name || flat < 0)
+		return flat;
+	id = pairtab_find(ss->unk_ids, dso, addr);
+	if (id >= 0)
+		return ss->unk_sym[id];
+	if (kind == DSOTAB_FILE || (kind == DSOTAB_PSEUDO && !dsotab_unmapped(ss->dsos, dso)))
+		snprintf(text, sizeof(text), "[unknown] %.200s+0x%" PRIx64,
+			 dsotab_name(ss->dsos, dso), addr);
+	else
+		snprintf(text, sizeof(text), "[unknown] 0x%" PRIx64, addr);
+	sym.label = strtab_add(ss->labels, text);
+	sym.flat = (uint32_t)flat;
+	if (!sym.label)
+		return -ENOMEM;
+	return keyed_sym(ss, ss->unk_ids, &ss->unk_sym, &ss->cap_unk_sym, dso, addr, sym);
 }
 
 /* A kernel address: its symbol, in its module when it is in one. */
@@ -94,7 +156,7 @@ static int64_t symbolize_kernel(struct symstacks *ss, uint32_t dso, uint64_t add
 			return md;
 		dso = (uint32_t)md;
 	}
-	return intern_sym(ss, dso, name, true);
+	return intern_sym(ss, dso, addr, name, true);
 }
 
 /* A JIT address: its name in the process's perf map, when there is one. */
@@ -108,7 +170,7 @@ static int64_t symbolize_jit(struct symstacks *ss, uint32_t dso, uint64_t addr)
 		return -ENOMEM;
 	if (pmap)
 		perfmap_find(pmap, addr, &name, &off);
-	return intern_sym(ss, dso, name, false);
+	return intern_sym(ss, dso, addr, name, false);
 }
 
 /* Symbols for one location, innermost first: how many (at most INLINE_MAX), or -ENOMEM. */
@@ -125,23 +187,24 @@ static int symbolize(struct symstacks *ss, uint32_t dso, uint64_t addr, uint32_t
 	case DSOTAB_FILE:
 		k = symbolizer_lookup(ss->symz, dsotab_sym(ss->dsos, dso), addr, fr, INLINE_MAX);
 		for (int i = 0; i < k; i++) {
-			id = intern_sym(ss, dso, fr[i].name, false);
+			id = intern_sym(ss, dso, addr, fr[i].name, false);
 			if (id < 0)
 				return (int)id;
 			out[i] = (uint32_t)id;
 		}
 		if (k > 0)
 			return k;
-		id = intern_sym(ss, dso, NULL, false); /* never happens: lookups give >= 1 frame */
+		id = intern_sym(ss, dso, addr, NULL,
+				false); /* never happens: lookups give >= 1 frame */
 		break;
 	case DSOTAB_JIT:
 		id = symbolize_jit(ss, dso, addr);
 		break;
 	default: /* DSOTAB_PSEUDO: nothing to read, but the off-CPU and join marks name themselves */
 		if (strcmp(dsotab_name(ss->dsos, dso), "[joined]") == 0)
-			id = intern_sym(ss, dso, "[joined]", false);
+			id = intern_sym(ss, dso, addr, "[joined]", false);
 		else
-			id = intern_sym(ss, dso,
+			id = intern_sym(ss, dso, addr,
 					strcmp(dsotab_name(ss->dsos, dso), "[off-cpu]") ? NULL
 					: addr ? "[preempted]"
 					       : "[waiting]",
