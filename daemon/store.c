@@ -112,26 +112,6 @@ static int list(struct store *s, struct entry **ret, size_t *ret_n)
 	return 0;
 }
 
-static int mkdir_p(const char *path, mode_t mode)
-{
-	char buf[PATH_MAX];
-
-	if (mkdir(path, mode) == 0 || errno == EEXIST)
-		return 0;
-	if (errno != ENOENT)
-		return -errno;
-	util_strlcpy(buf, path, sizeof(buf));
-	for (char *p = buf + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(buf, 0755) < 0 && errno != EEXIST)
-			return -errno;
-		*p = '/';
-	}
-	return mkdir(path, mode) == 0 || errno == EEXIST ? 0 : -errno;
-}
-
 int store_open(struct store *s, const char *dir, char *why, size_t why_size)
 {
 	struct entry *v;
@@ -141,7 +121,7 @@ int store_open(struct store *s, const char *dir, char *why, size_t why_size)
 	memset(s, 0, sizeof(*s));
 	s->dfd = -1;
 	util_strlcpy(s->dir, dir, sizeof(s->dir));
-	r = mkdir_p(dir, 0750);
+	r = util_mkdir_p(dir, 0750, 0755);
 	if (r < 0) {
 		snprintf(why, why_size, "cannot create the recording directory %s: %s", dir,
 			 strerror(-r));

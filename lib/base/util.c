@@ -9,6 +9,8 @@
 #include <string.h>
 #include <time.h>
 #include <strings.h>
+#include <limits.h>
+#include <sys/stat.h>
 
 #include "base/util.h"
 
@@ -277,4 +279,24 @@ void util_warnf(void (*warn)(void *arg, const char *msg), void *arg, const char 
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	warn(arg, msg);
+}
+
+int util_mkdir_p(const char *path, unsigned mode, unsigned parent_mode)
+{
+	char buf[PATH_MAX];
+
+	if (mkdir(path, mode) == 0 || errno == EEXIST)
+		return 0;
+	if (errno != ENOENT)
+		return -errno;
+	util_strlcpy(buf, path, sizeof(buf));
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, parent_mode) < 0 && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	return mkdir(path, mode) == 0 || errno == EEXIST ? 0 : -errno;
 }

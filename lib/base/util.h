@@ -39,6 +39,9 @@ char *util_join_args(const char *prefix, int argc, char **argv);
 
 /* Copy a string into a fixed array, always terminating it. */
 void util_strlcpy(char *dst, const char *src, size_t size);
+/* Create directory path with mode, and its missing parents with parent_mode. 0 (also when it
+ * exists), or -errno. */
+int util_mkdir_p(const char *path, unsigned mode, unsigned parent_mode);
 
 /* How many of the n ascending values of a are <= key: the index after the last one at or
  * below key (so the one at or below is that minus 1, when it is not 0). */
