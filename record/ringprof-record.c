@@ -1,6 +1,7 @@
 /* ringprof-record.c — `ringprof record`: one-off captures of a command, processes or the system. */
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <getopt.h>
@@ -31,7 +32,8 @@
 #define PROG "ringprof record"
 #define MAX_CPUS 4096
 #define MAX_PIDS 1024
-#define DEFAULT_STACK_USER 8192 /* bytes of user stack copied per sample (-g) */
+#define DEFAULT_STACK_USER 8192		       /* bytes of user stack copied per sample (-g) */
+#define RECORD_UNWIND_CACHE_MAX (256ull << 20) /* --unwind-cache's bound */
 
 enum { TAG_SIGNAL = 1, TAG_PIDFD = 2 };
 
@@ -42,6 +44,7 @@ enum {
 	OPT_SWITCH_MAX_FILES,
 	OPT_BUILDID_MMAP,
 	OPT_UNWIND_MEMORY,
+	OPT_UNWIND_CACHE,
 	OPT_OFF_CPU_RATE,
 	OPT_NO_CALL_GRAPH,
 	OPT_NO_SYMBOLS
@@ -79,9 +82,10 @@ struct args {
 	uint64_t delay_ns;	       /* -D: events enabled this long after the start */
 	char events[1024];	       /* every -e, joined by commas */
 	bool freq_set, period_set;
-	bool call_graph_set; /* -g, --call-graph or --no-call-graph */
-	bool off_cpu_stacks; /* --off-cpu turned on the default call graph: say so */
-	bool list;	     /* --list-events [GLOB] */
+	bool call_graph_set;	  /* -g, --call-graph or --no-call-graph */
+	bool off_cpu_stacks;	  /* --off-cpu turned on the default call graph: say so */
+	bool list;		  /* --list-events [GLOB] */
+	const char *unwind_cache; /* --unwind-cache DIR, "no"; NULL: the default */
 };
 
 /* One recording and what it watches. */
@@ -109,6 +113,8 @@ struct record {
 	bool interrupted;
 	int code; /* after a failure (said): the exit status */
 };
+
+static void usage_output(FILE *f);
 
 static void usage(FILE *f)
 {
@@ -154,6 +160,10 @@ static void usage(FILE *f)
 		"      --unwind-memory SIZE  with dwarf: unwind tables kept in memory at most\n"
 		"                         (default 64M); the least recently used are dropped and\n"
 		"                         built again when needed\n"
+		"      --unwind-cache DIR|no  with dwarf: keep unwind tables on disk in DIR\n"
+		"                         (default $XDG_CACHE_HOME/ringprof/unwind, else\n"
+		"                         ~/.cache/ringprof/unwind; 256M at most), so that the next\n"
+		"                         recording of the same binaries starts with them\n"
 		"      --switch-events    record context switches (SWITCH records)\n"
 		"      --buildid-mmap     let the kernel put build-ids in MMAP2 records (by\n"
 		"                         default the helper reads them from the files): on\n"
@@ -177,7 +187,14 @@ static void usage(FILE *f)
 		"  -m, --mmap-pages N     ring buffer data pages per CPU, a power of two\n"
 		"                         (default 256 with privileges, 1024 with --call-graph\n"
 		"                         dwarf, 128 without privileges)\n"
-		"\n"
+		"\n");
+	usage_output(f);
+}
+
+/* The rest of --help: the output options and the end. */
+static void usage_output(FILE *f)
+{
+	fprintf(f,
 		"Output:\n"
 		"  -o, --output FILE      recording file (default ringprof.data; an existing file\n"
 		"                         is kept as FILE.old); not '-': no pipe mode\n"
@@ -779,6 +796,7 @@ static int parse_argv(struct args *a, int argc, char **argv)
 		{ "switch-events", no_argument, NULL, 'S' },
 		{ "buildid-mmap", no_argument, NULL, OPT_BUILDID_MMAP },
 		{ "unwind-memory", required_argument, NULL, OPT_UNWIND_MEMORY },
+		{ "unwind-cache", required_argument, NULL, OPT_UNWIND_CACHE },
 		{ "no-symbols", no_argument, NULL, OPT_NO_SYMBOLS },
 		{ "off-cpu", no_argument, NULL, 'O' },
 		{ "off-cpu-rate", required_argument, NULL, OPT_OFF_CPU_RATE },
@@ -814,6 +832,7 @@ static int parse_argv(struct args *a, int argc, char **argv)
 		r = c == 'D' || (c >= OPT_MAX_SIZE && c <= OPT_SWITCH_MAX_FILES)
 			? parse_lifecycle(a, c, optarg)
 		    : c == OPT_UNWIND_MEMORY ? parse_unwind_memory(a, optarg)
+		    : c == OPT_UNWIND_CACHE  ? (a->unwind_cache = optarg, 0)
 					     : parse_option(a, c, optarg);
 		if (r)
 			return r;
@@ -951,13 +970,43 @@ static void end_command(struct record *x)
 	x->child = 0;
 }
 
+/* --unwind-cache: the directory (its parents made), or NULL for none (or when it cannot be
+ * made: said). */
+static const char *unwind_cache_dir(const struct args *a, char *buf, size_t size)
+{
+	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+	char parent[PATH_MAX];
+	int r;
+
+	if (!a->o.stack_user || (a->unwind_cache && strcmp(a->unwind_cache, "no") == 0))
+		return NULL;
+	if (a->unwind_cache)
+		return a->unwind_cache;
+	if (xdg && xdg[0] == '/')
+		snprintf(parent, sizeof(parent), "%s/ringprof", xdg);
+	else if (home && home[0] == '/')
+		snprintf(parent, sizeof(parent), "%s/.cache/ringprof", home);
+	else
+		return NULL;
+	if ((r = util_mkdir_p(parent, 0700, 0700)) < 0) {
+		if (!a->quiet)
+			fprintf(stderr, PROG ": note: unwind tables are not kept on disk: %s: %s\n",
+				parent, strerror(-r));
+		return NULL;
+	}
+	snprintf(buf, size, "%s/unwind", parent);
+	return buf;
+}
+
 static int open_recorder(struct record *x)
 {
 	struct recorder_opts o = x->a.o;
-	char why[1024];
+	char why[1024], cache[PATH_MAX + 16];
 	int r;
 
 	o.cmdline = x->cmdline;
+	o.unwind_cache = unwind_cache_dir(&x->a, cache, sizeof(cache));
+	o.unwind_cache_max = RECORD_UNWIND_CACHE_MAX;
 	o.start_disabled = x->a.delay_ns > 0;
 	o.cpus = x->a.cpus_set ? x->a.cpus : NULL;
 	o.n_cpus = x->a.n_cpus;
@@ -1347,12 +1396,22 @@ static const char *dropped_note(const struct unwinder_stats *u, uint64_t max, ch
 	return buf;
 }
 
+/* "; N% walked by frame pointers ..." when tables came too late for some samples, else "". */
+static const char *late_note(const struct unwinder_stats *u, char *buf, size_t size)
+{
+	if (!u->late)
+		return "";
+	snprintf(buf, size, "; %.1f%% walked by frame pointers where a table came too late",
+		 100.0 * (double)u->late / (double)u->samples);
+	return buf;
+}
+
 /* --call-graph dwarf: how complete the user stacks are, what cut the others, what to do. */
 static void print_unwind_summary(const struct record *x)
 {
 	const struct unwinder_stats *u = recorder_unwind_stats(x->r);
 	struct unwinder_object o, worst = { 0 };
-	char b[32], d[80];
+	char b[32], d[80], l[96];
 	double n;
 
 	if (!u || !u->samples)
@@ -1364,12 +1423,13 @@ static void print_unwind_summary(const struct record *x)
 	fprintf(stderr,
 		"[ user stacks: %.1f%% complete, %.1f%% completed by joining the thread's earlier stacks, %.1f%% cut "
 		"by the %u-byte stack copy, %.1f%% without unwind information, %.1f%% waiting for a "
-		"table; %llu tables (%s)%s ]\n",
+		"table; %llu table%s built, %llu from the disk cache (%s)%s%s ]\n",
 		100.0 * (double)u->stop[UW_COMPLETE] / n, 100.0 * (double)u->stop[UW_JOINED] / n,
 		100.0 * (double)u->stop[UW_STACK_END] / n, x->a.o.stack_user,
 		100.0 * (double)u->stop[UW_NO_INFO] / n, 100.0 * (double)u->stop[UW_PENDING] / n,
-		(unsigned long long)u->tables, util_format_bytes(u->table_bytes, b, sizeof(b)),
-		dropped_note(u, x->a.o.unwind_memory, d, sizeof(d)));
+		(unsigned long long)u->tables, u->tables == 1 ? "" : "s",
+		(unsigned long long)u->cached, util_format_bytes(u->table_bytes, b, sizeof(b)),
+		dropped_note(u, x->a.o.unwind_memory, d, sizeof(d)), late_note(u, l, sizeof(l)));
 	if ((double)u->stop[UW_STACK_END] / n > 0.05 && x->a.o.stack_user < 65528)
 		fprintf(stderr,
 			PROG
@@ -1412,8 +1472,17 @@ static void end_lifecycle(struct record *x, struct writer_stats *ws)
 static int stop_recording(struct record *x)
 {
 	struct writer_stats ws;
+	size_t held, tables;
 	int r, closed;
 
+	recorder_halt(x->r);
+	held = recorder_unwind_held(x->r, &tables);
+	if (held && !x->a.quiet)
+		fprintf(stderr,
+			PROG
+			": waiting up to %llu s for %zu unwind table%s that %zu sample%s need\n",
+			(unsigned long long)(RECORDER_STOP_WAIT_NS / 1000000000), tables,
+			tables == 1 ? "" : "s", held, held == 1 ? "" : "s");
 	r = recorder_stop(x->r, x->exit_status >= 0 ? exit_code_of(x->exit_status) : -1);
 	end_command(x);
 	ws = *writer_stats(x->w); /* as of before the close, which frees the writer */

@@ -8,6 +8,8 @@ WL="$top_builddir/tests/workload/rp-workload"
 TEST_NAME=$(basename "$0" .sh)
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/rp-$TEST_NAME.XXXXXX")
+# record keeps unwind tables in the user's cache directory: each test starts cold, on its own.
+export XDG_CACHE_HOME="$T/xdg-cache"
 BG_PIDS=""
 cleanup() {
 	for p in $BG_PIDS; do kill -9 "$p" 2>/dev/null; done

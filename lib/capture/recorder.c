@@ -1,6 +1,7 @@
 /* recorder.c — the recorder's file lifecycle and drain loop: rings into a writer, each file
  * with its own head, every loss counted. */
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -670,9 +671,9 @@ static void release_held(struct recorder *r, bool all)
 {
 	if (!r->unw)
 		return;
-	/* Kept samples hold the file back: a crash may lose them on top of the flush interval,
-	 * so they wait a quarter of it at most. */
-	unwinder_release(r->unw, all, util_now_ns(), r->flush_ns / 4, emit_sample, r);
+	/* Kept samples wait for their tables, within the keep's memory bound; one that waited
+	 * RECORDER_HOLD_MAX_NS (a helper stuck on a file) goes by frame pointers. */
+	unwinder_release(r->unw, all, util_now_ns(), RECORDER_HOLD_MAX_NS, emit_sample, r);
 	for (size_t ci = 0; ci < r->ev.n_cpus; ci++)
 		if (r->cpus[ci].emitted) {
 			r->cpus[ci].emitted = false;
@@ -1009,8 +1010,10 @@ int recorder_rotate(struct recorder *r, struct writer *w)
 	return rc;
 }
 
-int recorder_stop(struct recorder *r, int exit_status)
+void recorder_halt(struct recorder *r)
 {
+	if (r->t_stop)
+		return;
 	evset_disable(&r->ev);
 	r->t_stop = util_now_ns();
 	/* The recording ends here: what the waits below bring is stamped no later, so that the
@@ -1019,16 +1022,39 @@ int recorder_stop(struct recorder *r, int exit_status)
 	bids_cap_time(r->bids, r->t_stop);
 	drain_rings(r);
 	if (r->unw) {
-		/* The last tables still on their way get a moment. */
-		for (int i = 0; i < 50 && unwinder_held_since(r->unw) != UINT64_MAX; i++) {
+		unwinder_poll(r->unw, true);
+		release_held(r, false);
+	}
+}
+
+size_t recorder_unwind_held(const struct recorder *r, size_t *ret_tables)
+{
+	if (!r->unw) {
+		if (ret_tables)
+			*ret_tables = 0;
+		return 0;
+	}
+	return unwinder_held(r->unw, ret_tables);
+}
+
+int recorder_stop(struct recorder *r, int exit_status)
+{
+	recorder_halt(r);
+	if (r->unw) {
+		/* The tables the kept samples wait for get RECORDER_STOP_WAIT_NS at most. */
+		uint64_t until = util_now_ns() + RECORDER_STOP_WAIT_NS;
+		struct pollfd p = { .fd = unwinder_fd(r->unw), .events = POLLIN };
+
+		while (unwinder_held_since(r->unw) != UINT64_MAX && p.fd >= 0 &&
+		       util_now_ns() < until) {
+			poll(&p, 1, 10);
 			unwinder_poll(r->unw, true);
 			release_held(r, false);
-			if (unwinder_held_since(r->unw) != UINT64_MAX)
-				usleep(10000);
+			p.fd = unwinder_fd(r->unw); /* a new one after a restart */
 		}
 		release_held(r, true);
 	}
-	/* Build-ids still being read get as long (a short command's binaries are new). */
+	/* Build-ids still being read get a moment (a short command's binaries are new). */
 	for (int i = 0; i < 50 && bids_pending(r->bids); i++) {
 		usleep(10000);
 		bids_poll(r->bids);

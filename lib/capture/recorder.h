@@ -119,8 +119,21 @@ int recorder_poll(struct recorder *r, int timeout_ms, uint64_t *tags, int max);
  * stands on its own. Returns the old writer's last flush result. */
 int recorder_rotate(struct recorder *r, struct writer *w);
 
-/* Disable the events, drain what is left, read the kernel's loss counters and write the
- * per-CPU statistics and the finish record. exit_status is the command's, or -1. */
+/* Kept samples (--call-graph dwarf) wait for their unwind tables at most this long while the
+ * recording runs (a helper stuck on a file), and at most RECORDER_STOP_WAIT_NS more when it
+ * stops; then they are walked by frame pointers through the objects whose tables have not
+ * come. A crash loses them (the file is written up to the oldest of them). */
+#define RECORDER_HOLD_MAX_NS (10ull * 1000 * 1000 * 1000)
+#define RECORDER_STOP_WAIT_NS (10ull * 1000 * 1000 * 1000)
+
+/* Disable the events and drain what is left (recorder_stop() does it if it was not done). */
+void recorder_halt(struct recorder *r);
+/* How many samples wait for their unwind tables, and (ret_tables, may be NULL) for how many
+ * tables: what recorder_stop() will wait for. */
+size_t recorder_unwind_held(const struct recorder *r, size_t *ret_tables);
+/* Halt, let the kept samples' tables come (RECORDER_STOP_WAIT_NS at most), read the kernel's
+ * loss counters and write the per-CPU statistics and the finish record. exit_status is the
+ * command's, or -1. */
 int recorder_stop(struct recorder *r, int exit_status);
 
 /* --call-graph dwarf: what unwinding did so far (NULL in the other modes), and its objects

@@ -49,9 +49,20 @@ struct uobj {
 	uint32_t used; /* the drain pass in which a walk last used its table */
 	int way;       /* the way to the file tried next (procfs_open_mapped_from()) */
 	uint32_t size; /* of its table in memory */
+	uint32_t want; /* OBJ_NEW: when a sample first needed it (a sequence number); 0: not yet */
 };
 
 #define BID_WAIT_NS (1000ull * 1000 * 1000) /* how long a new object waits for its build-id */
+
+/*
+ * Tables are built when a sample needs them, in the order samples first needed them: a walk
+ * that meets an object without its table, and the return addresses a kept sample's stack
+ * copy holds (the objects the walk will meet next). An object no sample touched costs
+ * nothing. The helper builds one table at a time; at most UNWINDER_WINDOW requests are in
+ * flight, so that a table a sample needs is never queued behind many others.
+ */
+#define UNWINDER_WINDOW 2
+#define SCANS_PER_PASS 64 /* kept samples whose stack copy is scanned per drain pass */
 
 /*
  * Joining a stack cut by the copy. What the thread's walks read of its frames is kept: for a
@@ -88,7 +99,10 @@ struct unwinder {
 	size_t n_objs, cap_objs;
 	uint32_t vdso; /* the [vdso] object, NO_OBJ until one is mapped */
 	uint32_t pass;
-	uint32_t n_new; /* objects waiting for room in the helper's queue */
+	uint32_t n_new;	   /* objects not handed to the helper yet */
+	uint32_t n_wanted; /* of which a sample needs */
+	uint32_t want_seq;
+	uint32_t scans; /* stack copies scanned in this pass */
 	struct unwinder_stats st;
 	uint64_t max_live; /* bytes of tables in memory at most (unwinder_set_memory()) */
 	/* Samples kept until their tables come: struct held entries, 8-byte aligned. */
@@ -111,7 +125,7 @@ struct held {
 	uint64_t dyn;
 	uint64_t nk;
 	uint32_t pass; /* when it was kept */
-	uint32_t pad;
+	uint32_t wait; /* the object whose table it waits for, or UNMAPPED */
 };
 
 struct unwinder *unwinder_new(char *note, size_t note_size)
@@ -195,10 +209,20 @@ bool unwinder_object(const struct unwinder *u, size_t i, struct unwinder_object 
 	return true;
 }
 
+/* An OBJ_NEW object goes to another state. */
+static void leave_new(struct unwinder *u, struct uobj *o)
+{
+	if (o->state != OBJ_NEW)
+		return;
+	u->n_new--;
+	if (o->want)
+		u->n_wanted--;
+	o->want = 0;
+}
+
 static void obj_fail(struct unwinder *u, struct uobj *o, const char *why)
 {
-	if (o->state == OBJ_NEW && u->n_new)
-		u->n_new--;
+	leave_new(u, o);
 	o->state = OBJ_NONE;
 	util_strlcpy(o->why, why, sizeof(o->why));
 	u->st.table_failed++;
@@ -230,8 +254,8 @@ static int open_object(struct uobj *o)
 				       &o->way, o->why, sizeof(o->why));
 }
 
-/* Hand a new object to the helper if its queue has room; else it stays OBJ_NEW and is tried
- * again by the next sample or mapping that meets it. */
+/* Hand a new object to the helper (feed() decides when); it stays OBJ_NEW when the queue
+ * refuses it. */
 static void submit(struct unwinder *u, uint32_t idx)
 {
 	struct uobj *o = &u->objs[idx];
@@ -241,8 +265,6 @@ static void submit(struct unwinder *u, uint32_t idx)
 		obj_fail(u, o, u->helper.why[0] ? u->helper.why : "no unwind-table helper");
 		return;
 	}
-	if (uhelper_busy(&u->helper) >= UHELPER_QUEUE)
-		return;
 	fd = idx == u->vdso ? open_vdso() : open_object(o);
 	if (fd < 0) {
 		obj_fail(u, o, idx == u->vdso ? "cannot copy the vdso" : o->why);
@@ -252,8 +274,8 @@ static void submit(struct unwinder *u, uint32_t idx)
 		close(fd);
 		return;
 	}
+	leave_new(u, o);
 	o->state = OBJ_PENDING;
-	u->n_new--;
 }
 
 /* The object's table from the disk cache: true when it is there (the object is ready). */
@@ -263,10 +285,10 @@ static bool from_cache(struct unwinder *u, struct uobj *o)
 
 	if (!o->bid_len || !(o->buf = utcache_load(&u->cache, o->bid, o->bid_len, &o->tab, &size)))
 		return false;
+	leave_new(u, o);
 	o->state = OBJ_READY;
 	o->used = u->pass;
 	o->size = (uint32_t)size;
-	u->n_new--;
 	u->st.cached++;
 	u->st.table_bytes += size;
 	u->st.live_bytes += size;
@@ -274,7 +296,8 @@ static bool from_cache(struct unwinder *u, struct uobj *o)
 }
 
 /* The object of an executable file mapping: found by its build-id, else by device and inode,
- * else by path; a new one is handed to the helper. NO_OBJ for mappings of no file. */
+ * else by path; a new one takes its table from the disk cache, or waits until a sample needs
+ * it. NO_OBJ for mappings of no file. */
 static uint32_t object_of(struct unwinder *u, const struct perfrec_mmap *m)
 {
 	unsigned char key[40];
@@ -332,8 +355,8 @@ static uint32_t object_of(struct unwinder *u, const struct perfrec_mmap *m)
 	else if (!o->bid_len && o->ino && !vdso && u->wait_bids)
 		/* Its build-id is on its way: then the disk cache may have the table. */
 		o->wait_until = util_now_ns() + BID_WAIT_NS;
-	else if (!from_cache(u, o))
-		submit(u, (uint32_t)id);
+	else
+		from_cache(u, o);
 	return (uint32_t)id;
 }
 
@@ -367,8 +390,8 @@ void unwinder_learn_build_id(struct unwinder *u, uint32_t maj, uint32_t min, uin
 	}
 	o->wait_until = 0;
 	/* Not handed to the helper yet: the disk cache may have its table. */
-	if (o->state == OBJ_NEW && !from_cache(u, o))
-		submit(u, (uint32_t)idx);
+	if (o->state == OBJ_NEW)
+		from_cache(u, o);
 }
 
 void unwinder_side_band(struct unwinder *u, const struct perf_event_header *h, uint64_t sample_type)
@@ -439,8 +462,9 @@ static void take_reply(struct unwinder *u, struct uhelper_reply *r)
 			o->way++;
 			o->state = OBJ_NEW;
 			u->n_new++;
+			u->n_wanted++;
+			o->want = ++u->want_seq;
 			u->st.retried++;
-			submit(u, r->id);
 			return;
 		}
 		u->st.table_refused++;
@@ -459,47 +483,81 @@ static void take_reply(struct unwinder *u, struct uhelper_reply *r)
 	u->st.table_bytes += r->size;
 }
 
+/* The wanted object asked for first, whose build-id wait (if any) is over; NO_OBJ if none. */
+static uint32_t next_wanted(struct unwinder *u)
+{
+	uint32_t best = NO_OBJ;
+	uint64_t now = 0;
+
+	for (size_t i = 0; i < u->n_objs; i++) {
+		struct uobj *o = &u->objs[i];
+
+		if (o->state != OBJ_NEW || !o->want ||
+		    (best != NO_OBJ && o->want > u->objs[best].want))
+			continue;
+		if (o->wait_until) {
+			if (!now)
+				now = util_now_ns();
+			if (now < o->wait_until)
+				continue;
+			o->wait_until = 0; /* no build-id came: built without the cache */
+		}
+		best = (uint32_t)i;
+	}
+	return best;
+}
+
+/* Hand the helper the wanted objects, first wanted first, while the window has room. */
+static void feed(struct unwinder *u)
+{
+	while (u->n_wanted && u->have_helper && uhelper_busy(&u->helper) < UNWINDER_WINDOW) {
+		uint32_t i = next_wanted(u);
+
+		if (i == NO_OBJ)
+			break;
+		submit(u, i);
+		if (u->objs[i].state == OBJ_NEW)
+			break; /* the queue refused it: the next pass */
+	}
+}
+
 void unwinder_poll(struct unwinder *u, bool readable)
 {
 	struct uhelper_reply r;
 
+	u->scans = 0;
 	/* An idle helper has nothing to say unless its socket says so (a reply, or its end). */
-	if (!u->have_helper || (!readable && !uhelper_busy(&u->helper) && !u->n_new))
+	if (!u->have_helper || (!readable && !uhelper_busy(&u->helper) && !u->n_wanted))
 		return;
 	while (uhelper_poll(&u->helper, &r) == 1)
 		take_reply(u, &r);
-	/* Objects that found the queue full get their turn. */
-	for (size_t i = 0; u->n_new && i < u->n_objs; i++) {
-		struct uobj *o = &u->objs[i];
-
-		if (o->state != OBJ_NEW)
-			continue;
-		if (o->wait_until) {
-			if (util_now_ns() < o->wait_until)
-				continue;
-			o->wait_until = 0; /* no build-id came: built without the cache */
-		}
-		submit(u, (uint32_t)i);
-		if (o->state == OBJ_NEW)
-			break;
-	}
+	feed(u);
 }
 
-/* A dropped table is needed again: from the disk cache, else from the helper, opening the
- * file through the process that maps it now (the first one may be gone). */
-static void ask_again(struct unwinder *u, uint32_t idx, uint32_t pid, const struct as_map *m)
+/* A sample needs the object's table: it is asked for (feed()) in the order of first need,
+ * opening the file through the process that maps it now (the first one may be gone). A
+ * dropped table is read from the disk cache, else built again. */
+static void want(struct unwinder *u, uint32_t idx, uint32_t pid, const struct as_map *m)
 {
 	struct uobj *o = &u->objs[idx];
 
-	o->state = OBJ_NEW;
-	o->pid = pid;
-	o->start = m->start;
-	o->end = m->end;
-	o->way = 0;
-	u->n_new++;
-	u->st.reasked++;
-	if (!from_cache(u, o))
-		submit(u, idx);
+	if (o->state == OBJ_DROPPED) {
+		o->state = OBJ_NEW;
+		o->way = 0;
+		u->n_new++;
+		u->st.reasked++;
+		if (from_cache(u, o))
+			return;
+	}
+	if (o->state != OBJ_NEW || o->want)
+		return;
+	o->want = ++u->want_seq;
+	u->n_wanted++;
+	if (idx != u->vdso && !o->way) {
+		o->pid = pid;
+		o->start = m->start;
+		o->end = m->end;
+	}
 }
 
 static int by_use(const void *a, const void *b)
@@ -544,11 +602,14 @@ void unwinder_pass(struct unwinder *u)
 	keep_budget(u);
 }
 
-/* The walker's view of one sampled process. */
+/* The walker's view of one sampled process. late: the sample cannot wait any longer for the
+ * tables still on their way, their objects are walked by frame pointers (went_late says it
+ * happened). */
 struct find_ctx {
 	struct unwinder *u;
 	const struct as_proc *p;
 	uint32_t last_obj;
+	bool late, went_late;
 };
 
 static enum uw_where find(void *arg, uint64_t pc, const struct utab **tab, uint64_t *off)
@@ -565,8 +626,8 @@ static enum uw_where find(void *arg, uint64_t pc, const struct utab **tab, uint6
 	if (m->obj == NO_OBJ)
 		return UW_WHERE_NONE;
 	o = &c->u->objs[m->obj];
-	if (o->state == OBJ_DROPPED)
-		ask_again(c->u, m->obj, c->p->pid, m);
+	if (o->state == OBJ_DROPPED || o->state == OBJ_NEW)
+		want(c->u, m->obj, c->p->pid, m);
 	switch (o->state) {
 	case OBJ_READY:
 		o->used = c->u->pass;
@@ -575,7 +636,10 @@ static enum uw_where find(void *arg, uint64_t pc, const struct utab **tab, uint6
 		return UW_WHERE_TABLE;
 	case OBJ_NEW:
 	case OBJ_PENDING:
-		return UW_WHERE_PENDING;
+		if (!c->late)
+			return UW_WHERE_PENDING;
+		c->went_late = true;
+		return UW_WHERE_NONE;
 	default:
 		return UW_WHERE_NONE;
 	}
@@ -699,39 +763,72 @@ static void remember(struct unwinder *u, uint32_t tid, const uint64_t *pcs, cons
 	}
 }
 
-static size_t walk_user(struct unwinder *u, const struct perfrec_id *id, const struct uw_regs *regs,
+/* The user part of the chain after the n words of out: PERF_CONTEXT_USER, the walk of the
+ * copy, the callers a join adds, the stop marker. c (its u and late set) says where the walk
+ * ended. Returns the words in out. */
+static size_t walk_user(struct find_ctx *c, const struct perfrec_id *id, const struct uw_regs *regs,
 			const struct uw_stack *st, uint64_t *out, size_t n, size_t max,
-			struct uw_result *res, uint32_t *ret_obj)
+			struct uw_result *res)
 {
-	struct find_ctx c = { u, addrspace_find(&u->as, id->pid), NO_OBJ };
+	struct unwinder *u = c->u;
 	size_t lim = max - n - 1 < UNWINDER_MAX_FRAMES ? max - n - 1 : UNWINDER_MAX_FRAMES;
 	size_t k;
 
+	c->p = addrspace_find(&u->as, id->pid);
+	c->last_obj = NO_OBJ;
+	c->went_late = false;
 	out[n++] = (uint64_t)PERF_CONTEXT_USER;
-	k = uw_walk_sp(regs, st, find, &c, out + n, u->sps, lim, res);
-	if (res->stop == UW_STACK_END)
+	k = uw_walk_sp(regs, st, find, c, out + n, u->sps, lim, res);
+	/* Frames walked by frame pointers for a late table are not proven: they neither join
+	 * nor are remembered for joins. */
+	if (res->stop == UW_STACK_END && !c->went_late)
 		k = join(u, id->tid, out + n, u->sps, k, lim, res);
-	if (res->stop == UW_COMPLETE || res->stop == UW_STACK_END || res->stop == UW_JOINED)
+	if ((res->stop == UW_COMPLETE || res->stop == UW_STACK_END || res->stop == UW_JOINED) &&
+	    !c->went_late)
 		remember(u, id->tid, out + n, u->sps, k, res->stop != UW_STACK_END);
 	n += k;
 	out[n++] = RP_CONTEXT_UNWIND + (uint64_t)res->stop;
-	*ret_obj = c.last_obj;
 	return n;
 }
 
-static void count_walk(struct unwinder *u, const struct uw_result *res, uint32_t obj)
+static void count_walk(struct unwinder *u, const struct uw_result *res, const struct find_ctx *c)
 {
 	u->st.samples++;
 	u->st.stop[res->stop < UW_STOP_N ? res->stop : UW_BAD_FRAME]++;
 	u->st.frames += res->n;
 	u->st.fp_steps += res->fp_steps;
-	if (res->stop != UW_COMPLETE && res->stop != UW_JOINED && obj < u->n_objs)
-		u->objs[obj].stopped++;
+	u->st.late += c->went_late;
+	if (res->stop != UW_COMPLETE && res->stop != UW_JOINED && c->last_obj < u->n_objs)
+		u->objs[c->last_obj].stopped++;
 }
 
-/* Keep a sample for later: false when the keep is full. */
+/* The objects a kept sample's walk will meet: those of the return addresses its stack copy
+ * holds (and some stale words: a table built for nothing, no harm). At most SCANS_PER_PASS
+ * copies per drain pass. */
+static void want_stack(struct unwinder *u, const struct as_proc *p, const struct uw_stack *st)
+{
+	const struct as_map *m = NULL;
+
+	if (!p || u->scans >= SCANS_PER_PASS)
+		return;
+	u->scans++;
+	for (size_t off = 0; off + 8 <= st->size; off += 8) {
+		uint64_t w;
+
+		memcpy(&w, st->data + off, 8);
+		if (w < 4096 || w >= (1ull << 47) /* no user address */ ||
+		    (m && w >= m->start && w < m->end))
+			continue;
+		if (!(m = addrspace_map(p, w)) || m->obj >= u->n_objs)
+			continue;
+		if (u->objs[m->obj].state == OBJ_NEW || u->objs[m->obj].state == OBJ_DROPPED)
+			want(u, m->obj, p->pid, m);
+	}
+}
+
+/* Keep a sample for later (c: where its walk ended): false when the keep is full. */
 static bool hold(struct unwinder *u, size_t ci, const struct perfrec_sample *s, size_t nk,
-		 const struct uw_regs *regs, const struct uw_stack *st)
+		 const struct uw_regs *regs, const struct uw_stack *st, const struct find_ctx *c)
 {
 	size_t size = (sizeof(struct held) + nk * 8 + st->size + 7) & ~(size_t)7;
 	struct held *e;
@@ -748,7 +845,8 @@ static bool hold(struct unwinder *u, size_t ci, const struct perfrec_sample *s, 
 			    .regs = { regs->ip, regs->sp, regs->bp },
 			    .dyn = st->size,
 			    .nk = nk,
-			    .pass = u->pass };
+			    .pass = u->pass,
+			    .wait = c->last_obj };
 	e->s.ips = NULL;
 	memcpy(e + 1, s->ips, nk * 8);
 	if (st->size)
@@ -757,6 +855,8 @@ static bool hold(struct unwinder *u, size_t ci, const struct perfrec_sample *s, 
 	if (s->id.time < u->hold_since)
 		u->hold_since = s->id.time;
 	u->st.held++;
+	if (c->last_obj != UNMAPPED)
+		want_stack(u, c->p, st);
 	return true;
 }
 
@@ -764,10 +864,10 @@ size_t unwinder_chain(struct unwinder *u, size_t ci, const struct perfrec_sample
 		      const struct perfrec_user *user, uint64_t *out, size_t max, bool *ret_held)
 {
 	size_t n = kernel_part(s, out, max), k;
+	struct find_ctx c = { .u = u };
 	struct uw_regs regs;
 	struct uw_stack st;
 	struct uw_result res;
-	uint32_t obj;
 
 	*ret_held = false;
 	if (!user->regs || user->n_regs < UNWINDER_N_REGS || max - n < 3)
@@ -775,19 +875,47 @@ size_t unwinder_chain(struct unwinder *u, size_t ci, const struct perfrec_sample
 	/* The mask's bits in order: bp (6), sp (7), ip (8). */
 	regs = (struct uw_regs){ user->regs[2], user->regs[1], user->regs[0] };
 	st = (struct uw_stack){ user->stack, user->stack ? user->dyn_size : 0 };
-	k = walk_user(u, &s->id, &regs, &st, out, n, max, &res, &obj);
-	if ((res.stop == UW_PENDING || obj == UNMAPPED) && ci != SIZE_MAX &&
-	    hold(u, ci, s, n, &regs, &st)) {
-		*ret_held = true;
-		return 0;
+	k = walk_user(&c, &s->id, &regs, &st, out, n, max, &res);
+	if ((res.stop == UW_PENDING || c.last_obj == UNMAPPED) && ci != SIZE_MAX) {
+		if (hold(u, ci, s, n, &regs, &st, &c)) {
+			*ret_held = true;
+			return 0;
+		}
+		if (res.stop == UW_PENDING) { /* the keep is full: frame pointers instead */
+			c.late = true;
+			k = walk_user(&c, &s->id, &regs, &st, out, n, max, &res);
+		}
 	}
-	count_walk(u, &res, obj);
+	count_walk(u, &res, &c);
 	return k;
 }
 
 uint64_t unwinder_held_since(const struct unwinder *u)
 {
 	return u->hold_since;
+}
+
+size_t unwinder_held(const struct unwinder *u, size_t *ret_tables)
+{
+	size_t n = 0;
+
+	if (ret_tables) {
+		*ret_tables = 0;
+		for (size_t i = 0; i < u->n_objs; i++)
+			*ret_tables += u->objs[i].state == OBJ_PENDING ||
+				       (u->objs[i].state == OBJ_NEW && u->objs[i].want);
+	}
+	for (size_t in = 0; in < u->hold_len; n++)
+		in += ((const struct held *)(u->hold + in))->size;
+	return n;
+}
+
+/* Whether a kept sample may have something new to find: its table came or failed, or its
+ * pc's mapping may be known now. */
+static bool worth_walking(const struct unwinder *u, const struct held *e)
+{
+	return e->wait >= u->n_objs ||
+	       (u->objs[e->wait].state != OBJ_NEW && u->objs[e->wait].state != OBJ_PENDING);
 }
 
 void unwinder_release(struct unwinder *u, bool all, uint64_t now, uint64_t max_age,
@@ -803,27 +931,37 @@ void unwinder_release(struct unwinder *u, bool all, uint64_t now, uint64_t max_a
 		const uint64_t *kc = (const uint64_t *)(e + 1);
 		struct uw_regs regs = { e->regs[0], e->regs[1], e->regs[2] };
 		struct uw_stack st = { (const unsigned char *)(kc + e->nk), e->dyn };
-		struct uw_result res;
+		struct find_ctx c = { .u = u };
+		struct uw_result res = { .stop = UW_PENDING };
 		struct perfrec_sample s = e->s;
-		size_t n, size = e->size;
-		uint32_t obj;
+		size_t n = 0, size = e->size;
+		bool late = all || now - s.id.time >= max_age;
 
-		memcpy(u->chain, kc, e->nk * 8);
-		n = walk_user(u, &s.id, &regs, &st, u->chain, e->nk, sizeof(u->chain) / 8, &res,
-			      &obj);
-		if (!all && ((res.stop == UW_PENDING && now - s.id.time < max_age) ||
-			     (obj == UNMAPPED && u->pass - e->pass < UNMAPPED_PASSES))) {
+		if (late || worth_walking(u, e)) {
+			memcpy(u->chain, kc, e->nk * 8);
+			n = walk_user(&c, &s.id, &regs, &st, u->chain, e->nk, sizeof(u->chain) / 8,
+				      &res);
+			e->wait = c.last_obj;
+		}
+		if (!late && (res.stop == UW_PENDING ||
+			      (c.last_obj == UNMAPPED && u->pass - e->pass < UNMAPPED_PASSES))) {
 			if (s.id.time < u->hold_since)
 				u->hold_since = s.id.time;
 			if (out != in)
 				memmove(u->hold + out, e, size);
 			out += size;
-		} else {
-			count_walk(u, &res, obj);
-			s.ips = u->chain;
-			s.nr = n;
-			emit(arg, e->ci, &s);
+			in += size;
+			continue;
 		}
+		if (res.stop == UW_PENDING) { /* its table is late: frame pointers instead */
+			c.late = true;
+			n = walk_user(&c, &s.id, &regs, &st, u->chain, e->nk, sizeof(u->chain) / 8,
+				      &res);
+		}
+		count_walk(u, &res, &c);
+		s.ips = u->chain;
+		s.nr = n;
+		emit(arg, e->ci, &s);
 		in += size;
 	}
 	u->hold_len = out;

@@ -2,9 +2,11 @@
  * it the side-band it drains (MMAP2, FORK, EXIT, COMM) and each sample's user registers and
  * stack copy; it keeps every process's executable mappings (addrspace), has the unwind table
  * of each object built by the unprivileged helper (uhelper), checks it (utab_check), and
- * walks the copy (uw_walk) into a callchain of return addresses. It never waits for a table:
- * a sample whose walk meets an object whose table is not there yet keeps what was unwound so
- * far and says so in its chain's RP_CONTEXT_UNWIND marker. */
+ * walks the copy (uw_walk) into a callchain of return addresses. Tables are built when a
+ * sample needs them, first needed first. It never waits for a table: a sample whose walk
+ * meets an object whose table is not there yet is kept (within UNWINDER_HOLD_BYTES) and walked
+ * again when it comes; one that cannot wait longer is walked by frame pointers through that
+ * object, and its chain's RP_CONTEXT_UNWIND marker says where the walk ended. */
 #ifndef RP_UNWINDER_H
 #define RP_UNWINDER_H
 
@@ -37,7 +39,9 @@ struct unwinder_stats {
 	uint64_t build_ns;	/* time the helper spent building */
 	uint64_t map_nomem;	/* mappings not kept for lack of memory */
 	uint64_t held;		/* samples kept until their tables came */
-	uint64_t hold_full;	/* samples stored pending because the keep was full */
+	uint64_t hold_full;	/* samples not kept because the keep was full */
+	uint64_t late;		/* samples walked by frame pointers through an object whose
+				 * table had not come (the keep was full, or it waited too long) */
 	uint64_t live_bytes;	/* tables in memory now */
 	uint64_t evicted;	/* tables dropped to stay within the memory budget */
 	uint64_t reasked;	/* dropped tables that a sample needed again */
@@ -100,23 +104,30 @@ void unwinder_side_band(struct unwinder *u, const struct perf_event_header *h, u
 /* The sample's callchain as it is stored: the kernel part of s's chain, then, when the sample
  * has a user context, PERF_CONTEXT_USER, the user pcs (leaf first) and the RP_CONTEXT_UNWIND
  * marker. At most max words into out; returns how many. When the walk met an object whose
- * table is on its way (or a pc in no mapping yet) and ci is not SIZE_MAX, the sample is kept instead
- * (its registers, kernel chain and the valid part of its stack copy, within UNWINDER_HOLD_BYTES) to
- * be walked again by unwinder_release(): *ret_held is then true and nothing is to be stored now. */
-#define UNWINDER_HOLD_BYTES (16u << 20)
+ * table is on its way (or a pc in no mapping yet) and ci is not SIZE_MAX, the sample is kept
+ * instead (its registers, kernel chain and the valid part of its stack copy) to be walked again
+ * by unwinder_release(): *ret_held is then true and nothing is to be stored now. The objects
+ * its stack copy returns to are asked for at once. The keep holds UNWINDER_HOLD_BYTES at most
+ * (about 8 000 samples of 8 KiB copies): beyond it, a sample is walked by frame pointers
+ * through the objects whose tables have not come (counted in stats->late). */
+#define UNWINDER_HOLD_BYTES (64u << 20)
 size_t unwinder_chain(struct unwinder *u, size_t ci, const struct perfrec_sample *s,
 		      const struct perfrec_user *user, uint64_t *out, size_t max, bool *ret_held);
 
-/* Walk the kept samples again (once per drain pass); those whose tables came (or failed),
- * those kept longer than max_age ns, or all when `all`, go to emit(arg, ci, sample)
- * with their chain, in the order they were kept. A sample is also kept when its walk ended
- * at a pc in no known mapping: the MMAP2 record may still be in another CPU's ring. */
+/* Walk the kept samples again (once per drain pass; only those whose awaited table came or
+ * failed); those that walked to the end, those kept longer than max_age ns, or all when
+ * `all`, go to emit(arg, ci, sample) with their chain, in the order they were kept. The last
+ * two are walked by frame pointers through the objects whose tables have not come. A sample
+ * is also kept when its walk ended at a pc in no known mapping: the MMAP2 record may still be
+ * in another CPU's ring. */
 void unwinder_release(struct unwinder *u, bool all, uint64_t now, uint64_t max_age,
 		      void (*emit)(void *arg, size_t ci, const struct perfrec_sample *s),
 		      void *arg);
 /* The time of the oldest kept sample (UINT64_MAX when none): the file's records older than it
  * are not all written yet. */
 uint64_t unwinder_held_since(const struct unwinder *u);
+/* How many samples are kept, and (ret_tables, may be NULL) how many tables they wait for. */
+size_t unwinder_held(const struct unwinder *u, size_t *ret_tables);
 
 const struct unwinder_stats *unwinder_stats(const struct unwinder *u);
 /* The i-th object (0 <= i < stats->objects) into *ret; false past the end. */

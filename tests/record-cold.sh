@@ -1,0 +1,60 @@
+#!/bin/bash
+# record-cold.sh — unwind tables in time (issue 22): a short `record -a -g` beside a process
+# that was already running gets that process's callers from its first samples (tables are
+# asked for in the order samples need them, and samples wait for them); a second recording
+# of the same binaries takes their tables from the user's disk cache; --unwind-cache no keeps
+# none.
+. "$(dirname "$0")/lib.sh"
+require_root
+require_perf_events
+
+# user_complete FILE PID: the "user stacks: X% complete" share of PID's samples, as an integer
+# percent (report --pid's header).
+user_complete() {
+	"$RP" report -i "$1" --pid "$2" --stdio >"$T/rep.$2" 2>&1 || fail "report --pid $2 of $(basename "$1")"
+	sed -n 's/^# user stacks: \([0-9]*\)\.[0-9]*% complete.*/\1/p' "$T/rep.$2" | head -1
+}
+
+# 1. -a beside a busy process started before the recording: its tables were not asked for
+# when its mappings were read from /proc; its samples wait for them instead of being cut.
+"$WL" -d 20 >/dev/null 2>&1 &
+busy=$!
+BG_PIDS="$busy"
+sleep 0.5
+"$RP" record -a -g -e cpu-clock -o "$T/a.rp" -- sleep 1 2>"$T/a.err" ||
+	{ cat "$T/a.err" >&2; fail "record -a -g beside a running process"; }
+check_grep '^\[ user stacks: ' "$T/a.err" "-a: the user-stacks summary line"
+n=$("$RP" report -i "$T/a.rp" --pid "$busy" --stdio 2>/dev/null | sed -n 's/^# samples: \([0-9]*\) of.*/\1/p')
+[ -n "$n" ] && [ "$n" -ge 100 ] || fail "-a: the busy process has $n samples (want >= 100)"
+ok "-a: the busy process has $n samples"
+c=$(user_complete "$T/a.rp" "$busy")
+[ -n "$c" ] || { cat "$T/rep.$busy" >&2; fail "-a: no user-stacks line for the busy process"; }
+check_range "$c" 95 100 "-a: % of the busy process's user stacks complete (was 0 with a fixed hold limit)"
+# Its callers are read, not guessed: the workload's main is reached from __libc_start_main.
+"$RP" report -i "$T/a.rp" --pid "$busy" --stdio -g caller --no-children >"$T/a.tree" 2>&1
+check_grep '__libc_start_call_main' "$T/a.tree" "-a: the busy process's stacks reach libc's start"
+
+# 2. The same binaries again: their tables come from the disk cache ($XDG_CACHE_HOME).
+"$RP" record -g -e cpu-clock -F 999 -o "$T/w1.rp" -- "$WL" -d 0.5 2>"$T/w1.err" >/dev/null ||
+	fail "first record -g"
+ls "$XDG_CACHE_HOME"/ringprof/unwind/*.utab >/dev/null 2>&1 ||
+	fail "no table was kept in $XDG_CACHE_HOME/ringprof/unwind"
+ok "the tables were kept in \$XDG_CACHE_HOME/ringprof/unwind ($(ls "$XDG_CACHE_HOME"/ringprof/unwind/*.utab | wc -l) files)"
+"$RP" record -g -e cpu-clock -F 999 -o "$T/w2.rp" -- "$WL" -d 0.5 2>"$T/w2.err" >/dev/null ||
+	fail "second record -g"
+hits=$(sed -n 's/.* \([0-9]*\) from the disk cache.*/\1/p' "$T/w2.err")
+[ -n "$hits" ] || { cat "$T/w2.err" >&2; fail "no 'from the disk cache' count in the summary"; }
+# rp-workload, librp-worklib.so, libc and ld.so have build-ids: all four from the cache.
+check_range "$hits" 4 100 "second run: tables from the disk cache"
+c=$(sed -n 's/^\[ user stacks: \([0-9]*\)\.[0-9]*% complete.*/\1/p' "$T/w2.err")
+check_range "$c" 99 100 "second run: % of user stacks complete with cached tables"
+
+# 3. --unwind-cache no: nothing read or kept; --unwind-cache DIR: that directory.
+"$RP" record -g --unwind-cache no -e cpu-clock -F 999 -o "$T/n.rp" -- "$WL" -d 0.3 2>"$T/n.err" >/dev/null ||
+	fail "record --unwind-cache no"
+check_grep ' 0 from the disk cache' "$T/n.err" "--unwind-cache no: no table from the cache"
+"$RP" record -g --unwind-cache "$T/mine" -e cpu-clock -F 999 -o "$T/d.rp" -- "$WL" -d 0.3 2>"$T/d.err" >/dev/null ||
+	fail "record --unwind-cache DIR"
+ls "$T"/mine/*.utab >/dev/null 2>&1 || fail "--unwind-cache DIR: no table in DIR"
+ok "--unwind-cache DIR: tables kept in DIR"
+echo "# $n_checks checks"
