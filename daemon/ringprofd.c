@@ -196,6 +196,7 @@ static void note_once(struct daemon *d, const struct recorder *r, const char *no
 
 /* Bytes of unwind tables kept on disk (libc's is about 230 KiB). */
 #define UNWIND_CACHE_MAX (64ull << 20)
+#define RINGPROFD_STOP_WAIT_NS (500ull * 1000 * 1000)
 
 static int rec_open(struct daemon *d, const struct conf *c, struct rec *ret, char *why,
 		    size_t why_size)
@@ -239,6 +240,9 @@ static int rec_open(struct daemon *d, const struct conf *c, struct rec *ret, cha
 	o.unwind_cache = c->unwind_cache[0] ? c->unwind_cache : NULL;
 	o.unwind_cache_max = UNWIND_CACHE_MAX;
 	o.unwind_memory = c->unwind_memory;
+	/* A stop (or a reload) must not hold the main loop past the watchdog: kept samples get
+	 * half a second for their tables, then go by frame pointers. */
+	o.stop_wait_ns = RINGPROFD_STOP_WAIT_NS;
 	/* Symbol tables once per build-id beside the recordings, not in every rotated file. */
 	o.no_symbols = !c->symbols;
 	snprintf(symdir, sizeof(symdir), "%s/" STORE_SYMBOLS, d->store.dir);

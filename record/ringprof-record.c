@@ -1396,13 +1396,21 @@ static const char *dropped_note(const struct unwinder_stats *u, uint64_t max, ch
 	return buf;
 }
 
-/* "; N% walked by frame pointers ..." when tables came too late for some samples, else "". */
-static const char *late_note(const struct unwinder_stats *u, char *buf, size_t size)
+/* What else the walks did, when it happened: "; N% walked by frame pointers where a table
+ * came too late", "; N joins contradicted by a later walk"; else "". */
+static const char *walk_notes(const struct unwinder_stats *u, char *buf, size_t size)
 {
-	if (!u->late)
-		return "";
-	snprintf(buf, size, "; %.1f%% walked by frame pointers where a table came too late",
-		 100.0 * (double)u->late / (double)u->samples);
+	int n = 0;
+
+	buf[0] = '\0';
+	if (u->late)
+		n = snprintf(buf, size,
+			     "; %.1f%% walked by frame pointers where a table came too late",
+			     100.0 * (double)u->late / (double)u->samples);
+	if (u->joins_contradicted && n >= 0 && (size_t)n < size)
+		snprintf(buf + n, size - (size_t)n,
+			 "; %llu joins went through a frame a later walk read with another caller",
+			 (unsigned long long)u->joins_contradicted);
 	return buf;
 }
 
@@ -1411,7 +1419,7 @@ static void print_unwind_summary(const struct record *x)
 {
 	const struct unwinder_stats *u = recorder_unwind_stats(x->r);
 	struct unwinder_object o, worst = { 0 };
-	char b[32], d[80], l[96];
+	char b[32], d[80], l[192];
 	double n;
 
 	if (!u || !u->samples)
@@ -1429,7 +1437,7 @@ static void print_unwind_summary(const struct record *x)
 		100.0 * (double)u->stop[UW_NO_INFO] / n, 100.0 * (double)u->stop[UW_PENDING] / n,
 		(unsigned long long)u->tables, u->tables == 1 ? "" : "s",
 		(unsigned long long)u->cached, util_format_bytes(u->table_bytes, b, sizeof(b)),
-		dropped_note(u, x->a.o.unwind_memory, d, sizeof(d)), late_note(u, l, sizeof(l)));
+		dropped_note(u, x->a.o.unwind_memory, d, sizeof(d)), walk_notes(u, l, sizeof(l)));
 	if ((double)u->stop[UW_STACK_END] / n > 0.05 && x->a.o.stack_user < 65528)
 		fprintf(stderr,
 			PROG

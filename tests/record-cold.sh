@@ -57,4 +57,20 @@ check_grep ' 0 from the disk cache' "$T/n.err" "--unwind-cache no: no table from
 	fail "record --unwind-cache DIR"
 ls "$T"/mine/*.utab >/dev/null 2>&1 || fail "--unwind-cache DIR: no table in DIR"
 ok "--unwind-cache DIR: tables kept in DIR"
+
+# 4. Without the helper (not next to the recorder, not installed): nothing waits for a table
+# that cannot come; user stacks are walked by frame pointers, and the note says why.
+mkdir "$T/nohelper"
+cp "$top_builddir"/ringprof "$top_builddir"/ringprof-record "$T/nohelper/"
+libexec=$(grep -a -o -m1 '/[a-z/]*libexec/ringprof' "$top_builddir/ringprof-record" | head -1)
+[ -n "$libexec" ] || fail "the recorder names no libexec directory for its helper"
+if [ -x "$libexec/ringprof-unwind" ]; then
+	echo "# 4: skipped: ringprof-unwind is installed, so the recorder always finds it"
+else
+	"$T/nohelper/ringprof" record -g -e cpu-clock -F 999 -o "$T/nh.rp" -- "$WL" -d 0.5 >/dev/null 2>"$T/nh.err" ||
+		fail "record -g without the helper: $(tail -3 "$T/nh.err")"
+	check_grep 'user stacks are walked by frame pointers only' "$T/nh.err" "no helper: the note says user stacks go by frame pointers"
+	check_no_grep 'waiting up to' "$T/nh.err" "no helper: the stop does not wait for tables that cannot come"
+	check_grep ' 0\.0% waiting for a table' "$T/nh.err" "no helper: no stack is stored as waiting for a table"
+fi
 echo "# $n_checks checks"

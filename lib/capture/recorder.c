@@ -63,6 +63,7 @@ struct recorder {
 	uint64_t t_start; /* when the current file began */
 	uint64_t t_stop;
 	uint64_t flush_ns;
+	uint64_t stop_wait_ns;
 	uint64_t restack_ns;
 	uint64_t t_restack; /* when stacks and kernel symbols were last defined again */
 	struct ksyms ksyms;
@@ -266,6 +267,7 @@ int recorder_new(const struct recorder_opts *o, struct recorder **ret, char *why
 	}
 	r->epfd = -1;
 	r->flush_ns = o->flush_ns ? o->flush_ns : NSEC_PER_SEC;
+	r->stop_wait_ns = o->stop_wait_ns ? o->stop_wait_ns : RECORDER_STOP_WAIT_NS;
 	r->restack_ns = o->restack_ns ? o->restack_ns : 60 * NSEC_PER_SEC;
 	r->drop_idle_switch = o->off_cpu && !o->switch_events;
 	rc = evset_open(&r->ev, o, why, why_size);
@@ -1041,8 +1043,8 @@ int recorder_stop(struct recorder *r, int exit_status)
 {
 	recorder_halt(r);
 	if (r->unw) {
-		/* The tables the kept samples wait for get RECORDER_STOP_WAIT_NS at most. */
-		uint64_t until = util_now_ns() + RECORDER_STOP_WAIT_NS;
+		/* The tables the kept samples wait for get stop_wait_ns at most. */
+		uint64_t until = util_now_ns() + r->stop_wait_ns;
 		struct pollfd p = { .fd = unwinder_fd(r->unw), .events = POLLIN };
 
 		while (unwinder_held_since(r->unw) != UINT64_MAX && p.fd >= 0 &&

@@ -53,6 +53,8 @@ struct recorder_opts {
 	uint64_t unwind_cache_max; /* bytes of them at most */
 	uint64_t unwind_memory;	   /* dwarf: bytes of unwind tables in memory at most; 0: the
 				    * default, UNWINDER_MEMORY_DEFAULT */
+	uint64_t stop_wait_ns;	   /* dwarf: recorder_stop() waits this long at most for the
+				    * tables kept samples need; 0: RECORDER_STOP_WAIT_NS */
 	bool start_disabled;	   /* events stay off after recorder_start until recorder_enable */
 	bool kernel_build_ids;	   /* ask the kernel for build-ids in MMAP2 (attr.build_id): on
 				    * Linux 5.12 and later this mislabels the MMAP2 records of other
@@ -120,9 +122,10 @@ int recorder_poll(struct recorder *r, int timeout_ms, uint64_t *tags, int max);
 int recorder_rotate(struct recorder *r, struct writer *w);
 
 /* Kept samples (--call-graph dwarf) wait for their unwind tables at most this long while the
- * recording runs (a helper stuck on a file), and at most RECORDER_STOP_WAIT_NS more when it
- * stops; then they are walked by frame pointers through the objects whose tables have not
- * come. A crash loses them (the file is written up to the oldest of them). */
+ * recording runs (a helper stuck on a file), and at most stop_wait_ns (by default
+ * RECORDER_STOP_WAIT_NS) more when it stops; then they are walked by frame pointers through the
+ * objects whose tables have not come. A crash loses them (the file is written up to the oldest of
+ * them). */
 #define RECORDER_HOLD_MAX_NS (10ull * 1000 * 1000 * 1000)
 #define RECORDER_STOP_WAIT_NS (10ull * 1000 * 1000 * 1000)
 
@@ -131,7 +134,7 @@ void recorder_halt(struct recorder *r);
 /* How many samples wait for their unwind tables, and (ret_tables, may be NULL) for how many
  * tables: what recorder_stop() will wait for. */
 size_t recorder_unwind_held(const struct recorder *r, size_t *ret_tables);
-/* Halt, let the kept samples' tables come (RECORDER_STOP_WAIT_NS at most), read the kernel's
+/* Halt, let the kept samples' tables come (stop_wait_ns at most), read the kernel's
  * loss counters and write the per-CPU statistics and the finish record. exit_status is the
  * command's, or -1. */
 int recorder_stop(struct recorder *r, int exit_status);

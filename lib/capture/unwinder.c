@@ -81,6 +81,7 @@ struct join_edge {
 	uint64_t pc, sp;   /* a frame; pc 0: a free entry */
 	uint64_t cpc, csp; /* its caller; cpc 0: it is the outermost frame */
 	bool ambiguous;	   /* seen with two different callers */
+	uint32_t joins;	   /* joins that went through it while it was not */
 };
 struct join_slot {
 	uint32_t tid;
@@ -510,7 +511,9 @@ static uint32_t next_wanted(struct unwinder *u)
 /* Hand the helper the wanted objects, first wanted first, while the window has room. */
 static void feed(struct unwinder *u)
 {
-	while (u->n_wanted && u->have_helper && uhelper_busy(&u->helper) < UNWINDER_WINDOW) {
+	/* Without a helper, submit() says so to each (they are walked by frame pointers). */
+	while (u->n_wanted && (!u->have_helper || uhelper_fd(&u->helper) < 0 ||
+			       uhelper_busy(&u->helper) < UNWINDER_WINDOW)) {
 		uint32_t i = next_wanted(u);
 
 		if (i == NO_OBJ)
@@ -527,9 +530,9 @@ void unwinder_poll(struct unwinder *u, bool readable)
 
 	u->scans = 0;
 	/* An idle helper has nothing to say unless its socket says so (a reply, or its end). */
-	if (!u->have_helper || (!readable && !uhelper_busy(&u->helper) && !u->n_wanted))
+	if (!readable && !u->n_wanted && (!u->have_helper || !uhelper_busy(&u->helper)))
 		return;
-	while (uhelper_poll(&u->helper, &r) == 1)
+	while (u->have_helper && uhelper_poll(&u->helper, &r) == 1)
 		take_reply(u, &r);
 	feed(u);
 }
@@ -732,6 +735,15 @@ static size_t join(struct unwinder *u, uint32_t tid, uint64_t *pcs, uint64_t *sp
 		sps[n] = sp = e->csp;
 		n++;
 	}
+	/* Made: each edge it went through counts it, for the contradictions a later walk finds. */
+	for (size_t i = k - 1; i < n; i++) {
+		struct join_edge *e = edge_find(j, pcs[i], sps[i], false);
+
+		if (e && e->joins < UINT32_MAX)
+			e->joins++;
+		if (i == k - 1)
+			i = k; /* pcs[k] is where the marker goes */
+	}
 	pcs[k] = RP_CONTEXT_JOINED;
 	sps[k] = sps[k - 1];
 	res->stop = UW_JOINED;
@@ -756,10 +768,13 @@ static void remember(struct unwinder *u, uint32_t tid, const uint64_t *pcs, cons
 			continue;
 		if (!(e = edge_find(j, pcs[i], sps[i], true)))
 			continue;
-		if (e->pc && (e->cpc != cpc || e->csp != csp))
+		if (e->pc && (e->cpc != cpc || e->csp != csp) && !e->ambiguous) {
+			/* The joins made through it may have given this caller's samples the
+			 * other's. */
+			u->st.joins_contradicted += e->joins;
 			e->ambiguous = true;
-		else if (!e->pc)
-			*e = (struct join_edge){ pcs[i], sps[i], cpc, csp, false };
+		} else if (!e->pc)
+			*e = (struct join_edge){ pcs[i], sps[i], cpc, csp, false, 0 };
 	}
 }
 

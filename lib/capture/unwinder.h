@@ -40,13 +40,15 @@ struct unwinder_stats {
 	uint64_t map_nomem;	/* mappings not kept for lack of memory */
 	uint64_t held;		/* samples kept until their tables came */
 	uint64_t hold_full;	/* samples not kept because the keep was full */
-	uint64_t late;		/* samples walked by frame pointers through an object whose
-				 * table had not come (the keep was full, or it waited too long) */
-	uint64_t live_bytes;	/* tables in memory now */
-	uint64_t evicted;	/* tables dropped to stay within the memory budget */
-	uint64_t reasked;	/* dropped tables that a sample needed again */
-	uint64_t retried;	/* tables asked for again by another way to the file: the first
-				 * way gave another file (a library at a dlclosed one's place) */
+	uint64_t joins_contradicted; /* joins through a frame that a later walk read with
+				      * another caller: they may have given the wrong one */
+	uint64_t late;		     /* samples walked by frame pointers through an object whose
+				      * table had not come (the keep was full, or it waited too long) */
+	uint64_t live_bytes;	     /* tables in memory now */
+	uint64_t evicted;	     /* tables dropped to stay within the memory budget */
+	uint64_t reasked;	     /* dropped tables that a sample needed again */
+	uint64_t retried;	     /* tables asked for again by another way to the file: the first
+				      * way gave another file (a library at a dlclosed one's place) */
 };
 
 /* An object as the unwinder sees it, for the summary. */

@@ -1,0 +1,99 @@
+#!/bin/bash
+# cold-bench.sh — cold start of record-time unwinding: how long after `ringprof record -a -g`
+# starts do a busy process's stacks become complete, beside ~100 other running binaries whose
+# tables nobody needs, with a cold and with a warm unwind-table cache.
+#
+# Usage: bash bench/cold-bench.sh [SECONDS]     (as root, after the build; default 4)
+#
+# N_IDLE (default 100) distinct idle programs are built and started (each its own binary, so
+# its own table), then one python3 busy loop (libpython's table is large) and one rp-workload.
+# Each is started before the recording: their mappings come from /proc, not from MMAP2
+# records as they load. Then, RUNS times (default 3) each: `record -a -g -e cpu-clock -F 999
+# -- sleep SECONDS` with an empty cache directory (cold), and again with the cache the cold run
+# left (warm). Per run, from `report --dump`: the busy processes' samples in 100-ms buckets
+# from the first sample, the first bucket from which every bucket has >= 95 % complete stacks
+# (complete or completed by joining), and the share complete over the whole run.
+# Environment: N_IDLE, RUNS, RP_BUILD, KEEP=1.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BENCH=cold-bench
+# shellcheck source=bench/lib.sh
+. "$ROOT/bench/lib.sh"
+SECS=${1:-4}
+N_IDLE=${N_IDLE:-100}
+RUNS=${RUNS:-3}
+bench_init gcc python3
+
+# N_IDLE distinct binaries (a seed in each: another build-id), each with some code to unwind.
+mkdir "$T/idle"
+cat >"$T/idle/idle.c" <<'EOF'
+#include <unistd.h>
+#define F(n) int f##n(int x) { return x * (n + SEED) ^ (x >> 3); }
+F(1) F(2) F(3) F(4) F(5) F(6) F(7) F(8) F(9) F(10) F(11) F(12) F(13) F(14) F(15) F(16)
+int main(void) { for (;;) pause(); }
+EOF
+for i in $(seq 1 "$N_IDLE"); do
+	gcc -O2 -DSEED="$i" -o "$T/idle/idle$i" "$T/idle/idle.c"
+done
+for i in $(seq 1 "$N_IDLE"); do
+	"$T/idle/idle$i" &
+	BG+=($!)
+done
+python3 -c 'import time
+def f(n): return sum(i * i for i in range(n))
+while True: f(10000)' &
+PY=$!
+BG+=($PY)
+"$WL" -d 100000 >/dev/null 2>&1 &
+W=$!
+BG+=($W)
+sleep 1
+
+# time_to_95 DUMP PIDS: "SECONDS_TO_95 PERCENT_COMPLETE SAMPLES" of the pids' samples.
+time_to_95() {
+	awk -v pids=" $2 " '
+	$1 == "SAMPLE" {
+		t = $2; pid = $5; sub("pid=", "", pid)
+		if (index(pids, " " pid " ") == 0) next
+		if (!t0) t0 = t
+		b = int((t - t0) * 10)
+		n[b]++; all++
+		if ($NF ~ /unwind:(complete|joined)$/) { c[b]++; good++ }
+		if (b > last) last = b
+	}
+	END {
+		first = -1
+		for (b = last; b >= 0; b--) {
+			if (n[b] && c[b] / n[b] < 0.95) break
+			first = b
+		}
+		printf "%s %.1f %d\n", first < 0 ? "never" : sprintf("%.1f", first / 10), all ? 100 * good / all : 0, all
+	}' "$1"
+}
+
+echo "### Machine"
+echo
+machine_md 999
+echo "| workload | $N_IDLE idle binaries, python3 busy loop (pid $PY), rp-workload (pid $W), all started before the recording |"
+echo "| plan | record -a -g -e cpu-clock -F 999 -- sleep $SECS; $RUNS x (cold cache, then warm) |"
+echo
+echo "| run | cache | time to >= 95 % complete | complete over the run | samples (python3 + rp-workload) | tables built | from the cache |"
+echo "|---|---|---|---|---|---|---|"
+# A build before --unwind-cache (issue 22) has no cache: cold runs only.
+CACHES="cold warm"
+"$RP" record --help 2>&1 | grep -q -- --unwind-cache || CACHES=cold
+for r in $(seq 1 "$RUNS"); do
+	rm -rf "$T/cache"
+	for cache in $CACHES; do
+		opt=(--unwind-cache "$T/cache")
+		[ "$CACHES" = "cold warm" ] || opt=()
+		"$RP" record -a -g -e cpu-clock -F 999 "${opt[@]}" -o "$T/$r$cache.rp" -- sleep "$SECS" \
+			2>"$T/$r$cache.err" || die "record failed: $(cat "$T/$r$cache.err")"
+		"$RP" report -i "$T/$r$cache.rp" --dump >"$T/dump" 2>/dev/null
+		read -r t95 pc n < <(time_to_95 "$T/dump" "$PY $W")
+		built=$(sed -n 's/.*; \([0-9]*\) tables\{0,1\} built, \([0-9]*\) from the disk cache.*/\1/p' "$T/$r$cache.err")
+		hits=$(sed -n 's/.*; \([0-9]*\) tables\{0,1\} built, \([0-9]*\) from the disk cache.*/\2/p' "$T/$r$cache.err")
+		echo "| $r | $cache | ${t95} s | $pc % | $n | ${built:-?} | ${hits:-?} |"
+	done
+done
