@@ -5,8 +5,9 @@
 #
 # Usage: bash bench/cold-bench.sh [SECONDS]     (as root, after the build; default 4)
 #
-# N_IDLE (default 100) distinct idle programs are built and started (each its own binary, so
-# its own table), then one python3 busy loop (libpython's table is large) and one rp-workload.
+# N_IDLE (default 100) distinct idle programs (3000 functions each) are built and started (each
+# its own binary, so its own table), then one python3 busy loop (libpython's table is large)
+# and one rp-workload.
 # Each is started before the recording: their mappings come from /proc, not from MMAP2
 # records as they load. Then, RUNS times (default 3) each: `record -a -g -e cpu-clock -F 999
 # -- sleep SECONDS` with an empty cache directory (cold), and again with the cache the cold run
@@ -25,16 +26,18 @@ N_IDLE=${N_IDLE:-100}
 RUNS=${RUNS:-3}
 bench_init gcc python3
 
-# N_IDLE distinct binaries (a seed in each: another build-id), each with some code to unwind.
+MACHINE=$(machine_md 999) # before the workload starts: its warnings are about others
+# N_IDLE distinct binaries, each with 3000 functions to unwind (a table like a real program's,
+# built in tens of ms): one object compiled once, linked with another build-id each time.
 mkdir "$T/idle"
-cat >"$T/idle/idle.c" <<'EOF'
-#include <unistd.h>
-#define F(n) int f##n(int x) { return x * (n + SEED) ^ (x >> 3); }
-F(1) F(2) F(3) F(4) F(5) F(6) F(7) F(8) F(9) F(10) F(11) F(12) F(13) F(14) F(15) F(16)
-int main(void) { for (;;) pause(); }
-EOF
+{
+	echo '#include <unistd.h>'
+	for f in $(seq 1 3000); do echo "int f$f(int x) { return x * $f ^ (x >> 3); }"; done
+	echo 'int main(void) { for (;;) pause(); }'
+} >"$T/idle/idle.c"
+gcc -O2 -c -o "$T/idle/idle.o" "$T/idle/idle.c"
 for i in $(seq 1 "$N_IDLE"); do
-	gcc -O2 -DSEED="$i" -o "$T/idle/idle$i" "$T/idle/idle.c"
+	gcc -o "$T/idle/idle$i" "$T/idle/idle.o" -Wl,--build-id=0x$(printf '%040x' "$i")
 done
 for i in $(seq 1 "$N_IDLE"); do
 	"$T/idle/idle$i" &
@@ -54,7 +57,7 @@ sleep 1
 time_to_95() {
 	awk -v pids=" $2 " '
 	$1 == "SAMPLE" {
-		t = $2; pid = $5; sub("pid=", "", pid)
+		t = $2; pid = $4; sub("pid=", "", pid)
 		if (index(pids, " " pid " ") == 0) next
 		if (!t0) t0 = t
 		b = int((t - t0) * 10)
@@ -74,7 +77,7 @@ time_to_95() {
 
 echo "### Machine"
 echo
-machine_md 999
+echo "$MACHINE"
 echo "| workload | $N_IDLE idle binaries, python3 busy loop (pid $PY), rp-workload (pid $W), all started before the recording |"
 echo "| plan | record -a -g -e cpu-clock -F 999 -- sleep $SECS; $RUNS x (cold cache, then warm) |"
 echo
