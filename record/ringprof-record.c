@@ -1485,7 +1485,7 @@ static int stop_recording(struct record *x)
 
 	recorder_halt(x->r);
 	held = recorder_unwind_held(x->r, &tables);
-	if (held && !x->a.quiet)
+	if (held && tables && !x->a.quiet)
 		fprintf(stderr,
 			PROG
 			": waiting up to %llu s for %zu unwind table%s that %zu sample%s need\n",

@@ -1047,7 +1047,11 @@ int recorder_stop(struct recorder *r, int exit_status)
 		uint64_t until = util_now_ns() + r->stop_wait_ns;
 		struct pollfd p = { .fd = unwinder_fd(r->unw), .events = POLLIN };
 
-		while (unwinder_held_since(r->unw) != UINT64_MAX && p.fd >= 0 &&
+		size_t tables = 0;
+
+		/* Samples that wait for a mapping, not a table, have all there is (every ring is
+		 * drained): released below. */
+		while (unwinder_held(r->unw, &tables) && tables && p.fd >= 0 &&
 		       util_now_ns() < until) {
 			poll(&p, 1, 10);
 			unwinder_poll(r->unw, true);
