@@ -20,6 +20,8 @@ static const struct {
 		    "           (--since, --until); --stats says what a file holds and what\n"
 		    "           was lost, --dump prints its records one per line" },
 	{ "script", "one symbolized line per sample, like perf script" },
+	{ "top", "a live flat profile of the system (-a), processes (-p) or a command,\n"
+		 "           refreshed every few seconds, like perf top" },
 	{ "push", "send each closed recording of a directory as pprof to a Pyroscope-\n"
 		  "           compatible server (--url), with a cursor, retries and catch-up" },
 	{ "diff", "compare two profiles (recordings or directories), as perf diff; --folded\n"

@@ -1,0 +1,77 @@
+#!/bin/bash
+# top.sh — `ringprof top`: a live flat profile (issue 28). Its refreshes name the busy functions
+# of a running workload, its shares are those of a report of the same recordings (--keep),
+# -- COMMAND ends with the command, and a recorder that cannot start is an error that says why.
+. "$(dirname "$0")/lib.sh"
+require_perf_events
+
+"$RP" --help | grep -q '^  top ' || fail "ringprof --help does not list top"
+ok "ringprof --help lists top"
+"$RP" top --help >"$T/help" || fail "ringprof top --help"
+for o in --pid --event --freq --delay --iterations --entries --zero --stdio --keep --comm --dso; do
+	grep -q -- "$o" "$T/help" || fail "top --help does not describe $o"
+done
+ok "top --help describes its options"
+
+# rows FILE N: the rows of the Nth refresh ("SHARE SAMPLES OBJECT SYMBOL").
+rows() {
+	awk -v n="$2" '/^# ringprof top, refresh / { r++ } r == n && !/^#/ && NF >= 5 { print $1, $2, $3, $5 }' "$1"
+}
+
+# 1. -p a running workload: three refreshes, its busy functions on top.
+"$WL" -d 30 >/dev/null 2>&1 &
+W=$!
+BG_PIDS="$W"
+sleep 0.3
+"$RP" top -p "$W" -e cpu-clock -d 1 -n 3 -E 10 --keep "$T/keep" >"$T/top.out" 2>"$T/top.err" ||
+	fail "top -p: status $? ($(tail -2 "$T/top.err"))"
+check_eq "$(grep -c '^# ringprof top, refresh ' "$T/top.out")" 3 "-n 3: three refreshes (stdout is not a terminal: printed)"
+check_grep '^# ringprof top, refresh 1: [1-9][0-9]* samples of cpu-clock \(1000 Hz, -p\) in [1-9][0-9]* recordings?, since the start' "$T/top.out" \
+	"the header says the samples, event, rate and target"
+rows "$T/top.out" 3 >"$T/r3"
+top3=$(head -4 "$T/r3" | awk '{ print $4 }' | sort | tr '\n' ' ')
+for f in worker_spin warm_func hot_leaf; do
+	case " $top3" in *" $f "*) ;; *) cat "$T/top.out" >&2; fail "$f is not among the top rows of refresh 3 ($top3)" ;; esac
+done
+ok "refresh 3: worker_spin, warm_func and hot_leaf are among the top rows"
+
+# 2. The same recordings in a report: the same shares. --keep holds the recordings refresh 3
+# counted (one a refresh, unless a slow refresh took two) and the one the recorder finished
+# when top stopped it (the newest, not shown).
+k=$(sed -n 's/^# ringprof top, refresh 3: .* in \([0-9]*\) recordings.*/\1/p' "$T/top.out")
+n=$(ls "$T"/keep/top.*.data | wc -l)
+check_range "$n" $((k + 1)) $((k + 2)) "--keep: the $k recordings shown and the last one"
+inputs=$(ls "$T"/keep/top.*.data | head -"$k" | sed 's/^/-i /')
+# shellcheck disable=SC2086
+"$RP" report $inputs --no-children --stdio -s dso,sym >"$T/rep" 2>"$T/rep.err" || fail "report of top's recordings"
+samples=$(sed -n 's/^# samples: \([0-9]*\).*/\1/p' "$T/rep")
+check_eq "$(sed -n 's/^# ringprof top, refresh 3: \([0-9]*\) samples.*/\1/p' "$T/top.out")" "$samples" \
+	"refresh 3 counts the samples of its $k recordings ($samples)"
+for f in worker_spin hot_leaf; do
+	a=$(awk -v f="$f" '$4 == f { sub("%", "", $1); print $1; exit }' "$T/r3")
+	b=$(awk -v f="$f" '!/^#/ && $NF == f { sub("%", "", $1); print $1; exit }' "$T/rep")
+	[ -n "$a" ] && [ -n "$b" ] || fail "$f: top says '$a', report says '$b'"
+	awk -v a="$a" -v b="$b" 'BEGIN { d = a - b; exit !(d <= 0.5 && d >= -0.5) }' ||
+		fail "$f: top $a % against report $b % of the same recordings"
+	ok "$f: top's share $a % is report's ($b %)"
+done
+
+# 3. -z: each refresh counts only its own interval.
+"$RP" top -p "$W" -e cpu-clock -d 1 -n 2 -z >"$T/z.out" 2>"$T/z.err" || fail "top -z"
+check_grep '^# ringprof top, refresh 2: [1-9][0-9]* samples .*, since the last refresh' "$T/z.out" "-z: refresh 2 counts since the last one"
+
+# 4. -- COMMAND: top ends when the command does, with status 0.
+"$RP" top -e cpu-clock -d 1 -E 5 -- "$WL" -d 1 >"$T/cmd.out" 2>"$T/cmd.err"
+check_eq $? 0 "-- COMMAND: top exits 0 when the command ends"
+check_grep '\[\.\] (worker_spin|hot_leaf|warm_func|worklib_spin)$' "$T/cmd.out" "-- COMMAND: the workload's functions shown"
+
+# 5. A recorder that cannot start: its reason, then a non-zero status.
+"$RP" top -e no-such-event -n 1 >"$T/bad.out" 2>"$T/bad.err"
+rc=$?
+[ "$rc" != 0 ] || fail "top -e no-such-event exited 0"
+ok "an unknown event: non-zero exit ($rc)"
+check_grep "unknown event 'no-such-event'" "$T/bad.err" "the recorder's reason is shown"
+"$RP" top -d 0 >/dev/null 2>"$T/d0.err"
+check_eq $? 2 "-d 0 is a usage error"
+check_grep "^ringprof top: invalid -d '0'" "$T/d0.err" "and says so"
+echo "# $n_checks checks"
