@@ -153,9 +153,52 @@ static int help(const char *name)
 	return dispatch(name, args);
 }
 
+/* Edits (insert, delete, replace, swap of neighbours) from a to b, up to 9. */
+static size_t edits(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), d[10][10];
+
+	if (la > 9 || lb > 9)
+		return 9;
+	for (size_t i = 0; i <= la; i++)
+		for (size_t j = 0; j <= lb; j++) {
+			size_t v = i > j ? i : j;
+
+			if (i && j) {
+				v = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+				if (d[i - 1][j] + 1 < v)
+					v = d[i - 1][j] + 1;
+				if (d[i][j - 1] + 1 < v)
+					v = d[i][j - 1] + 1;
+				if (i > 1 && j > 1 && a[i - 1] == b[j - 2] &&
+				    a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < v)
+					v = d[i - 2][j - 2] + 1;
+			}
+			d[i][j] = v;
+		}
+	return d[la][lb];
+}
+
+/* The command a typo most likely meant (2 edits at most, 1 for short names), or NULL. */
+static const char *nearest_command(const char *name)
+{
+	const char *best = NULL;
+	size_t best_d = 3;
+
+	for (size_t i = 0; i < N_COMMANDS; i++) {
+		size_t d = edits(name, commands[i].name);
+
+		if (d < best_d && d <= (strlen(commands[i].name) <= 4 ? 1u : 2u)) {
+			best = commands[i].name;
+			best_d = d;
+		}
+	}
+	return best;
+}
+
 int main(int argc, char **argv)
 {
-	const char *cmd;
+	const char *cmd, *near;
 
 	if (argc < 2) {
 		usage(stderr);
@@ -179,6 +222,13 @@ int main(int argc, char **argv)
 	}
 	if (is_command(cmd))
 		return dispatch(cmd, argv + 1);
+	if ((near = nearest_command(cmd)) != NULL) {
+		fprintf(stderr,
+			"ringprof: '%s' is not a ringprof command; did you mean '%s'? (see "
+			"'ringprof --help')\n",
+			cmd, near);
+		return 2;
+	}
 	fprintf(stderr, "ringprof: '%s' is not a ringprof command.\n\n", cmd);
 	usage(stderr);
 	return 2;

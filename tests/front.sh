@@ -40,6 +40,15 @@ check_grep '^Usage: ringprof record \[OPTIONS\] -- COMMAND' "$T/hnoman" "without
 "$RP" help bogus >"$T/out" 2>&1; rc=$?
 check_eq "$rc" 2 "help of an unknown command exits 2"
 check_grep "^ringprof: 'bogus' is not a ringprof command" "$T/out" "help of an unknown command names it"
+# A typo is answered with the command it most likely meant, in one line.
+"$RP" reprot >"$T/out" 2>&1; rc=$?
+check_eq "$rc" 2 "a mistyped command exits 2"
+check_grep "^ringprof: 'reprot' is not a ringprof command; did you mean 'report'\?" "$T/out" "reprot: did you mean 'report'?"
+check_eq "$(wc -l <"$T/out")" 1 "reprot: one line, not the whole usage"
+"$RP" tpo >"$T/out" 2>&1
+check_grep "did you mean 'top'\?" "$T/out" "tpo: did you mean 'top'?"
+"$RP" frobnicate >"$T/out" 2>&1
+check_no_grep "did you mean" "$T/out" "frobnicate: no guess for what is not near a command"
 
 # Option errors carry the command's name as the user typed it, never getopt's argv[0].
 opt_error() { # opt_error EXPECTED-LINE ARGS...
