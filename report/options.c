@@ -301,9 +301,11 @@ int options_parse(struct options *o, int c, char *arg, char **argv)
 {
 	switch (c) {
 	case 'i':
-		return add_input(o, arg) < 0 ? EXIT_FAILURE : 0;
 	case OPT_DIR:
-		return add_dir(o, arg) < 0 ? EXIT_FAILURE : 0;
+		/* Said; options_finish() fails (1, "not a shared option", would be ambiguous). */
+		if ((c == 'i' ? add_input(o, arg) : add_dir(o, arg)) < 0)
+			o->input_failed = true;
+		return 0;
 	case 'v':
 		o->verbose = true;
 		return 0;
@@ -360,8 +362,9 @@ int options_finish(struct options *o, int argc, char **argv)
 			o->prog, argv[optind]);
 		return EXIT_USAGE;
 	}
-	/* --dir with nothing in it is not a reason to read an unrelated ./ringprof.data. */
-	if (!o->n_inputs && o->dir_empty)
+	/* An input that could not be taken (said), or a --dir with nothing in it, is not a
+	 * reason to read an unrelated ./ringprof.data. */
+	if (o->input_failed || (!o->n_inputs && o->dir_empty))
 		return EXIT_FAILURE;
 	if (!o->n_inputs && add_input(o, "ringprof.data") < 0)
 		return EXIT_FAILURE;

@@ -106,7 +106,8 @@ struct options {
 	const char *prog; /* "ringprof report": every message starts with it */
 	const char **inputs;
 	size_t n_inputs, cap_inputs;
-	bool dir_empty; /* a --dir held no recording */
+	bool dir_empty;	   /* a --dir held no recording */
+	bool input_failed; /* an -i or --dir could not be taken (said) */
 	bool no_pager, verbose;
 	struct session_opts so;
 	const char *comms[OPTIONS_MAX_LIST], *dsos[OPTIONS_MAX_LIST], *units[OPTIONS_MAX_LIST];

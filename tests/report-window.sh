@@ -99,4 +99,12 @@ cp "$D/ringprof-20261121T000000Z-0001.data" "$T/cwd/ringprof.data"
 check_eq $? 1 "--dir with no recordings exits 1"
 check_grep 'no recordings \(\*\.data, \*\.data\.partial\) in this directory' "$T/empty.out" "and says the directory has none"
 check_no_grep '^# ringprof report' "$T/empty.out" "and reports nothing else (not ./ringprof.data)"
+# So is a --dir that does not exist (the README's ringprofd command on a host without it).
+for cmd in report script; do
+	(cd "$T/cwd" && "$RP" $cmd --dir "$T/missing") >"$T/missing.out" 2>&1
+	check_eq $? 1 "$cmd --dir MISSING exits 1"
+	check_grep "^ringprof $cmd: cannot read directory $T/missing: No such file or directory" "$T/missing.out" \
+		"$cmd --dir MISSING says why"
+	check_no_grep '^# ringprof report|^ *rp-' "$T/missing.out" "$cmd --dir MISSING reads nothing else"
+done
 exit 0
