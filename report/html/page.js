@@ -1,0 +1,491 @@
+// page.js — the views of ringprof's HTML report: timeline, flame graph, inverted flame graph,
+// sandwich, search and the function table, all computed here from the data element (stacks
+// once each, their samples per time bucket). No framework and no request: the page stands
+// alone.
+'use strict';
+(function () {
+	const D = JSON.parse(document.getElementById('data').textContent);
+	const $ = (id) => document.getElementById(id);
+	const ROW = 18; // px per frame row
+	const MIN_PCT = 0.05; // frames narrower than this share of the view are not drawn
+
+	// ---- the data ----
+	const frames = D.frames.map((f) => ({ name: f[0], obj: D.objs[f[1]] || '', kind: f[2], flat: f[3] }));
+	const stacks = D.stacks; // [comm, outermost frame, ..., leaf]
+	const counts = D.counts; // stack, bucket, samples, weight: 4 numbers each
+	let nBuckets = 1;
+	for (let i = 0; i < counts.length; i += 4) nBuckets = Math.max(nBuckets, counts[i + 1] + 1);
+	const timeWeighted = D.time_weighted;
+
+	const state = { b0: 0, b1: nBuckets, view: 'flame', zoom: [], search: null, selected: null };
+	let agg = null; // the range's aggregation (aggregate())
+
+	// ---- numbers ----
+	function pct(x, total) {
+		return total > 0 ? (100 * x) / total : 0;
+	}
+	function fmtPct(x) {
+		return x.toFixed(2) + '%';
+	}
+	function fmtWeight(w) {
+		if (!timeWeighted) return '';
+		if (w >= 1e9) return (w / 1e9).toFixed(3) + ' s';
+		if (w >= 1e6) return (w / 1e6).toFixed(3) + ' ms';
+		return (w / 1e3).toFixed(1) + ' µs';
+	}
+	function esc(s) {
+		return String(s).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]);
+	}
+
+	// ---- time ----
+	const originNs = BigInt(D.origin_s) * 1000000000n + BigInt(D.origin_ns);
+	function bucketNs(b) {
+		return originNs + BigInt(b) * BigInt(D.bucket_ns);
+	}
+	function fmtTime(ns, withDate) {
+		const ms = Number(ns / 1000000n);
+		const d = new Date(ms);
+		const p = (n, w) => String(n).padStart(w || 2, '0');
+		const t = p(d.getHours()) + ':' + p(d.getMinutes()) + ':' + p(d.getSeconds()) + '.' + p(d.getMilliseconds(), 3);
+		return withDate ? d.getFullYear() + '-' + p(d.getMonth() + 1) + '-' + p(d.getDate()) + ' ' + t : t;
+	}
+
+	// ---- aggregation of a range of buckets ----
+	function aggregate(b0, b1) {
+		const n = stacks.length;
+		const w = new Float64Array(n), c = new Float64Array(n);
+		let total = 0, samples = 0;
+		for (let i = 0; i < counts.length; i += 4) {
+			const b = counts[i + 1];
+			if (b < b0 || b >= b1) continue;
+			w[counts[i]] += counts[i + 3];
+			c[counts[i]] += counts[i + 2];
+			total += counts[i + 3];
+			samples += counts[i + 2];
+		}
+		return { w, c, total, samples, funcs: functions(w, c) };
+	}
+
+	// Self and Children by (command, object, symbol) as the text report counts them: unknown
+	// frames under their object's one [unknown], a function once per stack however often it
+	// recurs.
+	function functions(w, c) {
+		const map = new Map();
+		const seen = new Set();
+		for (let s = 0; s < stacks.length; s++) {
+			if (!w[s]) continue;
+			const st = stacks[s], comm = st[0];
+			seen.clear();
+			for (let k = 1; k < st.length; k++) {
+				const key = comm + ':' + frames[st[k]].flat;
+				let f = map.get(key);
+				if (!f) map.set(key, (f = { comm, frame: frames[st[k]].flat, self: 0, children: 0, samples: 0, selfSamples: 0 }));
+				if (k === st.length - 1) {
+					f.self += w[s];
+					f.selfSamples += c[s];
+				}
+				if (!seen.has(key)) {
+					seen.add(key);
+					f.children += w[s];
+					f.samples += c[s];
+				}
+			}
+		}
+		return map;
+	}
+
+	// ---- trees ----
+	// A node: a frame (or the command, or everything) with its weight, samples and children.
+	function node(key, frame, label, kind) {
+		return { key, frame, label, kind, w: 0, c: 0, self: 0, kids: new Map(), parent: null, depth: 0 };
+	}
+	function child(parent, key, frame, label, kind) {
+		let n = parent.kids.get(key);
+		if (!n) {
+			n = node(key, frame, label, kind);
+			n.parent = parent;
+			n.depth = parent.depth + 1;
+			n.comm = parent.comm;
+			parent.kids.set(key, n);
+		}
+		return n;
+	}
+	function addPath(root, path, w, c) {
+		let n = root;
+		n.w += w;
+		n.c += c;
+		for (const p of path) {
+			n = typeof p === 'number' ? child(n, p, p, frames[p].name, frames[p].kind) : child(n, p.key, -1, p.label, p.kind);
+			if (typeof p !== 'number') n.comm = p.comm;
+			n.w += w;
+			n.c += c;
+		}
+		n.self += w;
+	}
+	function commStep(comm) {
+		return { key: 'c' + comm, label: D.comms[comm], kind: 'c', comm };
+	}
+	// Root at the bottom: everything, the command, then the outermost frame up to the leaf;
+	// inverted: everything, the command, then the leaf, up to the outermost frame.
+	function buildTree(inverted) {
+		const root = node('all', -1, 'all', 'r');
+		for (let s = 0; s < stacks.length; s++) {
+			if (!agg.w[s]) continue;
+			const st = stacks[s];
+			const path = inverted ? st.slice(1).reverse() : st.slice(1);
+			path.unshift(commStep(st[0]));
+			addPath(root, path, agg.w[s], agg.c[s]);
+		}
+		return root;
+	}
+	// The sandwich of function F (a flat frame) of command COMM: its callers (from F outwards,
+	// at its outermost occurrence in each stack) and its callees (from F inwards).
+	function buildSandwich(sel) {
+		const callers = node('f', sel.frame, frames[sel.frame].name, frames[sel.frame].kind);
+		const callees = node('f', sel.frame, frames[sel.frame].name, frames[sel.frame].kind);
+		callers.comm = callees.comm = sel.comm;
+		for (let s = 0; s < stacks.length; s++) {
+			if (!agg.w[s] || stacks[s][0] !== sel.comm) continue;
+			const st = stacks[s];
+			let k = 1;
+			while (k < st.length && frames[st[k]].flat !== sel.frame) k++;
+			if (k === st.length) continue;
+			const up = st.slice(1, k).reverse();
+			up.push(commStep(st[0]));
+			addPath(callers, up, agg.w[s], agg.c[s]);
+			addPath(callees, st.slice(k + 1), agg.w[s], agg.c[s]);
+		}
+		return { callers, callees };
+	}
+
+	// ---- drawing a tree ----
+	function pathOf(n) {
+		const p = [];
+		for (; n && n.parent; n = n.parent) p.unshift(n.key);
+		return p;
+	}
+	function find(root, keys) {
+		let n = root;
+		for (const k of keys) {
+			const m = n.kids.get(k);
+			if (!m) return n;
+			n = m;
+		}
+		return n;
+	}
+	function depthOf(n) {
+		let d = 0;
+		for (const m of n.kids.values()) d = Math.max(d, depthOf(m));
+		return d + 1;
+	}
+
+	// Draw ROOT into EL, zoomed on FOCUS (its ancestors full width and dimmed), growing up
+	// (flame) or down (icicle).
+	function draw(el, root, focus, up) {
+		const html = [];
+		const base = focus.w || 1;
+		const anc = [];
+		for (let n = focus.parent; n; n = n.parent) anc.unshift(n);
+		const rows = anc.length + depthOf(focus);
+		const height = rows * ROW;
+		const y = (d) => (up ? height - (d + 1) * ROW : d * ROW);
+		el.style.height = height + 'px';
+		el._nodes = [];
+		const put = (n, left, width, dim) => {
+			el._nodes.push(n);
+			const cls = 'fr k-' + (n.kind === '?' ? 'q' : n.kind) + (dim ? ' dim' : '') + (isMatch(n) ? ' match' : '') + (isSelected(n) ? ' sel' : '');
+			html.push('<div class="' + cls + '" data-i="' + (el._nodes.length - 1) + '" data-name="' + esc(n.label) + '" style="left:' + left.toFixed(4) + '%;width:' + width.toFixed(4) + '%;top:' + y(n.depth - root.depth) + 'px">' + esc(n.label) + '</div>');
+		};
+		for (const a of anc) put(a, 0, 100, true);
+		const walk = (n, left) => {
+			const width = (100 * n.w) / base;
+			if (width < MIN_PCT) return;
+			put(n, left, width, false);
+			const kids = [...n.kids.values()].sort((a, b) => (a.label < b.label ? -1 : a.label > b.label ? 1 : 0));
+			let x = left;
+			for (const k of kids) {
+				walk(k, x);
+				x += (100 * k.w) / base;
+			}
+		};
+		walk(focus, 0);
+		el.innerHTML = html.join('');
+	}
+
+	// ---- search and selection ----
+	let matcher = null;
+	function isMatch(n) {
+		return matcher !== null && n.frame >= 0 && matcher(frames[n.frame].name);
+	}
+	function isSelected(n) {
+		return state.selected !== null && n.frame >= 0 && frames[n.frame].flat === state.selected.frame && n.comm === state.selected.comm;
+	}
+	function makeMatcher(text) {
+		if (!text) return null;
+		const m = /^\/(.*)\/([a-z]*)$/.exec(text);
+		if (m) {
+			try {
+				const re = new RegExp(m[1], m[2].replace(/[gy]/g, ''));
+				return (s) => re.test(s);
+			} catch (e) {
+				return 'bad';
+			}
+		}
+		return (s) => s.includes(text);
+	}
+	// The share of the range's samples (by weight) with a matching frame anywhere in the
+	// stack, and with a matching leaf (the Self column of the matching rows).
+	function searchShares() {
+		let any = 0, leaf = 0;
+		for (let s = 0; s < stacks.length; s++) {
+			if (!agg.w[s]) continue;
+			const st = stacks[s];
+			let hit = false;
+			for (let k = 1; k < st.length && !hit; k++) hit = matcher(frames[st[k]].name);
+			if (hit) any += agg.w[s];
+			if (st.length > 1 && matcher(frames[st[st.length - 1]].name)) leaf += agg.w[s];
+		}
+		return { any: pct(any, agg.total), leaf: pct(leaf, agg.total) };
+	}
+	function showSearch() {
+		const out = $('search-result');
+		if (matcher === 'bad') {
+			out.textContent = 'not a valid regular expression';
+			return;
+		}
+		if (!matcher) {
+			out.textContent = '';
+			return;
+		}
+		const r = searchShares();
+		out.innerHTML = 'matched: <span id="search-total">' + fmtPct(r.any) + '</span> of the samples have a matching frame, <span id="search-self">' + fmtPct(r.leaf) + '</span> in a matching frame itself (Self)';
+	}
+
+	// ---- tooltip ----
+	function tip(ev, n) {
+		const t = $('tooltip');
+		const lines = ['<b>' + esc(n.label) + '</b>'];
+		if (n.frame >= 0 && frames[n.frame].obj) lines.push('object: ' + esc(frames[n.frame].obj));
+		const kinds = { u: 'user', k: 'kernel', j: 'JIT', '?': 'unknown (no symbol)', m: 'made up by ringprof (not code)', c: 'command', r: 'every sample' };
+		lines.push('kind: ' + (kinds[n.kind] || n.kind));
+		lines.push('samples: ' + n.c + ' (' + fmtPct(pct(n.w, agg.total)) + ' of the range' + (timeWeighted ? ', ' + fmtWeight(n.w) : '') + ')');
+		if (n.frame >= 0) {
+			const f = agg.funcs.get(n.comm + ':' + frames[n.frame].flat);
+			if (f) lines.push('function in ' + esc(D.comms[n.comm]) + ': Self ' + fmtPct(pct(f.self, agg.total)) + ', Children ' + fmtPct(pct(f.children, agg.total)));
+		}
+		if (n.kind === 'm') lines.push('a mark: the stack is incomplete or inferred here, see its name');
+		t.innerHTML = lines.join('<br>');
+		t.hidden = false;
+		const x = Math.min(ev.clientX + 12, window.innerWidth - t.offsetWidth - 4);
+		const y = ev.clientY + 16 + t.offsetHeight > window.innerHeight ? ev.clientY - t.offsetHeight - 8 : ev.clientY + 16;
+		t.style.left = x + 'px';
+		t.style.top = y + 'px';
+	}
+	function hookGraph(el, onClick) {
+		el.addEventListener('mousemove', (ev) => {
+			const d = ev.target.closest('.fr');
+			if (d) tip(ev, el._nodes[+d.dataset.i]);
+			else $('tooltip').hidden = true;
+		});
+		el.addEventListener('mouseleave', () => ($('tooltip').hidden = true));
+		el.addEventListener('click', (ev) => {
+			const d = ev.target.closest('.fr');
+			if (d) onClick(el._nodes[+d.dataset.i]);
+		});
+	}
+
+	// ---- the views ----
+	let tree = null;
+	function render() {
+		const inverted = state.view === 'icicle';
+		$('flame').hidden = state.view === 'sandwich';
+		$('sandwich').hidden = state.view !== 'sandwich';
+		for (const b of document.querySelectorAll('[data-view]')) b.classList.toggle('on', b.dataset.view === state.view);
+		if (state.view === 'sandwich') {
+			renderSandwich();
+		} else {
+			tree = buildTree(inverted);
+			draw($('flame'), tree, find(tree, state.zoom), !inverted);
+		}
+		showSearch();
+	}
+	function renderSandwich() {
+		const sel = state.selected;
+		if (!sel) {
+			$('callers').innerHTML = $('callees').innerHTML = '';
+			return;
+		}
+		const f = agg.funcs.get(sel.comm + ':' + sel.frame);
+		$('sandwich-title').textContent = frames[sel.frame].name + ' (' + D.comms[sel.comm] + ', ' + frames[sel.frame].obj + ')' + (f ? ': Self ' + fmtPct(pct(f.self, agg.total)) + ', Children ' + fmtPct(pct(f.children, agg.total)) : ': no sample in this range');
+		const sw = buildSandwich(sel);
+		draw($('callers'), sw.callers, sw.callers, true);
+		draw($('callees'), sw.callees, sw.callees, false);
+	}
+
+	// ---- the table ----
+	const sortKeys = { children: 'children', self: 'self', samples: 'samples', comm: 'comm', obj: 'obj', name: 'name' };
+	let sortKey = 'children';
+	const TABLE_MAX = 1000;
+	function renderTable() {
+		const rows = [...agg.funcs.values()].map((f) => ({ f, comm: D.comms[f.comm], obj: frames[f.frame].obj, name: frames[f.frame].name, kind: frames[f.frame].kind, children: f.children, self: f.self, samples: f.samples }));
+		const k = sortKeys[sortKey];
+		const numeric = k === 'children' || k === 'self' || k === 'samples';
+		rows.sort((a, b) => (numeric ? b[k] - a[k] || b.self - a.self : a[k] < b[k] ? -1 : a[k] > b[k] ? 1 : b.children - a.children));
+		const html = [];
+		const sel = state.selected;
+		for (const r of rows.slice(0, TABLE_MAX)) {
+			const isSel = sel && sel.comm === r.f.comm && sel.frame === r.f.frame;
+			html.push('<tr data-comm="' + r.f.comm + '" data-frame="' + r.f.frame + '"' + (isSel ? ' class="sel"' : '') + '><td class="num">' + fmtPct(pct(r.children, agg.total)) + '</td><td class="num">' + fmtPct(pct(r.self, agg.total)) + '</td><td class="num">' + r.samples + '</td><td>' + esc(r.comm) + '</td><td>' + esc(r.obj) + '</td><td class="sym"><span class="sw k-' + (r.kind === '?' ? 'q' : r.kind) + '"></span>' + esc(r.name) + '</td></tr>');
+		}
+		document.querySelector('#table tbody').innerHTML = html.join('');
+		$('table-note').textContent = rows.length > TABLE_MAX ? 'The ' + TABLE_MAX + ' first of ' + rows.length + ' functions.' : rows.length + ' functions.';
+		for (const th of document.querySelectorAll('#table th')) th.classList.toggle('sorted', th.dataset.sort === sortKey);
+		render();
+	}
+
+	// ---- the timeline ----
+	const TOP_COMMS = 8;
+	const palette = ['#4e79a7', '#f28e2b', '#59a14f', '#e15759', '#76b7b2', '#edc948', '#b07aa1', '#ff9da7', '#9c755f'];
+	function drawTimeline() {
+		const svg = $('timeline');
+		const byComm = new Map();
+		for (let i = 0; i < counts.length; i += 4) {
+			const comm = stacks[counts[i]][0];
+			byComm.set(comm, (byComm.get(comm) || 0) + counts[i + 3]);
+		}
+		const top = [...byComm.entries()].sort((a, b) => b[1] - a[1]).slice(0, TOP_COMMS).map((e) => e[0]);
+		const slot = new Map(top.map((c, i) => [c, i]));
+		const nSlots = top.length + 1;
+		const grid = new Float64Array(nBuckets * nSlots);
+		for (let i = 0; i < counts.length; i += 4) {
+			const comm = stacks[counts[i]][0];
+			const s = slot.has(comm) ? slot.get(comm) : top.length;
+			grid[counts[i + 1] * nSlots + s] += counts[i + 3];
+		}
+		let max = 0;
+		for (let b = 0; b < nBuckets; b++) {
+			let sum = 0;
+			for (let s = 0; s < nSlots; s++) sum += grid[b * nSlots + s];
+			max = Math.max(max, sum);
+		}
+		svg.setAttribute('viewBox', '0 0 ' + nBuckets + ' 100');
+		const parts = [];
+		for (let b = 0; b < nBuckets; b++) {
+			let y = 100;
+			for (let s = 0; s < nSlots; s++) {
+				const h = max ? (100 * grid[b * nSlots + s]) / max : 0;
+				if (!h) continue;
+				y -= h;
+				parts.push('<rect x="' + b + '" y="' + y.toFixed(3) + '" width="1" height="' + h.toFixed(3) + '" fill="' + palette[s] + '"/>');
+			}
+		}
+		parts.push('<rect class="sel" id="tl-sel" x="0" y="0" width="0" height="100" visibility="hidden"/>');
+		svg.innerHTML = parts.join('');
+		const legend = top.map((c, i) => '<span><i style="background:' + palette[i] + '"></i>' + esc(D.comms[c]) + '</span>');
+		if (byComm.size > top.length) legend.push('<span><i style="background:' + palette[top.length] + '"></i>other commands</span>');
+		$('legend').innerHTML = legend.join('');
+		$('axis-start').textContent = fmtTime(bucketNs(0), true);
+		$('axis-end').textContent = fmtTime(bucketNs(nBuckets), false);
+		hookTimeline(svg);
+	}
+	function bucketAt(svg, ev) {
+		const r = svg.getBoundingClientRect();
+		return Math.max(0, Math.min(nBuckets - 1, Math.floor(((ev.clientX - r.left) / r.width) * nBuckets)));
+	}
+	function showSelection(b0, b1) {
+		const sel = $('tl-sel');
+		const all = b0 === 0 && b1 === nBuckets;
+		sel.setAttribute('visibility', all ? 'hidden' : 'visible');
+		sel.setAttribute('x', b0);
+		sel.setAttribute('width', b1 - b0);
+	}
+	function hookTimeline(svg) {
+		let start = -1;
+		svg.addEventListener('mousedown', (ev) => {
+			start = bucketAt(svg, ev);
+			showSelection(start, start + 1);
+			ev.preventDefault();
+		});
+		window.addEventListener('mousemove', (ev) => {
+			if (start < 0) return;
+			const b = bucketAt(svg, ev);
+			showSelection(Math.min(start, b), Math.max(start, b) + 1);
+		});
+		window.addEventListener('mouseup', (ev) => {
+			if (start < 0) return;
+			const b = bucketAt(svg, ev);
+			setRange(Math.min(start, b), Math.max(start, b) + 1);
+			start = -1;
+		});
+	}
+	function setRange(b0, b1) {
+		state.b0 = b0;
+		state.b1 = b1;
+		state.zoom = [];
+		showSelection(b0, b1);
+		agg = aggregate(b0, b1);
+		const all = b0 === 0 && b1 === nBuckets;
+		const since = bucketNs(b0), until = bucketNs(b1);
+		const box = $('timeline-box');
+		box.dataset.b0 = b0;
+		box.dataset.b1 = b1;
+		box.dataset.sinceNs = since.toString();
+		box.dataset.untilNs = (until - 1n).toString();
+		$('range-text').innerHTML = (all ? 'all time: ' : 'range: ') + fmtTime(since, true) + ' – ' + fmtTime(until, false) + ' (' + (Number(until - since) / 1e9).toFixed(3) + ' s): <span id="range-samples">' + agg.samples + '</span> samples' + (timeWeighted ? ', ' + fmtWeight(agg.total) : '') + (all ? '' : ', ' + fmtPct(pct(agg.total, fullTotal)) + ' of all');
+		renderTable();
+	}
+
+	// ---- start ----
+	let fullTotal = 0, fullSamples = 0;
+	for (let i = 0; i < counts.length; i += 4) {
+		fullTotal += counts[i + 3];
+		fullSamples += counts[i + 2];
+	}
+	$('header').textContent = D.header;
+	$('summary').textContent = D.inputs.join(', ') + ' · ' + (D.event || '') + (D.weight !== 'cpu' ? ' (' + D.weight + ')' : '') + ' · ' + fullSamples + ' samples';
+	document.title = 'ringprof · ' + D.inputs.join(', ');
+	for (const b of document.querySelectorAll('[data-view]'))
+		b.addEventListener('click', () => {
+			state.view = b.dataset.view;
+			state.zoom = [];
+			render();
+		});
+	$('zoom-reset').addEventListener('click', () => {
+		state.zoom = [];
+		render();
+	});
+	$('range-clear').addEventListener('click', () => setRange(0, nBuckets));
+	$('search').addEventListener('input', () => {
+		matcher = makeMatcher($('search').value);
+		render();
+	});
+	hookGraph($('flame'), (n) => {
+		state.zoom = pathOf(n);
+		if (n.frame >= 0) state.selected = { comm: n.comm, frame: frames[n.frame].flat };
+		renderTable();
+	});
+	const sandwichClick = (n) => {
+		if (n.frame < 0) return;
+		state.selected = { comm: n.comm, frame: frames[n.frame].flat };
+		renderTable();
+	};
+	hookGraph($('callers'), sandwichClick);
+	hookGraph($('callees'), sandwichClick);
+	for (const th of document.querySelectorAll('#table th'))
+		th.addEventListener('click', () => {
+			sortKey = th.dataset.sort;
+			renderTable();
+		});
+	document.querySelector('#table tbody').addEventListener('click', (ev) => {
+		const tr = ev.target.closest('tr');
+		if (!tr) return;
+		state.selected = { comm: +tr.dataset.comm, frame: +tr.dataset.frame };
+		renderTable();
+	});
+	drawTimeline();
+	setRange(0, nBuckets);
+	requestAnimationFrame(() => {
+		document.body.dataset.ready = '1';
+		performance.mark('ringprof-painted');
+	});
+})();
