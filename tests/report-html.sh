@@ -1,0 +1,118 @@
+#!/bin/bash
+# report-html.sh — report --html in a real browser: the bundled workload (shares known by
+# construction, tests/workload/README) recorded, its page opened in Debian's chromium,
+# headless, driven by tests/web/report-html.cjs (playwright-core, which setup.sh installs),
+# and what the page shows compared with the text report of the same recording: a function's
+# frame width and its Children, the zoom, the search's shares, the table, the sandwich's
+# callers, a range of the timeline against report --since/--until; no request leaves the
+# page. Screenshots of each view go to tests/report-html.shots/ beside this test's log.
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
+
+# The browser is this test's subject: missing, the test fails, unless Debian has no package.
+WEB="$top_srcdir/tests/web"
+have_pkg() { apt-cache policy "$1" 2>/dev/null | grep -q 'Candidate: [0-9]'; }
+CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
+if [ ! -x "$CHROMIUM" ]; then
+	have_pkg chromium || skip "no chromium package in this system's archive (apt-cache policy chromium)"
+	fail "chromium is not installed: run setup.sh (it installs chromium, nodejs, npm and playwright-core)"
+fi
+command -v node >/dev/null || fail "node is not installed: run setup.sh"
+[ -f "$WEB/node_modules/playwright-core/package.json" ] ||
+	fail "playwright-core is not installed in $WEB/node_modules: run setup.sh"
+export CHROMIUM
+require_perf_events
+
+SHOTS="$top_builddir/tests/report-html.shots"
+rm -rf "$SHOTS"
+mkdir -p "$SHOTS"
+
+"$RP" record -q -e cpu-clock -F 999 -g -o "$T/w.data" -- "$WL" -d 3 >"$T/wl.out" || fail "recording"
+"$RP" report -i "$T/w.data" --html "$T/page.html" 2>"$T/html.err" || fail "report --html: $(cat "$T/html.err")"
+[ -s "$T/page.html" ] || fail "report --html wrote nothing"
+cp "$T/page.html" "$SHOTS/page.html"
+ok "report --html wrote $(wc -c <"$T/page.html") bytes"
+"$RP" report -i "$T/w.data" --html - >"$T/stdout.html" 2>/dev/null || fail "report --html -"
+cmp -s "$T/page.html" "$T/stdout.html" || fail "--html - differs from --html FILE"
+ok "--html - writes the same page to stdout"
+
+# Self-contained: no script, style, font or frame from elsewhere, a policy that forbids
+# requests, and the page's code does not make any.
+check_no_grep '<(script|link|img|iframe)[^>]*(src|href)=' "$T/page.html" "no external script, style, image or frame"
+check_no_grep '(fetch|XMLHttpRequest|WebSocket|EventSource|sendBeacon|importScripts)\(|import\(' "$T/page.html" "the page's script makes no request"
+check_grep "Content-Security-Policy\" content=\"default-src 'none'" "$T/page.html" "a policy that forbids every request"
+
+"$RP" report -i "$T/w.data" >"$T/children" 2>/dev/null || fail "report"
+"$RP" report -i "$T/w.data" --no-children >"$T/self" 2>/dev/null || fail "report --no-children"
+"$RP" report -i "$T/w.data" --no-children -g callee >"$T/callee" 2>/dev/null || fail "report -g callee"
+
+timeout 180 node "$WEB/report-html.cjs" "$T/page.html" "$SHOTS" hot_outer_a hot_leaf hot_leaf \
+	>"$T/page.out" 2>"$T/page.err" || {
+	cat "$T/page.out" "$T/page.err" >&2
+	fail "driving the page in chromium failed"
+}
+cat "$T/page.out"
+val() { awk -v k="$1" '$1 == k { $1 = ""; sub(/^ /, ""); print; exit }' "$T/page.out"; }
+check_no_grep '^(request|pageerror|console-error|error) ' "$T/page.out" "no request, no script error while the page is used"
+
+# near A B TOLERANCE WHAT: two decimals within TOLERANCE.
+near() {
+	awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a != "" && b != "" && d <= t) }' ||
+		fail "$4: page $1, report $2 (tolerance $3)"
+	ok "$4 (page $1, report $2)"
+}
+# col FILE COMM SYM N: column N (a share without %) of the report row of COMM's SYM.
+col() {
+	awk -v c="$2" -v s="$3" -v n="$4" '$1 !~ /^#/ && $3 == c && $NF == s { v = $n; sub("%", "", v); print v; exit }' "$1"
+}
+children=$(col "$T/children" rp-workload hot_outer_a 1)
+self=$(col "$T/children" rp-workload hot_outer_a 2)
+[ -n "$children" ] || fail "hot_outer_a is not in the text report"
+
+near "$(val flame_pct)" "$children" 0.5 "flame graph: hot_outer_a's width is its Children share"
+near "$(val zoom_pct)" 100 0.01 "a click on it zooms: it takes the full width"
+dimmed=$(val zoom_dimmed)
+check_range "${dimmed:-0}" 4 100 "its callers stay below it, dimmed"
+check_grep '^tooltip hot_outer_a \| object: rp-workload \| kind: user \| samples: [0-9]+ ' "$T/page.out" "the tooltip names it, its object and samples"
+near "$(val table_children)" "$children" 0.01 "the table's Children of hot_outer_a is the report's"
+near "$(val table_self)" "$self" 0.01 "the table's Self of hot_outer_a is the report's"
+
+# Search "hot_leaf": samples with a matching frame (its Children: one command has it), and with
+# a matching leaf (the sum of --no-children's matching rows).
+leaf_children=$(awk '$1 !~ /^#/ && $NF == "hot_leaf" { v = $1; sub("%", "", v); s += v } END { printf "%.2f", s }' "$T/children")
+leaf_self=$(awk '$1 !~ /^#/ && $NF == "hot_leaf" { v = $1; sub("%", "", v); s += v } END { printf "%.2f", s }' "$T/self")
+near "$(val search_total)" "$leaf_children" 0.02 "search: the share with a matching frame"
+near "$(val search_self)" "$leaf_self" 0.02 "search: the share in matching frames (report --no-children)"
+check_range "$(val search_matches)" 2 50 "search highlights hot_leaf under both callers"
+
+# Sandwich of hot_leaf: its callers are those of report -g callee, with their shares.
+callers=$(val sandwich_callers)
+leaf_total=$(val search_total)
+tree_share() { # the share report -g callee gives caller $1 of hot_leaf
+	awk -v f="$1" '/\[\.\] hot_leaf$/ { on = 1; next } on && /\[[.k]\] / { exit }
+		on && $0 ~ ("%--" f "$") { s = $0; sub("%--" f "$", "", s); sub(/.*--/, "", s); print s; exit }' "$T/callee"
+}
+for f in hot_outer_a hot_outer_b; do
+	w=$(printf '%s\n' "$callers" | tr ',' '\n' | awk -F: -v f="$f" '$1 == f { print $2 }')
+	[ -n "$w" ] || fail "sandwich: $f is not among hot_leaf's callers ($callers)"
+	page_share=$(awk -v w="$w" -v t="$leaf_total" 'BEGIN { printf "%.2f", w * t / 100 }')
+	near "$page_share" "$(tree_share "$f")" 0.5 "sandwich: $f calls hot_leaf, as report -g callee says"
+done
+
+# Timeline: the range dragged is the report of --since/--until its times.
+when() { # epoch ns -> local "YYYY-MM-DD HH:MM:SS.NNNNNNNNN", as --since takes it
+	printf '%s.%09d' "$(date -d "@$(($1 / 1000000000))" '+%F %T')" $(($1 % 1000000000))
+}
+since=$(when "$(val range_since_ns)")
+until=$(when "$(val range_until_ns)")
+"$RP" report -i "$T/w.data" --since "$since" --until "$until" >"$T/range" 2>"$T/range.err" ||
+	fail "report --since/--until: $(cat "$T/range.err")"
+range_n=$(sed -n 's/^# samples: \([0-9]*\).*/\1/p' "$T/range")
+check_range "${range_n:-0}" 100 100000 "the range holds samples ($since to $until)"
+check_eq "$(val range_samples)" "$range_n" "the range's samples are those of report --since/--until"
+near "$(val range_flame_pct)" "$(col "$T/range" rp-workload hot_outer_a 1)" 0.5 \
+	"the range's flame graph: hot_outer_a's width is its Children in that window"
+
+for v in flame flame-zoomed search inverted sandwich timeline-range; do
+	[ -s "$SHOTS/$v.png" ] || fail "no screenshot of $v"
+done
+ok "screenshots of each view in $SHOTS"

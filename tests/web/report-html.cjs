@@ -1,0 +1,117 @@
+// report-html.cjs — drives a `ringprof report --html` page in headless Chromium for
+// tests/report-html.sh: acts as a user would (hover, click, type, drag) and prints what the
+// page then shows, one "key value" line each; the shell test compares them with the text
+// report. Any request other than the page itself is printed as "request URL" (the page must
+// make none). Screenshots of each view go to OUTDIR.
+// Usage: node report-html.cjs PAGE.html OUTDIR FUNC SEARCH CALLEE_OF
+'use strict';
+const path = require('path');
+const { chromium } = require(path.join(__dirname, 'node_modules', 'playwright-core'));
+
+const [page_path, outdir, func, search, sandwichOf] = process.argv.slice(2);
+const chromiumPath = process.env.CHROMIUM || '/usr/bin/chromium';
+const out = (k, v) => console.log(k + ' ' + v);
+
+// The share of the container's width that the frames named NAME in graph SEL take up, in %
+// (frames dimmed as ancestors of the zoomed one left out).
+async function frameShare(page, sel, name) {
+	return page.evaluate(
+		([sel, name]) => {
+			const box = document.querySelector(sel);
+			let w = 0;
+			for (const d of box.querySelectorAll('.fr:not(.dim)'))
+				if (d.dataset.name === name) w += d.getBoundingClientRect().width;
+			return ((100 * w) / box.clientWidth).toFixed(3);
+		},
+		[sel, name],
+	);
+}
+
+async function main() {
+	const browser = await chromium.launch({ executablePath: chromiumPath, args: ['--no-sandbox'] });
+	const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+	const url = 'file://' + path.resolve(page_path);
+	page.on('request', (r) => {
+		if (r.url() !== url) out('request', r.url());
+	});
+	page.on('pageerror', (e) => out('pageerror', e.message.replace(/\n/g, ' ')));
+	page.on('console', (m) => {
+		if (m.type() === 'error') out('console-error', m.text().replace(/\n/g, ' '));
+	});
+	const t0 = Date.now();
+	await page.goto(url);
+	await page.waitForSelector('body[data-ready="1"]', { timeout: 30000 });
+	out('ready_ms', Date.now() - t0);
+	const shot = (name) => page.screenshot({ path: path.join(outdir, name + '.png'), fullPage: true });
+
+	// Flame graph: the function's width, its tooltip, then a click zooms into it.
+	out('flame_pct', await frameShare(page, '#flame', func));
+	const frame = page.locator('#flame .fr').filter({ hasText: new RegExp('^' + func + '$') }).first();
+	await frame.hover();
+	out('tooltip', (await page.locator('#tooltip').innerText()).replace(/\n/g, ' | '));
+	await shot('flame');
+	await frame.click();
+	out('zoom_pct', await frameShare(page, '#flame', func));
+	out('zoom_dimmed', await page.locator('#flame .fr.dim').count());
+	await shot('flame-zoomed');
+	await page.click('#zoom-reset');
+
+	// Search: the share of samples with a matching frame, and with a matching leaf (Self).
+	await page.fill('#search', search);
+	out('search_total', (await page.locator('#search-total').innerText()).replace('%', ''));
+	out('search_self', (await page.locator('#search-self').innerText()).replace('%', ''));
+	out('search_matches', await page.locator('#flame .fr.match').count());
+	await shot('search');
+	await page.fill('#search', '');
+
+	// The table's row of the function: Children and Self as shown.
+	const row = page.locator('#table tbody tr').filter({ has: page.locator('td.sym', { hasText: new RegExp('^' + func + '$') }) }).first();
+	const cells = await row.locator('td').allInnerTexts();
+	out('table_children', cells[0].replace('%', ''));
+	out('table_self', cells[1].replace('%', ''));
+	out('table_samples', cells[2]);
+
+	// Inverted view.
+	await page.click('[data-view="icicle"]');
+	out('icicle_pct', await frameShare(page, '#flame', func));
+	await shot('inverted');
+
+	// Sandwich of SANDWICHOF, selected from the table: the callers right above it.
+	const srow = page.locator('#table tbody tr').filter({ has: page.locator('td.sym', { hasText: new RegExp('^' + sandwichOf + '$') }) }).first();
+	await srow.click();
+	await page.click('[data-view="sandwich"]');
+	const callers = await page.evaluate(() => {
+		const box = document.querySelector('#callers');
+		const fr = [...box.querySelectorAll('.fr')];
+		const bottom = Math.max(...fr.map((d) => d.offsetTop));
+		const up = fr.filter((d) => d.offsetTop < bottom && d.offsetTop >= bottom - 20);
+		return up.map((d) => d.dataset.name + ':' + ((100 * d.getBoundingClientRect().width) / box.clientWidth).toFixed(2)).join(',');
+	});
+	out('sandwich_title', await page.locator('#sandwich-title').innerText());
+	out('sandwich_callers', callers);
+	await shot('sandwich');
+	await page.click('[data-view="flame"]');
+
+	// Timeline: drag over the second quarter, then the range's totals and the function's share.
+	const box = await page.locator('#timeline').boundingBox();
+	const y = box.y + box.height / 2;
+	await page.mouse.move(box.x + box.width * 0.25, y);
+	await page.mouse.down();
+	await page.mouse.move(box.x + box.width * 0.4, y, { steps: 4 });
+	await page.mouse.move(box.x + box.width * 0.5, y, { steps: 4 });
+	await page.mouse.up();
+	const ds = await page.evaluate(() => ({ ...document.querySelector('#timeline-box').dataset }));
+	out('range_since_ns', ds.sinceNs);
+	out('range_until_ns', ds.untilNs);
+	out('range_buckets', ds.b0 + '-' + ds.b1);
+	out('range_samples', await page.locator('#range-samples').innerText());
+	out('range_text', await page.locator('#range-text').innerText());
+	out('range_flame_pct', await frameShare(page, '#flame', func));
+	await shot('timeline-range');
+	await browser.close();
+}
+
+main().catch((e) => {
+	out('error', String(e && e.stack ? e.stack : e).replace(/\n/g, ' '));
+	process.exit(1);
+});
