@@ -112,7 +112,24 @@ check_eq "$(val range_samples)" "$range_n" "the range's samples are those of rep
 near "$(val range_flame_pct)" "$(col "$T/range" rp-workload hot_outer_a 1)" 0.5 \
 	"the range's flame graph: hot_outer_a's width is its Children in that window"
 
-for v in flame flame-zoomed search inverted sandwich timeline-range; do
+# Stacks cut short (a 512-byte stack copy): each ends in a [cut: stack copy exhausted] frame
+# right above its command, never passing for a whole stack; as wide as the header's share.
+"$RP" record -q -e cpu-clock -F 999 --call-graph dwarf,512 -o "$T/cut.data" -- "$WL" -d 1 -q || fail "recording with a small stack copy"
+"$RP" report -i "$T/cut.data" --html "$T/cut.html" 2>/dev/null || fail "report --html of cut stacks"
+"$RP" report -i "$T/cut.data" --header-only >"$T/cut.hdr" 2>/dev/null || fail "report --header-only"
+cut_share=$(sed -n 's/.*incomplete: \([0-9.]*\)% stack copy exhausted.*/\1/p' "$T/cut.hdr")
+[ -n "$cut_share" ] || fail "the header gives no share of stacks cut by the stack copy: $(cat "$T/cut.hdr")"
+timeout 120 node "$WEB/report-html.cjs" --marks "$T/cut.html" "$SHOTS" "[cut: stack copy exhausted]" \
+	>"$T/cut.out" 2>"$T/cut.err" || { cat "$T/cut.out" "$T/cut.err" >&2; fail "driving the page of cut stacks"; }
+cat "$T/cut.out"
+check_no_grep '^(request|pageerror|console-error|error) ' "$T/cut.out" "no request, no script error on the page of cut stacks"
+rows=$(awk '$1 == "mark_rows" { print $2 }' "$T/cut.out")
+[ -n "$rows" ] || fail "no [cut: stack copy exhausted] frame drawn"
+[ -z "$(printf '%s\n' "$rows" | tr ',' '\n' | grep -vx 1)" ] || fail "a cut mark not right above its command: rows $rows"
+ok "every [cut: stack copy exhausted] frame is the outermost of its stack, above its command"
+near "$(awk '$1 == "mark_pct" { print $2 }' "$T/cut.out")" "$cut_share" 3 "the cut stacks' share is the header's"
+
+for v in flame flame-zoomed search inverted sandwich timeline-range cut-stacks; do
 	[ -s "$SHOTS/$v.png" ] || fail "no screenshot of $v"
 done
 ok "screenshots of each view in $SHOTS"

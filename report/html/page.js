@@ -327,7 +327,9 @@
 	let sortKey = 'children';
 	const TABLE_MAX = 1000;
 	function renderTable() {
-		const rows = [...agg.funcs.values()].map((f) => ({ f, comm: D.comms[f.comm], obj: frames[f.frame].obj, name: frames[f.frame].name, kind: frames[f.frame].kind, children: f.children, self: f.self, samples: f.samples }));
+		// The [cut] marks say why a stack is partial: the graphs show them, the text
+		// report's table has no such row, nor has this one.
+		const rows = [...agg.funcs.values()].filter((f) => frames[f.frame].obj !== '[cut]').map((f) => ({ f, comm: D.comms[f.comm], obj: frames[f.frame].obj, name: frames[f.frame].name, kind: frames[f.frame].kind, children: f.children, self: f.self, samples: f.samples }));
 		const k = sortKeys[sortKey];
 		const numeric = k === 'children' || k === 'self' || k === 'samples';
 		rows.sort((a, b) => (numeric ? b[k] - a[k] || b.self - a.self : a[k] < b[k] ? -1 : a[k] > b[k] ? 1 : b.children - a.children));

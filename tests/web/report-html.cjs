@@ -4,11 +4,14 @@
 // report. Any request other than the page itself is printed as "request URL" (the page must
 // make none). Screenshots of each view go to OUTDIR.
 // Usage: node report-html.cjs PAGE.html OUTDIR FUNC SEARCH CALLEE_OF
+//        node report-html.cjs --marks PAGE.html OUTDIR NAME: the frames named NAME: their
+//        share of the width, and how many rows above their command each one sits.
 'use strict';
 const path = require('path');
 const { chromium } = require(path.join(__dirname, 'node_modules', 'playwright-core'));
 
-const [page_path, outdir, func, search, sandwichOf] = process.argv.slice(2);
+const marks = process.argv[2] === '--marks';
+const [page_path, outdir, func, search, sandwichOf] = process.argv.slice(marks ? 3 : 2);
 const chromiumPath = process.env.CHROMIUM || '/usr/bin/chromium';
 const out = (k, v) => console.log(k + ' ' + v);
 
@@ -27,6 +30,24 @@ async function frameShare(page, sel, name) {
 	);
 }
 
+// --marks: where the frames named NAME sit: "mark_rows" lists, for each, how many rows above
+// the frame of its command it is (1: right above, where a stack's outermost frame goes).
+async function checkMarks(page, name) {
+	out('mark_pct', await frameShare(page, '#flame', name));
+	const rows = await page.evaluate((name) => {
+		const fr = [...document.querySelectorAll('#flame .fr')];
+		const comms = fr.filter((d) => d.classList.contains('k-c'));
+		return fr
+			.filter((d) => d.dataset.name === name)
+			.map((d) => {
+				const x = d.getBoundingClientRect().left + 1;
+				const c = comms.find((c) => c.getBoundingClientRect().left <= x && c.getBoundingClientRect().right >= x);
+				return c ? Math.round((c.offsetTop - d.offsetTop) / d.offsetHeight) : -1;
+			});
+	}, name);
+	out('mark_rows', rows.join(','));
+}
+
 async function main() {
 	const browser = await chromium.launch({ executablePath: chromiumPath, args: ['--no-sandbox'] });
 	const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
@@ -43,6 +64,12 @@ async function main() {
 	await page.waitForSelector('body[data-ready="1"]', { timeout: 30000 });
 	out('ready_ms', Date.now() - t0);
 	const shot = (name) => page.screenshot({ path: path.join(outdir, name + '.png'), fullPage: true });
+	if (marks) {
+		await checkMarks(page, func);
+		await shot('cut-stacks');
+		await browser.close();
+		return;
+	}
 
 	// Flame graph: the function's width, its tooltip, then a click zooms into it.
 	out('flame_pct', await frameShare(page, '#flame', func));
