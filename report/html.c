@@ -1,5 +1,6 @@
-/* html.c — `ringprof report --html`: the session's stacks and their time buckets as JSON in
- * one page with the script and style of report/html/ (no request leaves the page). */
+/* html.c — `ringprof report --html`: the session's stacks and their time buckets as JSON,
+ * gzip-compressed in base64, in one page with the script and style of report/html/ (no
+ * request leaves the page). */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
@@ -11,6 +12,7 @@
 #include "base/intern.h"
 #include "html.h"
 #include "profile/dsotab.h"
+#include "profile/gzip.h"
 #include "profile/print.h"
 #include "profile/session.h"
 
@@ -85,6 +87,9 @@ struct html_data {
 	struct pairtab *objs;	/* dso id -> page object */
 	struct pairtab *comms;	/* comm id -> page command */
 	struct pairtab *stacks; /* (page command, session stack) -> page stack */
+	struct pairtab *nodes;	/* (parent node + 1, page frame) -> node: stacks share prefixes */
+	uint32_t *stack_node;	/* page stack -> the node of its leaf */
+	size_t cap_stack_node;
 	struct pairtab *counts; /* (page stack, bucket) -> count index */
 	uint64_t *count, *period;
 	size_t cap_count, cap_period;
@@ -98,6 +103,8 @@ static void data_done(struct html_data *d)
 	pairtab_free(d->objs);
 	pairtab_free(d->comms);
 	pairtab_free(d->stacks);
+	pairtab_free(d->nodes);
+	free(d->stack_node);
 	pairtab_free(d->counts);
 	free(d->count);
 	free(d->period);
@@ -122,22 +129,40 @@ static int64_t data_frame(struct html_data *d, uint32_t sym)
 	return id;
 }
 
+/* Page stack ID's frames, session stack SSTACK, as a path of nodes from the outermost
+ * frame: each node once (parent, frame). 0 or -ENOMEM. */
+static int data_nodes(struct html_data *d, uint32_t id, uint32_t sstack)
+{
+	uint32_t n;
+	const uint32_t *st = session_stack(d->s, sstack, &n);
+	int64_t node = -1;
+
+	for (uint32_t k = n; k-- > 0;) {
+		int64_t frame = data_frame(d, st[k]);
+
+		if (frame < 0)
+			return -ENOMEM;
+		node = pairtab_intern(d->nodes, (uint64_t)(node + 1), (uint64_t)frame, NULL);
+		if (node < 0)
+			return -ENOMEM;
+	}
+	if (GROW(d->stack_node, d->cap_stack_node, (size_t)id + 1) < 0)
+		return -ENOMEM;
+	d->stack_node[id] = (uint32_t)node; /* a stack has a frame at least */
+	return 0;
+}
+
 /* One row into the page's stacks and counts. 0 or -ENOMEM. */
 static int data_row(struct html_data *d, const struct session_row *r)
 {
-	uint32_t n;
-	const uint32_t *st = session_stack(d->s, r->stack, &n);
 	int64_t comm = pairtab_intern(d->comms, r->comm, 0, NULL), stack, c;
 	bool added;
 
 	if (comm < 0)
 		return -ENOMEM;
-	stack = pairtab_intern(d->stacks, (uint64_t)comm, r->stack, NULL);
-	if (stack < 0)
+	stack = pairtab_intern(d->stacks, (uint64_t)comm, r->stack, &added);
+	if (stack < 0 || (added && data_nodes(d, (uint32_t)stack, r->stack) < 0))
 		return -ENOMEM;
-	for (uint32_t k = 0; k < n; k++)
-		if (data_frame(d, st[k]) < 0)
-			return -ENOMEM;
 	c = pairtab_intern(d->counts, (uint64_t)stack, r->bucket, &added);
 	if (c < 0 || GROW(d->count, d->cap_count, (size_t)c + 1) < 0 ||
 	    GROW(d->period, d->cap_period, (size_t)c + 1) < 0)
@@ -164,7 +189,8 @@ static int data_build(struct html_data *d, const struct session *s)
 	d->comms = pairtab_new();
 	d->stacks = pairtab_new();
 	d->counts = pairtab_new();
-	if (!d->frames || !d->objs || !d->comms || !d->stacks || !d->counts)
+	d->nodes = pairtab_new();
+	if (!d->frames || !d->objs || !d->comms || !d->stacks || !d->counts || !d->nodes)
 		return -ENOMEM;
 	rows = session_rows(s, &n_rows);
 	for (size_t i = 0; i < n_rows; i++)
@@ -225,22 +251,26 @@ static void write_names(FILE *f, const struct html_data *d)
 	fputs("],\n", f);
 }
 
-/* "stacks": [command, outermost frame, ..., leaf] each; "counts": stack, bucket, samples,
- * period, flat. */
+/* "nodes": node id - parent id (id + 1 for an outermost frame: small numbers, since a node
+ * mostly follows its parent), frame; "stacks": command, leaf node; "counts": stack, bucket,
+ * samples, weight. */
 static void write_stacks(FILE *f, const struct html_data *d)
 {
-	fputs("\"stacks\":[", f);
-	for (uint32_t i = 0; i < pairtab_count(d->stacks); i++) {
-		uint64_t comm, stack;
-		uint32_t n;
-		const uint32_t *st;
+	fputs("\"nodes\":[", f);
+	for (uint32_t i = 0; i < pairtab_count(d->nodes); i++) {
+		uint64_t parent1, frame;
 
-		pairtab_get(d->stacks, i, &comm, &stack);
-		st = session_stack(d->s, (uint32_t)stack, &n);
-		fprintf(f, "%s[%" PRIu64, i ? ",\n" : "", comm);
-		for (uint32_t k = n; k-- > 0;)
-			fprintf(f, ",%" PRId64, pairtab_find(d->frames, st[k], 0));
-		fputs("]", f);
+		pairtab_get(d->nodes, i, &parent1, &frame);
+		fprintf(f, "%s%" PRIu64 ",%" PRIu64, i ? (i % 16 ? "," : ",\n") : "",
+			(uint64_t)i + 1 - parent1, frame);
+	}
+	fputs("],\n\"stacks\":[", f);
+	for (uint32_t i = 0; i < pairtab_count(d->stacks); i++) {
+		uint64_t comm, unused;
+
+		pairtab_get(d->stacks, i, &comm, &unused);
+		fprintf(f, "%s%" PRIu64 ",%" PRIu32, i ? (i % 16 ? "," : ",\n") : "", comm,
+			d->stack_node[i]);
 	}
 	fputs("],\n\"counts\":[", f);
 	for (uint32_t i = 0; i < pairtab_count(d->counts); i++) {
@@ -290,7 +320,11 @@ static void write_data(FILE *f, const struct html_data *d, const char *const *in
 		json_str(f, inputs[i]);
 	}
 	fputs("],\n\"event\":", f);
-	json_str(f, ev ? ev->name : n_ev ? evs[0].name : "");
+	/* With off-CPU weights the samples are the switch-outs, whatever --event says. */
+	json_str(f, session_weight(d->s) == SESSION_OFFCPU ? "sched:sched_switch"
+		    : ev				   ? ev->name
+		    : n_ev				   ? evs[0].name
+							   : "");
 	fprintf(f,
 		",\n\"weight\":\"%s\",\"time_weighted\":%s,\n"
 		"\"origin_s\":%" PRId64 ",\"origin_ns\":%" PRId64 ",\"bucket_ns\":%" PRIu64 ",\n",
@@ -302,9 +336,55 @@ static void write_data(FILE *f, const struct html_data *d, const char *const *in
 	fputs("}", f);
 }
 
-/* The markup with the style, data and script in their places. */
-static void write_page(FILE *f, const struct html_data *d, const char *const *inputs,
-		       size_t n_inputs, uint64_t bucket_ns, int64_t origin)
+/* LEN bytes of IN in base64, lines of 76 characters. */
+static void write_base64(FILE *f, const uint8_t *in, size_t len)
+{
+	static const char digits[] =
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+	for (size_t i = 0; i < len; i += 3) {
+		uint32_t v = (uint32_t)in[i] << 16 | (i + 1 < len ? (uint32_t)in[i + 1] << 8 : 0) |
+			     (i + 2 < len ? in[i + 2] : 0);
+
+		fputc(digits[v >> 18 & 63], f);
+		fputc(digits[v >> 12 & 63], f);
+		fputc(i + 1 < len ? digits[v >> 6 & 63] : '=', f);
+		fputc(i + 2 < len ? digits[v & 63] : '=', f);
+		if ((i / 3 + 1) % 19 == 0)
+			fputc('\n', f);
+	}
+}
+
+/* The data, gzip-compressed (the page reads it with DecompressionStream), in base64. 0 or
+ * -ENOMEM. */
+static int write_packed(FILE *f, const struct html_data *d, const char *const *inputs,
+			size_t n_inputs, uint64_t bucket_ns, int64_t origin)
+{
+	char *json = NULL;
+	size_t len = 0, zlen;
+	uint8_t *z;
+	FILE *m = open_memstream(&json, &len);
+	int r;
+
+	if (!m)
+		return -ENOMEM;
+	write_data(m, d, inputs, n_inputs, bucket_ns, origin);
+	if (ferror(m) | (fclose(m) != 0)) {
+		free(json);
+		return -ENOMEM;
+	}
+	r = gzip_compress((const uint8_t *)json, len, &z, &zlen);
+	free(json);
+	if (r < 0)
+		return r;
+	write_base64(f, z, zlen);
+	free(z);
+	return 0;
+}
+
+/* The markup with the style, data and script in their places. 0 or -ENOMEM. */
+static int write_page(FILE *f, const struct html_data *d, const char *const *inputs,
+		      size_t n_inputs, uint64_t bucket_ns, int64_t origin)
 {
 	const char *p = html_page_markup;
 
@@ -317,12 +397,14 @@ static void write_page(FILE *f, const struct html_data *d, const char *const *in
 		else if (strncmp(p, "@SCRIPT@\n", len) == 0 && len == 9)
 			fputs(html_page_script, f);
 		else if (strncmp(p, "@DATA@\n", len) == 0 && len == 7) {
-			write_data(f, d, inputs, n_inputs, bucket_ns, origin);
+			if (write_packed(f, d, inputs, n_inputs, bucket_ns, origin) < 0)
+				return -ENOMEM;
 			fputc('\n', f);
 		} else
 			fwrite(p, 1, len, f);
 		p += len;
 	}
+	return 0;
 }
 
 int html_write(const struct session *s, const char *path, const char *const *inputs,
@@ -344,8 +426,14 @@ int html_write(const struct session *s, const char *path, const char *const *inp
 		data_done(&d);
 		return r;
 	}
-	write_page(f, &d, inputs, n_inputs, bucket_ns, origin);
+	r = write_page(f, &d, inputs, n_inputs, bucket_ns, origin);
 	data_done(&d);
+	if (r < 0) {
+		if (f != stdout)
+			fclose(f);
+		snprintf(why, why_size, "out of memory");
+		return r;
+	}
 	if (ferror(f) | (f == stdout ? fflush(f) != 0 : fclose(f) != 0)) {
 		r = errno ? -errno : -EIO;
 		snprintf(why, why_size, "%s: could not write: %s", path, strerror(-r));

@@ -3,15 +3,54 @@
 // once each, their samples per time bucket). No framework and no request: the page stands
 // alone.
 'use strict';
-(function () {
-	const D = JSON.parse(document.getElementById('data').textContent);
+
+// The data element: gzip in base64, read with the browser's own DecompressionStream.
+async function loadData() {
+	const text = document.getElementById('data').textContent.replace(/\s+/g, '');
+	const bin = atob(text);
+	const bytes = new Uint8Array(bin.length);
+	for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+	if (typeof DecompressionStream === 'undefined')
+		throw new Error('this browser has no DecompressionStream to read the data with (Chrome 80, Firefox 113, Safari 16.4 and later have it)');
+	const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'));
+	return JSON.parse(await new Response(stream).text());
+}
+
+// Each stack as [command, outermost frame, ..., leaf] from the shared nodes (id - parent
+// id, frame: two numbers each) and the stacks (command, leaf node).
+function expandStacks(D) {
+	const n = D.nodes.length / 2;
+	const parent = new Int32Array(n), frame = new Int32Array(n);
+	for (let i = 0; i < n; i++) {
+		parent[i] = i - D.nodes[2 * i];
+		frame[i] = D.nodes[2 * i + 1];
+	}
+	const stacks = [];
+	for (let i = 0; i < D.stacks.length; i += 2) {
+		const st = [];
+		for (let k = D.stacks[i + 1]; k >= 0; k = parent[k]) st.push(frame[k]);
+		st.push(D.stacks[i]);
+		stacks.push(st.reverse());
+	}
+	return stacks;
+}
+
+loadData()
+	.then(show)
+	.catch((e) => {
+		document.getElementById('summary').textContent = 'cannot show the profile: ' + e.message;
+		document.body.dataset.error = e.message;
+	});
+
+function show(D) {
+	performance.mark('ringprof-data'); // decoded: the bench reads these marks
 	const $ = (id) => document.getElementById(id);
 	const ROW = 18; // px per frame row
 	const MIN_PCT = 0.05; // frames narrower than this share of the view are not drawn
 
 	// ---- the data ----
 	const frames = D.frames.map((f) => ({ name: f[0], obj: D.objs[f[1]] || '', kind: f[2], flat: f[3] }));
-	const stacks = D.stacks; // [comm, outermost frame, ..., leaf]
+	const stacks = expandStacks(D); // [comm, outermost frame, ..., leaf]
 	const counts = D.counts; // stack, bucket, samples, weight: 4 numbers each
 	let nBuckets = 1;
 	for (let i = 0; i < counts.length; i += 4) nBuckets = Math.max(nBuckets, counts[i + 1] + 1);
@@ -66,6 +105,9 @@
 		return { w, c, total, samples, funcs: functions(w, c) };
 	}
 
+	// A function of a command (its flat frame), as one number.
+	const funcKey = (comm, flat) => comm * frames.length + flat;
+
 	// Self and Children by (command, object, symbol) as the text report counts them: unknown
 	// frames under their object's one [unknown], a function once per stack however often it
 	// recurs.
@@ -77,7 +119,7 @@
 			const st = stacks[s], comm = st[0];
 			seen.clear();
 			for (let k = 1; k < st.length; k++) {
-				const key = comm + ':' + frames[st[k]].flat;
+				const key = funcKey(comm, frames[st[k]].flat);
 				let f = map.get(key);
 				if (!f) map.set(key, (f = { comm, frame: frames[st[k]].flat, self: 0, children: 0, samples: 0, selfSamples: 0 }));
 				if (k === st.length - 1) {
@@ -130,11 +172,22 @@
 	function buildTree(inverted) {
 		const root = node('all', -1, 'all', 'r');
 		for (let s = 0; s < stacks.length; s++) {
-			if (!agg.w[s]) continue;
-			const st = stacks[s];
-			const path = inverted ? st.slice(1).reverse() : st.slice(1);
-			path.unshift(commStep(st[0]));
-			addPath(root, path, agg.w[s], agg.c[s]);
+			const w = agg.w[s], c = agg.c[s], st = stacks[s];
+			if (!w) continue;
+			root.w += w;
+			root.c += c;
+			let n = child(root, 'c' + st[0], -1, D.comms[st[0]], 'c');
+			n.comm = st[0];
+			n.w += w;
+			n.c += c;
+			const last = st.length - 1;
+			for (let i = 1; i <= last; i++) {
+				const f = st[inverted ? last + 1 - i : i];
+				n = child(n, f, f, frames[f].name, frames[f].kind);
+				n.w += w;
+				n.c += c;
+			}
+			n.self += w;
 		}
 		return root;
 	}
@@ -173,34 +226,18 @@
 		}
 		return n;
 	}
-	function depthOf(n) {
-		let d = 0;
-		for (const m of n.kids.values()) d = Math.max(d, depthOf(m));
-		return d + 1;
-	}
-
 	// Draw ROOT into EL, zoomed on FOCUS (its ancestors full width and dimmed), growing up
-	// (flame) or down (icicle).
+	// (flame) or down (icicle). Only frames wide enough to see are visited.
 	function draw(el, root, focus, up) {
-		const html = [];
 		const base = focus.w || 1;
-		const anc = [];
-		for (let n = focus.parent; n; n = n.parent) anc.unshift(n);
-		const rows = anc.length + depthOf(focus);
-		const height = rows * ROW;
-		const y = (d) => (up ? height - (d + 1) * ROW : d * ROW);
-		el.style.height = height + 'px';
-		el._nodes = [];
-		const put = (n, left, width, dim) => {
-			el._nodes.push(n);
-			const cls = 'fr k-' + (n.kind === '?' ? 'q' : n.kind) + (dim ? ' dim' : '') + (isMatch(n) ? ' match' : '') + (isSelected(n) ? ' sel' : '');
-			html.push('<div class="' + cls + '" data-i="' + (el._nodes.length - 1) + '" data-name="' + esc(n.label) + '" style="left:' + left.toFixed(4) + '%;width:' + width.toFixed(4) + '%;top:' + y(n.depth - root.depth) + 'px">' + esc(n.label) + '</div>');
-		};
-		for (const a of anc) put(a, 0, 100, true);
+		const items = [];
+		for (let n = focus.parent; n; n = n.parent) items.unshift([n, 0, 100, true]);
+		let maxDepth = focus.depth;
 		const walk = (n, left) => {
 			const width = (100 * n.w) / base;
 			if (width < MIN_PCT) return;
-			put(n, left, width, false);
+			items.push([n, left, width, false]);
+			if (n.depth > maxDepth) maxDepth = n.depth;
 			const kids = [...n.kids.values()].sort((a, b) => (a.label < b.label ? -1 : a.label > b.label ? 1 : 0));
 			let x = left;
 			for (const k of kids) {
@@ -209,6 +246,14 @@
 			}
 		};
 		walk(focus, 0);
+		const height = (maxDepth - root.depth + 1) * ROW;
+		const y = (d) => (up ? height - (d + 1) * ROW : d * ROW);
+		el.style.height = height + 'px';
+		el._nodes = items.map((it) => it[0]);
+		const html = items.map(([n, left, width, dim], i) => {
+			const cls = 'fr k-' + (n.kind === '?' ? 'q' : n.kind) + (dim ? ' dim' : '') + (isMatch(n) ? ' match' : '') + (isSelected(n) ? ' sel' : '');
+			return '<div class="' + cls + '" data-i="' + i + '" data-name="' + esc(n.label) + '" style="left:' + left.toFixed(4) + '%;width:' + width.toFixed(4) + '%;top:' + y(n.depth - root.depth) + 'px">' + esc(n.label) + '</div>';
+		});
 		el.innerHTML = html.join('');
 	}
 
@@ -270,7 +315,7 @@
 		lines.push('kind: ' + (kinds[n.kind] || n.kind));
 		lines.push('samples: ' + n.c + ' (' + fmtPct(pct(n.w, agg.total)) + ' of the range' + (timeWeighted ? ', ' + fmtWeight(n.w) : '') + ')');
 		if (n.frame >= 0) {
-			const f = agg.funcs.get(n.comm + ':' + frames[n.frame].flat);
+			const f = agg.funcs.get(funcKey(n.comm, frames[n.frame].flat));
 			if (f) lines.push('function in ' + esc(D.comms[n.comm]) + ': Self ' + fmtPct(pct(f.self, agg.total)) + ', Children ' + fmtPct(pct(f.children, agg.total)));
 		}
 		if (n.kind === 'm') lines.push('a mark: the stack is incomplete or inferred here, see its name');
@@ -295,7 +340,7 @@
 	}
 
 	// ---- the views ----
-	let tree = null;
+	let trees = {}; // of the range, by view
 	function render() {
 		const inverted = state.view === 'icicle';
 		$('flame').hidden = state.view === 'sandwich';
@@ -304,8 +349,10 @@
 		if (state.view === 'sandwich') {
 			renderSandwich();
 		} else {
-			tree = buildTree(inverted);
+			const tree = trees[state.view] || (trees[state.view] = buildTree(inverted));
+			performance.mark('ringprof-tree');
 			draw($('flame'), tree, find(tree, state.zoom), !inverted);
+			performance.mark('ringprof-drawn');
 		}
 		showSearch();
 	}
@@ -315,7 +362,7 @@
 			$('callers').innerHTML = $('callees').innerHTML = '';
 			return;
 		}
-		const f = agg.funcs.get(sel.comm + ':' + sel.frame);
+		const f = agg.funcs.get(funcKey(sel.comm, sel.frame));
 		$('sandwich-title').textContent = frames[sel.frame].name + ' (' + D.comms[sel.comm] + ', ' + frames[sel.frame].obj + ')' + (f ? ': Self ' + fmtPct(pct(f.self, agg.total)) + ', Children ' + fmtPct(pct(f.children, agg.total)) : ': no sample in this range');
 		const sw = buildSandwich(sel);
 		draw($('callers'), sw.callers, sw.callers, true);
@@ -342,6 +389,13 @@
 		document.querySelector('#table tbody').innerHTML = html.join('');
 		$('table-note').textContent = rows.length > TABLE_MAX ? 'The ' + TABLE_MAX + ' first of ' + rows.length + ' functions.' : rows.length + ' functions.';
 		for (const th of document.querySelectorAll('#table th')) th.classList.toggle('sorted', th.dataset.sort === sortKey);
+	}
+	// A function selected (a frame or a row clicked): marked in the table and every view.
+	function selectFunction(comm, frame) {
+		state.selected = { comm, frame };
+		for (const tr of document.querySelectorAll('#table tbody tr.sel')) tr.classList.remove('sel');
+		const tr = document.querySelector('#table tbody tr[data-comm="' + comm + '"][data-frame="' + frame + '"]');
+		if (tr) tr.classList.add('sel');
 		render();
 	}
 
@@ -426,6 +480,8 @@
 		state.zoom = [];
 		showSelection(b0, b1);
 		agg = aggregate(b0, b1);
+		performance.mark('ringprof-aggregated');
+		trees = {};
 		const all = b0 === 0 && b1 === nBuckets;
 		const since = bucketNs(b0), until = bucketNs(b1);
 		const box = $('timeline-box');
@@ -435,6 +491,8 @@
 		box.dataset.untilNs = (until - 1n).toString();
 		$('range-text').innerHTML = (all ? 'all time: ' : 'range: ') + fmtTime(since, true) + ' – ' + fmtTime(until, false) + ' (' + (Number(until - since) / 1e9).toFixed(3) + ' s): <span id="range-samples">' + agg.samples + '</span> samples' + (timeWeighted ? ', ' + fmtWeight(agg.total) : '') + (all ? '' : ', ' + fmtPct(pct(agg.total, fullTotal)) + ' of all');
 		renderTable();
+		performance.mark('ringprof-table');
+		render();
 	}
 
 	// ---- start ----
@@ -463,13 +521,11 @@
 	});
 	hookGraph($('flame'), (n) => {
 		state.zoom = pathOf(n);
-		if (n.frame >= 0) state.selected = { comm: n.comm, frame: frames[n.frame].flat };
-		renderTable();
+		if (n.frame >= 0) selectFunction(n.comm, frames[n.frame].flat);
+		else render();
 	});
 	const sandwichClick = (n) => {
-		if (n.frame < 0) return;
-		state.selected = { comm: n.comm, frame: frames[n.frame].flat };
-		renderTable();
+		if (n.frame >= 0) selectFunction(n.comm, frames[n.frame].flat);
 	};
 	hookGraph($('callers'), sandwichClick);
 	hookGraph($('callees'), sandwichClick);
@@ -481,13 +537,13 @@
 	document.querySelector('#table tbody').addEventListener('click', (ev) => {
 		const tr = ev.target.closest('tr');
 		if (!tr) return;
-		state.selected = { comm: +tr.dataset.comm, frame: +tr.dataset.frame };
-		renderTable();
+		selectFunction(+tr.dataset.comm, +tr.dataset.frame);
 	});
+	performance.mark('ringprof-stacks');
 	drawTimeline();
 	setRange(0, nBuckets);
 	requestAnimationFrame(() => {
 		document.body.dataset.ready = '1';
 		performance.mark('ringprof-painted');
 	});
-})();
+}

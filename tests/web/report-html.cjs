@@ -6,12 +6,15 @@
 // Usage: node report-html.cjs PAGE.html OUTDIR FUNC SEARCH CALLEE_OF
 //        node report-html.cjs --marks PAGE.html OUTDIR NAME: the frames named NAME: their
 //        share of the width, and how many rows above their command each one sits.
+//        node report-html.cjs --paint PAGE.html OUTDIR: for bench/html-bench.sh, the times to
+//        first contentful paint and to the views drawn, and of a zoom and its way back.
 'use strict';
 const path = require('path');
 const { chromium } = require(path.join(__dirname, 'node_modules', 'playwright-core'));
 
-const marks = process.argv[2] === '--marks';
-const [page_path, outdir, func, search, sandwichOf] = process.argv.slice(marks ? 3 : 2);
+const mode = process.argv[2].startsWith('--') ? process.argv[2] : '';
+const marks = mode === '--marks';
+const [page_path, outdir, func, search, sandwichOf] = process.argv.slice(mode ? 3 : 2);
 const chromiumPath = process.env.CHROMIUM || '/usr/bin/chromium';
 const out = (k, v) => console.log(k + ' ' + v);
 
@@ -48,6 +51,37 @@ async function checkMarks(page, name) {
 	out('mark_rows', rows.join(','));
 }
 
+// The page's own timings (ms from navigation start), then a zoom into the widest frame of
+// the third row and back out: ms from the click until the next frame is painted.
+async function measurePaint(page) {
+	const t = await page.evaluate(() => {
+		const fcp = performance.getEntriesByName('first-contentful-paint')[0];
+		const ready = performance.getEntriesByName('ringprof-painted')[0];
+		return { fcp: fcp ? fcp.startTime : -1, ready: ready ? ready.startTime : -1, nodes: document.querySelectorAll('#flame .fr').length };
+	});
+	out('first_contentful_paint_ms', t.fcp.toFixed(0));
+	out('phases_ms', await page.evaluate(() => ['ringprof-data', 'ringprof-stacks', 'ringprof-aggregated', 'ringprof-table', 'ringprof-tree', 'ringprof-drawn', 'ringprof-painted'].map((m) => { const e = performance.getEntriesByName(m)[0]; return m.replace('ringprof-', '') + ':' + (e ? e.startTime.toFixed(0) : '-'); }).join(',')));
+	out('views_drawn_ms', t.ready.toFixed(0));
+	out('frames_drawn', t.nodes);
+	const clickMs = (sel) =>
+		page.evaluate(
+			(sel) =>
+				new Promise((done) => {
+					const fr = [...document.querySelectorAll('#flame .fr')];
+					const tops = [...new Set(fr.map((d) => d.offsetTop))].sort((a, b) => b - a);
+					const row = fr.filter((d) => d.offsetTop === tops[2]).sort((a, b) => b.offsetWidth - a.offsetWidth);
+					const el = sel === 'reset' ? document.getElementById('zoom-reset') : row[0];
+					if (!el) return done(-1);
+					const t0 = performance.now();
+					el.click();
+					requestAnimationFrame(() => requestAnimationFrame(() => done(performance.now() - t0)));
+				}),
+			sel,
+		);
+	out('zoom_ms', (await clickMs('frame')).toFixed(0));
+	out('unzoom_ms', (await clickMs('reset')).toFixed(0));
+}
+
 async function main() {
 	const browser = await chromium.launch({ executablePath: chromiumPath, args: ['--no-sandbox'] });
 	const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
@@ -64,6 +98,12 @@ async function main() {
 	await page.waitForSelector('body[data-ready="1"]', { timeout: 30000 });
 	out('ready_ms', Date.now() - t0);
 	const shot = (name) => page.screenshot({ path: path.join(outdir, name + '.png'), fullPage: true });
+	if (mode === '--paint') {
+		await measurePaint(page);
+		await shot('bench');
+		await browser.close();
+		return;
+	}
 	if (marks) {
 		await checkMarks(page, func);
 		await shot('cut-stacks');
