@@ -28,9 +28,9 @@ RP=$B/ringprof
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 field() { awk -v k="$1" '$1 == k { print $2 }' "$2"; }
 
-# one NAME DATA: a table row for recording DATA.
+# one NAME LABEL DATA: a table row for recording DATA.
 one() {
-	local name=$1 data=$2 samples t0 t1 size pprof i fcp drawn zoom unzoom frames
+	local name=$1 label=$2 data=$3 samples t0 t1 size pprof i fcp drawn zoom unzoom frames
 	samples=$("$RP" report -i "$data" --header-only 2>/dev/null | sed -n 's/^# samples: \([0-9]*\).*/\1/p')
 	t0=$(date +%s%N)
 	"$RP" report -i "$data" --html "$T/$name.html" 2>/dev/null
@@ -49,9 +49,9 @@ one() {
 	zoom=$(for ((i = 0; i < RUNS; i++)); do field zoom_ms "$T/$name.$i"; done | median)
 	unzoom=$(for ((i = 0; i < RUNS; i++)); do field unzoom_ms "$T/$name.$i"; done | median)
 	frames=$(field frames_drawn "$T/$name.0")
-	stacks=$(grep -o '^\[[0-9]' "$T/$name.html" | wc -l)
+	stacks=$(field stacks "$T/$name.0")
 	printf '| %s | %s | %s | %d ms | %s KiB | %s KiB | %s ms | %s ms | %s | %s ms / %s ms |\n' \
-		"$name" "$samples" "$stacks" $(((t1 - t0) / 1000000)) $((size / 1024)) $((pprof / 1024)) \
+		"$label" "$samples" "$stacks" $(((t1 - t0) / 1000000)) $((size / 1024)) $((pprof / 1024)) \
 		"$fcp" "$drawn" "$frames" "$zoom" "$unzoom"
 }
 
@@ -59,7 +59,7 @@ echo "recording: rp-workload -d 10 (999 Hz), then every CPU for $SECS s at 4 kHz
 "$RP" record -q -g -e cpu-clock -F 999 -o "$T/small.data" -- "$B/tests/workload/rp-workload" -d 10 -q
 "$RP" record -q -a -g -e cpu-clock -F 4000 -o "$T/large.data" -- sleep "$SECS"
 
-echo "| recording | samples | stacks (approx.) | report --html | page | pprof | first contentful paint | views drawn | frames drawn | zoom / back |"
+echo "| recording | samples | distinct stacks | report --html | page | pprof | first contentful paint | views drawn | frames drawn | zoom / back |"
 echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
-one "workload 10 s" "$T/small.data"
-one "system-wide ${SECS} s" "$T/large.data"
+one small "rp-workload, 10 s" "$T/small.data"
+one large "every CPU, ${SECS} s" "$T/large.data"

@@ -20,7 +20,7 @@
 #define HTML_MIN_BUCKET_NS 1000000ull
 
 void html_buckets(const char *const *paths, size_t n_paths, const struct session_filter *f,
-		  uint64_t *ret_ns, int64_t *ret_origin)
+		  struct html_timeline *ret)
 {
 	int64_t start = INT64_MAX, end = INT64_MIN;
 	uint64_t span, raw, w = HTML_MIN_BUCKET_NS;
@@ -38,8 +38,7 @@ void html_buckets(const char *const *paths, size_t n_paths, const struct session
 		start = f->since;
 	if (f->have_until && f->until < end)
 		end = f->until;
-	*ret_ns = 0;
-	*ret_origin = 0;
+	*ret = (struct html_timeline){ 0, 0, 1 };
 	if (start >= end || start < 0)
 		return;
 	span = (uint64_t)(end - start);
@@ -48,8 +47,9 @@ void html_buckets(const char *const *paths, size_t n_paths, const struct session
 	for (uint64_t p = HTML_MIN_BUCKET_NS; w < raw; p *= 10)
 		for (int k = 0; k < 3 && w < raw; k++)
 			w = p * (uint64_t)(k == 0 ? 2 : k == 1 ? 5 : 10);
-	*ret_ns = w;
-	*ret_origin = start / (int64_t)w * (int64_t)w;
+	ret->ns = w;
+	ret->origin = start / (int64_t)w * (int64_t)w;
+	ret->n = (uint32_t)((uint64_t)(end - ret->origin) / w + 1);
 }
 
 /* ---- JSON ---- */
@@ -306,7 +306,7 @@ static const char *weight_name(enum session_weight w)
 
 /* The data element's JSON. */
 static void write_data(FILE *f, const struct html_data *d, const char *const *inputs,
-		       size_t n_inputs, uint64_t bucket_ns, int64_t origin)
+		       size_t n_inputs, const struct html_timeline *tl)
 {
 	const struct session_event *ev = session_selected_event(d->s);
 	size_t n_ev;
@@ -327,10 +327,11 @@ static void write_data(FILE *f, const struct html_data *d, const char *const *in
 							   : "");
 	fprintf(f,
 		",\n\"weight\":\"%s\",\"time_weighted\":%s,\n"
-		"\"origin_s\":%" PRId64 ",\"origin_ns\":%" PRId64 ",\"bucket_ns\":%" PRIu64 ",\n",
+		"\"origin_s\":%" PRId64 ",\"origin_ns\":%" PRId64 ",\"bucket_ns\":%" PRIu64
+		",\"n_buckets\":%" PRIu32 ",\n",
 		weight_name(session_weight(d->s)),
-		session_totals(d->s)->time_weighted ? "true" : "false", origin / 1000000000,
-		origin % 1000000000, bucket_ns);
+		session_totals(d->s)->time_weighted ? "true" : "false", tl->origin / 1000000000,
+		tl->origin % 1000000000, tl->ns, tl->n);
 	write_names(f, d);
 	write_stacks(f, d);
 	fputs("}", f);
@@ -358,7 +359,7 @@ static void write_base64(FILE *f, const uint8_t *in, size_t len)
 /* The data, gzip-compressed (the page reads it with DecompressionStream), in base64. 0 or
  * -ENOMEM. */
 static int write_packed(FILE *f, const struct html_data *d, const char *const *inputs,
-			size_t n_inputs, uint64_t bucket_ns, int64_t origin)
+			size_t n_inputs, const struct html_timeline *tl)
 {
 	char *json = NULL;
 	size_t len = 0, zlen;
@@ -368,7 +369,7 @@ static int write_packed(FILE *f, const struct html_data *d, const char *const *i
 
 	if (!m)
 		return -ENOMEM;
-	write_data(m, d, inputs, n_inputs, bucket_ns, origin);
+	write_data(m, d, inputs, n_inputs, tl);
 	if (ferror(m) | (fclose(m) != 0)) {
 		free(json);
 		return -ENOMEM;
@@ -384,7 +385,7 @@ static int write_packed(FILE *f, const struct html_data *d, const char *const *i
 
 /* The markup with the style, data and script in their places. 0 or -ENOMEM. */
 static int write_page(FILE *f, const struct html_data *d, const char *const *inputs,
-		      size_t n_inputs, uint64_t bucket_ns, int64_t origin)
+		      size_t n_inputs, const struct html_timeline *tl)
 {
 	const char *p = html_page_markup;
 
@@ -397,7 +398,7 @@ static int write_page(FILE *f, const struct html_data *d, const char *const *inp
 		else if (strncmp(p, "@SCRIPT@\n", len) == 0 && len == 9)
 			fputs(html_page_script, f);
 		else if (strncmp(p, "@DATA@\n", len) == 0 && len == 7) {
-			if (write_packed(f, d, inputs, n_inputs, bucket_ns, origin) < 0)
+			if (write_packed(f, d, inputs, n_inputs, tl) < 0)
 				return -ENOMEM;
 			fputc('\n', f);
 		} else
@@ -408,7 +409,7 @@ static int write_page(FILE *f, const struct html_data *d, const char *const *inp
 }
 
 int html_write(const struct session *s, const char *path, const char *const *inputs,
-	       size_t n_inputs, uint64_t bucket_ns, int64_t origin, char *why, size_t why_size)
+	       size_t n_inputs, const struct html_timeline *tl, char *why, size_t why_size)
 {
 	struct html_data d;
 	FILE *f;
@@ -426,7 +427,7 @@ int html_write(const struct session *s, const char *path, const char *const *inp
 		data_done(&d);
 		return r;
 	}
-	r = write_page(f, &d, inputs, n_inputs, bucket_ns, origin);
+	r = write_page(f, &d, inputs, n_inputs, tl);
 	data_done(&d);
 	if (r < 0) {
 		if (f != stdout)

@@ -15,21 +15,29 @@ extern const char html_page_markup[];
 extern const char html_page_style[];
 extern const char html_page_script[];
 
+/* The timeline: N buckets of NS (0: no wall-clock span is known, one bucket) from ORIGIN
+ * (wall-clock ns). */
+struct html_timeline {
+	uint64_t ns;
+	int64_t origin;
+	uint32_t n;
+};
+
 /*
  * The timeline's buckets for the recordings at PATHS (their wall-clock span from headers and
  * frame descriptors, cut to F's --since/--until): about 500 of a round width (1, 2 or 5 times
  * a power of ten of ns, 1 ms at least) from an origin that is a multiple of it, at or before
- * the start. *ret_ns 0 when no span is known (one bucket then).
+ * the start.
  */
 void html_buckets(const char *const *paths, size_t n_paths, const struct session_filter *f,
-		  uint64_t *ret_ns, int64_t *ret_origin);
+		  struct html_timeline *ret);
 
 /*
- * Write the page of S (a finished session read with session_opts.bucket_ns and ORIGIN as
- * html_buckets() gave them, and mark_cut) to PATH; INPUTS are named in its header. 0, or
- * -errno with a sentence in why.
+ * Write the page of S (a finished session read with session_opts.bucket_ns and bucket_origin
+ * as TL gives them, and mark_cut) to PATH ("-": stdout); INPUTS are named in its header. 0,
+ * or -errno with a sentence in why.
  */
 int html_write(const struct session *s, const char *path, const char *const *inputs,
-	       size_t n_inputs, uint64_t bucket_ns, int64_t origin, char *why, size_t why_size);
+	       size_t n_inputs, const struct html_timeline *tl, char *why, size_t why_size);
 
 #endif

@@ -297,6 +297,7 @@ struct args {
 	struct options o;
 	bool stats, dump, folded;
 	const char *html;	 /* --html FILE */
+	struct html_timeline tl; /* its buckets */
 	bool quiet, header_only; /* perf's -q (no "#" lines) and --header-only */
 	int children;		 /* -1 as the recording allows, 0 --no-children, 1 --children */
 	bool graph_asked, order_set;
@@ -610,8 +611,7 @@ static int write_html(const struct session *s, const struct args *a)
 	char why[512];
 
 	note_moot(s, a);
-	if (html_write(s, a->html, a->o.inputs, a->o.n_inputs, a->o.so.bucket_ns,
-		       a->o.so.bucket_origin, why, sizeof(why)) == 0)
+	if (html_write(s, a->html, a->o.inputs, a->o.n_inputs, &a->tl, why, sizeof(why)) == 0)
 		return EXIT_SUCCESS;
 	fprintf(stderr, PROG ": --html: %s\n", why);
 	return EXIT_FAILURE;
@@ -827,8 +827,9 @@ int main(int argc, char **argv)
 		return r;
 	if (a.html) {
 		/* The timeline's buckets are fixed before reading; cut stacks are marked. */
-		html_buckets(a.o.inputs, a.o.n_inputs, &a.o.so.filter, &a.o.so.bucket_ns,
-			     &a.o.so.bucket_origin);
+		html_buckets(a.o.inputs, a.o.n_inputs, &a.o.so.filter, &a.tl);
+		a.o.so.bucket_ns = a.tl.ns;
+		a.o.so.bucket_origin = a.tl.origin;
 		a.o.so.mark_cut = true;
 	}
 	pager_start(a.o.no_pager);

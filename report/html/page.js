@@ -51,8 +51,9 @@ function show(D) {
 	// ---- the data ----
 	const frames = D.frames.map((f) => ({ name: f[0], obj: D.objs[f[1]] || '', kind: f[2], flat: f[3] }));
 	const stacks = expandStacks(D); // [comm, outermost frame, ..., leaf]
+	document.body.dataset.stacks = stacks.length;
 	const counts = D.counts; // stack, bucket, samples, weight: 4 numbers each
-	let nBuckets = 1;
+	let nBuckets = Math.max(1, D.n_buckets || 1);
 	for (let i = 0; i < counts.length; i += 4) nBuckets = Math.max(nBuckets, counts[i + 1] + 1);
 	const timeWeighted = D.time_weighted;
 
@@ -353,6 +354,10 @@ function show(D) {
 			performance.mark('ringprof-tree');
 			draw($('flame'), tree, find(tree, state.zoom), !inverted);
 			performance.mark('ringprof-drawn');
+			if (!agg.total) {
+				$('flame').innerHTML = '<p class="hint">No sample ' + (fullTotal ? 'in this range.' : 'passed the filters.') + '</p>';
+				$('flame').style.height = 'auto';
+			}
 		}
 		showSearch();
 	}
@@ -440,6 +445,11 @@ function show(D) {
 		const legend = top.map((c, i) => '<span><i style="background:' + palette[i] + '"></i>' + esc(D.comms[c]) + '</span>');
 		if (byComm.size > top.length) legend.push('<span><i style="background:' + palette[top.length] + '"></i>other commands</span>');
 		$('legend').innerHTML = legend.join('');
+		if (!D.bucket_ns) {
+			// No wall-clock span known (recordings whose headers were lost): one bucket.
+			$('axis-start').textContent = 'wall-clock time unknown';
+			return;
+		}
 		$('axis-start').textContent = fmtTime(bucketNs(0), true);
 		$('axis-end').textContent = fmtTime(bucketNs(nBuckets), false);
 		hookTimeline(svg);
@@ -489,7 +499,7 @@ function show(D) {
 		box.dataset.b1 = b1;
 		box.dataset.sinceNs = since.toString();
 		box.dataset.untilNs = (until - 1n).toString();
-		$('range-text').innerHTML = (all ? 'all time: ' : 'range: ') + fmtTime(since, true) + ' – ' + fmtTime(until, false) + ' (' + (Number(until - since) / 1e9).toFixed(3) + ' s): <span id="range-samples">' + agg.samples + '</span> samples' + (timeWeighted ? ', ' + fmtWeight(agg.total) : '') + (all ? '' : ', ' + fmtPct(pct(agg.total, fullTotal)) + ' of all');
+		$('range-text').innerHTML = (!D.bucket_ns ? 'all time: ' : (all ? 'all time: ' : 'range: ') + fmtTime(since, true) + ' – ' + fmtTime(until, false) + ' (' + (Number(until - since) / 1e9).toFixed(3) + ' s): ') + '<span id="range-samples">' + agg.samples + '</span> samples' + (timeWeighted ? ', ' + fmtWeight(agg.total) : '') + (all ? '' : ', ' + fmtPct(pct(agg.total, fullTotal)) + ' of all');
 		renderTable();
 		performance.mark('ringprof-table');
 		render();

@@ -57,12 +57,13 @@ async function measurePaint(page) {
 	const t = await page.evaluate(() => {
 		const fcp = performance.getEntriesByName('first-contentful-paint')[0];
 		const ready = performance.getEntriesByName('ringprof-painted')[0];
-		return { fcp: fcp ? fcp.startTime : -1, ready: ready ? ready.startTime : -1, nodes: document.querySelectorAll('#flame .fr').length };
+		return { fcp: fcp ? fcp.startTime : -1, ready: ready ? ready.startTime : -1, nodes: document.querySelectorAll('#flame .fr').length, stacks: document.body.dataset.stacks };
 	});
 	out('first_contentful_paint_ms', t.fcp.toFixed(0));
 	out('phases_ms', await page.evaluate(() => ['ringprof-data', 'ringprof-stacks', 'ringprof-aggregated', 'ringprof-table', 'ringprof-tree', 'ringprof-drawn', 'ringprof-painted'].map((m) => { const e = performance.getEntriesByName(m)[0]; return m.replace('ringprof-', '') + ':' + (e ? e.startTime.toFixed(0) : '-'); }).join(',')));
 	out('views_drawn_ms', t.ready.toFixed(0));
 	out('frames_drawn', t.nodes);
+	out('stacks', t.stacks);
 	const clickMs = (sel) =>
 		page.evaluate(
 			(sel) =>
@@ -85,7 +86,7 @@ async function measurePaint(page) {
 async function main() {
 	const browser = await chromium.launch({ executablePath: chromiumPath, args: ['--no-sandbox'] });
 	const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
-	const url = 'file://' + path.resolve(page_path);
+	const url = require('url').pathToFileURL(path.resolve(page_path)).href;
 	page.on('request', (r) => {
 		if (r.url() !== url) out('request', r.url());
 	});
