@@ -22,6 +22,13 @@ command -v node >/dev/null || fail "node is not installed: run setup.sh"
 export CHROMIUM
 require_perf_events
 
+# The page's own code (report/html/): valid script, nothing that fetches, loads or evaluates.
+node --check "$top_srcdir/report/html/page.js" 2>"$T/check.err" || fail "report/html/page.js: $(cat "$T/check.err")"
+ok "report/html/page.js parses (node --check)"
+check_no_grep '(^|[^A-Za-z0-9_$])(fetch|XMLHttpRequest|WebSocket|EventSource|importScripts|eval|Function|Worker|SharedWorker)\(|\.(sendBeacon|open|write)\(|import\(|\.(src|href) *=|https?:' \
+	"$top_srcdir/report/html/page.js" "page.js: no request, no code loaded or evaluated at run time"
+check_no_grep 'https?:|url\(|@import|@font-face' "$top_srcdir/report/html/page.css" "page.css: no font, image or style from elsewhere"
+
 SHOTS="$top_builddir/tests/report-html.shots"
 rm -rf "$SHOTS"
 mkdir -p "$SHOTS"
