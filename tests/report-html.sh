@@ -4,8 +4,8 @@
 # headless, driven by tests/web/report-html.cjs (playwright-core, which setup.sh installs),
 # and what the page shows compared with the text report of the same recording: a function's
 # frame width and its Children, the zoom, the search's shares, the table, the sandwich's
-# callers, a range of the timeline against report --since/--until; no request leaves the
-# page. Screenshots of each view go to tests/report-html.shots/ beside this test's log.
+# callers, a range of the timeline against report --since/--until (of one recording and of a
+# directory of them), stacks cut short; no request leaves the page. Screenshots of each view go to tests/report-html.shots/ beside this test's log.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 
 # The browser is this test's subject: missing, the test fails, unless Debian has no package.
@@ -109,15 +109,36 @@ done
 when() { # epoch ns -> local "YYYY-MM-DD HH:MM:SS.NNNNNNNNN", as --since takes it
 	printf '%s.%09d' "$(date -d "@$(($1 / 1000000000))" '+%F %T')" $(($1 % 1000000000))
 }
-since=$(when "$(val range_since_ns)")
-until=$(when "$(val range_until_ns)")
-"$RP" report -i "$T/w.data" --since "$since" --until "$until" >"$T/range" 2>"$T/range.err" ||
-	fail "report --since/--until: $(cat "$T/range.err")"
-range_n=$(sed -n 's/^# samples: \([0-9]*\).*/\1/p' "$T/range")
-check_range "${range_n:-0}" 100 100000 "the range holds samples ($since to $until)"
-check_eq "$(val range_samples)" "$range_n" "the range's samples are those of report --since/--until"
-near "$(val range_flame_pct)" "$(col "$T/range" rp-workload hot_outer_a 1)" 0.5 \
-	"the range's flame graph: hot_outer_a's width is its Children in that window"
+# check_window OUT WHAT INPUT...: the range the driver dragged (its output OUT) against the
+# report of INPUT... --since/--until the range's times.
+check_window() {
+	local out=$1 what=$2 since until n
+	shift 2
+	since=$(when "$(awk '$1 == "range_since_ns" { print $2 }' "$out")")
+	until=$(when "$(awk '$1 == "range_until_ns" { print $2 }' "$out")")
+	"$RP" report "$@" --since "$since" --until "$until" >"$T/range" 2>"$T/range.err" ||
+		fail "report --since/--until: $(cat "$T/range.err")"
+	n=$(sed -n 's/^# samples: \([0-9]*\).*/\1/p' "$T/range")
+	check_range "${n:-0}" 100 100000 "$what: the range holds samples ($since to $until)"
+	check_eq "$(awk '$1 == "range_samples" { print $2 }' "$out")" "$n" "$what: the range's samples are those of report --since/--until"
+	near "$(awk '$1 == "range_flame_pct" { print $2 }' "$out")" "$(col "$T/range" rp-workload hot_outer_a 1)" 0.5 \
+		"$what: the range's flame graph: hot_outer_a's width is its Children in that window"
+}
+check_window "$T/page.out" "one recording" -i "$T/w.data"
+
+# A directory of recordings, one a second (as ringprofd writes them): the timeline spans them
+# all, and a range across a file boundary is again the report of its times.
+mkdir -p "$T/dir"
+"$RP" record -q -g -e cpu-clock -F 999 --switch-output=1s -o "$T/dir/sw.data" -- "$WL" -d 3 -q || fail "recording with --switch-output"
+check_range "$(ls "$T/dir" | wc -l)" 3 10 "--switch-output wrote several recordings"
+"$RP" report --dir "$T/dir" --html "$T/dir.html" 2>/dev/null || fail "report --dir --html"
+timeout 180 node "$WEB/report-html.cjs" "$T/dir.html" "$T" hot_outer_a hot_leaf hot_leaf >"$T/dir.out" 2>&1 ||
+	{ cat "$T/dir.out" >&2; fail "driving the page of a directory"; }
+check_no_grep '^(request|pageerror|console-error|error) ' "$T/dir.out" "no request, no script error on the page of a directory"
+"$RP" report --dir "$T/dir" >"$T/dir.txt" 2>/dev/null || fail "report --dir"
+near "$(awk '$1 == "flame_pct" { print $2 }' "$T/dir.out")" "$(col "$T/dir.txt" rp-workload hot_outer_a 1)" 0.5 \
+	"--dir: hot_outer_a's width is its Children over the directory"
+check_window "$T/dir.out" "--dir" --dir "$T/dir"
 
 # Stacks cut short (a 512-byte stack copy): each ends in a [cut: stack copy exhausted] frame
 # right above its command, never passing for a whole stack; as wide as the header's share.

@@ -114,7 +114,10 @@ async function main() {
 
 	// Flame graph: the function's width, its tooltip, then a click zooms into it.
 	out('flame_pct', await frameShare(page, '#flame', func));
-	const frame = page.locator('#flame .fr').filter({ hasText: new RegExp('^' + func + '$') }).first();
+	// The widest of its frames, as a user would point at it.
+	const named = page.locator('#flame .fr').filter({ hasText: new RegExp('^' + func + '$') });
+	const widths = await named.evaluateAll((els) => els.map((e) => e.getBoundingClientRect().width));
+	const frame = named.nth(widths.indexOf(Math.max(...widths)));
 	await frame.hover();
 	out('tooltip', (await page.locator('#tooltip').innerText()).replace(/\n/g, ' | '));
 	await shot('flame');
