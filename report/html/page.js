@@ -25,14 +25,15 @@ function expandStacks(D) {
 		parent[i] = i - D.nodes[2 * i];
 		frame[i] = D.nodes[2 * i + 1];
 	}
-	const stacks = [];
+	const stacks = [], leaf = new Int32Array(D.stacks.length / 2);
 	for (let i = 0; i < D.stacks.length; i += 2) {
 		const st = [];
+		leaf[i / 2] = D.stacks[i + 1];
 		for (let k = D.stacks[i + 1]; k >= 0; k = parent[k]) st.push(frame[k]);
 		st.push(D.stacks[i]);
 		stacks.push(st.reverse());
 	}
-	return stacks;
+	return { stacks, parent, frame, leaf };
 }
 
 loadData()
@@ -50,8 +51,10 @@ function show(D) {
 
 	// ---- the data ----
 	const frames = D.frames.map((f) => ({ name: f[0], obj: D.objs[f[1]] || '', kind: f[2], flat: f[3] }));
-	const stacks = expandStacks(D); // [comm, outermost frame, ..., leaf]
+	const expanded = expandStacks(D);
+	const stacks = expanded.stacks; // [comm, outermost frame, ..., leaf]
 	document.body.dataset.stacks = stacks.length;
+	const prefix = prefixNodes(expanded);
 	const counts = D.counts; // stack, bucket, samples, weight: 4 numbers each
 	let nBuckets = Math.max(1, D.n_buckets || 1);
 	for (let i = 0; i < counts.length; i += 4) nBuckets = Math.max(nBuckets, counts[i + 1] + 1);
@@ -109,30 +112,78 @@ function show(D) {
 	// A function of a command (its flat frame), as one number.
 	const funcKey = (comm, flat) => comm * frames.length + flat;
 
+	// The shared prefixes of the stacks (nodes: parent, frame, in an order where a parent comes
+	// before its children) and, for the range, each command's weights on them: W the weight
+	// of the stacks through a node, C their samples, SW the weight of those ending there.
+	function prefixNodes(x) {
+		const n = x.parent.length;
+		const flat = new Int32Array(n), first = new Uint8Array(n);
+		for (let k = 0; k < n; k++) {
+			flat[k] = frames[x.frame[k]].flat;
+			let p = x.parent[k];
+			while (p >= 0 && flat[p] !== flat[k]) p = x.parent[p];
+			first[k] = p < 0; // no caller is the same function: recursion counts once
+		}
+		const byComm = new Map();
+		for (let s = 0; s < stacks.length; s++) {
+			const comm = stacks[s][0];
+			if (!byComm.has(comm)) byComm.set(comm, []);
+			byComm.get(comm).push(s);
+		}
+		return { n, parent: x.parent, frame: x.frame, leaf: x.leaf, flat, first, byComm, W: new Float64Array(n), C: new Float64Array(n), SW: new Float64Array(n), mark: new Uint8Array(n) };
+	}
+	// The nodes the stacks LIST (of one command) pass through, ascending, with their weights
+	// in W, C and SW until untouch().
+	function touch(list, w, c) {
+		const P = prefix;
+		let touched = [];
+		for (const s of list) {
+			if (!w[s]) continue;
+			const leaf = P.leaf[s];
+			P.W[leaf] += w[s];
+			P.C[leaf] += c[s];
+			P.SW[leaf] += w[s];
+			for (let k = leaf; k >= 0 && !P.mark[k]; k = P.parent[k]) {
+				P.mark[k] = 1;
+				touched.push(k);
+			}
+		}
+		touched = Int32Array.from(touched).sort(); // typed: a numeric sort
+		for (let i = touched.length - 1; i >= 0; i--) {
+			const k = touched[i], p = P.parent[k];
+			if (p >= 0) {
+				P.W[p] += P.W[k];
+				P.C[p] += P.C[k];
+			}
+		}
+		return touched;
+	}
+	function untouch(touched) {
+		const P = prefix;
+		for (const k of touched) {
+			P.W[k] = P.C[k] = P.SW[k] = 0;
+			P.mark[k] = 0;
+		}
+	}
+
 	// Self and Children by (command, object, symbol) as the text report counts them: unknown
 	// frames under their object's one [unknown], a function once per stack however often it
 	// recurs.
 	function functions(w, c) {
-		const map = new Map();
-		const seen = new Set();
-		for (let s = 0; s < stacks.length; s++) {
-			if (!w[s]) continue;
-			const st = stacks[s], comm = st[0];
-			seen.clear();
-			for (let k = 1; k < st.length; k++) {
-				const key = funcKey(comm, frames[st[k]].flat);
+		const map = new Map(), P = prefix;
+		for (const [comm, list] of P.byComm) {
+			const touched = touch(list, w, c);
+			for (const k of touched) {
+				const key = funcKey(comm, P.flat[k]);
 				let f = map.get(key);
-				if (!f) map.set(key, (f = { comm, frame: frames[st[k]].flat, self: 0, children: 0, samples: 0, selfSamples: 0 }));
-				if (k === st.length - 1) {
-					f.self += w[s];
-					f.selfSamples += c[s];
-				}
-				if (!seen.has(key)) {
-					seen.add(key);
-					f.children += w[s];
-					f.samples += c[s];
+				if (!f) map.set(key, (f = { comm, frame: P.flat[k], self: 0, children: 0, samples: 0 }));
+				f.self += P.SW[k];
+				if (P.first[k]) {
+					f.children += P.W[k];
+					f.samples += P.C[k];
 				}
 			}
+			untouch(touched);
 		}
 		return map;
 	}
@@ -171,6 +222,7 @@ function show(D) {
 	// Root at the bottom: everything, the command, then the outermost frame up to the leaf;
 	// inverted: everything, the command, then the leaf, up to the outermost frame.
 	function buildTree(inverted) {
+		if (!inverted) return buildFlame();
 		const root = node('all', -1, 'all', 'r');
 		for (let s = 0; s < stacks.length; s++) {
 			const w = agg.w[s], c = agg.c[s], st = stacks[s];
@@ -192,6 +244,35 @@ function show(D) {
 		}
 		return root;
 	}
+	// The flame graph straight from the shared prefixes: one tree node per prefix node a
+	// command's stacks of the range pass through.
+	function buildFlame() {
+		const root = node('all', -1, 'all', 'r'), P = prefix;
+		for (const [comm, list] of P.byComm) {
+			const touched = touch(list, agg.w, agg.c);
+			if (!touched.length) continue;
+			const cn = child(root, 'c' + comm, -1, D.comms[comm], 'c');
+			cn.comm = comm;
+			const tree = new Map();
+			for (const k of touched) {
+				const p = P.parent[k], f = P.frame[k];
+				const n = child(p < 0 ? cn : tree.get(p), f, f, frames[f].name, frames[f].kind);
+				n.w += P.W[k];
+				n.c += P.C[k];
+				n.self += P.SW[k];
+				tree.set(k, n);
+				if (p < 0) {
+					cn.w += P.W[k];
+					cn.c += P.C[k];
+				}
+			}
+			root.w += cn.w;
+			root.c += cn.c;
+			untouch(touched);
+		}
+		return root;
+	}
+
 	// The sandwich of function F (a flat frame) of command COMM: its callers (from F outwards,
 	// at its outermost occurrence in each stack) and its callees (from F inwards).
 	function buildSandwich(sel) {
