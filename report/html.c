@@ -86,6 +86,7 @@ struct html_data {
 	struct pairtab *frames; /* session_sym id -> page frame */
 	struct pairtab *objs;	/* dso id -> page object */
 	struct pairtab *comms;	/* comm id -> page command */
+	struct pairtab *units;	/* unit id -> page unit */
 	struct pairtab *stacks; /* (page command, session stack) -> page stack */
 	struct pairtab *nodes;	/* (parent node + 1, page frame) -> node: stacks share prefixes */
 	uint32_t *stack_node;	/* page stack -> the node of its leaf */
@@ -102,6 +103,7 @@ static void data_done(struct html_data *d)
 	pairtab_free(d->frames);
 	pairtab_free(d->objs);
 	pairtab_free(d->comms);
+	pairtab_free(d->units);
 	pairtab_free(d->stacks);
 	pairtab_free(d->nodes);
 	free(d->stack_node);
@@ -156,14 +158,15 @@ static int data_nodes(struct html_data *d, uint32_t id, uint32_t sstack)
 static int data_row(struct html_data *d, const struct session_row *r)
 {
 	int64_t comm = pairtab_intern(d->comms, r->comm, 0, NULL), stack, c;
+	int64_t unit = pairtab_intern(d->units, r->unit, 0, NULL);
 	bool added;
 
-	if (comm < 0)
+	if (comm < 0 || unit < 0)
 		return -ENOMEM;
 	stack = pairtab_intern(d->stacks, (uint64_t)comm, r->stack, &added);
 	if (stack < 0 || (added && data_nodes(d, (uint32_t)stack, r->stack) < 0))
 		return -ENOMEM;
-	c = pairtab_intern(d->counts, (uint64_t)stack, r->bucket, &added);
+	c = pairtab_intern(d->counts, (uint64_t)stack, (uint64_t)unit << 32 | r->bucket, &added);
 	if (c < 0 || GROW(d->count, d->cap_count, (size_t)c + 1) < 0 ||
 	    GROW(d->period, d->cap_period, (size_t)c + 1) < 0)
 		return -ENOMEM;
@@ -187,10 +190,12 @@ static int data_build(struct html_data *d, const struct session *s)
 	d->frames = pairtab_new();
 	d->objs = pairtab_new();
 	d->comms = pairtab_new();
+	d->units = pairtab_new();
 	d->stacks = pairtab_new();
 	d->counts = pairtab_new();
 	d->nodes = pairtab_new();
-	if (!d->frames || !d->objs || !d->comms || !d->stacks || !d->counts || !d->nodes)
+	if (!d->frames || !d->objs || !d->comms || !d->units || !d->stacks || !d->counts ||
+	    !d->nodes)
 		return -ENOMEM;
 	rows = session_rows(s, &n_rows);
 	for (size_t i = 0; i < n_rows; i++)
@@ -215,7 +220,7 @@ static char frame_kind(const struct html_data *d, const struct session_sym *ss)
 	}
 }
 
-/* "frames": [name, object, kind, flat frame] each; "objs", "comms": names. */
+/* "frames": [name, object, kind, flat frame] each; "objs", "comms", "units": names. */
 static void write_names(FILE *f, const struct html_data *d)
 {
 	uint32_t n = pairtab_count(d->frames);
@@ -236,6 +241,14 @@ static void write_names(FILE *f, const struct html_data *d)
 		fputs(i ? "," : "", f);
 		json_str(f, session_comm(d->s, (uint32_t)comm));
 	}
+	fputs("],\n\"units\":[", f);
+	for (uint32_t i = 0; i < pairtab_count(d->units); i++) {
+		uint64_t unit, unused;
+
+		pairtab_get(d->units, i, &unit, &unused);
+		fputs(i ? "," : "", f);
+		json_str(f, session_unit(d->s, (uint32_t)unit));
+	}
 	fputs("],\n\"frames\":[", f);
 	for (uint32_t i = 0; i < n; i++) {
 		uint64_t sym, unused;
@@ -253,7 +266,7 @@ static void write_names(FILE *f, const struct html_data *d)
 
 /* "nodes": node id - parent id (id + 1 for an outermost frame: small numbers, since a node
  * mostly follows its parent), frame; "stacks": command, leaf node; "counts": stack, bucket,
- * samples, weight. */
+ * unit, samples, weight. */
 static void write_stacks(FILE *f, const struct html_data *d)
 {
 	fputs("\"nodes\":[", f);
@@ -274,11 +287,12 @@ static void write_stacks(FILE *f, const struct html_data *d)
 	}
 	fputs("],\n\"counts\":[", f);
 	for (uint32_t i = 0; i < pairtab_count(d->counts); i++) {
-		uint64_t stack, bucket;
+		uint64_t stack, unit_bucket;
 
-		pairtab_get(d->counts, i, &stack, &bucket);
-		fprintf(f, "%s%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64,
-			i ? (i % 8 ? "," : ",\n") : "", stack, bucket, d->count[i], d->period[i]);
+		pairtab_get(d->counts, i, &stack, &unit_bucket);
+		fprintf(f, "%s%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64,
+			i ? (i % 8 ? "," : ",\n") : "", stack, unit_bucket & UINT32_MAX,
+			unit_bucket >> 32, d->count[i], d->period[i]);
 	}
 	fputs("]", f);
 }

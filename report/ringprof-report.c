@@ -77,7 +77,7 @@ static void usage(FILE *f)
 		"                          kernel symbols, accounting) are always shown; --dso does\n"
 		"                          not apply\n"
 		"      --html FILE         the profile as one interactive page, readable offline\n"
-		"                          (it makes no request): timeline by command (drag a\n"
+		"                          (it makes no request): timeline by command or unit (drag a\n"
 		"                          range), flame graph, inverted graph, sandwich, search\n"
 		"                          and the function table; '-': stdout\n"
 		"%s"

@@ -157,7 +157,33 @@ rows=$(awk '$1 == "mark_rows" { print $2 }' "$T/cut.out")
 ok "every [cut: stack copy exhausted] frame is the outermost of its stack, above its command"
 near "$(awk '$1 == "mark_pct" { print $2 }' "$T/cut.out")" "$cut_share" 3 "the cut stacks' share is the header's"
 
-for v in flame flame-zoomed search inverted sandwich timeline-range cut-stacks; do
+# Units: two services of a slice of our own (cgroup v2, as root), the timeline stacked by
+# them on demand.
+CG=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
+units_shot=""
+if [ "$(id -u)" = 0 ] && [ -n "$CG" ] && mkdir "$CG/rp-html-$$.slice" 2>/dev/null; then
+	S="$CG/rp-html-$$.slice"
+	mkdir "$S/rp-a.service" "$S/rp-b.service"
+	"$RP" record -q -a -g -e cpu-clock -F 999 -o "$T/units.data" -- sleep 2.5 &
+	rec=$!
+	sleep 0.5
+	(echo $BASHPID >"$S/rp-a.service/cgroup.procs" && exec "$WL" -d 1 -q) &
+	(echo $BASHPID >"$S/rp-b.service/cgroup.procs" && exec "$WL" -d 1 -q) &
+	wait
+	rmdir "$S/rp-a.service" "$S/rp-b.service" "$S" 2>/dev/null
+	"$RP" report -i "$T/units.data" --html "$T/units.html" 2>/dev/null || fail "report --html of units"
+	timeout 120 node "$WEB/report-html.cjs" --units "$T/units.html" "$SHOTS" >"$T/units.out" 2>&1 ||
+		{ cat "$T/units.out" >&2; fail "driving the page of units"; }
+	cat "$T/units.out"
+	check_grep '^units_offered true$' "$T/units.out" "the page offers the timeline by unit"
+	check_grep '^units_legend .*rp-a\.service' "$T/units.out" "the timeline by unit shows rp-a.service"
+	check_grep '^units_legend .*rp-b\.service' "$T/units.out" "and rp-b.service"
+	units_shot=timeline-by-unit
+else
+	echo "# not root or no cgroup v2 to make units in: the timeline by unit is not checked"
+fi
+
+for v in flame flame-zoomed search inverted sandwich timeline-range cut-stacks $units_shot; do
 	[ -s "$SHOTS/$v.png" ] || fail "no screenshot of $v"
 done
 ok "screenshots of each view in $SHOTS"

@@ -55,12 +55,12 @@ function show(D) {
 	const stacks = expanded.stacks; // [comm, outermost frame, ..., leaf]
 	document.body.dataset.stacks = stacks.length;
 	const prefix = prefixNodes(expanded);
-	const counts = D.counts; // stack, bucket, samples, weight: 4 numbers each
+	const counts = D.counts; // stack, bucket, unit, samples, weight: 5 numbers each
 	let nBuckets = Math.max(1, D.n_buckets || 1);
-	for (let i = 0; i < counts.length; i += 4) nBuckets = Math.max(nBuckets, counts[i + 1] + 1);
+	for (let i = 0; i < counts.length; i += 5) nBuckets = Math.max(nBuckets, counts[i + 1] + 1);
 	const timeWeighted = D.time_weighted;
 
-	const state = { b0: 0, b1: nBuckets, view: 'flame', zoom: [], search: null, selected: null };
+	const state = { b0: 0, b1: nBuckets, view: 'flame', zoom: [], search: null, selected: null, timelineBy: 'comm' };
 	let agg = null; // the range's aggregation (aggregate())
 
 	// ---- numbers ----
@@ -98,13 +98,13 @@ function show(D) {
 		const n = stacks.length;
 		const w = new Float64Array(n), c = new Float64Array(n);
 		let total = 0, samples = 0;
-		for (let i = 0; i < counts.length; i += 4) {
+		for (let i = 0; i < counts.length; i += 5) {
 			const b = counts[i + 1];
 			if (b < b0 || b >= b1) continue;
-			w[counts[i]] += counts[i + 3];
-			c[counts[i]] += counts[i + 2];
-			total += counts[i + 3];
-			samples += counts[i + 2];
+			w[counts[i]] += counts[i + 4];
+			c[counts[i]] += counts[i + 3];
+			total += counts[i + 4];
+			samples += counts[i + 3];
 		}
 		return { w, c, total, samples, funcs: functions(w, c) };
 	}
@@ -486,23 +486,26 @@ function show(D) {
 	}
 
 	// ---- the timeline ----
-	const TOP_COMMS = 8;
+	const TOP_GROUPS = 8;
 	const palette = ['#4e79a7', '#f28e2b', '#59a14f', '#e15759', '#76b7b2', '#edc948', '#b07aa1', '#ff9da7', '#9c755f'];
+	// Units (systemd units, containers) are worth a stacking of their own when the recordings
+	// name some.
+	const hasUnits = D.units.some((u) => u !== '[unknown]' && u !== '-');
+	// The timeline: weight per bucket stacked by command (or unit), the 8 heaviest apart.
 	function drawTimeline() {
 		const svg = $('timeline');
-		const byComm = new Map();
-		for (let i = 0; i < counts.length; i += 4) {
-			const comm = stacks[counts[i]][0];
-			byComm.set(comm, (byComm.get(comm) || 0) + counts[i + 3]);
-		}
-		const top = [...byComm.entries()].sort((a, b) => b[1] - a[1]).slice(0, TOP_COMMS).map((e) => e[0]);
+		const byUnit = state.timelineBy === 'unit';
+		const group = (i) => (byUnit ? counts[i + 2] : stacks[counts[i]][0]);
+		const names = byUnit ? D.units : D.comms;
+		const weight = new Map();
+		for (let i = 0; i < counts.length; i += 5) weight.set(group(i), (weight.get(group(i)) || 0) + counts[i + 4]);
+		const top = [...weight.entries()].sort((a, b) => b[1] - a[1]).slice(0, TOP_GROUPS).map((e) => e[0]);
 		const slot = new Map(top.map((c, i) => [c, i]));
 		const nSlots = top.length + 1;
 		const grid = new Float64Array(nBuckets * nSlots);
-		for (let i = 0; i < counts.length; i += 4) {
-			const comm = stacks[counts[i]][0];
-			const s = slot.has(comm) ? slot.get(comm) : top.length;
-			grid[counts[i + 1] * nSlots + s] += counts[i + 3];
+		for (let i = 0; i < counts.length; i += 5) {
+			const g = group(i);
+			grid[counts[i + 1] * nSlots + (slot.has(g) ? slot.get(g) : top.length)] += counts[i + 4];
 		}
 		let max = 0;
 		for (let b = 0; b < nBuckets; b++) {
@@ -523,9 +526,11 @@ function show(D) {
 		}
 		parts.push('<rect class="sel" id="tl-sel" x="0" y="0" width="0" height="100" visibility="hidden"/>');
 		svg.innerHTML = parts.join('');
-		const legend = top.map((c, i) => '<span><i style="background:' + palette[i] + '"></i>' + esc(D.comms[c]) + '</span>');
-		if (byComm.size > top.length) legend.push('<span><i style="background:' + palette[top.length] + '"></i>other commands</span>');
+		const legend = top.map((c, i) => '<span><i style="background:' + palette[i] + '"></i>' + esc(names[c]) + '</span>');
+		if (weight.size > top.length) legend.push('<span><i style="background:' + palette[top.length] + '"></i>other ' + (byUnit ? 'units' : 'commands') + '</span>');
 		$('legend').innerHTML = legend.join('');
+		$('timeline-by').hidden = !hasUnits;
+		for (const b of document.querySelectorAll('[data-timeline-by]')) b.classList.toggle('on', b.dataset.timelineBy === (byUnit ? 'unit' : 'comm'));
 		if (!D.bucket_ns) {
 			// No wall-clock span known (recordings whose headers were lost): one bucket.
 			$('axis-start').textContent = 'wall-clock time unknown';
@@ -533,7 +538,6 @@ function show(D) {
 		}
 		$('axis-start').textContent = fmtTime(bucketNs(0), true);
 		$('axis-end').textContent = fmtTime(bucketNs(nBuckets), false);
-		hookTimeline(svg);
 	}
 	function bucketAt(svg, ev) {
 		const r = svg.getBoundingClientRect();
@@ -588,9 +592,9 @@ function show(D) {
 
 	// ---- start ----
 	let fullTotal = 0, fullSamples = 0;
-	for (let i = 0; i < counts.length; i += 4) {
-		fullTotal += counts[i + 3];
-		fullSamples += counts[i + 2];
+	for (let i = 0; i < counts.length; i += 5) {
+		fullTotal += counts[i + 4];
+		fullSamples += counts[i + 3];
 	}
 	$('header').textContent = D.header;
 	$('summary').textContent = D.inputs.join(', ') + ' · ' + (D.event || '') + (D.weight !== 'cpu' ? ' (' + D.weight + ')' : '') + ' · ' + fullSamples + ' samples';
@@ -631,7 +635,14 @@ function show(D) {
 		selectFunction(+tr.dataset.comm, +tr.dataset.frame);
 	});
 	performance.mark('ringprof-stacks');
+	for (const b of document.querySelectorAll('[data-timeline-by]'))
+		b.addEventListener('click', () => {
+			state.timelineBy = b.dataset.timelineBy;
+			drawTimeline();
+			showSelection(state.b0, state.b1);
+		});
 	drawTimeline();
+	hookTimeline($('timeline'));
 	setRange(0, nBuckets);
 	requestAnimationFrame(() => {
 		document.body.dataset.ready = '1';

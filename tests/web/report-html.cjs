@@ -6,6 +6,8 @@
 // Usage: node report-html.cjs PAGE.html OUTDIR FUNC SEARCH CALLEE_OF
 //        node report-html.cjs --marks PAGE.html OUTDIR NAME: the frames named NAME: their
 //        share of the width, and how many rows above their command each one sits.
+//        node report-html.cjs --units PAGE.html OUTDIR: the timeline stacked by unit (its
+//        legend), where the page offers it.
 //        node report-html.cjs --paint PAGE.html OUTDIR: for bench/html-bench.sh, the times to
 //        first contentful paint and to the views drawn, and of a zoom and its way back.
 'use strict';
@@ -99,6 +101,14 @@ async function main() {
 	await page.waitForSelector('body[data-ready="1"]', { timeout: 30000 });
 	out('ready_ms', Date.now() - t0);
 	const shot = (name) => page.screenshot({ path: path.join(outdir, name + '.png'), fullPage: true });
+	if (mode === '--units') {
+		out('units_offered', await page.locator('[data-timeline-by="unit"]').isVisible());
+		await page.click('[data-timeline-by="unit"]');
+		out('units_legend', (await page.locator('#legend span').allInnerTexts()).join(','));
+		await shot('timeline-by-unit');
+		await browser.close();
+		return;
+	}
 	if (mode === '--paint') {
 		await measurePaint(page);
 		await shot('bench');
