@@ -50,9 +50,8 @@ check_grep "Content-Security-Policy\" content=\"default-src 'none'" "$T/page.htm
 
 "$RP" report -i "$T/w.data" >"$T/children" 2>/dev/null || fail "report"
 "$RP" report -i "$T/w.data" --no-children >"$T/self" 2>/dev/null || fail "report --no-children"
-"$RP" report -i "$T/w.data" --no-children -g callee >"$T/callee" 2>/dev/null || fail "report -g callee"
 
-timeout 180 node "$WEB/report-html.cjs" "$T/page.html" "$SHOTS" hot_outer_a hot_leaf hot_leaf \
+timeout 180 node "$WEB/report-html.cjs" "$T/page.html" "$SHOTS" hot_outer_a hot_leaf hot_leaf,hot_outer_a \
 	>"$T/page.out" 2>"$T/page.err" || {
 	cat "$T/page.out" "$T/page.err" >&2
 	fail "driving the page in chromium failed"
@@ -91,19 +90,30 @@ near "$(val search_total)" "$leaf_children" 0.02 "search: the share with a match
 near "$(val search_self)" "$leaf_self" 0.02 "search: the share in matching frames (report --no-children)"
 check_range "$(val search_matches)" 2 50 "search highlights hot_leaf under both callers"
 
-# Sandwich of hot_leaf: its callers are those of report -g callee, with their shares.
-callers=$(val sandwich_callers)
-leaf_total=$(val search_total)
-tree_share() { # the share report -g callee gives caller $1 of hot_leaf
-	awk -v f="$1" '/\[\.\] hot_leaf$/ { on = 1; next } on && /\[[.k]\] / { exit }
-		on && $0 ~ ("%--" f "$") { s = $0; sub("%--" f "$", "", s); sub(/.*--/, "", s); print s; exit }' "$T/callee"
+# Sandwiches: hot_leaf's callers are those of report --children -g callee, hot_outer_a's
+# callee that of report -g caller, with their shares (of all samples; the page draws them as
+# shares of the function's width).
+"$RP" report -i "$T/w.data" --children -g callee >"$T/callee" 2>/dev/null || fail "report -g callee"
+"$RP" report -i "$T/w.data" -g caller >"$T/caller" 2>/dev/null || fail "report -g caller"
+tree_share() { # tree_share FILE FUNC NEXT: the share the tree under FUNC's entry gives NEXT
+	awk -v fn="$2" -v f="$3" '$1 !~ /^#/ && $NF == fn && /\[\.\] / { on = 1; next } on && /\[[.k]\] / { exit }
+		on && $0 ~ ("%--" f "$") { s = $0; sub("%--" f "$", "", s); sub(/.*--/, "", s); print s; exit }' "$1"
 }
-for f in hot_outer_a hot_outer_b; do
-	w=$(printf '%s\n' "$callers" | tr ',' '\n' | awk -F: -v f="$f" '$1 == f { print $2 }')
-	[ -n "$w" ] || fail "sandwich: $f is not among hot_leaf's callers ($callers)"
-	page_share=$(awk -v w="$w" -v t="$leaf_total" 'BEGIN { printf "%.2f", w * t / 100 }')
-	near "$page_share" "$(tree_share "$f")" 0.5 "sandwich: $f calls hot_leaf, as report -g callee says"
-done
+# sandwich_check FUNC WHICH NEXT TREE: NEXT among FUNC's callers or callees (WHICH) at the share
+# TREE (a report's output) gives it.
+sandwich_check() {
+	local list w children page_share
+	list=$(val "sandwich_$2_$1")
+	w=$(printf '%s\n' "$list" | tr ',' '\n' | awk -F: -v f="$3" '$1 == f { print $2 }')
+	[ -n "$w" ] || fail "sandwich: $3 is not among $1's $2 ($list)"
+	children=$(col "$T/children" rp-workload "$1" 1)
+	page_share=$(awk -v w="$w" -v t="$children" 'BEGIN { printf "%.2f", w * t / 100 }')
+	near "$page_share" "$(tree_share "$4" "$1" "$3")" 0.05 "sandwich of $1: $3 among its $2, as the text report's tree says"
+}
+sandwich_check hot_leaf callers hot_outer_a "$T/callee"
+sandwich_check hot_leaf callers hot_outer_b "$T/callee"
+sandwich_check hot_outer_a callers run_main "$T/callee"
+sandwich_check hot_outer_a callees hot_leaf "$T/caller"
 
 # Timeline: the range dragged is the report of --since/--until its times.
 when() { # epoch ns -> local "YYYY-MM-DD HH:MM:SS.NNNNNNNNN", as --since takes it
@@ -183,7 +193,7 @@ else
 	echo "# not root or no cgroup v2 to make units in: the timeline by unit is not checked"
 fi
 
-for v in flame flame-zoomed search inverted sandwich timeline-range cut-stacks $units_shot; do
+for v in flame flame-zoomed search inverted sandwich-hot_leaf sandwich-hot_outer_a timeline-range cut-stacks $units_shot; do
 	[ -s "$SHOTS/$v.png" ] || fail "no screenshot of $v"
 done
 ok "screenshots of each view in $SHOTS"

@@ -610,6 +610,21 @@ function show(D) {
 		render();
 	});
 	$('range-clear').addEventListener('click', () => setRange(0, nBuckets));
+	// Keys: Escape zooms out one frame (or clears the search), "/" goes to the search box.
+	document.addEventListener('keydown', (ev) => {
+		if (ev.key === '/' && document.activeElement !== $('search')) {
+			ev.preventDefault();
+			$('search').focus();
+		} else if (ev.key === 'Escape' && document.activeElement === $('search')) {
+			$('search').value = '';
+			matcher = null;
+			$('search').blur();
+			render();
+		} else if (ev.key === 'Escape' && state.zoom.length) {
+			state.zoom = state.zoom.slice(0, -1);
+			render();
+		}
+	});
 	$('search').addEventListener('input', () => {
 		matcher = makeMatcher($('search').value);
 		render();

@@ -3,7 +3,7 @@
 // page then shows, one "key value" line each; the shell test compares them with the text
 // report. Any request other than the page itself is printed as "request URL" (the page must
 // make none). Screenshots of each view go to OUTDIR.
-// Usage: node report-html.cjs PAGE.html OUTDIR FUNC SEARCH CALLEE_OF
+// Usage: node report-html.cjs PAGE.html OUTDIR FUNC SEARCH SANDWICH_OF[,SANDWICH_OF...]
 //        node report-html.cjs --marks PAGE.html OUTDIR NAME: the frames named NAME: their
 //        share of the width, and how many rows above their command each one sits.
 //        node report-html.cjs --units PAGE.html OUTDIR: the timeline stacked by unit (its
@@ -157,21 +157,28 @@ async function main() {
 	out('icicle_pct', await frameShare(page, '#flame', func));
 	await shot('inverted');
 
-	// Sandwich of SANDWICHOF, selected from the table: the callers right above it.
-	const srow = page.locator('#table tbody tr').filter({ has: page.locator('td.sym', { hasText: new RegExp('^' + sandwichOf + '$') }) }).first();
-	await srow.click();
-	await page.click('[data-view="sandwich"]');
-	const callers = await page.evaluate(() => {
-		const box = document.querySelector('#callers');
-		const fr = [...box.querySelectorAll('.fr')];
-		const bottom = Math.max(...fr.map((d) => d.offsetTop));
-		const up = fr.filter((d) => d.offsetTop < bottom && d.offsetTop >= bottom - 20);
-		return up.map((d) => d.dataset.name + ':' + ((100 * d.getBoundingClientRect().width) / box.clientWidth).toFixed(2)).join(',');
-	});
-	out('sandwich_title', await page.locator('#sandwich-title').innerText());
-	out('sandwich_callers', callers);
-	await shot('sandwich');
-	await page.click('[data-view="flame"]');
+	// Sandwich of each function of SANDWICHOF (comma-separated), selected from the table: the
+	// callers right above it and the callees right below, with their share of the width.
+	for (const fn of sandwichOf.split(',')) {
+		const srow = page.locator('#table tbody tr').filter({ has: page.locator('td.sym', { hasText: new RegExp('^' + fn + '$') }) }).first();
+		await srow.click();
+		await page.click('[data-view="sandwich"]');
+		const next = await page.evaluate(() => {
+			const row = (sel, up) => {
+				const box = document.querySelector(sel);
+				const fr = [...box.querySelectorAll('.fr')];
+				const f = up ? Math.max(...fr.map((d) => d.offsetTop)) : 0;
+				const near = fr.filter((d) => (up ? d.offsetTop < f && d.offsetTop >= f - 20 : d.offsetTop > 0 && d.offsetTop <= 20));
+				return near.map((d) => d.dataset.name + ':' + ((100 * d.getBoundingClientRect().width) / box.clientWidth).toFixed(2)).join(',');
+			};
+			return { callers: row('#callers', true), callees: row('#callees', false) };
+		});
+		out('sandwich_title_' + fn, await page.locator('#sandwich-title').innerText());
+		out('sandwich_callers_' + fn, next.callers);
+		out('sandwich_callees_' + fn, next.callees);
+		await shot('sandwich-' + fn);
+		await page.click('[data-view="flame"]');
+	}
 
 	// Timeline: drag over the second quarter, then the range's totals and the function's share.
 	const box = await page.locator('#timeline').boundingBox();
