@@ -91,7 +91,7 @@ struct html_data {
 	struct pairtab *nodes;	/* (parent node + 1, page frame) -> node: stacks share prefixes */
 	uint32_t *stack_node;	/* page stack -> the node of its leaf */
 	size_t cap_stack_node;
-	struct pairtab *counts; /* (page stack, bucket) -> count index */
+	struct pairtab *counts; /* (page stack, page unit << 32 | bucket) -> count index */
 	uint64_t *count, *period;
 	size_t cap_count, cap_period;
 	uint32_t *flat; /* page frame -> the page frame flat output counts it under */
