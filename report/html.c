@@ -264,10 +264,66 @@ static void write_names(FILE *f, const struct html_data *d)
 	fputs("],\n", f);
 }
 
+/* A count's place in the page's order: by bucket, then stack. */
+struct count_ref {
+	uint32_t bucket, stack, i;
+};
+
+static int cmp_counts(const void *a, const void *b)
+{
+	const struct count_ref *x = a, *y = b;
+
+	if (x->bucket != y->bucket)
+		return x->bucket < y->bucket ? -1 : 1;
+	if (x->stack != y->stack)
+		return x->stack < y->stack ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/* "weight_unit": the mean weight of a sample, and "counts" in bucket order, five numbers each,
+ * small ones for gzip: the bucket's distance from the previous count's, the stack's from the
+ * previous count's of the same bucket (else the stack), the unit, the samples, and the weight
+ * less samples times weight_unit. -ENOMEM. */
+static int write_counts(FILE *f, const struct html_data *d)
+{
+	uint32_t n = pairtab_count(d->counts), prev_bucket = 0, prev_stack = 0;
+	struct count_ref *order = malloc((n ? n : 1) * sizeof(*order));
+	uint64_t samples = 0, weight = 0, unit;
+
+	if (!order)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t stack, unit_bucket;
+
+		pairtab_get(d->counts, i, &stack, &unit_bucket);
+		order[i] = (struct count_ref){ (uint32_t)unit_bucket, (uint32_t)stack, i };
+		samples += d->count[i];
+		weight += d->period[i];
+	}
+	qsort(order, n, sizeof(*order), cmp_counts);
+	unit = samples ? (weight + samples / 2) / samples : 1;
+	fprintf(f, "\"weight_unit\":%" PRIu64 ",\n\"counts\":[", unit);
+	for (uint32_t k = 0; k < n; k++) {
+		const struct count_ref *c = &order[k];
+		uint64_t stack, unit_bucket;
+
+		pairtab_get(d->counts, c->i, &stack, &unit_bucket);
+		fprintf(f, "%s%" PRIu32 ",%" PRIu32 ",%" PRIu64 ",%" PRIu64 ",%" PRId64,
+			k ? (k % 8 ? "," : ",\n") : "", c->bucket - prev_bucket,
+			c->bucket == prev_bucket && k ? c->stack - prev_stack : c->stack,
+			unit_bucket >> 32, d->count[c->i],
+			(int64_t)(d->period[c->i] - d->count[c->i] * unit));
+		prev_bucket = c->bucket;
+		prev_stack = c->stack;
+	}
+	fputs("]", f);
+	free(order);
+	return 0;
+}
+
 /* "nodes": node id - parent id (id + 1 for an outermost frame: small numbers, since a node
- * mostly follows its parent), frame; "stacks": command, leaf node; "counts": stack, bucket,
- * unit, samples, weight. */
-static void write_stacks(FILE *f, const struct html_data *d)
+ * mostly follows its parent), frame; "stacks": command, leaf node; then the counts. -ENOMEM. */
+static int write_stacks(FILE *f, const struct html_data *d)
 {
 	fputs("\"nodes\":[", f);
 	for (uint32_t i = 0; i < pairtab_count(d->nodes); i++) {
@@ -285,16 +341,8 @@ static void write_stacks(FILE *f, const struct html_data *d)
 		fprintf(f, "%s%" PRIu64 ",%" PRIu32, i ? (i % 16 ? "," : ",\n") : "", comm,
 			d->stack_node[i]);
 	}
-	fputs("],\n\"counts\":[", f);
-	for (uint32_t i = 0; i < pairtab_count(d->counts); i++) {
-		uint64_t stack, unit_bucket;
-
-		pairtab_get(d->counts, i, &stack, &unit_bucket);
-		fprintf(f, "%s%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64,
-			i ? (i % 8 ? "," : ",\n") : "", stack, unit_bucket & UINT32_MAX,
-			unit_bucket >> 32, d->count[i], d->period[i]);
-	}
-	fputs("]", f);
+	fputs("],\n", f);
+	return write_counts(f, d);
 }
 
 /* The report's "#" header lines, as text for the page. */
@@ -318,15 +366,15 @@ static const char *weight_name(enum session_weight w)
 	return w == SESSION_OFFCPU ? "off-cpu" : w == SESSION_WALL ? "wall" : "cpu";
 }
 
-/* The data element's JSON. */
-static void write_data(FILE *f, const struct html_data *d, const char *const *inputs,
-		       size_t n_inputs, const struct html_timeline *tl)
+/* The data element's JSON. 0 or -ENOMEM. */
+static int write_data(FILE *f, const struct html_data *d, const char *const *inputs,
+		      size_t n_inputs, const struct html_timeline *tl)
 {
 	const struct session_event *ev = session_selected_event(d->s);
 	size_t n_ev;
 	const struct session_event *evs = session_events(d->s, &n_ev);
 
-	fputs("{\"version\":1,\n\"header\":", f);
+	fputs("{\"version\":2,\n\"header\":", f);
 	write_header(f, d->s, inputs, n_inputs);
 	fputs(",\n\"inputs\":[", f);
 	for (size_t i = 0; i < n_inputs; i++) {
@@ -347,8 +395,10 @@ static void write_data(FILE *f, const struct html_data *d, const char *const *in
 		session_totals(d->s)->time_weighted ? "true" : "false", tl->origin / 1000000000,
 		tl->origin % 1000000000, tl->ns, tl->n);
 	write_names(f, d);
-	write_stacks(f, d);
+	if (write_stacks(f, d) < 0)
+		return -ENOMEM;
 	fputs("}", f);
+	return 0;
 }
 
 /* LEN bytes of IN in base64, lines of 76 characters. */
@@ -383,8 +433,8 @@ static int write_packed(FILE *f, const struct html_data *d, const char *const *i
 
 	if (!m)
 		return -ENOMEM;
-	write_data(m, d, inputs, n_inputs, tl);
-	if (ferror(m) | (fclose(m) != 0)) {
+	r = write_data(m, d, inputs, n_inputs, tl);
+	if ((r < 0) | ferror(m) | (fclose(m) != 0)) {
 		free(json);
 		return -ENOMEM;
 	}

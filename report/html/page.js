@@ -36,6 +36,24 @@ function expandStacks(D) {
 	return { stacks, parent, frame, leaf };
 }
 
+// The counts as written (bucket order; the bucket and the stack as distances from the
+// previous count's, the weight less samples times weight_unit) back to absolute numbers.
+function expandCounts(D) {
+	const c = D.counts, out = new Float64Array(c.length);
+	let bucket = 0, stack = 0;
+	for (let i = 0; i < c.length; i += 5) {
+		const db = c[i];
+		bucket += db;
+		stack = db || i === 0 ? c[i + 1] : stack + c[i + 1];
+		out[i] = stack;
+		out[i + 1] = bucket;
+		out[i + 2] = c[i + 2];
+		out[i + 3] = c[i + 3];
+		out[i + 4] = c[i + 4] + c[i + 3] * D.weight_unit;
+	}
+	return out;
+}
+
 loadData()
 	.then(show)
 	.catch((e) => {
@@ -55,7 +73,7 @@ function show(D) {
 	const stacks = expanded.stacks; // [comm, outermost frame, ..., leaf]
 	document.body.dataset.stacks = stacks.length;
 	const prefix = prefixNodes(expanded);
-	const counts = D.counts; // stack, bucket, unit, samples, weight: 5 numbers each
+	const counts = expandCounts(D); // stack, bucket, unit, samples, weight: 5 numbers each
 	let nBuckets = Math.max(1, D.n_buckets || 1);
 	for (let i = 0; i < counts.length; i += 5) nBuckets = Math.max(nBuckets, counts[i + 1] + 1);
 	const timeWeighted = D.time_weighted;
