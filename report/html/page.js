@@ -16,24 +16,21 @@ async function loadData() {
 	return JSON.parse(await new Response(stream).text());
 }
 
-// Each stack as [command, outermost frame, ..., leaf] from the shared nodes (id - parent
-// id, frame: two numbers each) and the stacks (command, leaf node).
+// The shared nodes (id - parent id, frame: two numbers each) and the stacks (command, leaf
+// node) as typed arrays: a stack is the path from its leaf node up to an outermost frame.
 function expandStacks(D) {
-	const n = D.nodes.length / 2;
+	const n = D.nodes.length / 2, m = D.stacks.length / 2;
 	const parent = new Int32Array(n), frame = new Int32Array(n);
 	for (let i = 0; i < n; i++) {
 		parent[i] = i - D.nodes[2 * i];
 		frame[i] = D.nodes[2 * i + 1];
 	}
-	const stacks = [], leaf = new Int32Array(D.stacks.length / 2);
-	for (let i = 0; i < D.stacks.length; i += 2) {
-		const st = [];
-		leaf[i / 2] = D.stacks[i + 1];
-		for (let k = D.stacks[i + 1]; k >= 0; k = parent[k]) st.push(frame[k]);
-		st.push(D.stacks[i]);
-		stacks.push(st.reverse());
+	const comm = new Int32Array(m), leaf = new Int32Array(m);
+	for (let i = 0; i < m; i++) {
+		comm[i] = D.stacks[2 * i];
+		leaf[i] = D.stacks[2 * i + 1];
 	}
-	return { stacks, parent, frame, leaf };
+	return { n, m, parent, frame, comm, leaf };
 }
 
 // The counts as written (bucket order; the bucket and the stack as distances from the
@@ -70,8 +67,15 @@ function show(D) {
 	// ---- the data ----
 	const frames = D.frames.map((f) => ({ name: f[0], obj: D.objs[f[1]] || '', kind: f[2], flat: f[3] }));
 	const expanded = expandStacks(D);
-	const stacks = expanded.stacks; // [comm, outermost frame, ..., leaf]
-	document.body.dataset.stacks = stacks.length;
+	const nStacks = expanded.m, stackComm = expanded.comm, stackLeaf = expanded.leaf;
+	const nodeParent = expanded.parent, nodeFrame = expanded.frame;
+	document.body.dataset.stacks = nStacks;
+	// Stack S's frames, the outermost first.
+	const stackFrames = (s) => {
+		const st = [];
+		for (let k = stackLeaf[s]; k >= 0; k = nodeParent[k]) st.push(nodeFrame[k]);
+		return st.reverse();
+	};
 	const prefix = prefixNodes(expanded);
 	const counts = expandCounts(D); // stack, bucket, unit, samples, weight: 5 numbers each
 	let nBuckets = Math.max(1, D.n_buckets || 1);
@@ -113,7 +117,7 @@ function show(D) {
 
 	// ---- aggregation of a range of buckets ----
 	function aggregate(b0, b1) {
-		const n = stacks.length;
+		const n = nStacks;
 		const w = new Float64Array(n), c = new Float64Array(n);
 		let total = 0, samples = 0;
 		for (let i = 0; i < counts.length; i += 5) {
@@ -143,8 +147,8 @@ function show(D) {
 			first[k] = p < 0; // no caller is the same function: recursion counts once
 		}
 		const byComm = new Map();
-		for (let s = 0; s < stacks.length; s++) {
-			const comm = stacks[s][0];
+		for (let s = 0; s < nStacks; s++) {
+			const comm = stackComm[s];
 			if (!byComm.has(comm)) byComm.set(comm, []);
 			byComm.get(comm).push(s);
 		}
@@ -242,18 +246,17 @@ function show(D) {
 	function buildTree(inverted) {
 		if (!inverted) return buildFlame();
 		const root = node('all', -1, 'all', 'r');
-		for (let s = 0; s < stacks.length; s++) {
-			const w = agg.w[s], c = agg.c[s], st = stacks[s];
+		for (let s = 0; s < nStacks; s++) {
+			const w = agg.w[s], c = agg.c[s], comm = stackComm[s];
 			if (!w) continue;
 			root.w += w;
 			root.c += c;
-			let n = child(root, 'c' + st[0], -1, D.comms[st[0]], 'c');
-			n.comm = st[0];
+			let n = child(root, 'c' + comm, -1, D.comms[comm], 'c');
+			n.comm = comm;
 			n.w += w;
 			n.c += c;
-			const last = st.length - 1;
-			for (let i = 1; i <= last; i++) {
-				const f = st[inverted ? last + 1 - i : i];
+			for (let k = stackLeaf[s]; k >= 0; k = nodeParent[k]) {
+				const f = nodeFrame[k];
 				n = child(n, f, f, frames[f].name, frames[f].kind);
 				n.w += w;
 				n.c += c;
@@ -297,9 +300,9 @@ function show(D) {
 		const callers = node('f', sel.frame, frames[sel.frame].name, frames[sel.frame].kind);
 		const callees = node('f', sel.frame, frames[sel.frame].name, frames[sel.frame].kind);
 		callers.comm = callees.comm = sel.comm;
-		for (let s = 0; s < stacks.length; s++) {
-			if (!agg.w[s] || stacks[s][0] !== sel.comm) continue;
-			const st = stacks[s];
+		for (let s = 0; s < nStacks; s++) {
+			if (!agg.w[s] || stackComm[s] !== sel.comm) continue;
+			const st = [sel.comm, ...stackFrames(s)];
 			let k = 1;
 			while (k < st.length && frames[st[k]].flat !== sel.frame) k++;
 			if (k === st.length) continue;
@@ -381,14 +384,16 @@ function show(D) {
 	// The share of the range's samples (by weight) with a matching frame anywhere in the
 	// stack, and with a matching leaf (the Self column of the matching rows).
 	function searchShares() {
+		// Each frame's name tested once; a node is hit when it or a caller matches.
+		const fm = new Int8Array(frames.length).fill(-1);
+		const match = (f) => (fm[f] < 0 ? (fm[f] = matcher(frames[f].name) ? 1 : 0) : fm[f]);
+		const hit = new Uint8Array(prefix.n);
+		for (let k = 0; k < prefix.n; k++) hit[k] = match(nodeFrame[k]) || (nodeParent[k] >= 0 && hit[nodeParent[k]]);
 		let any = 0, leaf = 0;
-		for (let s = 0; s < stacks.length; s++) {
+		for (let s = 0; s < nStacks; s++) {
 			if (!agg.w[s]) continue;
-			const st = stacks[s];
-			let hit = false;
-			for (let k = 1; k < st.length && !hit; k++) hit = matcher(frames[st[k]].name);
-			if (hit) any += agg.w[s];
-			if (st.length > 1 && matcher(frames[st[st.length - 1]].name)) leaf += agg.w[s];
+			if (hit[stackLeaf[s]]) any += agg.w[s];
+			if (match(nodeFrame[stackLeaf[s]])) leaf += agg.w[s];
 		}
 		return { any: pct(any, agg.total), leaf: pct(leaf, agg.total) };
 	}
@@ -513,7 +518,7 @@ function show(D) {
 	function drawTimeline() {
 		const svg = $('timeline');
 		const byUnit = state.timelineBy === 'unit';
-		const group = (i) => (byUnit ? counts[i + 2] : stacks[counts[i]][0]);
+		const group = (i) => (byUnit ? counts[i + 2] : stackComm[counts[i]]);
 		const names = byUnit ? D.units : D.comms;
 		const weight = new Map();
 		for (let i = 0; i < counts.length; i += 5) weight.set(group(i), (weight.get(group(i)) || 0) + counts[i + 4]);
