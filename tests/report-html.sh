@@ -51,7 +51,7 @@ check_grep "Content-Security-Policy\" content=\"default-src 'none'" "$T/page.htm
 "$RP" report -i "$T/w.data" >"$T/children" 2>/dev/null || fail "report"
 "$RP" report -i "$T/w.data" --no-children >"$T/self" 2>/dev/null || fail "report --no-children"
 
-timeout 180 node "$WEB/report-html.cjs" "$T/page.html" "$SHOTS" hot_outer_a hot_leaf hot_leaf,hot_outer_a \
+timeout 180 node "$WEB/report-html.cjs" "$T/page.html" "$SHOTS" hot_outer_a hot_leaf hot_leaf,hot_outer_a '/^hot_outer_[ab]$/' \
 	>"$T/page.out" 2>"$T/page.err" || {
 	cat "$T/page.out" "$T/page.err" >&2
 	fail "driving the page in chromium failed"
@@ -89,6 +89,11 @@ leaf_self=$(awk '$1 !~ /^#/ && $NF == "hot_leaf" { v = $1; sub("%", "", v); s +=
 near "$(val search_total)" "$leaf_children" 0.02 "search: the share with a matching frame"
 near "$(val search_self)" "$leaf_self" 0.02 "search: the share in matching frames (report --no-children)"
 check_range "$(val search_matches)" 2 50 "search highlights hot_leaf under both callers"
+# A regular expression: hot_outer_a and hot_outer_b, on paths of their own.
+outer_children=$(awk '$1 !~ /^#/ && $NF ~ /^hot_outer_[ab]$/ { v = $1; sub("%", "", v); s += v } END { printf "%.2f", s }' "$T/children")
+outer_self=$(awk '$1 !~ /^#/ && $NF ~ /^hot_outer_[ab]$/ { v = $1; sub("%", "", v); s += v } END { printf "%.2f", s }' "$T/self")
+near "$(val search2_total)" "$outer_children" 0.02 "search /^hot_outer_[ab]$/: the share with a matching frame"
+near "$(val search2_self)" "$outer_self" 0.02 "search /^hot_outer_[ab]$/: the share in matching frames (report --no-children)"
 
 # Sandwiches: hot_leaf's callers are those of report --children -g callee, hot_outer_a's
 # callee that of report -g caller, with their shares (of all samples; the page draws them as

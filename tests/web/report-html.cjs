@@ -3,7 +3,7 @@
 // page then shows, one "key value" line each; the shell test compares them with the text
 // report. Any request other than the page itself is printed as "request URL" (the page must
 // make none). Screenshots of each view go to OUTDIR.
-// Usage: node report-html.cjs PAGE.html OUTDIR FUNC SEARCH SANDWICH_OF[,SANDWICH_OF...]
+// Usage: node report-html.cjs PAGE.html OUTDIR FUNC SEARCH SANDWICH_OF[,SANDWICH_OF...] [SEARCH...]
 //        node report-html.cjs --marks PAGE.html OUTDIR NAME: the frames named NAME: their
 //        share of the width, and how many rows above their command each one sits.
 //        node report-html.cjs --units PAGE.html OUTDIR: the timeline stacked by unit (its
@@ -16,7 +16,7 @@ const { chromium } = require(path.join(__dirname, 'node_modules', 'playwright-co
 
 const mode = process.argv[2].startsWith('--') ? process.argv[2] : '';
 const marks = mode === '--marks';
-const [page_path, outdir, func, search, sandwichOf] = process.argv.slice(mode ? 3 : 2);
+const [page_path, outdir, func, search, sandwichOf, ...moreSearches] = process.argv.slice(mode ? 3 : 2);
 const chromiumPath = process.env.CHROMIUM || '/usr/bin/chromium';
 const out = (k, v) => console.log(k + ' ' + v);
 
@@ -143,6 +143,12 @@ async function main() {
 	out('search_self', (await page.locator('#search-self').innerText()).replace('%', ''));
 	out('search_matches', await page.locator('#flame .fr.match').count());
 	await shot('search');
+	// Further searches (a regular expression, say): searchN_total and searchN_self.
+	for (const [i, text] of moreSearches.entries()) {
+		await page.fill('#search', text);
+		out('search' + (i + 2) + '_total', (await page.locator('#search-total').innerText()).replace('%', ''));
+		out('search' + (i + 2) + '_self', (await page.locator('#search-self').innerText()).replace('%', ''));
+	}
 	await page.fill('#search', '');
 
 	// The table's row of the function: Children and Self as shown.
