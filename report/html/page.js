@@ -341,7 +341,8 @@ function show(D) {
 			if (width < MIN_PCT) return;
 			items.push([n, left, width, false]);
 			if (n.depth > maxDepth) maxDepth = n.depth;
-			const kids = [...n.kids.values()].sort((a, b) => (a.label < b.label ? -1 : a.label > b.label ? 1 : 0));
+			// Sorted once per tree: zooming in and out draws the same nodes again.
+			const kids = n.sorted || (n.sorted = [...n.kids.values()].sort((a, b) => (a.label < b.label ? -1 : a.label > b.label ? 1 : 0)));
 			let x = left;
 			for (const k of kids) {
 				walk(k, x);
