@@ -526,11 +526,13 @@ function show(D) {
 		const top = [...weight.entries()].sort((a, b) => b[1] - a[1]).slice(0, TOP_GROUPS).map((e) => e[0]);
 		const slot = new Map(top.map((c, i) => [c, i]));
 		const nSlots = top.length + 1;
-		const grid = new Float64Array(nBuckets * nSlots);
+		const grid = new Float64Array(nBuckets * nSlots), samples = new Float64Array(nBuckets * nSlots);
 		for (let i = 0; i < counts.length; i += 5) {
-			const g = group(i);
-			grid[counts[i + 1] * nSlots + (slot.has(g) ? slot.get(g) : top.length)] += counts[i + 4];
+			const g = group(i), at = counts[i + 1] * nSlots + (slot.has(g) ? slot.get(g) : top.length);
+			grid[at] += counts[i + 4];
+			samples[at] += counts[i + 3];
 		}
+		timeline = { grid, samples, nSlots, names: top.map((c) => names[c]).concat(['other ' + (byUnit ? 'units' : 'commands')]) };
 		let max = 0;
 		for (let b = 0; b < nBuckets; b++) {
 			let sum = 0;
@@ -574,8 +576,28 @@ function show(D) {
 		sel.setAttribute('x', b0);
 		sel.setAttribute('width', b1 - b0);
 	}
+	let timeline = null; // drawTimeline()'s grid, for the tooltip
+	// The tooltip of bucket B: its times, samples and their groups, heaviest first.
+	function timelineTip(ev, b) {
+		const t = $('tooltip'), T = timeline;
+		let n = 0;
+		const parts = [];
+		for (let s = 0; s < T.nSlots; s++) {
+			n += T.samples[b * T.nSlots + s];
+			if (T.samples[b * T.nSlots + s]) parts.push([T.samples[b * T.nSlots + s], T.names[s]]);
+		}
+		parts.sort((x, y) => y[0] - x[0]);
+		t.innerHTML = '<b>' + fmtTime(bucketNs(b), false) + ' – ' + fmtTime(bucketNs(b + 1), false) + '</b><br>' + n + ' samples' + parts.map((p) => '<br>' + p[0] + ' ' + esc(p[1])).join('');
+		t.hidden = false;
+		t.style.left = Math.min(ev.clientX + 12, window.innerWidth - t.offsetWidth - 4) + 'px';
+		t.style.top = ev.clientY + 16 + 'px';
+	}
 	function hookTimeline(svg) {
 		let start = -1;
+		svg.addEventListener('mousemove', (ev) => {
+			if (start < 0 && D.bucket_ns) timelineTip(ev, bucketAt(svg, ev));
+		});
+		svg.addEventListener('mouseleave', () => ($('tooltip').hidden = true));
 		svg.addEventListener('mousedown', (ev) => {
 			start = bucketAt(svg, ev);
 			showSelection(start, start + 1);
@@ -589,6 +611,7 @@ function show(D) {
 		window.addEventListener('mouseup', (ev) => {
 			if (start < 0) return;
 			const b = bucketAt(svg, ev);
+			$('tooltip').hidden = true;
 			setRange(Math.min(start, b), Math.max(start, b) + 1);
 			start = -1;
 		});
