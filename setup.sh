@@ -10,6 +10,9 @@ PACKAGES="build-essential autoconf automake pkgconf libelf-dev libdw-dev libzstd
 	libc6-dbg python3 libprotobuf-c-dev protobuf-c-compiler zlib1g-dev golang-1.19-go libcurl4-openssl-dev"
 # tests/report-debuginfod.sh runs a real local debuginfod; report-captured.sh packs MiniDebugInfo with xz.
 PACKAGES="$PACKAGES debuginfod xz-utils"
+# tests/report-html.sh opens report --html's page in Debian's chromium, headless, driven with
+# playwright-core from npm (install_web below; npm comes with nodejs where that is not Debian's).
+PACKAGES="$PACKAGES chromium nodejs"
 
 # The second tree of `setup.sh test`: the whole suite again under AddressSanitizer and
 # UndefinedBehaviorSanitizer (the ring's ThreadSanitizer test is built in the plain tree).
@@ -29,6 +32,21 @@ install_missing() {
 	export DEBIAN_FRONTEND=noninteractive
 	apt-get update -qq
 	apt-get install -y -qq --no-install-recommends $missing >/dev/null
+}
+
+# playwright-core, at the version tests/web/package-lock.json pins, into tests/web/node_modules
+# (git-ignored): once, and again when the pin changes.
+install_web() {
+	local want have
+	if ! command -v npm >/dev/null; then
+		[ "$(id -u)" = 0 ] || { echo "setup.sh: npm is missing (run as root, or install it)" >&2; exit 1; }
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends npm >/dev/null
+	fi
+	want=$(sed -n 's/.*"playwright-core": "\([0-9.]*\)".*/\1/p' tests/web/package.json)
+	have=$(sed -n 's/^  "version": "\(.*\)",$/\1/p' tests/web/node_modules/playwright-core/package.json 2>/dev/null || true)
+	[ "$want" = "$have" ] && return 0
+	echo "setup.sh: installing playwright-core $want into tests/web/node_modules" >&2
+	(cd tests/web && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
 }
 
 # build [DIR CONFIGURE-ARGS...]: configure (once) and build out of tree in DIR (default build).
@@ -74,6 +92,7 @@ summarize() {
 }
 
 install_missing
+install_web
 case "$mode" in
 demo)
 	build
@@ -86,6 +105,10 @@ demo)
 	./build/ringprof report -i build/demo.data --no-children -g callee --percent-limit 2
 	echo "== ringprof report -i build/demo.data --percent-limit 10   (Children: time including callees)"
 	./build/ringprof report -i build/demo.data --percent-limit 10 | grep -v '^# [a-z]'
+	echo "== ringprof report -i build/demo.data --html build/demo.html"
+	./build/ringprof report -i build/demo.data --html build/demo.html
+	echo "   one file, no request: timeline, flame graph, search, table; open it in any browser:"
+	echo "   $(pwd)/build/demo.html"
 	;;
 test)
 	# The off-CPU tests read tracepoint ids from tracefs, which is not mounted by default.

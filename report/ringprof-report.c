@@ -16,6 +16,7 @@
 #include "format/format.h"
 #include "format/perfrec.h"
 #include "format/reader.h"
+#include "html.h"
 #include "options.h"
 #include "pager.h"
 #include "profile/pprof.h"
@@ -75,6 +76,10 @@ static void usage(FILE *f)
 		"                          made them); records without a task, CPU or time (header,\n"
 		"                          kernel symbols, accounting) are always shown; --dso does\n"
 		"                          not apply\n"
+		"      --html FILE         the profile as one interactive page, readable offline\n"
+		"                          (it makes no request): timeline by command or unit\n"
+		"                          (drag a range), flame graph, inverted graph, sandwich,\n"
+		"                          search and the function table; '-': stdout\n"
 		"%s"
 		"%s\n"
 		"%s\n"
@@ -284,12 +289,15 @@ enum {
 	OPT_TUI,
 	OPT_GTK,
 	OPT_HEADER_ONLY,
+	OPT_HTML,
 };
 
 /* What the command line asks for besides the shared options. */
 struct args {
 	struct options o;
 	bool stats, dump, folded;
+	const char *html;	 /* --html FILE */
+	struct html_timeline tl; /* its buckets */
 	bool quiet, header_only; /* perf's -q (no "#" lines) and --header-only */
 	int children;		 /* -1 as the recording allows, 0 --no-children, 1 --children */
 	bool graph_asked, order_set;
@@ -402,6 +410,10 @@ static int parse_output(struct args *a, int c, char *arg)
 	case OPT_FOLDED:
 		a->folded = true;
 		break;
+	case OPT_HTML:
+		a->html = arg;
+		a->o.no_pager = true; /* the page goes to a file */
+		break;
 	case 'G':
 		a->graph_asked = a->order_set = true;
 		a->po.graph = PRINT_GRAPH_CALLER;
@@ -495,6 +507,7 @@ static int parse_argv(struct args *a, int argc, char **argv)
 		{ "stats", no_argument, NULL, OPT_STATS },
 		{ "dump", no_argument, NULL, OPT_DUMP },
 		{ "folded", no_argument, NULL, OPT_FOLDED },
+		{ "html", required_argument, NULL, OPT_HTML },
 		{ "call-graph", optional_argument, NULL, 'g' },
 		{ "inverted", no_argument, NULL, 'G' },
 		{ "children", no_argument, NULL, OPT_CHILDREN },
@@ -532,11 +545,22 @@ static int parse_argv(struct args *a, int argc, char **argv)
 				     "one of them\n");
 		return EXIT_USAGE;
 	}
-	if (a->header_only && (a->o.pprof || a->stats + a->dump + a->folded || a->quiet)) {
+	if (a->html && (a->o.pprof || a->stats + a->dump + a->folded)) {
+		fprintf(stderr,
+			PROG ": --html and --%s are different outputs: choose one of them\n",
+			a->o.pprof ? "pprof"
+			: a->stats ? "stats"
+			: a->dump  ? "dump"
+				   : "folded");
+		return EXIT_USAGE;
+	}
+	if (a->header_only &&
+	    (a->o.pprof || a->html || a->stats + a->dump + a->folded || a->quiet)) {
 		fprintf(stderr,
 			PROG ": --header-only prints the report's header alone: not with "
 			     "--%s\n",
 			a->o.pprof  ? "pprof"
+			: a->html   ? "html"
 			: a->stats  ? "stats"
 			: a->dump   ? "dump"
 			: a->folded ? "folded"
@@ -578,6 +602,18 @@ static int write_pprof(const struct session *s, const struct args *a)
 	if (pprof_write(s, NULL, a->o.pprof, why, sizeof(why)) == 0)
 		return EXIT_SUCCESS;
 	fprintf(stderr, PROG ": --pprof: %s\n", why);
+	return EXIT_FAILURE;
+}
+
+/* --html: the page to its file. The exit status (a failure said). */
+static int write_html(const struct session *s, const struct args *a)
+{
+	char why[512];
+
+	note_moot(s, a);
+	if (html_write(s, a->html, a->o.inputs, a->o.n_inputs, &a->tl, why, sizeof(why)) == 0)
+		return EXIT_SUCCESS;
+	fprintf(stderr, PROG ": --html: %s\n", why);
 	return EXIT_FAILURE;
 }
 
@@ -628,8 +664,8 @@ static int report_one(struct args *a, bool section)
 		session_free(s);
 		return EXIT_FAILURE;
 	}
-	if (a->o.pprof) {
-		r = write_pprof(s, a);
+	if (a->o.pprof || a->html) {
+		r = a->html ? write_html(s, a) : write_pprof(s, a);
 		session_free(s);
 		return r;
 	}
@@ -712,11 +748,14 @@ static int report_events(struct args *a)
 	}
 	if (n < 2)
 		return report_one(a, false);
-	if (a->folded || a->o.pprof) {
+	if (a->folded || a->o.pprof || a->html) {
 		fprintf(stderr,
 			PROG ": note: the recording has %zu events (%s); --%s shows '%s' — pick "
 			     "another with --event NAME\n",
-			n, event_list(evs, n, names, sizeof(names)), a->folded ? "folded" : "pprof",
+			n, event_list(evs, n, names, sizeof(names)),
+			a->folded ? "folded"
+			: a->html ? "html"
+				  : "pprof",
 			evs[0].name);
 		a->o.so.filter.event = evs[0].name;
 		return report_one(a, false);
@@ -786,6 +825,13 @@ int main(int argc, char **argv)
 		return r;
 	if (a.dump && (r = dump_event_present(&a.o)) != 0)
 		return r;
+	if (a.html) {
+		/* The timeline's buckets are fixed before reading; cut stacks are marked. */
+		html_buckets(a.o.inputs, a.o.n_inputs, &a.o.so.filter, &a.tl);
+		a.o.so.bucket_ns = a.tl.ns;
+		a.o.so.bucket_origin = a.tl.origin;
+		a.o.so.mark_cut = true;
+	}
 	pager_start(a.o.no_pager);
 	if (a.stats || a.dump) {
 		note_layout_ignored(&a);

@@ -10,9 +10,9 @@
 #include "profile/session.h"
 #include "profile/symstacks.h"
 
-/* The count of one (location stack, task, cpu). */
+/* The count of one (location stack, task, cpu, time bucket). */
 struct agg {
-	uint32_t stack, task, cpu;
+	uint32_t stack, task, cpu, bucket;
 	uint64_t count, period;
 };
 
@@ -20,7 +20,7 @@ struct aggregate {
 	struct pairtab *locs;	 /* (dso, address or offset) -> location id */
 	struct seqtab *stacks;	 /* location ids, leaf first */
 	struct pairtab *tasks;	 /* (pid << 32 | tid, unit << 32 | comm) -> task id */
-	struct pairtab *agg_ids; /* (stack, task << 20 | cpu) -> agg index */
+	struct pairtab *agg_ids; /* (bucket << 32 | stack, task << 20 | cpu) -> agg index */
 	struct agg *aggs;
 	size_t n_aggs, cap_aggs;
 	struct session_row *rows;
@@ -79,19 +79,20 @@ int64_t aggregate_add_task(struct aggregate *a, int32_t pid, int32_t tid, uint32
 }
 
 int aggregate_add_sample(struct aggregate *a, uint32_t stack, uint32_t task, uint32_t cpu,
-			 uint64_t period)
+			 uint32_t bucket, uint64_t period)
 {
 	uint64_t key = (uint64_t)task << 20 | (cpu & 0xfffff);
-	int64_t id = pairtab_find(a->agg_ids, stack, key);
+	uint64_t sb = (uint64_t)bucket << 32 | stack;
+	int64_t id = pairtab_find(a->agg_ids, sb, key);
 
 	if (id < 0) {
 		/* Room first: an id in agg_ids always has its count. */
 		if (GROW(a->aggs, a->cap_aggs, a->n_aggs + 1) < 0)
 			return -ENOMEM;
-		id = pairtab_intern(a->agg_ids, stack, key, NULL);
+		id = pairtab_intern(a->agg_ids, sb, key, NULL);
 		if (id < 0)
 			return -ENOMEM;
-		a->aggs[id] = (struct agg){ stack, task, cpu, 0, 0 };
+		a->aggs[id] = (struct agg){ stack, task, cpu, bucket, 0, 0 };
 		a->n_aggs++;
 	}
 	a->aggs[id].count++;
@@ -133,7 +134,7 @@ int aggregate_build_rows(struct aggregate *a, struct symstacks *ss, struct sessi
 			goto oom;
 		t->frames += g->count * m;
 		t->frames_unknown += g->count * unknown;
-		rid = pairtab_intern(row_ids, (uint64_t)st,
+		rid = pairtab_intern(row_ids, (uint64_t)g->bucket << 32 | (uint64_t)st,
 				     (uint64_t)g->task << 20 | (g->cpu & 0xfffff), &added);
 		if (rid < 0)
 			goto oom;
@@ -148,7 +149,8 @@ int aggregate_build_rows(struct aggregate *a, struct symstacks *ss, struct sessi
 								     g->cpu,
 								     0,
 								     0,
-								     (uint32_t)(comm >> 32) };
+								     (uint32_t)(comm >> 32),
+								     g->bucket };
 		}
 		a->rows[rid].count += g->count;
 		a->rows[rid].period += g->period;
@@ -231,6 +233,7 @@ void aggregate_count(const struct aggregate *a, size_t i, struct aggregate_count
 					 .pid = (int32_t)(pidtid >> 32),
 					 .tid = (int32_t)(uint32_t)pidtid,
 					 .cpu = g->cpu,
+					 .bucket = g->bucket,
 					 .count = g->count,
 					 .period = g->period };
 }

@@ -1,4 +1,5 @@
-/* aggregate.h — samples counted by (location stack, task, CPU) while replaying, rows after. */
+/* aggregate.h — samples counted by (location stack, task, CPU, time bucket) while replaying,
+ * rows after. */
 #ifndef RP_AGGREGATE_H
 #define RP_AGGREGATE_H
 
@@ -30,9 +31,10 @@ int64_t aggregate_add_stack(struct aggregate *a, const uint32_t *locs, uint32_t 
 /* A thread with the name COMM in UNIT (ids in the process model's comms and units). */
 int64_t aggregate_add_task(struct aggregate *a, int32_t pid, int32_t tid, uint32_t comm,
 			   uint32_t unit);
-/* Count one sample of PERIOD: 0 or -ENOMEM (the sample is not counted). */
+/* Count one sample of PERIOD in time BUCKET (session_opts.bucket_ns; 0 without): 0 or
+ * -ENOMEM (the sample is not counted). */
 int aggregate_add_sample(struct aggregate *a, uint32_t stack, uint32_t task, uint32_t cpu,
-			 uint64_t period);
+			 uint32_t bucket, uint64_t period);
 
 /* Location stack ID (an aggregate_add_stack() id): *ret_n location ids, leaf first. */
 const uint32_t *aggregate_stack(const struct aggregate *a, uint32_t id, uint32_t *ret_n);
@@ -60,6 +62,7 @@ struct aggregate_count {
 	uint32_t unit;	/* id in the process model's units */
 	int32_t pid, tid;
 	uint32_t cpu;
+	uint32_t bucket; /* time bucket (session_opts.bucket_ns), 0 without */
 	uint64_t count, period;
 };
 /* How many counts there are; aggregate_count() gives number I (< that) into *ret. */

@@ -1,12 +1,11 @@
-/* pprof.c — a session's profile as pprof's gzip-compressed profile.proto (the protobuf-c and
- * zlib adapter). */
+/* pprof.c — a session's profile as pprof's gzip-compressed profile.proto (the protobuf-c
+ * adapter; gzip.c compresses it). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include "base/grow.h"
 #include "base/intern.h"
@@ -14,6 +13,7 @@
 #include "format/format.h"
 #include "profile/aggregate.h"
 #include "profile/dsotab.h"
+#include "profile/gzip.h"
 #include "profile/pprof.h"
 #include "profile/pprof.pb-c.h"
 #include "profile/session.h"
@@ -512,39 +512,6 @@ static int tables(struct enc *e, Profile *pr, struct ptrs *p)
 	return 0;
 }
 
-/* LEN bytes of IN gzip-compressed into a malloc'd *ret_buf. 0 or -ENOMEM. */
-static int gzip(const uint8_t *in, size_t len, uint8_t **ret_buf, size_t *ret_len)
-{
-	z_stream z;
-	uint8_t *out;
-	uLong cap;
-
-	memset(&z, 0, sizeof(z));
-	/* windowBits 15 + 16: a gzip header and trailer rather than zlib's. */
-	if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) !=
-	    Z_OK)
-		return -ENOMEM;
-	cap = deflateBound(&z, (uLong)len) + 32; /* + the gzip header deflateBound may omit */
-	out = malloc(cap);
-	if (!out) {
-		deflateEnd(&z);
-		return -ENOMEM;
-	}
-	z.next_in = (Bytef *)in;
-	z.avail_in = (uInt)len;
-	z.next_out = out;
-	z.avail_out = (uInt)cap;
-	if (deflate(&z, Z_FINISH) != Z_STREAM_END) {
-		deflateEnd(&z);
-		free(out);
-		return -ENOMEM;
-	}
-	*ret_len = z.total_out;
-	*ret_buf = out;
-	deflateEnd(&z);
-	return 0;
-}
-
 static void enc_done(struct enc *e)
 {
 	strtab_free(e->strs);
@@ -618,7 +585,7 @@ int pprof_encode(const struct session *s, const struct pprof_opts *o, uint8_t **
 		rc = pack(&e, o, &raw, &len);
 	enc_done(&e);
 	if (rc == 0)
-		rc = gzip(raw, len, ret_buf, ret_len);
+		rc = gzip_compress(raw, len, ret_buf, ret_len);
 	free(raw);
 	return rc;
 }

@@ -76,6 +76,8 @@ struct replay {
 	uint64_t t_latest;
 	int64_t offcpu_dso;
 	int64_t joined_dso; /* "[joined]": where a chain's inferred callers start */
+	int64_t cut_dso;    /* "[cut]": session_opts.mark_cut's frames, addr the enum uw_stop */
+	int64_t wall_off;   /* the file's CLOCK_REALTIME - CLOCK_MONOTONIC, for time buckets */
 	/* see replay_set_sample_hook() */
 	void (*hook)(void *arg, const struct perfrec_sample *smp, uint32_t stack, uint32_t comm,
 		     uint32_t unit);
@@ -100,6 +102,7 @@ struct replay *replay_new(const struct session_opts *o, struct procmodel *pm, st
 	rp->scache = pairtab_new();
 	rp->offcpu_dso = -1;
 	rp->joined_dso = -1;
+	rp->cut_dso = -1;
 	if (o->weight != SESSION_CPU)
 		rp->oc = offcpu_new();
 	if (!rp->scache || (o->weight != SESSION_CPU && !rp->oc))
@@ -396,7 +399,33 @@ static int64_t joined_loc(struct replay *rp)
 	return aggregate_add_loc(rp->agg, (uint32_t)rp->joined_dso, 0);
 }
 
-/* The callchain's locations into loc_buf, at most MAX: how many, or -ENOMEM. */
+/* session_opts.mark_cut: the location of the frame that says why the user stack of SMP,
+ * unwound while recording, stopped short, into *ret_loc: 1; 0 when it did not stop short (or
+ * was not unwound), -ENOMEM. */
+static int cut_loc(struct replay *rp, const struct perfrec_sample *smp, uint32_t *ret_loc)
+{
+	uint64_t v;
+	int64_t loc;
+
+	if (!rp->o->mark_cut || !rp->unwound || smp->nr < 2)
+		return 0;
+	memcpy(&v, &smp->ips[smp->nr - 1], 8);
+	if (v <= RP_CONTEXT_UNWIND || v - RP_CONTEXT_UNWIND >= RP_CONTEXT_UNWIND_N ||
+	    v == RP_CONTEXT_UNWIND + RP_UNWIND_JOINED)
+		return 0;
+	if (rp->cut_dso < 0)
+		rp->cut_dso = dsotab_add_mapped(rp->dsos, "[cut]", NULL, 0, 0, 0, 0, 0, 0);
+	if (rp->cut_dso < 0)
+		return (int)rp->cut_dso;
+	loc = aggregate_add_loc(rp->agg, (uint32_t)rp->cut_dso, v - RP_CONTEXT_UNWIND);
+	if (loc < 0)
+		return (int)loc;
+	*ret_loc = (uint32_t)loc;
+	return 1;
+}
+
+/* The callchain's locations into loc_buf, at most MAX (and the mark of a stack cut short,
+ * session_opts.mark_cut): how many, or -ENOMEM. */
 static int locate_chain(struct replay *rp, const struct perfrec_sample *smp, uint32_t max)
 {
 	struct perfrec_chain c;
@@ -420,6 +449,13 @@ static int locate_chain(struct replay *rp, const struct perfrec_sample *smp, uin
 		if (loc < 0)
 			return (int)loc;
 		rp->loc_buf[n++] = (uint32_t)loc;
+	}
+	if (n && n < max) {
+		int r = cut_loc(rp, smp, &rp->loc_buf[n]);
+
+		if (r < 0)
+			return r;
+		n += (uint32_t)r;
 	}
 	return (int)n;
 }
@@ -589,14 +625,26 @@ static int64_t offcpu_stack(struct replay *rp, uint32_t stack, bool preempted)
 	return aggregate_add_stack(rp->agg, rp->loc_buf, n + 1);
 }
 
+/* The time bucket of CLOCK_MONOTONIC TIME in the file being read (session_opts.bucket_ns). */
+static uint32_t time_bucket(const struct replay *rp, uint64_t time)
+{
+	int64_t wall = (int64_t)time + rp->wall_off;
+	uint64_t b;
+
+	if (!rp->o->bucket_ns || wall <= rp->o->bucket_origin)
+		return 0;
+	b = (uint64_t)(wall - rp->o->bucket_origin) / rp->o->bucket_ns;
+	return b < UINT32_MAX ? (uint32_t)b : UINT32_MAX;
+}
+
 /* An off-CPU interval, counted as a sample weighing its length in ns. */
 static void charge_offcpu(struct replay *rp, const struct offcpu_charge *c)
 {
 	struct session_totals *t = rp->t;
 	int64_t stack = offcpu_stack(rp, c->stack, c->preempted);
 
-	if (stack < 0 ||
-	    aggregate_add_sample(rp->agg, (uint32_t)stack, c->task, c->cpu, c->ns) < 0) {
+	if (stack < 0 || aggregate_add_sample(rp->agg, (uint32_t)stack, c->task, c->cpu,
+					      time_bucket(rp, rp->t_latest), c->ns) < 0) {
 		t->samples_nomem++;
 		return;
 	}
@@ -733,8 +781,9 @@ static void on_sample(struct replay *rp, const struct perf_event_header *h)
 				 (uint32_t)memo->unit);
 		return;
 	}
-	if (stack < 0 || aggregate_add_sample(rp->agg, (uint32_t)stack, (uint32_t)memo->task,
-					      smp.id.cpu, smp.period ? smp.period : 1) < 0) {
+	if (stack < 0 ||
+	    aggregate_add_sample(rp->agg, (uint32_t)stack, (uint32_t)memo->task, smp.id.cpu,
+				 time_bucket(rp, smp.id.time), smp.period ? smp.period : 1) < 0) {
 		rp->t->samples_nomem++;
 		return;
 	}
@@ -932,6 +981,7 @@ int replay_file(struct replay *rp, struct reader *r, char *why, size_t why_size)
 
 	rp->sample_type = reader_sample_type(r);
 	rp->unwound = hdr && (hdr->flags & RP_HDR_UNWIND);
+	rp->wall_off = hdr ? hdr->realtime_offset : 0;
 	if (hdr && (hdr->flags & RP_HDR_OFFCPU_RATE))
 		rp->t->offcpu_rate = hdr->reserved[RP_HDR_OFFCPU_RATE_WORD];
 	if (rp->unwound && !rp->t->stack_user)

@@ -60,6 +60,16 @@ struct session_opts {
 	bool debuginfod;
 	int debuginfod_timeout;
 	unsigned int max_stack; /* frames kept per sample, leaf first; 0 = all */
+	/* A timeline (report --html): rows are kept apart by time bucket, bucket_ns wide from
+	 * bucket_origin (wall-clock ns, at or before the first sample; one earlier goes to
+	 * bucket 0); 0: one bucket. An off-CPU interval is placed at the switch-in that ends it. */
+	uint64_t bucket_ns;
+	int64_t bucket_origin;
+	/* Stacks unwound while recording that stopped short (stack copy exhausted, no unwind
+	 * information, table pending, bad frame, depth limit) get an outermost frame saying so
+	 * (session_sym name "[cut: REASON]", in the object "[cut]"), so that a partial stack is
+	 * not taken for a whole one. Off for the text outputs. */
+	bool mark_cut;
 	struct session_filter filter;
 	void (*warn)(void *arg, const char *msg);
 	void *warn_arg;
@@ -89,7 +99,8 @@ struct session_row {
 	uint32_t cpu;
 	uint64_t count;
 	uint64_t period;
-	uint32_t unit; /* id in session_unit() */
+	uint32_t unit;	 /* id in session_unit() */
+	uint32_t bucket; /* time bucket (session_opts.bucket_ns), 0 without */
 };
 
 struct session_totals {

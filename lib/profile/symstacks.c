@@ -174,6 +174,23 @@ static int64_t symbolize_jit(struct symstacks *ss, uint32_t dso, uint64_t addr)
 }
 
 /* Symbols for one location, innermost first: how many (at most INLINE_MAX), or -ENOMEM. */
+/* The name of session_opts.mark_cut's frame for REASON (an enum uw_stop, as the recording's
+ * RP_CONTEXT_UNWIND marker gives it). Symbols are keyed by the name's address: these are
+ * static. */
+static const char *cut_name(uint64_t reason)
+{
+	static const char *const names[] = {
+		"[cut]",
+		"[cut: stack copy exhausted]",
+		"[cut: no unwind information]",
+		"[cut: unwind table pending]",
+		"[cut: bad frame]",
+		"[cut: depth limit]",
+	};
+
+	return reason < sizeof(names) / sizeof(names[0]) ? names[reason] : names[0];
+}
+
 static int symbolize(struct symstacks *ss, uint32_t dso, uint64_t addr, uint32_t *out)
 {
 	struct sym_frame fr[INLINE_MAX];
@@ -203,6 +220,8 @@ static int symbolize(struct symstacks *ss, uint32_t dso, uint64_t addr, uint32_t
 	default: /* DSOTAB_PSEUDO: nothing to read, but the off-CPU and join marks name themselves */
 		if (strcmp(dsotab_name(ss->dsos, dso), "[joined]") == 0)
 			id = intern_sym(ss, dso, addr, "[joined]", false);
+		else if (strcmp(dsotab_name(ss->dsos, dso), "[cut]") == 0)
+			id = intern_sym(ss, dso, addr, cut_name(addr), false);
 		else
 			id = intern_sym(ss, dso, addr,
 					strcmp(dsotab_name(ss->dsos, dso), "[off-cpu]") ? NULL

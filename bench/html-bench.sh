@@ -1,0 +1,65 @@
+#!/bin/bash
+# html-bench.sh — report --html: the page's size and the time to its first paint in headless
+# chromium, for a recording of ~10 k samples and a larger system-wide one.
+#
+# Usage: bash bench/html-bench.sh [SECONDS]      (as root, after setup.sh and the build)
+#
+# Recordings: rp-workload -d 10 at 999 Hz (~10 k samples, three threads), then every CPU at
+# 4 kHz with callchains for SECONDS (default 30: ~240 k samples on 2 CPUs, whatever runs).
+# For each: the time report --html takes, the page's size (and pprof's for comparison), and,
+# median of RUNS (default 3) loads in chromium (tests/web/report-html.cjs --paint): first
+# contentful paint, every view drawn, a zoom into the widest outermost frame and back out.
+# Environment: RUNS, RP_BUILD (build dir, default build/), KEEP=1 keeps the temp dir.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+SECS=${1:-30}
+RUNS=${RUNS:-3}
+B=${RP_BUILD:-$ROOT/build}
+die() { echo "html-bench: $*" >&2; exit 1; }
+[ -x "$B/ringprof" ] || die "no $B/ringprof: build first (bash setup.sh demo)"
+[ -f "$ROOT/tests/web/node_modules/playwright-core/package.json" ] || die "playwright-core missing: run setup.sh"
+[ -x /usr/bin/chromium ] || die "chromium missing: run setup.sh"
+[ "$(id -u)" = 0 ] || die "needs root (system-wide recording)"
+T=$(mktemp -d /tmp/html-bench.XXXXXX)
+trap '[ -n "${KEEP:-}" ] && echo "kept: $T" || rm -rf "$T"' EXIT
+RP=$B/ringprof
+
+median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+field() { awk -v k="$1" '$1 == k { print $2 }' "$2"; }
+
+# one NAME LABEL DATA: a table row for recording DATA.
+one() {
+	local name=$1 label=$2 data=$3 samples t0 t1 size pprof i fcp drawn zoom unzoom frames
+	samples=$("$RP" report -i "$data" --header-only 2>/dev/null | sed -n 's/^# samples: \([0-9]*\).*/\1/p')
+	t0=$(date +%s%N)
+	"$RP" report -i "$data" --html "$T/$name.html" 2>/dev/null
+	t1=$(date +%s%N)
+	"$RP" report -i "$data" --pprof "$T/$name.pb.gz" 2>/dev/null
+	size=$(stat -c %s "$T/$name.html")
+	pprof=$(stat -c %s "$T/$name.pb.gz")
+	: >"$T/$name.runs"
+	for ((i = 0; i < RUNS; i++)); do
+		timeout 300 node "$ROOT/tests/web/report-html.cjs" --paint "$T/$name.html" "$T" >"$T/$name.$i" ||
+			die "chromium run failed: $(cat "$T/$name.$i")"
+		grep -q '^request ' "$T/$name.$i" && die "the page made a request: $(grep '^request ' "$T/$name.$i")"
+	done
+	fcp=$(for ((i = 0; i < RUNS; i++)); do field first_contentful_paint_ms "$T/$name.$i"; done | median)
+	drawn=$(for ((i = 0; i < RUNS; i++)); do field views_drawn_ms "$T/$name.$i"; done | median)
+	zoom=$(for ((i = 0; i < RUNS; i++)); do field zoom_ms "$T/$name.$i"; done | median)
+	unzoom=$(for ((i = 0; i < RUNS; i++)); do field unzoom_ms "$T/$name.$i"; done | median)
+	frames=$(field frames_drawn "$T/$name.0")
+	stacks=$(field stacks "$T/$name.0")
+	printf '| %s | %s | %s | %d ms | %s KiB | %s KiB | %s ms | %s ms | %s | %s ms / %s ms |\n' \
+		"$label" "$samples" "$stacks" $(((t1 - t0) / 1000000)) $((size / 1024)) $((pprof / 1024)) \
+		"$fcp" "$drawn" "$frames" "$zoom" "$unzoom"
+}
+
+echo "recording: rp-workload -d 10 (999 Hz), then every CPU for $SECS s at 4 kHz" >&2
+"$RP" record -q -g -e cpu-clock -F 999 -o "$T/small.data" -- "$B/tests/workload/rp-workload" -d 10 -q
+"$RP" record -q -a -g -e cpu-clock -F 4000 -o "$T/large.data" -- sleep "$SECS"
+
+echo "| recording | samples | distinct stacks | report --html | page | pprof | first contentful paint | views drawn | frames drawn | zoom / back |"
+echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+one small "rp-workload, 10 s" "$T/small.data"
+one large "every CPU, ${SECS} s" "$T/large.data"

@@ -1,0 +1,508 @@
+/* html.c — `ringprof report --html`: the session's stacks and their time buckets as JSON,
+ * gzip-compressed in base64, in one page with the script and style of report/html/ (no
+ * request leaves the page). */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/grow.h"
+#include "base/intern.h"
+#include "html.h"
+#include "profile/dsotab.h"
+#include "profile/gzip.h"
+#include "profile/print.h"
+#include "profile/session.h"
+
+#define HTML_BUCKETS 500
+#define HTML_MIN_BUCKET_NS 1000000ull
+
+void html_buckets(const char *const *paths, size_t n_paths, const struct session_filter *f,
+		  struct html_timeline *ret)
+{
+	int64_t start = INT64_MAX, end = INT64_MIN;
+	uint64_t span, raw, w = HTML_MIN_BUCKET_NS;
+
+	for (size_t i = 0; i < n_paths; i++) {
+		int64_t a, b;
+		char why[256];
+
+		if (session_file_bounds(paths[i], &a, &b, why, sizeof(why)) < 0)
+			continue;
+		start = a < start ? a : start;
+		end = b > end ? b : end;
+	}
+	if (f->have_since && f->since > start)
+		start = f->since;
+	if (f->have_until && f->until < end)
+		end = f->until;
+	*ret = (struct html_timeline){ 0, 0, 1 };
+	if (start >= end || start < 0)
+		return;
+	span = (uint64_t)(end - start);
+	raw = (span + HTML_BUCKETS - 1) / HTML_BUCKETS;
+	/* 1, 2, 5 times a power of ten: bucket edges read well on the time axis. */
+	for (uint64_t p = HTML_MIN_BUCKET_NS; w < raw; p *= 10)
+		for (int k = 0; k < 3 && w < raw; k++)
+			w = p * (uint64_t)(k == 0 ? 2 : k == 1 ? 5 : 10);
+	ret->ns = w;
+	ret->origin = start / (int64_t)w * (int64_t)w;
+	ret->n = (uint32_t)((uint64_t)(end - ret->origin) / w + 1);
+}
+
+/* ---- JSON ---- */
+
+/* S as a JSON string; "<" escaped too, so that no name can end the page's script element. */
+static void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			fprintf(f, "\\%c", *p);
+		else if (*p < 0x20 || *p == '<' || *p == '>' || *p == '&' || *p == 0x7f)
+			fprintf(f, "\\u%04x", *p);
+		else
+			fputc(*p, f);
+	}
+	fputc('"', f);
+}
+
+/* ---- what the page holds ---- */
+
+/* Frame kinds, as the page colours them. */
+enum html_kind {
+	HTML_USER = 'u',
+	HTML_KERNEL = 'k',
+	HTML_JIT = 'j',
+	HTML_UNKNOWN = '?',
+	HTML_MARK = 'm', /* made up by ringprof: [joined], [cut: ...], [waiting], [preempted] */
+};
+
+struct html_data {
+	const struct session *s;
+	struct dsotab *dsos;
+	struct pairtab *frames; /* session_sym id -> page frame */
+	struct pairtab *objs;	/* dso id -> page object */
+	struct pairtab *comms;	/* comm id -> page command */
+	struct pairtab *units;	/* unit id -> page unit */
+	struct pairtab *stacks; /* (page command, session stack) -> page stack */
+	struct pairtab *nodes;	/* (parent node + 1, page frame) -> node: stacks share prefixes */
+	uint32_t *stack_node;	/* page stack -> the node of its leaf */
+	size_t cap_stack_node;
+	struct pairtab *counts; /* (page stack, page unit << 32 | bucket) -> count index */
+	uint64_t *count, *period;
+	size_t cap_count, cap_period;
+	uint32_t *flat; /* page frame -> the page frame flat output counts it under */
+	size_t cap_flat;
+};
+
+static void data_done(struct html_data *d)
+{
+	pairtab_free(d->frames);
+	pairtab_free(d->objs);
+	pairtab_free(d->comms);
+	pairtab_free(d->units);
+	pairtab_free(d->stacks);
+	pairtab_free(d->nodes);
+	free(d->stack_node);
+	pairtab_free(d->counts);
+	free(d->count);
+	free(d->period);
+	free(d->flat);
+}
+
+/* The page frame of session symbol SYM (and of the symbol flat output counts it under). */
+static int64_t data_frame(struct html_data *d, uint32_t sym)
+{
+	const struct session_sym *ss = session_sym(d->s, sym);
+	bool added;
+	int64_t id = pairtab_intern(d->frames, sym, 0, &added), flat;
+
+	if (id < 0 || !added)
+		return id;
+	if (pairtab_intern(d->objs, ss->dso, 0, NULL) < 0)
+		return -ENOMEM;
+	flat = ss->flat == sym ? id : data_frame(d, ss->flat);
+	if (flat < 0 || GROW(d->flat, d->cap_flat, (size_t)id + 1) < 0)
+		return -ENOMEM;
+	d->flat[id] = (uint32_t)flat;
+	return id;
+}
+
+/* Page stack ID's frames, session stack SSTACK, as a path of nodes from the outermost
+ * frame: each node once (parent, frame). 0 or -ENOMEM. */
+static int data_nodes(struct html_data *d, uint32_t id, uint32_t sstack)
+{
+	uint32_t n;
+	const uint32_t *st = session_stack(d->s, sstack, &n);
+	int64_t node = -1;
+
+	for (uint32_t k = n; k-- > 0;) {
+		int64_t frame = data_frame(d, st[k]);
+
+		if (frame < 0)
+			return -ENOMEM;
+		node = pairtab_intern(d->nodes, (uint64_t)(node + 1), (uint64_t)frame, NULL);
+		if (node < 0)
+			return -ENOMEM;
+	}
+	if (GROW(d->stack_node, d->cap_stack_node, (size_t)id + 1) < 0)
+		return -ENOMEM;
+	d->stack_node[id] = (uint32_t)node; /* a stack has a frame at least */
+	return 0;
+}
+
+/* One row into the page's stacks and counts. 0 or -ENOMEM. */
+static int data_row(struct html_data *d, const struct session_row *r)
+{
+	int64_t comm = pairtab_intern(d->comms, r->comm, 0, NULL), stack, c;
+	int64_t unit = pairtab_intern(d->units, r->unit, 0, NULL);
+	bool added;
+
+	if (comm < 0 || unit < 0)
+		return -ENOMEM;
+	stack = pairtab_intern(d->stacks, (uint64_t)comm, r->stack, &added);
+	if (stack < 0 || (added && data_nodes(d, (uint32_t)stack, r->stack) < 0))
+		return -ENOMEM;
+	c = pairtab_intern(d->counts, (uint64_t)stack, (uint64_t)unit << 32 | r->bucket, &added);
+	if (c < 0 || GROW(d->count, d->cap_count, (size_t)c + 1) < 0 ||
+	    GROW(d->period, d->cap_period, (size_t)c + 1) < 0)
+		return -ENOMEM;
+	if (added)
+		d->count[c] = d->period[c] = 0;
+	d->count[c] += r->count;
+	d->period[c] += r->period;
+	return 0;
+}
+
+static int data_build(struct html_data *d, const struct session *s)
+{
+	struct session_parts parts;
+	const struct session_row *rows;
+	size_t n_rows;
+
+	memset(d, 0, sizeof(*d));
+	d->s = s;
+	session_parts(s, &parts);
+	d->dsos = parts.dsos;
+	d->frames = pairtab_new();
+	d->objs = pairtab_new();
+	d->comms = pairtab_new();
+	d->units = pairtab_new();
+	d->stacks = pairtab_new();
+	d->counts = pairtab_new();
+	d->nodes = pairtab_new();
+	if (!d->frames || !d->objs || !d->comms || !d->units || !d->stacks || !d->counts ||
+	    !d->nodes)
+		return -ENOMEM;
+	rows = session_rows(s, &n_rows);
+	for (size_t i = 0; i < n_rows; i++)
+		if (data_row(d, &rows[i]) < 0)
+			return -ENOMEM;
+	return 0;
+}
+
+static char frame_kind(const struct html_data *d, const struct session_sym *ss)
+{
+	if (!ss->name)
+		return HTML_UNKNOWN;
+	if (ss->kernel)
+		return HTML_KERNEL;
+	switch (dsotab_kind(d->dsos, ss->dso)) {
+	case DSOTAB_JIT:
+		return HTML_JIT;
+	case DSOTAB_PSEUDO:
+		return ss->name[0] == '[' ? HTML_MARK : HTML_USER;
+	default:
+		return HTML_USER;
+	}
+}
+
+/* "frames": [name, object, kind, flat frame] each; "objs", "comms", "units": names. */
+static void write_names(FILE *f, const struct html_data *d)
+{
+	uint32_t n = pairtab_count(d->frames);
+
+	fputs("\"objs\":[", f);
+	for (uint32_t i = 0; i < pairtab_count(d->objs); i++) {
+		uint64_t dso, unused;
+
+		pairtab_get(d->objs, i, &dso, &unused);
+		fputs(i ? "," : "", f);
+		json_str(f, session_dso_name(d->s, (uint32_t)dso));
+	}
+	fputs("],\n\"comms\":[", f);
+	for (uint32_t i = 0; i < pairtab_count(d->comms); i++) {
+		uint64_t comm, unused;
+
+		pairtab_get(d->comms, i, &comm, &unused);
+		fputs(i ? "," : "", f);
+		json_str(f, session_comm(d->s, (uint32_t)comm));
+	}
+	fputs("],\n\"units\":[", f);
+	for (uint32_t i = 0; i < pairtab_count(d->units); i++) {
+		uint64_t unit, unused;
+
+		pairtab_get(d->units, i, &unit, &unused);
+		fputs(i ? "," : "", f);
+		json_str(f, session_unit(d->s, (uint32_t)unit));
+	}
+	fputs("],\n\"frames\":[", f);
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t sym, unused;
+		const struct session_sym *ss;
+
+		pairtab_get(d->frames, i, &sym, &unused);
+		ss = session_sym(d->s, (uint32_t)sym);
+		fputs(i ? ",\n[" : "[", f);
+		json_str(f, ss->name ? ss->name : ss->label ? ss->label : "[unknown]");
+		fprintf(f, ",%" PRId64 ",\"%c\",%" PRIu32 "]", pairtab_find(d->objs, ss->dso, 0),
+			frame_kind(d, ss), d->flat[i]);
+	}
+	fputs("],\n", f);
+}
+
+/* A count's place in the page's order: by bucket, then stack. */
+struct count_ref {
+	uint32_t bucket, stack, i;
+};
+
+static int cmp_counts(const void *a, const void *b)
+{
+	const struct count_ref *x = a, *y = b;
+
+	if (x->bucket != y->bucket)
+		return x->bucket < y->bucket ? -1 : 1;
+	if (x->stack != y->stack)
+		return x->stack < y->stack ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/* "weight_unit": the mean weight of a sample, and "counts" in bucket order, five numbers each,
+ * small ones for gzip: the bucket's distance from the previous count's, the stack's from the
+ * previous count's of the same bucket (else the stack), the unit, the samples, and the weight
+ * less samples times weight_unit. -ENOMEM. */
+static int write_counts(FILE *f, const struct html_data *d)
+{
+	uint32_t n = pairtab_count(d->counts), prev_bucket = 0, prev_stack = 0;
+	struct count_ref *order = malloc((n ? n : 1) * sizeof(*order));
+	uint64_t samples = 0, weight = 0, unit;
+
+	if (!order)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t stack, unit_bucket;
+
+		pairtab_get(d->counts, i, &stack, &unit_bucket);
+		order[i] = (struct count_ref){ (uint32_t)unit_bucket, (uint32_t)stack, i };
+		samples += d->count[i];
+		weight += d->period[i];
+	}
+	qsort(order, n, sizeof(*order), cmp_counts);
+	unit = samples ? (weight + samples / 2) / samples : 1;
+	fprintf(f, "\"weight_unit\":%" PRIu64 ",\n\"counts\":[", unit);
+	for (uint32_t k = 0; k < n; k++) {
+		const struct count_ref *c = &order[k];
+		uint64_t stack, unit_bucket;
+
+		pairtab_get(d->counts, c->i, &stack, &unit_bucket);
+		fprintf(f, "%s%" PRIu32 ",%" PRIu32 ",%" PRIu64 ",%" PRIu64 ",%" PRId64,
+			k ? (k % 8 ? "," : ",\n") : "", c->bucket - prev_bucket,
+			c->bucket == prev_bucket && k ? c->stack - prev_stack : c->stack,
+			unit_bucket >> 32, d->count[c->i],
+			(int64_t)(d->period[c->i] - d->count[c->i] * unit));
+		prev_bucket = c->bucket;
+		prev_stack = c->stack;
+	}
+	fputs("]", f);
+	free(order);
+	return 0;
+}
+
+/* "nodes": node id - parent id (id + 1 for an outermost frame: small numbers, since a node
+ * mostly follows its parent), frame; "stacks": command, leaf node; then the counts. -ENOMEM. */
+static int write_stacks(FILE *f, const struct html_data *d)
+{
+	fputs("\"nodes\":[", f);
+	for (uint32_t i = 0; i < pairtab_count(d->nodes); i++) {
+		uint64_t parent1, frame;
+
+		pairtab_get(d->nodes, i, &parent1, &frame);
+		fprintf(f, "%s%" PRIu64 ",%" PRIu64, i ? (i % 16 ? "," : ",\n") : "",
+			(uint64_t)i + 1 - parent1, frame);
+	}
+	fputs("],\n\"stacks\":[", f);
+	for (uint32_t i = 0; i < pairtab_count(d->stacks); i++) {
+		uint64_t comm, unused;
+
+		pairtab_get(d->stacks, i, &comm, &unused);
+		fprintf(f, "%s%" PRIu64 ",%" PRIu32, i ? (i % 16 ? "," : ",\n") : "", comm,
+			d->stack_node[i]);
+	}
+	fputs("],\n", f);
+	return write_counts(f, d);
+}
+
+/* The report's "#" header lines, as text for the page. */
+static void write_header(FILE *f, const struct session *s, const char *const *inputs,
+			 size_t n_inputs)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+
+	if (m) {
+		print_header(m, s, inputs, n_inputs);
+		fclose(m);
+	}
+	json_str(f, text ? text : "");
+	free(text);
+}
+
+static const char *weight_name(enum session_weight w)
+{
+	return w == SESSION_OFFCPU ? "off-cpu" : w == SESSION_WALL ? "wall" : "cpu";
+}
+
+/* The data element's JSON. 0 or -ENOMEM. */
+static int write_data(FILE *f, const struct html_data *d, const char *const *inputs,
+		      size_t n_inputs, const struct html_timeline *tl)
+{
+	const struct session_event *ev = session_selected_event(d->s);
+	size_t n_ev;
+	const struct session_event *evs = session_events(d->s, &n_ev);
+
+	fputs("{\"version\":2,\n\"header\":", f);
+	write_header(f, d->s, inputs, n_inputs);
+	fputs(",\n\"inputs\":[", f);
+	for (size_t i = 0; i < n_inputs; i++) {
+		fputs(i ? "," : "", f);
+		json_str(f, inputs[i]);
+	}
+	fputs("],\n\"event\":", f);
+	/* With off-CPU weights the samples are the switch-outs, whatever --event says. */
+	json_str(f, session_weight(d->s) == SESSION_OFFCPU ? "sched:sched_switch"
+		    : ev				   ? ev->name
+		    : n_ev				   ? evs[0].name
+							   : "");
+	fprintf(f,
+		",\n\"weight\":\"%s\",\"time_weighted\":%s,\n"
+		"\"origin_s\":%" PRId64 ",\"origin_ns\":%" PRId64 ",\"bucket_ns\":%" PRIu64
+		",\"n_buckets\":%" PRIu32 ",\n",
+		weight_name(session_weight(d->s)),
+		session_totals(d->s)->time_weighted ? "true" : "false", tl->origin / 1000000000,
+		tl->origin % 1000000000, tl->ns, tl->n);
+	write_names(f, d);
+	if (write_stacks(f, d) < 0)
+		return -ENOMEM;
+	fputs("}", f);
+	return 0;
+}
+
+/* LEN bytes of IN in base64, lines of 76 characters. */
+static void write_base64(FILE *f, const uint8_t *in, size_t len)
+{
+	static const char digits[] =
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+	for (size_t i = 0; i < len; i += 3) {
+		uint32_t v = (uint32_t)in[i] << 16 | (i + 1 < len ? (uint32_t)in[i + 1] << 8 : 0) |
+			     (i + 2 < len ? in[i + 2] : 0);
+
+		fputc(digits[v >> 18 & 63], f);
+		fputc(digits[v >> 12 & 63], f);
+		fputc(i + 1 < len ? digits[v >> 6 & 63] : '=', f);
+		fputc(i + 2 < len ? digits[v & 63] : '=', f);
+		if ((i / 3 + 1) % 19 == 0)
+			fputc('\n', f);
+	}
+}
+
+/* The data, gzip-compressed (the page reads it with DecompressionStream), in base64. 0 or
+ * -ENOMEM. */
+static int write_packed(FILE *f, const struct html_data *d, const char *const *inputs,
+			size_t n_inputs, const struct html_timeline *tl)
+{
+	char *json = NULL;
+	size_t len = 0, zlen;
+	uint8_t *z;
+	FILE *m = open_memstream(&json, &len);
+	int r;
+
+	if (!m)
+		return -ENOMEM;
+	r = write_data(m, d, inputs, n_inputs, tl);
+	if ((r < 0) | ferror(m) | (fclose(m) != 0)) {
+		free(json);
+		return -ENOMEM;
+	}
+	r = gzip_compress((const uint8_t *)json, len, &z, &zlen);
+	free(json);
+	if (r < 0)
+		return r;
+	write_base64(f, z, zlen);
+	free(z);
+	return 0;
+}
+
+/* The markup with the style, data and script in their places. 0 or -ENOMEM. */
+static int write_page(FILE *f, const struct html_data *d, const char *const *inputs,
+		      size_t n_inputs, const struct html_timeline *tl)
+{
+	const char *p = html_page_markup;
+
+	while (*p) {
+		const char *eol = strchr(p, '\n');
+		size_t len = eol ? (size_t)(eol - p) + 1 : strlen(p);
+
+		if (strncmp(p, "@STYLE@\n", len) == 0 && len == 8)
+			fputs(html_page_style, f);
+		else if (strncmp(p, "@SCRIPT@\n", len) == 0 && len == 9)
+			fputs(html_page_script, f);
+		else if (strncmp(p, "@DATA@\n", len) == 0 && len == 7) {
+			if (write_packed(f, d, inputs, n_inputs, tl) < 0)
+				return -ENOMEM;
+			fputc('\n', f);
+		} else
+			fwrite(p, 1, len, f);
+		p += len;
+	}
+	return 0;
+}
+
+int html_write(const struct session *s, const char *path, const char *const *inputs,
+	       size_t n_inputs, const struct html_timeline *tl, char *why, size_t why_size)
+{
+	struct html_data d;
+	FILE *f;
+	int r = data_build(&d, s);
+
+	if (r < 0) {
+		data_done(&d);
+		snprintf(why, why_size, "out of memory");
+		return r;
+	}
+	f = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
+	if (!f) {
+		r = -errno;
+		snprintf(why, why_size, "%s: %s", path, strerror(-r));
+		data_done(&d);
+		return r;
+	}
+	r = write_page(f, &d, inputs, n_inputs, tl);
+	data_done(&d);
+	if (r < 0) {
+		if (f != stdout)
+			fclose(f);
+		snprintf(why, why_size, "out of memory");
+		return r;
+	}
+	if (ferror(f) | (f == stdout ? fflush(f) != 0 : fclose(f) != 0)) {
+		r = errno ? -errno : -EIO;
+		snprintf(why, why_size, "%s: could not write: %s", path, strerror(-r));
+		return r;
+	}
+	return 0;
+}

@@ -1,0 +1,713 @@
+// page.js — the views of ringprof's HTML report: timeline, flame graph, inverted flame graph,
+// sandwich, search and the function table, all computed here from the data element (stacks
+// once each, their samples per time bucket). No framework and no request: the page stands
+// alone.
+'use strict';
+
+// The data element: gzip in base64, read with the browser's own DecompressionStream.
+async function loadData() {
+	const text = document.getElementById('data').textContent.replace(/\s+/g, '');
+	const bin = atob(text);
+	const bytes = new Uint8Array(bin.length);
+	for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+	if (typeof DecompressionStream === 'undefined')
+		throw new Error('this browser has no DecompressionStream to read the data with (Chrome 80, Firefox 113, Safari 16.4 and later have it)');
+	const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'));
+	return JSON.parse(await new Response(stream).text());
+}
+
+// The shared nodes (id - parent id, frame: two numbers each) and the stacks (command, leaf
+// node) as typed arrays: a stack is the path from its leaf node up to an outermost frame.
+function expandStacks(D) {
+	const n = D.nodes.length / 2, m = D.stacks.length / 2;
+	const parent = new Int32Array(n), frame = new Int32Array(n);
+	for (let i = 0; i < n; i++) {
+		parent[i] = i - D.nodes[2 * i];
+		frame[i] = D.nodes[2 * i + 1];
+	}
+	const comm = new Int32Array(m), leaf = new Int32Array(m);
+	for (let i = 0; i < m; i++) {
+		comm[i] = D.stacks[2 * i];
+		leaf[i] = D.stacks[2 * i + 1];
+	}
+	return { n, m, parent, frame, comm, leaf };
+}
+
+// The counts as written (bucket order; the bucket and the stack as distances from the
+// previous count's, the weight less samples times weight_unit) back to absolute numbers.
+function expandCounts(D) {
+	const c = D.counts, out = new Float64Array(c.length);
+	let bucket = 0, stack = 0;
+	for (let i = 0; i < c.length; i += 5) {
+		const db = c[i];
+		bucket += db;
+		stack = db || i === 0 ? c[i + 1] : stack + c[i + 1];
+		out[i] = stack;
+		out[i + 1] = bucket;
+		out[i + 2] = c[i + 2];
+		out[i + 3] = c[i + 3];
+		out[i + 4] = c[i + 4] + c[i + 3] * D.weight_unit;
+	}
+	return out;
+}
+
+loadData()
+	.then(show)
+	.catch((e) => {
+		document.getElementById('summary').textContent = 'cannot show the profile: ' + e.message;
+		document.body.dataset.error = e.message;
+	});
+
+function show(D) {
+	performance.mark('ringprof-data'); // decoded: the bench reads these marks
+	const $ = (id) => document.getElementById(id);
+	const ROW = 18; // px per frame row
+	const MIN_PCT = 0.05; // frames narrower than this share of the view are not drawn
+
+	// ---- the data ----
+	const frames = D.frames.map((f) => ({ name: f[0], obj: D.objs[f[1]] || '', kind: f[2], flat: f[3] }));
+	const expanded = expandStacks(D);
+	const nStacks = expanded.m, stackComm = expanded.comm, stackLeaf = expanded.leaf;
+	const nodeParent = expanded.parent, nodeFrame = expanded.frame;
+	document.body.dataset.stacks = nStacks;
+	// Stack S's frames, the outermost first.
+	const stackFrames = (s) => {
+		const st = [];
+		for (let k = stackLeaf[s]; k >= 0; k = nodeParent[k]) st.push(nodeFrame[k]);
+		return st.reverse();
+	};
+	const prefix = prefixNodes(expanded);
+	const counts = expandCounts(D); // stack, bucket, unit, samples, weight: 5 numbers each
+	let nBuckets = Math.max(1, D.n_buckets || 1);
+	for (let i = 0; i < counts.length; i += 5) nBuckets = Math.max(nBuckets, counts[i + 1] + 1);
+	const timeWeighted = D.time_weighted;
+
+	const state = { b0: 0, b1: nBuckets, view: 'flame', zoom: [], search: null, selected: null, timelineBy: 'comm' };
+	let agg = null; // the range's aggregation (aggregate())
+
+	// ---- numbers ----
+	function pct(x, total) {
+		return total > 0 ? (100 * x) / total : 0;
+	}
+	function fmtPct(x) {
+		return x.toFixed(2) + '%';
+	}
+	function fmtWeight(w) {
+		if (!timeWeighted) return '';
+		if (w >= 1e9) return (w / 1e9).toFixed(3) + ' s';
+		if (w >= 1e6) return (w / 1e6).toFixed(3) + ' ms';
+		return (w / 1e3).toFixed(1) + ' µs';
+	}
+	function esc(s) {
+		return String(s).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]);
+	}
+
+	// ---- time ----
+	const originNs = BigInt(D.origin_s) * 1000000000n + BigInt(D.origin_ns);
+	function bucketNs(b) {
+		return originNs + BigInt(b) * BigInt(D.bucket_ns);
+	}
+	function fmtTime(ns, withDate) {
+		const ms = Number(ns / 1000000n);
+		const d = new Date(ms);
+		const p = (n, w) => String(n).padStart(w || 2, '0');
+		const t = p(d.getHours()) + ':' + p(d.getMinutes()) + ':' + p(d.getSeconds()) + '.' + p(d.getMilliseconds(), 3);
+		return withDate ? d.getFullYear() + '-' + p(d.getMonth() + 1) + '-' + p(d.getDate()) + ' ' + t : t;
+	}
+
+	// ---- aggregation of a range of buckets ----
+	function aggregate(b0, b1) {
+		const n = nStacks;
+		const w = new Float64Array(n), c = new Float64Array(n);
+		let total = 0, samples = 0;
+		for (let i = 0; i < counts.length; i += 5) {
+			const b = counts[i + 1];
+			if (b < b0 || b >= b1) continue;
+			w[counts[i]] += counts[i + 4];
+			c[counts[i]] += counts[i + 3];
+			total += counts[i + 4];
+			samples += counts[i + 3];
+		}
+		return { w, c, total, samples, funcs: functions(w, c) };
+	}
+
+	// A function of a command (its flat frame), as one number.
+	const funcKey = (comm, flat) => comm * frames.length + flat;
+
+	// The shared prefixes of the stacks (nodes: parent, frame, in an order where a parent comes
+	// before its children) and, for the range, each command's weights on them: W the weight
+	// of the stacks through a node, C their samples, SW the weight of those ending there.
+	function prefixNodes(x) {
+		const n = x.parent.length;
+		const flat = new Int32Array(n), first = new Uint8Array(n);
+		for (let k = 0; k < n; k++) {
+			flat[k] = frames[x.frame[k]].flat;
+			let p = x.parent[k];
+			while (p >= 0 && flat[p] !== flat[k]) p = x.parent[p];
+			first[k] = p < 0; // no caller is the same function: recursion counts once
+		}
+		const byComm = new Map();
+		for (let s = 0; s < nStacks; s++) {
+			const comm = stackComm[s];
+			if (!byComm.has(comm)) byComm.set(comm, []);
+			byComm.get(comm).push(s);
+		}
+		return { n, parent: x.parent, frame: x.frame, leaf: x.leaf, flat, first, byComm, W: new Float64Array(n), C: new Float64Array(n), SW: new Float64Array(n), mark: new Uint8Array(n) };
+	}
+	// The nodes the stacks LIST (of one command) pass through, ascending, with their weights
+	// in W, C and SW until untouch().
+	function touch(list, w, c) {
+		const P = prefix;
+		let touched = [];
+		for (const s of list) {
+			if (!w[s]) continue;
+			const leaf = P.leaf[s];
+			P.W[leaf] += w[s];
+			P.C[leaf] += c[s];
+			P.SW[leaf] += w[s];
+			for (let k = leaf; k >= 0 && !P.mark[k]; k = P.parent[k]) {
+				P.mark[k] = 1;
+				touched.push(k);
+			}
+		}
+		touched = Int32Array.from(touched).sort(); // typed: a numeric sort
+		for (let i = touched.length - 1; i >= 0; i--) {
+			const k = touched[i], p = P.parent[k];
+			if (p >= 0) {
+				P.W[p] += P.W[k];
+				P.C[p] += P.C[k];
+			}
+		}
+		return touched;
+	}
+	function untouch(touched) {
+		const P = prefix;
+		for (const k of touched) {
+			P.W[k] = P.C[k] = P.SW[k] = 0;
+			P.mark[k] = 0;
+		}
+	}
+
+	// Self and Children by (command, object, symbol) as the text report counts them: unknown
+	// frames under their object's one [unknown], a function once per stack however often it
+	// recurs.
+	function functions(w, c) {
+		const map = new Map(), P = prefix;
+		for (const [comm, list] of P.byComm) {
+			const touched = touch(list, w, c);
+			for (const k of touched) {
+				const key = funcKey(comm, P.flat[k]);
+				let f = map.get(key);
+				if (!f) map.set(key, (f = { comm, frame: P.flat[k], self: 0, children: 0, samples: 0 }));
+				f.self += P.SW[k];
+				if (P.first[k]) {
+					f.children += P.W[k];
+					f.samples += P.C[k];
+				}
+			}
+			untouch(touched);
+		}
+		return map;
+	}
+
+	// ---- trees ----
+	// A node: a frame (or the command, or everything) with its weight, samples and children.
+	function node(key, frame, label, kind) {
+		return { key, frame, label, kind, w: 0, c: 0, self: 0, kids: new Map(), parent: null, depth: 0 };
+	}
+	function child(parent, key, frame, label, kind) {
+		let n = parent.kids.get(key);
+		if (!n) {
+			n = node(key, frame, label, kind);
+			n.parent = parent;
+			n.depth = parent.depth + 1;
+			n.comm = parent.comm;
+			parent.kids.set(key, n);
+		}
+		return n;
+	}
+	function addPath(root, path, w, c) {
+		let n = root;
+		n.w += w;
+		n.c += c;
+		for (const p of path) {
+			n = typeof p === 'number' ? child(n, p, p, frames[p].name, frames[p].kind) : child(n, p.key, -1, p.label, p.kind);
+			if (typeof p !== 'number') n.comm = p.comm;
+			n.w += w;
+			n.c += c;
+		}
+		n.self += w;
+	}
+	function commStep(comm) {
+		return { key: 'c' + comm, label: D.comms[comm], kind: 'c', comm };
+	}
+	// Root at the bottom: everything, the command, then the outermost frame up to the leaf;
+	// inverted: everything, the command, then the leaf, up to the outermost frame.
+	function buildTree(inverted) {
+		if (!inverted) return buildFlame();
+		const root = node('all', -1, 'all', 'r');
+		for (let s = 0; s < nStacks; s++) {
+			const w = agg.w[s], c = agg.c[s], comm = stackComm[s];
+			if (!w) continue;
+			root.w += w;
+			root.c += c;
+			let n = child(root, 'c' + comm, -1, D.comms[comm], 'c');
+			n.comm = comm;
+			n.w += w;
+			n.c += c;
+			for (let k = stackLeaf[s]; k >= 0; k = nodeParent[k]) {
+				const f = nodeFrame[k];
+				n = child(n, f, f, frames[f].name, frames[f].kind);
+				n.w += w;
+				n.c += c;
+			}
+			n.self += w;
+		}
+		return root;
+	}
+	// The flame graph straight from the shared prefixes: one tree node per prefix node a
+	// command's stacks of the range pass through.
+	function buildFlame() {
+		const root = node('all', -1, 'all', 'r'), P = prefix;
+		for (const [comm, list] of P.byComm) {
+			const touched = touch(list, agg.w, agg.c);
+			if (!touched.length) continue;
+			const cn = child(root, 'c' + comm, -1, D.comms[comm], 'c');
+			cn.comm = comm;
+			const tree = new Map();
+			for (const k of touched) {
+				const p = P.parent[k], f = P.frame[k];
+				const n = child(p < 0 ? cn : tree.get(p), f, f, frames[f].name, frames[f].kind);
+				n.w += P.W[k];
+				n.c += P.C[k];
+				n.self += P.SW[k];
+				tree.set(k, n);
+				if (p < 0) {
+					cn.w += P.W[k];
+					cn.c += P.C[k];
+				}
+			}
+			root.w += cn.w;
+			root.c += cn.c;
+			untouch(touched);
+		}
+		return root;
+	}
+
+	// The sandwich of function F (a flat frame) of command COMM: its callers (from F outwards,
+	// at its outermost occurrence in each stack) and its callees (from F inwards).
+	function buildSandwich(sel) {
+		const callers = node('f', sel.frame, frames[sel.frame].name, frames[sel.frame].kind);
+		const callees = node('f', sel.frame, frames[sel.frame].name, frames[sel.frame].kind);
+		callers.comm = callees.comm = sel.comm;
+		for (let s = 0; s < nStacks; s++) {
+			if (!agg.w[s] || stackComm[s] !== sel.comm) continue;
+			const st = [sel.comm, ...stackFrames(s)];
+			let k = 1;
+			while (k < st.length && frames[st[k]].flat !== sel.frame) k++;
+			if (k === st.length) continue;
+			const up = st.slice(1, k).reverse();
+			up.push(commStep(st[0]));
+			addPath(callers, up, agg.w[s], agg.c[s]);
+			addPath(callees, st.slice(k + 1), agg.w[s], agg.c[s]);
+		}
+		return { callers, callees };
+	}
+
+	// ---- drawing a tree ----
+	function pathOf(n) {
+		const p = [];
+		for (; n && n.parent; n = n.parent) p.unshift(n.key);
+		return p;
+	}
+	function find(root, keys) {
+		let n = root;
+		for (const k of keys) {
+			const m = n.kids.get(k);
+			if (!m) return n;
+			n = m;
+		}
+		return n;
+	}
+	// Draw ROOT into EL, zoomed on FOCUS (its ancestors full width and dimmed), growing up
+	// (flame) or down (icicle). Only frames wide enough to see are visited.
+	function draw(el, root, focus, up) {
+		const base = focus.w || 1;
+		const items = [];
+		for (let n = focus.parent; n; n = n.parent) items.unshift([n, 0, 100, true]);
+		let maxDepth = focus.depth;
+		const walk = (n, left) => {
+			const width = (100 * n.w) / base;
+			if (width < MIN_PCT) return;
+			items.push([n, left, width, false]);
+			if (n.depth > maxDepth) maxDepth = n.depth;
+			// Sorted once per tree: zooming in and out draws the same nodes again.
+			const kids = n.sorted || (n.sorted = [...n.kids.values()].sort((a, b) => (a.label < b.label ? -1 : a.label > b.label ? 1 : 0)));
+			let x = left;
+			for (const k of kids) {
+				walk(k, x);
+				x += (100 * k.w) / base;
+			}
+		};
+		walk(focus, 0);
+		const height = (maxDepth - root.depth + 1) * ROW;
+		const y = (d) => (up ? height - (d + 1) * ROW : d * ROW);
+		el.style.height = height + 'px';
+		el._nodes = items.map((it) => it[0]);
+		const html = items.map(([n, left, width, dim], i) => {
+			const cls = 'fr k-' + (n.kind === '?' ? 'q' : n.kind) + (dim ? ' dim' : '') + (isMatch(n) ? ' match' : '') + (isSelected(n) ? ' sel' : '');
+			return '<div class="' + cls + '" data-i="' + i + '" data-name="' + esc(n.label) + '" style="left:' + left.toFixed(4) + '%;width:' + width.toFixed(4) + '%;top:' + y(n.depth - root.depth) + 'px">' + esc(n.label) + '</div>';
+		});
+		el.innerHTML = html.join('');
+	}
+
+	// ---- search and selection ----
+	let matcher = null;
+	function isMatch(n) {
+		return matcher !== null && n.frame >= 0 && matcher(frames[n.frame].name);
+	}
+	function isSelected(n) {
+		return state.selected !== null && n.frame >= 0 && frames[n.frame].flat === state.selected.frame && n.comm === state.selected.comm;
+	}
+	function makeMatcher(text) {
+		if (!text) return null;
+		const m = /^\/(.*)\/([a-z]*)$/.exec(text);
+		if (m) {
+			try {
+				const re = new RegExp(m[1], m[2].replace(/[gy]/g, ''));
+				return (s) => re.test(s);
+			} catch (e) {
+				return 'bad';
+			}
+		}
+		return (s) => s.includes(text);
+	}
+	// The share of the range's samples (by weight) with a matching frame anywhere in the
+	// stack, and with a matching leaf (the Self column of the matching rows).
+	function searchShares() {
+		// Each frame's name tested once; a node is hit when it or a caller matches.
+		const fm = new Int8Array(frames.length).fill(-1);
+		const match = (f) => (fm[f] < 0 ? (fm[f] = matcher(frames[f].name) ? 1 : 0) : fm[f]);
+		const hit = new Uint8Array(prefix.n);
+		for (let k = 0; k < prefix.n; k++) hit[k] = match(nodeFrame[k]) || (nodeParent[k] >= 0 && hit[nodeParent[k]]);
+		let any = 0, leaf = 0;
+		for (let s = 0; s < nStacks; s++) {
+			if (!agg.w[s]) continue;
+			if (hit[stackLeaf[s]]) any += agg.w[s];
+			if (match(nodeFrame[stackLeaf[s]])) leaf += agg.w[s];
+		}
+		return { any: pct(any, agg.total), leaf: pct(leaf, agg.total) };
+	}
+	function showSearch() {
+		const out = $('search-result');
+		if (matcher === 'bad') {
+			out.textContent = 'not a valid regular expression';
+			return;
+		}
+		if (!matcher) {
+			out.textContent = '';
+			return;
+		}
+		const r = searchShares();
+		out.innerHTML = 'matched: <span id="search-total">' + fmtPct(r.any) + '</span> of the samples have a matching frame, <span id="search-self">' + fmtPct(r.leaf) + '</span> in a matching frame itself (Self)';
+	}
+
+	// ---- tooltip ----
+	function tip(ev, n) {
+		const t = $('tooltip');
+		const lines = ['<b>' + esc(n.label) + '</b>'];
+		if (n.frame >= 0 && frames[n.frame].obj) lines.push('object: ' + esc(frames[n.frame].obj));
+		const kinds = { u: 'user', k: 'kernel', j: 'JIT', '?': 'unknown (no symbol)', m: 'made up by ringprof (not code)', c: 'command', r: 'every sample' };
+		lines.push('kind: ' + (kinds[n.kind] || n.kind));
+		lines.push('samples: ' + n.c + ' (' + fmtPct(pct(n.w, agg.total)) + ' of the range' + (timeWeighted ? ', ' + fmtWeight(n.w) : '') + ')');
+		if (n.frame >= 0) {
+			const f = agg.funcs.get(funcKey(n.comm, frames[n.frame].flat));
+			if (f) lines.push('function in ' + esc(D.comms[n.comm]) + ': Self ' + fmtPct(pct(f.self, agg.total)) + ', Children ' + fmtPct(pct(f.children, agg.total)));
+		}
+		if (n.kind === 'm') lines.push('a mark: the stack is incomplete or inferred here, see its name');
+		t.innerHTML = lines.join('<br>');
+		t.hidden = false;
+		const x = Math.min(ev.clientX + 12, window.innerWidth - t.offsetWidth - 4);
+		const y = ev.clientY + 16 + t.offsetHeight > window.innerHeight ? ev.clientY - t.offsetHeight - 8 : ev.clientY + 16;
+		t.style.left = x + 'px';
+		t.style.top = y + 'px';
+	}
+	function hookGraph(el, onClick) {
+		el.addEventListener('mousemove', (ev) => {
+			const d = ev.target.closest('.fr');
+			if (d) tip(ev, el._nodes[+d.dataset.i]);
+			else $('tooltip').hidden = true;
+		});
+		el.addEventListener('mouseleave', () => ($('tooltip').hidden = true));
+		el.addEventListener('click', (ev) => {
+			const d = ev.target.closest('.fr');
+			if (d) onClick(el._nodes[+d.dataset.i]);
+		});
+	}
+
+	// ---- the views ----
+	let trees = {}; // of the range, by view
+	function render() {
+		const inverted = state.view === 'icicle';
+		$('flame').hidden = state.view === 'sandwich';
+		$('sandwich').hidden = state.view !== 'sandwich';
+		for (const b of document.querySelectorAll('[data-view]')) b.classList.toggle('on', b.dataset.view === state.view);
+		if (state.view === 'sandwich') {
+			renderSandwich();
+		} else {
+			const tree = trees[state.view] || (trees[state.view] = buildTree(inverted));
+			performance.mark('ringprof-tree');
+			draw($('flame'), tree, find(tree, state.zoom), !inverted);
+			performance.mark('ringprof-drawn');
+			if (!agg.total) {
+				$('flame').innerHTML = '<p class="hint">No sample ' + (fullTotal ? 'in this range.' : 'passed the filters.') + '</p>';
+				$('flame').style.height = 'auto';
+			}
+		}
+		showSearch();
+	}
+	function renderSandwich() {
+		const sel = state.selected;
+		if (!sel) {
+			$('callers').innerHTML = $('callees').innerHTML = '';
+			return;
+		}
+		const f = agg.funcs.get(funcKey(sel.comm, sel.frame));
+		$('sandwich-title').textContent = frames[sel.frame].name + ' (' + D.comms[sel.comm] + ', ' + frames[sel.frame].obj + ')' + (f ? ': Self ' + fmtPct(pct(f.self, agg.total)) + ', Children ' + fmtPct(pct(f.children, agg.total)) : ': no sample in this range');
+		const sw = buildSandwich(sel);
+		draw($('callers'), sw.callers, sw.callers, true);
+		draw($('callees'), sw.callees, sw.callees, false);
+	}
+
+	// ---- the table ----
+	const sortKeys = { children: 'children', self: 'self', samples: 'samples', comm: 'comm', obj: 'obj', name: 'name' };
+	let sortKey = 'children';
+	const TABLE_MAX = 1000;
+	function renderTable() {
+		// The [cut] marks say why a stack is partial: the graphs show them, the text
+		// report's table has no such row, nor has this one.
+		const rows = [...agg.funcs.values()].filter((f) => frames[f.frame].obj !== '[cut]').map((f) => ({ f, comm: D.comms[f.comm], obj: frames[f.frame].obj, name: frames[f.frame].name, kind: frames[f.frame].kind, children: f.children, self: f.self, samples: f.samples }));
+		const k = sortKeys[sortKey];
+		const numeric = k === 'children' || k === 'self' || k === 'samples';
+		rows.sort((a, b) => (numeric ? b[k] - a[k] || b.self - a.self : a[k] < b[k] ? -1 : a[k] > b[k] ? 1 : b.children - a.children));
+		const html = [];
+		const sel = state.selected;
+		for (const r of rows.slice(0, TABLE_MAX)) {
+			const isSel = sel && sel.comm === r.f.comm && sel.frame === r.f.frame;
+			html.push('<tr data-comm="' + r.f.comm + '" data-frame="' + r.f.frame + '"' + (isSel ? ' class="sel"' : '') + '><td class="num">' + fmtPct(pct(r.children, agg.total)) + '</td><td class="num">' + fmtPct(pct(r.self, agg.total)) + '</td><td class="num">' + r.samples + '</td><td>' + esc(r.comm) + '</td><td>' + esc(r.obj) + '</td><td class="sym"><span class="sw k-' + (r.kind === '?' ? 'q' : r.kind) + '"></span>' + esc(r.name) + '</td></tr>');
+		}
+		document.querySelector('#table tbody').innerHTML = html.join('');
+		$('table-note').textContent = rows.length > TABLE_MAX ? 'The ' + TABLE_MAX + ' first of ' + rows.length + ' functions.' : rows.length + ' functions.';
+		for (const th of document.querySelectorAll('#table th')) th.classList.toggle('sorted', th.dataset.sort === sortKey);
+	}
+	// A function selected (a frame or a row clicked): marked in the table and every view.
+	function selectFunction(comm, frame) {
+		state.selected = { comm, frame };
+		for (const tr of document.querySelectorAll('#table tbody tr.sel')) tr.classList.remove('sel');
+		const tr = document.querySelector('#table tbody tr[data-comm="' + comm + '"][data-frame="' + frame + '"]');
+		if (tr) tr.classList.add('sel');
+		render();
+	}
+
+	// ---- the timeline ----
+	const TOP_GROUPS = 8;
+	const palette = ['#4e79a7', '#f28e2b', '#59a14f', '#e15759', '#76b7b2', '#edc948', '#b07aa1', '#ff9da7', '#9c755f'];
+	// Units (systemd units, containers) are worth a stacking of their own when the recordings
+	// name some.
+	const hasUnits = D.units.some((u) => u !== '[unknown]' && u !== '-');
+	// The timeline: weight per bucket stacked by command (or unit), the 8 heaviest apart.
+	function drawTimeline() {
+		const svg = $('timeline');
+		const byUnit = state.timelineBy === 'unit';
+		const group = (i) => (byUnit ? counts[i + 2] : stackComm[counts[i]]);
+		const names = byUnit ? D.units : D.comms;
+		const weight = new Map();
+		for (let i = 0; i < counts.length; i += 5) weight.set(group(i), (weight.get(group(i)) || 0) + counts[i + 4]);
+		const top = [...weight.entries()].sort((a, b) => b[1] - a[1]).slice(0, TOP_GROUPS).map((e) => e[0]);
+		const slot = new Map(top.map((c, i) => [c, i]));
+		const nSlots = top.length + 1;
+		const grid = new Float64Array(nBuckets * nSlots), samples = new Float64Array(nBuckets * nSlots);
+		for (let i = 0; i < counts.length; i += 5) {
+			const g = group(i), at = counts[i + 1] * nSlots + (slot.has(g) ? slot.get(g) : top.length);
+			grid[at] += counts[i + 4];
+			samples[at] += counts[i + 3];
+		}
+		timeline = { grid, samples, nSlots, names: top.map((c) => names[c]).concat(['other ' + (byUnit ? 'units' : 'commands')]) };
+		let max = 0;
+		for (let b = 0; b < nBuckets; b++) {
+			let sum = 0;
+			for (let s = 0; s < nSlots; s++) sum += grid[b * nSlots + s];
+			max = Math.max(max, sum);
+		}
+		svg.setAttribute('viewBox', '0 0 ' + nBuckets + ' 100');
+		const parts = [];
+		for (let b = 0; b < nBuckets; b++) {
+			let y = 100;
+			for (let s = 0; s < nSlots; s++) {
+				const h = max ? (100 * grid[b * nSlots + s]) / max : 0;
+				if (!h) continue;
+				y -= h;
+				parts.push('<rect x="' + b + '" y="' + y.toFixed(3) + '" width="1" height="' + h.toFixed(3) + '" fill="' + palette[s] + '"/>');
+			}
+		}
+		parts.push('<rect class="sel" id="tl-sel" x="0" y="0" width="0" height="100" visibility="hidden"/>');
+		svg.innerHTML = parts.join('');
+		const legend = top.map((c, i) => '<span><i style="background:' + palette[i] + '"></i>' + esc(names[c]) + '</span>');
+		if (weight.size > top.length) legend.push('<span><i style="background:' + palette[top.length] + '"></i>other ' + (byUnit ? 'units' : 'commands') + '</span>');
+		$('legend').innerHTML = legend.join('');
+		$('timeline-by').hidden = !hasUnits;
+		for (const b of document.querySelectorAll('[data-timeline-by]')) b.classList.toggle('on', b.dataset.timelineBy === (byUnit ? 'unit' : 'comm'));
+		if (!D.bucket_ns) {
+			// No wall-clock span known (recordings whose headers were lost): one bucket.
+			$('axis-start').textContent = 'wall-clock time unknown';
+			return;
+		}
+		$('axis-start').textContent = fmtTime(bucketNs(0), true);
+		$('axis-end').textContent = fmtTime(bucketNs(nBuckets), false);
+	}
+	function bucketAt(svg, ev) {
+		const r = svg.getBoundingClientRect();
+		return Math.max(0, Math.min(nBuckets - 1, Math.floor(((ev.clientX - r.left) / r.width) * nBuckets)));
+	}
+	function showSelection(b0, b1) {
+		const sel = $('tl-sel');
+		const all = b0 === 0 && b1 === nBuckets;
+		sel.setAttribute('visibility', all ? 'hidden' : 'visible');
+		sel.setAttribute('x', b0);
+		sel.setAttribute('width', b1 - b0);
+	}
+	let timeline = null; // drawTimeline()'s grid, for the tooltip
+	// The tooltip of bucket B: its times, samples and their groups, heaviest first.
+	function timelineTip(ev, b) {
+		const t = $('tooltip'), T = timeline;
+		let n = 0;
+		const parts = [];
+		for (let s = 0; s < T.nSlots; s++) {
+			n += T.samples[b * T.nSlots + s];
+			if (T.samples[b * T.nSlots + s]) parts.push([T.samples[b * T.nSlots + s], T.names[s]]);
+		}
+		parts.sort((x, y) => y[0] - x[0]);
+		t.innerHTML = '<b>' + fmtTime(bucketNs(b), false) + ' – ' + fmtTime(bucketNs(b + 1), false) + '</b><br>' + n + ' samples' + parts.map((p) => '<br>' + p[0] + ' ' + esc(p[1])).join('');
+		t.hidden = false;
+		t.style.left = Math.min(ev.clientX + 12, window.innerWidth - t.offsetWidth - 4) + 'px';
+		t.style.top = ev.clientY + 16 + 'px';
+	}
+	function hookTimeline(svg) {
+		let start = -1;
+		svg.addEventListener('mousemove', (ev) => {
+			if (start < 0 && D.bucket_ns) timelineTip(ev, bucketAt(svg, ev));
+		});
+		svg.addEventListener('mouseleave', () => ($('tooltip').hidden = true));
+		svg.addEventListener('mousedown', (ev) => {
+			start = bucketAt(svg, ev);
+			showSelection(start, start + 1);
+			ev.preventDefault();
+		});
+		window.addEventListener('mousemove', (ev) => {
+			if (start < 0) return;
+			const b = bucketAt(svg, ev);
+			showSelection(Math.min(start, b), Math.max(start, b) + 1);
+		});
+		window.addEventListener('mouseup', (ev) => {
+			if (start < 0) return;
+			const b = bucketAt(svg, ev);
+			$('tooltip').hidden = true;
+			setRange(Math.min(start, b), Math.max(start, b) + 1);
+			start = -1;
+		});
+	}
+	function setRange(b0, b1) {
+		state.b0 = b0;
+		state.b1 = b1;
+		state.zoom = [];
+		showSelection(b0, b1);
+		agg = aggregate(b0, b1);
+		performance.mark('ringprof-aggregated');
+		trees = {};
+		const all = b0 === 0 && b1 === nBuckets;
+		const since = bucketNs(b0), until = bucketNs(b1);
+		const box = $('timeline-box');
+		box.dataset.b0 = b0;
+		box.dataset.b1 = b1;
+		box.dataset.sinceNs = since.toString();
+		box.dataset.untilNs = (until - 1n).toString();
+		$('range-text').innerHTML = (!D.bucket_ns ? 'all time: ' : (all ? 'all time: ' : 'range: ') + fmtTime(since, true) + ' – ' + fmtTime(until, false) + ' (' + (Number(until - since) / 1e9).toFixed(3) + ' s): ') + '<span id="range-samples">' + agg.samples + '</span> samples' + (timeWeighted ? ', ' + fmtWeight(agg.total) : '') + (all ? '' : ', ' + fmtPct(pct(agg.total, fullTotal)) + ' of all');
+		renderTable();
+		performance.mark('ringprof-table');
+		render();
+	}
+
+	// ---- start ----
+	let fullTotal = 0, fullSamples = 0;
+	for (let i = 0; i < counts.length; i += 5) {
+		fullTotal += counts[i + 4];
+		fullSamples += counts[i + 3];
+	}
+	$('header').textContent = D.header;
+	$('summary').textContent = D.inputs.join(', ') + ' · ' + (D.event || '') + (D.weight !== 'cpu' ? ' (' + D.weight + ')' : '') + ' · ' + fullSamples + ' samples';
+	document.title = 'ringprof · ' + D.inputs.join(', ');
+	for (const b of document.querySelectorAll('[data-view]'))
+		b.addEventListener('click', () => {
+			state.view = b.dataset.view;
+			state.zoom = [];
+			render();
+		});
+	$('zoom-reset').addEventListener('click', () => {
+		state.zoom = [];
+		render();
+	});
+	$('range-clear').addEventListener('click', () => setRange(0, nBuckets));
+	// Keys: Escape zooms out one frame (or clears the search), "/" goes to the search box.
+	document.addEventListener('keydown', (ev) => {
+		if (ev.key === '/' && document.activeElement !== $('search')) {
+			ev.preventDefault();
+			$('search').focus();
+		} else if (ev.key === 'Escape' && document.activeElement === $('search')) {
+			$('search').value = '';
+			matcher = null;
+			$('search').blur();
+			render();
+		} else if (ev.key === 'Escape' && state.zoom.length) {
+			state.zoom = state.zoom.slice(0, -1);
+			render();
+		}
+	});
+	$('search').addEventListener('input', () => {
+		matcher = makeMatcher($('search').value);
+		render();
+	});
+	hookGraph($('flame'), (n) => {
+		state.zoom = pathOf(n);
+		if (n.frame >= 0) selectFunction(n.comm, frames[n.frame].flat);
+		else render();
+	});
+	const sandwichClick = (n) => {
+		if (n.frame >= 0) selectFunction(n.comm, frames[n.frame].flat);
+	};
+	hookGraph($('callers'), sandwichClick);
+	hookGraph($('callees'), sandwichClick);
+	for (const th of document.querySelectorAll('#table th'))
+		th.addEventListener('click', () => {
+			sortKey = th.dataset.sort;
+			renderTable();
+		});
+	document.querySelector('#table tbody').addEventListener('click', (ev) => {
+		const tr = ev.target.closest('tr');
+		if (!tr) return;
+		selectFunction(+tr.dataset.comm, +tr.dataset.frame);
+	});
+	performance.mark('ringprof-stacks');
+	for (const b of document.querySelectorAll('[data-timeline-by]'))
+		b.addEventListener('click', () => {
+			state.timelineBy = b.dataset.timelineBy;
+			drawTimeline();
+			showSelection(state.b0, state.b1);
+		});
+	drawTimeline();
+	hookTimeline($('timeline'));
+	setRange(0, nBuckets);
+	requestAnimationFrame(() => {
+		document.body.dataset.ready = '1';
+		performance.mark('ringprof-painted');
+	});
+}

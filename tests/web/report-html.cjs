@@ -1,0 +1,211 @@
+// report-html.cjs — drives a `ringprof report --html` page in headless Chromium for
+// tests/report-html.sh: acts as a user would (hover, click, type, drag) and prints what the
+// page then shows, one "key value" line each; the shell test compares them with the text
+// report. Any request other than the page itself is printed as "request URL" (the page must
+// make none). Screenshots of each view go to OUTDIR.
+// Usage: node report-html.cjs PAGE.html OUTDIR FUNC SEARCH SANDWICH_OF[,SANDWICH_OF...] [SEARCH...]
+//        node report-html.cjs --marks PAGE.html OUTDIR NAME: the frames named NAME: their
+//        share of the width, and how many rows above their command each one sits.
+//        node report-html.cjs --units PAGE.html OUTDIR: the timeline stacked by unit (its
+//        legend), where the page offers it.
+//        node report-html.cjs --paint PAGE.html OUTDIR: for bench/html-bench.sh, the times to
+//        first contentful paint and to the views drawn, and of a zoom and its way back.
+'use strict';
+const path = require('path');
+const { chromium } = require(path.join(__dirname, 'node_modules', 'playwright-core'));
+
+const mode = process.argv[2].startsWith('--') ? process.argv[2] : '';
+const marks = mode === '--marks';
+const [page_path, outdir, func, search, sandwichOf, ...moreSearches] = process.argv.slice(mode ? 3 : 2);
+const chromiumPath = process.env.CHROMIUM || '/usr/bin/chromium';
+const out = (k, v) => console.log(k + ' ' + v);
+
+// The share of the container's width that the frames named NAME in graph SEL take up, in %
+// (frames dimmed as ancestors of the zoomed one left out).
+async function frameShare(page, sel, name) {
+	return page.evaluate(
+		([sel, name]) => {
+			const box = document.querySelector(sel);
+			let w = 0;
+			for (const d of box.querySelectorAll('.fr:not(.dim)'))
+				if (d.dataset.name === name) w += d.getBoundingClientRect().width;
+			return ((100 * w) / box.clientWidth).toFixed(3);
+		},
+		[sel, name],
+	);
+}
+
+// --marks: where the frames named NAME sit: "mark_rows" lists, for each, how many rows above
+// the frame of its command it is (1: right above, where a stack's outermost frame goes).
+async function checkMarks(page, name) {
+	out('mark_pct', await frameShare(page, '#flame', name));
+	const rows = await page.evaluate((name) => {
+		const fr = [...document.querySelectorAll('#flame .fr')];
+		const comms = fr.filter((d) => d.classList.contains('k-c'));
+		return fr
+			.filter((d) => d.dataset.name === name)
+			.map((d) => {
+				const x = d.getBoundingClientRect().left + 1;
+				const c = comms.find((c) => c.getBoundingClientRect().left <= x && c.getBoundingClientRect().right >= x);
+				return c ? Math.round((c.offsetTop - d.offsetTop) / d.offsetHeight) : -1;
+			});
+	}, name);
+	out('mark_rows', rows.join(','));
+}
+
+// The page's own timings (ms from navigation start), then a zoom into the widest frame of
+// the third row and back out: ms from the click until the next frame is painted.
+async function measurePaint(page) {
+	const t = await page.evaluate(() => {
+		const fcp = performance.getEntriesByName('first-contentful-paint')[0];
+		const ready = performance.getEntriesByName('ringprof-painted')[0];
+		return { fcp: fcp ? fcp.startTime : -1, ready: ready ? ready.startTime : -1, nodes: document.querySelectorAll('#flame .fr').length, stacks: document.body.dataset.stacks };
+	});
+	out('first_contentful_paint_ms', t.fcp.toFixed(0));
+	out('phases_ms', await page.evaluate(() => ['ringprof-data', 'ringprof-stacks', 'ringprof-aggregated', 'ringprof-table', 'ringprof-tree', 'ringprof-drawn', 'ringprof-painted'].map((m) => { const e = performance.getEntriesByName(m)[0]; return m.replace('ringprof-', '') + ':' + (e ? e.startTime.toFixed(0) : '-'); }).join(',')));
+	out('views_drawn_ms', t.ready.toFixed(0));
+	out('frames_drawn', t.nodes);
+	out('stacks', t.stacks);
+	const clickMs = (sel) =>
+		page.evaluate(
+			(sel) =>
+				new Promise((done) => {
+					const fr = [...document.querySelectorAll('#flame .fr')];
+					const tops = [...new Set(fr.map((d) => d.offsetTop))].sort((a, b) => b - a);
+					const row = fr.filter((d) => d.offsetTop === tops[2]).sort((a, b) => b.offsetWidth - a.offsetWidth);
+					const el = sel === 'reset' ? document.getElementById('zoom-reset') : row[0];
+					if (!el) return done(-1);
+					const t0 = performance.now();
+					el.click();
+					requestAnimationFrame(() => requestAnimationFrame(() => done(performance.now() - t0)));
+				}),
+			sel,
+		);
+	out('zoom_ms', (await clickMs('frame')).toFixed(0));
+	out('unzoom_ms', (await clickMs('reset')).toFixed(0));
+}
+
+async function main() {
+	const browser = await chromium.launch({ executablePath: chromiumPath, args: ['--no-sandbox'] });
+	const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+	const url = require('url').pathToFileURL(path.resolve(page_path)).href;
+	page.on('request', (r) => {
+		if (r.url() !== url) out('request', r.url());
+	});
+	page.on('pageerror', (e) => out('pageerror', e.message.replace(/\n/g, ' ')));
+	page.on('console', (m) => {
+		if (m.type() === 'error') out('console-error', m.text().replace(/\n/g, ' '));
+	});
+	const t0 = Date.now();
+	await page.goto(url);
+	await page.waitForSelector('body[data-ready="1"]', { timeout: 30000 });
+	out('ready_ms', Date.now() - t0);
+	const shot = (name) => page.screenshot({ path: path.join(outdir, name + '.png'), fullPage: true });
+	if (mode === '--units') {
+		out('units_offered', await page.locator('[data-timeline-by="unit"]').isVisible());
+		await page.click('[data-timeline-by="unit"]');
+		out('units_legend', (await page.locator('#legend span').allInnerTexts()).join(','));
+		await shot('timeline-by-unit');
+		await browser.close();
+		return;
+	}
+	if (mode === '--paint') {
+		await measurePaint(page);
+		await shot('bench');
+		await browser.close();
+		return;
+	}
+	if (marks) {
+		await checkMarks(page, func);
+		await shot('cut-stacks');
+		await browser.close();
+		return;
+	}
+
+	// Flame graph: the function's width, its tooltip, then a click zooms into it.
+	out('flame_pct', await frameShare(page, '#flame', func));
+	// The widest of its frames, as a user would point at it.
+	const named = page.locator('#flame .fr').filter({ hasText: new RegExp('^' + func + '$') });
+	const widths = await named.evaluateAll((els) => els.map((e) => e.getBoundingClientRect().width));
+	const frame = named.nth(widths.indexOf(Math.max(...widths)));
+	await frame.hover();
+	out('tooltip', (await page.locator('#tooltip').innerText()).replace(/\n/g, ' | '));
+	await shot('flame');
+	await frame.click();
+	out('zoom_pct', await frameShare(page, '#flame', func));
+	out('zoom_dimmed', await page.locator('#flame .fr.dim').count());
+	await shot('flame-zoomed');
+	await page.click('#zoom-reset');
+
+	// Search: the share of samples with a matching frame, and with a matching leaf (Self).
+	await page.fill('#search', search);
+	out('search_total', (await page.locator('#search-total').innerText()).replace('%', ''));
+	out('search_self', (await page.locator('#search-self').innerText()).replace('%', ''));
+	out('search_matches', await page.locator('#flame .fr.match').count());
+	await shot('search');
+	// Further searches (a regular expression, say): searchN_total and searchN_self.
+	for (const [i, text] of moreSearches.entries()) {
+		await page.fill('#search', text);
+		out('search' + (i + 2) + '_total', (await page.locator('#search-total').innerText()).replace('%', ''));
+		out('search' + (i + 2) + '_self', (await page.locator('#search-self').innerText()).replace('%', ''));
+	}
+	await page.fill('#search', '');
+
+	// The table's row of the function: Children and Self as shown.
+	const row = page.locator('#table tbody tr').filter({ has: page.locator('td.sym', { hasText: new RegExp('^' + func + '$') }) }).first();
+	const cells = await row.locator('td').allInnerTexts();
+	out('table_children', cells[0].replace('%', ''));
+	out('table_self', cells[1].replace('%', ''));
+	out('table_samples', cells[2]);
+
+	// Inverted view.
+	await page.click('[data-view="icicle"]');
+	out('icicle_pct', await frameShare(page, '#flame', func));
+	await shot('inverted');
+
+	// Sandwich of each function of SANDWICHOF (comma-separated), selected from the table: the
+	// callers right above it and the callees right below, with their share of the width.
+	for (const fn of sandwichOf.split(',')) {
+		const srow = page.locator('#table tbody tr').filter({ has: page.locator('td.sym', { hasText: new RegExp('^' + fn + '$') }) }).first();
+		await srow.click();
+		await page.click('[data-view="sandwich"]');
+		const next = await page.evaluate(() => {
+			const row = (sel, up) => {
+				const box = document.querySelector(sel);
+				const fr = [...box.querySelectorAll('.fr')];
+				const f = up ? Math.max(...fr.map((d) => d.offsetTop)) : 0;
+				const near = fr.filter((d) => (up ? d.offsetTop < f && d.offsetTop >= f - 20 : d.offsetTop > 0 && d.offsetTop <= 20));
+				return near.map((d) => d.dataset.name + ':' + ((100 * d.getBoundingClientRect().width) / box.clientWidth).toFixed(2)).join(',');
+			};
+			return { callers: row('#callers', true), callees: row('#callees', false) };
+		});
+		out('sandwich_title_' + fn, await page.locator('#sandwich-title').innerText());
+		out('sandwich_callers_' + fn, next.callers);
+		out('sandwich_callees_' + fn, next.callees);
+		await shot('sandwich-' + fn);
+		await page.click('[data-view="flame"]');
+	}
+
+	// Timeline: drag over the second quarter, then the range's totals and the function's share.
+	const box = await page.locator('#timeline').boundingBox();
+	const y = box.y + box.height / 2;
+	await page.mouse.move(box.x + box.width * 0.25, y);
+	await page.mouse.down();
+	await page.mouse.move(box.x + box.width * 0.4, y, { steps: 4 });
+	await page.mouse.move(box.x + box.width * 0.5, y, { steps: 4 });
+	await page.mouse.up();
+	const ds = await page.evaluate(() => ({ ...document.querySelector('#timeline-box').dataset }));
+	out('range_since_ns', ds.sinceNs);
+	out('range_until_ns', ds.untilNs);
+	out('range_buckets', ds.b0 + '-' + ds.b1);
+	out('range_samples', await page.locator('#range-samples').innerText());
+	out('range_text', await page.locator('#range-text').innerText());
+	out('range_flame_pct', await frameShare(page, '#flame', func));
+	await shot('timeline-range');
+	await browser.close();
+}
+
+main().catch((e) => {
+	out('error', String(e && e.stack ? e.stack : e).replace(/\n/g, ' '));
+	process.exit(1);
+});
