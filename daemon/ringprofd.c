@@ -147,6 +147,9 @@ static void usage(FILE *f)
 		"      --max-retention-sec T  MaxRetentionSec=: delete older recordings (default 0:\n"
 		"                           no age limit)\n"
 		"      --log-level LEVEL    LogLevel=: err, warning, notice, info or debug\n"
+		"      --unwind-cache DIR|no  UnwindCache=: where unwind tables are kept across\n"
+		"                           restarts (default $CACHE_DIRECTORY, else\n"
+		"                           " CONF_DEFAULT_CACHE "; -D does not move it)\n"
 		"\n"
 		"      --reload PID         ask the ringprofd PID to reload its configuration and\n"
 		"                           wait until it is in force (exit 0) or rejected (exit 1,\n"
@@ -741,6 +744,7 @@ enum {
 	OPT_KEEP_FREE,
 	OPT_MAX_RETENTION,
 	OPT_LOG_LEVEL,
+	OPT_UNWIND_CACHE,
 	OPT_CALL_GRAPH,
 	OPT_RELOAD,
 	OPT_OFF_CPU,
@@ -768,6 +772,7 @@ static const struct setting_opt setting_opts[] = {
 	{ OPT_KEEP_FREE, "KeepFree", NULL },
 	{ OPT_MAX_RETENTION, "MaxRetentionSec", NULL },
 	{ OPT_LOG_LEVEL, "LogLevel", NULL },
+	{ OPT_UNWIND_CACHE, "UnwindCache", NULL },
 };
 
 /* --call-graph[=fp|dwarf[,SIZE]], ringprof record's spelling: CallChain=yes, and the
@@ -847,6 +852,7 @@ static int parse_args(struct daemon *d, int argc, char **argv, bool *check_only)
 		{ "keep-free", required_argument, NULL, OPT_KEEP_FREE },
 		{ "max-retention-sec", required_argument, NULL, OPT_MAX_RETENTION },
 		{ "log-level", required_argument, NULL, OPT_LOG_LEVEL },
+		{ "unwind-cache", required_argument, NULL, OPT_UNWIND_CACHE },
 		{ "reload", required_argument, NULL, OPT_RELOAD },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },

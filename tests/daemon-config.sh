@@ -136,4 +136,10 @@ done
 check_grep '^UserStackSize=0$' "$T/out" "--call-graph=fp is frame pointers (UserStackSize=0)"
 "$RPD" -c /dev/null --call-graph=lbr --check-config >"$T/out" 2>&1
 check_grep "^ringprofd: unknown call-graph mode 'lbr'" "$T/out" "a bad --call-graph mode is named"
+# --unwind-cache moves the table cache (-D does not): a daemon run by hand with its own
+# directory needs no write access to /var/cache.
+"$RPD" -c /dev/null -D "$T/rec" --unwind-cache "$T/uc" --check-config >"$T/out" 2>&1 || fail "--unwind-cache DIR refused"
+check_grep "^UnwindCache=$T/uc\$" "$T/out" "--unwind-cache DIR sets UnwindCache="
+"$RPD" -c /dev/null --unwind-cache no --check-config >"$T/out" 2>&1 || fail "--unwind-cache no refused"
+check_grep '^UnwindCache=no$' "$T/out" "--unwind-cache no keeps no tables"
 exit 0
