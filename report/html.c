@@ -15,6 +15,7 @@
 #include "profile/gzip.h"
 #include "profile/print.h"
 #include "profile/session.h"
+#include "timeline.h"
 
 #define HTML_BUCKETS 500
 #define HTML_MIN_BUCKET_NS 1000000ull
@@ -22,24 +23,12 @@
 void html_buckets(const char *const *paths, size_t n_paths, const struct session_filter *f,
 		  struct html_timeline *ret)
 {
-	int64_t start = INT64_MAX, end = INT64_MIN;
+	int64_t start, end;
 	uint64_t span, raw, w = HTML_MIN_BUCKET_NS;
+	bool some = timeline_span(paths, n_paths, f, &start, &end);
 
-	for (size_t i = 0; i < n_paths; i++) {
-		int64_t a, b;
-		char why[256];
-
-		if (session_file_bounds(paths[i], &a, &b, why, sizeof(why)) < 0)
-			continue;
-		start = a < start ? a : start;
-		end = b > end ? b : end;
-	}
-	if (f->have_since && f->since > start)
-		start = f->since;
-	if (f->have_until && f->until < end)
-		end = f->until;
 	*ret = (struct html_timeline){ 0, 0, 1 };
-	if (start >= end || start < 0)
+	if (!some)
 		return;
 	span = (uint64_t)(end - start);
 	raw = (span + HTML_BUCKETS - 1) / HTML_BUCKETS;

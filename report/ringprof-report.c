@@ -19,6 +19,7 @@
 #include "html.h"
 #include "options.h"
 #include "pager.h"
+#include "timeline.h"
 #include "profile/pprof.h"
 #include "profile/print.h"
 #include "profile/procmodel.h"
@@ -76,6 +77,9 @@ static void usage(FILE *f)
 		"                          made them); records without a task, CPU or time (header,\n"
 		"                          kernel symbols, accounting) are always shown; --dso does\n"
 		"                          not apply\n"
+		"      --timeline[=N]      samples over time: a line per time bucket (at most N,\n"
+		"                          default 30, of a round width) with its local time, its\n"
+		"                          samples, those of the 4 busiest commands and a bar\n"
 		"      --html FILE         the profile as one interactive page, readable offline\n"
 		"                          (it makes no request): timeline by command or unit\n"
 		"                          (drag a range), flame graph, inverted graph, sandwich,\n"
@@ -290,6 +294,7 @@ enum {
 	OPT_GTK,
 	OPT_HEADER_ONLY,
 	OPT_HTML,
+	OPT_TIMELINE,
 };
 
 /* What the command line asks for besides the shared options. */
@@ -298,6 +303,8 @@ struct args {
 	bool stats, dump, folded;
 	const char *html;	 /* --html FILE */
 	struct html_timeline tl; /* its buckets */
+	unsigned timeline;	 /* --timeline[=N]: at most N buckets; 0: not asked */
+	struct timeline_axis ax; /* its buckets */
 	bool quiet, header_only; /* perf's -q (no "#" lines) and --header-only */
 	int children;		 /* -1 as the recording allows, 0 --no-children, 1 --children */
 	bool graph_asked, order_set;
@@ -397,6 +404,37 @@ static int parse_fields(struct args *a, const char *arg)
 	return 0;
 }
 
+/* --timeline[=N]. 0, or the exit status (said). */
+static int parse_timeline(struct args *a, const char *arg)
+{
+	uint64_t n = 30;
+
+	if (arg && (util_parse_u64(arg, &n) < 0 || n < 1 || n > 10000)) {
+		fprintf(stderr, PROG ": invalid --timeline '%s' (buckets, from 1 to 10000)\n", arg);
+		return EXIT_USAGE;
+	}
+	a->timeline = (unsigned)n;
+	return 0;
+}
+
+/* --timeline is a profile's other form: not with the other outputs. 0, or EXIT_USAGE (said). */
+static int check_timeline(const struct args *a)
+{
+	const char *other = a->o.pprof	     ? "pprof"
+			    : a->html	     ? "html"
+			    : a->stats	     ? "stats"
+			    : a->dump	     ? "dump"
+			    : a->folded	     ? "folded"
+			    : a->header_only ? "header-only"
+					     : NULL;
+
+	if (!a->timeline || !other)
+		return 0;
+	fprintf(stderr, PROG ": --timeline and --%s are different outputs: choose one of them\n",
+		other);
+	return EXIT_USAGE;
+}
+
 /* Output options. 0, or the exit status after saying what is wrong. */
 static int parse_output(struct args *a, int c, char *arg)
 {
@@ -410,6 +448,8 @@ static int parse_output(struct args *a, int c, char *arg)
 	case OPT_FOLDED:
 		a->folded = true;
 		break;
+	case OPT_TIMELINE:
+		return parse_timeline(a, arg);
 	case OPT_HTML:
 		a->html = arg;
 		a->o.no_pager = true; /* the page goes to a file */
@@ -508,6 +548,7 @@ static int parse_argv(struct args *a, int argc, char **argv)
 		{ "dump", no_argument, NULL, OPT_DUMP },
 		{ "folded", no_argument, NULL, OPT_FOLDED },
 		{ "html", required_argument, NULL, OPT_HTML },
+		{ "timeline", optional_argument, NULL, OPT_TIMELINE },
 		{ "call-graph", optional_argument, NULL, 'g' },
 		{ "inverted", no_argument, NULL, 'G' },
 		{ "children", no_argument, NULL, OPT_CHILDREN },
@@ -642,6 +683,8 @@ static int print_report(const struct session *s, const struct args *a, bool sect
 	if (section && !a->quiet)
 		printf("# Samples: %" PRIu64 " of event '%s'\n#\n", session_totals(s)->samples,
 		       a->o.so.filter.event);
+	if (a->timeline)
+		return timeline_print(stdout, s, &a->ax);
 	return print_flat(stdout, s, &po);
 }
 
@@ -825,6 +868,13 @@ int main(int argc, char **argv)
 		return r;
 	if (a.dump && (r = dump_event_present(&a.o)) != 0)
 		return r;
+	if ((r = check_timeline(&a)) != 0)
+		return r;
+	if (a.timeline) {
+		timeline_axis(a.o.inputs, a.o.n_inputs, &a.o.so.filter, a.timeline, &a.ax);
+		a.o.so.bucket_ns = a.ax.ns;
+		a.o.so.bucket_origin = a.ax.origin;
+	}
 	if (a.html) {
 		/* The timeline's buckets are fixed before reading; cut stacks are marked. */
 		html_buckets(a.o.inputs, a.o.n_inputs, &a.o.so.filter, &a.tl);
