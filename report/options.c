@@ -13,6 +13,7 @@
 #include "base/grow.h"
 #include "base/util.h"
 #include "format/format.h"
+#include "format/reader.h"
 #include "options.h"
 
 const char options_help_input[] =
@@ -41,6 +42,10 @@ const char options_help_filters[] =
     "                          start of the first recording, or -DUR before the end of\n"
     "                          the last one (DUR: 30, 30s, 15min, 2h, 1d); recordings and\n"
     "                          frames outside the window are not read\n"
+    "      --time START,END    perf's spelling of the window: START and END in seconds\n"
+    "                          as script prints them (either may be left out), or\n"
+    "                          PCT%/N (the Nth slice of PCT% of the span: 10%/2) or\n"
+    "                          A%-B% (0%-10%) of the recordings' span\n"
     "      --max-stack N       use at most N frames of each callchain (leaf first)\n";
 
 const char options_help_weight[] =
@@ -236,6 +241,9 @@ static int parse_filter(struct options *o, int c, char *arg)
 	case OPT_UNTIL:
 		o->until = arg;
 		break;
+	case OPT_TIME:
+		o->time = arg;
+		break;
 	}
 	return 0;
 }
@@ -339,6 +347,7 @@ int options_parse(struct options *o, int c, char *arg, char **argv)
 	case OPT_CPU:
 	case OPT_SINCE:
 	case OPT_UNTIL:
+	case OPT_TIME:
 		return parse_filter(o, c, arg);
 	case OPT_MAX_STACK:
 	case OPT_SYMFS:
@@ -405,6 +414,91 @@ static int check_window(const struct options *o, int64_t start, int64_t end)
 	return 0;
 }
 
+/* A percentage "P%" at *s (0 to 100, decimals allowed), *s moved past it: true when there. */
+static bool take_percent(const char **s, double *ret)
+{
+	char *end;
+	double v = strtod(*s, &end);
+
+	if (end == *s || *end != '%' || v < 0 || v > 100)
+		return false;
+	*ret = v;
+	*s = end + 1;
+	return true;
+}
+
+/* A side of START,END in seconds of CLOCK_MONOTONIC ("" leaves it open), as wall-clock ns
+ * with OFFSET. -1 when it is not a number. */
+static int mono_side(const char *s, size_t len, int64_t offset, bool *have, int64_t *ret)
+{
+	char buf[64], *end;
+	double v;
+
+	*have = len > 0;
+	if (!len)
+		return 0;
+	if (len >= sizeof(buf))
+		return -1;
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	v = strtod(buf, &end);
+	if (end == buf || *end || v < 0 || v > 1e10)
+		return -1;
+	*ret = util_wall_ns((uint64_t)(v * 1e9 + 0.5), offset);
+	return 0;
+}
+
+/* The first input's CLOCK_REALTIME - CLOCK_MONOTONIC (script's times are monotonic). */
+static int64_t first_offset(const struct options *o)
+{
+	for (size_t i = 0; i < o->n_inputs; i++) {
+		struct reader *r;
+		char why[256];
+		int64_t off;
+
+		if (reader_open(o->inputs[i], &r, why, sizeof(why)) < 0)
+			continue;
+		off = reader_header(r) ? reader_header(r)->realtime_offset : INT64_MIN;
+		reader_free(r);
+		if (off != INT64_MIN)
+			return off;
+	}
+	return 0;
+}
+
+/* perf's --time: START,END in monotonic seconds, PCT%/N or A%-B% of [lo, hi]. 0, or -1. */
+static int parse_time(const struct options *o, int64_t lo, int64_t hi, struct session_filter *f)
+{
+	const char *s = o->time, *comma = strchr(s, ',');
+	double a, b, span = (double)(hi - lo);
+
+	if (take_percent(&s, &a)) {
+		if (*s == '/' && s[1]) {
+			char *end;
+			long n = strtol(s + 1, &end, 10);
+
+			if (*end || n < 1 || a <= 0 || a * (double)n > 100 + 1e-9)
+				return -1;
+			b = a * (double)n;
+			a = b - a;
+		} else if (*s != '-' || (s++, !take_percent(&s, &b)) || *s || b < a) {
+			return -1;
+		}
+		f->since = lo + (int64_t)(span * a / 100);
+		f->until = lo + (int64_t)(span * b / 100);
+		f->have_since = f->have_until = true;
+		return 0;
+	}
+	if (!comma || strchr(comma + 1, ','))
+		return -1;
+	return mono_side(o->time, (size_t)(comma - o->time), first_offset(o), &f->have_since,
+			 &f->since) < 0 ||
+		       mono_side(comma + 1, strlen(comma + 1), first_offset(o), &f->have_until,
+				 &f->until) < 0
+		   ? -1
+		   : 0;
+}
+
 /* --since/--until against the wall-clock span of all inputs. 0 or the exit status (said). */
 static int resolve_window(struct options *o)
 {
@@ -422,6 +516,23 @@ static int resolve_window(struct options *o)
 	}
 	lo = start > end ? 0 : start;
 	hi = start > end ? 0 : end;
+	if (o->time) {
+		if (o->since || o->until) {
+			fprintf(stderr,
+				"%s: --time and --since/--until both set the window: use one\n",
+				o->prog);
+			return EXIT_USAGE;
+		}
+		if (parse_time(o, lo, hi, f) < 0) {
+			fprintf(stderr,
+				"%s: invalid --time '%s': expected START,END in seconds as script "
+				"prints them (e.g. 3770.10,3771.5 or 3770.10,), PCT%%/N (10%%/2) or "
+				"A%%-B%% (0%%-10%%)\n",
+				o->prog, o->time);
+			return EXIT_USAGE;
+		}
+		return check_window(o, start, end);
+	}
 	if (o->since && util_parse_when(o->since, lo, hi, &f->since) < 0) {
 		fprintf(stderr,
 			"%s: invalid --since '%s': expected \"YYYY-MM-DD HH:MM[:SS]\", \"HH:MM[:SS]\", "
@@ -460,7 +571,7 @@ int options_filter(struct options *o)
 			"%s: note: --debuginfod has no server to ask: DEBUGINFOD_URLS is %s; set it, "
 			"e.g. DEBUGINFOD_URLS=https://debuginfod.debian.net\n",
 			o->prog, urls ? "empty" : "not set");
-	if ((o->since || o->until) && (r = resolve_window(o)) != 0)
+	if ((o->since || o->until || o->time) && (r = resolve_window(o)) != 0)
 		return r;
 	f->pids = o->pids;
 	f->tids = o->tids;

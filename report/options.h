@@ -38,6 +38,7 @@ enum {
 	OPT_OFF_CPU,
 	OPT_WALL,
 	OPT_UNIT,
+	OPT_TIME,
 	OPT_OWN = 512,
 };
 
@@ -53,6 +54,7 @@ enum {
 	    { "cpu", required_argument, NULL, OPT_CPU },                                           \
 	    { "since", required_argument, NULL, OPT_SINCE },                                       \
 	    { "until", required_argument, NULL, OPT_UNTIL },                                       \
+	    { "time", required_argument, NULL, OPT_TIME },                                         \
 	    { "max-stack", required_argument, NULL, OPT_MAX_STACK },                               \
 	    { "symfs", required_argument, NULL, OPT_SYMFS },                                       \
 	    { "inline", no_argument, NULL, OPT_INLINE },                                           \
@@ -115,6 +117,7 @@ struct options {
 	int cpus[OPTIONS_MAX_CPUS];
 	size_t n_cpus;
 	const char *since, *until; /* as given: resolved against the inputs' time span */
+	const char *time;	   /* perf's --time, as given: resolved likewise */
 	const char *warn_path;	   /* the input being read, for warnings */
 	const char *pprof;	   /* --pprof FILE, NULL when not asked for */
 	struct options_warn_group groups[3];

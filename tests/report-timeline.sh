@@ -37,4 +37,28 @@ check_grep "^ringprof report: --timeline and --folded are different outputs" "$T
 "$RP" report -i "$T/r.data" --timeline=0 >/dev/null 2>"$T/bad"
 check_eq $? 2 "--timeline=0 is a usage error"
 check_grep "^ringprof report: invalid --timeline '0'" "$T/bad" "and says so"
+
+# perf's --time: START,END in the seconds script prints; percentage slices of the span.
+"$RP" script -i "$T/r.data" >"$T/script"
+t0=$(awk 'NF > 4 && $4 ~ /^[0-9.]+:$/ { sub(":", "", $4); print $4; exit }' "$T/script")
+a=$(awk -v t="$t0" 'BEGIN { printf "%.6f", t + 0.3 }')
+b=$(awk -v t="$t0" 'BEGIN { printf "%.6f", t + 0.8 }')
+want=$(awk -v a="$a" -v b="$b" 'NF > 4 && $4 ~ /^[0-9.]+:$/ { sub(":", "", $4); if ($4 + 0 >= a && $4 + 0 <= b) n++ } END { print n + 0 }' "$T/script")
+got=$("$RP" report -i "$T/r.data" --time "$a,$b" 2>/dev/null | sed -n 's/^# samples: \([0-9]*\).*/\1/p')
+check_eq "$got" "$want" "--time $a,$b: the samples script prints in that range ($want)"
+"$RP" script -i "$T/r.data" --time "$a,$b" | awk -v a="$a" -v b="$b" 'NF > 4 && $4 ~ /^[0-9.]+:$/ {
+	sub(":", "", $4); if ($4 + 0 < a || $4 + 0 > b) bad++ } END { exit bad > 0 }' ||
+	fail "script --time printed samples outside $a,$b"
+ok "script --time prints only samples inside the range"
+# (the header's "N of M" counts M over the frames read: those the window reaches)
+"$RP" report -i "$T/r.data" --time 0%-50% >"$T/h1" 2>&1
+h1=$(sed -n 's/^# samples: \([0-9]*\).*/\1/p' "$T/h1")
+h2=$("$RP" report -i "$T/r.data" --time 50%/2 2>/dev/null | sed -n 's/^# samples: \([0-9]*\).*/\1/p')
+check_no_grep 'did not finish' "$T/h1" "a window that ends before the file does not call it unfinished"
+check_range $((h1 + h2)) "$samples" $((samples + 1)) "--time 0%-50% and 50%/2 cover the recording ($h1 + $h2)"
+"$RP" report -i "$T/r.data" --time 10%/2 --since +1 >/dev/null 2>"$T/bad"
+check_eq $? 2 "--time with --since is a usage error"
+"$RP" report -i "$T/r.data" --time 60%/2 >/dev/null 2>"$T/bad"
+check_eq $? 2 "--time 60%/2 (past the end) is a usage error"
+check_grep "^ringprof report: invalid --time '60%/2'" "$T/bad" "and says what --time takes"
 echo "# $n_checks checks"

@@ -67,6 +67,7 @@ struct replay {
 	int8_t *unit_ok; /* the same for --unit, per unit id */
 	size_t n_unit_ok;
 	bool finished;
+	bool end_unread; /* the window ends before the file does: its last frames are not read */
 	uint32_t loc_buf[MAX_FRAMES];
 	/* Off-CPU (SESSION_OFFCPU, _WALL): which events are sched:sched_switch, the threads
 	 * switched out, the latest time of the file being read (where they are clipped), and the
@@ -912,6 +913,7 @@ static int set_window(struct replay *rp, struct reader *r, char *why, size_t why
 
 	rp->since = 0;
 	rp->until = UINT64_MAX;
+	rp->end_unread = false;
 	if (!rp->o->filter.have_since && !rp->o->filter.have_until)
 		return 0;
 	if (!hdr || reader_time_bounds(r, &first, &last) < 0) {
@@ -926,6 +928,7 @@ static int set_window(struct replay *rp, struct reader *r, char *why, size_t why
 		rp->until = util_mono_ns(rp->o->filter.until, off);
 	if (last < rp->since || first > rp->until)
 		return 1;
+	rp->end_unread = rp->until < last;
 	reader_set_until(r, rp->until);
 	return 0;
 }
@@ -1009,7 +1012,8 @@ int replay_file(struct replay *rp, struct reader *r, char *why, size_t why_size)
 	if (ksymtab_count(rp->ksyms) && !rp->ksyms_partial)
 		rp->ksyms_loaded = true;
 	rp->t->files++;
-	rp->t->files_unfinished += !rp->finished;
+	/* Whether it finished is in its last frame, which a window that ends before it skips. */
+	rp->t->files_unfinished += !rp->finished && !rp->end_unread;
 	rp->t->frames_bad += reader_stats(r)->frames_bad;
 	if (!reader_stats(r)->frames) {
 		snprintf(why, why_size, "no intact frame in the file; nothing could be read");
