@@ -61,8 +61,9 @@ build() {
 	cd ..
 }
 
-# Print "N passed, N failed" over the test-suite.logs of the build trees given, each test
-# counted once per tree; non-zero when anything failed. RCS: make check's exit statuses.
+# Print "N passed, N failed" over the test-suite.logs of the build trees given, each check
+# counted once per tree (tests/driver.sh: a shell test's ok lines, a C test's checks); non-zero
+# when anything failed. RCS: make check's exit statuses.
 summarize() {
 	local rcs=$1 dir log pass=0 fail=0 skip=0 rc
 	shift

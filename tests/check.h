@@ -11,7 +11,8 @@
 
 /*
  * A failed check prints "file:line: [test_ctx] FAILED: condition: message" to stderr and
- * counts; the test goes on. main() ends with "return check_done("test-foo");".
+ * counts; the test goes on. main() ends with "return check_done("test-foo");", whose last
+ * line gives tests/driver.sh the number of checks that held and failed.
  *
  *   CHECK(cond)                    evaluates to whether cond held
  *   CHECK(cond, fmt, ...)          the same, with a printf-style message on failure
@@ -23,7 +24,8 @@
  * evaluated only when the check fails.
  */
 
-static int check_failures;
+/* Failed evaluations; distinct checks (CHECK sites) evaluated, and of them those that failed. */
+static int check_failures, check_count, check_sites_failed;
 
 /* What the test is doing, for the failure messages; "" prints nothing. Tests set it freely. */
 static const char *test_ctx = "";
@@ -51,6 +53,13 @@ static inline __attribute__((format(printf, 1, 2))) void check_msg_(const char *
 #define CHECK_AT_(ok, cond, ...)                                                                   \
 	({                                                                                         \
 		bool check_ok_ = (ok);                                                             \
+		static bool check_seen_, check_failed_;                                            \
+		check_count += !check_seen_;                                                       \
+		check_seen_ = true;                                                                \
+		if (!check_ok_ && !check_failed_) {                                                \
+			check_failed_ = true;                                                      \
+			check_sites_failed++;                                                      \
+		}                                                                                  \
 		if (!check_ok_) {                                                                  \
 			check_fail_(__FILE__, __LINE__, cond);                                     \
 			__VA_OPT__(check_msg_(__VA_ARGS__);)                                       \
@@ -84,9 +93,13 @@ static inline __attribute__((format(printf, 1, 2))) void check_msg_(const char *
 	})
 
 /* Print "NAME: N failure(s)"; returns the exit status for main(): 0 or 1. */
+/* The last line: what tests/driver.sh counts. A check is a CHECK in the source, however often
+ * a loop evaluates it; it failed when any evaluation did. */
 static inline int check_done(const char *name)
 {
 	fprintf(check_failures ? stderr : stdout, "%s: %d failure(s)\n", name, check_failures);
+	printf("# checks: %d passed, %d failed\n", check_count - check_sites_failed,
+	       check_sites_failed);
 	return check_failures ? 1 : 0;
 }
 
