@@ -54,7 +54,7 @@ static size_t find_desc(const struct frames *f, size_t size, size_t from)
 	    memcmp(at, desc_pattern, sizeof(at)) == 0)
 		return from;
 	while (from < size && size - from >= sizeof(desc_pattern)) {
-		size_t n = size - from < SCAN_CHUNK ? size - from : SCAN_CHUNK;
+		size_t n = size - from < f->scan_size ? size - from : f->scan_size;
 		const unsigned char *p;
 
 		if (read_at(f, from, f->scan, n) < 0)
@@ -141,7 +141,8 @@ int frames_open(struct frames *f, const char *path, char *why, size_t why_size)
 	f->fd = fd;
 	f->size = (size_t)sb.st_size;
 	f->until = UINT64_MAX;
-	f->scan = malloc(SCAN_CHUNK);
+	f->scan_size = f->size < SCAN_CHUNK ? f->size : SCAN_CHUNK;
+	f->scan = malloc(f->scan_size);
 	f->z = zframe_new(1);
 	if (!f->scan || !f->z) {
 		snprintf(why, why_size, "out of memory");
@@ -200,7 +201,6 @@ static void cut_short(struct frames *f, size_t off, int rc)
 	else
 		util_warnf(f->warn, f->warn_arg, "cannot read at offset %zu: %s; the rest is lost",
 			   off, strerror(-rc));
-	f->shrunk = true;
 	f->st->truncated = true;
 	f->st->frames_bad++;
 	f->st->bytes_skipped += f->size - f->off;

@@ -18,14 +18,14 @@ struct frames {
 		      * while it is read (its writer after a failed write) ends the reading
 		      * with a warning, not with SIGBUS */
 	size_t size; /* at open; less once a read found the file shorter */
-	bool shrunk; /* a read found the file shorter than at open */
 	size_t off;  /* next unit to look at */
 	struct zframe *z;
 	unsigned char *raw; /* the frame last decoded, 8-byte aligned */
 	size_t raw_cap;
 	unsigned char *zbuf; /* the compressed frame being decoded */
 	size_t zcap;
-	unsigned char *scan;	   /* a window of the file, to find descriptors in */
+	unsigned char *scan; /* a window of the file, to find descriptors in */
+	size_t scan_size;
 	struct rp_frame_desc desc; /* its descriptor */
 	bool have_desc;
 	uint64_t until;		 /* frames starting after this are not read */
