@@ -652,7 +652,7 @@ static CURLcode perform(CURL *curl)
 		if (running)
 			curl_multi_poll(m, NULL, 0, 100, NULL);
 	}
-	rc = running ? CURLE_ABORTED_BY_CALLBACK : CURLE_RECV_ERROR;
+	rc = CURLE_RECV_ERROR; /* unless the transfer says how it ended */
 	for (int left = 0;;) {
 		CURLMsg *msg = curl_multi_info_read(m, &left);
 
@@ -661,6 +661,8 @@ static CURLcode perform(CURL *curl)
 		if (msg->msg == CURLMSG_DONE)
 			rc = msg->data.result;
 	}
+	if (running && stopping)
+		rc = CURLE_ABORTED_BY_CALLBACK;
 	curl_multi_remove_handle(m, curl);
 	curl_multi_cleanup(m);
 	return rc;
