@@ -15,7 +15,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 SECS=${1:-180}
 JOBS=${JOBS:-2}
-TARGETS=${TARGETS:-"fuzz-reader fuzz-frame fuzz-maps fuzz-kallsyms fuzz-config fuzz-utab-build"}
+TARGETS=${TARGETS:-"fuzz-reader fuzz-frame fuzz-maps fuzz-kallsyms fuzz-config fuzz-utab fuzz-utab-build"}
 
 die() { echo "fuzz: $*" >&2; exit 1; }
 
@@ -32,12 +32,15 @@ fi
 WORK=${WORK:-$(mktemp -d /tmp/ringprof-fuzz.XXXXXX)}
 mkdir -p "$WORK/obj" "$WORK/bin" "$WORK/crash" "$WORK/log"
 CFLAGS="-std=gnu11 -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined"
-CPPFLAGS="-include $B/config.h -I$ROOT/lib -I$B -I$ROOT/daemon -I$ROOT/helper"
+# $B/lib: the pprof messages generated at build time (lib/profile/pprof.pb-c.[ch]).
+CPPFLAGS="-include $B/config.h -I$ROOT/lib -I$B/lib -I$B -I$ROOT/daemon -I$ROOT/helper"
+[ -f "$B/lib/profile/pprof.pb-c.c" ] || die "$B/lib/profile/pprof.pb-c.c is missing: run make in $B first"
 
 # ---- build: lib objects once (no main), then one binary per target ----------------------------
 echo "fuzz: building in $WORK"
 objs=()
-for src in "$ROOT"/lib/*/*.c "$ROOT"/daemon/conf.c "$ROOT"/daemon/log.c "$ROOT"/helper/build.c; do
+for src in "$ROOT"/lib/*/*.c "$B"/lib/profile/pprof.pb-c.c "$ROOT"/daemon/conf.c "$ROOT"/daemon/log.c \
+	"$ROOT"/helper/build.c; do
 	o=$WORK/obj/$(basename "$(dirname "$src")")-$(basename "$src" .c).o
 	clang $CFLAGS -fsanitize=fuzzer-no-link $CPPFLAGS -c "$src" -o "$o" &
 	objs+=("$o")
@@ -46,7 +49,7 @@ done
 wait
 for t in $TARGETS; do
 	clang $CFLAGS $CPPFLAGS -o "$WORK/bin/$t" "$ROOT/tests/fuzz/$t.c" "${objs[@]}" \
-		-lzstd -ldw -lelf -lpthread -lm || die "cannot build $t"
+		-lzstd -ldw -lelf -liberty -lprotobuf-c -lz -lpthread -lm || die "cannot build $t"
 done
 
 # ---- run ------------------------------------------------------------------------------------

@@ -197,7 +197,8 @@ static void usage_output(FILE *f)
 	fprintf(f,
 		"Output:\n"
 		"  -o, --output FILE      recording file (default ringprof.data; an existing file\n"
-		"                         is kept as FILE.old); not '-': no pipe mode\n"
+		"                         is kept as FILE.old); not '-': no pipe mode; a link,\n"
+		"                         a device or another user's file is refused\n"
 		"  -d, --duration SECS    stop after SECS seconds (fractions allowed)\n"
 		"  -D, --delay MSECS      enable the events MSECS milliseconds after the command\n"
 		"                         starts (or after recording begins); -d counts from then\n"
@@ -1037,20 +1038,59 @@ static int open_recorder(struct record *x)
 	return 0;
 }
 
-/* Keep the previous recording, as perf does. */
+/* Whether what path names may be replaced by a recording: nothing, or a regular file of ours
+ * (not a link, which another user may have planted in a shared directory to make us write
+ * over its target, nor a device). 0, or -1 with a sentence in why. */
+static int output_replaceable(const char *path, char *why, size_t why_size)
+{
+	struct stat sb;
+
+	if (lstat(path, &sb) < 0)
+		return errno == ENOENT ? 0 : (snprintf(why, why_size, "%s", strerror(errno)), -1);
+	if (S_ISLNK(sb.st_mode))
+		snprintf(why, why_size,
+			 "it is a symbolic link; a recording is not written through a link "
+			 "(give the path it points to, or remove it)");
+	else if (!S_ISREG(sb.st_mode))
+		snprintf(why, why_size, "it is not a regular file");
+	else if (sb.st_uid != geteuid())
+		snprintf(why, why_size,
+			 "it belongs to another user (uid %u); remove it or choose another name",
+			 (unsigned)sb.st_uid);
+	else
+		return 0;
+	return -1;
+}
+
+/* Refuse an output that is not a regular file of ours, before anything starts. */
+static int check_output(const char *output)
+{
+	char why[160];
+
+	if (output_replaceable(output, why, sizeof(why)) == 0)
+		return 0;
+	fprintf(stderr, PROG ": will not write the recording to %s: %s\n", output, why);
+	return -1;
+}
+
+/* Keep the previous recording, as perf does (when FILE.old may be replaced too). */
 static void keep_old_output(const char *output, bool quiet)
 {
 	struct stat sb;
 	size_t len = strlen(output) + 5;
-	char *old;
+	char *old, why[160];
 
-	if (stat(output, &sb) < 0 || !S_ISREG(sb.st_mode) || sb.st_size <= 0)
+	if (lstat(output, &sb) < 0 || !S_ISREG(sb.st_mode) || sb.st_size <= 0)
 		return;
 	old = malloc(len);
 	if (!old)
 		return;
 	snprintf(old, len, "%s.old", output);
-	if (rename(output, old) < 0 && !quiet)
+	if (output_replaceable(old, why, sizeof(why)) < 0) {
+		if (!quiet)
+			fprintf(stderr, PROG ": note: the old %s is not kept as %s: %s\n", output,
+				old, why);
+	} else if (rename(output, old) < 0 && !quiet)
 		fprintf(stderr, PROG ": note: could not keep the old %s as %s: %s\n", output, old,
 			strerror(errno));
 	free(old);
@@ -1058,7 +1098,7 @@ static void keep_old_output(const char *output, bool quiet)
 
 static int open_output(struct record *x)
 {
-	int r = writer_open(x->a.output, 0600, x->a.level, &x->w);
+	int r = writer_create(x->a.output, 0600, x->a.level, &x->w);
 
 	if (r < 0) {
 		fprintf(stderr, PROG ": cannot create %s: %s\n", x->a.output, strerror(-r));
@@ -1270,7 +1310,7 @@ static void switch_output(struct record *x)
 		free(name);
 		return;
 	}
-	r = writer_open(x->a.output, 0600, x->a.level, &nw);
+	r = writer_create(x->a.output, 0600, x->a.level, &nw);
 	if (r < 0) {
 		fprintf(stderr,
 			PROG
@@ -1531,6 +1571,8 @@ int main(int argc, char **argv)
 	if (r)
 		return r;
 	x->cmdline = util_join_args("ringprof record", argc, argv); /* however we were started */
+	if (check_output(x->a.output) < 0)
+		return EXIT_FAILURE;
 	if (block_signals(x) < 0 || spawn_command(x) < 0)
 		return EXIT_FAILURE;
 	if (open_recorder(x) < 0) {

@@ -84,7 +84,11 @@ static void usage(FILE *f)
 		"  -h, --help              this help\n"
 		"  -V, --version           version\n"
 		"\n"
-		"SIGTERM and SIGINT stop it between two sends; exit status 0.\n");
+		"SIGTERM and SIGINT stop it at once (a request in flight is dropped and sent again\n"
+		"next time); exit status 0. A cursor that names no recording of DIR and sorts\n"
+		"after all of them, or counts more units of a file than it has, is an error (exit\n"
+		"1): nothing would ever be sent. The server's answers are not printed; a failure\n"
+		"quotes the start of its first line, escaped. Credentials in URL are not shown.\n");
 }
 
 /* A number of seconds, 1 .. max. */
@@ -390,15 +394,32 @@ static bool ends_with(const char *s, const char *suffix)
 	return n > k && strcmp(s + n - k, suffix) == 0;
 }
 
+/* The cursor names no recording of the directory and sorts after every one there: a clock
+ * that ran ahead when it was written, or a damaged cursor. Nothing would ever be sent, and
+ * silently: an error. Returns CURSOR_BAD. */
+#define CURSOR_BAD (-2)
+static int cursor_ahead(const struct push *p, size_t n_all)
+{
+	fprintf(stderr,
+		PROG
+		": the cursor %s names '%s', which is not in %s and sorts after all %zu "
+		"recordings there (a clock that ran ahead, or a damaged cursor): nothing would "
+		"ever be sent. Write the name of the last recording sent into it, or remove "
+		"it to send every recording again\n",
+		p->cursor_path, p->cursor, p->dir, n_all);
+	return CURSOR_BAD;
+}
+
 /* The recordings of the directory after the cursor, in name order, up to the first one still
  * being written (a later closed file must wait for it, or the cursor would pass it by):
- * malloc'd names in *ret, *ret_n of them. 0 or -errno (said). */
+ * malloc'd names in *ret, *ret_n of them. 0, -errno (said) or CURSOR_BAD (said). */
 static int pending(const struct push *p, char ***ret, size_t *ret_n)
 {
 	DIR *d = opendir(p->dir);
 	struct dirent *e;
 	char **names = NULL;
-	size_t n = 0, cap = 0, k;
+	size_t n = 0, cap = 0, k, n_all = 0;
+	bool named = false;
 
 	if (!d) {
 		fprintf(stderr, PROG ": cannot read %s: %s\n", p->dir, strerror(errno));
@@ -406,8 +427,11 @@ static int pending(const struct push *p, char ***ret, size_t *ret_n)
 	}
 	while ((e = readdir(d))) {
 		if (e->d_name[0] == '.' || strlen(e->d_name) > NAME_MAX_LEN ||
-		    !(ends_with(e->d_name, ".data") || ends_with(e->d_name, ".data.partial")) ||
-		    strcmp(e->d_name, p->cursor) <= 0)
+		    !(ends_with(e->d_name, ".data") || ends_with(e->d_name, ".data.partial")))
+			continue;
+		n_all++;
+		named |= strcmp(e->d_name, p->cursor) == 0;
+		if (strcmp(e->d_name, p->cursor) <= 0)
 			continue;
 		if (GROW(names, cap, n + 1) < 0 || !(names[n] = strdup(e->d_name))) {
 			closedir(d);
@@ -420,6 +444,10 @@ static int pending(const struct push *p, char ***ret, size_t *ret_n)
 		n++;
 	}
 	closedir(d);
+	if (p->cursor[0] && !named && n_all && !n) {
+		free(names);
+		return cursor_ahead(p, n_all);
+	}
 	if (n)
 		qsort(names, n, sizeof(*names), cmp_names);
 	for (k = 0; k < n && !ends_with(names[k], ".partial"); k++)
@@ -549,15 +577,107 @@ static char *ingest_url(const struct push *p, CURL *curl, const char *unit, int6
 	return n < 0 ? NULL : url;
 }
 
+/* URL for messages: "user:password@" (credentials in the URL) shown as "***@". */
+static const char *url_shown(const char *url, char *buf, size_t n)
+{
+	const char *auth = strstr(url, "://"), *at, *end;
+
+	auth = auth ? auth + 3 : url;
+	end = auth + strcspn(auth, "/?#");
+	at = memchr(auth, '@', (size_t)(end - auth));
+	while (at && memchr(at + 1, '@', (size_t)(end - at - 1)))
+		at = memchr(at + 1, '@', (size_t)(end - at - 1)); /* the last '@' ends them */
+	if (!at)
+		return url;
+	snprintf(buf, n, "%.*s***%s", (int)(auth - url), url, at);
+	return buf;
+}
+
+/* What is kept of the server's answer: the start of its first line, for a failure's message.
+ * The rest is read and dropped (never copied to stdout, which is the journal under the unit). */
+#define ANSWER_KEPT 120
+struct answer {
+	char text[ANSWER_KEPT + 1];
+	size_t len;
+	bool line_done;
+};
+
+static size_t on_answer(char *data, size_t size, size_t n, void *arg)
+{
+	struct answer *a = arg;
+
+	for (size_t i = 0; i < size * n && !a->line_done && a->len < ANSWER_KEPT; i++) {
+		if (data[i] == '\n' || data[i] == '\r')
+			a->line_done = a->len > 0;
+		else
+			a->text[a->len++] = data[i];
+	}
+	return size * n;
+}
+
+/* The answer's first line for a message, every byte outside printable ASCII as \xHH (no
+ * escape sequences, no forged log lines), cut with "..." where it was longer. */
+static void answer_escape(const struct answer *a, char *out, size_t n)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < a->len && k + 5 < n; i++) {
+		unsigned char c = (unsigned char)a->text[i];
+
+		if (c >= 0x20 && c < 0x7f && c != '\\')
+			out[k++] = (char)c;
+		else
+			k += (size_t)snprintf(out + k, n - k, "\\x%02x", c);
+	}
+	out[k] = '\0';
+	if (a->len == ANSWER_KEPT && k + 4 < n)
+		strcat(out, "...");
+}
+
+/* Run the transfer, giving up as soon as SIGTERM or SIGINT arrives (the multi interface polls
+ * in steps of 100 ms: a request must not hold the stop for up to --timeout). */
+static CURLcode perform(CURL *curl)
+{
+	CURLM *m = curl_multi_init();
+	CURLcode rc = CURLE_OUT_OF_MEMORY;
+	int running = 1;
+
+	if (!m || curl_multi_add_handle(m, curl) != CURLM_OK) {
+		curl_multi_cleanup(m);
+		return rc;
+	}
+	while (running && !stopping) {
+		if (curl_multi_perform(m, &running) != CURLM_OK)
+			break;
+		if (running)
+			curl_multi_poll(m, NULL, 0, 100, NULL);
+	}
+	rc = CURLE_RECV_ERROR; /* unless the transfer says how it ended */
+	for (int left = 0;;) {
+		CURLMsg *msg = curl_multi_info_read(m, &left);
+
+		if (!msg)
+			break;
+		if (msg->msg == CURLMSG_DONE)
+			rc = msg->data.result;
+	}
+	if (running && stopping)
+		rc = CURLE_ABORTED_BY_CALLBACK;
+	curl_multi_remove_handle(m, curl);
+	curl_multi_cleanup(m);
+	return rc;
+}
+
 /* POST the profile BUF of UNIT in FROM .. UNTIL. 0, or -1 with a sentence in why (the
- * server's status and the first line of its answer, or curl's reason). */
+ * server's status and the start of its answer, escaped, or curl's reason). */
 static int post(const struct push *p, const uint8_t *buf, size_t len, const char *unit,
 		int64_t from, int64_t until, char *why, size_t why_size)
 {
 	CURL *curl = curl_easy_init();
 	struct curl_slist *hdrs = NULL;
-	char err[CURL_ERROR_SIZE] = "";
+	char err[CURL_ERROR_SIZE] = "", said[4 * ANSWER_KEPT + 8];
 	char *url = curl ? ingest_url(p, curl, unit, from, until) : NULL;
+	struct answer answer = { .len = 0 };
 	long status = 0;
 	CURLcode rc = CURLE_OUT_OF_MEMORY;
 
@@ -571,6 +691,8 @@ static int post(const struct push *p, const uint8_t *buf, size_t len, const char
 		curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);
 		curl_easy_setopt(curl, CURLOPT_HTTPHEADER, hdrs);
 		curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, err);
+		curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_answer);
+		curl_easy_setopt(curl, CURLOPT_WRITEDATA, &answer);
 		curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
 		curl_easy_setopt(curl, CURLOPT_TIMEOUT, (long)p->timeout);
 		curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT,
@@ -584,16 +706,20 @@ static int post(const struct push *p, const uint8_t *buf, size_t len, const char
 		}
 		if (p->cacert)
 			curl_easy_setopt(curl, CURLOPT_CAINFO, p->cacert);
-		rc = curl_easy_perform(curl);
+		rc = perform(curl);
 		curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
 	}
-	if (rc == CURLE_PEER_FAILED_VERIFICATION)
+	answer_escape(&answer, said, sizeof(said));
+	if (rc == CURLE_ABORTED_BY_CALLBACK)
+		snprintf(why, why_size, "stopped (SIGTERM or SIGINT)");
+	else if (rc == CURLE_PEER_FAILED_VERIFICATION)
 		snprintf(why, why_size, "%s (--cacert FILE names the CA that signed it)",
 			 err[0] ? err : curl_easy_strerror(rc));
 	else if (rc != CURLE_OK)
 		snprintf(why, why_size, "%s", err[0] ? err : curl_easy_strerror(rc));
 	else if (status < 200 || status > 299)
-		snprintf(why, why_size, "the server answered HTTP %ld", status);
+		snprintf(why, why_size, "the server answered HTTP %ld%s%s%s", status,
+			 said[0] ? " (\"" : "", said, said[0] ? "\")" : "");
 	curl_slist_free_all(hdrs);
 	curl_easy_cleanup(curl);
 	free(url);
@@ -618,15 +744,19 @@ static int send_unit(struct push *p, const char *name, struct fileprof *fp, size
 	uint8_t *buf = NULL;
 	size_t len = 0;
 	unsigned backoff = 1;
-	char why[512];
+	char why[1024], shown[4096];
 
 	if (pprof_encode(fp->s, &po, &buf, &len) < 0) {
 		fprintf(stderr, PROG ": %s: out of memory while encoding\n", name);
 		return -1;
 	}
 	while (post(p, buf, len, unit, fp->bounds[0], fp->bounds[1], why, sizeof(why)) < 0) {
-		fprintf(stderr, PROG ": %s: sending to %s failed: %s%s", name, p->url, why,
-			p->once ? "\n" : "");
+		if (stopping) {
+			free(buf);
+			return 1;
+		}
+		fprintf(stderr, PROG ": %s: sending to %s failed: %s%s", name,
+			url_shown(p->url, shown, sizeof(shown)), why, p->once ? "\n" : "");
 		if (p->once) {
 			free(buf);
 			return -1;
@@ -646,7 +776,8 @@ static int send_unit(struct push *p, const char *name, struct fileprof *fp, size
 
 /* Send recording NAME, one series per unit, each until it is accepted (loop) or once
  * (--once); then it becomes the cursor. 0 when sent (or nothing to send), -1 when a send
- * failed with --once, 1 when stopping. */
+ * failed with --once, CURSOR_BAD when the cursor cannot hold for it (said), 1 when
+ * stopping. */
 static int send_file(struct push *p, const char *name)
 {
 	char path[4096 + NAME_MAX_LEN + 2], why[512];
@@ -663,6 +794,15 @@ static int send_file(struct push *p, const char *name)
 	/* Units sent before a failure or a restart are not sent again. */
 	if (strcmp(name, p->partial) == 0)
 		k = p->partial_sent;
+	if (k && k >= fp.n_units) { /* the cursor never says all were sent, or more */
+		fprintf(stderr,
+			PROG
+			": the cursor %s says %zu units of %s were sent, but it has %zu: a damaged "
+			"cursor (or a changed file). Correct or remove its second line\n",
+			p->cursor_path, k, name, fp.n_units);
+		fileprof_done(&fp);
+		return CURSOR_BAD;
+	}
 	for (; fp.samples && k < fp.n_units && rc == 0; k++) {
 		rc = send_unit(p, name, &fp, k, &bytes);
 		if (rc == 0 && k + 1 < fp.n_units && cursor_save_units(p, name, (unsigned)k + 1) < 0)
@@ -678,15 +818,21 @@ static int send_file(struct push *p, const char *name)
 	return cursor_save(p, name) < 0 ? -1 : 0;
 }
 
-/* Send every closed file after the cursor. 0, -1 (a failure, said) or 1 (stopping). */
+/* Send every closed file after the cursor. 0, -1 (a failure, said), CURSOR_BAD (said) or 1
+ * (stopping). */
 static int push_pending(struct push *p)
 {
 	char **names = NULL;
 	size_t n = 0;
 	int rc = 0;
 
-	if (pending(p, &names, &n) < 0)
-		return -1;
+	rc = pending(p, &names, &n);
+	if (rc < 0)
+		return rc == CURSOR_BAD ? rc : -1;
+	if (!n && p->verbose)
+		fprintf(stderr, PROG ": nothing closed after %s%s in %s\n",
+			p->cursor[0] ? "the cursor's " : "", p->cursor[0] ? p->cursor : "the start",
+			p->dir);
 	for (size_t i = 0; i < n; i++) {
 		if (rc == 0 && !stopping)
 			rc = send_file(p, names[i]);
@@ -733,11 +879,11 @@ int main(int argc, char **argv)
 	cursor_load(&p);
 	do {
 		r = push_pending(&p);
-		if (p.once || stopping)
+		if (p.once || stopping || r == CURSOR_BAD)
 			break;
 		pause_for(p.interval);
 	} while (!stopping);
 	curl_global_cleanup();
 	free(p.header_buf);
-	return p.once && r < 0 ? 1 : 0;
+	return r == CURSOR_BAD || (p.once && r < 0) ? 1 : 0;
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # push-receiver.py DIR PORT [CERT KEY] — the profile server of the push tests, on 127.0.0.1
 # (start it with push_receiver in lib.sh). Under DIR: each POST's body in got/N.pb.gz, its
-# path and query in got/N.query (as sent, written last), its headers in got/N.headers; HTTP 503 while the file 'fail' exists; the request that
+# path and query in got/N.query (as sent, written last), its headers in got/N.headers; HTTP 503 while the file 'fail' exists; the bytes of the file 'answer',
+# when it exists, as the answer's body (status: the file 'answer-status', else 200); the request that
 # would be body N, when the file 'hang' says N, creates 'inflight' and never ends. Port 0 picks
 # a free one (written to 'port'); given a port, it takes that one again. With a certificate
 # and its key after the port, it speaks TLS.
@@ -22,6 +23,15 @@ class H(http.server.BaseHTTPRequestHandler):
         open(base + ".pb.gz", "wb").write(body)
         open(base + ".headers", "w").write(str(self.headers))
         open(base + ".query", "w").write(self.path + "\n")
+        answer = os.path.join(d, "answer")
+        if os.path.exists(answer):
+            text = open(answer, "rb").read()
+            st = os.path.join(d, "answer-status")
+            self.send_response(int(open(st).read()) if os.path.exists(st) else 200)
+            self.send_header("Content-Length", str(len(text)))
+            self.end_headers()
+            self.wfile.write(text)
+            return
         self.send_response(200); self.end_headers()
     def log_message(self, *a):
         pass

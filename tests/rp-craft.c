@@ -12,6 +12,11 @@
  *   frame 3  CPU_STATS for CPUs 0 and 1, FINISH
  * Two more cases are intact but name-related, for tests/report-names.sh: "unmapped" puts the
  * user samples at an address no MMAP2 covers, "unmapped-lost" also reports 7 lost samples.
+ * "expand" (tests/report-expand.sh) is format 2 whose packed samples would take gigabytes once
+ * rebuilt with their callchains: frame 1 defines stack 0, 8000 words (rp_kfunc_b called
+ * from rp_kfunc_a 7997 times), and stack 1 (rp_kfunc_a called from rp_kfunc_b), then holds
+ * EXPAND_DEEP samples of stack 0 on CPU 0, one a millisecond, two bytes each, and
+ * EXPAND_SHORT of stack 1 on CPU 1 among them; frame 2 is CPU_STATS and FINISH.
  * Every descriptor carries a correct CRC-32C, also where a case makes one of its fields absurd:
  * the reader must not be able to dismiss the damage as a bad checksum.
  */
@@ -24,11 +29,16 @@
 #include <linux/perf_event.h>
 
 #include "base/crc32c.h"
+#include "format/compact.h"
 #include "format/format.h"
 #include "format/zframe.h"
 
 /* Format version 1: samples are plain PERF_RECORD_SAMPLEs, which every reader since reads. */
 #define CRAFT_MAJOR 1
+static uint16_t craft_major = CRAFT_MAJOR; /* 2 for "expand" */
+#define EXPAND_DEEP 600000u
+#define EXPAND_SHORT 10u
+#define EXPAND_WORDS RP_STACK_MAX_WORDS
 #define SAMPLES_PER_FRAME 10
 #define T0 1000000000000ull /* CLOCK_MONOTONIC ns of the fake recording host: 1000 s */
 #define MS 1000000ull
@@ -64,6 +74,7 @@ static const char *const cases[] = {
 	"unmapped",	       /* user samples in no mapping (not absurd: report-names.sh) */
 	"unmapped-lost",       /* the same, and CPU 1 lost 7 samples */
 	"offcpu",	       /* switch-outs and switch-ins, EXIT, LOST (test-offcpu.sh) */
+	"expand",	       /* format 2: 600 000 packed samples of an 8000-word stack */
 	NULL,
 };
 
@@ -149,7 +160,7 @@ static void header_rec(struct buf *b, bool absurd_cpus)
 	h->hdr.size = (uint16_t)size;
 	h->time = T0;
 	memcpy(h->magic, RP_HEADER_MAGIC, 8);
-	h->major = CRAFT_MAJOR;
+	h->major = craft_major;
 	h->minor = 0;
 	h->flags =
 	    RP_HDR_SYSTEM_WIDE | RP_HDR_KERNEL | RP_HDR_CALLCHAIN | RP_HDR_KSYMS | RP_HDR_FREQ;
@@ -383,7 +394,7 @@ static void emit_frame(struct buf *out, struct zframe *z, const struct buf *raw,
 		.skip_magic = RP_SKIPPABLE_MAGIC,
 		.skip_size = sizeof(d) - 8,
 		.magic = RP_DESC_MAGIC,
-		.major = CRAFT_MAJOR,
+		.major = craft_major,
 		.minor = 0,
 		.seq = seq,
 		.t_lo = t_lo,
@@ -419,6 +430,76 @@ static void emit_frame(struct buf *out, struct zframe *z, const struct buf *raw,
 	put(out, &d, sizeof(d));
 	put(out, zbuf, zsize);
 	free(zbuf);
+}
+
+/* "expand": the stack definitions and the packed samples (see the header comment). */
+static uint32_t expand_records; /* records expand_frame wrote */
+
+static void expand_frame(struct buf *raw)
+{
+	static struct kbatch kb;
+	static struct sbatch sb[2];
+	static uint64_t deep[EXPAND_WORDS];
+	const uint64_t shallow[] = { (uint64_t)PERF_CONTEXT_KERNEL, KFUNC_A + 0x10, KFUNC_B + 0x20 };
+	uint32_t every = EXPAND_DEEP / EXPAND_SHORT;
+	const struct perf_event_header *h;
+
+	deep[0] = (uint64_t)PERF_CONTEXT_KERNEL;
+	deep[1] = KFUNC_B + 0x20;
+	for (size_t i = 2; i < EXPAND_WORDS; i++)
+		deep[i] = KFUNC_A + 0x10;
+	if (!kbatch_add(&kb, 0, PERF_RECORD_MISC_KERNEL, deep[1], deep, EXPAND_WORDS))
+		die("stack 0 does not fit a batch");
+	h = kbatch_finish(&kb);
+	put(raw, h, h->size);
+	expand_records++;
+	if (!kbatch_add(&kb, 1, PERF_RECORD_MISC_KERNEL, shallow[1], shallow, 3))
+		die("stack 1 does not fit a batch");
+	h = kbatch_finish(&kb);
+	put(raw, h, h->size);
+	expand_records++;
+	for (uint32_t i = 0; i < EXPAND_DEEP; i++) {
+		uint64_t t = T0 + (uint64_t)(i + 1) * MS;
+		uint32_t cpu = i % every == every / 2 ? 1 : 0;
+		struct sbatch *b = &sb[cpu];
+
+		if (!sbatch_add(b, cpu, t, PID, PID, MS, cpu)) {
+			h = sbatch_finish(b);
+			put(raw, h, h->size);
+			expand_records++;
+			sbatch_add(b, cpu, t, PID, PID, MS, cpu);
+		}
+	}
+	for (int c = 0; c < 2; c++) {
+		h = sbatch_finish(&sb[c]);
+		if (h)
+			put(raw, h, h->size);
+		expand_records++;
+	}
+}
+
+/* "expand": its three frames (CPU_STATS and FINISH count its samples). */
+static void expand_file(struct buf *out, struct zframe *z, struct buf *raw)
+{
+	uint64_t t_end = T0 + (uint64_t)(EXPAND_DEEP + 1) * MS;
+	struct rp_cpu_stats_rec cs = { .hdr = { .type = RP_REC_CPU_STATS, .size = sizeof(cs) },
+				       .time = t_end };
+	struct rp_finish_rec f = { .hdr = { .type = RP_REC_FINISH, .size = sizeof(f) },
+				   .time = t_end,
+				   .samples = EXPAND_DEEP,
+				   .exit_status = -1 };
+
+	raw->len = 0;
+	expand_frame(raw);
+	emit_frame(out, z, raw, 1, T0 + MS, t_end - MS, expand_records, "expand");
+	raw->len = 0;
+	for (uint32_t c = 0; c < 2; c++) {
+		cs.cpu = c;
+		cs.samples = c ? EXPAND_SHORT : EXPAND_DEEP - EXPAND_SHORT;
+		put(raw, &cs, sizeof(cs));
+	}
+	put(raw, &f, sizeof(f));
+	emit_frame(out, z, raw, 2, t_end, t_end, 3, "expand");
 }
 
 static void samples_frame(struct buf *raw, int frame, const char *kase)
@@ -477,6 +558,8 @@ int main(int argc, char **argv)
 	if (!strncmp(kase, "unmapped", 8))
 		user_base = NOWHERE;
 	offcpu_case = !strcmp(kase, "offcpu");
+	if (!strcmp(kase, "expand"))
+		craft_major = 2;
 
 	header_rec(&raw, !strcmp(kase, "header-ncpus"));
 	ksyms_rec(&raw, !strcmp(kase, "ksyms-huge") ? UINT32_MAX : 3);
@@ -491,6 +574,8 @@ int main(int argc, char **argv)
 		cpu_stats_rec(&raw, 0, T0 + 100 * MS, false, 0);
 		finish_rec_rec(&raw, T0 + 100 * MS);
 		emit_frame(&out, z, &raw, 2, T0 + 100 * MS, T0 + 100 * MS, 2, kase);
+	} else if (!strcmp(kase, "expand")) {
+		expand_file(&out, z, &raw);
 	} else if (strcmp(kase, "only-frame-raw-huge") != 0) {
 		for (int fr = 1; fr <= 2; fr++) {
 			raw.len = 0;

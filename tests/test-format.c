@@ -558,6 +558,9 @@ static int cmp_time_index(const void *a, const void *b, void *arg)
 	return i < j ? -1 : i > j;
 }
 
+/* When >= 0, read_expect cuts the file to this size once frame 0 is read. */
+static off_t shrink_to = -1;
+
 /*
  * Read path and compare the stream with the records of the frames marked in keep, in time
  * order with ties in the order written: same count, byte-identical, 8-aligned, late == 0,
@@ -586,6 +589,8 @@ static void read_expect(const char *what, const struct recording *rec, const cha
 	reader_set_warn(r, on_warn, &o->warns);
 	if (header_first)
 		reader_header(r);
+	if (shrink_to >= 0 && truncate(path, shrink_to) < 0)
+		CHECK(0, "%s: truncate: %s", what, strerror(errno));
 	while ((h = reader_next(r))) {
 		uint64_t t = perfrec_time(h, SAMPLE_TYPE);
 		const struct wrec *w = o->n_read < n_exp ? &rec->recs[exp[o->n_read]] : NULL;
@@ -890,6 +895,54 @@ static void test_truncation(const struct recording *rec)
 			keep[j] = true;
 	}
 	printf("test-format: %u truncations of a %zu-frame file\n", n_cuts, rec->n_units);
+	unlink(path);
+	free(keep);
+}
+
+/*
+ * The file shrinks while it is read (its writer cuts it back after a failed write, or anyone
+ * does): the reader opened it whole and has read frame 0. It must not die (it did, of SIGBUS,
+ * while it mapped the file), must hand out every frame read before the cut, and must say that
+ * the file shrank.
+ */
+static void test_shrink(const struct recording *rec)
+{
+	char path[PATH_MAX];
+	bool *keep = keep_all(rec, false);
+	unsigned int n_cuts = 0;
+
+	tmp_path(path, sizeof(path), "shrinking.rp");
+	keep[0] = true;
+	for (size_t j = 1; j < rec->n_units; j++) {
+		size_t s = rec->units[j].off, zs = rec->units[j].d.zsize;
+		size_t cuts[] = { 0, 40, 72 + zs / 2 };
+
+		for (size_t c = 0; c < sizeof(cuts) / sizeof(cuts[0]); c++) {
+			struct outcome o;
+			char what[96];
+
+			snprintf(what, sizeof(what), "shrunk to %zu (frame %zu+%zu) while read",
+				 s + cuts[c], j, cuts[c]);
+			if (!write_bytes(path, rec->file, rec->size))
+				break;
+			n_cuts++;
+			shrink_to = (off_t)(s + cuts[c]);
+			read_expect(what, rec, path, keep, true, &o);
+			shrink_to = -1;
+			CHECK(o.err == 0 && o.st.truncated && o.st.frames == j &&
+				  o.st.frames_bad == 1 && o.st.bytes_skipped == rec->size - s &&
+				  o.warns.n == 1 &&
+				  warns_say(&o.warns, "the file shrank from", "while it was read"),
+			      "%s: err %d (%s), truncated %d, frames %llu, bad %llu, skipped %llu, "
+			      "%u warnings: %s",
+			      what, o.err, o.why, o.st.truncated, (unsigned long long)o.st.frames,
+			      (unsigned long long)o.st.frames_bad,
+			      (unsigned long long)o.st.bytes_skipped, o.warns.n,
+			      first_warn(&o.warns));
+		}
+		keep[j] = true;
+	}
+	printf("test-format: %u files shrunk while read\n", n_cuts);
 	unlink(path);
 	free(keep);
 }
@@ -1482,6 +1535,7 @@ int main(void)
 	if (CHECK(rec.n_units >= 8, "the medium recording has %zu frames", rec.n_units)) {
 		zstd_test(rec.path, true);
 		test_truncation(&rec);
+		test_shrink(&rec);
 		test_corruption(&rec);
 		test_garbage(&rec);
 		test_duplicate(&rec);

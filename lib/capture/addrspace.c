@@ -1,4 +1,5 @@
 /* addrspace.c — per-process executable mappings for the unwinder (see addrspace.h). */
+#include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -99,7 +100,8 @@ static void remove_slot(struct addrspace *as, size_t i)
 	}
 }
 
-const struct as_map *addrspace_map(const struct as_proc *p, uint64_t addr)
+/* The index of p's first mapping that ends after addr (p->n when none does). */
+static size_t first_ending_after(const struct as_proc *p, uint64_t addr)
 {
 	size_t lo = 0, hi = p->n;
 
@@ -111,20 +113,25 @@ const struct as_map *addrspace_map(const struct as_proc *p, uint64_t addr)
 		else
 			hi = mid;
 	}
-	return lo < p->n && p->maps[lo].start <= addr ? &p->maps[lo] : NULL;
+	return lo;
+}
+
+const struct as_map *addrspace_map(const struct as_proc *p, uint64_t addr)
+{
+	size_t i = first_ending_after(p, addr);
+
+	return i < p->n && p->maps[i].start <= addr ? &p->maps[i] : NULL;
 }
 
 /* Cut [start, end) out of p's mappings; room for one more entry must exist. */
 static void punch(struct as_proc *p, uint64_t start, uint64_t end)
 {
-	size_t i = 0;
+	size_t i = first_ending_after(p, start);
 
-	while (i < p->n) {
+	while (i < p->n && p->maps[i].start < end) {
 		struct as_map *m = &p->maps[i];
 
-		if (m->end <= start || m->start >= end) {
-			i++;
-		} else if (m->start < start && m->end > end) { /* split in two */
+		if (m->start < start && m->end > end) { /* split in two */
 			memmove(m + 1, m, (p->n - i) * sizeof(*m));
 			p->n++;
 			m[0].end = start;
@@ -148,11 +155,10 @@ static void punch(struct as_proc *p, uint64_t start, uint64_t end)
 /* Insert into p, whose room for two more entries exists. */
 static void insert(struct as_proc *p, const struct as_map *m)
 {
-	size_t i = 0;
+	size_t i;
 
 	punch(p, m->start, m->end);
-	while (i < p->n && p->maps[i].start < m->start)
-		i++;
+	i = first_ending_after(p, m->start); /* nothing overlaps m now */
 	memmove(&p->maps[i + 1], &p->maps[i], (p->n - i) * sizeof(p->maps[0]));
 	p->maps[i] = *m;
 	p->n++;
@@ -161,8 +167,8 @@ static void insert(struct as_proc *p, const struct as_map *m)
 /* Is a mapping newer than time overlapping [start, end)? */
 static bool newer_overlap(const struct as_proc *p, uint64_t start, uint64_t end, uint64_t time)
 {
-	for (size_t i = 0; i < p->n; i++)
-		if (p->maps[i].start < end && p->maps[i].end > start && p->maps[i].time > time)
+	for (size_t i = first_ending_after(p, start); i < p->n && p->maps[i].start < end; i++)
+		if (p->maps[i].time > time)
 			return true;
 	return false;
 }
@@ -180,6 +186,103 @@ void addrspace_mmap(struct addrspace *as, uint32_t pid, uint64_t start, uint64_t
 	if (time < p->exec_time || newer_overlap(p, start, end, time))
 		return;
 	insert(p, &m);
+}
+
+/*
+ * The parent's mappings the child gets, into acc (room for parent->n): those of time at most
+ * the fork's, not older than the child's exec, and not overlapped by a newer mapping of the
+ * child's own (drained before the fork, from another CPU's ring). Both lists are sorted and
+ * free of overlaps, so one pass over each does it. Returns how many.
+ */
+static size_t fork_accepted(const struct as_proc *child, const struct as_proc *parent,
+			    uint64_t time, struct as_map *acc)
+{
+	size_t n = 0, j = 0;
+
+	for (size_t i = 0; i < parent->n; i++) {
+		const struct as_map *m = &parent->maps[i];
+		bool newer = false;
+
+		if (m->time > time || m->time < child->exec_time)
+			continue;
+		while (j < child->n && child->maps[j].end <= m->start)
+			j++;
+		/* Only the last of these can overlap the next parent mapping too: linear. */
+		for (size_t k = j; k < child->n && child->maps[k].start < m->end && !newer; k++)
+			newer = child->maps[k].time > m->time;
+		if (!newer)
+			acc[n++] = *m;
+	}
+	return n;
+}
+
+/*
+ * Give the child what the parent had at time (see fork_accepted), over its own older mappings:
+ * the merge of two sorted lists, linear in both (a copy of the parent's when the child has
+ * none, the usual case). A process with 60 000 mappings forking 40 times a second cost
+ * 60 000 ordered inserts per fork, each a scan of the child's list, and the drain loop fell
+ * behind for every CPU. 0, or -ENOMEM with the child as it was.
+ */
+static int fork_merge(struct as_proc *child, const struct as_proc *parent, uint64_t time)
+{
+	size_t n_acc, cap = child->n + 2 * parent->n + 2, n = 0, i = 0, k = 0;
+	uint64_t covered = 0; /* end of the last of acc taken */
+	struct as_map *acc = malloc((parent->n + 1) * sizeof(*acc)), *out, cur = { 0 };
+	bool have = false;
+
+	out = acc ? malloc(cap * sizeof(*out)) : NULL;
+	if (!out) {
+		free(acc);
+		return -ENOMEM;
+	}
+	n_acc = fork_accepted(child, parent, time, acc);
+	/* The child's mappings minus what acc covers (a piece of one may be left on each side
+	 * of a parent's mapping), and acc, in order of start. */
+	while (i < n_acc || k < child->n || have) {
+		if (!have && k < child->n) {
+			cur = child->maps[k++];
+			have = true;
+		}
+		if (have && cur.start < covered) { /* under the parent's mapping just taken */
+			if (cur.end <= covered) {
+				have = false;
+				continue;
+			}
+			cur.pgoff += covered - cur.start;
+			cur.start = covered;
+		}
+		if (have && i < n_acc && acc[i].start < cur.end && acc[i].end > cur.start) {
+			if (cur.start < acc[i].start) {
+				out[n] = cur;
+				out[n++].end = acc[i].start;
+			}
+			if (cur.end > acc[i].end) {
+				cur.pgoff += acc[i].end - cur.start;
+				cur.start = acc[i].end;
+			} else {
+				have = false;
+			}
+			covered = acc[i].end;
+			out[n++] = acc[i++];
+		} else if (have && (i >= n_acc || cur.start < acc[i].start)) {
+			out[n++] = cur;
+			have = false;
+		} else {
+			covered = acc[i].end;
+			out[n++] = acc[i++];
+		}
+	}
+	free(acc);
+	acc = realloc(out, (n + 2) * sizeof(*out)); /* each child alive holds its copy */
+	if (acc) {
+		out = acc;
+		cap = n + 2;
+	}
+	free(child->maps);
+	child->maps = out;
+	child->n = n;
+	child->cap = cap;
+	return 0;
 }
 
 void addrspace_fork(struct addrspace *as, uint32_t pid, uint32_t ppid, uint64_t time)
@@ -204,18 +307,8 @@ void addrspace_fork(struct addrspace *as, uint32_t pid, uint32_t ppid, uint64_t 
 		as->nomem++;
 		return;
 	}
-	for (size_t i = 0; i < parent->n; i++) {
-		const struct as_map *m = &parent->maps[i];
-
-		if (m->time > time || m->time < child->exec_time ||
-		    newer_overlap(child, m->start, m->end, m->time))
-			continue;
-		if (GROW(child->maps, child->cap, child->n + 2) < 0) {
-			as->nomem++;
-			return;
-		}
-		insert(child, m);
-	}
+	if (fork_merge(child, parent, time) < 0)
+		as->nomem++;
 }
 
 void addrspace_exec(struct addrspace *as, uint32_t pid, uint64_t time)

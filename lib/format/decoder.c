@@ -144,7 +144,11 @@ void decoder_take_samples(struct decoder *d, const struct perf_event_header *h, 
 {
 	struct sbatch_reader br;
 	struct compact_sample cs;
-	size_t size0 = perfrec_sample_size(st, 0); /* a sample without callchain words */
+	/* A sample whose stack is known waits in the window without its callchain (the reader
+	 * adds it when the sample is handed out, see reader_next): memory in the window is
+	 * bounded per sample, not per callchain word. One without stays as it is handed out. */
+	uint64_t st_head = st & ~(uint64_t)PERF_SAMPLE_CALLCHAIN;
+	size_t size_head = perfrec_sample_size(st_head, 0), size_none = perfrec_sample_size(st, 0);
 	uint64_t missing = 0;
 	int rc;
 
@@ -166,11 +170,11 @@ void decoder_take_samples(struct decoder *d, const struct perf_event_header *h, 
 					    k ? k->misc : PERF_RECORD_MISC_USER,
 					    0,
 					    0 };
-		size_t size = size0 + (st & PERF_SAMPLE_CALLCHAIN ? 8 * s.nr : 0);
+		size_t size = k ? size_head : size_none;
 		void *p = order_reserve(o, size);
 
 		if (p)
-			perfrec_sample_write(p, size, st, &s);
+			perfrec_sample_write(p, size, k ? st_head : st, &s);
 		if (!p ||
 		    order_commit(o, cs.time, size, k ? idx - 1 : READER_NO_STACK, br.event) < 0) {
 			util_warnf(d->warn, d->warn_arg,
@@ -197,4 +201,31 @@ void decoder_take_samples(struct decoder *d, const struct perf_event_header *h, 
 				   (unsigned long long)seq);
 		d->st->stack_missing += missing;
 	}
+}
+
+const struct perf_event_header *decoder_sample_expand(const struct decoder *d,
+						      const struct perf_event_header *h,
+						      uint32_t stack, uint64_t st, void *buf,
+						      uint32_t *cached)
+{
+	const struct decoder_stack *k;
+	struct perf_event_header *out = buf;
+	uint64_t nr;
+
+	if (!(st & PERF_SAMPLE_CALLCHAIN) || stack >= d->n_stacks || h->type != PERF_RECORD_SAMPLE)
+		return h;
+	k = &d->stacks[stack];
+	nr = k->nr - 1;
+	if (h->size + 8 + nr * 8 > DECODER_SAMPLE_MAX)
+		return h; /* cannot happen: stacks have at most RP_STACK_MAX_WORDS words */
+	/* The callchain follows the fixed fields: a run of samples of one stack (the common
+	 * case, and what crafted files repeat) copies only those. */
+	if (*cached != stack) {
+		memcpy((unsigned char *)buf + h->size, &nr, 8);
+		memcpy((unsigned char *)buf + h->size + 8, d->words + k->off + 1, nr * 8);
+		*cached = stack;
+	}
+	memcpy(buf, h, h->size);
+	out->size = (uint16_t)(h->size + 8 + nr * 8);
+	return out;
 }

@@ -43,10 +43,21 @@ void decoder_take_gen(struct decoder *d, const struct perf_event_header *h);
 /* Take the definitions of a STACKS batch found in frame seq. */
 void decoder_take_stacks(struct decoder *d, const struct perf_event_header *h, uint64_t seq);
 /* Rebuild the samples of a SAMPLES or EVSAMPLES batch found in frame seq (with their event
- * index), of a recording whose samples
- * have sample_type, as pending records of o (their stack: an index into d->stacks, or
- * READER_NO_STACK when its definition was lost). */
+ * index), of a recording whose samples have sample_type, as pending records of o (their
+ * stack: an index into d->stacks, or READER_NO_STACK when its definition was lost). A sample
+ * with a stack is pending without its callchain (as if sample_type had none):
+ * decoder_sample_expand() completes it. */
 void decoder_take_samples(struct decoder *d, const struct perf_event_header *h,
 			  uint64_t sample_type, uint64_t seq, struct order *o);
+
+/* Complete a pending sample h of stack (an index into d->stacks) of a recording whose samples
+ * have sample_type: into buf (DECODER_SAMPLE_MAX bytes, 8-byte aligned) with the stack's
+ * callchain when sample_type has one. *cached is the stack whose callchain buf holds already
+ * (UINT32_MAX: none), updated. Returns the sample to hand out: buf, or h itself. */
+#define DECODER_SAMPLE_MAX 65536u
+const struct perf_event_header *decoder_sample_expand(const struct decoder *d,
+						      const struct perf_event_header *h,
+						      uint32_t stack, uint64_t sample_type,
+						      void *buf, uint32_t *cached);
 
 #endif

@@ -21,11 +21,52 @@ static const unsigned char desc_pattern[12] = {
 };
 _Static_assert(sizeof(struct rp_frame_desc) - 8 == 0x40, "desc_pattern holds skip_size");
 
-static const unsigned char *find_desc(const unsigned char *map, size_t size, size_t from)
+#define SCAN_CHUNK (1u << 20)
+
+/* n bytes at off into buf: 0, -ENODATA when the file ends first (it was cut after it was
+ * opened), -errno when it cannot be read. */
+static int read_at(const struct frames *f, size_t off, void *buf, size_t n)
 {
-	if (from >= size)
-		return NULL;
-	return memmem(map + from, size - from, desc_pattern, sizeof(desc_pattern));
+	size_t got = 0;
+
+	while (got < n) {
+		ssize_t k = pread(f->fd, (char *)buf + got, n - got, (off_t)(off + got));
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return -errno;
+		if (k == 0)
+			return -ENODATA;
+		got += (size_t)k;
+	}
+	return 0;
+}
+
+/* The offset of the first descriptor pattern at or after from, in the first size bytes of the
+ * file; size when there is none or the file cannot be read that far. */
+static size_t find_desc(const struct frames *f, size_t size, size_t from)
+{
+	unsigned char at[sizeof(desc_pattern)];
+
+	/* Where one frame ends the next begins: no need to scan a chunk for it. */
+	if (from < size && size - from >= sizeof(at) && read_at(f, from, at, sizeof(at)) == 0 &&
+	    memcmp(at, desc_pattern, sizeof(at)) == 0)
+		return from;
+	while (from < size && size - from >= sizeof(desc_pattern)) {
+		size_t n = size - from < f->scan_size ? size - from : f->scan_size;
+		const unsigned char *p;
+
+		if (read_at(f, from, f->scan, n) < 0)
+			return size;
+		p = memmem(f->scan, n, desc_pattern, sizeof(desc_pattern));
+		if (p)
+			return from + (size_t)(p - f->scan);
+		if (from + n >= size)
+			break;
+		from += n - (sizeof(desc_pattern) - 1); /* a pattern across the chunks' border */
+	}
+	return size;
 }
 
 static bool desc_valid(const struct rp_frame_desc *d)
@@ -34,12 +75,13 @@ static bool desc_valid(const struct rp_frame_desc *d)
 	       d->crc == crc32c(0, d, offsetof(struct rp_frame_desc, crc));
 }
 
-static void describe_foreign(const unsigned char *map, size_t size, char *why, size_t n)
+static void describe_foreign(const unsigned char *head, size_t size, char *why, size_t n)
 {
-	if (size >= 8 && memcmp(map, "PERFILE2", 8) == 0)
+	if (size >= 8 && memcmp(head, "PERFILE2", 8) == 0)
 		snprintf(why, n,
 			 "this is a perf.data file, not a ringprof recording (read it with perf report)");
-	else if (size >= 4 && map[0] == 0x28 && map[1] == 0xB5 && map[2] == 0x2F && map[3] == 0xFD)
+	else if (size >= 4 && head[0] == 0x28 && head[1] == 0xB5 && head[2] == 0x2F &&
+		 head[3] == 0xFD)
 		snprintf(why, n,
 			 "this is a zstd file without ringprof frames, not a ringprof recording");
 	else
@@ -47,106 +89,128 @@ static void describe_foreign(const unsigned char *map, size_t size, char *why, s
 			 size);
 }
 
-int frames_open(struct frames *f, const char *path, char *why, size_t why_size)
+/* The file open on fd, of size bytes: 0, or -errno with a sentence in why. */
+static int open_regular(const char *path, struct stat *sb, char *why, size_t why_size)
 {
-	struct stat sb;
-	struct rp_frame_desc d;
-	const unsigned char *first;
-	void *map;
-	int fd, err;
-
 	/* O_NONBLOCK: a FIFO given by mistake must not hang us; it is refused below. */
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK), err;
+
 	if (fd < 0) {
 		err = -errno;
 		snprintf(why, why_size, "cannot open: %s", strerror(errno));
 		return err;
 	}
-	if (fstat(fd, &sb) < 0) {
+	if (fstat(fd, sb) < 0) {
 		err = -errno;
 		snprintf(why, why_size, "cannot stat: %s", strerror(errno));
 		close(fd);
 		return err;
 	}
-	if (S_ISDIR(sb.st_mode)) {
-		close(fd);
+	err = 0;
+	if (S_ISDIR(sb->st_mode)) {
 		snprintf(why, why_size, "is a directory (give a recording file)");
-		return -EISDIR;
-	}
-	if (!S_ISREG(sb.st_mode)) {
-		close(fd);
+		err = -EISDIR;
+	} else if (!S_ISREG(sb->st_mode)) {
 		snprintf(why, why_size,
 			 "not a regular file (a recording is a file written by ringprof record)");
-		return -EPROTO;
-	}
-	if (sb.st_size == 0) {
-		close(fd);
+		err = -EPROTO;
+	} else if (sb->st_size == 0) {
 		snprintf(why, why_size,
 			 "the file is empty (the recorder wrote nothing yet, or it was cut to nothing)");
-		return -ENODATA;
+		err = -ENODATA;
 	}
-	map = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	err = -errno;
-	close(fd);
-	if (map == MAP_FAILED) {
-		snprintf(why, why_size, "cannot map: %s", strerror(-err));
+	if (err < 0) {
+		close(fd);
 		return err;
 	}
-	/* The first intact descriptor, copied out: the mapping gives no alignment guarantee. */
-	for (first = find_desc(map, (size_t)sb.st_size, 0); first;
-	     first = find_desc(map, (size_t)sb.st_size,
-			       (size_t)(first - (const unsigned char *)map) + 1)) {
-		if ((size_t)sb.st_size - (size_t)(first - (const unsigned char *)map) < sizeof(d))
-			continue;
-		memcpy(&d, first, sizeof(d));
-		if (desc_valid(&d))
-			break;
+	return fd;
+}
+
+int frames_open(struct frames *f, const char *path, char *why, size_t why_size)
+{
+	struct stat sb;
+	struct rp_frame_desc d;
+	unsigned char head[8] = { 0 };
+	size_t first;
+	int fd;
+
+	f->fd = -1;
+	fd = open_regular(path, &sb, why, why_size);
+	if (fd < 0)
+		return fd;
+	f->fd = fd;
+	f->size = (size_t)sb.st_size;
+	f->until = UINT64_MAX;
+	f->scan_size = f->size < SCAN_CHUNK ? f->size : SCAN_CHUNK;
+	f->scan = malloc(f->scan_size);
+	f->z = zframe_new(1);
+	if (!f->scan || !f->z) {
+		snprintf(why, why_size, "out of memory");
+		return -ENOMEM;
 	}
-	if (!first) {
-		if ((size_t)sb.st_size >= 4 && memcmp(map, desc_pattern, 4) == 0)
+	/* The first intact descriptor. */
+	for (first = find_desc(f, f->size, 0); first < f->size;
+	     first = find_desc(f, f->size, first + 1))
+		if (f->size - first >= sizeof(d) && read_at(f, first, &d, sizeof(d)) == 0 &&
+		    desc_valid(&d))
+			break;
+	if (first >= f->size) {
+		read_at(f, 0, head, f->size < 8 ? f->size : 8);
+		if (f->size >= 4 && memcmp(head, desc_pattern, 4) == 0)
 			snprintf(why, why_size,
-				 "no complete ringprof frame in %lld bytes: the recording was cut short "
+				 "no complete ringprof frame in %zu bytes: the recording was cut short "
 				 "or damaged before its first frame ended",
-				 (long long)sb.st_size);
+				 f->size);
 		else
-			describe_foreign(map, (size_t)sb.st_size, why, why_size);
-		munmap(map, (size_t)sb.st_size);
+			describe_foreign(head, f->size, why, why_size);
 		return -EPROTO;
 	}
 	if (d.major < RP_FORMAT_MAJOR_MIN || d.major > RP_FORMAT_MAJOR) {
 		snprintf(why, why_size,
 			 "written in format version %u by a newer ringprof; this one reads versions %u to %u",
 			 d.major, RP_FORMAT_MAJOR_MIN, RP_FORMAT_MAJOR);
-		munmap(map, (size_t)sb.st_size);
 		return -EPROTONOSUPPORT;
-	}
-	f->map = map;
-	f->size = (size_t)sb.st_size;
-	f->until = UINT64_MAX;
-	f->z = zframe_new(1);
-	if (!f->z) {
-		snprintf(why, why_size, "out of memory");
-		return -ENOMEM;
 	}
 	return 0;
 }
 
 void frames_done(struct frames *f)
 {
-	if (f->map)
-		munmap((void *)f->map, f->size);
+	if (f->fd >= 0)
+		close(f->fd);
 	zframe_free(f->z);
 	free(f->raw);
-	f->map = NULL;
+	free(f->zbuf);
+	free(f->scan);
+	f->fd = -1;
 	f->z = NULL;
-	f->raw = NULL;
+	f->raw = f->zbuf = f->scan = NULL;
+}
+
+/* The file turned out shorter than it was at open (rc -ENODATA of a read at off), or could
+ * not be read there: say so once, and read no further. */
+static void cut_short(struct frames *f, size_t off, int rc)
+{
+	struct stat sb;
+
+	if (rc == -ENODATA && fstat(f->fd, &sb) == 0)
+		util_warnf(f->warn, f->warn_arg,
+			   "the file shrank from %zu to %lld bytes while it was read (cut by its writer?); "
+			   "nothing from offset %zu on is read",
+			   f->size, (long long)sb.st_size, off);
+	else
+		util_warnf(f->warn, f->warn_arg, "cannot read at offset %zu: %s; the rest is lost",
+			   off, strerror(-rc));
+	f->st->truncated = true;
+	f->st->frames_bad++;
+	f->st->bytes_skipped += f->size - f->off;
+	f->off = f->size;
 }
 
 /* Move to the next descriptor after a damaged stretch starting at from. */
 static void resync(struct frames *f, size_t from)
 {
-	const unsigned char *p = find_desc(f->map, f->size, from);
-	size_t next = p ? (size_t)(p - f->map) : f->size;
+	size_t next = find_desc(f, f->size, from);
 
 	f->st->bytes_skipped += next - f->off;
 	f->off = next;
@@ -157,6 +221,7 @@ static void resync(struct frames *f, size_t from)
 static int next_desc(struct frames *f, struct rp_frame_desc *d)
 {
 	size_t left = f->size - f->off;
+	int rc;
 
 	if (left < sizeof(*d)) {
 		util_warnf(f->warn, f->warn_arg,
@@ -168,7 +233,11 @@ static int next_desc(struct frames *f, struct rp_frame_desc *d)
 		f->off = f->size;
 		return -1;
 	}
-	memcpy(d, f->map + f->off, sizeof(*d));
+	rc = read_at(f, f->off, d, sizeof(*d));
+	if (rc < 0) {
+		cut_short(f, f->off, rc);
+		return -1;
+	}
 	if (!desc_valid(d)) {
 		size_t at = f->off;
 
@@ -243,8 +312,27 @@ size_t frames_next(struct frames *f)
 			f->raw = n;
 			f->raw_cap = cap;
 		}
-		err = zframe_decompress(f->z, f->raw, d.raw_size, f->map + f->off + sizeof(d),
-					d.zsize, &got);
+		if (d.zsize > f->zcap) {
+			unsigned char *n = realloc(f->zbuf, d.zsize);
+
+			if (!n) {
+				util_warnf(f->warn, f->warn_arg,
+					   "out of memory for frame %llu (%u bytes); skipped",
+					   (unsigned long long)d.seq, d.zsize);
+				f->st->frames_bad++;
+				f->st->bytes_skipped += sizeof(d) + d.zsize;
+				f->off += sizeof(d) + d.zsize;
+				continue;
+			}
+			f->zbuf = n;
+			f->zcap = d.zsize;
+		}
+		err = read_at(f, f->off + sizeof(d), f->zbuf, d.zsize);
+		if (err < 0) {
+			cut_short(f, f->off, err);
+			break;
+		}
+		err = zframe_decompress(f->z, f->raw, d.raw_size, f->zbuf, d.zsize, &got);
 		if (err < 0 || got != d.raw_size) {
 			util_warnf(f->warn, f->warn_arg,
 				   "frame %llu at offset %zu is corrupt (%s); its %u records are skipped",
@@ -279,23 +367,21 @@ size_t frames_next(struct frames *f)
 int frames_time_bounds(const struct frames *f, uint64_t *ret_first, uint64_t *ret_last)
 {
 	uint64_t first = UINT64_MAX, last = 0;
-	const unsigned char *p = find_desc(f->map, f->size, 0);
+	size_t off = find_desc(f, f->size, 0);
 
-	while (p) {
-		size_t off = (size_t)(p - f->map);
+	while (off < f->size) {
 		struct rp_frame_desc d;
 
-		if (f->size - off < sizeof(d))
+		if (f->size - off < sizeof(d) || read_at(f, off, &d, sizeof(d)) < 0)
 			break;
-		memcpy(&d, p, sizeof(d));
 		if (desc_valid(&d) && d.zsize <= f->size - off - sizeof(d)) {
 			if (d.t_lo < first)
 				first = d.t_lo;
 			if (d.t_hi > last)
 				last = d.t_hi;
-			p = find_desc(f->map, f->size, off + sizeof(d) + d.zsize);
+			off = find_desc(f, f->size, off + sizeof(d) + d.zsize);
 		} else {
-			p = find_desc(f->map, f->size, off + 1);
+			off = find_desc(f, f->size, off + 1);
 		}
 	}
 	if (first > last)

@@ -14,12 +14,18 @@ struct zframe;
 
 /* Embedded in the reader: frames_open() fills it, frames_done() releases it. */
 struct frames {
-	const unsigned char *map; /* the file, mapped read-only */
-	size_t size;
-	size_t off; /* next unit to look at */
+	int fd;	     /* the file, read with pread: never mapped, so that a file cut short
+		      * while it is read (its writer after a failed write) ends the reading
+		      * with a warning, not with SIGBUS */
+	size_t size; /* at open; less once a read found the file shorter */
+	size_t off;  /* next unit to look at */
 	struct zframe *z;
 	unsigned char *raw; /* the frame last decoded, 8-byte aligned */
 	size_t raw_cap;
+	unsigned char *zbuf; /* the compressed frame being decoded */
+	size_t zcap;
+	unsigned char *scan; /* a window of the file, to find descriptors in */
+	size_t scan_size;
 	struct rp_frame_desc desc; /* its descriptor */
 	bool have_desc;
 	uint64_t until;		 /* frames starting after this are not read */
@@ -29,7 +35,7 @@ struct frames {
 };
 
 /*
- * Map path and find its first intact descriptor. 0, or -errno with a sentence for the user in
+ * Open path and find its first intact descriptor. 0, or -errno with a sentence for the user in
  * why: -ENODATA empty file, -EISDIR a directory, -EPROTO not a ringprof recording (perf.data,
  * zstd or other files are named), -EPROTONOSUPPORT a newer major format version. *f must be
  * zeroed; frames_done() it in both cases.

@@ -4,6 +4,7 @@
 #define RP_ORDER_H
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -42,6 +43,23 @@ struct order {
 };
 
 void order_done(struct order *o);
+
+/*
+ * What the window may hold before the reader lets its records out without waiting for the
+ * end of the frame: the pending arena and, per record, its entry and the merge sort's copy
+ * and run start. A packed sample costs about 120 bytes here whatever its callchain (the
+ * reader rebuilds the chain only when it hands the sample out), so the budget holds some
+ * 500 000 samples: one second of 4000 Hz on 130 CPUs in one frame. Only crafted frames
+ * (64 MiB of two-byte samples decompressed from a few KiB) and far larger hosts reach it;
+ * their records then come out in parts, in time order within each part.
+ */
+#define ORDER_BUDGET (64u << 20)
+#define ORDER_ENTRY_COST (2 * sizeof(struct order_entry) + sizeof(size_t))
+
+static inline bool order_full(const struct order *o)
+{
+	return o->arenas[o->cur].len + o->n_ents * ORDER_ENTRY_COST > ORDER_BUDGET;
+}
 
 /* The slow paths of the two below: 0 or -ENOMEM. */
 int order_grow_arena(struct order_arena *a, size_t n);

@@ -28,6 +28,10 @@ struct reader {
 	void (*warn)(void *arg, const char *msg);
 	void *warn_arg;
 	struct reader_stats st;
+	size_t frame_pos, frame_len; /* what of the frame in fr.raw is taken */
+	bool told_parts;
+	uint32_t x_stack;		       /* whose callchain xbuf holds */
+	uint64_t xbuf[DECODER_SAMPLE_MAX / 8]; /* the sample handed out, with its callchain */
 };
 
 #define warnf(r, ...) util_warnf((r)->warn, (r)->warn_arg, __VA_ARGS__)
@@ -43,6 +47,7 @@ int reader_open(const char *path, struct reader **ret, char *why, size_t why_siz
 		return -ENOMEM;
 	}
 	r->fr.st = r->dec.st = r->ord.st = &r->st;
+	r->x_stack = UINT32_MAX;
 	rc = frames_open(&r->fr, path, why, why_size);
 	if (rc < 0) {
 		reader_free(r);
@@ -111,17 +116,19 @@ static void keep_event(struct reader *r, const struct perf_event_header *h)
 		r->n_events = ev.index + 1;
 }
 
-/* Append the records of the frame just decoded to the ordering window. */
-static void take_frame(struct reader *r, size_t len)
+/* Append records of the frame just decoded to the ordering window, from frame_pos on, until
+ * the frame ends or the window is full. */
+static void take_frame(struct reader *r)
 {
 	uint64_t seq = r->fr.desc.seq;
-	size_t pos = 0;
+	size_t pos = r->frame_pos, len = r->frame_len;
 
-	if (!order_reserve(&r->ord, len)) {
+	if (!order_reserve(&r->ord, len - pos < ORDER_BUDGET / 2 ? len - pos : ORDER_BUDGET / 2)) {
 		warnf(r, "out of memory; frame %llu skipped", (unsigned long long)seq);
+		r->frame_pos = len;
 		return;
 	}
-	while (pos + sizeof(struct perf_event_header) <= len) {
+	while (pos + sizeof(struct perf_event_header) <= len && !order_full(&r->ord)) {
 		const struct perf_event_header *h = (const void *)(r->fr.raw + pos);
 		void *p;
 
@@ -130,6 +137,7 @@ static void take_frame(struct reader *r, size_t len)
 			      "frame %llu holds a record of impossible size %u at byte %zu; the rest of the frame is skipped",
 			      (unsigned long long)seq, h->size, pos);
 			r->st.records_bad++;
+			pos = len;
 			break;
 		}
 		pos += h->size;
@@ -156,23 +164,46 @@ static void take_frame(struct reader *r, size_t len)
 				       READER_NO_STACK, 0) < 0) {
 			warnf(r, "out of memory; the rest of frame %llu is skipped",
 			      (unsigned long long)seq);
+			pos = len;
 			break;
 		}
 	}
+	r->frame_pos = pos + sizeof(struct perf_event_header) <= len ? pos : len;
 }
 
-/* The next frame into the ordering window, and the records it lets out (all at the end). */
+/*
+ * More of the file into the ordering window, and the records that lets out: the next frame,
+ * all that is older than what later frames can hold. A frame that fills the window is taken
+ * in parts, each let out whole: records of a later part that are older than the last one let
+ * out come late (counted in --stats), none is dropped.
+ */
 static void read_frame(struct reader *r)
 {
-	size_t len = r->eof ? 0 : frames_next(&r->fr);
+	if (r->frame_pos >= r->frame_len) {
+		size_t len = r->eof ? 0 : frames_next(&r->fr);
 
-	if (len && !r->sample_type)
-		r->sample_type = r->fr.desc.sample_type;
-	if (len)
-		take_frame(r, len);
-	else
-		r->eof = true;
-	order_seal(&r->ord, len ? r->fr.desc.t_safe : UINT64_MAX);
+		r->frame_pos = 0;
+		r->frame_len = len;
+		if (!len) {
+			r->eof = true;
+			order_seal(&r->ord, UINT64_MAX);
+			return;
+		}
+		if (!r->sample_type)
+			r->sample_type = r->fr.desc.sample_type;
+	}
+	take_frame(r);
+	if (r->frame_pos >= r->frame_len) {
+		order_seal(&r->ord, r->fr.desc.t_safe);
+		return;
+	}
+	if (!r->told_parts)
+		warnf(r,
+		      "frame %llu holds more records than the reader keeps in memory at once (%u MiB); "
+		      "it is read in parts, which may hand some records out of time order",
+		      (unsigned long long)r->fr.desc.seq, ORDER_BUDGET >> 20);
+	r->told_parts = true;
+	order_seal(&r->ord, UINT64_MAX);
 }
 
 const struct perf_event_header *reader_next(struct reader *r)
@@ -182,7 +213,10 @@ const struct perf_event_header *reader_next(struct reader *r)
 		    order_next(&r->ord, &r->last_stack, &r->last_event);
 
 		if (h)
-			return h;
+			return r->last_stack == READER_NO_STACK
+				   ? h
+				   : decoder_sample_expand(&r->dec, h, r->last_stack,
+							   r->sample_type, r->xbuf, &r->x_stack);
 		if (r->eof && order_drained(&r->ord))
 			return NULL;
 		order_carry(&r->ord);

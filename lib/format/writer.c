@@ -1,8 +1,10 @@
 /* writer.c — frame policy of the recording format: records into a frame buffer, frames to disk. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
@@ -75,6 +77,40 @@ int writer_open(const char *path, int mode, int level, struct writer **ret)
 
 	if (fd < 0)
 		return -errno;
+	r = writer_fdopen(fd, level, ret);
+	if (r < 0)
+		close(fd);
+	return r;
+}
+
+int writer_create(const char *path, int mode, int level, struct writer **ret)
+{
+	const char *slash = strrchr(path, '/');
+	size_t len = strlen(path) + 16;
+	char *tmp = malloc(len);
+	int fd, r;
+
+	if (!tmp)
+		return -ENOMEM;
+	/* A hidden name beside path: the rename below stays in one directory. */
+	if (slash)
+		snprintf(tmp, len, "%.*s.%s.XXXXXX", (int)(slash - path + 1), path, slash + 1);
+	else
+		snprintf(tmp, len, ".%s.XXXXXX", path);
+	fd = mkostemp(tmp, O_CLOEXEC); /* O_CREAT | O_EXCL: never through a link */
+	if (fd < 0) {
+		r = -errno;
+		free(tmp);
+		return r;
+	}
+	if (fchmod(fd, (mode_t)mode) < 0 || rename(tmp, path) < 0) {
+		r = -errno;
+		unlink(tmp);
+		close(fd);
+		free(tmp);
+		return r;
+	}
+	free(tmp);
 	r = writer_fdopen(fd, level, ret);
 	if (r < 0)
 		close(fd);

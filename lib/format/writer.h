@@ -21,6 +21,11 @@ struct writer;
 
 /* Create (O_TRUNC) path with mode. level is the zstd level. 0 and *ret, or -errno. */
 int writer_open(const char *path, int mode, int level, struct writer **ret);
+/* Create a new file at path with mode, without following a link or writing into what is
+ * there: a fresh file under a hidden temporary name beside it (O_EXCL), renamed over path at
+ * once, so the recording has its name from its first byte (a crash leaves it readable there).
+ * What path named before is replaced, never opened: the caller decides whether it may be. */
+int writer_create(const char *path, int mode, int level, struct writer **ret);
 /* Write to an open fd positioned at offset 0; the fd is consumed on success. */
 int writer_fdopen(int fd, int level, struct writer **ret);
 
