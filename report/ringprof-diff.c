@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/util.h"
 #include "format/format.h"
@@ -21,7 +22,10 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: ringprof diff [OPTIONS] BASELINE NEW\n"
+		"Usage: ringprof diff [OPTIONS] [BASELINE NEW]\n"
+		"\n"
+		"Without operands, ringprof.data.old (the recording before the last, which ringprof\n"
+		"record keeps) is compared with ringprof.data, as perf diff does.\n"
 		"\n"
 		"Compare two profiles, as perf diff does. BASELINE and NEW are each a recording or a\n"
 		"directory of them (every *.data and *.data.partial in it, as report --dir reads\n"
@@ -135,8 +139,19 @@ static int parse_own(struct args *a, int c, char *arg)
 static int take_operands(struct args *a, int argc, char **argv)
 {
 	struct options *b = &a->side[DIFF_BASE], *n = &a->side[DIFF_NEW];
+	/* None: as perf diff, the recording before the last (record keeps it) and the last. */
+	const char *base = optind < argc ? argv[optind] : "ringprof.data.old";
+	const char *new = optind + 1 < argc ? argv[optind + 1] : "ringprof.data";
 
-	if (argc - optind != 2) {
+	if (argc == optind && access(base, F_OK) != 0) {
+		fprintf(stderr,
+			PROG
+			": no operands, and no %s to compare with %s (ringprof record keeps the "
+			"last recording as ringprof.data.old); give BASELINE and NEW\n",
+			base, new);
+		return EXIT_USAGE;
+	}
+	if (argc - optind == 1 || argc - optind > 2) {
 		fprintf(stderr,
 			PROG ": %s: give two recordings (or directories), BASELINE and NEW\n",
 			argc - optind < 2 ? "too few operands" : "too many operands");
@@ -149,7 +164,7 @@ static int take_operands(struct args *a, int argc, char **argv)
 		b->since = a->base_since;
 		b->until = a->base_until;
 	}
-	if (options_add_path(b, argv[optind]) < 0 || options_add_path(n, argv[optind + 1]) < 0)
+	if (options_add_path(b, base) < 0 || options_add_path(n, new) < 0)
 		return EXIT_FAILURE;
 	if (!b->n_inputs || !n->n_inputs)
 		return EXIT_FAILURE; /* an empty directory: said */

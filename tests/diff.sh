@@ -106,3 +106,14 @@ pdelta=$(awk '$NF == "share_a" { for (i = 1; i <= NF; i++) if ($i ~ /^[+-][0-9.]
 read -r b n delta ratio <<<"$(row share_a)"
 gap=$(($(points "$delta") - $(points "$pdelta")))
 check_range "${gap#-}" 0 300 "ringprof diff's share_a delta ($delta) within 3 points of perf diff's ($pdelta)"
+
+# No operands: ringprof.data.old against ringprof.data, as perf diff (record keeps the old one).
+mkdir "$T/cwd"
+(cd "$T/cwd" && "$RP" diff) >"$T/none.out" 2>&1
+check_eq $? 2 "diff without operands and without ringprof.data.old: usage error"
+check_grep "no operands, and no ringprof.data.old to compare with ringprof.data" "$T/none.out" "and says what is missing"
+cp "$T/dir/a.data" "$T/cwd/ringprof.data.old"
+cp "$T/dir/b.data" "$T/cwd/ringprof.data"
+(cd "$T/cwd" && "$RP" diff --no-pager) >"$T/none.out" 2>&1 || fail "diff without operands: $(tail -2 "$T/none.out")"
+check_grep '^# baseline: ringprof\.data\.old: ' "$T/none.out" "no operands: the baseline is ringprof.data.old"
+check_grep '^# new: ringprof\.data: ' "$T/none.out" "no operands: the new side is ringprof.data"
