@@ -42,6 +42,15 @@ if [ "$paranoid" -ge 2 ]; then
 	check_grep 'note: kernel.perf_event_paranoid is 2 and no CAP_PERFMON: recording user space only, without kernel samples' \
 		"$T/c.out" "user-only mode is announced"
 fi
+# NAME:k samples the kernel only: without the privilege for it there is nothing to record, so
+# it is refused with the reason (it used to record 0 samples and exit 0).
+if [ "$paranoid" -ge 2 ]; then
+	(cd "$U" && as_nobody "$U/ringprof" record -e cpu-clock:k -o "$U/k.data" -- "$U/rp-workload" -d 0.2) \
+		>/dev/null 2>"$T/k.out"
+	check_eq $? 1 "unprivileged -e cpu-clock:k is refused"
+	check_grep 'cpu-clock:k samples the kernel only, which needs kernel.perf_event_paranoid <= 1 \(it is [0-9]+\) or CAP_PERFMON' \
+		"$T/k.out" "and the refusal says why and what works"
+fi
 as_nobody "$U/ringprof" report -i "$U/c.data" --dump >"$T/c.dump" || fail "report as nobody"
 as_nobody "$U/ringprof" report -i "$U/c.data" --stats >"$T/c.stats"
 check_grep '^SAMPLE .* mode=user .* chain=user,0x' "$T/c.dump" "user samples with callchains"

@@ -293,6 +293,15 @@ static int open_probe(struct evset *e, struct evset_event *ev, pid_t pid, int cp
 				   "sampling on cpu-clock instead of cycles");
 			evsel_parse("cpu-clock", &ev->spec, why, why_size);
 		} else if ((fd == -EACCES || fd == -EPERM) && e->kernel && !tp &&
+			   e->o.target != RECORDER_SYSTEM && ev->spec.exclude_user) {
+			/* NAME:k without the kernel would record nothing at all. */
+			snprintf(why, why_size,
+				 "%s samples the kernel only, which needs kernel.perf_event_paranoid "
+				 "<= 1 (it is %ld) or CAP_PERFMON; without them only user space can be "
+				 "sampled (drop the :k)",
+				 ev->spec.name, read_sysctl("perf_event_paranoid", 2));
+			return fd;
+		} else if ((fd == -EACCES || fd == -EPERM) && e->kernel && !tp &&
 			   e->o.target != RECORDER_SYSTEM) {
 			evset_note(e,
 				   "kernel.perf_event_paranoid is %ld and no CAP_PERFMON: recording user space only, "
