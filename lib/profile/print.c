@@ -157,6 +157,16 @@ static void print_noinfo_advice(FILE *f, const struct session *s, const struct s
 			100.0 * (double)(t->unwind_stop[2] - in_objects) / n);
 }
 
+/* Whether ringprofd made the recording (its header's command line): advice then names its
+ * settings, not record's options. */
+static bool by_daemon(const struct session *s)
+{
+	const struct rp_header_rec *h = session_header(s);
+	const char *cmd = h && h->hdr.size > sizeof(*h) ? (const char *)(h + 1) : "";
+
+	return strncmp(cmd, "ringprofd", 9) == 0 && (cmd[9] == ' ' || cmd[9] == '\0');
+}
+
 static void print_unwind_header(FILE *f, const struct session *s, const struct session_totals *t)
 {
 	double n = (double)t->unwound, pct[RP_CONTEXT_UNWIND_N];
@@ -176,9 +186,10 @@ static void print_unwind_header(FILE *f, const struct session *s, const struct s
 	print_unwind_objects(f, s, t);
 	if (pct[1] >= 5.0)
 		fprintf(f,
-			"# note: %.0f%% of the user stacks were deeper than the %u-byte stack copy: record "
-			"with a larger one (--call-graph dwarf,%u)\n",
+			"# note: %.0f%% of the user stacks were deeper than the %u-byte stack copy: %s%u)\n",
 			pct[1], t->stack_user,
+			by_daemon(s) ? "give ringprofd a larger one (UserStackSize="
+				     : "record with a larger one (--call-graph dwarf,",
 			t->stack_user && t->stack_user * 4 < 65528 ? t->stack_user * 4 : 65528);
 	if (pct[2] >= 5.0)
 		print_noinfo_advice(f, s, t);
