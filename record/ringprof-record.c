@@ -1551,14 +1551,17 @@ static int stop_recording(struct record *x)
 	return r;
 }
 
-/* A failure's status, else the command's, else whether the file was completed. */
+/* A failure's status (also the file's final flush), else the command's, else 0. */
 static int exit_status_of(const struct record *x, int stop_result)
 {
 	if (x->code)
 		return x->code;
+	/* A file that could not be finished outranks the command's status: 0 would hide it. */
+	if (stop_result < 0)
+		return EXIT_FAILURE;
 	if (x->exit_status >= 0)
 		return exit_code_of(x->exit_status);
-	return stop_result < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+	return EXIT_SUCCESS;
 }
 
 int main(int argc, char **argv)

@@ -11,8 +11,8 @@ require_perf_events
 M="$T/full"
 mount_tmpfs 16m "$M" || skip "cannot mount a tmpfs: $(cat "$T/mount.err")"
 # Frame-pointer callchains: with dwarf unwinding the samples of the start-up frame wait for
-# their tables (a quarter of the flush interval) and reach the next frame, which the full disk
-# takes; this checks what a full disk leaves, not unwinding.
+# their tables and reach the next frame, which the full disk takes; this checks what a full
+# disk leaves, not unwinding.
 "$RP" record -a --call-graph fp -F 999 -d 30 -o "$M/a.data" >"$T/a.out" 2>&1 &
 rp=$!
 BG_PIDS="$BG_PIDS $rp"
@@ -34,6 +34,16 @@ samples=$(stat_field samples "$T/a.stats")
 check_range "$samples" 1 100000000 "its samples up to the failure are readable"
 "$RP" report -i "$M/a.data" --dump >"$T/a.dump" 2>/dev/null || fail "report --dump of the cut recording"
 check_grep '^HEADER ' "$T/a.dump" "the dump starts with the header"
+
+# ---- disk full at the final flush: the command's status 0 does not hide it ----
+rm -f "$M/fill" "$M/a.data"
+# A long flush interval: nothing after the first frame is written until the end, when the
+# command has filled the disk.
+"$RP" record --call-graph fp -F 999 --flush-interval 60 -o "$M/f.data" -- \
+	sh -c "'$WL' -d 0.3 >/dev/null; dd if=/dev/zero of='$M/fill' bs=64k >/dev/null 2>&1; exit 0" >"$T/f.out" 2>&1
+check_eq $? 1 "record exits 1 when the final flush fails, though the command exited 0"
+check_grep "^ringprof record: (finishing|writing) $M/f.data failed: No space left on device" "$T/f.out" \
+	"the failed final flush is named"
 
 # ---- disk full before the first frame: nothing usable, so no file that looks like one ----
 rm -f "$M/fill" "$M/a.data"
