@@ -61,6 +61,7 @@ static void usage(FILE *f)
 		"  -q, --quiet             the table alone: no \"#\" header and title lines (notes\n"
 		"                          and warnings still go to stderr)\n"
 		"      --header-only       the header alone: inputs, host, event, samples, losses\n"
+		"      --header            accepted for perf's sake: the header always comes first\n"
 		"      --folded            one line per unique stack: 'comm;outer;...;inner COUNT'\n"
 		"                          (flamegraph.pl, speedscope); kernel frames end in _[k];\n"
 		"                          of a recording of several events, the first event's\n"
@@ -295,6 +296,7 @@ enum {
 	OPT_HEADER_ONLY,
 	OPT_HTML,
 	OPT_TIMELINE,
+	OPT_HEADER,
 };
 
 /* What the command line asks for besides the shared options. */
@@ -518,6 +520,8 @@ static int parse_option(struct args *a, int c, char *arg, int argc, char **argv)
 	case OPT_HEADER_ONLY:
 		a->header_only = true;
 		return 0;
+	case OPT_HEADER:
+		return 0;
 	case OPT_TUI:
 	case OPT_GTK:
 		fprintf(stderr,
@@ -563,6 +567,9 @@ static int parse_argv(struct args *a, int argc, char **argv)
 		{ "gtk", no_argument, NULL, OPT_GTK },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "header-only", no_argument, NULL, OPT_HEADER_ONLY },
+		/* perf's --header (the header, then the report): ours always has it. Named, so
+		 * that getopt does not take it for an abbreviation of --header-only. */
+		{ "header", no_argument, NULL, OPT_HEADER },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },

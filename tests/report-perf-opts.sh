@@ -85,6 +85,10 @@ $R -i "$T/g.data" --header-only >"$T/ho.txt" 2>/dev/null || fail "--header-only"
 check_grep '^# samples: [0-9]+, lost: ' "$T/ho.txt" "--header-only: the samples line"
 check_grep '^# event: cpu-clock, 499 Hz' "$T/ho.txt" "--header-only: the event line"
 check_no_grep '^[^#]' "$T/ho.txt" "--header-only: no table"
+# perf's --header is the header and then the report, not an abbreviation of --header-only.
+$R -i "$T/g.data" --header >"$T/h.txt" 2>/dev/null || fail "--header"
+check_grep '^# samples: [0-9]+, lost: ' "$T/h.txt" "--header: the header"
+check_grep '^ +[0-9.]+% ' "$T/h.txt" "--header: and the table after it"
 $R -i "$T/g.data" --header-only --folded >"$T/out" 2>&1; rc=$?
 check_eq "$rc" 2 "--header-only --folded exits 2"
 check_grep "^ringprof report: --header-only prints the report's header alone: not with --folded$" "$T/out" \
