@@ -350,7 +350,8 @@ static size_t read_finished(struct top *t)
 		n++;
 	}
 	closedir(d);
-	qsort(names, n, sizeof(*names), cmp_names);
+	if (n)
+		qsort(names, n, sizeof(*names), cmp_names);
 	for (size_t i = 0; i < n; i++) {
 		snprintf(path, sizeof(path), "%s/%s", t->dir, names[i]);
 		t->o.warn_path = path;
@@ -394,7 +395,8 @@ static void render(struct top *t, FILE *f, unsigned long n)
 {
 	size_t shown = rows_shown(t);
 
-	qsort(t->rows, t->n_rows, sizeof(*t->rows), by_period);
+	if (t->n_rows)
+		qsort(t->rows, t->n_rows, sizeof(*t->rows), by_period);
 	for (size_t i = 0; i < t->n_rows; i++)
 		t->index[t->rows[i].sym] = (uint32_t)i + 1;
 	if (!t->a.stdio)
