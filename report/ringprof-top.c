@@ -59,7 +59,7 @@ struct top {
 	uint64_t period, samples, files;
 	bool frozen, tty;
 	struct termios saved;
-	const char *event_name;
+	char event_name[64]; /* the first sample's event (its string dies with its file) */
 };
 
 static volatile sig_atomic_t stop_asked;
@@ -318,8 +318,8 @@ static void on_sample(void *arg, const struct session_sample *smp)
 	r->samples++;
 	t->period += smp->period;
 	t->samples++;
-	if (!t->event_name)
-		t->event_name = smp->event;
+	if (!t->event_name[0] && smp->event)
+		util_strlcpy(t->event_name, smp->event, sizeof(t->event_name));
 }
 
 static int cmp_names(const void *a, const void *b)
@@ -403,7 +403,7 @@ static void render(struct top *t, FILE *f, unsigned long n)
 		fputs("\033[H\033[2J", f);
 	fprintf(f,
 		"# ringprof top, refresh %lu: %llu samples of %s (%s Hz%s) in %llu recording%s, %s%s\n",
-		n, (unsigned long long)t->samples, t->event_name ? t->event_name : "the event",
+		n, (unsigned long long)t->samples, t->event_name[0] ? t->event_name : "the event",
 		t->a.freq,
 		t->a.pids      ? ", -p"
 		: t->a.command ? ", -- COMMAND"
