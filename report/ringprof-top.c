@@ -403,7 +403,10 @@ static void render(struct top *t, FILE *f, unsigned long n)
 		fputs("\033[H\033[2J", f);
 	fprintf(f,
 		"# ringprof top, refresh %lu: %llu samples of %s (%s Hz%s) in %llu recording%s, %s%s\n",
-		n, (unsigned long long)t->samples, t->event_name[0] ? t->event_name : "the event",
+		n, (unsigned long long)t->samples,
+		t->event_name[0] ? t->event_name
+		: t->a.event	 ? t->a.event
+				 : "the event",
 		t->a.freq,
 		t->a.pids      ? ", -p"
 		: t->a.command ? ", -- COMMAND"

@@ -26,7 +26,7 @@ sleep 0.3
 "$RP" top -p "$W" -e cpu-clock -d 1 -n 3 -E 10 --keep "$T/keep" >"$T/top.out" 2>"$T/top.err" ||
 	fail "top -p: status $? ($(tail -2 "$T/top.err"))"
 check_eq "$(grep -c '^# ringprof top, refresh ' "$T/top.out")" 3 "-n 3: three refreshes (stdout is not a terminal: printed)"
-check_grep '^# ringprof top, refresh 1: [1-9][0-9]* samples of cpu-clock \(1000 Hz, -p\) in [1-9][0-9]* recordings?, since the start' "$T/top.out" \
+check_grep '^# ringprof top, refresh 3: [1-9][0-9]* samples of cpu-clock \(1000 Hz, -p\) in [1-9][0-9]* recordings?, since the start' "$T/top.out" \
 	"the header says the samples, event, rate and target"
 rows "$T/top.out" 3 >"$T/r3"
 top3=$(head -4 "$T/r3" | awk '{ print $4 }' | sort | tr '\n' ' ')
