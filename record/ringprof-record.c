@@ -1292,33 +1292,32 @@ static void finished_file(struct record *x, char *name)
 
 /* --switch-output: the current file is finished under its time-stamped name and recording
  * goes on into a new OUTPUT without a gap: recorder_rotate drains the rings into the old
- * file and starts the new one with the state of the target as of now. */
+ * file and starts the new one with the state of the target as of now. The old file gets its
+ * finished name only once it is complete (a reader of finished names, report --dir or top,
+ * never sees one still being written); the new one is made as OUTPUT.next until then. */
 static void switch_output(struct record *x)
 {
 	struct writer *nw, *old = x->w;
 	struct writer_stats ws;
-	char *name = finished_name(x);
+	char *name = finished_name(x), *next = NULL;
 	int r, closed;
 
 	x->switch_asked = false;
 	x->t_file = util_now_ns();
-	if (!name || rename(x->a.output, name) < 0) {
-		fprintf(stderr,
-			PROG
-			": cannot rename %s for --switch-output: %s; recording goes on in it\n",
-			x->a.output, strerror(name ? errno : ENOMEM));
+	if (!name || asprintf(&next, "%s.next", x->a.output) < 0) {
+		fprintf(stderr, PROG ": --switch-output: out of memory; recording goes on in %s\n",
+			x->a.output);
 		free(name);
 		return;
 	}
-	r = writer_create(x->a.output, 0600, x->a.level, &nw);
+	r = writer_create(next, 0600, x->a.level, &nw);
 	if (r < 0) {
 		fprintf(stderr,
 			PROG
 			": cannot create %s for --switch-output: %s; recording goes on in the current file\n",
-			x->a.output, strerror(-r));
-		if (rename(name, x->a.output) < 0)
-			fprintf(stderr, PROG ": the current file is now %s\n", name);
+			next, strerror(-r));
 		free(name);
+		free(next);
 		return;
 	}
 	r = recorder_rotate(x->r, nw);
@@ -1327,6 +1326,16 @@ static void switch_output(struct record *x)
 	x->w = nw;
 	x->prev_file_bytes += ws.file_bytes;
 	x->prev_raw_bytes += ws.raw_bytes;
+	if (rename(x->a.output, name) < 0)
+		/* The finished file stays OUTPUT (not replaced below); the new one OUTPUT.next. */
+		fprintf(stderr,
+			PROG ": cannot rename %s to %s for --switch-output: %s; recording goes on "
+			     "in %s\n",
+			x->a.output, name, strerror(errno), next);
+	else if (rename(next, x->a.output) < 0)
+		fprintf(stderr, PROG ": cannot rename %s to %s: %s; recording goes on in %s\n",
+			next, x->a.output, strerror(errno), next);
+	free(next);
 	if (r < 0 || closed < 0)
 		fprintf(stderr,
 			PROG
