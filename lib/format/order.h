@@ -39,7 +39,6 @@ struct order {
 	size_t emit_pos, emit_end;
 	uint64_t next_seq;
 	uint64_t last_time;
-	size_t budget; /* bytes the window may hold (order_budget_for()); 0: ORDER_BUDGET */
 	struct reader_stats *st; /* borrowed: records, late */
 };
 
@@ -49,34 +48,19 @@ void order_done(struct order *o);
  * What the window may hold before the reader lets its records out without waiting for the
  * end of the frame: the pending arena and, per record, its entry and the merge sort's copy
  * and run start. A packed sample costs about 120 bytes here whatever its callchain (the
- * reader rebuilds the chain only when it hands the sample out), so ORDER_BUDGET holds some
- * 500 000 samples: one second of 4000 Hz on 130 CPUs in one frame; a large frame gets more
- * (order_budget_for()). Only crafted frames (64 MiB of two-byte samples decompressed from a
- * few KiB) reach it; their records then come out in parts, in time order within each part.
+ * reader rebuilds the chain only when it hands the sample out), so the budget holds some
+ * 2 million samples. The window holds what the recording's safe time has not let out yet,
+ * which under load spans several frames: record -a -F 100000 on the slow ASan recorder under
+ * CI's load filled 64 MiB twice. Only crafted frames (64 MiB of two-byte samples decompressed
+ * from a few KiB) reach this; their records then come out in parts, in time order within
+ * each part.
  */
-#define ORDER_BUDGET (64u << 20)
+#define ORDER_BUDGET (256u << 20)
 #define ORDER_ENTRY_COST (2 * sizeof(struct order_entry) + sizeof(size_t))
-
-/*
- * A frame of a recorder's writer holds 8 MiB at most, and its smallest packed samples take a
- * few bytes each: 30 times its raw size in the window (up to ORDER_BUDGET_MAX) keeps such a
- * frame whole (record -a -F 100000 on a slow recorder under load wrote frames that filled 64
- * MiB). A crafted frame that expands more than a recorder's could is read in parts.
- */
-#define ORDER_BUDGET_MAX (256u << 20)
-static inline size_t order_budget_for(uint64_t raw_size)
-{
-	uint64_t b = raw_size * 30;
-
-	return b < ORDER_BUDGET	      ? ORDER_BUDGET
-	       : b > ORDER_BUDGET_MAX ? ORDER_BUDGET_MAX
-				      : (size_t)b;
-}
 
 static inline bool order_full(const struct order *o)
 {
-	return o->arenas[o->cur].len + o->n_ents * ORDER_ENTRY_COST >
-	       (o->budget ? o->budget : ORDER_BUDGET);
+	return o->arenas[o->cur].len + o->n_ents * ORDER_ENTRY_COST > ORDER_BUDGET;
 }
 
 /* The slow paths of the two below: 0 or -ENOMEM. */

@@ -123,8 +123,7 @@ static void take_frame(struct reader *r)
 	uint64_t seq = r->fr.desc.seq;
 	size_t pos = r->frame_pos, len = r->frame_len;
 
-	r->ord.budget = order_budget_for(len);
-	if (!order_reserve(&r->ord, len - pos < r->ord.budget / 2 ? len - pos : r->ord.budget / 2)) {
+	if (!order_reserve(&r->ord, len - pos < ORDER_BUDGET / 2 ? len - pos : ORDER_BUDGET / 2)) {
 		warnf(r, "out of memory; frame %llu skipped", (unsigned long long)seq);
 		r->frame_pos = len;
 		return;
@@ -202,7 +201,7 @@ static void read_frame(struct reader *r)
 		warnf(r,
 		      "frame %llu holds more records than the reader keeps in memory at once (%u MiB); "
 		      "it is read in parts, which may hand some records out of time order",
-		      (unsigned long long)r->fr.desc.seq, (unsigned)(r->ord.budget >> 20));
+		      (unsigned long long)r->fr.desc.seq, ORDER_BUDGET >> 20);
 	r->told_parts = true;
 	order_seal(&r->ord, UINT64_MAX);
 }
