@@ -1445,16 +1445,15 @@ static const char *dropped_note(const struct unwinder_stats *u, uint64_t max, ch
 	return buf;
 }
 
-/* What else the walks did, when it happened: "; N% walked by frame pointers where a table
- * came too late", "; N joins contradicted by a later walk"; else "". */
+/* What else the walks did, when it happened: "; N% cut because a table came too late",
+ * "; N joins contradicted by a later walk"; else "". */
 static const char *walk_notes(const struct unwinder_stats *u, char *buf, size_t size)
 {
 	int n = 0;
 
 	buf[0] = '\0';
 	if (u->late)
-		n = snprintf(buf, size,
-			     "; %.1f%% walked by frame pointers where a table came too late",
+		n = snprintf(buf, size, "; %.1f%% cut because their table came too late",
 			     100.0 * (double)u->late / (double)u->samples);
 	if (u->joins_contradicted && n >= 0 && (size_t)n < size)
 		snprintf(buf + n, size - (size_t)n,

@@ -674,7 +674,7 @@ static void release_held(struct recorder *r, bool all)
 	if (!r->unw)
 		return;
 	/* Kept samples wait for their tables, within the keep's memory bound; one that waited
-	 * RECORDER_HOLD_MAX_NS (a helper stuck on a file) goes by frame pointers. */
+	 * RECORDER_HOLD_MAX_NS (a helper stuck on a file) is stored cut there. */
 	unwinder_release(r->unw, all, util_now_ns(), RECORDER_HOLD_MAX_NS, emit_sample, r);
 	for (size_t ci = 0; ci < r->ev.n_cpus; ci++)
 		if (r->cpus[ci].emitted) {

@@ -123,8 +123,8 @@ int recorder_rotate(struct recorder *r, struct writer *w);
 
 /* Kept samples (--call-graph dwarf) wait for their unwind tables at most this long while the
  * recording runs (a helper stuck on a file), and at most stop_wait_ns (by default
- * RECORDER_STOP_WAIT_NS) more when it stops; then they are walked by frame pointers through the
- * objects whose tables have not come. A crash loses them (the file is written up to the oldest of
+ * RECORDER_STOP_WAIT_NS) more when it stops; then they are stored cut where a table has not
+ * come ("table pending"). A crash loses them (the file is written up to the oldest of
  * them). */
 #define RECORDER_HOLD_MAX_NS (10ull * 1000 * 1000 * 1000)
 #define RECORDER_STOP_WAIT_NS (10ull * 1000 * 1000 * 1000)

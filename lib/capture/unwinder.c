@@ -53,6 +53,8 @@ struct uobj {
 };
 
 #define BID_WAIT_NS (1000ull * 1000 * 1000) /* how long a new object waits for its build-id */
+/* ... and one a sample needs: at 4 kHz on every CPU a second of waiting fills the keep. */
+#define WANTED_BID_WAIT_NS (100ull * 1000 * 1000)
 
 /*
  * Tables are built when a sample needs them, in the order samples first needed them: a walk
@@ -556,6 +558,13 @@ static void want(struct unwinder *u, uint32_t idx, uint32_t pid, const struct as
 		return;
 	o->want = ++u->want_seq;
 	u->n_wanted++;
+	/* A sample waits: its build-id (for the disk cache) gets a moment, not the full wait. */
+	if (o->wait_until) {
+		uint64_t soon = util_now_ns() + WANTED_BID_WAIT_NS;
+
+		if (o->wait_until > soon)
+			o->wait_until = soon;
+	}
 	if (idx != u->vdso && !o->way) {
 		o->pid = pid;
 		o->start = m->start;
@@ -605,14 +614,15 @@ void unwinder_pass(struct unwinder *u)
 	keep_budget(u);
 }
 
-/* The walker's view of one sampled process. late: the sample cannot wait any longer for the
- * tables still on their way, their objects are walked by frame pointers (went_late says it
- * happened). */
+/* The walker's view of one sampled process. went_late: the sample could not wait any longer
+ * for a table still on its way, and is stored cut there ("table pending"). Frame pointers are
+ * not tried instead: in code built without them a stale rbp can lead to a frame another call
+ * path left on the stack, a plausible wrong caller (seen: twopath under load). */
 struct find_ctx {
 	struct unwinder *u;
 	const struct as_proc *p;
 	uint32_t last_obj;
-	bool late, went_late;
+	bool went_late;
 };
 
 static enum uw_where find(void *arg, uint64_t pc, const struct utab **tab, uint64_t *off)
@@ -639,10 +649,7 @@ static enum uw_where find(void *arg, uint64_t pc, const struct utab **tab, uint6
 		return UW_WHERE_TABLE;
 	case OBJ_NEW:
 	case OBJ_PENDING:
-		if (!c->late)
-			return UW_WHERE_PENDING;
-		c->went_late = true;
-		return UW_WHERE_NONE;
+		return UW_WHERE_PENDING;
 	default:
 		return UW_WHERE_NONE;
 	}
@@ -779,7 +786,7 @@ static void remember(struct unwinder *u, uint32_t tid, const uint64_t *pcs, cons
 }
 
 /* The user part of the chain after the n words of out: PERF_CONTEXT_USER, the walk of the
- * copy, the callers a join adds, the stop marker. c (its u and late set) says where the walk
+ * copy, the callers a join adds, the stop marker. c (its u set) says where the walk
  * ended. Returns the words in out. */
 static size_t walk_user(struct find_ctx *c, const struct perfrec_id *id, const struct uw_regs *regs,
 			const struct uw_stack *st, uint64_t *out, size_t n, size_t max,
@@ -791,15 +798,11 @@ static size_t walk_user(struct find_ctx *c, const struct perfrec_id *id, const s
 
 	c->p = addrspace_find(&u->as, id->pid);
 	c->last_obj = NO_OBJ;
-	c->went_late = false;
 	out[n++] = (uint64_t)PERF_CONTEXT_USER;
 	k = uw_walk_sp(regs, st, find, c, out + n, u->sps, lim, res);
-	/* Frames walked by frame pointers for a late table are not proven: they neither join
-	 * nor are remembered for joins. */
-	if (res->stop == UW_STACK_END && !c->went_late)
+	if (res->stop == UW_STACK_END)
 		k = join(u, id->tid, out + n, u->sps, k, lim, res);
-	if ((res->stop == UW_COMPLETE || res->stop == UW_STACK_END || res->stop == UW_JOINED) &&
-	    !c->went_late)
+	if (res->stop == UW_COMPLETE || res->stop == UW_STACK_END || res->stop == UW_JOINED)
 		remember(u, id->tid, out + n, u->sps, k, res->stop != UW_STACK_END);
 	n += k;
 	out[n++] = RP_CONTEXT_UNWIND + (uint64_t)res->stop;
@@ -896,10 +899,7 @@ size_t unwinder_chain(struct unwinder *u, size_t ci, const struct perfrec_sample
 			*ret_held = true;
 			return 0;
 		}
-		if (res.stop == UW_PENDING) { /* the keep is full: frame pointers instead */
-			c.late = true;
-			k = walk_user(&c, &s->id, &regs, &st, out, n, max, &res);
-		}
+		c.went_late = res.stop == UW_PENDING; /* the keep is full: stored cut */
 	}
 	count_walk(u, &res, &c);
 	return k;
@@ -968,11 +968,7 @@ void unwinder_release(struct unwinder *u, bool all, uint64_t now, uint64_t max_a
 			in += size;
 			continue;
 		}
-		if (res.stop == UW_PENDING) { /* its table is late: frame pointers instead */
-			c.late = true;
-			n = walk_user(&c, &s.id, &regs, &st, u->chain, e->nk, sizeof(u->chain) / 8,
-				      &res);
-		}
+		c.went_late = res.stop == UW_PENDING; /* its table is late: stored cut */
 		count_walk(u, &res, &c);
 		s.ips = u->chain;
 		s.nr = n;

@@ -5,8 +5,9 @@
  * walks the copy (uw_walk) into a callchain of return addresses. Tables are built when a
  * sample needs them, first needed first. It never waits for a table: a sample whose walk
  * meets an object whose table is not there yet is kept (within UNWINDER_HOLD_BYTES) and walked
- * again when it comes; one that cannot wait longer is walked by frame pointers through that
- * object, and its chain's RP_CONTEXT_UNWIND marker says where the walk ended. */
+ * again when it comes; one that cannot wait longer is stored cut there ("table pending", not
+ * guessed by frame pointers), and its chain's RP_CONTEXT_UNWIND marker says where the walk
+ * ended. */
 #ifndef RP_UNWINDER_H
 #define RP_UNWINDER_H
 
@@ -42,8 +43,8 @@ struct unwinder_stats {
 	uint64_t hold_full;	/* samples not kept because the keep was full */
 	uint64_t joins_contradicted; /* joins through a frame that a later walk read with
 				      * another caller: they may have given the wrong one */
-	uint64_t late;		     /* samples walked by frame pointers through an object whose
-				      * table had not come (the keep was full, or it waited too long) */
+	uint64_t late;		     /* samples stored cut at an object whose table had not come
+				      * (the keep was full, or it waited too long) */
 	uint64_t live_bytes;	     /* tables in memory now */
 	uint64_t evicted;	     /* tables dropped to stay within the memory budget */
 	uint64_t reasked;	     /* dropped tables that a sample needed again */
@@ -110,8 +111,8 @@ void unwinder_side_band(struct unwinder *u, const struct perf_event_header *h, u
  * instead (its registers, kernel chain and the valid part of its stack copy) to be walked again
  * by unwinder_release(): *ret_held is then true and nothing is to be stored now. The objects
  * its stack copy returns to are asked for at once. The keep holds UNWINDER_HOLD_BYTES at most
- * (about 8 000 samples of 8 KiB copies): beyond it, a sample is walked by frame pointers
- * through the objects whose tables have not come (counted in stats->late). */
+ * (about 8 000 samples of 8 KiB copies): beyond it, a sample is stored cut where its table
+ * is missing (counted in stats->late). */
 #define UNWINDER_HOLD_BYTES (64u << 20)
 size_t unwinder_chain(struct unwinder *u, size_t ci, const struct perfrec_sample *s,
 		      const struct perfrec_user *user, uint64_t *out, size_t max, bool *ret_held);
@@ -119,7 +120,7 @@ size_t unwinder_chain(struct unwinder *u, size_t ci, const struct perfrec_sample
 /* Walk the kept samples again (once per drain pass; only those whose awaited table came or
  * failed); those that walked to the end, those kept longer than max_age ns, or all when
  * `all`, go to emit(arg, ci, sample) with their chain, in the order they were kept. The last
- * two are walked by frame pointers through the objects whose tables have not come. A sample
+ * two are cut where a table has not come ("table pending"). A sample
  * is also kept when its walk ended at a pc in no known mapping: the MMAP2 record may still be
  * in another CPU's ring. */
 void unwinder_release(struct unwinder *u, bool all, uint64_t now, uint64_t max_age,
