@@ -90,6 +90,7 @@ struct daemon {
 	struct ratelimit rl_write, rl_rotate;
 	/* Why the last reload was rejected, shown in STATUS until one succeeds. */
 	char reload_error[256];
+	uint64_t helper_deaths[RECORDER_N_HELPERS]; /* as last logged */
 	/* The recorder's notes already logged: a reload that opens the same events again does
 	 * not repeat them. */
 	char *notes[MAX_NOTES];
@@ -371,7 +372,7 @@ static void status_line(struct daemon *d, char *buf, size_t size)
 	const struct writer_stats *ws = writer_stats(d->w);
 	const struct recorder_totals *t = recorder_totals(d->rec.r);
 	uint64_t samples, lost, raw, file, dropped;
-	char b[32];
+	char b[32], hb[700];
 	size_t n;
 
 	samples = d->done.samples + t->samples;
@@ -395,13 +396,16 @@ static void status_line(struct daemon *d, char *buf, size_t size)
 		snprintf(buf + n, size - n, "; %llu records dropped earlier",
 			 (unsigned long long)dropped);
 	n = strlen(buf);
-	if (d->reload_error[0])
+	for (int i = 0; i < RECORDER_N_HELPERS; i++)
+		if (n < size && recorder_helper_deaths(d->rec.r, i, hb, sizeof(hb)))
+			n += (size_t)snprintf(buf + n, size - n, "; %s", hb);
+	if (n < size && d->reload_error[0])
 		snprintf(buf + n, size - n, "; last reload rejected: %s", d->reload_error);
 }
 
 static void status(struct daemon *d, const char *prefix)
 {
-	char s[768];
+	char s[2048];
 
 	status_line(d, s, sizeof(s));
 	notify_sendf("%sSTATUS=%s", prefix ? prefix : "", s);
@@ -593,6 +597,25 @@ static void on_signals(struct daemon *d)
 	}
 }
 
+/* After each pass: each death of a helper is logged (the recorder restarts it, or pauses it
+ * after too many) and shown in STATUS. A recorder of a reload starts counting from 0. */
+static void check_helpers(struct daemon *d)
+{
+	char buf[700];
+
+	for (int i = 0; i < RECORDER_N_HELPERS; i++) {
+		uint64_t n = recorder_helper_deaths(d->rec.r, i, buf, sizeof(buf));
+
+		if (n < d->helper_deaths[i])
+			d->helper_deaths[i] = 0;
+		if (n == d->helper_deaths[i])
+			continue;
+		d->helper_deaths[i] = n;
+		log_msg(LOG_WARNING, "%s", buf);
+		status(d, NULL);
+	}
+}
+
 /* After each pass: a failed write (disk full) is logged once and shown in STATUS; the
  * writer keeps dropping and counting until a frame lands again. */
 static void check_writes(struct daemon *d, int poll_result)
@@ -689,6 +712,7 @@ static void run(struct daemon *d)
 		int n = recorder_poll(d->rec.r, next_timeout_ms(d), tags, 8);
 
 		check_writes(d, n);
+		check_helpers(d);
 		for (int i = 0; i < n; i++)
 			if (tags[i] == TAG_SIGNAL)
 				on_signals(d);
@@ -707,7 +731,7 @@ static void run(struct daemon *d)
 
 static void shutdown_recording(struct daemon *d)
 {
-	char s[768];
+	char s[2048];
 	int r;
 
 	status_line(d, s, sizeof(s));

@@ -10,6 +10,7 @@
 #include <linux/seccomp.h>
 #include <stddef.h>
 #include <stdbool.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -239,6 +240,9 @@ static int drop_privileges(void)
 
 /* ---- --fd: the system calls left ---- */
 
+/* The low 32 bits of system call argument N (x86-64 is little-endian). */
+#define SC_ARG_LO(n) (offsetof(struct seccomp_data, args[n]))
+
 #define SC_ALLOW(nr)                                                                               \
 	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (nr), 0, 1),                                           \
 	    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)
@@ -260,6 +264,7 @@ static int drop_privileges(void)
  */
 static int install_seccomp(void)
 {
+	const uint32_t self = (uint32_t)getpid();
 	struct sock_filter f[] = {
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
@@ -272,6 +277,28 @@ static int install_seccomp(void)
 		BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, PROT_EXEC, 0, 1),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		/* tgkill: to itself only (abort(), a sanitizer's report), never to the recorder */
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_tgkill, 0, 4),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, SC_ARG_LO(0)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, self, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+		/* fcntl: the commands glibc and the memfd replies use, nothing that locks, leases,
+		 * duplicates or asks for signals */
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_fcntl, 0, 7),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, SC_ARG_LO(1)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, F_GETFD, 3, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, F_GETFL, 2, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, F_ADD_SEALS, 1, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, F_GET_SEALS, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+		/* newfstatat: as glibc's fstat() calls it, of a descriptor (AT_EMPTY_PATH) */
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_newfstatat, 0, 4),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, SC_ARG_LO(3)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AT_EMPTY_PATH, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
 		SC_ALLOW(__NR_read),
 		SC_ALLOW(__NR_write),
 		SC_ALLOW(__NR_pread64),
@@ -280,8 +307,6 @@ static int install_seccomp(void)
 		SC_ALLOW(__NR_sendmsg),
 		SC_ALLOW(__NR_close),
 		SC_ALLOW(__NR_fstat),
-		SC_ALLOW(__NR_newfstatat),
-		SC_ALLOW(__NR_fcntl),
 		SC_ALLOW(__NR_memfd_create),
 		SC_ALLOW(__NR_ftruncate),
 		SC_ALLOW(__NR_munmap),
@@ -296,7 +321,6 @@ static int install_seccomp(void)
 		SC_ALLOW(__NR_rt_sigprocmask), /* abort() */
 		SC_ALLOW(__NR_getpid),
 		SC_ALLOW(__NR_gettid),
-		SC_ALLOW(__NR_tgkill),
 		SC_ALLOW(__NR_sigaltstack), /* a sanitizer build's thread exit */
 		SC_ALLOW(__NR_exit),
 		SC_ALLOW(__NR_exit_group),
@@ -525,6 +549,9 @@ static int cmd_serve(const char *arg)
 	if (sock > 3)
 		close_range(3, (unsigned)sock - 1, 0);
 	close_range((unsigned)sock + 1, ~0u, 0);
+	/* A write past RLIMIT_FSIZE (a reply's memfd) fails with EFBIG, and that request with it,
+	 * instead of killing the helper with SIGXFSZ. */
+	signal(SIGXFSZ, SIG_IGN);
 	if (drop_privileges() < 0 || install_seccomp() < 0)
 		return EXIT_FAILURE;
 	/* No exit handlers under the filter: nothing is buffered, and what atexit() would run

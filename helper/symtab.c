@@ -154,7 +154,8 @@ static Elf *open_debugdata(Elf *elf, int *ret_fd)
 	int fd;
 
 	*ret_fd = -1;
-	if (!d || !d->d_buf || !d->d_size)
+	/* Larger than a reply may be (RLIMIT_FSIZE bounds the memfd): not unpacked. */
+	if (!d || !d->d_buf || !d->d_size || d->d_size > UWP_MAX_TABLE)
 		return NULL;
 	fd = memfd_create("ringprof-debugdata", MFD_CLOEXEC);
 	if (fd < 0)

@@ -1523,6 +1523,16 @@ static void end_lifecycle(struct record *x, struct writer_stats *ws)
 	finished_file(x, name);
 }
 
+/* A helper that died is never silent, even with -q. */
+static void print_helper_deaths(const struct record *x)
+{
+	char buf[700];
+
+	for (int i = 0; i < RECORDER_N_HELPERS; i++)
+		if (recorder_helper_deaths(x->r, i, buf, sizeof(buf)))
+			fprintf(stderr, PROG ": warning: %s\n", buf);
+}
+
 /* Stop the events, end the command, complete the file and say what it holds. 0, or -errno
  * when the end of the file could not be written. */
 static int stop_recording(struct record *x)
@@ -1556,6 +1566,7 @@ static int stop_recording(struct record *x)
 		print_summary(x, recorder_totals(x->r), &ws);
 		print_unwind_summary(x);
 	}
+	print_helper_deaths(x);
 	return r;
 }
 

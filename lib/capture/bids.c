@@ -78,6 +78,7 @@ struct bids {
 	void (*listener)(void *arg, uint32_t maj, uint32_t min, uint64_t ino, const uint8_t *id,
 			 size_t len);
 	void *listener_arg;
+	char helper_last[400]; /* st.helper_last */
 };
 
 struct bids *bids_new(char *note, size_t note_size)
@@ -87,6 +88,7 @@ struct bids *bids_new(char *note, size_t note_size)
 	note[0] = '\0';
 	if (!b)
 		return NULL;
+	b->st.helper_last = b->helper_last;
 	b->keys = pairtab_new();
 	b->paths = strtab_new();
 	b->sym_keys = pairtab_new();
@@ -364,7 +366,7 @@ static void submit(struct bids *b, struct bfile *f, uint32_t idx)
 	char why[160];
 	int fd;
 
-	if (uhelper_fd(&b->helper) < 0) {
+	if (!uhelper_alive(&b->helper)) {
 		fail(b, f);
 		return;
 	}
@@ -558,6 +560,20 @@ void bids_cap_time(struct bids *b, uint64_t t)
 		b->t_cap = t;
 }
 
+/* The helper died (or hung) since the last pass: how, and on which file, for the stats. */
+static void helper_died(struct bids *b)
+{
+	uint32_t id = b->helper.last_id;
+
+	b->st.helper_deaths = b->helper.deaths;
+	if (id < b->n_files)
+		snprintf(b->helper_last, sizeof(b->helper_last),
+			 "%s while reading %s, which goes without a build-id", b->helper.last_death,
+			 b->files[id].path);
+	else
+		snprintf(b->helper_last, sizeof(b->helper_last), "%s", b->helper.last_death);
+}
+
 void bids_poll(struct bids *b)
 {
 	struct uhelper_reply r;
@@ -566,6 +582,9 @@ void bids_poll(struct bids *b)
 		return;
 	while (uhelper_poll(&b->helper, &r) == 1)
 		take_reply(b, &r);
+	if (b->st.helper_deaths != b->helper.deaths)
+		helper_died(b);
+	b->st.helper_paused_until = b->helper.paused_until;
 	for (size_t i = 0; b->n_new && i < b->n_files; i++)
 		if (b->files[i].state == BF_NEW) {
 			submit(b, &b->files[i], (uint32_t)i);

@@ -28,6 +28,9 @@ struct bids_stats {
 	uint64_t sym_skipped; /* tables larger than the helper sends (UWP_MAX_SYMTAB) */
 	uint64_t sym_failed;  /* tables refused (malformed) or over BIDS_SYMS_KEEP_MAX */
 	uint64_t sym_written; /* tables written (each file repeats the ones it uses) */
+	uint64_t helper_deaths;	      /* the helper died or hung (the file it was on failed) */
+	uint64_t helper_paused_until; /* CLOCK_MONOTONIC ns; 0 when not paused (UHELPER_BUDGET) */
+	const char *helper_last;      /* "PATH: how it died" the last time ("" before) */
 };
 
 /* The largest table stored in a recording (bytes as the helper sends them; zstd makes about

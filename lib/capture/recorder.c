@@ -20,6 +20,7 @@
 #include "capture/evset.h"
 #include "capture/recorder.h"
 #include "capture/synth.h"
+#include "capture/uhelper.h"
 #include "capture/unwinder.h"
 #include "format/compact.h"
 #include "format/encoder.h"
@@ -372,6 +373,32 @@ const struct bids_stats *recorder_bids_stats(const struct recorder *r)
 const struct unwinder_stats *recorder_unwind_stats(const struct recorder *r)
 {
 	return r->unw ? unwinder_stats(r->unw) : NULL;
+}
+
+uint64_t recorder_helper_deaths(const struct recorder *r, int i, char *buf, size_t size)
+{
+	static const char *const names[RECORDER_N_HELPERS] = { "unwind-table",
+							       "build-id and symbol" };
+	const struct unwinder_stats *u = i == 0 ? recorder_unwind_stats(r) : NULL;
+	const struct bids_stats *b = i == 1 ? recorder_bids_stats(r) : NULL;
+	uint64_t deaths = u ? u->helper_deaths : b ? b->helper_deaths : 0;
+	uint64_t paused = u ? u->helper_paused_until : b ? b->helper_paused_until : 0;
+	uint64_t now = util_now_ns();
+	size_t n;
+
+	if (!deaths)
+		return 0;
+	n = (size_t)snprintf(buf, size, "the %s helper died or hung %llu time%s (last: %s)",
+			     names[i], (unsigned long long)deaths, deaths == 1 ? "" : "s",
+			     u ? u->helper_last : b->helper_last);
+	if (n < size && paused > now)
+		snprintf(buf + n, size - n,
+			 "; %u deaths within %llu s: it is paused for %llu s and files wait",
+			 UHELPER_BUDGET + 1, UHELPER_BUDGET_NS / 1000000000,
+			 (unsigned long long)((paused - now + 999999999) / 1000000000));
+	else if (n < size)
+		snprintf(buf + n, size - n, "; restarted");
+	return deaths;
 }
 
 bool recorder_unwind_object(const struct recorder *r, size_t i, struct unwinder_object *ret)

@@ -16,8 +16,6 @@
 #include "capture/uhelper.h"
 #include "unwind/proto.h"
 
-#define MAX_STARTS 6 /* the first start and 5 restarts */
-
 #ifndef RP_PKGLIBEXECDIR
 #define RP_PKGLIBEXECDIR "/usr/local/libexec/ringprof"
 #endif
@@ -131,6 +129,11 @@ int uhelper_fd(const struct uhelper *h)
 	return h->sock;
 }
 
+bool uhelper_alive(const struct uhelper *h)
+{
+	return h->sock >= 0 || h->paused_until;
+}
+
 size_t uhelper_busy(const struct uhelper *h)
 {
 	return h->n_q;
@@ -138,7 +141,7 @@ size_t uhelper_busy(const struct uhelper *h)
 
 int uhelper_submit(struct uhelper *h, uint32_t id, uint32_t kind, int fd)
 {
-	if (h->sock < 0)
+	if (!uhelper_alive(h))
 		return -EPIPE;
 	if (h->n_q == UHELPER_QUEUE)
 		return -EAGAIN;
@@ -155,7 +158,8 @@ static int send_waiting(struct uhelper *h)
 
 		if (uwp_send(h->sock, &m, sizeof(m), r->fd, MSG_DONTWAIT) < 0)
 			return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -EPIPE;
-		h->n_sent++;
+		if (h->n_sent++ == 0)
+			h->head_ns = util_now_ns();
 	}
 	return 0;
 }
@@ -167,6 +171,7 @@ static void pop_head(struct uhelper *h)
 	memmove(&h->q[0], &h->q[1], (h->n_q - 1) * sizeof(h->q[0]));
 	h->n_q--;
 	h->n_sent--;
+	h->head_ns = util_now_ns(); /* the next one sent is what it works on now */
 }
 
 /* The table from the memfd of a good reply: at most max bytes, read by size. */
@@ -252,50 +257,92 @@ static int recv_reply(struct uhelper *h, struct uhelper_reply *ret)
 	return 1;
 }
 
-/* The helper died (or broke the protocol): the request it was on fails, the others are sent
- * again to a new helper. */
-static int restart(struct uhelper *h, struct uhelper_reply *ret)
+/* A death at now: paused (true) when it is the budget's one too many. */
+static bool count_death(struct uhelper *h, uint64_t now, const char *how)
 {
+	uint64_t oldest = h->death_ns[h->deaths % UHELPER_BUDGET];
+
+	util_strlcpy(h->last_death, how, sizeof(h->last_death));
+	h->death_ns[h->deaths % UHELPER_BUDGET] = now;
+	h->deaths++;
+	if (h->deaths <= UHELPER_BUDGET || now - oldest >= UHELPER_BUDGET_NS)
+		return false;
+	h->paused_until = oldest + UHELPER_BUDGET_NS;
+	snprintf(h->why, sizeof(h->why),
+		 "the helper died %u times within %llu s: paused for %llu s", UHELPER_BUDGET + 1,
+		 UHELPER_BUDGET_NS / 1000000000,
+		 (unsigned long long)((h->paused_until - now + 999999999) / 1000000000));
+	return true;
+}
+
+/* How it ended, from its wait status (0: still running when it was killed for a hang). */
+static void describe_end(char *buf, size_t size, int status, bool hung)
+{
+	if (hung)
+		snprintf(buf, size, "worked on one file for over %llu s and was stopped",
+			 UHELPER_DEADLINE_NS / 1000000000);
+	else if (WIFSIGNALED(status))
+		snprintf(buf, size, "died of signal %d (%s)", WTERMSIG(status),
+			 strsignal(WTERMSIG(status)));
+	else if (WIFEXITED(status))
+		snprintf(buf, size, "exited with status %d", WEXITSTATUS(status));
+	else
+		snprintf(buf, size, "stopped answering");
+}
+
+/* The helper died, broke the protocol or hung: the request it was on fails, the others are
+ * sent again to a new helper (or wait while it is paused). */
+static int restart(struct uhelper *h, struct uhelper_reply *ret, bool hung)
+{
+	uint64_t now = util_now_ns();
 	int status = 0, rc = 0;
 	char why[256];
 
-	if (h->pid > 0 && waitpid(h->pid, &status, WNOHANG) == h->pid)
-		h->pid = 0;
+	/* Its end of the socket closes before it can be reaped: give it a moment to be. */
+	for (int i = 0; h->pid > 0 && !hung && i < 20; i++) {
+		if (waitpid(h->pid, &status, WNOHANG) == h->pid)
+			h->pid = 0;
+		else
+			usleep(5000);
+	}
 	stop_child(h);
+	describe_end(why, sizeof(why), status, hung);
+	h->last_id = UINT32_MAX;
 	if (h->n_sent) {
 		/* It died on the first request it had: that binary goes without a table. */
 		memset(ret, 0, sizeof(*ret));
-		ret->id = h->q[0].id;
+		ret->id = h->last_id = h->q[0].id;
 		ret->kind = h->q[0].kind;
 		ret->status = -ECHILD;
-		if (WIFSIGNALED(status))
-			snprintf(ret->why, sizeof(ret->why),
-				 "the unwind-table helper died of signal %d on it",
-				 WTERMSIG(status));
-		else
-			snprintf(ret->why, sizeof(ret->why),
-				 "the unwind-table helper stopped on it");
+		snprintf(ret->why, sizeof(ret->why), "the helper %.140s on it", why);
 		h->n_sent = 1;
 		pop_head(h);
 		rc = 1;
 	}
 	h->n_sent = 0; /* the others go to the next helper */
-	if (h->starts < MAX_STARTS && spawn(h, why, sizeof(why)) < 0)
+	if (!count_death(h, now, why) && spawn(h, why, sizeof(why)) < 0) {
 		util_strlcpy(h->why, why, sizeof(h->why));
-	else if (h->starts >= MAX_STARTS)
-		snprintf(h->why, sizeof(h->why), "the unwind-table helper died %u times", h->starts);
-	if (h->sock < 0) {
 		for (size_t i = 0; i < h->n_q; i++)
 			close(h->q[i].fd);
-		h->n_q = h->n_sent = 0;
+		h->n_q = 0;
 	}
 	return rc;
 }
 
 int uhelper_poll(struct uhelper *h, struct uhelper_reply *ret)
 {
+	char why[256];
 	int rc;
 
+	if (h->paused_until && util_now_ns() >= h->paused_until) {
+		h->paused_until = 0;
+		if (spawn(h, why, sizeof(why)) < 0) {
+			util_strlcpy(h->why, why, sizeof(h->why));
+			for (size_t i = 0; i < h->n_q; i++)
+				close(h->q[i].fd);
+			h->n_q = 0;
+		}
+	}
 	if (h->sock < 0)
 		return 0;
 	rc = send_waiting(h);
@@ -304,7 +351,9 @@ int uhelper_poll(struct uhelper *h, struct uhelper_reply *ret)
 	if (rc == 1 || rc == 0) {
 		if (rc == 1)
 			send_waiting(h);
+		else if (h->n_sent && util_now_ns() - h->head_ns > UHELPER_DEADLINE_NS)
+			return restart(h, ret, true);
 		return rc;
 	}
-	return restart(h, ret);
+	return restart(h, ret, false);
 }

@@ -5,11 +5,21 @@
 #ifndef RP_UHELPER_H
 #define RP_UHELPER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
 #define UHELPER_QUEUE 64 /* requests waiting or in flight, each holding an open fd */
+/* Restarts: a helper that died is started again at once, UHELPER_BUDGET times within
+ * UHELPER_BUDGET_NS; one more death pauses it until the oldest of those leaves the window
+ * (requests wait meanwhile). It never gives up for good: a binary that kills it fails alone,
+ * and one who keeps feeding such binaries gets a paused helper, which is logged, not silent. */
+#define UHELPER_BUDGET 5
+#define UHELPER_BUDGET_NS (60ull * 1000000000)
+/* A request the helper works on for longer is taken as a hang (a file on a FUSE mount whose
+ * daemon does not answer, a crafted binary): the helper is killed, and that request fails. */
+#define UHELPER_DEADLINE_NS (30ull * 1000000000)
 
 struct uhelper_req {
 	uint32_t id;   /* the caller's: an object index */
@@ -19,12 +29,18 @@ struct uhelper_req {
 
 struct uhelper {
 	char path[4096 + 32];
-	pid_t pid;	 /* 0: not running */
-	int sock;	 /* -1: not running */
-	unsigned starts; /* how often it was started (restarts after a crash are bounded) */
+	pid_t pid;			     /* 0: not running */
+	int sock;			     /* -1: not running */
+	unsigned starts;		     /* how often it was started */
 	struct uhelper_req q[UHELPER_QUEUE]; /* q[0..n_sent) sent, q[n_sent..n_q) waiting */
 	size_t n_q, n_sent;
-	char why[256]; /* why it is not running, when it is not */
+	uint64_t head_ns;		   /* since when it works on q[0] (when n_sent) */
+	uint64_t deaths;		   /* how often it died or was killed, ever */
+	uint64_t death_ns[UHELPER_BUDGET]; /* the last deaths, a ring indexed by deaths */
+	uint64_t paused_until;		   /* not restarted before (0: not paused) */
+	char last_death[200];		   /* how it died last ("" before) */
+	uint32_t last_id;		   /* the request it was on then (UINT32_MAX: none) */
+	char why[256];			   /* why it is not running, when it is not */
 };
 
 /* A reply: on status 0, buf (malloc'd, size bytes) is the table as received, unchecked (a
@@ -49,15 +65,18 @@ int uhelper_start(struct uhelper *h, char *why, size_t why_size);
 void uhelper_done(struct uhelper *h);
 /* The socket to wait on for replies (-1 when not running); a new one after a restart. */
 int uhelper_fd(const struct uhelper *h);
+/* Running, or paused after too many deaths (it will run again): requests are taken. */
+bool uhelper_alive(const struct uhelper *h);
 
 /* Queue fd (taken over: closed once sent or dropped) for object id, asking for KIND (enum
- * uwp_kind). -EAGAIN when the queue is full (fd not taken), -EPIPE when the helper is not
- * running. */
+ * uwp_kind). -EAGAIN when the queue is full (fd not taken), -EPIPE when the helper could not
+ * be started. While it is paused, requests wait. */
 int uhelper_submit(struct uhelper *h, uint32_t id, uint32_t kind, int fd);
 /* Send what waits, read one reply if there is one. 1 and *ret (ret->buf is the caller's to
- * free), 0 when nothing is there. When the helper died, the request it was working on comes
- * back as a failed reply naming it, the helper is started again (a few times at most) and
- * the other requests are sent again. */
+ * free), 0 when nothing is there. When the helper died (or worked on one request for longer
+ * than UHELPER_DEADLINE_NS), the request it was working on comes back as a failed reply
+ * naming the cause (status -ECHILD), the helper is started again (or paused: see
+ * UHELPER_BUDGET) and the other requests are sent again. */
 int uhelper_poll(struct uhelper *h, struct uhelper_reply *ret);
 /* Requests queued or in flight. */
 size_t uhelper_busy(const struct uhelper *h);

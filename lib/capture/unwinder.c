@@ -94,6 +94,7 @@ struct unwinder {
 	struct addrspace as;
 	struct uhelper helper;
 	bool have_helper;
+	char helper_last[400]; /* st.helper_last */
 	bool wait_bids; /* build-ids of files named by inode come (unwinder_learn_build_id()) */
 	struct utcache cache;
 	struct pairtab *keys; /* object key hashes -> index into objs */
@@ -145,6 +146,7 @@ struct unwinder *unwinder_new(char *note, size_t note_size)
 	u->hold_since = UINT64_MAX;
 	u->cache.dfd = -1;
 	u->max_live = UNWINDER_MEMORY_DEFAULT;
+	u->st.helper_last = u->helper_last;
 	if (!u->keys || !u->paths)
 		return unwinder_free(u);
 	u->have_helper = uhelper_start(&u->helper, note, note_size) == 0;
@@ -264,7 +266,7 @@ static void submit(struct unwinder *u, uint32_t idx)
 	struct uobj *o = &u->objs[idx];
 	int fd;
 
-	if (!u->have_helper || uhelper_fd(&u->helper) < 0) {
+	if (!u->have_helper || !uhelper_alive(&u->helper)) {
 		obj_fail(u, o, u->helper.why[0] ? u->helper.why : "no unwind-table helper");
 		return;
 	}
@@ -514,7 +516,7 @@ static uint32_t next_wanted(struct unwinder *u)
 static void feed(struct unwinder *u)
 {
 	/* Without a helper, submit() says so to each (they are walked by frame pointers). */
-	while (u->n_wanted && (!u->have_helper || uhelper_fd(&u->helper) < 0 ||
+	while (u->n_wanted && (!u->have_helper || !uhelper_alive(&u->helper) ||
 			       uhelper_busy(&u->helper) < UNWINDER_WINDOW)) {
 		uint32_t i = next_wanted(u);
 
@@ -524,6 +526,20 @@ static void feed(struct unwinder *u)
 		if (u->objs[i].state == OBJ_NEW)
 			break; /* the queue refused it: the next pass */
 	}
+}
+
+/* The helper died (or hung) since the last pass: how, and on which file, for the stats. */
+static void helper_died(struct unwinder *u)
+{
+	uint32_t id = u->helper.last_id;
+
+	u->st.helper_deaths = u->helper.deaths;
+	if (id < u->n_objs)
+		snprintf(u->helper_last, sizeof(u->helper_last),
+			 "%s while reading %s, which goes without a table", u->helper.last_death,
+			 u->objs[id].path);
+	else
+		snprintf(u->helper_last, sizeof(u->helper_last), "%s", u->helper.last_death);
 }
 
 void unwinder_poll(struct unwinder *u, bool readable)
@@ -537,6 +553,9 @@ void unwinder_poll(struct unwinder *u, bool readable)
 	while (u->have_helper && uhelper_poll(&u->helper, &r) == 1)
 		take_reply(u, &r);
 	feed(u);
+	if (u->st.helper_deaths != u->helper.deaths)
+		helper_died(u);
+	u->st.helper_paused_until = u->helper.paused_until;
 }
 
 /* A sample needs the object's table: it is asked for (feed()) in the order of first need,

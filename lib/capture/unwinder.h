@@ -50,6 +50,9 @@ struct unwinder_stats {
 	uint64_t reasked;	     /* dropped tables that a sample needed again */
 	uint64_t retried;	     /* tables asked for again by another way to the file: the first
 				      * way gave another file (a library at a dlclosed one's place) */
+	uint64_t helper_deaths;	     /* the helper died or hung (the file it was on failed) */
+	uint64_t helper_paused_until; /* CLOCK_MONOTONIC ns; 0 when not paused (UHELPER_BUDGET) */
+	const char *helper_last;      /* "PATH: how it died" the last time ("" before) */
 };
 
 /* An object as the unwinder sees it, for the summary. */
