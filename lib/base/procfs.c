@@ -732,13 +732,17 @@ static bool is_mapped_file(int fd, uint32_t pid, uint32_t maj, uint32_t min, uin
 }
 
 /* One way to the file: 0 /proc/PID/map_files/START-END, 1 /proc/PID/root + PATH, 2 PATH.
- * Never blocks on a FIFO or a device that somebody put where the file was: non-blocking, and
- * only a regular file is kept. -errno (-ENOENT: not a way for this path). */
+ * Nothing but a regular file is ever opened: the name is first resolved to an O_PATH
+ * descriptor, which opens nothing (no FIFO waits for a writer, no device driver sees an open,
+ * no tty becomes the controlling one), and only a regular file is then opened, through that
+ * descriptor, so the check and the open are of the same inode. A path (ways 1 and 2) names
+ * the file as the kernel printed it, with no link in its last component: one there is
+ * somebody's replacement and is not followed. -errno (-ENOENT: not a way for this path). */
 static int open_way(int way, uint32_t pid, uint64_t start, uint64_t end, const char *path)
 {
 	char p[4200];
 	struct stat st;
-	int fd;
+	int pfd, fd;
 
 	if (way == 0)
 		snprintf(p, sizeof(p), "/proc/%u/map_files/%llx-%llx", pid,
@@ -749,13 +753,18 @@ static int open_way(int way, uint32_t pid, uint64_t start, uint64_t end, const c
 		snprintf(p, sizeof(p), "/proc/%u/root%s", pid, path);
 	else
 		snprintf(p, sizeof(p), "%s", path);
-	fd = open(p, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
+	pfd = open(p, O_PATH | O_CLOEXEC | (way ? O_NOFOLLOW : 0));
+	if (pfd < 0)
+		return errno == ELOOP ? -EINVAL : -errno;
+	if (fstat(pfd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(pfd);
 		return -EINVAL;
 	}
+	snprintf(p, sizeof(p), "/proc/self/fd/%d", pfd);
+	fd = open(p, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0)
+		fd = -errno;
+	close(pfd);
 	return fd;
 }
 
