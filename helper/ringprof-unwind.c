@@ -26,6 +26,7 @@
 #include "base/util.h"
 #include "build.h"
 #include "symtab.h"
+#include "elf/elfdigest.h"
 #include "unwind/proto.h"
 #include "unwind/utab.h"
 
@@ -466,6 +467,15 @@ static int build_reply(const struct uwp_request *req, size_t n, int bin_fd, stru
 			 bin_fd < 0 ? "no file descriptor came with the request"
 				    : "not an ELF file (not a regular file)");
 		return -1;
+	}
+	/* One digest per file, whatever it is asked for: tables and symbols are kept under it. */
+	{
+		uint8_t d[SHA256_LEN];
+
+		if (elfdigest_fd(bin_fd, d) == 0) {
+			memcpy(rep->digest, d, UWP_DIGEST_LEN);
+			rep->digest_len = UWP_DIGEST_LEN;
+		}
 	}
 	if (req->kind == UWP_BUILD_ID)
 		return build_id_reply(bin_fd, rep);

@@ -1,5 +1,6 @@
-/* test-utcache.c — unit test of capture/utcache.c: tables kept on disk by build-id, and a table
- * an older builder wrote (utab_hdr.builder) dropped, so that it is built again. */
+/* test-utcache.c — unit test of capture/utcache.c: tables kept on disk by build-id and digest
+ * (a file claiming the same build-id with other contents gets none of them), and a table an
+ * older builder wrote (utab_hdr.builder) dropped, so that it is built again. */
 #define _GNU_SOURCE 1
 #include <stdlib.h>
 #include <string.h>
@@ -37,8 +38,8 @@ static void make_table(struct small_table *t, const uint8_t *bid, uint32_t build
 
 int main(void)
 {
-	char dir[] = "/tmp/rp-test-utcache.XXXXXX", why[160], path[128];
-	uint8_t cur[20], old[20];
+	char dir[] = "/tmp/rp-test-utcache.XXXXXX", why[160], path[192];
+	uint8_t cur[20], old[20], dig[16], forged[16];
 	struct small_table t;
 	struct utcache c;
 	struct utab u;
@@ -47,6 +48,8 @@ int main(void)
 
 	memset(cur, 0xc1, sizeof(cur));
 	memset(old, 0x01, sizeof(old));
+	memset(dig, 0xd1, sizeof(dig));
+	memset(forged, 0xf0, sizeof(forged));
 	if (!CHECK(mkdtemp(dir) != NULL))
 		return check_done("test-utcache");
 	if (!CHECK_INT(utcache_open(&c, dir, 1 << 20, why, sizeof(why)), 0))
@@ -54,9 +57,9 @@ int main(void)
 
 	/* This builder's table comes back, checked. */
 	make_table(&t, cur, UTAB_BUILDER_REV);
-	utcache_store(&c, cur, 20, &t, sizeof(t));
+	utcache_store(&c, cur, 20, dig, &t, sizeof(t));
 	CHECK_INT(c.stores, 1);
-	buf = utcache_load(&c, cur, 20, &u, &size);
+	buf = utcache_load(&c, cur, 20, dig, &u, &size);
 	if (CHECK(buf != NULL, "the current builder's table is loaded")) {
 		CHECK_INT(size, sizeof(t));
 		CHECK_INT(u.hdr->builder, UTAB_BUILDER_REV);
@@ -65,22 +68,31 @@ int main(void)
 	free(buf);
 	CHECK_INT(c.hits, 1);
 
+	/* The same build-id with another digest (a file that copied the build-id note): none. */
+	CHECK(utcache_load(&c, cur, 20, forged, &u, &size) == NULL,
+	      "a table is not served to a file with another digest");
+	CHECK(utcache_load(&c, cur, 20, NULL, &u, &size) == NULL, "nor without a digest");
+	CHECK_INT(c.hits, 1);
+	CHECK_INT(c.refused, 0);
+
 	/* An older builder's (revision 0: before the field) is valid, but dropped and removed. */
 	make_table(&t, old, 0);
 	CHECK_INT(utab_check(&t, sizeof(t), &u, why, sizeof(why)), 0);
-	utcache_store(&c, old, 20, &t, sizeof(t));
-	buf = utcache_load(&c, old, 20, &u, &size);
+	utcache_store(&c, old, 20, dig, &t, sizeof(t));
+	buf = utcache_load(&c, old, 20, dig, &u, &size);
 	CHECK(buf == NULL, "an older builder's table is not used");
 	free(buf);
 	CHECK_INT(c.refused, 1);
-	snprintf(path, sizeof(path), "%s/%s.utab", dir, "0101010101010101010101010101010101010101");
+	snprintf(path, sizeof(path), "%s/%s-%s.utab", dir,
+		 "0101010101010101010101010101010101010101", "d1d1d1d1d1d1d1d1d1d1d1d1d1d1d1d1");
 	CHECK(access(path, F_OK) != 0, "%s removed", path);
-	CHECK(utcache_load(&c, old, 20, &u, &size) == NULL);
+	CHECK(utcache_load(&c, old, 20, dig, &u, &size) == NULL);
 	CHECK_INT(c.refused, 1);
 
 	utcache_done(&c);
-	snprintf(path, sizeof(path), "%s/%s.utab", dir, "c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1");
-	unlink(path);
+	snprintf(path, sizeof(path), "%s/%s-%s.utab", dir,
+		 "c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1", "d1d1d1d1d1d1d1d1d1d1d1d1d1d1d1d1");
+	CHECK(unlink(path) == 0, "%s was the file's name", path);
 	rmdir(dir);
 	return check_done("test-utcache");
 }

@@ -35,6 +35,8 @@ struct bfile {
 	uint8_t state;
 	uint8_t len;
 	uint8_t id[20];
+	uint8_t digest_len;		/* 0: unknown */
+	uint8_t digest[UWP_DIGEST_LEN]; /* what the file holds (lib/elf/elfdigest.h) */
 	uint32_t maj, min;
 	uint64_t ino;
 	uint64_t gen;	  /* the inode's generation (0: not known yet) */
@@ -76,7 +78,7 @@ struct bids {
 	size_t syms_kept; /* bytes of buf in syms */
 	char *syms_dir;	  /* tables go to files here instead of into the recordings */
 	void (*listener)(void *arg, uint32_t maj, uint32_t min, uint64_t ino, const uint8_t *id,
-			 size_t len);
+			 size_t len, const uint8_t *digest);
 	void *listener_arg;
 	char helper_last[400]; /* st.helper_last */
 };
@@ -119,7 +121,7 @@ struct bids *bids_free(struct bids *b)
 
 void bids_set_listener(struct bids *b,
 		       void (*fn)(void *arg, uint32_t maj, uint32_t min, uint64_t ino,
-				  const uint8_t *id, size_t len),
+				  const uint8_t *id, size_t len, const uint8_t *digest),
 		       void *arg)
 {
 	b->listener = fn;
@@ -348,7 +350,7 @@ static void tell(struct bids *b, const struct bfile *f)
 {
 	if (b->listener)
 		b->listener(b->listener_arg, f->maj, f->min, f->ino, f->id,
-			    f->state == BF_KNOWN ? f->len : 0);
+			    f->state == BF_KNOWN ? f->len : 0, f->digest_len ? f->digest : NULL);
 }
 
 static void fail(struct bids *b, struct bfile *f)
@@ -530,6 +532,10 @@ static void take_reply(struct bids *b, struct uhelper_reply *r)
 		return;
 	}
 	b->st.ns += r->build_ns;
+	if (r->digest_len == UWP_DIGEST_LEN) {
+		f->digest_len = UWP_DIGEST_LEN;
+		memcpy(f->digest, r->digest, UWP_DIGEST_LEN);
+	}
 	if (r->status == -ENOENT) {
 		free(r->buf);
 		f->state = BF_NONE;

@@ -47,11 +47,12 @@ struct bids;
 struct bids *bids_new(char *note, size_t note_size);
 struct bids *bids_free(struct bids *b);
 
-/* FN(ARG, maj, min, ino, build-id, length) is called once per file when its build-id is read,
- * with length 0 when it has none or could not be read (the recorder's unwinder waits for it). */
+/* FN(ARG, maj, min, ino, build-id, length, digest) is called once per file when its build-id
+ * is read, with length 0 when it has none or could not be read (the recorder's unwinder waits
+ * for it), and the digest of what the file holds (UWP_DIGEST_LEN bytes; NULL: unknown). */
 void bids_set_listener(struct bids *b,
 		       void (*fn)(void *arg, uint32_t maj, uint32_t min, uint64_t ino,
-				  const uint8_t *id, size_t len),
+				  const uint8_t *id, size_t len, const uint8_t *digest),
 		       void *arg);
 
 /* Ask the helper for each file's function symbols too and write them (on by default). */

@@ -163,11 +163,11 @@ static int start_bids(struct recorder *r, const struct recorder_opts *o, char *w
 
 /* A build-id read by the helper: the unwinder's object of that file takes it. */
 static void on_build_id(void *arg, uint32_t maj, uint32_t min, uint64_t ino, const uint8_t *id,
-			size_t len)
+			size_t len, const uint8_t *digest)
 {
 	struct recorder *r = arg;
 
-	unwinder_learn_build_id(r->unw, maj, min, ino, id, len);
+	unwinder_learn_build_id(r->unw, maj, min, ino, id, len, digest);
 }
 
 /* The unwinder and its helper; without the helper, a note says what user stacks lose. */

@@ -228,6 +228,10 @@ static int recv_reply(struct uhelper *h, struct uhelper_reply *ret)
 	ret->build_ns = m.build_ns;
 	m.why[sizeof(m.why) - 1] = '\0';
 	util_strlcpy(ret->why, m.why, sizeof(ret->why));
+	if (m.digest_len == UWP_DIGEST_LEN) {
+		ret->digest_len = UWP_DIGEST_LEN;
+		memcpy(ret->digest, m.digest, UWP_DIGEST_LEN);
+	}
 	if (ret->status == 0 && m.build_id_len <= sizeof(ret->build_id)) {
 		ret->build_id_len = m.build_id_len;
 		memcpy(ret->build_id, m.build_id, m.build_id_len);

@@ -53,6 +53,8 @@ struct uhelper_reply {
 	int sym_status; /* UWP_BUILD_ID_SYMS: 0 (buf holds the symbols) or -errno */
 	uint8_t build_id_len;
 	uint8_t build_id[20];
+	uint8_t digest_len; /* UWP_DIGEST_LEN, or 0 when the helper could not compute it */
+	uint8_t digest[16]; /* what the file holds (lib/elf/elfdigest.h) */
 	void *buf;
 	size_t size;
 	uint64_t build_ns;

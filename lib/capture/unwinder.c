@@ -34,7 +34,9 @@ enum obj_state { OBJ_NEW, OBJ_PENDING, OBJ_READY, OBJ_NONE, OBJ_DROPPED };
 struct uobj {
 	uint8_t state; /* enum obj_state */
 	uint8_t bid_len;
-	uint8_t bid[20]; /* the build-id MMAP2 announced; the table's must match */
+	uint8_t bid[20];		/* the build-id MMAP2 announced; the table's must match */
+	uint8_t digest_len;		/* 0 until the helper said what the file holds */
+	uint8_t digest[UWP_DIGEST_LEN]; /* ... (lib/elf/elfdigest.h): the disk cache's key */
 	uint32_t maj, min;
 	uint64_t ino;
 	uint64_t wait_until; /* OBJ_NEW: waits for its build-id until then (0: not waiting) */
@@ -288,7 +290,8 @@ static bool from_cache(struct unwinder *u, struct uobj *o)
 {
 	size_t size;
 
-	if (!o->bid_len || !(o->buf = utcache_load(&u->cache, o->bid, o->bid_len, &o->tab, &size)))
+	if (!o->bid_len || !o->digest_len ||
+	    !(o->buf = utcache_load(&u->cache, o->bid, o->bid_len, o->digest, &o->tab, &size)))
 		return false;
 	leave_new(u, o);
 	o->state = OBJ_READY;
@@ -372,7 +375,7 @@ void unwinder_wait_build_ids(struct unwinder *u)
 }
 
 void unwinder_learn_build_id(struct unwinder *u, uint32_t maj, uint32_t min, uint64_t ino,
-			     const uint8_t *id, size_t len)
+			     const uint8_t *id, size_t len, const uint8_t *digest)
 {
 	unsigned char key[17];
 	int64_t idx;
@@ -392,6 +395,10 @@ void unwinder_learn_build_id(struct unwinder *u, uint32_t maj, uint32_t min, uin
 	if (!o->bid_len && len) {
 		o->bid_len = (uint8_t)len;
 		memcpy(o->bid, id, len);
+	}
+	if (digest && !o->digest_len) {
+		o->digest_len = UWP_DIGEST_LEN;
+		memcpy(o->digest, digest, UWP_DIGEST_LEN);
 	}
 	o->wait_until = 0;
 	/* Not handed to the helper yet: the disk cache may have its table. */
@@ -458,8 +465,9 @@ static void take_reply(struct unwinder *u, struct uhelper_reply *r)
 		free(r->buf);
 		return;
 	}
-	if (o->bid_len && (t.hdr->build_id_len != o->bid_len ||
-			   memcmp(t.hdr->build_id, o->bid, o->bid_len) != 0)) {
+	if ((o->bid_len && (t.hdr->build_id_len != o->bid_len ||
+			    memcmp(t.hdr->build_id, o->bid, o->bid_len) != 0)) ||
+	    (o->digest_len && r->digest_len && memcmp(o->digest, r->digest, UWP_DIGEST_LEN))) {
 		free(r->buf);
 		/* Another file is at the mapping's place now (dlclose, then dlopen of another
 		 * library there) or at its path: the next way to the file may still reach it. */
@@ -476,14 +484,21 @@ static void take_reply(struct unwinder *u, struct uhelper_reply *r)
 		obj_fail(u, o, "the file's build-id is not the mapped one");
 		return;
 	}
+	if (!o->digest_len && r->digest_len) {
+		o->digest_len = UWP_DIGEST_LEN;
+		memcpy(o->digest, r->digest, UWP_DIGEST_LEN);
+	}
 	o->tab = t;
 	o->buf = r->buf;
 	o->state = OBJ_READY;
 	o->used = u->pass;
 	o->size = (uint32_t)r->size;
 	u->st.live_bytes += r->size;
-	/* Kept by the build-id the table says, also when the mapping named its file by inode. */
-	utcache_store(&u->cache, t.hdr->build_id, t.hdr->build_id_len, r->buf, r->size);
+	/* Kept by the build-id the table says and the digest of the file it was built from,
+	 * also when the mapping named its file by inode. */
+	if (r->digest_len)
+		utcache_store(&u->cache, t.hdr->build_id, t.hdr->build_id_len, r->digest, r->buf,
+			      r->size);
 	u->st.tables++;
 	u->st.table_bytes += r->size;
 }

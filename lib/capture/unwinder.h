@@ -99,11 +99,12 @@ void unwinder_pass(struct unwinder *u);
  * Without a disk cache nothing waits: tables of short-lived processes come sooner. */
 void unwinder_wait_build_ids(struct unwinder *u);
 /* The build-id of the file with inode INO on MAJ:MIN, read by the build-id helper (LEN 0: it
- * has none, or it could not be read): an object that named its file by inode takes it (its
- * table must then match it), and one not handed to the table helper yet is looked for in the
- * disk cache, else handed over. */
+ * has none, or it could not be read), and the digest of what it holds (UWP_DIGEST_LEN bytes,
+ * NULL when unknown; the disk cache is looked in only with both): an object that named its file by
+ * inode takes it (its table must then match it), and one not handed to the table helper yet is
+ * looked for in the disk cache, else handed over. */
 void unwinder_learn_build_id(struct unwinder *u, uint32_t maj, uint32_t min, uint64_t ino,
-			     const uint8_t *id, size_t len);
+			     const uint8_t *id, size_t len, const uint8_t *digest);
 /* A side-band record drained from a ring or synthesized (others are ignored). */
 void unwinder_side_band(struct unwinder *u, const struct perf_event_header *h, uint64_t sample_type);
 

@@ -13,6 +13,7 @@
 #include "unwind/proto.h"
 
 #define SUFFIX ".utab"
+#define NAME_MAX_LEN 96 /* 40 hex digits, -, 32 hex digits, .utab, NUL */
 
 static void trim(struct utcache *c);
 
@@ -41,24 +42,28 @@ void utcache_done(struct utcache *c)
 	c->dfd = -1;
 }
 
-static void file_name(const uint8_t *bid, size_t len, char *buf)
+/* BUILD-ID-DIGEST.utab: the build-id the file claims and the digest of what it holds. */
+static void file_name(const uint8_t *bid, size_t len, const uint8_t *digest, char *buf)
 {
 	for (size_t i = 0; i < len; i++)
 		sprintf(buf + 2 * i, "%02x", bid[i]);
-	strcpy(buf + 2 * len, SUFFIX);
+	buf[2 * len] = '-';
+	for (size_t i = 0; i < UWP_DIGEST_LEN; i++)
+		sprintf(buf + 2 * len + 1 + 2 * i, "%02x", digest[i]);
+	strcpy(buf + 2 * len + 1 + 2 * UWP_DIGEST_LEN, SUFFIX);
 }
 
-void *utcache_load(struct utcache *c, const uint8_t *bid, size_t bid_len, struct utab *ret,
-		   size_t *ret_size)
+void *utcache_load(struct utcache *c, const uint8_t *bid, size_t bid_len, const uint8_t *digest,
+		   struct utab *ret, size_t *ret_size)
 {
-	char name[64], why[160];
+	char name[NAME_MAX_LEN], why[160];
 	struct stat st = { 0 };
 	void *buf = NULL;
 	int fd;
 
-	if (c->dfd < 0 || !bid_len || bid_len > 20)
+	if (c->dfd < 0 || !bid_len || bid_len > 20 || !digest)
 		return NULL;
-	file_name(bid, bid_len, name);
+	file_name(bid, bid_len, digest, name);
 	fd = openat(c->dfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
 		return NULL;
@@ -84,7 +89,7 @@ void *utcache_load(struct utcache *c, const uint8_t *bid, size_t bid_len, struct
 }
 
 struct entry {
-	char name[64];
+	char name[NAME_MAX_LEN];
 	uint64_t size;
 	struct timespec mtime;
 };
@@ -141,15 +146,15 @@ static void trim(struct utcache *c)
 	free(v);
 }
 
-void utcache_store(struct utcache *c, const uint8_t *bid, size_t bid_len, const void *buf,
-		   size_t size)
+void utcache_store(struct utcache *c, const uint8_t *bid, size_t bid_len, const uint8_t *digest,
+		   const void *buf, size_t size)
 {
-	char name[64], tmp[80];
+	char name[NAME_MAX_LEN], tmp[NAME_MAX_LEN + 16];
 	int fd;
 
-	if (c->dfd < 0 || !bid_len || bid_len > 20 || size > c->max_bytes)
+	if (c->dfd < 0 || !bid_len || bid_len > 20 || !digest || size > c->max_bytes)
 		return;
-	file_name(bid, bid_len, name);
+	file_name(bid, bid_len, digest, name);
 	snprintf(tmp, sizeof(tmp), ".%s.%d", name, (int)getpid());
 	fd = openat(c->dfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd < 0)

@@ -1,5 +1,5 @@
-/* utcache.h — unwind tables kept on disk by build-id (ringprofd's state directory), so that a
- * restart does not build them again. Files are checked like the helper's replies before use
+/* utcache.h — unwind tables kept on disk by build-id and digest (ringprofd's state directory), so
+ * that a restart does not build them again. Files are checked like the helper's replies before use
  * (utab_check and the build-id); the directory is kept under a size bound, the least
  * recently used tables going first. */
 #ifndef RP_UTCACHE_H
@@ -22,13 +22,16 @@ struct utcache {
 int utcache_open(struct utcache *c, const char *dir, uint64_t max_bytes, char *why, size_t why_size);
 void utcache_done(struct utcache *c);
 
-/* The table of the binary with this build-id, checked: a malloc'd buffer (*ret views into it,
- * *ret_size its size), or NULL when the cache has none (or a bad one, or one an older builder
- * wrote (utab_hdr.builder), which is removed and counted as refused). */
-void *utcache_load(struct utcache *c, const uint8_t *bid, size_t bid_len, struct utab *ret,
-		   size_t *ret_size);
+/* Tables are kept by the build-id a file claims and the digest of what it holds
+ * (UWP_DIGEST_LEN bytes, computed by the helper: lib/elf/elfdigest.h), so that a file with a
+ * forged build-id never gets, nor leaves for others, another file's table. */
+/* The table of the binary with this build-id and digest, checked: a malloc'd buffer (*ret views
+ * into it, *ret_size its size), or NULL when the cache has none (or a bad one, or one an older
+ * builder wrote (utab_hdr.builder), which is removed and counted as refused). */
+void *utcache_load(struct utcache *c, const uint8_t *bid, size_t bid_len, const uint8_t *digest,
+		   struct utab *ret, size_t *ret_size);
 /* Keep a checked table; then trim the directory to max_bytes. Failures are only counted. */
-void utcache_store(struct utcache *c, const uint8_t *bid, size_t bid_len, const void *buf,
-		   size_t size);
+void utcache_store(struct utcache *c, const uint8_t *bid, size_t bid_len, const uint8_t *digest,
+		   const void *buf, size_t size);
 
 #endif

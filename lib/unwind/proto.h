@@ -21,6 +21,7 @@
 
 #define UWP_MAGIC 0x52505557u	  /* "RPUW" */
 #define UWP_MAX_TABLE (64u << 20) /* the largest table the recorder accepts */
+#define UWP_DIGEST_LEN 16
 /* The largest symbol table the helper sends (bytes of struct uwp_symtab_hdr and the run):
  * above it the binary goes without captured symbols (sym_status -E2BIG). libc's is 90 KiB, a
  * large C++ program's .symtab some MiB. */
@@ -66,7 +67,12 @@ struct uwp_reply {
 	uint64_t build_ns;    /* time the helper spent on it */
 	uint8_t build_id_len; /* the binary's build-id (status 0; 0: it has none) */
 	uint8_t build_id[20];
-	uint8_t pad2[3];
+	uint8_t digest_len; /* UWP_DIGEST_LEN, or 0 when the file is not ELF */
+	uint8_t pad2[2];
+	/* What the table and symbols are made of (lib/elf/elfdigest.h), the first bytes of its
+	 * SHA-256: the build-id is what the file claims, this is what it holds. Sent with every
+	 * reply whatever its status. */
+	uint8_t digest[16];
 	char why[160]; /* status != 0: a sentence for the user, NUL-terminated */
 };
 

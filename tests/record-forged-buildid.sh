@@ -1,0 +1,80 @@
+#!/bin/bash
+# record-forged-buildid.sh — a user runs a binary carrying the build-id of a program not seen
+# yet (distribution build-ids are public before an upgrade), hoping the table built from it is
+# kept by that build-id and handed to the real program later (its stacks would collapse to the
+# leaf). Tables are kept by the build-id and the digest of what the file holds, computed by
+# the helper (issue 24 item 2): the forged file's table is kept apart and never serves the real
+# program, which gets its own table and complete stacks from the same shared cache.
+. "$(dirname "$0")/lib.sh"
+require_root
+require_perf_events
+command -v gcc >/dev/null || skip "gcc is missing"
+command -v setpriv >/dev/null || skip "setpriv (util-linux) is missing"
+
+BID=0x5eedf00d5eedf00d5eedf00d5eedf00d5eedf00d
+chmod 755 "$T"
+cat >"$T/prog.c" <<'C'
+#include <stdlib.h>
+#include <time.h>
+static volatile unsigned long sink;
+static double now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
+__attribute__((noinline)) static void real_d(int n)
+{
+	for (int i = 0; i < n; i++)
+		sink += (unsigned long)i * 7;
+}
+__attribute__((noinline)) static void real_c(int n) { real_d(n); sink++; }
+__attribute__((noinline)) static void real_b(int n) { real_c(n); sink++; }
+__attribute__((noinline)) static void real_a(int n) { real_b(n); sink++; }
+int main(int argc, char **argv)
+{
+	double end = now() + (argc > 1 ? atof(argv[1]) : 1);
+	while (now() < end)
+		real_a(100000);
+	return 0;
+}
+C
+# The real program: frames without frame pointers, callers found from .eh_frame only. The
+# forged one: other code, no unwind tables at all, the same build-id note.
+gcc -O2 -fomit-frame-pointer -Wl,--build-id=$BID -o "$T/real" "$T/prog.c" ||
+	fail "cannot build the real program"
+sed 's/real_/other_/g; s/sink += (unsigned long)i \* 7/sink ^= i/' "$T/prog.c" >"$T/other.c"
+gcc -O1 -fno-asynchronous-unwind-tables -fno-unwind-tables -fomit-frame-pointer \
+	-Wl,--build-id=$BID -o "$T/forged" "$T/other.c" || fail "cannot build the forged program"
+[ "$(build_id_of "$T/real")" = "$(build_id_of "$T/forged")" ] ||
+	fail "the two programs do not share a build-id"
+ok "two different programs with the build-id ${BID#0x}"
+chmod 755 "$T/real" "$T/forged"
+C="$T/cache"
+
+# 1. The attacker's program runs first, as nobody, beside root's system-wide recording.
+"$RP" record -a -g --unwind-cache "$C" -e cpu-clock -o "$T/f.rp" -- \
+	setpriv --reuid=nobody --regid=nogroup --clear-groups "$T/forged" 1.5 2>"$T/f.err" ||
+	{ cat "$T/f.err" >&2; fail "record -a -g beside the forged program"; }
+n=$(ls "$C"/"${BID#0x}"-*.utab 2>/dev/null | wc -l)
+check_eq "$n" 1 "tables kept under the forged build-id after its run"
+
+# 2. The real program, in a later recording with the same cache: its own table, built.
+"$RP" record -g --unwind-cache "$C" -e cpu-clock -o "$T/r.rp" -- "$T/real" 1.5 2>"$T/r.err" ||
+	{ cat "$T/r.err" >&2; fail "record -g of the real program"; }
+n=$(ls "$C"/"${BID#0x}"-*.utab 2>/dev/null | wc -l)
+check_eq "$n" 2 "tables under that build-id once the real program ran (one per digest)"
+"$RP" report -i "$T/r.rp" --comm real --stdio -g caller --no-children >"$T/r.tree" 2>&1 ||
+	fail "report of the real program"
+c=$(sed -n 's/^# user stacks: \([0-9]*\)\.[0-9]*% complete.*/\1/p' "$T/r.tree" | head -1)
+check_range "$c" 90 100 "% of the real program's user stacks complete (the forged table would cut them)"
+check_grep 'real_c' "$T/r.tree" "the real program's hot function has its caller real_c"
+check_grep '__libc_start_call_main' "$T/r.tree" "the real program's stacks reach libc's start"
+
+# 3. And again: now the real program's table comes from the cache, still its own.
+"$RP" record -g --unwind-cache "$C" -e cpu-clock -o "$T/r2.rp" -- "$T/real" 1 2>"$T/r2.err" ||
+	fail "second record -g of the real program"
+"$RP" report -i "$T/r2.rp" --comm real --stdio --no-children >"$T/r2.rep" 2>&1
+c=$(sed -n 's/^# user stacks: \([0-9]*\)\.[0-9]*% complete.*/\1/p' "$T/r2.rep" | head -1)
+check_range "$c" 90 100 "% complete on the second run (its table from the cache)"
+echo "# $n_checks checks"
