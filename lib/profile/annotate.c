@@ -29,6 +29,12 @@ struct fnrec {
 	size_t first, n; /* its entries */
 };
 
+/* A symbol of /proc/kallsyms. */
+struct ksym {
+	uint64_t addr;
+	char *name;
+};
+
 /* An object's file, opened once for every function in it. */
 struct opened {
 	uint32_t dso;
@@ -45,6 +51,10 @@ struct annotate {
 	size_t n_entries, cap_entries;
 	struct opened *opened;
 	size_t n_opened, cap_opened;
+	struct ksym *ksyms; /* /proc/kallsyms by address, read for the first kernel function */
+	size_t n_ksyms, cap_ksyms;
+	bool ksyms_loaded, ksyms_usable;
+	char ksyms_why[128];
 };
 
 struct annotate *annotate_free(struct annotate *a)
@@ -54,6 +64,9 @@ struct annotate *annotate_free(struct annotate *a)
 	for (size_t i = 0; i < a->n_opened; i++)
 		srcinfo_free(a->opened[i].si);
 	free(a->opened);
+	for (size_t i = 0; i < a->n_ksyms; i++)
+		free(a->ksyms[i].name);
+	free(a->ksyms);
 	free(a->fns);
 	free(a->recs);
 	free(a->locs);
@@ -144,7 +157,8 @@ static int merge(struct annotate *a)
 {
 	size_t n = 0;
 
-	qsort(a->entries, a->n_entries, sizeof(*a->entries), cmp_entry);
+	if (a->n_entries)
+		qsort(a->entries, a->n_entries, sizeof(*a->entries), cmp_entry);
 	a->locs = malloc((a->n_entries ? a->n_entries : 1) * sizeof(*a->locs));
 	a->fns = malloc((a->n_fns ? a->n_fns : 1) * sizeof(*a->fns));
 	if (!a->locs || !a->fns)
@@ -165,7 +179,8 @@ static int merge(struct annotate *a)
 		a->locs[n++] = e->loc;
 		f->n++;
 	}
-	qsort(a->recs, a->n_fns, sizeof(*a->recs), cmp_rec);
+	if (a->n_fns)
+		qsort(a->recs, a->n_fns, sizeof(*a->recs), cmp_rec);
 	for (size_t i = 0; i < a->n_fns; i++)
 		a->fns[i] = a->recs[i].pub;
 	return 0;
@@ -342,7 +357,8 @@ static int lines_of(struct annotate_view *v, struct srcinfo *si)
 			    (struct annotate_line){ v->insns[i].file, v->insns[i].line,
 						    v->insns[i].inlined, v->insns[i].period,
 						    v->insns[i].count };
-	qsort(v->lines, n, sizeof(*v->lines), cmp_line);
+	if (n)
+		qsort(v->lines, n, sizeof(*v->lines), cmp_line);
 	v->n_lines = 0;
 	for (size_t i = 0; i < n; i++) {
 		struct annotate_line *last = v->n_lines ? &v->lines[v->n_lines - 1] : NULL;
@@ -362,48 +378,88 @@ static int lines_of(struct annotate_view *v, struct srcinfo *si)
 	return 0;
 }
 
-/* Where the running kernel's text symbol NAME starting at or before NEAR begins and the next
- * symbol starts, from /proc/kallsyms. 0, or -errno with a sentence in why. */
-static int kallsyms_extent(const char *name, uint64_t near, uint64_t *ret_lo, uint64_t *ret_hi,
-			   char *why, size_t why_size)
+static int cmp_ksym(const void *x, const void *y)
 {
-	FILE *f = fopen("/proc/kallsyms", "re");
-	char line[512], type, sym[256];
-	unsigned long long addr;
-	uint64_t lo = 0, hi = UINT64_MAX;
+	const struct ksym *a = x, *b = y;
+
+	return a->addr < b->addr ? -1 : a->addr > b->addr;
+}
+
+/* /proc/kallsyms into a->ksyms, sorted by address, once. 0, or -errno with a sentence in why. */
+static int kallsyms_load(struct annotate *a, char *why, size_t why_size)
+{
+	FILE *f;
+	char line[512];
 	bool zero = true;
 
+	if (a->ksyms_loaded) {
+		if (!a->ksyms_usable)
+			snprintf(why, why_size, "%s", a->ksyms_why);
+		return a->ksyms_usable ? 0 : -ENOENT;
+	}
+	a->ksyms_loaded = true;
+	f = fopen("/proc/kallsyms", "re");
 	if (!f) {
-		snprintf(why, why_size, "/proc/kallsyms: %s", strerror(errno));
-		return -ENOENT;
+		snprintf(a->ksyms_why, sizeof(a->ksyms_why), "/proc/kallsyms: %s", strerror(errno));
+		return kallsyms_load(a, why, why_size);
 	}
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%llx %c %255s", &addr, &type, sym) == 3) {
-			zero = zero && addr == 0;
-			if ((type == 't' || type == 'T') && addr <= near && addr > lo &&
-			    strcmp(sym, name) == 0)
-				lo = addr;
-		}
-	rewind(f);
-	while (lo && fgets(line, sizeof(line), f))
-		if (sscanf(line, "%llx", &addr) == 1 && addr > lo && addr < hi)
-			hi = addr;
+	while (fgets(line, sizeof(line), f)) {
+		/* "ADDR TYPE NAME[\t[MODULE]]": by hand, as sscanf takes most of the time. */
+		char *end, *name;
+		uint64_t addr = strtoull(line, &end, 16);
+
+		if (end == line || end[0] != ' ' || !end[1] || end[2] != ' ')
+			continue;
+		name = end + 3;
+		name[strcspn(name, " \t\n")] = '\0';
+		zero = zero && addr == 0;
+		if (GROW(a->ksyms, a->cap_ksyms, a->n_ksyms + 1) < 0 ||
+		    !(a->ksyms[a->n_ksyms].name = strdup(name)))
+			break;
+		a->ksyms[a->n_ksyms++].addr = addr;
+	}
+	if (a->n_ksyms)
+		qsort(a->ksyms, a->n_ksyms, sizeof(*a->ksyms), cmp_ksym);
+	a->ksyms_usable = !zero && !ferror(f) && feof(f);
+	snprintf(a->ksyms_why, sizeof(a->ksyms_why), "%s",
+		 zero ? "/proc/kallsyms hides the kernel's addresses here (kptr_restrict; run as "
+			"root)"
+		      : "/proc/kallsyms could not be read whole (out of memory)");
 	fclose(f);
-	if (zero) {
-		snprintf(why, why_size,
-			 "/proc/kallsyms hides the kernel's addresses here (kptr_restrict; run as "
-			 "root)");
-		return -EPERM;
+	return kallsyms_load(a, why, why_size);
+}
+
+/* Where the running kernel's symbol NAME holding NEAR begins and the next symbol starts. 0, or
+ * -errno with a sentence in why. */
+static int kallsyms_extent(struct annotate *a, const char *name, uint64_t near, uint64_t *ret_lo,
+			   uint64_t *ret_hi, char *why, size_t why_size)
+{
+	size_t lo = 0, hi, p;
+	int r = kallsyms_load(a, why, why_size);
+
+	if (r < 0)
+		return r;
+	for (hi = a->n_ksyms; lo < hi;) { /* the first symbol above NEAR */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (a->ksyms[mid].addr <= near)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	if (!lo || hi == UINT64_MAX || hi - lo > (1u << 20)) {
+	for (p = lo; p > 0 && a->ksyms[p - 1].addr == a->ksyms[lo ? lo - 1 : 0].addr; p--)
+		if (strcmp(a->ksyms[p - 1].name, name) == 0)
+			break;
+	if (!lo || p == 0 || a->ksyms[p - 1].addr != a->ksyms[lo - 1].addr || lo == a->n_ksyms ||
+	    a->ksyms[lo].addr - a->ksyms[lo - 1].addr > (1u << 20)) {
 		snprintf(why, why_size,
 			 "the running kernel has no %s at the recorded addresses (recorded under "
 			 "another kernel or boot?)",
 			 name);
 		return -ENOENT;
 	}
-	*ret_lo = lo;
-	*ret_hi = hi;
+	*ret_lo = a->ksyms[lo - 1].addr;
+	*ret_hi = a->ksyms[lo].addr;
 	return 0;
 }
 
@@ -422,7 +478,7 @@ static int host_machine(void)
 }
 
 /* A kernel function: its instructions from /proc/kcore, no lines. 0 or -ENOMEM. */
-static int view_kernel(struct annotate_view *v, const struct annotate_fn *f,
+static int view_kernel(struct annotate *a, struct annotate_view *v, const struct annotate_fn *f,
 		       const struct annotate_loc *l, size_t n)
 {
 	uint8_t *code = NULL;
@@ -430,7 +486,9 @@ static int view_kernel(struct annotate_view *v, const struct annotate_fn *f,
 
 	snprintf(v->no_lines, sizeof(v->no_lines),
 		 "kernel code: no source lines (annotate reads no kernel debug info)");
-	if (kallsyms_extent(f->name, heaviest(l, n)->at, &v->lo, &v->hi, v->no_insns,
+	/* kcore first: without it, reading all of kallsyms would be for nothing. */
+	if (srcinfo_kcore_readable(v->no_insns, sizeof(v->no_insns)) < 0 ||
+	    kallsyms_extent(a, f->name, heaviest(l, n)->at, &v->lo, &v->hi, v->no_insns,
 			    sizeof(v->no_insns)) < 0 ||
 	    srcinfo_kcore(v->lo, v->hi - v->lo, &code, v->no_insns, sizeof(v->no_insns)) < 0) {
 		place(v, l, n, NULL);
@@ -501,7 +559,7 @@ int annotate_view(struct annotate *a, const struct session *s, size_t i, const c
 	*ret = (struct annotate_view){ 0 };
 	if (!n)
 		return 0;
-	r = f->kernel ? view_kernel(ret, f, l, n) : view_file(a, s, ret, f, l, n, symfs);
+	r = f->kernel ? view_kernel(a, ret, f, l, n) : view_file(a, s, ret, f, l, n, symfs);
 	if (r < 0)
 		annotate_view_done(ret);
 	return r;

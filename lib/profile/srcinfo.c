@@ -297,20 +297,39 @@ static int64_t kcore_offset(int fd, uint64_t addr, size_t len)
 	return r;
 }
 
-int srcinfo_kcore(uint64_t addr, size_t len, uint8_t **ret, char *why, size_t why_size)
+/* /proc/kcore opened: the descriptor, or -errno with a sentence in why. */
+static int kcore_open(char *why, size_t why_size)
 {
 	int fd = open("/proc/kcore", O_RDONLY | O_CLOEXEC);
+	int e = errno;
+
+	if (fd >= 0)
+		return fd;
+	snprintf(why, why_size, "/proc/kcore: %s (%s)", strerror(e),
+		 e == ENOENT ? "this kernel is built without CONFIG_PROC_KCORE"
+			     : "reading the kernel's code needs root");
+	return -e;
+}
+
+int srcinfo_kcore_readable(char *why, size_t why_size)
+{
+	int fd = kcore_open(why, why_size);
+
+	if (fd < 0)
+		return fd;
+	close(fd);
+	return 0;
+}
+
+int srcinfo_kcore(uint64_t addr, size_t len, uint8_t **ret, char *why, size_t why_size)
+{
+	int fd = kcore_open(why, why_size);
 	int64_t off;
 	uint8_t *buf;
 	ssize_t n;
 
-	if (fd < 0) {
-		int e = errno;
-
-		snprintf(why, why_size, "/proc/kcore: %s (reading the kernel's code needs root)",
-			 strerror(e));
-		return -e;
-	}
+	if (fd < 0)
+		return fd;
 	elf_version(EV_CURRENT);
 	off = kcore_offset(fd, addr, len);
 	buf = off >= 0 && len ? malloc(len) : NULL;

@@ -46,6 +46,8 @@ int srcinfo_code(const struct srcinfo *si, uint64_t lo, uint64_t hi, uint8_t **r
 int srcinfo_line(struct srcinfo *si, uint64_t addr, const char **ret_file, int *ret_line,
 		 const char **ret_inline);
 
+/* Whether /proc/kcore can be read: 0, or -errno with a sentence in why. */
+int srcinfo_kcore_readable(char *why, size_t why_size);
 /* The kernel's code at [ADDR, ADDR + LEN) from /proc/kcore: 0 with *ret (malloc'd), or -errno
  * with a sentence in why. */
 int srcinfo_kcore(uint64_t addr, size_t len, uint8_t **ret, char *why, size_t why_size);
