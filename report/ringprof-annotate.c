@@ -358,8 +358,8 @@ static void print_insns(const struct annotate_view *v, uint64_t total)
 	for (size_t i = 0; i < v->n_insns; i++) {
 		const struct annotate_insn *in = &v->insns[i];
 
-		printf("%s %7.2f %9" PRIx64 ":  %-40s", in == hot ? ">>" : "  ",
-		       pct(in->period, total), in->addr, in->text);
+		printf("%s %7.2f %9" PRIx64 ":  %-*s", in == hot ? ">>" : "  ",
+		       pct(in->period, total), in->addr, in->file ? 40 : 0, in->text);
 		if (in->file)
 			printf(" %s:%d", base_name(in->file), in->line);
 		if (in->inlined)

@@ -115,6 +115,15 @@ strip=$(echo "$T/src" | tr -cd / | wc -c)
 	>"$T/cp.txt" 2>&1 || fail "annotate --prefix: $(cat "$T/cp.txt")"
 check_grep "^>> +[0-9.]+ +$HOT[[:space:]]+.*ANNOTATE-HOT" "$T/cp.txt" "--prefix, --prefix-strip: the text found"
 
+# No debug info (strip -g): the note says how to get it; the instructions all the same.
+cp "$T/rpa" "$T/rpa-nodebug" && strip -g "$T/rpa-nodebug" || fail "strip"
+"$RP" record -q -e cpu-clock -o "$T/s.data" -- "$T/rpa-nodebug" 1 || fail "record the stripped copy"
+"$RP" annotate --no-pager -i "$T/s.data" hot_loop >"$T/s.txt" 2>&1 || fail "annotate: $(cat "$T/s.txt")"
+check_grep "^#   none: $T/rpa-nodebug has no line information \(DWARF\): build with -g, or install its debug symbols" \
+	"$T/s.txt" "no debug info: the note"
+check_grep '^>> +[0-9.]+ +[0-9a-f]+:  [a-z]' "$T/s.txt" "no debug info: the hottest instruction still shown"
+check_no_grep 'rp-annotate\.c:[0-9]' "$T/s.txt" "no debug info: no line guessed"
+
 # Rebuilt, then deleted: the one note, no lines, no instructions, the name still given.
 (cd "$T/moved" && ${CC:-cc} -std=gnu11 -g -O1 -Wl,--build-id -o "$T/rpa" rp-annotate.c) || fail "cc"
 "$RP" annotate --no-pager -i "$T/c.data" hot_loop >"$T/rb.txt" 2>&1 || fail "annotate: $(cat "$T/rb.txt")"

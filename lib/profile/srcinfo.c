@@ -56,7 +56,7 @@ static int report(struct srcinfo *si, const char *symfs, const char *path, int f
 	GElf_Addr bias;
 
 	/* As the symbolizer: debug files under SYMFS/usr/lib/debug first, then the system's. */
-	if (symfs && asprintf(&si->debuginfo_path, "%s/usr/lib/debug:/usr/lib/debug", symfs) < 0) {
+	if (symfs && asprintf(&si->debuginfo_path, ":.debug:%s/usr/lib/debug:/usr/lib/debug", symfs) < 0) {
 		si->debuginfo_path = NULL;
 		close(fd);
 		return -ENOMEM;
