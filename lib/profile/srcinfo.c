@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "base/grow.h"
+#include "profile/demangle.h"
 #include "profile/symfile.h"
 
 struct srcinfo {
@@ -56,7 +57,8 @@ static int report(struct srcinfo *si, const char *symfs, const char *path, int f
 	GElf_Addr bias;
 
 	/* As the symbolizer: debug files under SYMFS/usr/lib/debug first, then the system's. */
-	if (symfs && asprintf(&si->debuginfo_path, ":.debug:%s/usr/lib/debug:/usr/lib/debug", symfs) < 0) {
+	if (symfs &&
+	    asprintf(&si->debuginfo_path, ":.debug:%s/usr/lib/debug:/usr/lib/debug", symfs) < 0) {
 		si->debuginfo_path = NULL;
 		close(fd);
 		return -ENOMEM;
@@ -214,6 +216,15 @@ int srcinfo_code(const struct srcinfo *si, uint64_t lo, uint64_t hi, uint8_t **r
 	return 0;
 }
 
+/* Strings made once per key and kept by SI: KEY's entry, NULL when not made yet. */
+static struct joined *kept(struct srcinfo *si, const char *key)
+{
+	for (size_t i = 0; i < si->n_joined; i++)
+		if (si->joined[i].name == key)
+			return &si->joined[i];
+	return NULL;
+}
+
 /* FILE of line L as a path: a relative one joined to its CU's compilation directory (owned by
  * SI; FILE itself when absolute, or when that directory is unknown or memory runs out). */
 static const char *full_path(struct srcinfo *si, Dwfl_Line *l, const char *file)
@@ -225,9 +236,8 @@ static const char *full_path(struct srcinfo *si, Dwfl_Line *l, const char *file)
 
 	if (file[0] == '/')
 		return file;
-	for (size_t i = 0; i < si->n_joined; i++)
-		if (si->joined[i].name == file)
-			return si->joined[i].path;
+	if (kept(si, file))
+		return kept(si, file)->path;
 	cu = dwfl_linecu(l);
 	dir = cu ? dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &a)) : NULL;
 	if (!dir || GROW(si->joined, si->cap_joined, si->n_joined + 1) < 0 ||
@@ -235,6 +245,29 @@ static const char *full_path(struct srcinfo *si, Dwfl_Line *l, const char *file)
 		return file;
 	si->joined[si->n_joined++] = (struct joined){ file, path };
 	return path;
+}
+
+/* The name of inlined function DIE, as report shows names: the linkage name demangled
+ * ("Acc<unsigned long>::add"), else its DWARF name ("add"). */
+static const char *inline_die_name(struct srcinfo *si, Dwarf_Die *die)
+{
+	Dwarf_Attribute a;
+	const char *link = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &a));
+	const char *name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &a));
+	struct joined *k;
+	char *d;
+
+	if (!link)
+		return name;
+	if ((k = kept(si, link)) != NULL)
+		return k->path ? k->path : name;
+	d = demangle_name(link);
+	if (GROW(si->joined, si->cap_joined, si->n_joined + 1) < 0) {
+		free(d);
+		return name;
+	}
+	si->joined[si->n_joined++] = (struct joined){ link, d };
+	return d ? d : name;
 }
 
 /* The innermost inlined function ADDR lies in, or NULL. */
@@ -249,12 +282,10 @@ static const char *inline_name(struct srcinfo *si, uint64_t addr)
 		return NULL;
 	n = dwarf_getscopes(cu, addr - bias, &scopes);
 	for (int i = 0; i < n && !name; i++) {
-		Dwarf_Attribute a;
-
 		if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram)
 			break;
 		if (dwarf_tag(&scopes[i]) == DW_TAG_inlined_subroutine)
-			name = dwarf_formstring(dwarf_attr_integrate(&scopes[i], DW_AT_name, &a));
+			name = inline_die_name(si, &scopes[i]);
 	}
 	free(scopes);
 	return name;
