@@ -387,7 +387,8 @@ static int print_function(const struct args *a, struct annotate *ann, const stru
 		       v.no_insns, f->name);
 	if (v.unplaced_count && v.n_insns)
 		printf("# note: %.2f%% of its samples (%" PRIu64
-		       ") are at no instruction start shown (another function of that name, or code that did not decode)\n",
+		       ") are at no instruction start shown (another function of that name, "
+		       "or code that did not decode)\n",
 		       pct(v.unplaced_period, f->period), v.unplaced_count);
 	if (!a->no_source && v.n_insns)
 		print_lines(a, &v, f->period);
