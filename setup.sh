@@ -10,6 +10,8 @@ PACKAGES="build-essential autoconf automake pkgconf libelf-dev libdw-dev libzstd
 	libc6-dbg python3 libprotobuf-c-dev protobuf-c-compiler zlib1g-dev golang-1.19-go libcurl4-openssl-dev"
 # tests/report-debuginfod.sh runs a real local debuginfod; report-captured.sh packs MiniDebugInfo with xz.
 PACKAGES="$PACKAGES debuginfod xz-utils"
+# ringprof annotate disassembles with capstone (README: why not elfutils' libasm).
+PACKAGES="$PACKAGES libcapstone-dev"
 # tests/report-html.sh opens report --html's page in Debian's chromium, headless, driven with
 # playwright-core from npm (install_web below; npm comes with nodejs where that is not Debian's).
 PACKAGES="$PACKAGES chromium nodejs"

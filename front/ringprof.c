@@ -26,6 +26,8 @@ static const struct {
 		  "           compatible server (--url), with a cursor, retries and catch-up" },
 	{ "diff", "compare two profiles (recordings or directories), as perf diff; --folded\n"
 		  "           for a differential flame graph" },
+	{ "annotate", "a function's source lines and instructions with the share of its\n"
+		      "           samples on each, as perf annotate" },
 	{ "help", "'ringprof help COMMAND' opens the command's manual page" },
 };
 

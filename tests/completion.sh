@@ -24,7 +24,7 @@ complete_words help rec >"$T/help"
 check_eq "$(cat "$T/help")" "record" "help completes a command"
 
 n_cmds=0
-for cmd in record report script diff; do
+for cmd in record report script diff annotate; do
 	[ -x "$top_builddir/ringprof-$cmd" ] || continue # script comes with its own branch
 	n_cmds=$((n_cmds + 1))
 	"$RP" "$cmd" --help | grep -oE -- '--[a-z][a-z0-9-]*' | sort -u >"$T/$cmd.help"
@@ -34,7 +34,7 @@ for cmd in record report script diff; do
 	[ -z "$missing" ] || fail "the completion of '$cmd --' lacks $missing"
 	ok "every long option of '$cmd --help' is offered ($(wc -l <"$T/$cmd.help") options)"
 done
-check_range "$n_cmds" 2 4 "commands whose options were compared"
+check_range "$n_cmds" 2 5 "commands whose options were compared"
 complete_words record --sw >"$T/sw"
 check_grep '^--switch-output$' "$T/sw" "--sw offers --switch-output"
 check_grep '^--switch-events$' "$T/sw" "--sw offers --switch-events"

@@ -1191,3 +1191,9 @@ uncached:
 	memcpy(frames, tmp, (size_t)n * sizeof(*tmp));
 	return n;
 }
+
+void sym_dso_identity(const struct sym_dso *d, struct symfile_id *ret)
+{
+	*ret = (struct symfile_id){ d->path,	     d->alt, d->n_alt, d->build_id,
+				    d->build_id_len, d->maj, d->min,   d->ino };
+}

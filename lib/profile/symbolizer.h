@@ -158,4 +158,9 @@ struct symbolizer_stats {
 /* S's counters, owned by S: they change with each call on S and go with symbolizer_free(). */
 const struct symbolizer_stats *symbolizer_stats(const struct symbolizer *s);
 
+/* The identity D was made with (borrowed, valid until symbolizer_free()), for another reader
+ * of its file that must open the same one with the same checks (annotate: profile/srcinfo.h). */
+struct symfile_id;
+void sym_dso_identity(const struct sym_dso *d, struct symfile_id *ret);
+
 #endif

@@ -1,0 +1,77 @@
+#!/bin/bash
+# annotate-bench.sh — time and peak RSS of `ringprof annotate` vs `perf annotate --stdio` on
+# recordings of the same program (tests/workload/rp-annotate: a hot loop, an inlined function
+# in two callers), each profiler recording its own run of SECONDS (default 10).
+#
+# Usage: bash bench/annotate-bench.sh [SECONDS]      (as root, after the build)
+#
+# Two cases, each run RUNS times (default 3) under /usr/bin/time; the table gives the median
+# wall time, the largest peak RSS and the ratio ringprof/perf:
+#   one:  the hottest function, hot_loop       (ringprof annotate hot_loop, perf annotate hot_loop)
+#   all:  every function with samples          (ringprof annotate -n 1000, perf annotate)
+# Environment: RUNS, RP_BUILD (build dir, default build/), KEEP=1 keeps the temp dir.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+RUNS=${RUNS:-3}
+SECS=${1:-10}
+BENCH=annotate-bench
+die() { echo "$BENCH: $*" >&2; exit 1; }
+
+B=${RP_BUILD:-$ROOT/build}
+W=$B/tests/workload/rp-annotate
+[ -x "$B/ringprof-annotate" ] || die "$B/ringprof-annotate missing: build first"
+[ -x "$W" ] || die "$W missing: make check builds it (or make tests/workload/rp-annotate)"
+[[ "$SECS" =~ ^[0-9]+$ ]] && [ "$SECS" -ge 1 ] || die "SECONDS must be a positive integer"
+perf version >/dev/null 2>&1 || die "perf is not installed (Debian: linux-perf)"
+[ -x /usr/bin/time ] || die "/usr/bin/time is not installed (Debian: time)"
+
+T=$(mktemp -d /tmp/annotate-bench.XXXXXX)
+trap '[ -n "${KEEP:-}" ] && echo "kept: $T" || rm -rf "$T"' EXIT
+cd "$T"
+
+"$B/ringprof" record -q -e cpu-clock -o rp.data -- "$W" "$SECS"
+# Without --buildid-mmap perf 6.1 aborts in util/build-id.c while another session asks the
+# kernel for build-ids (tests/perf-neighbour.sh); 3 tries all the same.
+for try in 1 2 3; do
+	perf record --buildid-mmap -q -e cpu-clock -o perf.data -- "$W" "$SECS" 2>perf-record.err && break
+	[ "$try" -lt 3 ] || die "perf record failed 3 times: $(tail -1 perf-record.err)"
+done
+echo "recordings of rp-annotate $SECS: ringprof $("$B/ringprof" annotate --no-pager -i rp.data -n 1 |
+	awk 'NR == 1 { print $3; exit }') samples, perf $(perf report -i perf.data --stdio 2>/dev/null |
+	awk '/^# Samples:/ { print $3; exit }') samples"
+
+# measure NAME CMD...: RUNS runs; sets med_s and max_kb.
+measure() {
+	local name=$1 i
+	shift
+	: >"$name.times"
+	local t0 t1
+	for ((i = 1; i <= RUNS; i++)); do
+		# Wall time from the shell's clock (µs; time's %e has 10 ms steps), peak RSS from time.
+		t0=$EPOCHREALTIME
+		/usr/bin/time -o "$name.time" -f '%M' "$@" >"$name.out" 2>"$name.err" ||
+			{ cat "$name.err" >&2; die "failed: $*"; }
+		t1=$EPOCHREALTIME
+		echo "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", b - a }') $(cat "$name.time")" >>"$name.times"
+	done
+	med_s=$(awk '{ print $1 }' "$name.times" | sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }')
+	max_kb=$(awk '$2 > m { m = $2 } END { print m }' "$name.times")
+}
+
+printf '| case | ringprof s | perf s | time ratio | ringprof KB | perf KB | RSS ratio |\n|---|---:|---:|---:|---:|---:|---:|\n'
+row() {
+	local name=$1 rs rk ps pk
+	measure "rp-$name" "${@:2:$(($# / 2))}"
+	rs=$med_s rk=$max_kb
+	measure "perf-$name" "${@:$(($# / 2 + 2))}"
+	ps=$med_s pk=$max_kb
+	printf '| %s | %s | %s | %s | %s | %s | %s |\n' "$name" "$rs" "$ps" \
+		"$(awk -v a="$rs" -v b="$ps" 'BEGIN { printf "%.3f", (b > 0 ? a / b : 0) }')" "$rk" "$pk" \
+		"$(awk -v a="$rk" -v b="$pk" 'BEGIN { printf "%.3f", (b > 0 ? a / b : 0) }')"
+}
+# Each row: the ringprof command and the perf command, the same number of words.
+row one "$B/ringprof" annotate --no-pager -i rp.data hot_loop \
+	perf annotate --stdio -i perf.data hot_loop
+row all "$B/ringprof" annotate --no-pager -i rp.data -n 1000 \
+	perf annotate --stdio -i perf.data --percent-type=local-period

@@ -1,0 +1,382 @@
+/* srcinfo.c — a function's extent, bytes and line table for ringprof annotate (libdw). */
+#include "profile/srcinfo.h"
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/grow.h"
+#include "profile/demangle.h"
+#include "profile/symfile.h"
+
+struct srcinfo {
+	char *file;
+	int fd; /* our own descriptor of the file, for its bytes */
+	Dwfl *dwfl;
+	Dwfl_Module *mod;
+	Elf *elf;
+	Dwfl_Callbacks cb;
+	char *debuginfo_path;
+	int lines; /* -1 not looked yet, 0 none, 1 found */
+	/* Relative file names of the line table joined to their CU's directory, once each. */
+	struct joined {
+		const char *name;
+		char *path;
+	} * joined;
+	size_t n_joined, cap_joined;
+};
+
+struct srcinfo *srcinfo_free(struct srcinfo *si)
+{
+	if (!si)
+		return NULL;
+	if (si->dwfl)
+		dwfl_end(si->dwfl);
+	if (si->fd >= 0)
+		close(si->fd);
+	for (size_t i = 0; i < si->n_joined; i++)
+		free(si->joined[i].path);
+	free(si->joined);
+	free(si->debuginfo_path);
+	free(si->file);
+	free(si);
+	return NULL;
+}
+
+/* Report the file FD (ours to give) to a new Dwfl at its own addresses. 0 or -errno. */
+static int report(struct srcinfo *si, const char *symfs, const char *path, int fd, char *why,
+		  size_t why_size)
+{
+	GElf_Addr bias;
+
+	/* As the symbolizer: debug files under SYMFS/usr/lib/debug first, then the system's. */
+	if (symfs &&
+	    asprintf(&si->debuginfo_path, ":.debug:%s/usr/lib/debug:/usr/lib/debug", symfs) < 0) {
+		si->debuginfo_path = NULL;
+		close(fd);
+		return -ENOMEM;
+	}
+	si->cb.find_elf = dwfl_build_id_find_elf;
+	si->cb.find_debuginfo = dwfl_standard_find_debuginfo;
+	si->cb.section_address = dwfl_offline_section_address;
+	si->cb.debuginfo_path = &si->debuginfo_path;
+	si->dwfl = dwfl_begin(&si->cb);
+	if (!si->dwfl) {
+		close(fd);
+		snprintf(why, why_size, "%s: %s", path, dwfl_errmsg(-1));
+		return -ENOMEM;
+	}
+	dwfl_report_begin(si->dwfl);
+	si->mod = dwfl_report_elf(si->dwfl, path, si->file, fd, 0, true);
+	dwfl_report_end(si->dwfl, NULL, NULL);
+	si->elf = si->mod ? dwfl_module_getelf(si->mod, &bias) : NULL;
+	if (!si->elf) {
+		snprintf(why, why_size, "%s: not a usable ELF file (%s)", si->file, dwfl_errmsg(-1));
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int srcinfo_open(const char *symfs, const struct symfile_id *id, struct srcinfo **ret, char *why,
+		 size_t why_size)
+{
+	struct srcinfo *si = calloc(1, sizeof(*si));
+	char warn[1024];
+	int fd, dfd, r;
+
+	if (!si)
+		return -ENOMEM;
+	si->fd = -1;
+	si->lines = -1;
+	fd = symfile_open(symfs, id, &si->file, warn, sizeof(warn));
+	if (fd < 0) {
+		snprintf(why, why_size, "%s", warn[0] ? warn : strerror(-fd));
+		srcinfo_free(si);
+		return fd;
+	}
+	dfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (dfd < 0) {
+		r = -errno;
+		close(fd);
+		snprintf(why, why_size, "%s: %s", si->file, strerror(-r));
+		srcinfo_free(si);
+		return r;
+	}
+	si->fd = dfd;
+	r = report(si, symfs, id->path, fd, why, why_size);
+	if (r < 0) {
+		srcinfo_free(si);
+		return r;
+	}
+	*ret = si;
+	return 0;
+}
+
+const char *srcinfo_file(const struct srcinfo *si)
+{
+	return si->file;
+}
+
+int srcinfo_machine(const struct srcinfo *si)
+{
+	GElf_Ehdr eh;
+
+	return gelf_getehdr(si->elf, &eh) ? eh.e_machine : 0;
+}
+
+bool srcinfo_has_lines(struct srcinfo *si)
+{
+	Dwarf_Addr bias;
+	Dwarf *dw;
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+
+	if (si->lines >= 0)
+		return si->lines;
+	si->lines = 0;
+	dw = dwfl_module_getdwarf(si->mod, &bias);
+	if (dw && dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL) == 0)
+		si->lines = 1;
+	return si->lines;
+}
+
+/* The PT_LOAD segment holding file offset OFF (BY_ADDR: ELF address OFF), into *ret. */
+static bool find_load(Elf *elf, uint64_t v, bool by_addr, GElf_Phdr *ret)
+{
+	size_t n;
+
+	if (elf_getphdrnum(elf, &n) < 0)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+		uint64_t base;
+
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		base = by_addr ? ph.p_vaddr : ph.p_offset;
+		if (v >= base && v - base < ph.p_filesz) {
+			*ret = ph;
+			return true;
+		}
+	}
+	return false;
+}
+
+int srcinfo_addr(const struct srcinfo *si, uint64_t off, uint64_t *ret_addr)
+{
+	GElf_Phdr ph;
+
+	if (!find_load(si->elf, off, false, &ph))
+		return -ENOENT;
+	*ret_addr = off - ph.p_offset + ph.p_vaddr;
+	return 0;
+}
+
+int srcinfo_function(struct srcinfo *si, uint64_t addr, uint64_t *ret_lo, uint64_t *ret_hi)
+{
+	GElf_Off offset;
+	GElf_Sym sym;
+	GElf_Addr value;
+	const char *name;
+
+	name = dwfl_module_addrinfo(si->mod, addr, &offset, &sym, NULL, NULL, NULL);
+	if (!name || !sym.st_size || offset >= sym.st_size)
+		return -ENOENT;
+	value = addr - offset;
+	*ret_lo = value;
+	*ret_hi = value + sym.st_size;
+	return 0;
+}
+
+int srcinfo_code(const struct srcinfo *si, uint64_t lo, uint64_t hi, uint8_t **ret)
+{
+	GElf_Phdr ph;
+	uint8_t *buf;
+	ssize_t n;
+
+	if (hi <= lo || hi - lo > (64u << 20) || !find_load(si->elf, lo, true, &ph) ||
+	    hi - ph.p_vaddr > ph.p_filesz)
+		return -ENOENT;
+	buf = malloc(hi - lo);
+	if (!buf)
+		return -ENOMEM;
+	n = pread(si->fd, buf, hi - lo, (off_t)(lo - ph.p_vaddr + ph.p_offset));
+	if (n != (ssize_t)(hi - lo)) {
+		free(buf);
+		return n < 0 ? -errno : -EIO;
+	}
+	*ret = buf;
+	return 0;
+}
+
+/* Strings made once per key and kept by SI: KEY's entry, NULL when not made yet. */
+static struct joined *kept(struct srcinfo *si, const char *key)
+{
+	for (size_t i = 0; i < si->n_joined; i++)
+		if (si->joined[i].name == key)
+			return &si->joined[i];
+	return NULL;
+}
+
+/* FILE of line L as a path: a relative one joined to its CU's compilation directory (owned by
+ * SI; FILE itself when absolute, or when that directory is unknown or memory runs out). */
+static const char *full_path(struct srcinfo *si, Dwfl_Line *l, const char *file)
+{
+	Dwarf_Die *cu;
+	Dwarf_Attribute a;
+	const char *dir;
+	char *path;
+
+	if (file[0] == '/')
+		return file;
+	if (kept(si, file))
+		return kept(si, file)->path;
+	cu = dwfl_linecu(l);
+	dir = cu ? dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &a)) : NULL;
+	if (!dir || GROW(si->joined, si->cap_joined, si->n_joined + 1) < 0 ||
+	    asprintf(&path, "%s/%s", dir, file) < 0)
+		return file;
+	si->joined[si->n_joined++] = (struct joined){ file, path };
+	return path;
+}
+
+/* The name of inlined function DIE, as report shows names: the linkage name demangled
+ * ("Acc<unsigned long>::add"), else its DWARF name ("add"). */
+static const char *inline_die_name(struct srcinfo *si, Dwarf_Die *die)
+{
+	Dwarf_Attribute a;
+	const char *link = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &a));
+	const char *name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &a));
+	struct joined *k;
+	char *d;
+
+	if (!link)
+		return name;
+	if ((k = kept(si, link)) != NULL)
+		return k->path ? k->path : name;
+	d = demangle_name(link);
+	if (GROW(si->joined, si->cap_joined, si->n_joined + 1) < 0) {
+		free(d);
+		return name;
+	}
+	si->joined[si->n_joined++] = (struct joined){ link, d };
+	return d ? d : name;
+}
+
+/* The innermost inlined function ADDR lies in, or NULL. */
+static const char *inline_name(struct srcinfo *si, uint64_t addr)
+{
+	Dwarf_Addr bias;
+	Dwarf_Die *cu = dwfl_module_addrdie(si->mod, addr, &bias), *scopes = NULL;
+	const char *name = NULL;
+	int n;
+
+	if (!cu)
+		return NULL;
+	n = dwarf_getscopes(cu, addr - bias, &scopes);
+	for (int i = 0; i < n && !name; i++) {
+		if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram)
+			break;
+		if (dwarf_tag(&scopes[i]) == DW_TAG_inlined_subroutine)
+			name = inline_die_name(si, &scopes[i]);
+	}
+	free(scopes);
+	return name;
+}
+
+int srcinfo_line(struct srcinfo *si, uint64_t addr, const char **ret_file, int *ret_line,
+		 const char **ret_inline)
+{
+	Dwfl_Line *l;
+	const char *file;
+	int line = 0;
+
+	if (!srcinfo_has_lines(si))
+		return -ENOENT;
+	l = dwfl_module_getsrc(si->mod, addr);
+	if (!l)
+		return -ENOENT;
+	file = dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL);
+	if (!file || line <= 0)
+		return -ENOENT;
+	*ret_file = full_path(si, l, file);
+	*ret_line = line;
+	if (ret_inline)
+		*ret_inline = inline_name(si, addr);
+	return 0;
+}
+
+/* The kcore segment holding ADDR .. ADDR + LEN: its file offset for ADDR, or -ENOENT. */
+static int64_t kcore_offset(int fd, uint64_t addr, size_t len)
+{
+	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
+	GElf_Phdr ph;
+	int64_t r = -ENOENT;
+
+	if (!elf)
+		return -EINVAL;
+	if (find_load(elf, addr, true, &ph) && addr + len - ph.p_vaddr <= ph.p_filesz)
+		r = (int64_t)(addr - ph.p_vaddr + ph.p_offset);
+	elf_end(elf);
+	return r;
+}
+
+/* /proc/kcore opened: the descriptor, or -errno with a sentence in why. */
+static int kcore_open(char *why, size_t why_size)
+{
+	int fd = open("/proc/kcore", O_RDONLY | O_CLOEXEC);
+	int e = errno;
+
+	if (fd >= 0)
+		return fd;
+	snprintf(why, why_size, "/proc/kcore: %s (%s)", strerror(e),
+		 e == ENOENT ? "this kernel is built without CONFIG_PROC_KCORE"
+			     : "reading the kernel's code needs root");
+	return -e;
+}
+
+int srcinfo_kcore_readable(char *why, size_t why_size)
+{
+	int fd = kcore_open(why, why_size);
+
+	if (fd < 0)
+		return fd;
+	close(fd);
+	return 0;
+}
+
+int srcinfo_kcore(uint64_t addr, size_t len, uint8_t **ret, char *why, size_t why_size)
+{
+	int fd = kcore_open(why, why_size);
+	int64_t off;
+	uint8_t *buf;
+	ssize_t n;
+
+	if (fd < 0)
+		return fd;
+	elf_version(EV_CURRENT);
+	off = kcore_offset(fd, addr, len);
+	buf = off >= 0 && len ? malloc(len) : NULL;
+	if (!buf) {
+		close(fd);
+		snprintf(why, why_size, "/proc/kcore: %s",
+			 off < 0 ? "the address is in none of its segments" : "out of memory");
+		return off < 0 ? (int)off : -ENOMEM;
+	}
+	n = pread(fd, buf, len, off);
+	close(fd);
+	if (n != (ssize_t)len) {
+		free(buf);
+		snprintf(why, why_size, "/proc/kcore: %s", n < 0 ? strerror(errno) : "short read");
+		return -EIO;
+	}
+	*ret = buf;
+	return 0;
+}
