@@ -108,6 +108,9 @@ demo)
 	./build/ringprof report -i build/demo.data --no-children -g callee --percent-limit 2
 	echo "== ringprof report -i build/demo.data --percent-limit 10   (Children: time including callees)"
 	./build/ringprof report -i build/demo.data --percent-limit 10 | grep -v '^# [a-z]'
+	echo "== ringprof annotate -i build/demo.data hot_leaf   (its source lines, the hottest marked >>; the full output goes on to its instructions)"
+	./build/ringprof annotate -i build/demo.data hot_leaf | sed -n '1,/^# Instructions/p' |
+		grep -v '^# *$' | grep -v '^# Instructions'
 	echo "== ringprof report -i build/demo.data --html build/demo.html"
 	./build/ringprof report -i build/demo.data --html build/demo.html
 	echo "   one file, no request: timeline, flame graph, search, table; open it in any browser:"
