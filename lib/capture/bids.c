@@ -365,8 +365,7 @@ static void fail(struct bids *b, struct bfile *f)
 /* Hand a new file to the helper if its queue has room; else it stays BF_NEW. */
 static void submit(struct bids *b, struct bfile *f, uint32_t idx)
 {
-	char why[160];
-	int fd;
+	struct opener_file of;
 
 	if (!uhelper_alive(&b->helper)) {
 		fail(b, f);
@@ -374,17 +373,12 @@ static void submit(struct bids *b, struct bfile *f, uint32_t idx)
 	}
 	if (uhelper_busy(&b->helper) >= UHELPER_QUEUE)
 		return;
-	fd = procfs_open_mapped(f->pid, f->start, f->end, f->path, f->maj, f->min, f->ino, why,
-				sizeof(why));
-	if (fd < 0) {
-		fail(b, f);
+	/* Opened by the helper client's worker thread, never here (a file whose open hangs
+	 * comes back failed). */
+	of = (struct opener_file){ f->pid, f->start, f->end, f->path, f->maj, f->min, f->ino, 0 };
+	if (uhelper_submit_file(&b->helper, idx, b->want_syms ? UWP_BUILD_ID_SYMS : UWP_BUILD_ID,
+				&of) < 0)
 		return;
-	}
-	if (uhelper_submit(&b->helper, idx, b->want_syms ? UWP_BUILD_ID_SYMS : UWP_BUILD_ID, fd) <
-	    0) {
-		close(fd);
-		return;
-	}
 	f->state = BF_PENDING;
 	b->n_new--;
 }

@@ -92,6 +92,8 @@ static int spawn(struct uhelper *h, char *why, size_t why_size)
 
 int uhelper_start(struct uhelper *h, char *why, size_t why_size)
 {
+	int rc;
+
 	memset(h, 0, sizeof(*h));
 	h->sock = -1;
 	if (find_helper(h) < 0) {
@@ -101,7 +103,18 @@ int uhelper_start(struct uhelper *h, char *why, size_t why_size)
 		util_strlcpy(h->why, why, sizeof(h->why));
 		return -ENOENT;
 	}
-	return spawn(h, why, why_size);
+	h->op = opener_new();
+	if (!h->op) {
+		snprintf(why, why_size, "cannot start a thread to open mapped files");
+		util_strlcpy(h->why, why, sizeof(h->why));
+		return -ENOMEM;
+	}
+	rc = spawn(h, why, why_size);
+	if (rc < 0) {
+		opener_free(h->op);
+		h->op = NULL;
+	}
+	return rc;
 }
 
 static void stop_child(struct uhelper *h)
@@ -116,12 +129,23 @@ static void stop_child(struct uhelper *h)
 	h->pid = 0;
 }
 
+/* Forget the queued requests (their files closed, their opens dropped). */
+static void drop_queue(struct uhelper *h)
+{
+	for (size_t i = 0; i < h->n_q; i++) {
+		if (h->q[i].fd >= 0)
+			close(h->q[i].fd);
+		opener_drop(h->op, h->q[i].job);
+	}
+	h->n_q = h->n_sent = 0;
+}
+
 void uhelper_done(struct uhelper *h)
 {
 	stop_child(h);
-	for (size_t i = 0; i < h->n_q; i++)
-		close(h->q[i].fd);
-	h->n_q = h->n_sent = 0;
+	drop_queue(h);
+	opener_free(h->op);
+	h->op = NULL;
 }
 
 int uhelper_fd(const struct uhelper *h)
@@ -145,7 +169,71 @@ int uhelper_submit(struct uhelper *h, uint32_t id, uint32_t kind, int fd)
 		return -EPIPE;
 	if (h->n_q == UHELPER_QUEUE)
 		return -EAGAIN;
-	h->q[h->n_q++] = (struct uhelper_req){ id, kind, fd };
+	h->q[h->n_q++] = (struct uhelper_req){ .id = id, .kind = kind, .fd = fd };
+	return 0;
+}
+
+/* How long a new request waits for its file's open, so that the common case (an open takes
+ * microseconds) is sent at once, not one drain pass later. */
+#define OPEN_WAIT_NS (2ull * 1000000)
+
+static int send_waiting(struct uhelper *h);
+
+int uhelper_submit_file(struct uhelper *h, uint32_t id, uint32_t kind, const struct opener_file *f)
+{
+	struct uhelper_req *r;
+	char why[160];
+	int fd, way;
+
+	if (!uhelper_alive(h))
+		return -EPIPE;
+	if (h->n_q == UHELPER_QUEUE)
+		return -EAGAIN;
+	r = &h->q[h->n_q];
+	*r = (struct uhelper_req){ id, kind, -1, f->way, opener_start(h->op, f) };
+	if (!r->job)
+		return -ENOMEM;
+	h->n_q++;
+	if (opener_result(h->op, r->job, OPEN_WAIT_NS, &fd, &way, why, sizeof(why)) == 1 &&
+	    fd >= 0) {
+		opener_drop(h->op, r->job);
+		r->job = NULL;
+		r->fd = fd;
+		r->way = way;
+		if (h->sock >= 0)
+			send_waiting(h); /* a failure is seen by the next uhelper_poll() */
+	}
+	return 0;
+}
+
+/* A waiting request whose file could not be opened: taken out of the queue, as a failed
+ * reply. One whose file opened takes its descriptor. 1 and *ret, else 0. */
+static int take_opened(struct uhelper *h, struct uhelper_reply *ret)
+{
+	for (size_t i = h->n_sent; i < h->n_q; i++) {
+		struct uhelper_req *r = &h->q[i];
+		char why[160];
+		int fd, way;
+
+		if (!r->job || opener_result(h->op, r->job, 0, &fd, &way, why, sizeof(why)) == 0)
+			continue;
+		opener_drop(h->op, r->job);
+		r->job = NULL;
+		r->way = way;
+		if (fd >= 0) {
+			r->fd = fd;
+			continue;
+		}
+		memset(ret, 0, sizeof(*ret));
+		ret->id = r->id;
+		ret->kind = r->kind;
+		ret->status = fd;
+		ret->way = way;
+		util_strlcpy(ret->why, why, sizeof(ret->why));
+		memmove(r, r + 1, (h->n_q - i - 1) * sizeof(*r));
+		h->n_q--;
+		return 1;
+	}
 	return 0;
 }
 
@@ -156,6 +244,8 @@ static int send_waiting(struct uhelper *h)
 		struct uhelper_req *r = &h->q[h->n_sent];
 		struct uwp_request m = { UWP_MAGIC, r->id, r->kind, 0 };
 
+		if (r->fd < 0)
+			return 0; /* still opening: requests go in order */
 		if (uwp_send(h->sock, &m, sizeof(m), r->fd, MSG_DONTWAIT) < 0)
 			return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -EPIPE;
 		if (h->n_sent++ == 0)
@@ -224,6 +314,7 @@ static int recv_reply(struct uhelper *h, struct uhelper_reply *ret)
 	memset(ret, 0, sizeof(*ret));
 	ret->id = m.id;
 	ret->kind = h->q[0].kind;
+	ret->way = h->q[0].way;
 	ret->status = m.status > 0 ? -EINVAL : m.status;
 	ret->build_ns = m.build_ns;
 	m.why[sizeof(m.why) - 1] = '\0';
@@ -317,6 +408,7 @@ static int restart(struct uhelper *h, struct uhelper_reply *ret, bool hung)
 		memset(ret, 0, sizeof(*ret));
 		ret->id = h->last_id = h->q[0].id;
 		ret->kind = h->q[0].kind;
+		ret->way = h->q[0].way;
 		ret->status = -ECHILD;
 		snprintf(ret->why, sizeof(ret->why), "the helper %.140s on it", why);
 		h->n_sent = 1;
@@ -326,9 +418,7 @@ static int restart(struct uhelper *h, struct uhelper_reply *ret, bool hung)
 	h->n_sent = 0; /* the others go to the next helper */
 	if (!count_death(h, now, why) && spawn(h, why, sizeof(why)) < 0) {
 		util_strlcpy(h->why, why, sizeof(h->why));
-		for (size_t i = 0; i < h->n_q; i++)
-			close(h->q[i].fd);
-		h->n_q = 0;
+		drop_queue(h);
 	}
 	return rc;
 }
@@ -342,11 +432,11 @@ int uhelper_poll(struct uhelper *h, struct uhelper_reply *ret)
 		h->paused_until = 0;
 		if (spawn(h, why, sizeof(why)) < 0) {
 			util_strlcpy(h->why, why, sizeof(h->why));
-			for (size_t i = 0; i < h->n_q; i++)
-				close(h->q[i].fd);
-			h->n_q = 0;
+			drop_queue(h);
 		}
 	}
+	if (take_opened(h, ret))
+		return 1;
 	if (h->sock < 0)
 		return 0;
 	rc = send_waiting(h);

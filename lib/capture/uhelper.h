@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "capture/opener.h"
+
 #define UHELPER_QUEUE 64 /* requests waiting or in flight, each holding an open fd */
 /* Restarts: a helper that died is started again at once, UHELPER_BUDGET times within
  * UHELPER_BUDGET_NS; one more death pauses it until the oldest of those leaves the window
@@ -24,12 +26,15 @@
 struct uhelper_req {
 	uint32_t id;   /* the caller's: an object index */
 	uint32_t kind; /* enum uwp_kind */
-	int fd;
+	int fd;	       /* -1 while its file is being opened (job) */
+	int way;       /* the way to the file it was opened by (procfs_open_mapped_from()) */
+	struct opener_job *job;
 };
 
 struct uhelper {
 	char path[4096 + 32];
 	pid_t pid;			     /* 0: not running */
+	struct opener *op;		     /* opens mapped files for uhelper_submit_file() */
 	int sock;			     /* -1: not running */
 	unsigned starts;		     /* how often it was started */
 	struct uhelper_req q[UHELPER_QUEUE]; /* q[0..n_sent) sent, q[n_sent..n_q) waiting */
@@ -53,6 +58,7 @@ struct uhelper_reply {
 	int sym_status; /* UWP_BUILD_ID_SYMS: 0 (buf holds the symbols) or -errno */
 	uint8_t build_id_len;
 	uint8_t build_id[20];
+	int way;	    /* the way its file was opened by (uhelper_submit_file()) */
 	uint8_t digest_len; /* UWP_DIGEST_LEN, or 0 when the helper could not compute it */
 	uint8_t digest[16]; /* what the file holds (lib/elf/elfdigest.h) */
 	void *buf;
@@ -74,6 +80,10 @@ bool uhelper_alive(const struct uhelper *h);
  * uwp_kind). -EAGAIN when the queue is full (fd not taken), -EPIPE when the helper could not
  * be started. While it is paused, requests wait. */
 int uhelper_submit(struct uhelper *h, uint32_t id, uint32_t kind, int fd);
+/* The same for a mapped file, opened by a worker thread (capture/opener.h), never by the
+ * caller's: a file that cannot be opened (or whose open hangs) comes back as a failed reply
+ * (status -errno, why says what). */
+int uhelper_submit_file(struct uhelper *h, uint32_t id, uint32_t kind, const struct opener_file *f);
 /* Send what waits, read one reply if there is one. 1 and *ret (ret->buf is the caller's to
  * free), 0 when nothing is there. When the helper died (or worked on one request for longer
  * than UHELPER_DEADLINE_NS), the request it was working on comes back as a failed reply

@@ -253,14 +253,6 @@ static int open_vdso(void)
 	return fd;
 }
 
-/* The mapped file, checked against the device and inode MMAP2 gave, when it gave them. -1
- * with o->why. */
-static int open_object(struct uobj *o)
-{
-	return procfs_open_mapped_from(o->pid, o->start, o->end, o->path, o->maj, o->min, o->ino,
-				       &o->way, o->why, sizeof(o->why));
-}
-
 /* Hand a new object to the helper (feed() decides when); it stays OBJ_NEW when the queue
  * refuses it. */
 static void submit(struct unwinder *u, uint32_t idx)
@@ -272,14 +264,24 @@ static void submit(struct unwinder *u, uint32_t idx)
 		obj_fail(u, o, u->helper.why[0] ? u->helper.why : "no unwind-table helper");
 		return;
 	}
-	fd = idx == u->vdso ? open_vdso() : open_object(o);
-	if (fd < 0) {
-		obj_fail(u, o, idx == u->vdso ? "cannot copy the vdso" : o->why);
-		return;
-	}
-	if (uhelper_submit(&u->helper, idx, UWP_TABLE, fd) < 0) {
-		close(fd);
-		return;
+	if (idx != u->vdso) {
+		/* Opened by the helper client's worker thread, never here (a file whose open
+		 * hangs comes back failed). */
+		struct opener_file f = { o->pid, o->start, o->end, o->path,
+					 o->maj, o->min,   o->ino, o->way };
+
+		if (uhelper_submit_file(&u->helper, idx, UWP_TABLE, &f) < 0)
+			return;
+	} else {
+		fd = open_vdso();
+		if (fd < 0) {
+			obj_fail(u, o, "cannot copy the vdso");
+			return;
+		}
+		if (uhelper_submit(&u->helper, idx, UWP_TABLE, fd) < 0) {
+			close(fd);
+			return;
+		}
 	}
 	leave_new(u, o);
 	o->state = OBJ_PENDING;
@@ -455,6 +457,7 @@ static void take_reply(struct unwinder *u, struct uhelper_reply *r)
 		return;
 	}
 	u->st.build_ns += r->build_ns;
+	o->way = r->way; /* the way its file was opened by: a retry takes the next */
 	if (r->status < 0) {
 		obj_fail(u, o, r->why);
 		return;
