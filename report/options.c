@@ -64,6 +64,7 @@ const char options_help_symbols[] =
     "Symbols:\n"
     "      --symfs DIR         look binaries and debug files up under DIR first\n"
     "      --inline            show inlined functions as frames of their own (DWARF)\n"
+    "                          (srcline: each inline frame at its own line)\n"
     "      --no-demangle       show C++ and Rust names mangled, as in the symbol tables\n"
     "      --debuginfod        fetch missing debug info from the servers in\n"
     "                          DEBUGINFOD_URLS\n"
@@ -604,6 +605,24 @@ static void on_session_warn(void *arg, const char *msg)
 		return;
 	}
 	fprintf(stderr, "%s: %s: warning: %s\n", o->prog, o->warn_path, msg);
+}
+
+void options_note_nolines(struct options *o, const struct session *s)
+{
+	size_t n;
+	const uint32_t *d = session_nolines(s, &n);
+
+	if (!n || o->nolines_said)
+		return;
+	o->nolines_said = true;
+	fprintf(stderr, "%s: note: no line information (no DWARF) in ", o->prog);
+	for (size_t k = 0; k < n && k < OPTIONS_GROUP_SHOWN; k++)
+		fprintf(stderr, "%s%s", k ? ", " : "", session_dso_name(s, d[k]));
+	if (n > OPTIONS_GROUP_SHOWN)
+		fprintf(stderr, " and %zu more", n - OPTIONS_GROUP_SHOWN);
+	fprintf(stderr, ": their frames show as OBJECT+0xOFFSET; install their debug info "
+			"(-dbgsym or -dbg packages), or use --debuginfod, or --symfs DIR with the "
+			"debug files under DIR/usr/lib/debug\n");
 }
 
 void options_warn_done(const struct options *o)

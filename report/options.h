@@ -121,6 +121,7 @@ struct options {
 	const char *warn_path;	   /* the input being read, for warnings */
 	const char *pprof;	   /* --pprof FILE, NULL when not asked for */
 	struct options_warn_group groups[3];
+	bool nolines_said; /* options_note_nolines() spoke */
 };
 
 void options_init(struct options *o, const char *prog);
@@ -147,6 +148,9 @@ int options_check_weight(const struct options *o);
 struct session *options_session(struct options *o);
 /* Read every input into S: how many could be used (the others are said). */
 size_t options_read(struct options *o, struct session *s);
+/* With srcline: one note, once per run, naming the objects whose frames had no line
+ * information (no DWARF) and how to get it. */
+void options_note_nolines(struct options *o, const struct session *s);
 /* The warnings summed up while reading, one line per group, to stderr. */
 void options_warn_done(const struct options *o);
 /* Whether everything printed reached stdout (a full disk, a closed pipe): R, else say that

@@ -142,6 +142,7 @@ struct session *session_new(const struct session_opts *o)
 	memset(&so, 0, sizeof(so));
 	so.symfs = o->symfs;
 	so.inline_frames = o->inline_frames;
+	so.lines = o->lines || o->srcline;
 	so.no_demangle = o->no_demangle;
 	so.debuginfod = o->debuginfod;
 	so.debuginfod_timeout = o->debuginfod_timeout;
@@ -157,6 +158,8 @@ struct session *session_new(const struct session_opts *o)
 	if (!s->dsos)
 		return session_free(s);
 	s->ss = symstacks_new(s->dsos, s->symz, s->ksyms);
+	if (s->ss)
+		symstacks_srcline(s->ss, o->srcline);
 	s->rp = replay_new(&s->o, s->pm, s->dsos, s->ksyms, s->agg, &s->t);
 	if (!s->ss || !s->rp)
 		return session_free(s);
@@ -304,6 +307,11 @@ static uint32_t stream_addrs(struct stream *st, const struct perfrec_sample *smp
 }
 
 /* With --dso, is the object one of those named (as aggregate_keep_dsos)? */
+const uint32_t *session_nolines(const struct session *s, size_t *ret_n)
+{
+	return symstacks_nolines(s->ss, ret_n);
+}
+
 bool session_dso_kept(const struct session *s, uint32_t dso)
 {
 	const struct session_filter *f = &s->o.filter;

@@ -57,6 +57,11 @@ struct session_opts {
 	enum session_weight weight;
 	bool inline_frames;
 	bool no_demangle; /* C++ and Rust names as in the symbol tables */
+	/* Each frame's source line (session_sym.srcline): symbols are then kept apart by line.
+	 * Lines come from DWARF line tables, each distinct address looked up once. */
+	bool srcline;
+	/* File:line in the symbolizer's frames (pprof's Line), without splitting symbols. */
+	bool lines;
 	bool debuginfod;
 	int debuginfod_timeout;
 	unsigned int max_stack; /* frames kept per sample, leaf first; 0 = all */
@@ -88,7 +93,12 @@ struct session_sym {
 	const char *label; /* an unknown frame's text in trees and --folded: "[unknown] OBJ+0xOFF"
 			    * (a file's offset) or "[unknown] 0xADDR"; NULL otherwise */
 	uint32_t flat;	   /* the session_sym() id flat output counts it under: itself, or for
-			    * an unknown frame its object's "[unknown]" */
+			    * an unknown frame its object's "[unknown]"; with srcline, the
+			    * symbol's own (all its lines) */
+	/* session_opts.srcline: "FILE:LINE" (the file's last component) of the frame, or
+	 * "OBJECT+0xOFFSET" where its object has no line for it; NULL without srcline. */
+	const char *srcline;
+	uint32_t line_rep; /* the first session_sym() id with this srcline (a key for it) */
 };
 
 /* One aggregated row: every sample with the same symbolized stack, task and CPU. */
@@ -259,6 +269,9 @@ struct session_parts {
 	struct symbolizer *symz;
 };
 void session_parts(const struct session *s, struct session_parts *ret);
+/* With srcline: the objects (session_dso_name() ids) with frames and no DWARF to give their
+ * lines, *ret_n of them, in the order met. */
+const uint32_t *session_nolines(const struct session *s, size_t *ret_n);
 /* Does --dso keep a sample whose leaf frame is in object DSO? (Always without --dso.) */
 bool session_dso_kept(const struct session *s, uint32_t dso);
 /* Whether a filter picks samples by task, object or CPU (--pid, --tid, --comm, --unit, --dso,

@@ -81,6 +81,7 @@ struct sym_dso {
 	uint64_t hash;
 	enum dso_state state;
 	bool no_dwarf; /* inline frames: DWARF was looked for and is not there */
+	int has_dwarf; /* symbolizer_has_lines(): 0 not asked yet, 1 no, 2 yes */
 
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
@@ -1040,7 +1041,9 @@ static int inline_chain(struct symbolizer *s, struct sym_dso *d, uint64_t addr,
 					      file ? intern(s, file) : NULL,
 					      file ? line : 0,
 					      false,
-					      NULL };
+					      NULL,
+					      NULL,
+					      0 };
 		set_name(s, &out[nf], sym->name);
 		nf++;
 	}
@@ -1072,6 +1075,34 @@ static int cache_grow(struct sym_dso *d)
 	return 0;
 }
 
+/* opts.lines without inline frames: the chain at ADDR collapsed into OUT[0], named from the
+ * symbol table; file:line the innermost location, fn_file:fn_line the outermost frame's. */
+static void line_only(struct symbolizer *s, struct sym_dso *d, uint64_t addr, const struct sym *sym,
+		      struct sym_frame *out)
+{
+	struct sym_frame chain[INLINE_MAX];
+	int n = inline_chain(s, d, addr, sym, chain);
+
+	if (n == 0 && !d->no_dwarf) {
+		/* No scopes here (assembly, a CU without DIEs): the line table alone. */
+		Dwfl_Line *ln = dwfl_module_getsrc(d->mod, addr);
+		const char *file =
+		    ln ? dwfl_lineinfo(ln, NULL, &out->line, NULL, NULL, NULL) : NULL;
+
+		out->file = file ? intern(s, file) : NULL;
+		out->line = out->file ? out->line : 0;
+		out->fn_file = out->file;
+		out->fn_line = out->line;
+		return;
+	}
+	if (n == 0)
+		return;
+	out->file = chain[0].file;
+	out->line = chain[0].file ? chain[0].line : 0;
+	out->fn_file = chain[n - 1].file;
+	out->fn_line = chain[n - 1].file ? chain[n - 1].line : 0;
+}
+
 /* Compute the frames for OFF into OUT; returns their number (>= 1). */
 static int compute(struct symbolizer *s, struct sym_dso *d, uint64_t off, struct sym_frame *out)
 {
@@ -1100,7 +1131,23 @@ static int compute(struct symbolizer *s, struct sym_dso *d, uint64_t off, struct
 				out[0].line = 0;
 		}
 	}
+	if (s->o.lines && !s->o.inline_frames)
+		line_only(s, d, addr, sym, &out[0]);
 	return n ? n : 1;
+}
+
+bool symbolizer_has_lines(struct symbolizer *s, struct sym_dso *d)
+{
+	Dwarf_Addr bias;
+
+	(void)s;
+	if (d->state == DSO_NEW)
+		dso_open(d);
+	if (d->state != DSO_READY || !d->mod)
+		return false;
+	if (!d->has_dwarf)
+		d->has_dwarf = dwfl_module_getdwarf(d->mod, &bias) ? 2 : 1;
+	return d->has_dwarf == 2;
 }
 
 static int copy_out(const struct sym_dso *d, const struct cache_ent *e, struct sym_frame *frames,
@@ -1109,7 +1156,8 @@ static int copy_out(const struct sym_dso *d, const struct cache_ent *e, struct s
 	int n = (int)e->n < max ? (int)e->n : max;
 
 	if (e->first == FRAME_HERE) {
-		frames[0] = (struct sym_frame){ e->name, e->offset, NULL, 0, false, e->raw };
+		frames[0] =
+		    (struct sym_frame){ e->name, e->offset, NULL, 0, false, e->raw, NULL, 0 };
 		return 1;
 	}
 	memcpy(frames, d->frames + e->first, (size_t)n * sizeof(*frames));
@@ -1172,7 +1220,7 @@ int symbolizer_lookup(struct symbolizer *s, struct sym_dso *d, uint64_t off,
 	for (i = hash_u64(off) & mask; d->cache[i].n; i = (i + 1) & mask)
 		;
 	e = &d->cache[i];
-	if (n == 1 && !tmp[0].file && !tmp[0].inlined) {
+	if (n == 1 && !tmp[0].file && !tmp[0].fn_file && !tmp[0].inlined) {
 		*e =
 		    (struct cache_ent){ off, tmp[0].name, tmp[0].offset, FRAME_HERE, 1, tmp[0].raw };
 	} else {
