@@ -80,7 +80,7 @@ const char options_help_pprof[] =
     "      --pprof FILE        write the profile of what the filters select as pprof's\n"
     "                          gzip-compressed profile.proto to FILE ('-': stdout),\n"
     "                          instead of the text report (go tool pprof, Pyroscope,\n"
-    "                          Parca read it)\n";
+    "                          Parca read it), with source lines (pprof -list)\n";
 
 void options_init(struct options *o, const char *prog)
 {

@@ -98,6 +98,19 @@ check_grep '^  rp-workload\.c:[0-9]+$' "$T/script.line" "script: the frame's lin
 "$RP" script -i "$T/rp.data" -F ip,sym 2>"$T/err" && fail "script -F ip,sym was taken"
 check_grep 'only \+srcline' "$T/err" "script -F says which fields it takes"
 
+# ---- a plain --pprof export carries lines: pprof -list shows the hot line --------------------
+PPROF=/usr/lib/go-1.19/pkg/tool/linux_amd64/pprof
+if [ -x "$PPROF" ]; then
+	export PPROF_TMPDIR="$T/pprof-home" HOME="$T"
+	"$RP" report -i "$T/rp.data" --pprof "$T/rp.pb.gz" 2>"$T/err" || fail "--pprof: $(cat "$T/err")"
+	"$PPROF" -list '^warm_func$' -unit ms "$T/rp.pb.gz" >"$T/list" 2>&1 || fail "pprof -list: $(cat "$T/list")"
+	check_grep '^ROUTINE =+ warm_func in /.*/rp-workload\.c$' "$T/list" "pprof -list finds warm_func's source file"
+	hot=$(awk '$1 ~ /ms$/ && $3 ~ /^[0-9]+:$/ { v = $1 + 0; if (v > m) { m = v; l = $3 } } END { sub(":", "", l); print l }' "$T/list")
+	check_eq "rp-workload.c:$hot" "$top" "pprof -list's hottest line in warm_func is the report's top line"
+else
+	echo "ok # SKIP pprof -list: $PPROF is missing (golang-1.19-go)"
+fi
+
 # ---- an object without debug info: OBJECT+0xOFFSET and one note ----------------------------
 objcopy --strip-debug "$WL" "$T/rp-nodebug" || fail "objcopy --strip-debug"
 cp "$top_builddir/tests/workload/librp-worklib.so" "$T/" # found by its $ORIGIN run path

@@ -171,7 +171,8 @@ static int loc_lines(struct enc *e, uint32_t loc, uint32_t dso, uint64_t addr, M
 	struct sym_frame fr[INLINE_MAX];
 	uint32_t n;
 	const uint32_t *syms = symstacks_loc(e->p.ss, loc, &n);
-	int k = 0;
+	const char *file;
+	int k = 0, line;
 
 	if (dsotab_kind(e->p.dsos, dso) == DSOTAB_FILE)
 		k = symbolizer_lookup(e->p.symz, dsotab_sym(e->p.dsos, dso), addr, fr, INLINE_MAX);
@@ -182,16 +183,20 @@ static int loc_lines(struct enc *e, uint32_t loc, uint32_t dso, uint64_t addr, M
 
 		if (!name)
 			break;
-		f = function(e, name, have ? fr[i].raw : name, have ? fr[i].file : NULL);
+		/* Without inline frames, the line in the function itself (the call site of
+		 * inlined code), so that pprof -list FUNC shows FUNC's own source. */
+		file = !have ? NULL : k == 1 && fr[i].fn_file ? fr[i].fn_file : fr[i].file;
+		line = !have || !file ? 0 : k == 1 && fr[i].fn_file ? fr[i].fn_line : fr[i].line;
+		f = function(e, name, have ? fr[i].raw : name, file);
 		if (f < 0 || GROW(e->lines, e->cap_lines, e->n_lines + 1) < 0)
 			return -ENOMEM;
 		perftools__profiles__line__init(&e->lines[e->n_lines]);
 		e->lines[e->n_lines].function_id = (uint64_t)f;
-		e->lines[e->n_lines].line = have ? fr[i].line : 0;
+		e->lines[e->n_lines].line = line;
 		e->n_lines++;
 		m->has_functions = true;
-		m->has_filenames |= have && fr[i].file;
-		m->has_line_numbers |= have && fr[i].line;
+		m->has_filenames |= file != NULL;
+		m->has_line_numbers |= line > 0;
 		m->has_inline_frames |= n > 1;
 	}
 	return 0;

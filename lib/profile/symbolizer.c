@@ -961,6 +961,20 @@ static uint64_t die_offset(Dwarf_Die *die, uint64_t dwaddr)
 	return 0;
 }
 
+/* FILE as DWARF names it, made absolute with the compilation directory COMP_DIR when it is
+ * relative (a build from a subdirectory names "../src/x.c"), interned; NULL for a NULL FILE. */
+static const char *src_path(struct symbolizer *s, const char *file, const char *comp_dir)
+{
+	char buf[4096];
+
+	if (!file)
+		return NULL;
+	if (file[0] == '/' || !comp_dir || !comp_dir[0] ||
+	    (size_t)snprintf(buf, sizeof(buf), "%s/%s", comp_dir, file) >= sizeof(buf))
+		return intern(s, file);
+	return intern(s, buf);
+}
+
 /*
  * The inline chain at ADDR, as eu-addr2line -i finds it: the innermost DWARF scope at the
  * address, then its physical parents (dwarf_getscopes_die, not the abstract origin's
@@ -979,6 +993,8 @@ static int inline_chain(struct symbolizer *s, struct sym_dso *d, uint64_t addr,
 	const char *file = NULL;
 	int line = 0, n, nf = 0;
 	Dwarf_Die *cudie;
+	Dwarf_Attribute cda;
+	const char *comp_dir;
 
 	if (d->no_dwarf)
 		return 0;
@@ -988,6 +1004,7 @@ static int inline_chain(struct symbolizer *s, struct sym_dso *d, uint64_t addr,
 		d->no_dwarf = !dwfl_module_getdwarf(d->mod, &bias);
 		return 0;
 	}
+	comp_dir = dwarf_formstring(dwarf_attr(cudie, DW_AT_comp_dir, &cda));
 	n = dwarf_getscopes(cudie, addr - bias, &scopes);
 	if (n <= 0)
 		goto out;
@@ -1008,7 +1025,7 @@ static int inline_chain(struct symbolizer *s, struct sym_dso *d, uint64_t addr,
 
 		if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram)
 			continue;
-		f->file = file ? intern(s, file) : NULL;
+		f->file = src_path(s, file, comp_dir);
 		f->line = file ? line : 0;
 		if (tag == DW_TAG_subprogram) {
 			f->inlined = false;
@@ -1038,7 +1055,7 @@ static int inline_chain(struct symbolizer *s, struct sym_dso *d, uint64_t addr,
 	if (nf > 0 && out[nf - 1].inlined && nf < INLINE_MAX && sym) {
 		out[nf] = (struct sym_frame){ NULL,
 					      addr - sym->start,
-					      file ? intern(s, file) : NULL,
+					      src_path(s, file, comp_dir),
 					      file ? line : 0,
 					      false,
 					      NULL,
@@ -1089,7 +1106,7 @@ static void line_only(struct symbolizer *s, struct sym_dso *d, uint64_t addr, co
 		const char *file =
 		    ln ? dwfl_lineinfo(ln, NULL, &out->line, NULL, NULL, NULL) : NULL;
 
-		out->file = file ? intern(s, file) : NULL;
+		out->file = src_path(s, file, ln ? dwfl_line_comp_dir(ln) : NULL);
 		out->line = out->file ? out->line : 0;
 		out->fn_file = out->file;
 		out->fn_line = out->line;
@@ -1126,7 +1143,7 @@ static int compute(struct symbolizer *s, struct sym_dso *d, uint64_t off, struct
 			if (ln)
 				file = dwfl_lineinfo(ln, NULL, &out[0].line, NULL, NULL, NULL);
 
-			out[0].file = intern(s, file);
+			out[0].file = src_path(s, file, ln ? dwfl_line_comp_dir(ln) : NULL);
 			if (!out[0].file)
 				out[0].line = 0;
 		}
