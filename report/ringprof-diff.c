@@ -426,6 +426,8 @@ int main(int argc, char **argv)
 		return r;
 	for (int i = 0; i < DIFF_SIDES; i++) {
 		r = options_filter(&a.side[i]);
+		if (!r)
+			r = options_symbol_filter_leaf(&a.side[i]);
 		if (r)
 			return r;
 	}

@@ -637,6 +637,11 @@ static int parse_argv(struct args *a, int argc, char **argv)
 		a->po.srcline = true;
 	a->o.so.srcline = a->po.srcline;
 	a->o.so.lines = a->o.pprof != NULL;
+	/* --symbol-filter: perf's entry filter in the table, the leaf symbol elsewhere. */
+	if (a->o.pprof || a->html || a->folded)
+		a->po.symbol_filter = NULL;
+	else
+		a->po.symbol_filter = a->o.symbol_filter;
 	return options_finish(&a->o, argc, argv);
 }
 
@@ -886,6 +891,8 @@ int main(int argc, char **argv)
 	if (r)
 		return r;
 	r = options_filter(&a.o);
+	if (!r && (a.o.pprof || a.html || a.folded))
+		r = options_symbol_filter_leaf(&a.o);
 	if (r)
 		return r;
 	if (a.dump && (r = dump_event_present(&a.o)) != 0)

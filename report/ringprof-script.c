@@ -146,6 +146,8 @@ int main(int argc, char **argv)
 	if (r)
 		return r;
 	r = options_filter(&o);
+	if (!r)
+		r = options_symbol_filter_leaf(&o);
 	if (r)
 		return r;
 	pager_start(o.no_pager);

@@ -11,6 +11,7 @@
 #include "format/format.h"
 #include "profile/print.h"
 #include "profile/dsotab.h"
+#include "profile/focus.h"
 #include "profile/session.h"
 #include "profile/unit.h"
 #include "profile/symbolizer.h"
@@ -332,6 +333,23 @@ static void print_recorded_notes(FILE *f, const struct rp_header_rec *h)
 			   "[outside the PID namespace]\n");
 }
 
+/* "# focus: FILTERS: kept N of M samples (P%)" when a focus filter is set. */
+static void print_focus_line(FILE *f, const struct session *s, const struct session_totals *t)
+{
+	struct focus *fo = session_focus(s);
+	char desc[512];
+
+	if (!fo)
+		return;
+	focus_describe(fo, desc, sizeof(desc));
+	fprintf(f,
+		"# focus: %s: kept %" PRIu64 " of %" PRIu64 " samples (%.2f%%), %.2f%% of the "
+		"period; shares are of the samples kept unless --percentage absolute\n",
+		desc, t->samples, t->samples_focus_in,
+		t->samples_focus_in ? 100.0 * (double)t->samples / (double)t->samples_focus_in : 0.0,
+		t->period_focus_in ? 100.0 * (double)t->period / (double)t->period_focus_in : 0.0);
+}
+
 /* "# samples: ..., lost: ..., unresolved frames: ...". */
 static void print_samples_line(FILE *f, const struct session *s, const struct session_totals *t)
 {
@@ -354,6 +372,7 @@ static void print_samples_line(FILE *f, const struct session *s, const struct se
 		fprintf(f, ", throttled %" PRIu64 " times", t->throttles);
 	fprintf(f, ", unresolved frames: %.1f%%\n",
 		t->frames ? 100.0 * (double)t->frames_unknown / (double)t->frames : 0.0);
+	print_focus_line(f, s, t);
 }
 
 void print_header(FILE *f, const struct session *s, const char *const *inputs, size_t n_inputs)
@@ -769,6 +788,14 @@ out:
 	return rc;
 }
 
+/* Whether --symbol-filter hides entry E: its symbol does not contain the string. */
+static bool entry_hidden(const struct session *s, const struct print_opts *o, const struct entry *e)
+{
+	uint32_t sym = e->key[PRINT_SYM];
+
+	return o->symbol_filter && sym != UINT32_MAX && !strstr(sym_name(s, sym), o->symbol_filter);
+}
+
 /* An entry's share of all samples in the sort column, in percent. */
 static double entry_share(const struct print_opts *o, const struct entry *e, double total)
 {
@@ -840,7 +867,7 @@ static void column_widths(const struct session *s, const struct print_opts *o,
 		const struct entry *e = &t->e[i];
 		char buf[32];
 
-		if (entry_share(o, e, total) < o->percent_limit)
+		if (entry_share(o, e, total) < o->percent_limit || entry_hidden(s, o, e))
 			continue;
 		for (size_t k = 0; k < o->n_keys; k++) {
 			size_t len = 0;
@@ -940,7 +967,7 @@ static int print_entries(FILE *f, const struct session *s, const struct print_op
 	for (size_t i = 0; i < t->n; i++) {
 		const struct entry *e = &t->e[i];
 
-		if (entry_share(o, e, total) < o->percent_limit)
+		if (entry_share(o, e, total) < o->percent_limit || entry_hidden(s, o, e))
 			continue;
 		print_entry(f, s, o, e, w, total);
 		/* A branch never weighs more than its entry: below the threshold there is no tree. */
@@ -969,6 +996,10 @@ int print_flat(FILE *f, const struct session *s, const struct print_opts *o)
 		qsort(t.e, t.n, sizeof(*t.e), cmp_entries);
 	if (rc == 0 && o->graph != PRINT_GRAPH_NONE && has_sym)
 		rc = graph_lists(s, o, &t, total, &gl);
+	if (rc == 0 && o->symbol_filter && !o->no_titles)
+		fprintf(f,
+			"# symbol filter: only entries whose symbol contains '%s' (shares of all)\n",
+			o->symbol_filter);
 	if (rc == 0)
 		rc = print_entries(f, s, o, &t, &gl, total);
 	if (rc == 0 && !t.n)

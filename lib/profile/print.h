@@ -38,6 +38,8 @@ struct print_opts {
 	bool absolute;		/* shares of every sample in the time window, not of those kept */
 	bool no_titles;		/* no "# Self ..." title line (perf's report -q) */
 	bool srcline;		/* frames in trees and --folded end in " FILE:LINE" */
+	const char *symbol_filter; /* perf's --symbol-filter: only entries whose symbol contains
+				    * it are shown (shares unchanged); NULL: all */
 };
 
 /* "comm,dso,sym" and the like (perf's "symbol" is sym); 0 or -EINVAL (unknown or repeated
