@@ -149,7 +149,8 @@ static uint8_t matches(struct focus *f, const struct session *s, uint32_t sym)
 
 	if (s != f->cache_of) {
 		/* Symbol ids are a session's own: another session starts afresh (diff's sides). */
-		memset(f->cache, 0, f->cap_cache);
+		if (f->cache)
+			memset(f->cache, 0, f->cap_cache);
 		f->cache_of = s;
 	}
 	if (sym >= f->cap_cache) {
