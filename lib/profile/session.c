@@ -144,6 +144,7 @@ struct session *session_new(const struct session_opts *o)
 	so.symfs = o->symfs;
 	so.inline_frames = o->inline_frames;
 	so.lines = o->lines || o->srcline;
+	so.fn_lines = o->lines;
 	so.no_demangle = o->no_demangle;
 	so.debuginfod = o->debuginfod;
 	so.debuginfod_timeout = o->debuginfod_timeout;

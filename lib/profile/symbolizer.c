@@ -1098,7 +1098,9 @@ static void line_only(struct symbolizer *s, struct sym_dso *d, uint64_t addr, co
 		      struct sym_frame *out)
 {
 	struct sym_frame chain[INLINE_MAX];
-	int n = inline_chain(s, d, addr, sym, chain);
+	/* The scopes cost the CU's DIEs: only when fn_file is asked for (pprof); the line table
+	 * alone gives the innermost location. */
+	int n = s->o.fn_lines ? inline_chain(s, d, addr, sym, chain) : 0;
 
 	if (n == 0 && !d->no_dwarf) {
 		/* No scopes here (assembly, a CU without DIEs): the line table alone. */
@@ -1108,8 +1110,8 @@ static void line_only(struct symbolizer *s, struct sym_dso *d, uint64_t addr, co
 
 		out->file = src_path(s, file, ln ? dwfl_line_comp_dir(ln) : NULL);
 		out->line = out->file ? out->line : 0;
-		out->fn_file = out->file;
-		out->fn_line = out->line;
+		out->fn_file = s->o.fn_lines ? out->file : NULL;
+		out->fn_line = s->o.fn_lines ? out->line : 0;
 		return;
 	}
 	if (n == 0)

@@ -23,7 +23,7 @@ struct sym_frame {
 	bool inlined;	  /* an inline frame (all but the outermost of an expansion) */
 	const char *raw;  /* the name as in the symbol table or DWARF (C++ mangled), interned;
 			   * NULL when name is */
-	/* opts.lines without opts.inline_frames: where the address sits in the real function
+	/* opts.fn_lines without opts.inline_frames: where the address sits in the real function
 	 * itself (the call site of the inline expansion holding it, else file:line), while
 	 * file:line is the line table's, the innermost inlined location. NULL/0 otherwise. */
 	const char *fn_file;
@@ -40,7 +40,8 @@ struct symbolizer_opts {
 	const char *symfs;	/* NULL or a directory: binaries and debug files are looked up
 				 * under it first (symfs + path, symfs/usr/lib/debug); copied */
 	bool inline_frames;	/* expand inline frames from DWARF (and give file:line) */
-	bool lines;		/* file:line (and fn_file:fn_line) without inline frames too */
+	bool lines;		/* file:line from the line table without inline frames too */
+	bool fn_lines;		/* with lines: fn_file:fn_line too (DWARF scopes, dearer) */
 	bool no_demangle;	/* names as in the symbol table: C++ and Rust left mangled */
 	bool debuginfod;	/* allow debuginfod for separate debug info */
 	int debuginfod_timeout; /* seconds, > 0 to set; used only with debuginfod */
