@@ -15,6 +15,7 @@
 #include "format/format.h"
 #include "format/reader.h"
 #include "options.h"
+#include "profile/focus.h"
 
 const char options_help_input[] =
     "Input:\n"
@@ -46,7 +47,18 @@ const char options_help_filters[] =
     "                          as script prints them (either may be left out), or\n"
     "                          PCT%/N (the Nth slice of PCT% of the span: 10%/2) or\n"
     "                          A%-B% (0%-10%) of the recordings' span\n"
-    "      --max-stack N       use at most N frames of each callchain (leaf first)\n";
+    "      --max-stack N       use at most N frames of each callchain (leaf first)\n"
+    "  -S, --symbols NAME[,NAME...]  only the samples whose own (leaf) symbol is one of\n"
+    "                          these, as perf's -S: with -g caller --no-children, who\n"
+    "                          calls it; with --inline, the innermost inlined function\n"
+    "      --symbol-filter SUBSTR  perf's: the table shows only entries whose symbol\n"
+    "                          contains SUBSTR (shares unchanged); script, diff,\n"
+    "                          --folded and --pprof keep the samples whose leaf symbol\n"
+    "                          contains it\n"
+    "      --focus REGEX       pprof's: only the samples with a frame whose symbol\n"
+    "                          matches REGEX (POSIX extended, unanchored)\n"
+    "      --ignore REGEX      pprof's: drop the samples with a frame whose symbol\n"
+    "                          matches REGEX\n";
 
 const char options_help_weight[] =
     "Weights (recordings made with record --off-cpu):\n"
@@ -64,6 +76,7 @@ const char options_help_symbols[] =
     "Symbols:\n"
     "      --symfs DIR         look binaries and debug files up under DIR first\n"
     "      --inline            show inlined functions as frames of their own (DWARF)\n"
+    "                          (srcline: each inline frame at its own line)\n"
     "      --no-demangle       show C++ and Rust names mangled, as in the symbol tables\n"
     "      --debuginfod        fetch missing debug info from the servers in\n"
     "                          DEBUGINFOD_URLS\n"
@@ -79,7 +92,7 @@ const char options_help_pprof[] =
     "      --pprof FILE        write the profile of what the filters select as pprof's\n"
     "                          gzip-compressed profile.proto to FILE ('-': stdout),\n"
     "                          instead of the text report (go tool pprof, Pyroscope,\n"
-    "                          Parca read it)\n";
+    "                          Parca read it), with source lines (pprof -list)\n";
 
 void options_init(struct options *o, const char *prog)
 {
@@ -305,6 +318,50 @@ static int parse_symbols(struct options *o, int c, char *arg)
 	return 0;
 }
 
+/* -S, --focus, --ignore into o->focus. 0, or the exit status (said). */
+static int parse_focus(struct options *o, int c, const char *arg)
+{
+	char why[256] = "out of memory";
+	int r;
+
+	if (!o->focus && !(o->focus = focus_new())) {
+		fprintf(stderr, "%s: out of memory\n", o->prog);
+		return EXIT_FAILURE;
+	}
+	if (c == 'S')
+		r = focus_add_symbols(o->focus, arg);
+	else
+		r = (c == OPT_FOCUS ? focus_set_focus : focus_set_ignore)(o->focus, arg, why,
+									  sizeof(why));
+	if (r == -ENOMEM) {
+		fprintf(stderr, "%s: out of memory\n", o->prog);
+		return EXIT_FAILURE;
+	}
+	if (r < 0 && c == 'S') {
+		fprintf(stderr, "%s: -S '%s': an empty symbol name\n", o->prog, arg);
+		return EXIT_USAGE;
+	}
+	if (r < 0) {
+		fprintf(stderr, "%s: --%s '%s': %s\n", o->prog, c == OPT_FOCUS ? "focus" : "ignore",
+			arg, why);
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
+int options_symbol_filter_leaf(struct options *o)
+{
+	if (!o->symbol_filter)
+		return 0;
+	if ((!o->focus && !(o->focus = focus_new())) ||
+	    focus_set_leaf_substr(o->focus, o->symbol_filter) < 0) {
+		fprintf(stderr, "%s: out of memory\n", o->prog);
+		return EXIT_FAILURE;
+	}
+	o->so.filter.focus = o->focus;
+	return 0;
+}
+
 int options_parse(struct options *o, int c, char *arg, char **argv)
 {
 	switch (c) {
@@ -339,6 +396,13 @@ int options_parse(struct options *o, int c, char *arg, char **argv)
 		return 0;
 	case 'C': /* perf's -C, --cpu */
 		return parse_filter(o, OPT_CPU, arg);
+	case 'S':
+	case OPT_FOCUS:
+	case OPT_IGNORE:
+		return parse_focus(o, c, arg);
+	case OPT_SYMBOL_FILTER:
+		o->symbol_filter = arg;
+		return 0;
 	case OPT_PID:
 	case OPT_TID:
 	case OPT_COMM:
@@ -580,6 +644,7 @@ int options_filter(struct options *o)
 	f->dsos = o->dsos;
 	f->cpus = o->cpus;
 	f->n_cpus = o->n_cpus;
+	f->focus = o->focus;
 	return 0;
 }
 
@@ -604,6 +669,24 @@ static void on_session_warn(void *arg, const char *msg)
 		return;
 	}
 	fprintf(stderr, "%s: %s: warning: %s\n", o->prog, o->warn_path, msg);
+}
+
+void options_note_nolines(struct options *o, const struct session *s)
+{
+	size_t n;
+	const uint32_t *d = session_nolines(s, &n);
+
+	if (!n || o->nolines_said)
+		return;
+	o->nolines_said = true;
+	fprintf(stderr, "%s: note: no line information (no DWARF) in ", o->prog);
+	for (size_t k = 0; k < n && k < OPTIONS_GROUP_SHOWN; k++)
+		fprintf(stderr, "%s%s", k ? ", " : "", session_dso_name(s, d[k]));
+	if (n > OPTIONS_GROUP_SHOWN)
+		fprintf(stderr, " and %zu more", n - OPTIONS_GROUP_SHOWN);
+	fprintf(stderr, ": their frames show as OBJECT+0xOFFSET; install their debug info "
+			"(-dbgsym or -dbg packages), or use --debuginfod, or --symfs DIR with the "
+			"debug files under DIR/usr/lib/debug\n");
 }
 
 void options_warn_done(const struct options *o)

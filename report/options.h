@@ -39,6 +39,9 @@ enum {
 	OPT_WALL,
 	OPT_UNIT,
 	OPT_TIME,
+	OPT_SYMBOL_FILTER,
+	OPT_FOCUS,
+	OPT_IGNORE,
 	OPT_OWN = 512,
 };
 
@@ -56,6 +59,10 @@ enum {
 	    { "until", required_argument, NULL, OPT_UNTIL },                                       \
 	    { "time", required_argument, NULL, OPT_TIME },                                         \
 	    { "max-stack", required_argument, NULL, OPT_MAX_STACK },                               \
+	    { "symbols", required_argument, NULL, 'S' },                                           \
+	    { "symbol-filter", required_argument, NULL, OPT_SYMBOL_FILTER },                       \
+	    { "focus", required_argument, NULL, OPT_FOCUS },                                       \
+	    { "ignore", required_argument, NULL, OPT_IGNORE },                                     \
 	    { "symfs", required_argument, NULL, OPT_SYMFS },                                       \
 	    { "inline", no_argument, NULL, OPT_INLINE },                                           \
 	    { "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },                                 \
@@ -65,7 +72,7 @@ enum {
 	{                                                                                          \
 		"verbose", no_argument, NULL, 'v'                                                  \
 	}
-#define OPTIONS_SHORTS "i:vC:"
+#define OPTIONS_SHORTS "i:vC:S:"
 /* perf's spellings of the filters: --comms, --dsos (and -C for --cpu, in OPTIONS_SHORTS). */
 #define OPTIONS_PERF_LONGOPTS                                                                      \
 	{ "comms", required_argument, NULL, OPT_COMM },                                            \
@@ -120,7 +127,11 @@ struct options {
 	const char *time;	   /* perf's --time, as given: resolved likewise */
 	const char *warn_path;	   /* the input being read, for warnings */
 	const char *pprof;	   /* --pprof FILE, NULL when not asked for */
+	struct focus *focus;	   /* -S, --focus, --ignore (so.filter.focus when set); the
+				    * program's to keep until exit */
+	const char *symbol_filter; /* --symbol-filter SUBSTR, as given */
 	struct options_warn_group groups[3];
+	bool nolines_said; /* options_note_nolines() spoke */
 };
 
 void options_init(struct options *o, const char *prog);
@@ -147,6 +158,12 @@ int options_check_weight(const struct options *o);
 struct session *options_session(struct options *o);
 /* Read every input into S: how many could be used (the others are said). */
 size_t options_read(struct options *o, struct session *s);
+/* --symbol-filter for an output without entries (script, pprof, --folded): the samples
+ * whose leaf symbol contains it. 0, or EXIT_FAILURE (out of memory, said). */
+int options_symbol_filter_leaf(struct options *o);
+/* With srcline: one note, once per run, naming the objects whose frames had no line
+ * information (no DWARF) and how to get it. */
+void options_note_nolines(struct options *o, const struct session *s);
 /* The warnings summed up while reading, one line per group, to stderr. */
 void options_warn_done(const struct options *o);
 /* Whether everything printed reached stdout (a full disk, a closed pipe): R, else say that

@@ -52,8 +52,10 @@ static void usage(FILE *f)
 		"%s\n"
 		"%s\n"
 		"Output:\n"
-		"  -s, --sort KEYS         entry keys, from comm,pid,tid,dso,sym,cpu,unit (perf's\n"
-		"                          'symbol' is sym; unit: the systemd unit or container)\n"
+		"  -s, --sort KEYS         entry keys, from comm,pid,tid,dso,sym,cpu,unit,srcline\n"
+		"                          (perf's 'symbol' is sym; unit: the systemd unit or\n"
+		"                          container; srcline: FILE:LINE from DWARF line tables,\n"
+		"                          OBJECT+0xOFFSET where the object has none)\n"
 		"                          (default dso,sym)\n"
 		"      --percent-limit PCT hide entries below PCT %% on both sides\n"
 		"      --folded            one line per unique stack, 'comm;outer;...;inner A B' with\n"
@@ -100,8 +102,7 @@ static int parse_own(struct args *a, int c, char *arg)
 	case 's':
 		if (print_parse_sort(arg, &a->po) < 0) {
 			fprintf(stderr,
-				PROG
-				": invalid sort keys '%s' (choose from comm,pid,tid,dso,sym,cpu,unit)\n",
+				PROG ": invalid sort keys '%s' (choose from " PRINT_SORT_KEYS ")\n",
 				arg);
 			return EXIT_USAGE;
 		}
@@ -207,6 +208,7 @@ static int parse_argv(struct args *a, int argc, char **argv)
 	 * in report's flat view. */
 	if (a->children < 0)
 		a->children = a->side[DIFF_BASE].so.weight != SESSION_CPU;
+	a->side[DIFF_BASE].so.srcline = print_has_key(&a->po, PRINT_SRCLINE);
 	return take_operands(a, argc, argv);
 }
 
@@ -263,16 +265,15 @@ static int cmp_lines(const void *a, const void *b)
 static void print_entries(FILE *f, const struct args *a, const struct diff_entry *e, size_t n,
 			  const double total[DIFF_SIDES])
 {
-	static const char *const titles[PRINT_N_KEYS] = { "Command", "Pid", "Tid", "Shared Object",
-							  "Symbol",  "CPU", "Unit" };
 	const struct print_opts *o = &a->po;
 	size_t w[PRINT_N_KEYS];
 
 	for (size_t k = 0; k < o->n_keys; k++)
-		w[o->keys[k]] = field_width(e, n, o->keys[k], titles[o->keys[k]]);
+		w[o->keys[k]] = field_width(e, n, o->keys[k], print_key_title(o->keys[k]));
 	fprintf(f, "# %8s %9s %9s %9s", "Baseline", "New", "Delta", "Ratio");
 	for (size_t k = 0; k < o->n_keys; k++)
-		fprintf(f, "  %-*s", k + 1 < o->n_keys ? (int)w[o->keys[k]] : 0, titles[o->keys[k]]);
+		fprintf(f, "  %-*s", k + 1 < o->n_keys ? (int)w[o->keys[k]] : 0,
+			print_key_title(o->keys[k]));
 	fputc('\n', f);
 	for (size_t i = 0; i < n; i++) {
 		double b = 100.0 * (double)e[i].w[DIFF_BASE] / total[DIFF_BASE],
@@ -331,6 +332,7 @@ static struct session *read_side(struct options *o)
 		fprintf(stderr, PROG ": %s\n", strerror(-r));
 		return session_free(s);
 	}
+	options_note_nolines(o, s);
 	return s;
 }
 
@@ -424,6 +426,8 @@ int main(int argc, char **argv)
 		return r;
 	for (int i = 0; i < DIFF_SIDES; i++) {
 		r = options_filter(&a.side[i]);
+		if (!r)
+			r = options_symbol_filter_leaf(&a.side[i]);
 		if (r)
 			return r;
 	}

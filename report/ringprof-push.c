@@ -519,7 +519,8 @@ static int list_units(struct fileprof *fp)
 static int read_file(struct push *p, const char *path, struct fileprof *fp, char *why,
 		     size_t why_size)
 {
-	struct session_opts so = { .debuginfod = p->debuginfod,
+	struct session_opts so = { .lines = true, /* pprof -list works on what is pushed */
+				   .debuginfod = p->debuginfod,
 				   .debuginfod_timeout = (int)p->debuginfod_timeout,
 				   .warn = on_session_warn,
 				   .warn_arg = p };

@@ -49,8 +49,10 @@ static void usage(FILE *f)
 		"      --children          Children and Self columns (the default with callchains)\n"
 		"      --no-children       Self column only (no time of callees)\n"
 		"  -n, --show-nr-samples   a Samples column\n"
-		"  -s, --sort KEYS         entry keys, from comm,pid,tid,dso,sym,cpu,unit (perf's\n"
-		"                          'symbol' is sym; unit: the systemd unit or container)\n"
+		"  -s, --sort KEYS         entry keys, from comm,pid,tid,dso,sym,cpu,unit,srcline\n"
+		"                          (perf's 'symbol' is sym; unit: the systemd unit or\n"
+		"                          container; srcline: FILE:LINE from DWARF line tables,\n"
+		"                          OBJECT+0xOFFSET where the object has none)\n"
 		"                          (default comm,dso,sym)\n"
 		"  -F, --fields FIELDS     the columns, as perf's -F: overhead, sample, and sort keys\n"
 		"                          (e.g. overhead,sample,comm,dso,sym)\n"
@@ -66,6 +68,9 @@ static void usage(FILE *f)
 		"                          (flamegraph.pl, speedscope); kernel frames end in _[k];\n"
 		"                          of a recording of several events, the first event's\n"
 		"                          (a note says so) unless --event picks one\n"
+		"      --srcline           frames of --folded and of -g trees end in ' FILE:LINE'\n"
+		"                          (as pprof -lines names them; the default in trees with\n"
+		"                          -s ...srcline)\n"
 		"      --stats             summarize each recording (header, frames, record counts\n"
 		"                          by type and CPU, lost and throttled totals): the whole\n"
 		"                          files, the filters do not apply (a note says so)\n"
@@ -297,6 +302,7 @@ enum {
 	OPT_HTML,
 	OPT_TIMELINE,
 	OPT_HEADER,
+	OPT_SRCLINE,
 };
 
 /* What the command line asks for besides the shared options. */
@@ -450,6 +456,9 @@ static int parse_output(struct args *a, int c, char *arg)
 	case OPT_FOLDED:
 		a->folded = true;
 		break;
+	case OPT_SRCLINE:
+		a->po.srcline = true;
+		break;
 	case OPT_TIMELINE:
 		return parse_timeline(a, arg);
 	case OPT_HTML:
@@ -471,8 +480,7 @@ static int parse_output(struct args *a, int c, char *arg)
 		a->sort_set = true;
 		if (print_parse_sort(arg, &a->po) < 0) {
 			fprintf(stderr,
-				PROG
-				": invalid sort keys '%s' (choose from comm,pid,tid,dso,sym,cpu,unit)\n",
+				PROG ": invalid sort keys '%s' (choose from " PRINT_SORT_KEYS ")\n",
 				arg);
 			return EXIT_USAGE;
 		}
@@ -551,6 +559,7 @@ static int parse_argv(struct args *a, int argc, char **argv)
 		{ "stats", no_argument, NULL, OPT_STATS },
 		{ "dump", no_argument, NULL, OPT_DUMP },
 		{ "folded", no_argument, NULL, OPT_FOLDED },
+		{ "srcline", no_argument, NULL, OPT_SRCLINE },
 		{ "html", required_argument, NULL, OPT_HTML },
 		{ "timeline", optional_argument, NULL, OPT_TIMELINE },
 		{ "call-graph", optional_argument, NULL, 'g' },
@@ -623,6 +632,16 @@ static int parse_argv(struct args *a, int argc, char **argv)
 				  : "folded");
 		return EXIT_USAGE;
 	}
+	/* Lines where they are shown; pprof's Line messages always carry them. */
+	if (print_has_key(&a->po, PRINT_SRCLINE))
+		a->po.srcline = true;
+	a->o.so.srcline = a->po.srcline;
+	a->o.so.lines = a->o.pprof != NULL;
+	/* --symbol-filter: perf's entry filter in the table, the leaf symbol elsewhere. */
+	if (a->o.pprof || a->html || a->folded)
+		a->po.symbol_filter = NULL;
+	else
+		a->po.symbol_filter = a->o.symbol_filter;
 	return options_finish(&a->o, argc, argv);
 }
 
@@ -682,7 +701,7 @@ static int print_report(const struct session *s, const struct args *a, bool sect
 		po.graph = PRINT_GRAPH_NONE;
 	note_moot(s, a);
 	if (a->folded)
-		return print_folded(stdout, s);
+		return print_folded(stdout, s, po.srcline);
 	if (!a->quiet)
 		print_header(stdout, s, a->o.inputs, a->o.n_inputs);
 	if (a->header_only)
@@ -714,6 +733,7 @@ static int report_one(struct args *a, bool section)
 		session_free(s);
 		return EXIT_FAILURE;
 	}
+	options_note_nolines(&a->o, s);
 	if (a->o.pprof || a->html) {
 		r = a->html ? write_html(s, a) : write_pprof(s, a);
 		session_free(s);
@@ -871,6 +891,8 @@ int main(int argc, char **argv)
 	if (r)
 		return r;
 	r = options_filter(&a.o);
+	if (!r && (a.o.pprof || a.html || a.folded))
+		r = options_symbol_filter_leaf(&a.o);
 	if (r)
 		return r;
 	if (a.dump && (r = dump_event_present(&a.o)) != 0)

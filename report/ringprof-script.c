@@ -22,6 +22,7 @@ static void usage(FILE *f)
 		"\n"
 		"  COMM PID/TID [CPU] SECONDS: PERIOD EVENT:\n"
 		"  \\tADDRESS SYMBOL+0xOFFSET (OBJECT)     one line per frame, the leaf first\n"
+		"    FILE:LINE                           with --srcline (perf's -F +srcline)\n"
 		"  (a blank line)\n"
 		"\n"
 		"SECONDS is the sample's CLOCK_MONOTONIC time; ADDRESS the sampled or return\n"
@@ -40,6 +41,9 @@ static void usage(FILE *f)
 		"%s\n"
 		"%s\n"
 		"Output:\n"
+		"      --srcline           each frame's source line, FILE:LINE from DWARF line\n"
+		"                          tables (OBJECT+0xOFFSET where the object has none), on\n"
+		"                          a line of its own under the frame (also -F +srcline)\n"
 		"%s"
 		"  -h, --help              this help\n"
 		"  -V, --version           version\n"
@@ -50,6 +54,21 @@ static void usage(FILE *f)
 		options_help_output);
 }
 
+/* -F: perf script's fields. The layout is perf's default; only "+srcline" (perf's way to add
+ * a field to it) is taken. 0, or EXIT_USAGE (said). */
+static int parse_fields(struct options *o, const char *arg)
+{
+	if (strcmp(arg, "+srcline") == 0) {
+		o->so.srcline = true;
+		return 0;
+	}
+	fprintf(stderr,
+		PROG ": -F '%s': only +srcline can be added (the other fields are perf script's "
+		     "default layout, always printed)\n",
+		arg);
+	return EXIT_USAGE;
+}
+
 /* 0 to print, or the exit status after saying what is wrong. */
 static int parse_argv(struct options *o, int argc, char **argv)
 {
@@ -57,6 +76,8 @@ static int parse_argv(struct options *o, int argc, char **argv)
 		OPTIONS_LONGOPTS,
 		OPTIONS_PERF_LONGOPTS,
 		OPTIONS_LONGOPTS_WEIGHT,
+		{ "srcline", no_argument, NULL, OPT_OWN },
+		{ "fields", required_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -65,8 +86,12 @@ static int parse_argv(struct options *o, int argc, char **argv)
 
 	options_init(o, PROG);
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":" OPTIONS_SHORTS "hV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":" OPTIONS_SHORTS "F:hV", longopts, NULL)) != -1) {
 		r = options_parse(o, c, optarg, argv);
+		if (r == 1 && (c == OPT_OWN || c == 'F')) {
+			r = c == 'F' ? parse_fields(o, optarg) : 0;
+			o->so.srcline = o->so.srcline || c == OPT_OWN;
+		}
 		if (r == 1 && c == 'h') {
 			usage(stdout);
 			exit(EXIT_SUCCESS);
@@ -102,6 +127,7 @@ static int script(struct options *o)
 		return EXIT_FAILURE;
 	}
 	usable = options_read(o, s);
+	options_note_nolines(o, s);
 	if (session_totals(s)->samples_nomem)
 		fprintf(stderr, PROG ": note: %llu samples not printed (out of memory)\n",
 			(unsigned long long)session_totals(s)->samples_nomem);
@@ -120,6 +146,8 @@ int main(int argc, char **argv)
 	if (r)
 		return r;
 	r = options_filter(&o);
+	if (!r)
+		r = options_symbol_filter_leaf(&o);
 	if (r)
 		return r;
 	pager_start(o.no_pager);

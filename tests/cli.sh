@@ -61,7 +61,7 @@ check_grep '^ringprof report: ringprof.data: cannot open: No such file or direct
 check_eq "$rc" 2 "a bad -g mode exits 2"
 check_grep "-g takes caller or callee, not 'sideways'" "$T/out" "a bad -g mode is explained"
 "$RP" report -s comm,bogus >"$T/out" 2>&1; rc=$?
-check_grep "invalid sort keys 'comm,bogus' \(choose from comm,pid,tid,dso,sym,cpu,unit\)" "$T/out" "a bad sort key is explained"
+check_grep "invalid sort keys 'comm,bogus' \(choose from comm,pid,tid,dso,sym,cpu,unit,srcline\)" "$T/out" "a bad sort key is explained"
 "$RP" report --stats -i "$T/missing.data" >"$T/out" 2>&1; rc=$?
 check_eq "$rc" 1 "missing recording exits 1"
 check_grep 'missing.data: cannot open: No such file or directory' "$T/out" "missing recording explained"

@@ -210,6 +210,30 @@ void aggregate_keep_dsos(struct aggregate *a, const struct symstacks *ss, const 
 	a->n_rows = w;
 }
 
+void aggregate_keep_rows(struct aggregate *a, const struct symstacks *ss,
+			 bool (*keep)(void *arg, const uint32_t *syms, uint32_t n), void *arg,
+			 struct session_totals *t)
+{
+	size_t w = 0;
+
+	t->samples = t->period = t->frames = t->frames_unknown = 0;
+	for (size_t i = 0; i < a->n_rows; i++) {
+		uint32_t len, unknown = 0;
+		const uint32_t *st = symstacks_get(ss, a->rows[i].stack, &len);
+
+		if (!keep(arg, st, len))
+			continue;
+		for (uint32_t k = 0; k < len; k++)
+			unknown += !symstacks_sym(ss, st[k])->name;
+		a->rows[w++] = a->rows[i];
+		t->samples += a->rows[i].count;
+		t->period += a->rows[i].period;
+		t->frames += a->rows[i].count * len;
+		t->frames_unknown += a->rows[i].count * unknown;
+	}
+	a->n_rows = w;
+}
+
 const struct session_row *aggregate_rows(const struct aggregate *a, size_t *ret_n)
 {
 	*ret_n = a->n_rows;

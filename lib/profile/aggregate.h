@@ -3,6 +3,7 @@
 #ifndef RP_AGGREGATE_H
 #define RP_AGGREGATE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -52,6 +53,11 @@ int aggregate_build_rows(struct aggregate *a, struct symstacks *ss, struct sessi
  * T's samples, period and frame counts become those of the rows kept. */
 void aggregate_keep_dsos(struct aggregate *a, const struct symstacks *ss, const struct dsotab *d,
 			 const char *const *names, size_t n, struct session_totals *t);
+/* Keep the rows whose symbol stack KEEP(ARG, stack, length) keeps (leaf first); T's samples,
+ * period and frame counts become those of the rows kept. */
+void aggregate_keep_rows(struct aggregate *a, const struct symstacks *ss,
+			 bool (*keep)(void *arg, const uint32_t *syms, uint32_t n), void *arg,
+			 struct session_totals *t);
 const struct session_row *aggregate_rows(const struct aggregate *a, size_t *ret_n);
 
 /* A count by location stack, as kept while replaying (before rows merge the stacks that

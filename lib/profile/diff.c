@@ -91,6 +91,8 @@ static const char *key_text(const struct session *s, const struct session_row *r
 		return session_dso_name(s, ss->dso);
 	case PRINT_UNIT:
 		return session_unit(s, r->unit);
+	case PRINT_SRCLINE:
+		return ss->srcline ? ss->srcline : "??:0";
 	default:
 		/* The [k] mark is part of the name: a kernel and a user function never pair. */
 		snprintf(buf, size, "[%c] %s", ss->kernel ? 'k' : '.',
@@ -159,7 +161,7 @@ int diff_add_folded(struct diff *d, int side, const struct session *s)
 	rows = session_rows(s, &n_rows);
 	for (size_t i = 0; i < n_rows; i++) {
 		const char *text[PRINT_N_KEYS] = { NULL };
-		char *line = print_folded_stack(s, rows[i].comm, rows[i].stack);
+		char *line = print_folded_stack(s, rows[i].comm, rows[i].stack, false);
 		int64_t id;
 
 		if (!line)

@@ -13,6 +13,7 @@
 #include "format/format.h"
 #include "profile/aggregate.h"
 #include "profile/dsotab.h"
+#include "profile/focus.h"
 #include "profile/gzip.h"
 #include "profile/pprof.h"
 #include "profile/pprof.pb-c.h"
@@ -75,6 +76,8 @@ struct enc {
 	size_t n_ids, cap_ids;
 	int64_t k_pid, k_tid, k_comm, k_unit; /* label keys */
 	enum session_weight weight;
+	uint32_t *syms; /* a stack's symbols, for the focus filter */
+	size_t cap_syms;
 };
 
 /* STR's index in the string table; -ENOMEM. */
@@ -171,7 +174,8 @@ static int loc_lines(struct enc *e, uint32_t loc, uint32_t dso, uint64_t addr, M
 	struct sym_frame fr[INLINE_MAX];
 	uint32_t n;
 	const uint32_t *syms = symstacks_loc(e->p.ss, loc, &n);
-	int k = 0;
+	const char *file;
+	int k = 0, line;
 
 	if (dsotab_kind(e->p.dsos, dso) == DSOTAB_FILE)
 		k = symbolizer_lookup(e->p.symz, dsotab_sym(e->p.dsos, dso), addr, fr, INLINE_MAX);
@@ -182,16 +186,20 @@ static int loc_lines(struct enc *e, uint32_t loc, uint32_t dso, uint64_t addr, M
 
 		if (!name)
 			break;
-		f = function(e, name, have ? fr[i].raw : name, have ? fr[i].file : NULL);
+		/* Without inline frames, the line in the function itself (the call site of
+		 * inlined code), so that pprof -list FUNC shows FUNC's own source. */
+		file = !have ? NULL : k == 1 && fr[i].fn_file ? fr[i].fn_file : fr[i].file;
+		line = !have || !file ? 0 : k == 1 && fr[i].fn_file ? fr[i].fn_line : fr[i].line;
+		f = function(e, name, have ? fr[i].raw : name, file);
 		if (f < 0 || GROW(e->lines, e->cap_lines, e->n_lines + 1) < 0)
 			return -ENOMEM;
 		perftools__profiles__line__init(&e->lines[e->n_lines]);
 		e->lines[e->n_lines].function_id = (uint64_t)f;
-		e->lines[e->n_lines].line = have ? fr[i].line : 0;
+		e->lines[e->n_lines].line = line;
 		e->n_lines++;
 		m->has_functions = true;
-		m->has_filenames |= have && fr[i].file;
-		m->has_line_numbers |= have && fr[i].line;
+		m->has_filenames |= file != NULL;
+		m->has_line_numbers |= line > 0;
 		m->has_inline_frames |= n > 1;
 	}
 	return 0;
@@ -284,8 +292,27 @@ static int add_count(struct enc *e, const struct aggregate_count *c)
 	return 0;
 }
 
-/* Is the leaf frame of count C's stack in an object --dso keeps? */
-static bool kept(const struct enc *e, const struct aggregate_count *c)
+/* Does the focus filter keep location stack LOCS (N long)? Its symbols are gathered in
+ * e->syms first; out of memory keeps nothing. */
+static bool focus_kept(struct enc *e, const uint32_t *locs, uint32_t n)
+{
+	uint32_t m = 0;
+
+	for (uint32_t k = 0; k < n; k++) {
+		uint32_t n_syms;
+		const uint32_t *syms = symstacks_loc(e->p.ss, locs[k], &n_syms);
+
+		if (GROW(e->syms, e->cap_syms, (size_t)m + n_syms) < 0)
+			return false;
+		memcpy(e->syms + m, syms, n_syms * sizeof(*syms));
+		m += n_syms;
+	}
+	return focus_keep(session_focus(e->s), e->s, e->syms, m, sizeof(*e->syms));
+}
+
+/* Is the leaf frame of count C's stack in an object --dso keeps (and its stack one the focus
+ * filter keeps)? */
+static bool kept(struct enc *e, const struct aggregate_count *c)
 {
 	uint32_t n, n_syms;
 	const uint32_t *stack = aggregate_stack(e->p.agg, c->stack, &n);
@@ -294,7 +321,9 @@ static bool kept(const struct enc *e, const struct aggregate_count *c)
 	if (!n)
 		return false;
 	syms = symstacks_loc(e->p.ss, stack[0], &n_syms);
-	return n_syms && session_dso_kept(e->s, session_sym(e->s, syms[0])->dso);
+	if (!n_syms || !session_dso_kept(e->s, session_sym(e->s, syms[0])->dso))
+		return false;
+	return !session_focus(e->s) || focus_kept(e, stack, n);
 }
 
 static int add_counts(struct enc *e, const struct pprof_opts *o)
@@ -524,6 +553,7 @@ static void enc_done(struct enc *e)
 	free(e->locs);
 	free(e->plocs);
 	free(e->lines);
+	free(e->syms);
 	free(e->loc_ids);
 	free(e->smps);
 	free(e->ids);

@@ -11,14 +11,28 @@
 #include "format/format.h"
 #include "profile/print.h"
 #include "profile/dsotab.h"
+#include "profile/focus.h"
 #include "profile/session.h"
 #include "profile/unit.h"
 #include "profile/symbolizer.h"
 
-static const char *const key_names[PRINT_N_KEYS] = { "comm", "pid", "tid", "dso",
-						     "sym",  "cpu", "unit" };
-static const char *const key_titles[PRINT_N_KEYS] = { "Command", "Pid", "Tid", "Shared Object",
-						      "Symbol",	 "CPU", "Unit" };
+static const char *const key_names[PRINT_N_KEYS] = { "comm", "pid", "tid",  "dso",
+						     "sym",  "cpu", "unit", "srcline" };
+static const char *const key_titles[PRINT_N_KEYS] = { "Command", "Pid", "Tid",	"Shared Object",
+						      "Symbol",	 "CPU", "Unit", "Source:Line" };
+
+const char *print_key_title(enum print_key k)
+{
+	return key_titles[k];
+}
+
+bool print_has_key(const struct print_opts *o, enum print_key k)
+{
+	for (size_t i = 0; i < o->n_keys; i++)
+		if (o->keys[i] == k)
+			return true;
+	return false;
+}
 
 int print_parse_sort(const char *s, struct print_opts *o)
 {
@@ -54,6 +68,18 @@ static const char *sym_name(const struct session *s, uint32_t sym)
 	const struct session_sym *ss = session_sym(s, sym);
 
 	return ss->name ? ss->name : ss->label ? ss->label : "[unknown]";
+}
+
+/* SYM's srcline as a frame suffix (" FILE:LINE"), or "" without one or when not asked. */
+static const char *sym_line(const struct session *s, uint32_t sym, bool srcline, char *buf,
+			    size_t size)
+{
+	const struct session_sym *ss = session_sym(s, sym);
+
+	if (!srcline || !ss->srcline)
+		return "";
+	snprintf(buf, size, " %s", ss->srcline);
+	return buf;
 }
 
 /* The objects where the most incomplete user stacks stop, worst first, at most 3 of them. */
@@ -307,6 +333,23 @@ static void print_recorded_notes(FILE *f, const struct rp_header_rec *h)
 			   "[outside the PID namespace]\n");
 }
 
+/* "# focus: FILTERS: kept N of M samples (P%)" when a focus filter is set. */
+static void print_focus_line(FILE *f, const struct session *s, const struct session_totals *t)
+{
+	struct focus *fo = session_focus(s);
+	char desc[512];
+
+	if (!fo)
+		return;
+	focus_describe(fo, desc, sizeof(desc));
+	fprintf(f,
+		"# focus: %s: kept %" PRIu64 " of %" PRIu64 " samples (%.2f%%), %.2f%% of the "
+		"period; shares are of the samples kept unless --percentage absolute\n",
+		desc, t->samples, t->samples_focus_in,
+		t->samples_focus_in ? 100.0 * (double)t->samples / (double)t->samples_focus_in : 0.0,
+		t->period_focus_in ? 100.0 * (double)t->period / (double)t->period_focus_in : 0.0);
+}
+
 /* "# samples: ..., lost: ..., unresolved frames: ...". */
 static void print_samples_line(FILE *f, const struct session *s, const struct session_totals *t)
 {
@@ -329,6 +372,7 @@ static void print_samples_line(FILE *f, const struct session *s, const struct se
 		fprintf(f, ", throttled %" PRIu64 " times", t->throttles);
 	fprintf(f, ", unresolved frames: %.1f%%\n",
 		t->frames ? 100.0 * (double)t->frames_unknown / (double)t->frames : 0.0);
+	print_focus_line(f, s, t);
 }
 
 void print_header(FILE *f, const struct session *s, const char *const *inputs, size_t n_inputs)
@@ -466,6 +510,9 @@ static void frame_key(const struct print_opts *o, const struct session *s,
 		case PRINT_UNIT:
 			key[PRINT_UNIT] = r->unit;
 			break;
+		case PRINT_SRCLINE:
+			key[PRINT_SRCLINE] = session_sym(s, sym)->line_rep;
+			break;
 		default:
 			break;
 		}
@@ -534,8 +581,10 @@ static int64_t tree_child(struct tree *t, uint32_t parent, uint32_t sym)
 }
 
 static void tree_print(FILE *f, const struct session *s, const struct tree *t, uint32_t parent,
-		       double total, double threshold, char *prefix, size_t plen)
+		       double total, const struct print_opts *o, char *prefix, size_t plen)
 {
+	double threshold = o->graph_threshold;
+	char lb[512];
 	uint32_t kids[4096];
 	size_t n = 0;
 
@@ -554,12 +603,13 @@ static void tree_print(FILE *f, const struct session *s, const struct tree *t, u
 		const struct node *nd = &t->n[kids[i]];
 		bool last = i + 1 == n;
 
-		fprintf(f, "%s%s%.2f%%--%s%s\n", prefix, last ? "`--" : "|--",
+		fprintf(f, "%s%s%.2f%%--%s%s%s\n", prefix, last ? "`--" : "|--",
 			100.0 * (double)nd->weight / total, sym_name(s, nd->sym),
-			session_sym(s, nd->sym)->kernel ? " [k]" : "");
+			session_sym(s, nd->sym)->kernel ? " [k]" : "",
+			sym_line(s, nd->sym, o->srcline, lb, sizeof(lb)));
 		if (plen + 5 < 1024) {
 			memcpy(prefix + plen, last ? "    " : "|   ", 5);
-			tree_print(f, s, t, kids[i], total, threshold, prefix, plen + 4);
+			tree_print(f, s, t, kids[i], total, o, prefix, plen + 4);
 			prefix[plen] = '\0';
 		}
 	}
@@ -596,7 +646,7 @@ static int print_graph(FILE *f, const struct session *s, const struct print_opts
 		const uint32_t *st = session_stack(s, rows[i].stack, &n);
 
 		for (uint32_t k = 0; k < n; k++) {
-			if (session_sym(s, st[k])->flat == sym &&
+			if ((sym == UINT32_MAX || session_sym(s, st[k])->flat == sym) &&
 			    row_matches(o, s, &rows[i], e, st[k])) {
 				/* Callers: from the innermost occurrence; callees: from the
 				 * outermost. */
@@ -643,7 +693,7 @@ static int print_graph(FILE *f, const struct session *s, const struct print_opts
 		any = 100.0 * (double)t.n[c].weight / total >= o->graph_threshold;
 	if (any) {
 		fprintf(f, "%s|\n", prefix);
-		tree_print(f, s, &t, 0, total, o->graph_threshold, prefix, strlen(prefix));
+		tree_print(f, s, &t, 0, total, o, prefix, strlen(prefix));
 		fputc('\n', f);
 	}
 	free(t.n);
@@ -738,6 +788,14 @@ out:
 	return rc;
 }
 
+/* Whether --symbol-filter hides entry E: its symbol does not contain the string. */
+static bool entry_hidden(const struct session *s, const struct print_opts *o, const struct entry *e)
+{
+	uint32_t sym = e->key[PRINT_SYM];
+
+	return o->symbol_filter && sym != UINT32_MAX && !strstr(sym_name(s, sym), o->symbol_filter);
+}
+
 /* An entry's share of all samples in the sort column, in percent. */
 static double entry_share(const struct print_opts *o, const struct entry *e, double total)
 {
@@ -791,6 +849,14 @@ static int count_entries(const struct session *s, const struct print_opts *o, st
 	return rc;
 }
 
+/* An entry's srcline key as text. */
+static const char *srcline_text(const struct session *s, uint32_t key)
+{
+	const char *t = key == UINT32_MAX ? NULL : session_sym(s, key)->srcline;
+
+	return t ? t : "??:0";
+}
+
 /* Column widths from what is printed: the title, at most 40 for names. */
 static void column_widths(const struct session *s, const struct print_opts *o,
 			  const struct table *t, double total, size_t *w)
@@ -801,7 +867,7 @@ static void column_widths(const struct session *s, const struct print_opts *o,
 		const struct entry *e = &t->e[i];
 		char buf[32];
 
-		if (entry_share(o, e, total) < o->percent_limit)
+		if (entry_share(o, e, total) < o->percent_limit || entry_hidden(s, o, e))
 			continue;
 		for (size_t k = 0; k < o->n_keys; k++) {
 			size_t len = 0;
@@ -816,6 +882,9 @@ static void column_widths(const struct session *s, const struct print_opts *o,
 			case PRINT_UNIT:
 				len = strlen(session_unit(s, e->key[PRINT_UNIT]));
 				break;
+			case PRINT_SRCLINE:
+				len = strlen(srcline_text(s, e->key[PRINT_SRCLINE]));
+				break;
 			case PRINT_PID:
 			case PRINT_TID:
 			case PRINT_CPU:
@@ -826,7 +895,7 @@ static void column_widths(const struct session *s, const struct print_opts *o,
 				break;
 			}
 			if (len > w[o->keys[k]])
-				w[o->keys[k]] = len < 40 ? len : 40;
+				w[o->keys[k]] = len < 60 ? len : 60;
 		}
 	}
 }
@@ -873,6 +942,9 @@ static void print_entry(FILE *f, const struct session *s, const struct print_opt
 		case PRINT_UNIT:
 			fprintf(f, " %-*.40s", (int)w[key], session_unit(s, e->key[key]));
 			break;
+		case PRINT_SRCLINE:
+			fprintf(f, " %-*s", (int)w[key], srcline_text(s, e->key[key]));
+			break;
 		case PRINT_SYM:
 			fprintf(f, " [%s] %s", session_sym(s, e->key[key])->kernel ? "k" : ".",
 				sym_name(s, e->key[key]));
@@ -895,7 +967,7 @@ static int print_entries(FILE *f, const struct session *s, const struct print_op
 	for (size_t i = 0; i < t->n; i++) {
 		const struct entry *e = &t->e[i];
 
-		if (entry_share(o, e, total) < o->percent_limit)
+		if (entry_share(o, e, total) < o->percent_limit || entry_hidden(s, o, e))
 			continue;
 		print_entry(f, s, o, e, w, total);
 		/* A branch never weighs more than its entry: below the threshold there is no tree. */
@@ -913,19 +985,21 @@ int print_flat(FILE *f, const struct session *s, const struct print_opts *o)
 	uint64_t all = o->absolute ? tot->period_window : tot->period;
 	double total = all ? (double)all : 1.0;
 	struct graph_lists gl = { NULL, NULL };
-	bool has_sym = false;
+	bool has_sym = print_has_key(o, PRINT_SYM) || print_has_key(o, PRINT_SRCLINE);
 	int rc;
 
 	if (!t.ids)
 		return -ENOMEM;
-	for (size_t i = 0; i < o->n_keys; i++)
-		has_sym |= o->keys[i] == PRINT_SYM;
 	rc = count_entries(s, o, &t);
 	sort_opts = o;
 	if (rc == 0 && t.n) /* t.e is NULL when nothing was counted; qsort must not see NULL */
 		qsort(t.e, t.n, sizeof(*t.e), cmp_entries);
 	if (rc == 0 && o->graph != PRINT_GRAPH_NONE && has_sym)
 		rc = graph_lists(s, o, &t, total, &gl);
+	if (rc == 0 && o->symbol_filter && !o->no_titles)
+		fprintf(f,
+			"# symbol filter: only entries whose symbol contains '%s' (shares of all)\n",
+			o->symbol_filter);
 	if (rc == 0)
 		rc = print_entries(f, s, o, &t, &gl, total);
 	if (rc == 0 && !t.n)
@@ -946,15 +1020,17 @@ static char *put_folded(char *p, const char *name)
 	return p;
 }
 
-char *print_folded_stack(const struct session *s, uint32_t comm, uint32_t stack)
+char *print_folded_stack(const struct session *s, uint32_t comm, uint32_t stack, bool srcline)
 {
+	char lb[512];
 	uint32_t n;
 	const uint32_t *st = session_stack(s, stack, &n);
 	size_t len = strlen(session_comm(s, comm)) + 1;
 	char *text, *p;
 
 	for (uint32_t k = 0; k < n; k++)
-		len += strlen(sym_name(s, st[k])) + 5;
+		len +=
+		    strlen(sym_name(s, st[k])) + 5 + strlen(sym_line(s, st[k], srcline, lb, 512));
 	text = p = malloc(len);
 	if (!p)
 		return NULL;
@@ -965,6 +1041,7 @@ char *print_folded_stack(const struct session *s, uint32_t comm, uint32_t stack)
 		p = put_folded(p, sym_name(s, st[k]));
 		if (session_sym(s, st[k])->kernel)
 			p += sprintf(p, "_[k]");
+		p = put_folded(p, sym_line(s, st[k], srcline, lb, sizeof(lb)));
 	}
 	*p = '\0';
 	return text;
@@ -980,7 +1057,7 @@ static int cmp_lines(const void *a, const void *b)
 	return strcmp(((const struct line *)a)->text, ((const struct line *)b)->text);
 }
 
-int print_folded(FILE *f, const struct session *s)
+int print_folded(FILE *f, const struct session *s, bool srcline)
 {
 	const struct session_row *rows;
 	size_t n_rows, n_lines = 0;
@@ -1005,7 +1082,8 @@ int print_folded(FILE *f, const struct session *s)
 			break;
 		}
 		if (added) {
-			lines[id].text = print_folded_stack(s, rows[i].comm, rows[i].stack);
+			lines[id].text =
+			    print_folded_stack(s, rows[i].comm, rows[i].stack, srcline);
 			if (!lines[id].text) {
 				rc = -ENOMEM;
 				break;
@@ -1056,6 +1134,8 @@ void print_sample(FILE *f, const struct session *s, const struct session_sample 
 				fr->offset, obj);
 		else
 			fprintf(f, "\t%16" PRIx64 " [unknown] (%s)\n", fr->addr, obj);
+		if (sym->srcline)
+			fprintf(f, "  %s\n", sym->srcline);
 	}
 	fputc('\n', f);
 }

@@ -16,7 +16,8 @@ enum print_key {
 	PRINT_DSO,
 	PRINT_SYM,
 	PRINT_CPU,
-	PRINT_UNIT, /* the thread's systemd unit or container (profile/unit.h) */
+	PRINT_UNIT,    /* the thread's systemd unit or container (profile/unit.h) */
+	PRINT_SRCLINE, /* FILE:LINE of the frame (session_opts.srcline), perf's srcline */
 	PRINT_N_KEYS
 };
 
@@ -36,10 +37,18 @@ struct print_opts {
 	double graph_threshold; /* hide call-graph branches below this share of all samples */
 	bool absolute;		/* shares of every sample in the time window, not of those kept */
 	bool no_titles;		/* no "# Self ..." title line (perf's report -q) */
+	bool srcline;		/* frames in trees and --folded end in " FILE:LINE" */
+	const char *symbol_filter; /* perf's --symbol-filter: only entries whose symbol contains
+				    * it are shown (shares unchanged); NULL: all */
 };
 
 /* "comm,dso,sym" and the like (perf's "symbol" is sym); 0 or -EINVAL (unknown or repeated
  * key). */
+#define PRINT_SORT_KEYS "comm,pid,tid,dso,sym,cpu,unit,srcline"
+/* The title of key K's column, as perf's ("Source:Line" for srcline). */
+const char *print_key_title(enum print_key k);
+/* Whether O's keys include K. */
+bool print_has_key(const struct print_opts *o, enum print_key k);
 int print_parse_sort(const char *s, struct print_opts *o);
 
 /* "# ..." lines: inputs, host, event, duration, samples, lost, unresolved frames. */
@@ -47,16 +56,18 @@ void print_header(FILE *f, const struct session *s, const char *const *inputs, s
 /* The flat table, sorted by Children (or Self), with trees when o->graph is set. 0 or -ENOMEM. */
 int print_flat(FILE *f, const struct session *s, const struct print_opts *o);
 /* One line per unique (comm, stack): "comm;outer;...;inner COUNT", kernel frames "_[k]". */
-int print_folded(FILE *f, const struct session *s);
-/* The folded line of one (comm, stack) without its count, as print_folded() writes it;
- * malloc'd (the caller frees it), NULL when out of memory. */
-char *print_folded_stack(const struct session *s, uint32_t comm, uint32_t stack);
+int print_folded(FILE *f, const struct session *s, bool srcline);
+/* The folded line of one (comm, stack) without its count, as print_folded() writes it (each
+ * frame followed by " FILE:LINE" with SRCLINE, when the session has lines); malloc'd (the
+ * caller frees it), NULL when out of memory. */
+char *print_folded_stack(const struct session *s, uint32_t comm, uint32_t stack, bool srcline);
 
 struct session_sample;
 /* One sample as `ringprof script` prints it, perf script's layout: "comm pid/tid [cpu]
  * seconds: period event: unit" (no unit when the recording has no cgroups), then a line per frame,
  * leaf first,
- * "\t<addr> <sym>+0x<off> (<object path>)", then a blank line. */
+ * "\t<addr> <sym>+0x<off> (<object path>)" (followed, when the session has source lines, by
+ * "  FILE:LINE" on a line of its own, as perf script -F +srcline), then a blank line. */
 void print_sample(FILE *f, const struct session *s, const struct session_sample *smp);
 
 #endif

@@ -14,6 +14,7 @@
 #include "format/reader.h"
 #include "profile/aggregate.h"
 #include "profile/dsotab.h"
+#include "profile/focus.h"
 #include "profile/ksymtab.h"
 #include "profile/offcpu.h"
 #include "profile/perfmap.h"
@@ -142,6 +143,8 @@ struct session *session_new(const struct session_opts *o)
 	memset(&so, 0, sizeof(so));
 	so.symfs = o->symfs;
 	so.inline_frames = o->inline_frames;
+	so.lines = o->lines || o->srcline;
+	so.fn_lines = o->lines;
 	so.no_demangle = o->no_demangle;
 	so.debuginfod = o->debuginfod;
 	so.debuginfod_timeout = o->debuginfod_timeout;
@@ -157,6 +160,8 @@ struct session *session_new(const struct session_opts *o)
 	if (!s->dsos)
 		return session_free(s);
 	s->ss = symstacks_new(s->dsos, s->symz, s->ksyms);
+	if (s->ss)
+		symstacks_srcline(s->ss, o->srcline);
 	s->rp = replay_new(&s->o, s->pm, s->dsos, s->ksyms, s->agg, &s->t);
 	if (!s->ss || !s->rp)
 		return session_free(s);
@@ -304,6 +309,16 @@ static uint32_t stream_addrs(struct stream *st, const struct perfrec_sample *smp
 }
 
 /* With --dso, is the object one of those named (as aggregate_keep_dsos)? */
+const uint32_t *session_nolines(const struct session *s, size_t *ret_n)
+{
+	return symstacks_nolines(s->ss, ret_n);
+}
+
+struct focus *session_focus(const struct session *s)
+{
+	return focus_active(s->o.filter.focus) ? s->o.filter.focus : NULL;
+}
+
 bool session_dso_kept(const struct session *s, uint32_t dso)
 {
 	const struct session_filter *f = &s->o.filter;
@@ -349,6 +364,9 @@ static int64_t stream_frames(struct session *s, const struct perfrec_sample *smp
 static bool stream_kept(struct session *s, const struct session_frame *f, int64_t m, bool offcpu)
 {
 	if (m <= 0)
+		return false;
+	if (s->o.filter.focus &&
+	    !focus_keep(s->o.filter.focus, s, &f[0].sym, (uint32_t)m, sizeof(*f)))
 		return false;
 	if (session_dso_kept(s, session_sym(s, f[0].sym)->dso))
 		return true;
@@ -578,6 +596,13 @@ static uint64_t count_unmapped(const struct session *s)
 	return n;
 }
 
+static bool focus_row_kept(void *arg, const uint32_t *syms, uint32_t n)
+{
+	struct session *s = arg;
+
+	return focus_keep(s->o.filter.focus, s, syms, n, sizeof(*syms));
+}
+
 int session_finish(struct session *s)
 {
 	uint32_t n_locs = aggregate_n_locs(s->agg);
@@ -600,6 +625,11 @@ int session_finish(struct session *s)
 	if (s->o.filter.n_dsos)
 		aggregate_keep_dsos(s->agg, s->ss, s->dsos, s->o.filter.dsos, s->o.filter.n_dsos,
 				    &s->t);
+	if (focus_active(s->o.filter.focus)) {
+		s->t.samples_focus_in = s->t.samples;
+		s->t.period_focus_in = s->t.period;
+		aggregate_keep_rows(s->agg, s->ss, focus_row_kept, s, &s->t);
+	}
 	s->t.samples_unmapped = count_unmapped(s);
 	return 0;
 }
@@ -623,7 +653,8 @@ bool session_filters_samples(const struct session *s)
 {
 	const struct session_filter *f = &s->o.filter;
 
-	return f->n_pids || f->n_tids || f->n_comms || f->n_units || f->n_dsos || f->n_cpus;
+	return f->n_pids || f->n_tids || f->n_comms || f->n_units || f->n_dsos || f->n_cpus ||
+	       focus_active(f->focus);
 }
 
 const struct session_totals *session_totals(const struct session *s)

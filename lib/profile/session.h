@@ -13,6 +13,7 @@
 
 #include "format/format.h"
 
+struct focus;
 struct rp_header_rec;
 struct strtab;
 
@@ -33,6 +34,9 @@ struct session_filter {
 	size_t n_dsos;
 	const int *cpus;
 	size_t n_cpus;
+	/* Which stacks count by their symbols (-S, --focus, --ignore: profile/focus.h), NULL:
+	 * all. Applied once symbolized: to the rows, the streamed samples and pprof's counts. */
+	struct focus *focus;
 	/* Only the samples of the event of this name (as recorded, e.g. "cpu-clock:u"), for
 	 * recordings of several events; NULL: every event's. */
 	const char *event;
@@ -57,6 +61,11 @@ struct session_opts {
 	enum session_weight weight;
 	bool inline_frames;
 	bool no_demangle; /* C++ and Rust names as in the symbol tables */
+	/* Each frame's source line (session_sym.srcline): symbols are then kept apart by line.
+	 * Lines come from DWARF line tables, each distinct address looked up once. */
+	bool srcline;
+	/* File:line in the symbolizer's frames (pprof's Line), without splitting symbols. */
+	bool lines;
 	bool debuginfod;
 	int debuginfod_timeout;
 	unsigned int max_stack; /* frames kept per sample, leaf first; 0 = all */
@@ -88,7 +97,12 @@ struct session_sym {
 	const char *label; /* an unknown frame's text in trees and --folded: "[unknown] OBJ+0xOFF"
 			    * (a file's offset) or "[unknown] 0xADDR"; NULL otherwise */
 	uint32_t flat;	   /* the session_sym() id flat output counts it under: itself, or for
-			    * an unknown frame its object's "[unknown]" */
+			    * an unknown frame its object's "[unknown]"; with srcline, the
+			    * symbol's own (all its lines) */
+	/* session_opts.srcline: "FILE:LINE" (the file's last component) of the frame, or
+	 * "OBJECT+0xOFFSET" where its object has no line for it; NULL without srcline. */
+	const char *srcline;
+	uint32_t line_rep; /* the first session_sym() id with this srcline (a key for it) */
 };
 
 /* One aggregated row: every sample with the same symbolized stack, task and CPU. */
@@ -108,7 +122,9 @@ struct session_totals {
 	uint64_t period;
 	/* In the --since/--until window, before the other filters (--percentage absolute). */
 	uint64_t samples_window, period_window;
-	uint64_t samples_seen;	     /* before filters */
+	uint64_t samples_seen; /* before filters */
+	/* With a focus filter: the samples and period the other filters kept, before it. */
+	uint64_t samples_focus_in, period_focus_in;
 	uint64_t samples_malformed;  /* samples whose fields do not fit their record: skipped */
 	uint64_t sideband_malformed; /* MMAP records whose file name is not terminated: skipped */
 	uint64_t samples_nomem;	     /* samples dropped because memory ran out while replaying them
@@ -259,6 +275,11 @@ struct session_parts {
 	struct symbolizer *symz;
 };
 void session_parts(const struct session *s, struct session_parts *ret);
+/* With srcline: the objects (session_dso_name() ids) with frames and no DWARF to give their
+ * lines, *ret_n of them, in the order met. */
+const uint32_t *session_nolines(const struct session *s, size_t *ret_n);
+/* The focus filter (session_filter.focus), NULL without one. */
+struct focus *session_focus(const struct session *s);
 /* Does --dso keep a sample whose leaf frame is in object DSO? (Always without --dso.) */
 bool session_dso_kept(const struct session *s, uint32_t dso);
 /* Whether a filter picks samples by task, object or CPU (--pid, --tid, --comm, --unit, --dso,

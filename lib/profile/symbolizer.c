@@ -81,6 +81,7 @@ struct sym_dso {
 	uint64_t hash;
 	enum dso_state state;
 	bool no_dwarf; /* inline frames: DWARF was looked for and is not there */
+	int has_dwarf; /* symbolizer_has_lines(): 0 not asked yet, 1 no, 2 yes */
 
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
@@ -960,6 +961,20 @@ static uint64_t die_offset(Dwarf_Die *die, uint64_t dwaddr)
 	return 0;
 }
 
+/* FILE as DWARF names it, made absolute with the compilation directory COMP_DIR when it is
+ * relative (a build from a subdirectory names "../src/x.c"), interned; NULL for a NULL FILE. */
+static const char *src_path(struct symbolizer *s, const char *file, const char *comp_dir)
+{
+	char buf[4096];
+
+	if (!file)
+		return NULL;
+	if (file[0] == '/' || !comp_dir || !comp_dir[0] ||
+	    (size_t)snprintf(buf, sizeof(buf), "%s/%s", comp_dir, file) >= sizeof(buf))
+		return intern(s, file);
+	return intern(s, buf);
+}
+
 /*
  * The inline chain at ADDR, as eu-addr2line -i finds it: the innermost DWARF scope at the
  * address, then its physical parents (dwarf_getscopes_die, not the abstract origin's
@@ -978,6 +993,8 @@ static int inline_chain(struct symbolizer *s, struct sym_dso *d, uint64_t addr,
 	const char *file = NULL;
 	int line = 0, n, nf = 0;
 	Dwarf_Die *cudie;
+	Dwarf_Attribute cda;
+	const char *comp_dir;
 
 	if (d->no_dwarf)
 		return 0;
@@ -987,6 +1004,7 @@ static int inline_chain(struct symbolizer *s, struct sym_dso *d, uint64_t addr,
 		d->no_dwarf = !dwfl_module_getdwarf(d->mod, &bias);
 		return 0;
 	}
+	comp_dir = dwarf_formstring(dwarf_attr(cudie, DW_AT_comp_dir, &cda));
 	n = dwarf_getscopes(cudie, addr - bias, &scopes);
 	if (n <= 0)
 		goto out;
@@ -1007,7 +1025,7 @@ static int inline_chain(struct symbolizer *s, struct sym_dso *d, uint64_t addr,
 
 		if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram)
 			continue;
-		f->file = file ? intern(s, file) : NULL;
+		f->file = src_path(s, file, comp_dir);
 		f->line = file ? line : 0;
 		if (tag == DW_TAG_subprogram) {
 			f->inlined = false;
@@ -1037,10 +1055,12 @@ static int inline_chain(struct symbolizer *s, struct sym_dso *d, uint64_t addr,
 	if (nf > 0 && out[nf - 1].inlined && nf < INLINE_MAX && sym) {
 		out[nf] = (struct sym_frame){ NULL,
 					      addr - sym->start,
-					      file ? intern(s, file) : NULL,
+					      src_path(s, file, comp_dir),
 					      file ? line : 0,
 					      false,
-					      NULL };
+					      NULL,
+					      NULL,
+					      0 };
 		set_name(s, &out[nf], sym->name);
 		nf++;
 	}
@@ -1072,6 +1092,36 @@ static int cache_grow(struct sym_dso *d)
 	return 0;
 }
 
+/* opts.lines without inline frames: the chain at ADDR collapsed into OUT[0], named from the
+ * symbol table; file:line the innermost location, fn_file:fn_line the outermost frame's. */
+static void line_only(struct symbolizer *s, struct sym_dso *d, uint64_t addr, const struct sym *sym,
+		      struct sym_frame *out)
+{
+	struct sym_frame chain[INLINE_MAX];
+	/* The scopes cost the CU's DIEs: only when fn_file is asked for (pprof); the line table
+	 * alone gives the innermost location. */
+	int n = s->o.fn_lines ? inline_chain(s, d, addr, sym, chain) : 0;
+
+	if (n == 0 && !d->no_dwarf) {
+		/* No scopes here (assembly, a CU without DIEs): the line table alone. */
+		Dwfl_Line *ln = dwfl_module_getsrc(d->mod, addr);
+		const char *file =
+		    ln ? dwfl_lineinfo(ln, NULL, &out->line, NULL, NULL, NULL) : NULL;
+
+		out->file = src_path(s, file, ln ? dwfl_line_comp_dir(ln) : NULL);
+		out->line = out->file ? out->line : 0;
+		out->fn_file = s->o.fn_lines ? out->file : NULL;
+		out->fn_line = s->o.fn_lines ? out->line : 0;
+		return;
+	}
+	if (n == 0)
+		return;
+	out->file = chain[0].file;
+	out->line = chain[0].file ? chain[0].line : 0;
+	out->fn_file = chain[n - 1].file;
+	out->fn_line = chain[n - 1].file ? chain[n - 1].line : 0;
+}
+
 /* Compute the frames for OFF into OUT; returns their number (>= 1). */
 static int compute(struct symbolizer *s, struct sym_dso *d, uint64_t off, struct sym_frame *out)
 {
@@ -1095,12 +1145,28 @@ static int compute(struct symbolizer *s, struct sym_dso *d, uint64_t off, struct
 			if (ln)
 				file = dwfl_lineinfo(ln, NULL, &out[0].line, NULL, NULL, NULL);
 
-			out[0].file = intern(s, file);
+			out[0].file = src_path(s, file, ln ? dwfl_line_comp_dir(ln) : NULL);
 			if (!out[0].file)
 				out[0].line = 0;
 		}
 	}
+	if (s->o.lines && !s->o.inline_frames)
+		line_only(s, d, addr, sym, &out[0]);
 	return n ? n : 1;
+}
+
+bool symbolizer_has_lines(struct symbolizer *s, struct sym_dso *d)
+{
+	Dwarf_Addr bias;
+
+	(void)s;
+	if (d->state == DSO_NEW)
+		dso_open(d);
+	if (d->state != DSO_READY || !d->mod)
+		return false;
+	if (!d->has_dwarf)
+		d->has_dwarf = dwfl_module_getdwarf(d->mod, &bias) ? 2 : 1;
+	return d->has_dwarf == 2;
 }
 
 static int copy_out(const struct sym_dso *d, const struct cache_ent *e, struct sym_frame *frames,
@@ -1109,7 +1175,8 @@ static int copy_out(const struct sym_dso *d, const struct cache_ent *e, struct s
 	int n = (int)e->n < max ? (int)e->n : max;
 
 	if (e->first == FRAME_HERE) {
-		frames[0] = (struct sym_frame){ e->name, e->offset, NULL, 0, false, e->raw };
+		frames[0] =
+		    (struct sym_frame){ e->name, e->offset, NULL, 0, false, e->raw, NULL, 0 };
 		return 1;
 	}
 	memcpy(frames, d->frames + e->first, (size_t)n * sizeof(*frames));
@@ -1172,7 +1239,7 @@ int symbolizer_lookup(struct symbolizer *s, struct sym_dso *d, uint64_t off,
 	for (i = hash_u64(off) & mask; d->cache[i].n; i = (i + 1) & mask)
 		;
 	e = &d->cache[i];
-	if (n == 1 && !tmp[0].file && !tmp[0].inlined) {
+	if (n == 1 && !tmp[0].file && !tmp[0].fn_file && !tmp[0].inlined) {
 		*e =
 		    (struct cache_ent){ off, tmp[0].name, tmp[0].offset, FRAME_HERE, 1, tmp[0].raw };
 	} else {

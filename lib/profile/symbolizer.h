@@ -23,6 +23,11 @@ struct sym_frame {
 	bool inlined;	  /* an inline frame (all but the outermost of an expansion) */
 	const char *raw;  /* the name as in the symbol table or DWARF (C++ mangled), interned;
 			   * NULL when name is */
+	/* opts.fn_lines without opts.inline_frames: where the address sits in the real function
+	 * itself (the call site of the inline expansion holding it, else file:line), while
+	 * file:line is the line table's, the innermost inlined location. NULL/0 otherwise. */
+	const char *fn_file;
+	int fn_line;
 };
 
 /*
@@ -35,6 +40,8 @@ struct symbolizer_opts {
 	const char *symfs;	/* NULL or a directory: binaries and debug files are looked up
 				 * under it first (symfs + path, symfs/usr/lib/debug); copied */
 	bool inline_frames;	/* expand inline frames from DWARF (and give file:line) */
+	bool lines;		/* file:line from the line table without inline frames too */
+	bool fn_lines;		/* with lines: fn_file:fn_line too (DWARF scopes, dearer) */
 	bool no_demangle;	/* names as in the symbol table: C++ and Rust left mangled */
 	bool debuginfod;	/* allow debuginfod for separate debug info */
 	int debuginfod_timeout; /* seconds, > 0 to set; used only with debuginfod */
@@ -125,11 +132,17 @@ const uint8_t *sym_dso_build_id(const struct sym_dso *d, size_t *ret_len);
  * (inlined = true, file:line of the address), the containing real function last
  * (inlined = false, file:line of the call site of the inline expansion it contains). A
  * chain longer than MAX loses its outer frames. frames[0].name is NULL when unknown.
+ * With opts.lines alone, the one frame has the address's file:line from the line table and
+ * fn_file:fn_line; a frame without line information has file NULL and line 0.
  * Each (D, OFF) is computed once; later lookups are a hash hit. Returns -EINVAL when an
  * argument is NULL or MAX < 1.
  */
 int symbolizer_lookup(struct symbolizer *s, struct sym_dso *d, uint64_t off,
 		      struct sym_frame *frames, int max);
+
+/* Whether D's file (or its separate debug file) has DWARF to give lines from, opening it if
+ * not done yet: false for a stripped file without debug info, or a file that cannot be used. */
+bool symbolizer_has_lines(struct symbolizer *s, struct sym_dso *d);
 
 /*
  * What D's file has for unwinding (opening it if not done yet), as flags: SYMBOLIZER_EH_FRAME,

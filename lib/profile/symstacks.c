@@ -35,6 +35,15 @@ struct symstacks {
 	uint32_t *loc_syms;
 	uint32_t n_loc_syms;
 	size_t cap_loc_syms;
+	/* srcline: (symbol without line, srcline pointer) -> index into line_sym -> sym id;
+	 * (srcline pointer, 0) -> index into rep_sym -> the first sym id with it. */
+	bool srcline;
+	struct pairtab *line_ids, *rep_ids;
+	uint32_t *line_sym, *rep_sym;
+	size_t cap_line_sym, cap_rep_sym;
+	struct pairtab *nolines_seen; /* (dso, 0) of the objects in nolines */
+	uint32_t *nolines;
+	size_t n_nolines, cap_nolines;
 	struct seqtab *stacks; /* symbol ids, leaf first */
 	uint32_t *buf;	       /* the stack being built */
 	size_t cap_buf;
@@ -54,8 +63,11 @@ struct symstacks *symstacks_new(struct dsotab *dsos, struct symbolizer *symz,
 	ss->unk_ids = pairtab_new();
 	ss->labels = strtab_new();
 	ss->stacks = seqtab_new();
-	if (!ss->syms_ids || !ss->unk_ids || !ss->labels || !ss->stacks ||
-	    GROW(ss->loc_first, ss->cap_loc_first, 1) < 0)
+	ss->line_ids = pairtab_new();
+	ss->rep_ids = pairtab_new();
+	ss->nolines_seen = pairtab_new();
+	if (!ss->syms_ids || !ss->unk_ids || !ss->labels || !ss->stacks || !ss->line_ids ||
+	    !ss->rep_ids || !ss->nolines_seen || GROW(ss->loc_first, ss->cap_loc_first, 1) < 0)
 		return symstacks_free(ss);
 	ss->loc_first[0] = 0;
 	return ss;
@@ -71,6 +83,12 @@ struct symstacks *symstacks_free(struct symstacks *ss)
 	free(ss->unk_sym);
 	strtab_free(ss->labels);
 	seqtab_free(ss->stacks);
+	pairtab_free(ss->line_ids);
+	pairtab_free(ss->rep_ids);
+	pairtab_free(ss->nolines_seen);
+	free(ss->line_sym);
+	free(ss->rep_sym);
+	free(ss->nolines);
 	free(ss->syms);
 	free(ss->loc_first);
 	free(ss->loc_syms);
@@ -119,7 +137,7 @@ static int64_t keyed_sym(struct symstacks *ss, struct pairtab *t, uint32_t **map
 static int64_t intern_sym(struct symstacks *ss, uint32_t dso, uint64_t addr, const char *name,
 			  bool kernel)
 {
-	struct session_sym sym = { name, dso, kernel, NULL, UINT32_MAX };
+	struct session_sym sym = { name, dso, kernel, NULL, UINT32_MAX, NULL, 0 };
 	enum dsotab_kind kind = dsotab_kind(ss->dsos, dso);
 	int64_t flat, id;
 	char text[300];
@@ -191,6 +209,60 @@ static const char *cut_name(uint64_t reason)
 	return reason < sizeof(names) / sizeof(names[0]) ? names[reason] : names[0];
 }
 
+/* Remember that object DSO has no DWARF lines, once. -ENOMEM. */
+static int note_nolines(struct symstacks *ss, uint32_t dso)
+{
+	bool added;
+	int64_t k = pairtab_intern(ss->nolines_seen, dso, 0, &added);
+
+	if (k < 0 || (added && GROW(ss->nolines, ss->cap_nolines, ss->n_nolines + 1) < 0))
+		return -ENOMEM;
+	if (added)
+		ss->nolines[ss->n_nolines++] = dso;
+	return 0;
+}
+
+/*
+ * Symbol ID at ADDR (a file offset for files) kept apart by its source line FILE:LINE: its
+ * id with the line, made when new. Without a line (FILE NULL), "OBJECT+0xADDR": never a
+ * line guessed. -ENOMEM.
+ */
+static int64_t with_line(struct symstacks *ss, int64_t id, uint64_t addr, const char *file, int line)
+{
+	struct session_sym sym;
+	const char *text, *base;
+	char buf[512];
+	bool added;
+	int64_t k, r;
+
+	if (!ss->srcline || id < 0)
+		return id;
+	sym = ss->syms[id];
+	if (file && line > 0) {
+		base = strrchr(file, '/');
+		snprintf(buf, sizeof(buf), "%.400s:%d", base ? base + 1 : file, line);
+	} else {
+		snprintf(buf, sizeof(buf), "%.400s+0x%" PRIx64, dsotab_name(ss->dsos, sym.dso),
+			 addr);
+	}
+	text = strtab_add(ss->labels, buf);
+	if (!text)
+		return -ENOMEM;
+	k = pairtab_find(ss->line_ids, (uint64_t)id, (uintptr_t)text);
+	if (k >= 0)
+		return ss->line_sym[k];
+	r = pairtab_intern(ss->rep_ids, (uintptr_t)text, 0, &added);
+	if (r < 0 || GROW(ss->rep_sym, ss->cap_rep_sym, (size_t)r + 1) < 0)
+		return -ENOMEM;
+	if (added)
+		ss->rep_sym[r] = (uint32_t)ss->n_syms; /* the symbol made next */
+	sym.srcline = text;
+	sym.line_rep = ss->rep_sym[r];
+	/* keyed_sym() adds it as symbol n_syms, the line_rep set above when the line is new. */
+	return keyed_sym(ss, ss->line_ids, &ss->line_sym, &ss->cap_line_sym, (uint64_t)id,
+			 (uintptr_t)text, sym);
+}
+
 static int symbolize(struct symstacks *ss, uint32_t dso, uint64_t addr, uint32_t *out)
 {
 	struct sym_frame fr[INLINE_MAX];
@@ -203,8 +275,15 @@ static int symbolize(struct symstacks *ss, uint32_t dso, uint64_t addr, uint32_t
 		break;
 	case DSOTAB_FILE:
 		k = symbolizer_lookup(ss->symz, dsotab_sym(ss->dsos, dso), addr, fr, INLINE_MAX);
+		/* Files only: [vdso] has no debug info to install. */
+		if (ss->srcline && k > 0 && !fr[0].file &&
+		    sym_dso_path(dsotab_sym(ss->dsos, dso))[0] == '/' &&
+		    !symbolizer_has_lines(ss->symz, dsotab_sym(ss->dsos, dso)) &&
+		    note_nolines(ss, dso) < 0)
+			return -ENOMEM;
 		for (int i = 0; i < k; i++) {
 			id = intern_sym(ss, dso, addr, fr[i].name, false);
+			id = with_line(ss, id, addr, fr[i].file, fr[i].line);
 			if (id < 0)
 				return (int)id;
 			out[i] = (uint32_t)id;
@@ -230,10 +309,22 @@ static int symbolize(struct symstacks *ss, uint32_t dso, uint64_t addr, uint32_t
 					false);
 		break;
 	}
+	id = with_line(ss, id, addr, NULL, 0);
 	if (id < 0)
 		return (int)id;
 	out[0] = (uint32_t)id;
 	return 1;
+}
+
+void symstacks_srcline(struct symstacks *ss, bool on)
+{
+	ss->srcline = on;
+}
+
+const uint32_t *symstacks_nolines(const struct symstacks *ss, size_t *ret_n)
+{
+	*ret_n = ss->n_nolines;
+	return ss->nolines;
 }
 
 int symstacks_add_loc(struct symstacks *ss, uint32_t dso, uint64_t addr)

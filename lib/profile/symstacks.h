@@ -2,6 +2,8 @@
 #ifndef RP_SYMSTACKS_H
 #define RP_SYMSTACKS_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct dsotab;
@@ -19,6 +21,11 @@ struct symstacks;
 struct symstacks *symstacks_new(struct dsotab *dsos, struct symbolizer *symz,
 				const struct ksymtab *ksyms);
 struct symstacks *symstacks_free(struct symstacks *ss);
+
+/* Keep symbols apart by source line (session_sym.srcline); call before the first location. */
+void symstacks_srcline(struct symstacks *ss, bool on);
+/* The objects met without DWARF lines (with srcline), dsotab ids, *ret_n of them. */
+const uint32_t *symstacks_nolines(const struct symstacks *ss, size_t *ret_n);
 
 /* Symbolize the next location, DSO (a dsotab id) and ADDR; location ids count from 0 in the
  * order they are added. 0 or -ENOMEM. */

@@ -96,7 +96,7 @@ static inline void fuzz_report(const char *path, const struct session_opts *so,
 	if (session_add_file(s, path, why, sizeof(why)) >= 0 && session_finish(s) >= 0) {
 		print_header(null, s, (const char *const[]){ "fuzz" }, 1);
 		print_flat(null, s, po);
-		print_folded(null, s);
+		print_folded(null, s, false);
 	}
 	session_free(s);
 	fuzz_files_closed = 0;

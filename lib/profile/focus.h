@@ -1,0 +1,46 @@
+/* focus.h — which stacks count by the symbols in them: perf's -S and pprof's --focus/--ignore. */
+#ifndef RP_FOCUS_H
+#define RP_FOCUS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct session;
+
+/*
+ * The filters of one run. A sample is kept when its leaf symbol (the innermost frame, the
+ * sample's own symbol: with inline frames, the innermost inlined function) is one of the
+ * -S names, when it has a frame whose name matches --focus, and when none matches
+ * --ignore; a filter not given keeps every sample. Names are matched as the report shows
+ * them (demangled unless asked not to); an unknown frame by its "[unknown] OBJECT+0xOFF"
+ * label. Strings given are copied. Not thread-safe: matches are cached per symbol id of the
+ * session last used with (a filter used with another session starts its cache afresh).
+ */
+struct focus;
+
+struct focus *focus_new(void);
+struct focus *focus_free(struct focus *f);
+
+/* -S NAME[,NAME...]: more names; 0, -EINVAL (an empty name) or -ENOMEM. */
+int focus_add_symbols(struct focus *f, const char *list);
+/* --symbol-filter SUBSTR for the outputs without entries (script, pprof): the leaf symbol's
+ * name must contain SUBSTR. 0 or -ENOMEM. */
+int focus_set_leaf_substr(struct focus *f, const char *substr);
+/* --focus and --ignore: a POSIX extended regular expression, unanchored (as pprof's). 0, or
+ * -EINVAL with regerror's sentence in why. */
+int focus_set_focus(struct focus *f, const char *regex, char *why, size_t why_size);
+int focus_set_ignore(struct focus *f, const char *regex, char *why, size_t why_size);
+
+/* Whether any filter is set. */
+bool focus_active(const struct focus *f);
+/* The filters as given, "-S hot_leaf, --focus 'x'", into buf (empty when none). */
+void focus_describe(const struct focus *f, char *buf, size_t size);
+
+/* Whether the stack of N session_sym() ids of S, leaf first, is kept: SYMS is the first, the
+ * next one STRIDE bytes further (sizeof(uint32_t) for an array of ids; the sym field of an
+ * array of structs works too). */
+bool focus_keep(struct focus *f, const struct session *s, const uint32_t *syms, uint32_t n,
+		size_t stride);
+
+#endif
