@@ -15,6 +15,8 @@ PACKAGES="$PACKAGES libcapstone-dev"
 # tests/report-html.sh opens report --html's page in Debian's chromium, headless, driven with
 # playwright-core from npm (install_web below; npm comes with nodejs where that is not Debian's).
 PACKAGES="$PACKAGES chromium nodejs"
+# tests/record-fuse.sh mounts a FUSE file system whose server never answers (fusermount3, libfuse3).
+PACKAGES="$PACKAGES fuse3 libfuse3-dev"
 
 # The second tree of `setup.sh test`: the whole suite again under AddressSanitizer and
 # UndefinedBehaviorSanitizer (the ring's ThreadSanitizer test is built in the plain tree).

@@ -675,7 +675,9 @@ int procfs_self_vdso(const void **ret, size_t *ret_size)
 
 /* The device of mount MNT_ID, from /proc/PID/mountinfo, else ours (mount ids are unique across
  * mount namespaces; the file may have been opened through either). 0, or -ENOENT. */
-static int mount_dev(uint32_t pid, uint64_t mnt_id, uint32_t *ret_maj, uint32_t *ret_min)
+/* The first line of /proc/PID/mountinfo (then our own) that match(line, arg) takes: 0, or
+ * -ENOENT. A line longer than the buffer comes in pieces: only a line's start counts. */
+static int find_mount(uint32_t pid, bool (*match)(const char *line, void *arg), void *arg)
 {
 	char p[64], line[1024];
 
@@ -691,23 +693,73 @@ static int mount_dev(uint32_t pid, uint64_t mnt_id, uint32_t *ret_maj, uint32_t 
 		if (!f)
 			continue;
 		while (fgets(line, sizeof(line), f)) {
-			unsigned long long id;
-			unsigned int ma, mi;
 			bool whole = line_start;
 
-			/* A line longer than the buffer comes in pieces: only a line's start counts. */
 			line_start = strchr(line, '\n') != NULL;
-			if (whole && sscanf(line, "%llu %*u %u:%u", &id, &ma, &mi) == 3 &&
-			    id == mnt_id) {
+			if (whole && match(line, arg)) {
 				fclose(f);
-				*ret_maj = ma;
-				*ret_min = mi;
 				return 0;
 			}
 		}
 		fclose(f);
 	}
 	return -ENOENT;
+}
+
+struct mount_q {
+	uint64_t mnt_id;
+	uint32_t maj, min;
+	char fstype[32];
+	long user_id; /* a FUSE mount's user_id= (-1: none) */
+};
+
+static bool by_mnt_id(const char *line, void *arg)
+{
+	struct mount_q *q = arg;
+	unsigned long long id;
+
+	return sscanf(line, "%llu %*u %u:%u", &id, &q->maj, &q->min) == 3 && id == q->mnt_id;
+}
+
+static int mount_dev(uint32_t pid, uint64_t mnt_id, uint32_t *ret_maj, uint32_t *ret_min)
+{
+	struct mount_q q = { .mnt_id = mnt_id };
+
+	if (find_mount(pid, by_mnt_id, &q) < 0)
+		return -ENOENT;
+	*ret_maj = q.maj;
+	*ret_min = q.min;
+	return 0;
+}
+
+/* "ID PARENT MAJ:MIN ROOT POINT OPTS [OPTIONAL...] - FSTYPE SOURCE SUPEROPTS" */
+static bool by_dev(const char *line, void *arg)
+{
+	struct mount_q *q = arg;
+	const char *sep = strstr(line, " - "), *uid;
+	unsigned int ma, mi;
+
+	if (sscanf(line, "%*u %*u %u:%u", &ma, &mi) != 2 || ma != q->maj || mi != q->min || !sep ||
+	    sscanf(sep + 3, "%31s", q->fstype) != 1)
+		return false;
+	uid = strstr(sep, "user_id=");
+	q->user_id = uid ? strtol(uid + 8, NULL, 10) : -1;
+	return true;
+}
+
+/* A file on a FUSE file system that a user other than root mounted: its server answers (or
+ * never answers) every open and read, so the recorder does not open it. */
+static bool on_users_fuse(uint32_t pid, uint32_t maj, uint32_t min, char *why, size_t why_size)
+{
+	struct mount_q q = { .maj = maj, .min = min, .user_id = -1 };
+
+	if (find_mount(pid, by_dev, &q) < 0 || strncmp(q.fstype, "fuse", 4) != 0 || q.user_id == 0)
+		return false;
+	snprintf(why, why_size,
+		 "on a %s file system mounted by user %ld: not opened (its server could stall "
+		 "whoever opens the file)",
+		 q.fstype, q.user_id);
+	return true;
 }
 
 /* Is the file open as FD the inode INO on device MAJ:MIN that the kernel named for a mapping?
@@ -774,6 +826,8 @@ int procfs_open_mapped_from(uint32_t pid, uint64_t start, uint64_t end, const ch
 {
 	int err = -ENOENT, other = 0;
 
+	if (ino && on_users_fuse(pid, maj, min, why, why_size))
+		return -1;
 	for (int w = *way; w < PROCFS_MAPPED_WAYS; w++) {
 		int fd = open_way(w, pid, start, end, path);
 
