@@ -55,7 +55,14 @@ int zframe_compress(struct zframe *z, void *dst, size_t cap, const void *src, si
 	r = ZSTD_compress2(z->cctx, dst, cap, src, n);
 	if (ZSTD_isError(r)) {
 		z->last_error = ZSTD_getErrorName(r);
-		return ZSTD_getErrorCode(r) == ZSTD_error_dstSize_tooSmall ? -ENOBUFS : -EIO;
+		switch (ZSTD_getErrorCode(r)) {
+		case ZSTD_error_dstSize_tooSmall:
+			return -ENOBUFS;
+		case ZSTD_error_memory_allocation:
+			return -ENOMEM; /* said as such, not as an I/O error */
+		default:
+			return -EIO;
+		}
 	}
 	*ret_size = r;
 	return 0;
