@@ -357,7 +357,7 @@ static int64_t name_time(const char *name)
 }
 
 struct symfile {
-	char name[64];
+	char name[128]; /* BUILD-ID-DIGEST.sym */
 	uint64_t bytes;
 	int64_t mtime;
 };

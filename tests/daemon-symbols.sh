@@ -1,6 +1,6 @@
 #!/bin/bash
-# daemon-symbols.sh — ringprofd keeps the symbols it captures once per build-id beside the
-# recordings (DIR/symbols/BUILD-ID.sym), not in every rotated file; `report --dir` (and -i
+# daemon-symbols.sh — ringprofd keeps the symbols it captures once per build-id and digest
+# beside the recordings (DIR/symbols/BUILD-ID-DIGEST.sym), not in every rotated file; `report --dir` (and -i
 # of one of its files) names a binary that is gone from them; tables no kept recording uses
 # are pruned with the recordings, and SymbolsMaxUse bounds them; CaptureSymbols=no turns it off.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
@@ -16,9 +16,11 @@ printf 'Frequency=199\nFlushInterval=0.2\nEvent=cpu-clock\nMaxFileSec=0\n' >"$C"
 start_listener
 start_daemon -c "$C" -D "$D"
 "$T/bin/rp-workload" -d 2 -q || fail "the workload failed"
-has_table() { [ -s "$D/symbols/$BID.sym" ]; }
+# table_of BID: the symbols/ file of that build-id (its digest is the helper's to compute).
+table_of() { ls "$D/symbols/$1"-*.sym 2>/dev/null | head -1; }
+has_table() { [ -s "$(table_of "$BID")" ]; }
 wait_until 20 "the workload's table in $D/symbols" has_table
-ok "the table of rp-workload is kept as symbols/$BID.sym"
+ok "the table of rp-workload is kept as symbols/$BID-DIGEST.sym"
 kill -USR2 "$DPID"
 wait_until 20 "SIGUSR2 closes a file" n_closed_at_least 1
 first=$(closed_files | head -1)
@@ -28,12 +30,14 @@ rm -rf "$T/bin"
 check_grep "^BUILDID .* build_id=$BID" "$T/first.dump" "the recording names the binary by build-id"
 check_no_grep '^SYMTAB' "$T/first.dump" "no symbol table in the rotated file itself"
 for f in "$D"/symbols/*.sym; do
-	"$RP" report -i "$f" --dump 2>/dev/null | grep '^SYMTAB' | grep -vq "build_id=$(basename "$f" .sym) " &&
-		fail "$f holds another build-id's table"
+	n=$(basename "$f" .sym)
+	"$RP" report -i "$f" --dump 2>/dev/null | grep '^SYMTAB' |
+		grep -vq "digest=${n#*-} build_id=${n%-*} " && fail "$f holds another table"
 done
-ok "each table file holds its own build-id's table only"
-"$RP" report -i "$D/symbols/$BID.sym" --dump 2>/dev/null >"$T/sym.dump"
-check_grep "^SYMTAB .* build_id=$BID part=0/1 .* flags=0x1 " "$T/sym.dump" "the table file is a SYMTAB recording"
+ok "each table file holds its own build-id's and digest's table only"
+"$RP" report -i "$(table_of "$BID")" --dump 2>/dev/null >"$T/sym.dump"
+check_grep "^SYMTAB .* digest=[0-9a-f]{32} build_id=$BID part=0/1 .* flags=0x1 " "$T/sym.dump" \
+	"the table file is a SYMTAB recording, with the digest"
 
 "$RP" report --dir "$D" --comm rp-workload --no-children >"$T/dir.rep" 2>"$T/dir.err" ||
 	fail "report --dir: $(cat "$T/dir.err")"
@@ -55,14 +59,14 @@ printf 'MaxRetentionSec=1\n' >>"$C"
 kill -HUP "$DPID"
 sleep 1.5
 kill -USR2 "$DPID"
-gone() { [ ! -e "$D/symbols/$BID.sym" ]; }
+gone() { [ -z "$(table_of "$BID")" ]; }
 wait_until 20 "the workload's table pruned with the recordings that used it" gone
 ok "the table went with the last recording that used it"
 # Other binaries may have run meanwhile (the daemon records the whole machine), so the check
 # is on libc's own table, which every file uses.
 LIBC_BID=$(build_id_of "$(readlink -f /lib/x86_64-linux-gnu/libc.so.6)")
 check_range "$libc_tables" 1 100000 "tables were kept before the pruning"
-[ -e "$D/symbols/$LIBC_BID.sym" ] || fail "libc's table ($LIBC_BID) was pruned although every file uses it"
+[ -n "$(table_of "$LIBC_BID")" ] || fail "libc's table ($LIBC_BID) was pruned although every file uses it"
 ok "tables still in use are kept (libc's)"
 check_grep 'removed [0-9]+ symbol tables? that no kept recording uses' "$DLOG" "the daemon logs what it pruned"
 

@@ -1,10 +1,11 @@
 #!/bin/bash
 # record-forged-buildid.sh — a user runs a binary carrying the build-id of a program not seen
-# yet (distribution build-ids are public before an upgrade), hoping the table built from it is
-# kept by that build-id and handed to the real program later (its stacks would collapse to the
-# leaf). Tables are kept by the build-id and the digest of what the file holds, computed by
-# the helper (issue 24 item 2): the forged file's table is kept apart and never serves the real
-# program, which gets its own table and complete stacks from the same shared cache.
+# yet (distribution build-ids are public before an upgrade), hoping what is built from it is
+# kept by that build-id and handed to the real program later: its unwind table (the real
+# program's stacks would collapse to the leaf) and its captured symbols (once the real file is
+# gone, the real program's frames would carry the attacker's names). Both are kept by the
+# build-id and the digest of what the file holds, computed by the helper (issue 24 item 2):
+# the forged file's are kept apart and never serve the real program.
 . "$(dirname "$0")/lib.sh"
 require_root
 require_perf_events
@@ -52,10 +53,10 @@ ok "two different programs with the build-id ${BID#0x}"
 chmod 755 "$T/real" "$T/forged"
 C="$T/cache"
 
-# 1. The attacker's program runs first, as nobody, beside root's system-wide recording.
-"$RP" record -a -g --unwind-cache "$C" -e cpu-clock -o "$T/f.rp" -- \
-	setpriv --reuid=nobody --regid=nogroup --clear-groups "$T/forged" 1.5 2>"$T/f.err" ||
-	{ cat "$T/f.err" >&2; fail "record -a -g beside the forged program"; }
+# 1. The attacker's program runs first, as nobody, recorded by root with the shared cache.
+"$RP" record -g --unwind-cache "$C" -e cpu-clock -o "$T/f.rp" -- \
+	setpriv --reuid=nobody --regid=nogroup --clear-groups "$T/forged" 2 2>"$T/f.err" ||
+	{ cat "$T/f.err" >&2; fail "record -g of the forged program"; }
 n=$(ls "$C"/"${BID#0x}"-*.utab 2>/dev/null | wc -l)
 check_eq "$n" 1 "tables kept under the forged build-id after its run"
 
@@ -77,4 +78,22 @@ check_grep '__libc_start_call_main' "$T/r.tree" "the real program's stacks reach
 "$RP" report -i "$T/r2.rp" --comm real --stdio --no-children >"$T/r2.rep" 2>&1
 c=$(sed -n 's/^# user stacks: \([0-9]*\)\.[0-9]*% complete.*/\1/p' "$T/r2.rep" | head -1)
 check_range "$c" 90 100 "% complete on the second run (its table from the cache)"
+
+# 4. Names: the forged program, then the real one, in one system-wide recording (one set of
+# captured symbols per build-id before); the real binary is then deleted, as by an upgrade.
+# Its frames must carry its own names from its captured symbols, never the forged file's.
+cp "$T/real" "$T/real2"
+"$RP" record -a -g --unwind-cache no -e cpu-clock -o "$T/n.rp" -- sh -c \
+	"setpriv --reuid=nobody --regid=nogroup --clear-groups '$T/forged' 1; '$T/real2' 1" \
+	2>"$T/n.err" || { cat "$T/n.err" >&2; fail "record -a -g of both programs"; }
+rm -f "$T/real2"
+"$RP" report -i "$T/n.rp" --dump >"$T/n.dump" 2>/dev/null
+n=$(grep -E "^SYMTAB .* build_id=${BID#0x} part=0/" "$T/n.dump" | sed -E 's/.* digest=([0-9a-f]+) .*/\1/' | sort -u | wc -l)
+check_eq "$n" 2 "symbol tables captured under the shared build-id (one per digest)"
+"$RP" report -i "$T/n.rp" --comm real2 --stdio --no-children >"$T/n.rep" 2>&1 ||
+	fail "report of the real program with its binary gone"
+check_grep '\[\.\] real_d(\.constprop\.0)?$' "$T/n.rep" "the deleted real program is named from its own captured symbols (real_d)"
+check_no_grep 'other_' "$T/n.rep" "none of the forged program's names on the real program's frames"
+"$RP" report -i "$T/n.rp" --comm forged --stdio --no-children >"$T/f2.rep" 2>&1
+check_no_grep 'real_' "$T/f2.rep" "and none of the real program's names on the forged one's"
 echo "# $n_checks checks"

@@ -941,7 +941,7 @@ static size_t same_both_ways(const char *path, const struct elfinfo *ei, const c
 		return 0;
 	disk = new_sym(NULL, false, &w1);
 	cap = new_sym(NULL, false, &w2);
-	CHECK_INT(symbolizer_add_symtab(cap, ei->id, ei->id_len, 0, 1,
+	CHECK_INT(symbolizer_add_symtab(cap, ei->id, ei->id_len, NULL, 0, 1,
 					((struct uwp_symtab_hdr *)buf)->n,
 					(char *)buf + sizeof(struct uwp_symtab_hdr),
 					size - sizeof(struct uwp_symtab_hdr)),

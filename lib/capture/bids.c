@@ -48,10 +48,14 @@ struct bfile {
 	int32_t syms;	  /* index into bids.syms of its build-id's table; -1: none */
 };
 
-/* A build-id's captured symbols, kept so that every file that uses it repeats them. */
+/* The captured symbols of a build-id and digest (what the file holds: a file that copied
+ * another's build-id note has another digest, and its symbols are kept apart), kept so that
+ * every file that uses them repeats them. */
 struct bsyms {
 	uint8_t id[20];
 	uint8_t len;
+	uint8_t digest_len; /* RP_DIGEST_LEN, or 0 when the helper could not compute it */
+	uint8_t digest[RP_DIGEST_LEN];
 	bool skipped;	    /* larger than the helper sends: a record says so */
 	bool cached;	    /* in the symbols directory (bids_set_symbols_dir()) */
 	uint32_t written;   /* the file generation they were last written in */
@@ -72,7 +76,7 @@ struct bids {
 	uint32_t gen;	/* of the current file, from 1 */
 	struct bids_stats st;
 	bool want_syms;
-	struct pairtab *sym_keys; /* build-id hashes -> index into syms */
+	struct pairtab *sym_keys; /* build-id and digest hashes -> index into syms */
 	struct bsyms *syms;
 	size_t n_syms, cap_syms;
 	size_t syms_kept; /* bytes of buf in syms */
@@ -181,21 +185,28 @@ static void put_symtab(struct writer *w, const struct bsyms *y, uint64_t time, u
 		       unsigned n_parts, uint32_t n, const unsigned char *run, size_t len)
 {
 	const struct uwp_symtab_hdr *h = (const void *)y->buf;
-	size_t size = (sizeof(struct rp_symtab_rec) + len + 7) & ~(size_t)7;
+	/* With the digest (format 2.4), else as before. */
+	size_t fixed =
+	    y->digest_len ? sizeof(struct rp_symtab_d_rec) : sizeof(struct rp_symtab_rec);
+	size_t size = (fixed + len + 7) & ~(size_t)7;
 	struct rp_symtab_rec *r = writer_reserve(w, size);
 
 	if (!r)
 		return;
 	memset(r, 0, size);
-	*r = (struct rp_symtab_rec){ .hdr = { RP_REC_SYMTAB, 0, (uint16_t)size },
+	*r = (struct rp_symtab_rec){ .hdr = { y->digest_len ? RP_REC_SYMTAB_D : RP_REC_SYMTAB, 0,
+					      (uint16_t)size },
 				     .time = time,
 				     .len = y->len,
 				     .part = (uint16_t)k,
 				     .n_parts = (uint16_t)n_parts,
 				     .n = n,
-				     .flags = h->source };
+				     .flags = h ? h->source : RP_SYMTAB_SKIPPED };
 	memcpy(r->build_id, y->id, y->len);
-	memcpy(r + 1, run, len);
+	if (y->digest_len)
+		memcpy(((struct rp_symtab_d_rec *)(void *)r)->digest, y->digest, RP_DIGEST_LEN);
+	if (len)
+		memcpy((unsigned char *)r + fixed, run, len);
 }
 
 /* Cut a checked run into SYMTAB records of at most RP_SYMTAB_PAYLOAD_MAX entry bytes, each
@@ -233,14 +244,18 @@ static unsigned put_symtab_parts(struct writer *w, const struct bsyms *y, uint64
 	return k;
 }
 
-/* DIR/HEX.sym, the cache file of Y's table. */
+/* DIR/BUILDID-DIGEST.sym (DIR/BUILDID.sym without a digest), the cache file of Y's table. */
 static void cache_path(const struct bids *b, const struct bsyms *y, char *buf, size_t size,
 		       const char *suffix)
 {
-	char hex[41];
+	char hex[41], dig[2 * RP_DIGEST_LEN + 2] = "";
 
 	buildid_to_hex(y->id, y->len, hex);
-	snprintf(buf, size, "%s/%s.sym%s", b->syms_dir, hex, suffix);
+	if (y->digest_len) {
+		dig[0] = '-';
+		buildid_to_hex(y->digest, RP_DIGEST_LEN, dig + 1);
+	}
+	snprintf(buf, size, "%s/%s%s.sym%s", b->syms_dir, hex, dig, suffix);
 }
 
 /*
@@ -298,16 +313,7 @@ static void write_syms(struct bids *b, struct bsyms *y, uint64_t time)
 		return;
 	}
 	if (y->skipped) {
-		struct rp_symtab_rec *r = writer_reserve(b->w, sizeof(*r));
-
-		if (r) {
-			*r = (struct rp_symtab_rec){ .hdr = { RP_REC_SYMTAB, 0, sizeof(*r) },
-						     .time = time,
-						     .len = y->len,
-						     .n_parts = 1,
-						     .flags = RP_SYMTAB_SKIPPED };
-			memcpy(r->build_id, y->id, y->len);
-		}
+		put_symtab(b->w, y, time, 0, 1, 0, NULL, 0); /* n 0, RP_SYMTAB_SKIPPED */
 		return;
 	}
 	if (!y->buf)
@@ -338,6 +344,10 @@ static void write_record(struct bids *b, struct bfile *f, uint64_t time)
 	r->ino = f->ino;
 	r->ino_gen = f->gen;
 	r->len = f->len;
+	if (f->digest_len) {
+		r->digest_len = RP_DIGEST_LEN;
+		memcpy(r->digest, f->digest, RP_DIGEST_LEN);
+	}
 	memcpy(r->build_id, f->id, f->len);
 	f->written = b->gen;
 	b->st.written++;
@@ -468,10 +478,21 @@ static bool syms_ok(const unsigned char *buf, size_t size)
  * binary under another inode shares them), checked first. */
 static void take_syms(struct bids *b, struct bfile *f, struct uhelper_reply *r)
 {
-	uint64_t h1 = hash_bytes(f->id, f->len, 1), h2 = hash_bytes(f->id, f->len, 2);
+	unsigned char key[20 + RP_DIGEST_LEN];
+	size_t klen = f->len;
+	uint64_t h1, h2;
 	struct bsyms *y;
 	bool added;
-	int64_t idx = pairtab_intern(b->sym_keys, h1, h2, &added);
+	int64_t idx;
+
+	memcpy(key, f->id, f->len);
+	if (f->digest_len) {
+		memcpy(key + klen, f->digest, RP_DIGEST_LEN);
+		klen += RP_DIGEST_LEN;
+	}
+	h1 = hash_bytes(key, klen, 1);
+	h2 = hash_bytes(key, klen, 2);
+	idx = pairtab_intern(b->sym_keys, h1, h2, &added);
 
 	if (idx < 0 || (added && GROW(b->syms, b->cap_syms, (size_t)idx + 1) < 0))
 		return;
@@ -482,6 +503,8 @@ static void take_syms(struct bids *b, struct bfile *f, struct uhelper_reply *r)
 	memset(y, 0, sizeof(*y));
 	memcpy(y->id, f->id, f->len);
 	y->len = f->len;
+	y->digest_len = f->digest_len;
+	memcpy(y->digest, f->digest, sizeof(y->digest));
 	b->n_syms = (size_t)idx + 1;
 	if (r->sym_status == -E2BIG ||
 	    (r->sym_status == 0 && !b->syms_dir && r->size > BIDS_SYMS_FILE_MAX)) {

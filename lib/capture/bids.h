@@ -59,7 +59,8 @@ void bids_set_listener(struct bids *b,
 void bids_set_symbols(struct bids *b, bool on);
 
 /* Keep the symbol tables in DIR (created 0750 when missing) instead of in every recording:
- * one file per build-id, DIR/BUILD-ID.sym (a recording holding only its SYMTAB records),
+ * one file per build-id and digest, DIR/BUILD-ID-DIGEST.sym (a recording holding only its
+ * RP_REC_SYMTAB_D records; a file that copied another's build-id note has another digest),
  * written once and renamed into place; each recording file that uses it touches its mtime,
  * so a cleaner can delete the tables no kept recording used (ringprofd). 0 or -errno. */
 int bids_set_symbols_dir(struct bids *b, const char *dir);

@@ -143,16 +143,21 @@ static void dump_header(FILE *f, const struct perf_event_header *h)
 static void dump_symtab(FILE *f, const struct perf_event_header *h)
 {
 	struct rp_symtab_rec st;
+	uint8_t digest[RP_DIGEST_LEN];
 	struct symx_cursor c;
 	struct symx_entry e;
 	const unsigned char *run;
-	size_t len;
+	size_t len, dlen;
 
-	if (format_symtab(h, &st, &run, &len) < 0) {
+	if (format_symtab_any(h, &st, digest, &dlen, &run, &len) < 0) {
 		fputs(" (malformed)", f);
 		return;
 	}
 	put_time(f, st.time);
+	if (dlen)
+		fputs(" digest=", f);
+	for (unsigned i = 0; i < dlen; i++)
+		fprintf(f, "%02x", digest[i]);
 	fputs(" build_id=", f);
 	for (unsigned i = 0; i < st.len; i++)
 		fprintf(f, "%02x", st.build_id[i]);
@@ -228,6 +233,10 @@ static void dump_own(FILE *f, const struct perf_event_header *h)
 			break;
 		}
 		put_time(f, bid.time);
+		if (bid.digest_len)
+			fputs(" digest=", f);
+		for (unsigned i = 0; i < bid.digest_len; i++)
+			fprintf(f, "%02x", bid.digest[i]);
 		fprintf(f, " maj=%u min=%u ino=%" PRIu64 " gen=%" PRIu64 " build_id=", bid.maj,
 			bid.min, bid.ino, bid.ino_gen);
 		for (unsigned i = 0; i < bid.len; i++)
@@ -242,6 +251,7 @@ static void dump_own(FILE *f, const struct perf_event_header *h)
 		fprintf(f, " pid=%u tid=%u cgroup=%" PRIu64, tc.pid, tc.tid, tc.cgroup);
 		break;
 	case RP_REC_SYMTAB:
+	case RP_REC_SYMTAB_D:
 		dump_symtab(f, h);
 		break;
 	default:

@@ -29,10 +29,11 @@ static uint64_t ksyms_present(const struct perf_event_header *h)
 static void count_symtab(struct filestats *s, const struct perf_event_header *h)
 {
 	struct rp_symtab_rec st;
+	uint8_t digest[RP_DIGEST_LEN];
 	const unsigned char *run;
-	size_t len;
+	size_t len, dlen;
 
-	if (format_symtab(h, &st, &run, &len) < 0)
+	if (format_symtab_any(h, &st, digest, &dlen, &run, &len) < 0)
 		return;
 	if (st.flags & RP_SYMTAB_SKIPPED) {
 		s->sym_skipped++;
@@ -144,6 +145,7 @@ void filestats_add(struct filestats *s, const struct perf_event_header *h, uint6
 		s->ksyms += ksyms_present(h);
 		break;
 	case RP_REC_SYMTAB:
+	case RP_REC_SYMTAB_D:
 		count_symtab(s, h);
 		break;
 	case RP_REC_CPU_STATS:

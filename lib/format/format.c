@@ -32,9 +32,12 @@ int format_finish(const struct perf_event_header *h, struct rp_finish_rec *ret)
 
 int format_buildid(const struct perf_event_header *h, struct rp_buildid_rec *ret)
 {
-	if (h->type != RP_REC_BUILDID || h->size < sizeof(*ret))
+	if (h->type != RP_REC_BUILDID || h->size < RP_BUILDID_V1_SIZE)
 		return -EINVAL;
-	memcpy(ret, h, sizeof(*ret));
+	memset(ret, 0, sizeof(*ret));
+	memcpy(ret, h, h->size < sizeof(*ret) ? RP_BUILDID_V1_SIZE : sizeof(*ret));
+	if (h->size < sizeof(*ret) || ret->digest_len != RP_DIGEST_LEN)
+		ret->digest_len = 0;
 	return ret->len && ret->len <= sizeof(ret->build_id) ? 0 : -EINVAL;
 }
 
@@ -178,6 +181,29 @@ int format_ksyms_next(struct format_ksyms_cursor *c, struct format_ksym *ret)
 bad:
 	c->left = 0;
 	return -EINVAL;
+}
+
+int format_symtab_any(const struct perf_event_header *h, struct rp_symtab_rec *ret, uint8_t *digest,
+		      size_t *ret_digest_len, const unsigned char **ret_run, size_t *ret_run_size)
+{
+	struct rp_symtab_d_rec d;
+
+	if (h->type == RP_REC_SYMTAB) {
+		*ret_digest_len = 0;
+		return format_symtab(h, ret, ret_run, ret_run_size);
+	}
+	if (h->type != RP_REC_SYMTAB_D || h->size < sizeof(d))
+		return -EINVAL;
+	memcpy(&d, h, sizeof(d));
+	/* The fixed part reads as an RP_REC_SYMTAB's, the entries come after the digest. */
+	if (!d.s.len || d.s.len > sizeof(d.s.build_id) || d.s.part >= d.s.n_parts)
+		return -EINVAL;
+	*ret = d.s;
+	memcpy(digest, d.digest, RP_DIGEST_LEN);
+	*ret_digest_len = RP_DIGEST_LEN;
+	*ret_run = (const unsigned char *)h + sizeof(d);
+	*ret_run_size = h->size - sizeof(d);
+	return 0;
 }
 
 int format_symtab(const struct perf_event_header *h, struct rp_symtab_rec *ret,

@@ -55,10 +55,14 @@
  * Version 2.3 adds RP_CONTEXT_JOINED inside user chains (below): callers that were inferred
  * from the thread's previous stack are told apart from those read. Older readers stop the
  * chain at the marker.
+ *
+ * Version 2.4 adds the digest of what a file holds to RP_REC_BUILDID (a longer record: older
+ * readers read its first 64 bytes as before) and writes captured symbols as RP_REC_SYMTAB_D,
+ * keyed by build-id and digest (older readers skip it and go without captured symbols).
  */
 
 #define RP_FORMAT_MAJOR 2
-#define RP_FORMAT_MINOR 3	 /* what this code writes */
+#define RP_FORMAT_MINOR 4	 /* what this code writes */
 #define RP_FORMAT_MINOR_EVENTS 1 /* the minor that added several events */
 #define RP_FORMAT_MAJOR_MIN 1	 /* oldest version this code reads */
 
@@ -116,6 +120,9 @@ enum rp_record_type {
 				    * captured while recording */
 	RP_REC_STACKGEN = 0x1000e, /* struct rp_stackgen_rec: which numbering of stacks is in
 				    * force (version 2.2) */
+	RP_REC_SYMTAB_D = 0x1000f, /* struct rp_symtab_d_rec: RP_REC_SYMTAB with the digest of
+				    * the file the symbols come from (version 2.4); readers that
+				    * do not know it skip it */
 };
 
 /* Recording flags in rp_header_rec.flags. */
@@ -270,12 +277,21 @@ struct rp_buildid_rec {
 	uint64_t time;
 	uint32_t maj, min;
 	uint64_t ino;
-	uint64_t ino_gen; /* the inode's generation as MMAP2 gave it; 0: unknown (from /proc) */
-	uint8_t len;	  /* 1..20 */
-	uint8_t reserved[3];
+	uint64_t ino_gen;   /* the inode's generation as MMAP2 gave it; 0: unknown (from /proc) */
+	uint8_t len;	    /* 1..20 */
+	uint8_t digest_len; /* RP_DIGEST_LEN, or 0: not known (and before format 2.4) */
+	uint8_t reserved[2];
 	uint8_t build_id[20];
+	/* Format 2.4: what the file holds, which its build-id only claims (the first bytes of
+	 * the SHA-256 the helper computes of its headers, call-frame, symbol and PLT sections,
+	 * lib/elf/elfdigest.h). Captured symbols are kept by build-id and digest: a file that
+	 * copied another's build-id note does not give that binary its names. Records of
+	 * earlier files end before it (RP_BUILDID_V1_SIZE bytes). */
+	uint8_t digest[16];
 };
-_Static_assert(sizeof(struct rp_buildid_rec) == 64, "rp_buildid_rec is 64 bytes");
+_Static_assert(sizeof(struct rp_buildid_rec) == 80, "rp_buildid_rec is 80 bytes");
+#define RP_BUILDID_V1_SIZE 64
+#define RP_DIGEST_LEN 16
 
 /*
  * The cgroup (v2) a thread is in from time on, until the next such record of the tid. The
@@ -337,7 +353,16 @@ enum {
 	RP_SYMTAB_GNU_DEBUGDATA = 1u << 2, /* from .gnu_debugdata (MiniDebugInfo) */
 	RP_SYMTAB_SKIPPED = 1u << 8,	   /* not stored: larger than the recorder's bound */
 };
-#define RP_SYMTAB_PAYLOAD_MAX (65528u - 56u) /* entry bytes one record holds */
+#define RP_SYMTAB_PAYLOAD_MAX (65528u - 72u) /* entry bytes one record holds */
+
+/* The same with the digest of the file the symbols come from (rp_buildid_rec.digest): the
+ * entries follow it. What the recorder writes from format 2.4 on. */
+struct rp_symtab_d_rec {
+	struct rp_symtab_rec s; /* s.hdr.type RP_REC_SYMTAB_D */
+	uint8_t digest[16];
+	/* unsigned char entries[]; */
+};
+_Static_assert(sizeof(struct rp_symtab_d_rec) == 72, "rp_symtab_d_rec is 72 bytes");
 
 /* Written last on a clean stop; its absence means the recorder did not finish. */
 struct rp_finish_rec {
@@ -459,7 +484,8 @@ int format_finish(const struct perf_event_header *h, struct rp_finish_rec *ret);
 int format_image(const struct perf_event_header *h, const char **ret_name,
 		 const unsigned char **ret_image, size_t *ret_len);
 
-/* A copy of a BUILDID record: 0, or -EINVAL when h is too short or its length is 0 or above 20. */
+/* A copy of a BUILDID record (one of an earlier format, without the digest, reads with
+ * digest_len 0): 0, or -EINVAL when h is too short or its length is 0 or above 20. */
 int format_buildid(const struct perf_event_header *h, struct rp_buildid_rec *ret);
 
 /* A copy of a TASKCG record: 0, or -EINVAL when h is too short to be one. */
@@ -473,6 +499,11 @@ void format_taskcg_put(struct rp_taskcg_rec *ret, uint64_t time, uint32_t pid, u
  * above 20, or part >= n_parts. */
 int format_symtab(const struct perf_event_header *h, struct rp_symtab_rec *ret,
 		  const unsigned char **ret_run, size_t *ret_run_size);
+/* Either kind of symbol record (RP_REC_SYMTAB, RP_REC_SYMTAB_D), as format_symtab(); the
+ * digest into digest (RP_DIGEST_LEN bytes) and *ret_digest_len RP_DIGEST_LEN, or 0 for an
+ * RP_REC_SYMTAB. */
+int format_symtab_any(const struct perf_event_header *h, struct rp_symtab_rec *ret, uint8_t *digest,
+		      size_t *ret_digest_len, const unsigned char **ret_run, size_t *ret_run_size);
 
 /* A copy of a STACKGEN record: 0, or -EINVAL when h is too short to be one. */
 int format_stackgen(const struct perf_event_header *h, struct rp_stackgen_rec *ret);

@@ -359,6 +359,8 @@ const char *perfrec_type_name(uint32_t type)
 		return "TASKCG";
 	case RP_REC_SYMTAB:
 		return "SYMTAB";
+	case RP_REC_SYMTAB_D:
+		return "SYMTAB";
 	}
 	return NULL;
 }

@@ -1,4 +1,4 @@
-/* captab.c — function symbols captured at record time, by build-id (see captab.h). */
+/* captab.c — function symbols captured at record time, by build-id and digest (captab.h). */
 #include "profile/captab.h"
 
 #include <errno.h>
@@ -19,9 +19,24 @@
 #define ID_MAX 20
 #define ANY_PART (1ull << 32) /* the key of a build-id's first part read, whichever it is */
 
+/* A table's key: the build-id, then the digest when there is one (format 2.4). */
+struct key {
+	uint8_t b[ID_MAX + RP_DIGEST_LEN];
+	size_t len;
+};
+
+static void make_key(struct key *k, const uint8_t *id, size_t len, const uint8_t *digest)
+{
+	memcpy(k->b, id, len);
+	k->len = len;
+	if (digest) {
+		memcpy(k->b + len, digest, RP_DIGEST_LEN);
+		k->len += RP_DIGEST_LEN;
+	}
+}
+
 struct part {
-	uint8_t id[ID_MAX];
-	uint8_t len;
+	struct key key;
 	uint16_t n_parts;
 	uint32_t n;
 	unsigned char *run;
@@ -29,17 +44,17 @@ struct part {
 };
 
 struct captab {
-	struct pairtab *keys; /* (hash of the build-id, part) -> index into parts */
-	struct pairtab *any;  /* (hash of the build-id, ANY_PART) -> index into firsts */
-	size_t *firsts;	      /* index into parts of each build-id's first part read */
+	struct pairtab *keys; /* (hash of the key, part) -> index into parts */
+	struct pairtab *any;  /* (hash of the key, ANY_PART) -> index into firsts */
+	size_t *firsts;	      /* index into parts of each key's first part read */
 	size_t cap_firsts;
 	struct part *parts;
 	size_t n_parts, cap_parts;
 };
 
-static uint64_t id_hash(const uint8_t *id, size_t len)
+static uint64_t key_hash(const struct key *k)
 {
-	return hash_bytes(id, len, 0x53594d54);
+	return hash_bytes(k->b, k->len, 0x53594d54);
 }
 
 struct captab *captab_new(void)
@@ -69,16 +84,18 @@ struct captab *captab_free(struct captab *t)
 	return NULL;
 }
 
-int captab_add(struct captab *t, const uint8_t *id, size_t len, unsigned part, unsigned n_parts,
-	       uint32_t n, const void *run, size_t size)
+int captab_add(struct captab *t, const uint8_t *id, size_t len, const uint8_t *digest,
+	       unsigned part, unsigned n_parts, uint32_t n, const void *run, size_t size)
 {
 	struct part *p;
+	struct key k;
 	bool added;
 	int64_t idx;
 
 	if (!len || len > ID_MAX || part >= n_parts || n_parts > UINT16_MAX)
 		return -EINVAL;
-	idx = pairtab_intern(t->keys, id_hash(id, len), part, &added);
+	make_key(&k, id, len, digest);
+	idx = pairtab_intern(t->keys, key_hash(&k), part, &added);
 	if (idx < 0)
 		return -ENOMEM;
 	if (!added)
@@ -92,13 +109,12 @@ int captab_add(struct captab *t, const uint8_t *id, size_t len, unsigned part, u
 	if (!p->run)
 		return -ENOMEM;
 	memcpy(p->run, run, size);
-	memcpy(p->id, id, len);
-	p->len = (uint8_t)len;
+	p->key = k;
 	p->n_parts = (uint16_t)n_parts;
 	p->n = n;
 	p->size = size;
 	/* The first part read tells how many there are, should part 0 be lost. */
-	idx = pairtab_intern(t->any, id_hash(id, len), ANY_PART, &added);
+	idx = pairtab_intern(t->any, key_hash(&k), ANY_PART, &added);
 	if (idx < 0 || (added && GROW(t->firsts, t->cap_firsts, (size_t)idx + 1) < 0))
 		return -ENOMEM;
 	if (added)
@@ -106,17 +122,19 @@ int captab_add(struct captab *t, const uint8_t *id, size_t len, unsigned part, u
 	return 0;
 }
 
-static const struct part *find_part(const struct captab *t, const uint8_t *id, size_t len,
-				    unsigned k)
+static bool same_key(const struct key *a, const struct key *b)
 {
-	int64_t idx = pairtab_find(t->keys, id_hash(id, len), k);
+	return a->len == b->len && memcmp(a->b, b->b, a->len) == 0;
+}
+
+static const struct part *find_part(const struct captab *t, const struct key *key, unsigned k)
+{
+	int64_t idx = pairtab_find(t->keys, key_hash(key), k);
 
 	if (idx < 0 || (size_t)idx >= t->n_parts)
 		return NULL;
-	/* A hash is not the build-id: compare. */
-	if (t->parts[idx].len != len || memcmp(t->parts[idx].id, id, len) != 0)
-		return NULL;
-	return &t->parts[idx];
+	/* A hash is not the key: compare. */
+	return same_key(&t->parts[idx].key, key) ? &t->parts[idx] : NULL;
 }
 
 static int cmp_sym(const void *a, const void *b)
@@ -126,21 +144,21 @@ static int cmp_sym(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
-int captab_get(const struct captab *t, const uint8_t *id, size_t len, struct captab_sym **ret,
-	       size_t *ret_n)
+/* The table of key K: 0 with *ret and *ret_n, -ENOENT, -ENOMEM. */
+static int get_key(const struct captab *t, const struct key *key, struct captab_sym **ret,
+		   size_t *ret_n)
 {
-	int64_t first =
-	    len && len <= ID_MAX ? pairtab_find(t->any, id_hash(id, len), ANY_PART) : -1;
+	int64_t first = pairtab_find(t->any, key_hash(key), ANY_PART);
 	const struct part *p0 = first >= 0 ? &t->parts[t->firsts[first]] : NULL;
 	struct captab_sym *v = NULL;
 	size_t n = 0, cap = 0;
 	unsigned n_parts;
 
-	if (!p0 || p0->len != len || memcmp(p0->id, id, len) != 0)
+	if (!p0 || !same_key(&p0->key, key))
 		return -ENOENT;
 	n_parts = p0->n_parts;
 	for (unsigned k = 0; k < n_parts; k++) {
-		const struct part *p = find_part(t, id, len, k);
+		const struct part *p = find_part(t, key, k);
 		struct symx_cursor c;
 		struct symx_entry e;
 
@@ -165,35 +183,77 @@ int captab_get(const struct captab *t, const uint8_t *id, size_t len, struct cap
 	return 0;
 }
 
-int captab_load(struct captab *t, const char *dir, const uint8_t *id, size_t len)
+int captab_get(const struct captab *t, const uint8_t *id, size_t len, const uint8_t *digest,
+	       struct captab_sym **ret, size_t *ret_n)
 {
-	const struct perf_event_header *h;
-	char hex[2 * ID_MAX + 1], path[PATH_MAX], why[256];
-	struct reader *r;
-	int n = 0;
+	struct key k;
+	int rc;
 
 	if (!len || len > ID_MAX)
-		return -EINVAL;
-	buildid_to_hex(id, len, hex);
-	if (snprintf(path, sizeof(path), "%s/%s.sym", dir, hex) >= (int)sizeof(path))
-		return -ENAMETOOLONG;
+		return -ENOENT;
+	make_key(&k, id, len, digest);
+	rc = get_key(t, &k, ret, ret_n);
+	if (rc == -ENOENT && digest) {
+		/* Captured before format 2.4: by build-id alone. */
+		make_key(&k, id, len, NULL);
+		rc = get_key(t, &k, ret, ret_n);
+	}
+	return rc;
+}
+
+/* Add the parts of (ID, DIGEST) that the file PATH holds: how many, or -ENOENT, -ENOMEM. */
+static int load_file(struct captab *t, const char *path, const uint8_t *id, size_t len,
+		     const uint8_t *digest)
+{
+	const struct perf_event_header *h;
+	struct reader *r;
+	char why[256];
+	int n = 0;
+
 	if (reader_open(path, &r, why, sizeof(why)) < 0)
 		return -ENOENT;
 	while ((h = reader_next(r))) {
 		struct rp_symtab_rec st;
+		uint8_t d[RP_DIGEST_LEN];
 		const unsigned char *run;
-		size_t size;
+		size_t size, dlen;
 
-		/* Only this build-id's parts: the file name is no proof of its content. */
-		if (format_symtab(h, &st, &run, &size) < 0 || st.len != len ||
-		    memcmp(st.build_id, id, len) != 0 || !st.n)
+		/* Only this table's parts: the file name is no proof of its content. */
+		if (format_symtab_any(h, &st, d, &dlen, &run, &size) < 0 || st.len != len ||
+		    memcmp(st.build_id, id, len) != 0 || !st.n ||
+		    (digest ? dlen == 0 : dlen != 0) ||
+		    (digest && memcmp(d, digest, RP_DIGEST_LEN) != 0))
 			continue;
-		if (captab_add(t, id, len, st.part, st.n_parts, st.n, run, size) == -ENOMEM) {
+		if (captab_add(t, id, len, digest, st.part, st.n_parts, st.n, run, size) ==
+		    -ENOMEM) {
 			reader_free(r);
 			return -ENOMEM;
 		}
 		n++;
 	}
 	reader_free(r);
-	return n ? 0 : -ENOENT;
+	return n ? n : -ENOENT;
+}
+
+int captab_load(struct captab *t, const char *dir, const uint8_t *id, size_t len,
+		const uint8_t *digest)
+{
+	char hex[2 * ID_MAX + 1], dig[2 * RP_DIGEST_LEN + 1], path[PATH_MAX];
+	int rc = -ENOENT;
+
+	if (!len || len > ID_MAX)
+		return -EINVAL;
+	buildid_to_hex(id, len, hex);
+	if (digest) {
+		buildid_to_hex(digest, RP_DIGEST_LEN, dig);
+		if (snprintf(path, sizeof(path), "%s/%s-%s.sym", dir, hex, dig) >= (int)sizeof(path))
+			return -ENAMETOOLONG;
+		rc = load_file(t, path, id, len, digest);
+	}
+	if (rc == -ENOENT) { /* kept before format 2.4: by build-id alone */
+		if (snprintf(path, sizeof(path), "%s/%s.sym", dir, hex) >= (int)sizeof(path))
+			return -ENAMETOOLONG;
+		rc = load_file(t, path, id, len, NULL);
+	}
+	return rc < 0 ? rc : 0;
 }

@@ -1,4 +1,7 @@
-/* captab.h — function symbols captured at record time (RP_REC_SYMTAB), by build-id. */
+/* captab.h — function symbols captured at record time (RP_REC_SYMTAB, RP_REC_SYMTAB_D), by
+ * build-id and the digest of what the file held (NULL: not known, a recording from before
+ * format 2.4): a file that copied another's build-id note has another digest, and its
+ * symbols never name that binary. */
 #ifndef RP_CAPTAB_H
 #define RP_CAPTAB_H
 
@@ -23,19 +26,22 @@ struct captab *captab_free(struct captab *t);
 /* Part PART of N_PARTS of build-id ID's table: N entries in RUN (SIZE bytes, a base/symx.h
  * run with base 0, copied). 0, 1 when that part is already known, -EINVAL (no build-id,
  * part >= n_parts) or -ENOMEM. */
-int captab_add(struct captab *t, const uint8_t *id, size_t len, unsigned part, unsigned n_parts,
-	       uint32_t n, const void *run, size_t size);
+int captab_add(struct captab *t, const uint8_t *id, size_t len, const uint8_t *digest,
+	       unsigned part, unsigned n_parts, uint32_t n, const void *run, size_t size);
 
-/* Add what DIR/BUILD-ID.sym holds for build-id ID (a file of SYMTAB records that ringprofd
- * keeps beside its recordings, one per build-id; parts of other build-ids in it are ignored).
- * 0, -ENOENT (no such file, or nothing for ID in it), -ENOMEM. */
-int captab_load(struct captab *t, const char *dir, const uint8_t *id, size_t len);
+/* Add what DIR/BUILD-ID-DIGEST.sym (else DIR/BUILD-ID.sym, kept before format 2.4) holds for
+ * (ID, DIGEST) (a file of symbol records that ringprofd keeps beside its recordings, one per
+ * table; parts of other tables in it are ignored). 0, -ENOENT (no such file, or nothing for
+ * it in it), -ENOMEM. */
+int captab_load(struct captab *t, const char *dir, const uint8_t *id, size_t len,
+		const uint8_t *digest);
 
-/* The symbols of build-id ID, sorted by start: 0 with *ret (malloc'd, the caller frees it; the
+/* The symbols of (ID, DIGEST) (with a digest, else those captured before format 2.4 by the
+ * build-id alone), sorted by start: 0 with *ret (malloc'd, the caller frees it; the
  * names stay the captab's) and *ret_n; -ENOENT when none were captured, -ENOMEM. Parts that
  * were not read (a damaged frame) are missing, the others name; entries that do not decode
  * end their part (what came before them is kept). */
-int captab_get(const struct captab *t, const uint8_t *id, size_t len, struct captab_sym **ret,
-	       size_t *ret_n);
+int captab_get(const struct captab *t, const uint8_t *id, size_t len, const uint8_t *digest,
+	       struct captab_sym **ret, size_t *ret_n);
 
 #endif

@@ -7,6 +7,7 @@
 
 #include "base/grow.h"
 #include "base/intern.h"
+#include "format/format.h"
 #include "profile/dsotab.h"
 #include "profile/perfmap.h"
 #include "profile/symbolizer.h"
@@ -35,6 +36,8 @@ struct dsotab {
 		uint64_t gen; /* the inode's generation; 0: unknown */
 		uint8_t len;
 		uint8_t id[20];
+		bool has_digest;
+		uint8_t digest[RP_DIGEST_LEN]; /* what the file held (format 2.4) */
 	} * bids; /* build-ids the recording gave files after their mappings (RP_REC_BUILDID) */
 	size_t cap_bids;
 };
@@ -110,7 +113,7 @@ struct dsotab *dsotab_free(struct dsotab *t)
 }
 
 int dsotab_learn_build_id(struct dsotab *t, uint32_t maj, uint32_t min, uint64_t ino, uint64_t gen,
-			  const uint8_t *id, size_t len)
+			  const uint8_t *id, size_t len, const uint8_t *digest)
 {
 	bool added;
 	int64_t i;
@@ -120,7 +123,9 @@ int dsotab_learn_build_id(struct dsotab *t, uint32_t maj, uint32_t min, uint64_t
 	i = pairtab_intern(t->inodes, (uint64_t)maj << 32 | min, ino, &added);
 	if (i < 0 || (added && GROW(t->bids, t->cap_bids, (size_t)i + 1) < 0))
 		return -ENOMEM;
-	if (!added && t->bids[i].len == len && !memcmp(t->bids[i].id, id, len)) {
+	if (!added && t->bids[i].len == len && !memcmp(t->bids[i].id, id, len) &&
+	    (!digest ||
+	     (t->bids[i].has_digest && !memcmp(t->bids[i].digest, digest, RP_DIGEST_LEN)))) {
 		if (gen)
 			t->bids[i].gen = gen;
 		return 0; /* every file of a recording repeats it */
@@ -129,7 +134,10 @@ int dsotab_learn_build_id(struct dsotab *t, uint32_t maj, uint32_t min, uint64_t
 	t->bids[i].gen = gen;
 	t->bids[i].len = (uint8_t)len;
 	memcpy(t->bids[i].id, id, len);
-	symbolizer_learn_build_id(t->symz, maj, min, ino, id, len);
+	t->bids[i].has_digest = digest != NULL;
+	if (digest)
+		memcpy(t->bids[i].digest, digest, RP_DIGEST_LEN);
+	symbolizer_learn_build_id(t->symz, maj, min, ino, id, len, digest);
 	return 0;
 }
 
@@ -189,6 +197,7 @@ int64_t dsotab_add_mapped(struct dsotab *t, const char *path, const uint8_t *bid
 {
 	char clean[4200];
 	size_t len = strlen(path);
+	const uint8_t *digest = NULL;
 	const char *slash;
 	struct sym_dso *d;
 	int64_t id, path_id;
@@ -215,6 +224,7 @@ int64_t dsotab_add_mapped(struct dsotab *t, const char *path, const uint8_t *bid
 		if (i >= 0 && (!gen || !t->bids[i].gen || gen == t->bids[i].gen)) {
 			bid = t->bids[i].id;
 			bid_len = t->bids[i].len;
+			digest = t->bids[i].has_digest ? t->bids[i].digest : NULL;
 		}
 	}
 	/*
@@ -222,6 +232,8 @@ int64_t dsotab_add_mapped(struct dsotab *t, const char *path, const uint8_t *bid
 	 * is named by the path it was mapped from, so a copy of bash run as loopsh is loopsh.
 	 */
 	d = symbolizer_dso(t->symz, path, bid, bid_len, maj, min, ino);
+	if (d && digest)
+		sym_dso_set_digest(d, digest);
 	path_id = strtab_intern(t->names, path);
 	if (path_id < 0)
 		return path_id;
@@ -293,8 +305,8 @@ int dsotab_add_image(struct dsotab *t, const char *name, const void *image, size
 	return symbolizer_add_image(t->symz, name, image, len);
 }
 
-int dsotab_add_symtab(struct dsotab *t, const uint8_t *id, size_t len, unsigned part,
-		      unsigned n_parts, uint32_t n, const void *run, size_t size)
+int dsotab_add_symtab(struct dsotab *t, const uint8_t *id, size_t len, const uint8_t *digest,
+		      unsigned part, unsigned n_parts, uint32_t n, const void *run, size_t size)
 {
-	return symbolizer_add_symtab(t->symz, id, len, part, n_parts, n, run, size);
+	return symbolizer_add_symtab(t->symz, id, len, digest, part, n_parts, n, run, size);
 }

@@ -41,9 +41,10 @@ int64_t dsotab_add_mapped(struct dsotab *t, const char *path, const uint8_t *bid
 /* The build-id of the file with inode INO on device MAJ:MIN (an RP_REC_BUILDID record): its
  * mappings without a build-id take it, those met before too (until their file is opened).
  * The latest one given for an inode holds; a mapping whose inode generation (GEN, 0: unknown)
- * differs from it does not take it. 0, -EINVAL (no inode, a bad length) or -ENOMEM. */
+ * differs from it does not take it. DIGEST: what the file held (RP_DIGEST_LEN bytes; NULL:
+ * not recorded). 0, -EINVAL (no inode, a bad length) or -ENOMEM. */
 int dsotab_learn_build_id(struct dsotab *t, uint32_t maj, uint32_t min, uint64_t ino, uint64_t gen,
-			  const uint8_t *id, size_t len);
+			  const uint8_t *id, size_t len, const uint8_t *digest);
 /* The anonymous code of process PID, named "[JIT] pid PID". */
 int64_t dsotab_add_jit(struct dsotab *t, int32_t pid);
 /* Code of process PID in no known mapping: its JIT code when the process has a perf map
@@ -71,7 +72,7 @@ int dsotab_perfmap(struct dsotab *t, uint32_t id, const struct perfmap **ret);
 int dsotab_add_image(struct dsotab *t, const char *name, const void *image, size_t len);
 /* Part of the symbols captured at record time for build-id ID (RP_REC_SYMTAB): files of that
  * build-id that cannot be read on this host are named by them (symbolizer_add_symtab()). */
-int dsotab_add_symtab(struct dsotab *t, const uint8_t *id, size_t len, unsigned part,
-		      unsigned n_parts, uint32_t n, const void *run, size_t size);
+int dsotab_add_symtab(struct dsotab *t, const uint8_t *id, size_t len, const uint8_t *digest,
+		      unsigned part, unsigned n_parts, uint32_t n, const void *run, size_t size);
 
 #endif

@@ -817,7 +817,8 @@ static void on_buildid(struct replay *rp, const struct perf_event_header *h)
 	if (format_buildid(h, &bid) < 0)
 		rp->t->sideband_malformed++;
 	else if (dsotab_learn_build_id(rp->dsos, bid.maj, bid.min, bid.ino, bid.ino_gen,
-				       bid.build_id, bid.len) == -ENOMEM)
+				       bid.build_id, bid.len,
+				       bid.digest_len ? bid.digest : NULL) == -ENOMEM)
 		rp->t->sideband_nomem++;
 }
 
@@ -825,13 +826,14 @@ static void on_buildid(struct replay *rp, const struct perf_event_header *h)
 static void on_symtab(struct replay *rp, const struct perf_event_header *h)
 {
 	struct rp_symtab_rec st;
+	uint8_t digest[RP_DIGEST_LEN];
 	const unsigned char *run;
-	size_t len;
+	size_t len, dlen;
 
-	if (format_symtab(h, &st, &run, &len) < 0)
+	if (format_symtab_any(h, &st, digest, &dlen, &run, &len) < 0)
 		rp->t->sideband_malformed++;
-	else if (st.n && dsotab_add_symtab(rp->dsos, st.build_id, st.len, st.part, st.n_parts, st.n,
-					   run, len) == -ENOMEM)
+	else if (st.n && dsotab_add_symtab(rp->dsos, st.build_id, st.len, dlen ? digest : NULL,
+					   st.part, st.n_parts, st.n, run, len) == -ENOMEM)
 		rp->t->sideband_nomem++;
 }
 
@@ -899,6 +901,7 @@ static void on_record(struct replay *rp, const struct perf_event_header *h)
 		on_image(rp, h);
 		break;
 	case RP_REC_SYMTAB:
+	case RP_REC_SYMTAB_D:
 		on_symtab(rp, h);
 		break;
 	}
@@ -969,7 +972,7 @@ int replay_preload(struct replay *rp, struct reader *pre)
 			rp->t->sideband_nomem++;
 		else if (h->type == RP_REC_BUILDID)
 			on_buildid(rp, h);
-		else if (h->type == RP_REC_SYMTAB)
+		else if (h->type == RP_REC_SYMTAB || h->type == RP_REC_SYMTAB_D)
 			on_symtab(rp, h);
 	}
 	rp->ksyms_preloaded = ksyms;

@@ -1,4 +1,5 @@
 /* symbolizer.c — user-space symbols for file offsets of recorded binaries (the libdw adapter). */
+#include "format/format.h"
 #include "profile/symbolizer.h"
 
 #include <dwarf.h>
@@ -76,6 +77,8 @@ struct sym_dso {
 	int n_alt;
 	uint8_t build_id[BUILD_ID_MAX];
 	size_t build_id_len;
+	bool has_digest;
+	uint8_t digest[RP_DIGEST_LEN]; /* what the recorded file held (its captured symbols' key) */
 	uint32_t maj, min;
 	uint64_t ino;
 	uint64_t hash;
@@ -541,8 +544,16 @@ struct sym_dso *symbolizer_dso(struct symbolizer *s, const char *path, const uin
 	return d;
 }
 
+void sym_dso_set_digest(struct sym_dso *d, const uint8_t *digest)
+{
+	if (d->has_digest)
+		return;
+	memcpy(d->digest, digest, RP_DIGEST_LEN);
+	d->has_digest = true;
+}
+
 void symbolizer_learn_build_id(struct symbolizer *s, uint32_t maj, uint32_t min, uint64_t ino,
-			       const uint8_t *id, size_t len)
+			       const uint8_t *id, size_t len, const uint8_t *digest)
 {
 	size_t mask;
 	bool changed = false;
@@ -557,6 +568,9 @@ void symbolizer_learn_build_id(struct symbolizer *s, uint32_t maj, uint32_t min,
 			continue;
 		memcpy(d->build_id, id, len);
 		d->build_id_len = len;
+		d->has_digest = digest != NULL;
+		if (digest)
+			memcpy(d->digest, digest, RP_DIGEST_LEN);
 		d->hash = identity_hash(d->path, id, len, 0, 0, 0);
 		changed = true;
 	}
@@ -779,6 +793,7 @@ static int read_symbols(struct sym_dso *d)
  */
 static bool dso_open_captured(struct sym_dso *d)
 {
+	const uint8_t *dig;
 	struct captab_sym *c;
 	struct elfsym_cand *e;
 	size_t n;
@@ -786,11 +801,12 @@ static bool dso_open_captured(struct sym_dso *d)
 
 	if (!d->build_id_len)
 		return false;
-	rc = captab_get(d->s->captured, d->build_id, d->build_id_len, &c, &n);
+	dig = d->has_digest ? d->digest : NULL;
+	rc = captab_get(d->s->captured, d->build_id, d->build_id_len, dig, &c, &n);
 	for (size_t i = 0; rc == -ENOENT && i < d->s->n_symbols_dirs; i++)
-		if (captab_load(d->s->captured, d->s->symbols_dirs[i], d->build_id,
-				d->build_id_len) == 0)
-			rc = captab_get(d->s->captured, d->build_id, d->build_id_len, &c, &n);
+		if (captab_load(d->s->captured, d->s->symbols_dirs[i], d->build_id, d->build_id_len,
+				dig) == 0)
+			rc = captab_get(d->s->captured, d->build_id, d->build_id_len, dig, &c, &n);
 	if (rc < 0)
 		return false;
 	d->loads = calloc(1, sizeof(*d->loads));
@@ -815,10 +831,11 @@ static bool dso_open_captured(struct sym_dso *d)
 	return true;
 }
 
-int symbolizer_add_symtab(struct symbolizer *s, const uint8_t *id, size_t len, unsigned part,
-			  unsigned n_parts, uint32_t n, const void *run, size_t size)
+int symbolizer_add_symtab(struct symbolizer *s, const uint8_t *id, size_t len,
+			  const uint8_t *digest, unsigned part, unsigned n_parts, uint32_t n,
+			  const void *run, size_t size)
 {
-	int rc = captab_add(s->captured, id, len, part, n_parts, n, run, size);
+	int rc = captab_add(s->captured, id, len, digest, part, n_parts, n, run, size);
 
 	return rc < 0 ? rc : 0;
 }

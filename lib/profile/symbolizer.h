@@ -83,10 +83,14 @@ struct sym_dso *symbolizer_dso(struct symbolizer *s, const char *path, const uin
  * made without one (RP_REC_BUILDID: the recorder reads build-ids in user space and writes them
  * when they are known). Handles of that file not opened yet take it, so that a file whose
  * build-id differs is refused as with a recorded one, and handles asked for with this build-id
- * find them.
+ * find them. DIGEST (RP_DIGEST_LEN bytes, NULL when the recording has none) is what the file
+ * held: the symbols captured for that build-id and digest name it (symbolizer_add_symtab()).
  */
 void symbolizer_learn_build_id(struct symbolizer *s, uint32_t maj, uint32_t min, uint64_t ino,
-			       const uint8_t *id, size_t len);
+			       const uint8_t *id, size_t len, const uint8_t *digest);
+/* What the file of handle D held when it was recorded (RP_DIGEST_LEN bytes: its captured
+ * symbols' key), when the recording says so; the first one given holds. */
+void sym_dso_set_digest(struct sym_dso *d, const uint8_t *digest);
 
 /*
  * A code image the recording carries because no file holds it (RP_REC_IMAGE: "[vdso]"): the
@@ -97,17 +101,20 @@ void symbolizer_learn_build_id(struct symbolizer *s, uint32_t maj, uint32_t min,
 int symbolizer_add_image(struct symbolizer *s, const char *name, const void *image, size_t len);
 
 /*
- * Part PART of N_PARTS of the function symbols captured at record time for build-id ID
- * (RP_REC_SYMTAB: N entries in RUN, SIZE bytes, a base/symx.h run; copied, each entry checked
- * when used). A handle of that build-id whose file cannot be used (missing on this host, or
+ * Part PART of N_PARTS of the function symbols captured at record time for build-id ID and
+ * DIGEST (NULL before format 2.4) (RP_REC_SYMTAB_D, RP_REC_SYMTAB: N entries in RUN, SIZE
+ * bytes, a base/symx.h run; copied, each entry checked when used). A handle of that build-id
+ * and digest whose file cannot be used (missing on this host, or
  * with another build-id) takes its names from them (no inline frames, no lines); a file on
  * disk with that build-id is always preferred. A part already given is ignored. 0 or -errno.
  */
-int symbolizer_add_symtab(struct symbolizer *s, const uint8_t *id, size_t len, unsigned part,
-			  unsigned n_parts, uint32_t n, const void *run, size_t size);
+int symbolizer_add_symtab(struct symbolizer *s, const uint8_t *id, size_t len,
+			  const uint8_t *digest, unsigned part, unsigned n_parts, uint32_t n,
+			  const void *run, size_t size);
 
-/* A directory of captured symbol tables, one file per build-id (DIR/BUILD-ID.sym, as ringprofd
- * keeps them beside its recordings): looked in, in the order given, for a handle whose file
+/* A directory of captured symbol tables, one file per build-id and digest
+ * (DIR/BUILD-ID-DIGEST.sym, or DIR/BUILD-ID.sym before format 2.4, as ringprofd keeps them
+ * beside its recordings): looked in, in the order given, for a handle whose file
  * cannot be used when the recordings carry no table of its own. DIR is copied. 0, -E2BIG
  * (more than SYMBOLIZER_SYMBOLS_DIRS_MAX) or -ENOMEM. */
 #define SYMBOLIZER_SYMBOLS_DIRS_MAX 8
