@@ -11,6 +11,7 @@
 #include "base/grow.h"
 #include "base/intern.h"
 #include "html.h"
+#include "profile/annotate.h"
 #include "profile/dsotab.h"
 #include "profile/gzip.h"
 #include "profile/print.h"
@@ -334,6 +335,167 @@ static int write_stacks(FILE *f, const struct html_data *d)
 	return write_counts(f, d);
 }
 
+/* ---- annotated source (what `ringprof annotate` shows) ---- */
+
+#define HTML_ANNOT_MAX 50	    /* functions annotated in the page, the hottest first */
+#define HTML_ANNOT_MIN_PERMYRIAD 50 /* ... of 0.5 % self or more */
+#define HTML_ANNOT_GAP 3	    /* lines without code shown between two with code */
+#define HTML_ANNOT_TEXT 400	    /* characters of a source line kept */
+
+/* Lines LO..HI of the file at PATH into TEXT[0..HI-LO] (each malloc'd, NULL past the end).
+ * 0 or -errno. */
+static int source_lines(const char *path, int lo, int hi, char **text)
+{
+	FILE *f = fopen(path, "re");
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	int n = 0, r = 0;
+
+	if (!f)
+		return -errno;
+	while (n < hi && (len = getline(&line, &cap, f)) >= 0) {
+		if (++n < lo)
+			continue;
+		if (len > 0 && line[len - 1] == '\n')
+			line[--len] = '\0';
+		if (len > HTML_ANNOT_TEXT)
+			line[HTML_ANNOT_TEXT] = '\0';
+		if (!(text[n - lo] = strdup(line))) {
+			r = -ENOMEM;
+			break;
+		}
+	}
+	free(line);
+	fclose(f);
+	return r;
+}
+
+/* One line: [number, weight (-1: no code on it), samples, text or null, inlined or null]. */
+static void annot_line(FILE *f, int line, const struct annotate_line *l, const char *text)
+{
+	fprintf(f, "[%d,%" PRId64 ",%" PRIu64 ",", line, l ? (int64_t)l->period : -1,
+		l ? l->count : 0);
+	if (text)
+		json_str(f, text);
+	else
+		fputs("null", f);
+	fputc(',', f);
+	if (l && l->inlined)
+		json_str(f, l->inlined);
+	else
+		fputs("null", f);
+	fputc(']', f);
+}
+
+/* The lines of one file, L[0..N), with up to HTML_ANNOT_GAP lines between them, and their text
+ * where the file is on this host: {"file", "missing" (why not: "" when read), "lines"}. */
+static int annot_file(FILE *f, const struct annotate_line *l, size_t n)
+{
+	int lo = l[0].line, hi = l[n - 1].line, r;
+	char **text = calloc((size_t)(hi - lo + 1), sizeof(*text));
+
+	if (!text)
+		return -ENOMEM;
+	r = lo > 0 ? source_lines(l[0].file, lo, hi, text) : -ENOENT;
+	if (r == -ENOMEM)
+		goto out;
+	fputs("{\"file\":", f);
+	json_str(f, l[0].file);
+	fputs(",\"missing\":", f);
+	json_str(f, r < 0 ? strerror(-r) : "");
+	fputs(",\"lines\":[", f);
+	for (size_t i = 0; i < n; i++) {
+		int gap = i ? l[i].line - l[i - 1].line - 1 : 0;
+
+		if (gap > 0 && gap <= HTML_ANNOT_GAP && r == 0)
+			for (int k = l[i - 1].line + 1; k < l[i].line; k++) {
+				annot_line(f, k, NULL, text[k - lo]);
+				fputc(',', f);
+			}
+		else if (gap > 0)
+			fputs("null,", f); /* lines left out */
+		annot_line(f, l[i].line, &l[i], r == 0 ? text[l[i].line - lo] : NULL);
+		fputs(i + 1 < n ? "," : "", f);
+	}
+	fputs("]}", f);
+	r = 0;
+out:
+	for (int k = 0; k <= hi - lo; k++)
+		free(text[k]);
+	free(text);
+	return r;
+}
+
+/* Function I of ANN as the page shows it: {"frame" (its flat page frame), "samples",
+ * "weight", "note", "unplaced", "files"}. 0 or -ENOMEM. */
+static int annot_function(FILE *f, struct html_data *d, struct annotate *ann, size_t i,
+			  const char *symfs)
+{
+	size_t n;
+	const struct annotate_fn *fn = &annotate_functions(ann, &n)[i];
+	struct annotate_view v;
+	int64_t frame = data_frame(d, fn->sym);
+	int r;
+
+	if (frame < 0 || (r = annotate_view(ann, d->s, i, symfs, &v)) < 0)
+		return -ENOMEM;
+	fprintf(f,
+		"{\"frame\":%" PRIu32 ",\"samples\":%" PRIu64 ",\"weight\":%" PRIu64 ",\"note\":",
+		d->flat[frame], fn->count, fn->period);
+	json_str(f, !v.n_insns	    ? (v.no_insns[0] ? v.no_insns : "no instructions")
+		    : v.no_lines[0] ? v.no_lines
+		    : !v.n_lines    ? "no line information"
+				    : "");
+	fprintf(f, ",\"unplaced\":[%" PRIu64 ",%" PRIu64 "],\"files\":[",
+		v.n_insns ? v.unplaced_period : 0, v.n_insns ? v.unplaced_count : 0);
+	for (size_t k = 0, first = 0; v.n_insns && !v.no_lines[0] && k < v.n_lines; k++)
+		if (k + 1 == v.n_lines || strcmp(v.lines[k + 1].file, v.lines[first].file) != 0) {
+			fputs(first ? "," : "", f);
+			if ((r = annot_file(f, v.lines + first, k + 1 - first)) < 0)
+				break;
+			first = k + 1;
+		}
+	fputs("]}", f);
+	annotate_view_done(&v);
+	return r < 0 ? r : 0;
+}
+
+/* "annotated": the source lines of the hottest functions (at least 0.5 % self, at most 50),
+ * as `ringprof annotate` gives them, into a string (*ret) written before the frames, since
+ * it may add frames. 0 or -ENOMEM. */
+static int annot_build(struct html_data *d, const char *symfs, char **ret)
+{
+	struct annotate *ann = NULL;
+	uint64_t total = session_totals(d->s)->period;
+	size_t n, len = 0, k = 0;
+	const struct annotate_fn *fns;
+	FILE *f = open_memstream(ret, &len);
+	int r;
+
+	if (!f)
+		return -ENOMEM;
+	fprintf(f, "\"annotated_min\":%.1f,\"annotated_max\":%d,\"annotated\":[",
+		HTML_ANNOT_MIN_PERMYRIAD / 100.0, HTML_ANNOT_MAX);
+	r = annotate_new(d->s, &ann);
+	fns = r < 0 ? NULL : annotate_functions(ann, &n);
+	for (size_t i = 0; fns && i < n && k < HTML_ANNOT_MAX; i++) {
+		if (fns[i].period * 10000 < total * HTML_ANNOT_MIN_PERMYRIAD)
+			break;
+		fputs(k++ ? ",\n" : "", f);
+		if ((r = annot_function(f, d, ann, i, symfs)) < 0)
+			break;
+	}
+	fputs("],\n", f);
+	annotate_free(ann);
+	if ((fclose(f) != 0) | (r < 0)) {
+		free(*ret);
+		*ret = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 /* The report's "#" header lines, as text for the page. */
 static void write_header(FILE *f, const struct session *s, const char *const *inputs,
 			 size_t n_inputs)
@@ -356,9 +518,10 @@ static const char *weight_name(enum session_weight w)
 }
 
 /* The data element's JSON. 0 or -ENOMEM. */
-static int write_data(FILE *f, const struct html_data *d, const char *const *inputs,
-		      size_t n_inputs, const struct html_timeline *tl)
+static int write_data(FILE *f, struct html_data *d, const char *const *inputs, size_t n_inputs,
+		      const struct html_timeline *tl, const char *symfs)
 {
+	char *annotated = NULL;
 	const struct session_event *ev = session_selected_event(d->s);
 	size_t n_ev;
 	const struct session_event *evs = session_events(d->s, &n_ev);
@@ -383,6 +546,10 @@ static int write_data(FILE *f, const struct html_data *d, const char *const *inp
 		weight_name(session_weight(d->s)),
 		session_totals(d->s)->time_weighted ? "true" : "false", tl->origin / 1000000000,
 		tl->origin % 1000000000, tl->ns, tl->n);
+	if (annot_build(d, symfs, &annotated) < 0)
+		return -ENOMEM;
+	fputs(annotated, f);
+	free(annotated);
 	write_names(f, d);
 	if (write_stacks(f, d) < 0)
 		return -ENOMEM;
@@ -411,8 +578,8 @@ static void write_base64(FILE *f, const uint8_t *in, size_t len)
 
 /* The data, gzip-compressed (the page reads it with DecompressionStream), in base64. 0 or
  * -ENOMEM. */
-static int write_packed(FILE *f, const struct html_data *d, const char *const *inputs,
-			size_t n_inputs, const struct html_timeline *tl)
+static int write_packed(FILE *f, struct html_data *d, const char *const *inputs, size_t n_inputs,
+			const struct html_timeline *tl, const char *symfs)
 {
 	char *json = NULL;
 	size_t len = 0, zlen;
@@ -422,7 +589,7 @@ static int write_packed(FILE *f, const struct html_data *d, const char *const *i
 
 	if (!m)
 		return -ENOMEM;
-	r = write_data(m, d, inputs, n_inputs, tl);
+	r = write_data(m, d, inputs, n_inputs, tl, symfs);
 	if ((r < 0) | ferror(m) | (fclose(m) != 0)) {
 		free(json);
 		return -ENOMEM;
@@ -437,8 +604,8 @@ static int write_packed(FILE *f, const struct html_data *d, const char *const *i
 }
 
 /* The markup with the style, data and script in their places. 0 or -ENOMEM. */
-static int write_page(FILE *f, const struct html_data *d, const char *const *inputs,
-		      size_t n_inputs, const struct html_timeline *tl)
+static int write_page(FILE *f, struct html_data *d, const char *const *inputs, size_t n_inputs,
+		      const struct html_timeline *tl, const char *symfs)
 {
 	const char *p = html_page_markup;
 
@@ -451,7 +618,7 @@ static int write_page(FILE *f, const struct html_data *d, const char *const *inp
 		else if (strncmp(p, "@SCRIPT@\n", len) == 0 && len == 9)
 			fputs(html_page_script, f);
 		else if (strncmp(p, "@DATA@\n", len) == 0 && len == 7) {
-			if (write_packed(f, d, inputs, n_inputs, tl) < 0)
+			if (write_packed(f, d, inputs, n_inputs, tl, symfs) < 0)
 				return -ENOMEM;
 			fputc('\n', f);
 		} else
@@ -462,7 +629,8 @@ static int write_page(FILE *f, const struct html_data *d, const char *const *inp
 }
 
 int html_write(const struct session *s, const char *path, const char *const *inputs,
-	       size_t n_inputs, const struct html_timeline *tl, char *why, size_t why_size)
+	       size_t n_inputs, const struct html_timeline *tl, const char *symfs, char *why,
+	       size_t why_size)
 {
 	struct html_data d;
 	FILE *f;
@@ -480,7 +648,7 @@ int html_write(const struct session *s, const char *path, const char *const *inp
 		data_done(&d);
 		return r;
 	}
-	r = write_page(f, &d, inputs, n_inputs, tl);
+	r = write_page(f, &d, inputs, n_inputs, tl, symfs);
 	data_done(&d);
 	if (r < 0) {
 		if (f != stdout)

@@ -34,10 +34,12 @@ void html_buckets(const char *const *paths, size_t n_paths, const struct session
 
 /*
  * Write the page of S (a finished session read with session_opts.bucket_ns and bucket_origin
- * as TL gives them, and mark_cut) to PATH ("-": stdout); INPUTS are named in its header. 0,
- * or -errno with a sentence in why.
+ * as TL gives them, and mark_cut) to PATH ("-": stdout); INPUTS are named in its header. The
+ * hottest functions' source lines are annotated as `ringprof annotate` does, their objects
+ * read under SYMFS (NULL: none). 0, or -errno with a sentence in why.
  */
 int html_write(const struct session *s, const char *path, const char *const *inputs,
-	       size_t n_inputs, const struct html_timeline *tl, char *why, size_t why_size);
+	       size_t n_inputs, const struct html_timeline *tl, const char *symfs, char *why,
+	       size_t why_size);
 
 #endif

@@ -507,6 +507,50 @@ function show(D) {
 		const tr = document.querySelector('#table tbody tr[data-comm="' + comm + '"][data-frame="' + frame + '"]');
 		if (tr) tr.classList.add('sel');
 		render();
+		renderSource();
+	}
+
+	// ---- the annotated source of the selected function ----
+	// The hottest functions' lines as ringprof annotate gives them (of the whole recording and
+	// every command: the annotation does not follow the range), by flat frame.
+	const annotated = new Map();
+	for (const a of D.annotated || []) if (!annotated.has(a.frame)) annotated.set(a.frame, a);
+	function sourceRows(a) {
+		let hot = null; // the heaviest line, the first of equals (as ringprof annotate marks it)
+		for (const f of a.files) for (const l of f.lines) if (l && l[1] > 0 && (!hot || l[1] > hot[1])) hot = l;
+		const rows = [];
+		for (const f of a.files) {
+			rows.push('<tr class="file"><td colspan="4">' + esc(f.file) + (f.missing ? ' <span class="missing">(source not on this host: ' + esc(f.missing) + '; line numbers only)</span>' : '') + '</td></tr>');
+			for (const l of f.lines) {
+				if (!l) {
+					rows.push('<tr class="gap"><td></td><td class="num">...</td><td></td><td></td></tr>');
+					continue;
+				}
+				const share = l[1] >= 0 ? pct(l[1], a.weight) : -1;
+				const cls = (l[1] >= 0 ? 'code' : 'ctx') + (l === hot ? ' hot' : '');
+				rows.push('<tr class="' + cls + '" data-line="' + l[0] + '"' + (share >= 0 ? ' data-pct="' + share.toFixed(2) + '"' : '') + '><td class="mark">' + (l === hot ? '&gt;&gt;' : '') + '</td><td class="num pct"' + (share >= 0 ? ' style="--w:' + share.toFixed(1) + '%"' : '') + '>' + (share >= 0 ? share.toFixed(2) : '') + '</td><td class="num">' + l[0] + '</td><td class="text">' + esc(l[3] === null ? '' : l[3]) + (l[4] ? '    <span class="inl">[inlined ' + esc(l[4]) + ']</span>' : '') + '</td></tr>');
+			}
+		}
+		return rows.join('');
+	}
+	function renderSource() {
+		const sel = state.selected;
+		$('source-box').hidden = !sel;
+		if (!sel) return;
+		const fr = frames[sel.frame], a = annotated.get(sel.frame);
+		$('source-title').textContent = fr.name + (fr.obj ? ' (' + fr.obj + ')' : '');
+		$('source').innerHTML = '';
+		if (!a) {
+			$('source-note').textContent = 'Not annotated in this page: it holds the source lines of the ' + annotated.size + ' hottest functions by Self (' + D.annotated_min + '% of the samples or more, ' + D.annotated_max + ' at most), and ' + fr.name + ' is not one of them. ringprof annotate ' + fr.name + ' gives its lines.';
+			return;
+		}
+		const notes = [a.samples + ' samples of its own, ' + fmtPct(pct(a.weight, fullTotal)) + ' of all, over the whole recording and every command.'];
+		if (a.note) notes.push('No source lines: ' + a.note + '.');
+		if (a.unplaced[1]) notes.push(fmtPct(pct(a.unplaced[0], a.weight)) + ' of its samples (' + a.unplaced[1] + ') are at no instruction start (another function of that name, or code that did not decode).');
+		$('source-note').textContent = notes.join(' ');
+		if (a.files.length) $('source').innerHTML = '<table><thead><tr><th></th><th class="num">Percent</th><th class="num">Line</th><th>Source</th></tr></thead><tbody>' + sourceRows(a) + '</tbody></table>';
+		const hot = document.querySelector('#source tr.hot');
+		if (hot) hot.scrollIntoView({ block: 'nearest' });
 	}
 
 	// ---- the timeline ----
