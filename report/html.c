@@ -13,7 +13,6 @@
 #include "html.h"
 #include "profile/annotate.h"
 #include "profile/dsotab.h"
-#include "profile/gzip.h"
 #include "profile/print.h"
 #include "profile/session.h"
 #include "timeline.h"
@@ -40,23 +39,6 @@ void html_buckets(const char *const *paths, size_t n_paths, const struct session
 	ret->ns = w;
 	ret->origin = start / (int64_t)w * (int64_t)w;
 	ret->n = (uint32_t)((uint64_t)(end - ret->origin) / w + 1);
-}
-
-/* ---- JSON ---- */
-
-/* S as a JSON string; "<" escaped too, so that no name can end the page's script element. */
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			fprintf(f, "\\%c", *p);
-		else if (*p < 0x20 || *p == '<' || *p == '>' || *p == '&' || *p == 0x7f)
-			fprintf(f, "\\u%04x", *p);
-		else
-			fputc(*p, f);
-	}
-	fputc('"', f);
 }
 
 /* ---- what the page holds ---- */
@@ -221,7 +203,7 @@ static void write_names(FILE *f, const struct html_data *d)
 
 		pairtab_get(d->objs, i, &dso, &unused);
 		fputs(i ? "," : "", f);
-		json_str(f, session_dso_name(d->s, (uint32_t)dso));
+		html_json_str(f, session_dso_name(d->s, (uint32_t)dso));
 	}
 	fputs("],\n\"comms\":[", f);
 	for (uint32_t i = 0; i < pairtab_count(d->comms); i++) {
@@ -229,7 +211,7 @@ static void write_names(FILE *f, const struct html_data *d)
 
 		pairtab_get(d->comms, i, &comm, &unused);
 		fputs(i ? "," : "", f);
-		json_str(f, session_comm(d->s, (uint32_t)comm));
+		html_json_str(f, session_comm(d->s, (uint32_t)comm));
 	}
 	fputs("],\n\"units\":[", f);
 	for (uint32_t i = 0; i < pairtab_count(d->units); i++) {
@@ -237,7 +219,7 @@ static void write_names(FILE *f, const struct html_data *d)
 
 		pairtab_get(d->units, i, &unit, &unused);
 		fputs(i ? "," : "", f);
-		json_str(f, session_unit(d->s, (uint32_t)unit));
+		html_json_str(f, session_unit(d->s, (uint32_t)unit));
 	}
 	fputs("],\n\"frames\":[", f);
 	for (uint32_t i = 0; i < n; i++) {
@@ -247,7 +229,7 @@ static void write_names(FILE *f, const struct html_data *d)
 		pairtab_get(d->frames, i, &sym, &unused);
 		ss = session_sym(d->s, (uint32_t)sym);
 		fputs(i ? ",\n[" : "[", f);
-		json_str(f, ss->name ? ss->name : ss->label ? ss->label : "[unknown]");
+		html_json_str(f, ss->name ? ss->name : ss->label ? ss->label : "[unknown]");
 		fprintf(f, ",%" PRId64 ",\"%c\",%" PRIu32 "]", pairtab_find(d->objs, ss->dso, 0),
 			frame_kind(d, ss), d->flat[i]);
 	}
@@ -377,12 +359,12 @@ static void annot_line(FILE *f, int line, const struct annotate_line *l, const c
 	fprintf(f, "[%d,%" PRId64 ",%" PRIu64 ",", line, l ? (int64_t)l->period : -1,
 		l ? l->count : 0);
 	if (text)
-		json_str(f, text);
+		html_json_str(f, text);
 	else
 		fputs("null", f);
 	fputc(',', f);
 	if (l && l->inlined)
-		json_str(f, l->inlined);
+		html_json_str(f, l->inlined);
 	else
 		fputs("null", f);
 	fputc(']', f);
@@ -401,9 +383,9 @@ static int annot_file(FILE *f, const struct annotate_line *l, size_t n)
 	if (r == -ENOMEM)
 		goto out;
 	fputs("{\"file\":", f);
-	json_str(f, l[0].file);
+	html_json_str(f, l[0].file);
 	fputs(",\"missing\":", f);
-	json_str(f, r < 0 ? strerror(-r) : "");
+	html_json_str(f, r < 0 ? strerror(-r) : "");
 	fputs(",\"lines\":[", f);
 	for (size_t i = 0; i < n; i++) {
 		int gap = i ? l[i].line - l[i - 1].line - 1 : 0;
@@ -443,10 +425,10 @@ static int annot_function(FILE *f, struct html_data *d, struct annotate *ann, si
 	fprintf(f,
 		"{\"frame\":%" PRIu32 ",\"samples\":%" PRIu64 ",\"weight\":%" PRIu64 ",\"note\":",
 		d->flat[frame], fn->count, fn->period);
-	json_str(f, !v.n_insns	    ? (v.no_insns[0] ? v.no_insns : "no instructions")
-		    : v.no_lines[0] ? v.no_lines
-		    : !v.n_lines    ? "no line information"
-				    : "");
+	html_json_str(f, !v.n_insns	 ? (v.no_insns[0] ? v.no_insns : "no instructions")
+			 : v.no_lines[0] ? v.no_lines
+			 : !v.n_lines	 ? "no line information"
+					 : "");
 	fprintf(f, ",\"unplaced\":[%" PRIu64 ",%" PRIu64 "],\"files\":[",
 		v.n_insns ? v.unplaced_period : 0, v.n_insns ? v.unplaced_count : 0);
 	for (size_t k = 0, first = 0; v.n_insns && !v.no_lines[0] && k < v.n_lines; k++)
@@ -508,7 +490,7 @@ static void write_header(FILE *f, const struct session *s, const char *const *in
 		print_header(m, s, inputs, n_inputs);
 		fclose(m);
 	}
-	json_str(f, text ? text : "");
+	html_json_str(f, text ? text : "");
 	free(text);
 }
 
@@ -531,14 +513,14 @@ static int write_data(FILE *f, struct html_data *d, const char *const *inputs, s
 	fputs(",\n\"inputs\":[", f);
 	for (size_t i = 0; i < n_inputs; i++) {
 		fputs(i ? "," : "", f);
-		json_str(f, inputs[i]);
+		html_json_str(f, inputs[i]);
 	}
 	fputs("],\n\"event\":", f);
 	/* With off-CPU weights the samples are the switch-outs, whatever --event says. */
-	json_str(f, session_weight(d->s) == SESSION_OFFCPU ? "sched:sched_switch"
-		    : ev				   ? ev->name
-		    : n_ev				   ? evs[0].name
-							   : "");
+	html_json_str(f, session_weight(d->s) == SESSION_OFFCPU ? "sched:sched_switch"
+			 : ev					? ev->name
+			 : n_ev					? evs[0].name
+								: "");
 	fprintf(f,
 		",\n\"weight\":\"%s\",\"time_weighted\":%s,\n"
 		"\"origin_s\":%" PRId64 ",\"origin_ns\":%" PRId64 ",\"bucket_ns\":%" PRIu64
@@ -557,75 +539,20 @@ static int write_data(FILE *f, struct html_data *d, const char *const *inputs, s
 	return 0;
 }
 
-/* LEN bytes of IN in base64, lines of 76 characters. */
-static void write_base64(FILE *f, const uint8_t *in, size_t len)
+/* The data element's JSON, for html_page_write(). */
+struct data_arg {
+	struct html_data *d;
+	const char *const *inputs;
+	size_t n_inputs;
+	const struct html_timeline *tl;
+	const char *symfs;
+};
+
+static int data_json(FILE *f, void *arg)
 {
-	static const char digits[] =
-	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	struct data_arg *a = arg;
 
-	for (size_t i = 0; i < len; i += 3) {
-		uint32_t v = (uint32_t)in[i] << 16 | (i + 1 < len ? (uint32_t)in[i + 1] << 8 : 0) |
-			     (i + 2 < len ? in[i + 2] : 0);
-
-		fputc(digits[v >> 18 & 63], f);
-		fputc(digits[v >> 12 & 63], f);
-		fputc(i + 1 < len ? digits[v >> 6 & 63] : '=', f);
-		fputc(i + 2 < len ? digits[v & 63] : '=', f);
-		if ((i / 3 + 1) % 19 == 0)
-			fputc('\n', f);
-	}
-}
-
-/* The data, gzip-compressed (the page reads it with DecompressionStream), in base64. 0 or
- * -ENOMEM. */
-static int write_packed(FILE *f, struct html_data *d, const char *const *inputs, size_t n_inputs,
-			const struct html_timeline *tl, const char *symfs)
-{
-	char *json = NULL;
-	size_t len = 0, zlen;
-	uint8_t *z;
-	FILE *m = open_memstream(&json, &len);
-	int r;
-
-	if (!m)
-		return -ENOMEM;
-	r = write_data(m, d, inputs, n_inputs, tl, symfs);
-	if ((r < 0) | ferror(m) | (fclose(m) != 0)) {
-		free(json);
-		return -ENOMEM;
-	}
-	r = gzip_compress((const uint8_t *)json, len, &z, &zlen);
-	free(json);
-	if (r < 0)
-		return r;
-	write_base64(f, z, zlen);
-	free(z);
-	return 0;
-}
-
-/* The markup with the style, data and script in their places. 0 or -ENOMEM. */
-static int write_page(FILE *f, struct html_data *d, const char *const *inputs, size_t n_inputs,
-		      const struct html_timeline *tl, const char *symfs)
-{
-	const char *p = html_page_markup;
-
-	while (*p) {
-		const char *eol = strchr(p, '\n');
-		size_t len = eol ? (size_t)(eol - p) + 1 : strlen(p);
-
-		if (strncmp(p, "@STYLE@\n", len) == 0 && len == 8)
-			fputs(html_page_style, f);
-		else if (strncmp(p, "@SCRIPT@\n", len) == 0 && len == 9)
-			fputs(html_page_script, f);
-		else if (strncmp(p, "@DATA@\n", len) == 0 && len == 7) {
-			if (write_packed(f, d, inputs, n_inputs, tl, symfs) < 0)
-				return -ENOMEM;
-			fputc('\n', f);
-		} else
-			fwrite(p, 1, len, f);
-		p += len;
-	}
-	return 0;
+	return write_data(f, a->d, a->inputs, a->n_inputs, a->tl, a->symfs);
 }
 
 int html_write(const struct session *s, const char *path, const char *const *inputs,
@@ -633,7 +560,7 @@ int html_write(const struct session *s, const char *path, const char *const *inp
 	       size_t why_size)
 {
 	struct html_data d;
-	FILE *f;
+	struct data_arg a = { &d, inputs, n_inputs, tl, symfs };
 	int r = data_build(&d, s);
 
 	if (r < 0) {
@@ -641,25 +568,7 @@ int html_write(const struct session *s, const char *path, const char *const *inp
 		snprintf(why, why_size, "out of memory");
 		return r;
 	}
-	f = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
-	if (!f) {
-		r = -errno;
-		snprintf(why, why_size, "%s: %s", path, strerror(-r));
-		data_done(&d);
-		return r;
-	}
-	r = write_page(f, &d, inputs, n_inputs, tl, symfs);
+	r = html_page_write(path, html_page_markup, html_page_script, data_json, &a, why, why_size);
 	data_done(&d);
-	if (r < 0) {
-		if (f != stdout)
-			fclose(f);
-		snprintf(why, why_size, "out of memory");
-		return r;
-	}
-	if (ferror(f) | (f == stdout ? fflush(f) != 0 : fclose(f) != 0)) {
-		r = errno ? -errno : -EIO;
-		snprintf(why, why_size, "%s: could not write: %s", path, strerror(-r));
-		return r;
-	}
-	return 0;
+	return r;
 }
