@@ -181,7 +181,7 @@ function showDiff(D) {
 			return '<tr class="' + trend(d) + '" data-i="' + i + '"><td class="num">' + (r[0] ? fmt(b) + '%' : '') + '</td><td class="num">' + (r[1] ? fmt(n) + '%' : '') + '</td><td class="num delta" style="background:' + colour(d) + '">' + signed(d) + '</td><td class="num">' + ratio + '</td>' + r.slice(2).map((f) => '<td class="sym">' + esc(f) + '</td>').join('') + '</tr>';
 		});
 		document.querySelector('#table tbody').innerHTML = html.join('');
-		$('table-note').textContent = D.rows.length + ' entries.';
+		$('table-note').textContent = D.rows.length ? D.rows.length + ' entries.' : 'No samples on either side.';
 	}
 	// A row clicked: the frames of its symbol (and object, where the keys have them) marked.
 	document.querySelector('#table tbody').addEventListener('click', (ev) => {
