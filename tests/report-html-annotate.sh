@@ -3,7 +3,9 @@
 # rp-annotate (a hot loop on one known line, rp_mix inlined into two callers), a click on a hot
 # function's frame shows its source lines with the shares `ringprof annotate` prints for the
 # same recording, line by line, the loop's line marked hottest with its text, the inlined loop
-# named as rp_mix's; a function the page did not annotate says so. Screenshots go to
+# named as rp_mix's; a function the page did not annotate says so; a source not on this host
+# gives the lines' numbers and shares with the reason, a binary without debug info annotate's
+# note and no line. Screenshots go to
 # tests/report-html-annotate.shots/ beside this test's log.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 
@@ -75,6 +77,34 @@ done
 check_grep '^source_cold_note Not annotated in this page: .* main is not one of them' "$T/page.out" \
 	"main (no samples of its own) says it is not annotated"
 check_eq "$(val source_cold_rows)" 0 "and shows no lines"
+# A copy built here, its source then moved away: line numbers and shares without text, and
+# the reason; stripped of its debug info: annotate's note, no line guessed.
+mkdir -p "$T/src" "$T/moved" "$T/shots2" "$T/shots3"
+cp "$top_srcdir/tests/workload/rp-annotate.c" "$top_srcdir/tests/workload/rp-annotate-inl.h" "$T/src/"
+(cd "$T/src" && ${CC:-cc} -std=gnu11 -g -O2 -Wl,--build-id -o "$T/rpa" rp-annotate.c) || fail "cc"
+cp "$T/rpa" "$T/rpa-nodebug" && strip -g "$T/rpa-nodebug" || fail "strip"
+"$RP" record -q -e cpu-clock -g -o "$T/c.data" -- "$T/rpa" 1 || fail "record the copy"
+"$RP" record -q -e cpu-clock -g -o "$T/s.data" -- "$T/rpa-nodebug" 1 || fail "record the stripped copy"
+mv "$T/src/rp-annotate.c" "$T/src/rp-annotate-inl.h" "$T/moved/"
+"$RP" annotate --no-pager -i "$T/c.data" hot_loop >"$T/c.txt" 2>&1 || fail "annotate: $(cat "$T/c.txt")"
+"$RP" report -i "$T/c.data" --html "$T/c.html" 2>/dev/null || fail "report --html of the copy"
+timeout 180 node "$WEB/report-html.cjs" --annotate "$T/c.html" "$T/shots2" hot_loop main >"$T/c.out" 2>&1 ||
+	{ cat "$T/c.out" >&2; fail "driving the page of the copy"; }
+check_grep "^source_file_hot_loop $T/src/rp-annotate\.c \(source not on this host: No such file or directory; line numbers only\)$" \
+	"$T/c.out" "a source not on this host: said, with the reason"
+hot_c=$(awk '/^>>/ { print $3, $2; exit }' "$T/c.txt")
+check_eq "$(awk '$1 == "source_hot_hot_loop" { print $2, $3 }' "$T/c.out")" "$hot_c" "and the hot line and share are annotate's ($hot_c)"
+check_grep '^source_text_hot_loop ?$' "$T/c.out" "no source text from anywhere else"
+"$RP" annotate --no-pager -i "$T/s.data" hot_loop >"$T/s.txt" 2>&1 || fail "annotate: $(cat "$T/s.txt")"
+why=$(sed -n 's/^#   none: //p' "$T/s.txt")
+[ -n "$why" ] || fail "annotate gives no note for the stripped copy: $(cat "$T/s.txt")"
+"$RP" report -i "$T/s.data" --html "$T/s.html" 2>/dev/null || fail "report --html of the stripped copy"
+timeout 180 node "$WEB/report-html.cjs" --annotate "$T/s.html" "$T/shots3" hot_loop main >"$T/s.out" 2>&1 ||
+	{ cat "$T/s.out" >&2; fail "driving the page of the stripped copy"; }
+check_grep "^source_note_hot_loop .* No source lines: $(printf '%s' "$why" | sed 's/[][\.*^$()+?{}|]/\\&/g')\.$" "$T/s.out" \
+	"no debug info: annotate's note ($why)"
+check_eq "$(awk '$1 == "source_lines_hot_loop" { print $2 }' "$T/s.out")" 0 "and no line guessed"
+
 for fn in hot_loop caller_a caller_b; do
 	[ -s "$SHOTS/source-$fn.png" ] || fail "no screenshot of $fn's source"
 done
