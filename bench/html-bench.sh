@@ -9,7 +9,9 @@
 # For each: the time report --html takes, the page's size (and pprof's for comparison), and,
 # median of RUNS (default 3) loads in chromium (tests/web/report-html.cjs --paint): first
 # contentful paint, every view drawn, a zoom into the widest outermost frame and back out.
-# Environment: RUNS, RP_BUILD (build dir, default build/), KEEP=1 keeps the temp dir.
+# Environment: RUNS, RP_BUILD (build dir, default build/), KEEP=1 keeps the temp dir,
+# LARGE=FILE an existing recording to use as the large one (the same recording measured by two
+# builds: no new system-wide recording, whose distinct stacks depend on what else runs).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -57,9 +59,16 @@ one() {
 
 echo "recording: rp-workload -d 10 (999 Hz), then every CPU for $SECS s at 4 kHz" >&2
 "$RP" record -q -g -e cpu-clock -F 999 -o "$T/small.data" -- "$B/tests/workload/rp-workload" -d 10 -q
-"$RP" record -q -a -g -e cpu-clock -F 4000 -o "$T/large.data" -- sleep "$SECS"
+if [ -n "${LARGE:-}" ]; then
+	[ -r "$LARGE" ] || die "LARGE=$LARGE: not readable"
+	ln -s "$(realpath "$LARGE")" "$T/large.data"
+	large_label="every CPU, given ($(basename "$LARGE"))"
+else
+	"$RP" record -q -a -g -e cpu-clock -F 4000 -o "$T/large.data" -- sleep "$SECS"
+	large_label="every CPU, ${SECS} s"
+fi
 
 echo "| recording | samples | distinct stacks | report --html | page | pprof | first contentful paint | views drawn | frames drawn | zoom / back |"
 echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
 one small "rp-workload, 10 s" "$T/small.data"
-one large "every CPU, ${SECS} s" "$T/large.data"
+one large "$large_label" "$T/large.data"

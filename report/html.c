@@ -11,8 +11,8 @@
 #include "base/grow.h"
 #include "base/intern.h"
 #include "html.h"
+#include "profile/annotate.h"
 #include "profile/dsotab.h"
-#include "profile/gzip.h"
 #include "profile/print.h"
 #include "profile/session.h"
 #include "timeline.h"
@@ -39,23 +39,6 @@ void html_buckets(const char *const *paths, size_t n_paths, const struct session
 	ret->ns = w;
 	ret->origin = start / (int64_t)w * (int64_t)w;
 	ret->n = (uint32_t)((uint64_t)(end - ret->origin) / w + 1);
-}
-
-/* ---- JSON ---- */
-
-/* S as a JSON string; "<" escaped too, so that no name can end the page's script element. */
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			fprintf(f, "\\%c", *p);
-		else if (*p < 0x20 || *p == '<' || *p == '>' || *p == '&' || *p == 0x7f)
-			fprintf(f, "\\u%04x", *p);
-		else
-			fputc(*p, f);
-	}
-	fputc('"', f);
 }
 
 /* ---- what the page holds ---- */
@@ -209,51 +192,224 @@ static char frame_kind(const struct html_data *d, const struct session_sym *ss)
 	}
 }
 
-/* "frames": [name, object, kind, flat frame] each; "objs", "comms", "units": names. */
-static void write_names(FILE *f, const struct html_data *d)
+/* ---- the page's order: nodes depth first, frames and stacks as the walk meets them ---- */
+
+/* Renumberings that make the data small once compressed: nodes in depth-first order (a node's
+ * parent is then the last node one level up: its depth is enough), frames in the order that
+ * walk first meets them (the rest after), stacks by their leaf's place in it. */
+struct order {
+	uint32_t *pre;	     /* place -> node */
+	uint32_t *depth;     /* place -> depth (0: an outermost frame) */
+	uint32_t *node_at;   /* node -> place */
+	uint32_t *frame_new; /* frame -> page frame */
+	uint32_t *frame_old; /* page frame -> frame */
+	uint32_t *stack_new; /* stack -> page stack */
+	uint32_t *stack_old; /* page stack -> stack */
+};
+
+static void order_done(struct order *o)
+{
+	free(o->pre);
+	free(o->depth);
+	free(o->node_at);
+	free(o->frame_new);
+	free(o->frame_old);
+	free(o->stack_new);
+	free(o->stack_old);
+}
+
+/* Each node's children in id order (CSR: FIRST[p]..FIRST[p + 1] into KIDS; p = N for the
+ * outermost frames), then the depth-first walk into O. 0 or -ENOMEM. */
+static int order_nodes(const struct html_data *d, struct order *o)
+{
+	uint32_t n = pairtab_count(d->nodes), top = 0, k = 0;
+	uint32_t *first = calloc((size_t)n + 2, sizeof(*first)),
+		 *kids = malloc((n + 1) * sizeof(*kids));
+	uint32_t *todo = malloc((n + 1) * sizeof(*todo)),
+		 *todo_depth = malloc((n + 1) * sizeof(*todo));
+	int r = -ENOMEM;
+
+	o->pre = malloc((n + 1) * sizeof(*o->pre));
+	o->depth = malloc((n + 1) * sizeof(*o->depth));
+	o->node_at = malloc((n + 1) * sizeof(*o->node_at));
+	if (!first || !kids || !todo || !todo_depth || !o->pre || !o->depth || !o->node_at)
+		goto out;
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t parent1, frame;
+
+		pairtab_get(d->nodes, i, &parent1, &frame);
+		first[(parent1 ? parent1 - 1 : n) + 1]++;
+	}
+	for (uint32_t p = 0; p <= n; p++)
+		first[p + 1] += first[p];
+	for (uint32_t i = 0, *at = todo; i < n; i++) { /* todo: each parent's next slot */
+		uint64_t parent1, frame;
+		uint32_t p;
+
+		pairtab_get(d->nodes, i, &parent1, &frame);
+		p = parent1 ? (uint32_t)parent1 - 1 : n;
+		if (i == 0)
+			memcpy(at, first, (n + 1) * sizeof(*at));
+		kids[at[p]++] = i;
+	}
+	/* The outermost frames, then each node's children, in id order. */
+	for (uint32_t j = first[n + 1]; j-- > first[n];) {
+		todo[top] = kids[j];
+		todo_depth[top++] = 0;
+	}
+	while (top) {
+		uint32_t v = todo[--top], dep = todo_depth[top];
+
+		o->pre[k] = v;
+		o->depth[k] = dep;
+		o->node_at[v] = k++;
+		for (uint32_t j = first[v + 1]; j-- > first[v];) {
+			todo[top] = kids[j];
+			todo_depth[top++] = dep + 1;
+		}
+	}
+	r = 0;
+out:
+	free(first);
+	free(kids);
+	free(todo);
+	free(todo_depth);
+	return r;
+}
+
+static const struct html_data *sort_d;
+static const struct order *sort_o;
+
+/* Stacks by their leaf's place, then command. */
+static int cmp_stacks(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	uint32_t px = sort_o->node_at[sort_d->stack_node[x]],
+		 py = sort_o->node_at[sort_d->stack_node[y]];
+	uint64_t cx, cy, unused;
+
+	if (px != py)
+		return px < py ? -1 : 1;
+	pairtab_get(sort_d->stacks, x, &cx, &unused);
+	pairtab_get(sort_d->stacks, y, &cy, &unused);
+	return cx < cy ? -1 : cx > cy ? 1 : (x > y) - (x < y);
+}
+
+/* Frames as the walk meets them, then the others; stacks by leaf. 0 or -ENOMEM. */
+static int order_build(const struct html_data *d, struct order *o)
+{
+	uint32_t n_frames = pairtab_count(d->frames), n_stacks = pairtab_count(d->stacks), k = 0;
+	const uint32_t none = UINT32_MAX;
+
+	memset(o, 0, sizeof(*o));
+	if (order_nodes(d, o) < 0)
+		return -ENOMEM;
+	o->frame_new = malloc((n_frames + 1) * sizeof(*o->frame_new));
+	o->frame_old = malloc((n_frames + 1) * sizeof(*o->frame_old));
+	o->stack_new = malloc((n_stacks + 1) * sizeof(*o->stack_new));
+	o->stack_old = malloc((n_stacks + 1) * sizeof(*o->stack_old));
+	if (!o->frame_new || !o->frame_old || !o->stack_new || !o->stack_old)
+		return -ENOMEM;
+	memset(o->frame_new, 0xff, (n_frames + 1) * sizeof(*o->frame_new));
+	for (uint32_t i = 0; i < pairtab_count(d->nodes); i++) {
+		uint64_t parent1, frame;
+
+		pairtab_get(d->nodes, o->pre[i], &parent1, &frame);
+		if (o->frame_new[frame] == none) {
+			o->frame_old[k] = (uint32_t)frame;
+			o->frame_new[frame] = k++;
+		}
+	}
+	for (uint32_t f = 0; f < n_frames; f++)
+		if (o->frame_new[f] == none) {
+			o->frame_old[k] = f;
+			o->frame_new[f] = k++;
+		}
+	for (uint32_t i = 0; i < n_stacks; i++)
+		o->stack_old[i] = i;
+	sort_d = d;
+	sort_o = o;
+	qsort(o->stack_old, n_stacks, sizeof(*o->stack_old), cmp_stacks);
+	for (uint32_t i = 0; i < n_stacks; i++)
+		o->stack_new[o->stack_old[i]] = i;
+	return 0;
+}
+
+/* A frame's name as the page stores it: a number (OFF) for "[unknown] OBJECT+0xOFF", which the
+ * page rebuilds from its object's name; else the name. */
+static void write_frame_name(FILE *f, const char *name, const char *obj)
+{
+	size_t len = strlen(obj);
+	char again[64];
+	unsigned long long off;
+
+	if (strncmp(name, "[unknown] ", 10) == 0 && strncmp(name + 10, obj, len) == 0 &&
+	    strncmp(name + 10 + len, "+0x", 3) == 0 && strlen(name + 13 + len) <= 12 &&
+	    sscanf(name + 13 + len, "%llx", &off) == 1) {
+		snprintf(again, sizeof(again), "%llx", off);
+		if (strcmp(again, name + 13 + len) == 0) {
+			fprintf(f, "%llu", off);
+			return;
+		}
+	}
+	html_json_str(f, name);
+}
+
+/* "objs", "comms", "units": names; the frames in columns: "frame_names" (write_frame_name()),
+ * "frame_objs", "frame_kinds" (a letter each), "frame_flat" (the page frame flat output
+ * counts it under, plus 1; 0: itself). */
+static void write_names(FILE *f, const struct html_data *d, const struct order *o)
 {
 	uint32_t n = pairtab_count(d->frames);
+	const struct pairtab *tabs[] = { d->objs, d->comms, d->units };
 
-	fputs("\"objs\":[", f);
-	for (uint32_t i = 0; i < pairtab_count(d->objs); i++) {
-		uint64_t dso, unused;
+	for (int t = 0; t < 3; t++) {
+		fputs(t == 0 ? "\"objs\":[" : t == 1 ? "],\n\"comms\":[" : "],\n\"units\":[", f);
+		for (uint32_t i = 0; i < pairtab_count(tabs[t]); i++) {
+			uint64_t id, unused;
 
-		pairtab_get(d->objs, i, &dso, &unused);
-		fputs(i ? "," : "", f);
-		json_str(f, session_dso_name(d->s, (uint32_t)dso));
+			pairtab_get(tabs[t], i, &id, &unused);
+			fputs(i ? "," : "", f);
+			html_json_str(f, t == 0	  ? session_dso_name(d->s, (uint32_t)id)
+					 : t == 1 ? session_comm(d->s, (uint32_t)id)
+						  : session_unit(d->s, (uint32_t)id));
+		}
 	}
-	fputs("],\n\"comms\":[", f);
-	for (uint32_t i = 0; i < pairtab_count(d->comms); i++) {
-		uint64_t comm, unused;
+	for (int col = 0; col < 4; col++) {
+		fputs(col == 0	 ? "],\n\"frame_names\":["
+		      : col == 1 ? "],\n\"frame_objs\":["
+		      : col == 2 ? "],\n\"frame_kinds\":\""
+				 : "\",\n\"frame_flat\":[",
+		      f);
+		for (uint32_t i = 0; i < n; i++) {
+			uint64_t sym, unused;
+			const struct session_sym *ss;
+			uint32_t old = o->frame_old[i];
 
-		pairtab_get(d->comms, i, &comm, &unused);
-		fputs(i ? "," : "", f);
-		json_str(f, session_comm(d->s, (uint32_t)comm));
-	}
-	fputs("],\n\"units\":[", f);
-	for (uint32_t i = 0; i < pairtab_count(d->units); i++) {
-		uint64_t unit, unused;
-
-		pairtab_get(d->units, i, &unit, &unused);
-		fputs(i ? "," : "", f);
-		json_str(f, session_unit(d->s, (uint32_t)unit));
-	}
-	fputs("],\n\"frames\":[", f);
-	for (uint32_t i = 0; i < n; i++) {
-		uint64_t sym, unused;
-		const struct session_sym *ss;
-
-		pairtab_get(d->frames, i, &sym, &unused);
-		ss = session_sym(d->s, (uint32_t)sym);
-		fputs(i ? ",\n[" : "[", f);
-		json_str(f, ss->name ? ss->name : ss->label ? ss->label : "[unknown]");
-		fprintf(f, ",%" PRId64 ",\"%c\",%" PRIu32 "]", pairtab_find(d->objs, ss->dso, 0),
-			frame_kind(d, ss), d->flat[i]);
+			pairtab_get(d->frames, old, &sym, &unused);
+			ss = session_sym(d->s, (uint32_t)sym);
+			if (col != 2)
+				fputs(i ? (i % 32 ? "," : ",\n") : "", f);
+			if (col == 0)
+				write_frame_name(f,
+						 ss->name    ? ss->name
+						 : ss->label ? ss->label
+							     : "[unknown]",
+						 session_dso_name(d->s, ss->dso));
+			else if (col == 1)
+				fprintf(f, "%" PRId64, pairtab_find(d->objs, ss->dso, 0));
+			else if (col == 2)
+				fputc(frame_kind(d, ss), f);
+			else if (o->frame_new[d->flat[old]] == i)
+				fputc('0', f);
+			else
+				fprintf(f, "%" PRIu32, o->frame_new[d->flat[old]] + 1);
+		}
 	}
 	fputs("],\n", f);
 }
 
-/* A count's place in the page's order: by bucket, then stack. */
+/* A count's place in the page's order: by bucket, then page stack. */
 struct count_ref {
 	uint32_t bucket, stack, i;
 };
@@ -269,69 +425,282 @@ static int cmp_counts(const void *a, const void *b)
 	return x->i < y->i ? -1 : x->i > y->i;
 }
 
-/* "weight_unit": the mean weight of a sample, and "counts" in bucket order, five numbers each,
- * small ones for gzip: the bucket's distance from the previous count's, the stack's from the
- * previous count's of the same bucket (else the stack), the unit, the samples, and the weight
- * less samples times weight_unit. -ENOMEM. */
-static int write_counts(FILE *f, const struct html_data *d)
+/* One column of numbers: NAME, then EXPR for each K below N, as FMT. */
+#define WRITE_COLUMN(f, name, n, fmt, expr)                                                        \
+	do {                                                                                       \
+		fputs(",\n\"" name "\":[", f);                                                     \
+		for (uint32_t k = 0; k < (n); k++)                                                 \
+			fprintf(f, "%s%" fmt, k ? (k % 32 ? "," : ",\n") : "", (expr));            \
+		fputc(']', f);                                                                     \
+	} while (0)
+
+/* "weight_unit": the mean weight of a sample, and the counts in bucket order, in five columns
+ * of small numbers for gzip: "count_bucket" the bucket's distance from the previous count's,
+ * "count_stack" the page stack's from the previous count's of the same bucket (else the
+ * stack), "count_unit", "count_samples", and "count_weight", the weight less samples times
+ * weight_unit. -ENOMEM. */
+static int write_counts(FILE *f, const struct html_data *d, const struct order *o)
 {
-	uint32_t n = pairtab_count(d->counts), prev_bucket = 0, prev_stack = 0;
+	uint32_t n = pairtab_count(d->counts);
 	struct count_ref *order = malloc((n ? n : 1) * sizeof(*order));
-	uint64_t samples = 0, weight = 0, unit;
+	uint64_t samples = 0, weight = 0, unit, stack, unit_bucket;
 
 	if (!order)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < n; i++) {
-		uint64_t stack, unit_bucket;
-
 		pairtab_get(d->counts, i, &stack, &unit_bucket);
-		order[i] = (struct count_ref){ (uint32_t)unit_bucket, (uint32_t)stack, i };
+		order[i] = (struct count_ref){ (uint32_t)unit_bucket, o->stack_new[stack], i };
 		samples += d->count[i];
 		weight += d->period[i];
 	}
 	qsort(order, n, sizeof(*order), cmp_counts);
 	unit = samples ? (weight + samples / 2) / samples : 1;
-	fprintf(f, "\"weight_unit\":%" PRIu64 ",\n\"counts\":[", unit);
-	for (uint32_t k = 0; k < n; k++) {
-		const struct count_ref *c = &order[k];
-		uint64_t stack, unit_bucket;
-
-		pairtab_get(d->counts, c->i, &stack, &unit_bucket);
-		fprintf(f, "%s%" PRIu32 ",%" PRIu32 ",%" PRIu64 ",%" PRIu64 ",%" PRId64,
-			k ? (k % 8 ? "," : ",\n") : "", c->bucket - prev_bucket,
-			c->bucket == prev_bucket && k ? c->stack - prev_stack : c->stack,
-			unit_bucket >> 32, d->count[c->i],
-			(int64_t)(d->period[c->i] - d->count[c->i] * unit));
-		prev_bucket = c->bucket;
-		prev_stack = c->stack;
-	}
-	fputs("]", f);
+	fprintf(f, "\"weight_unit\":%" PRIu64, unit);
+	WRITE_COLUMN(f, "count_bucket", n, PRIu32, order[k].bucket - (k ? order[k - 1].bucket : 0));
+	WRITE_COLUMN(f, "count_stack", n, PRIu32,
+		     k && order[k].bucket == order[k - 1].bucket
+			 ? order[k].stack - order[k - 1].stack
+			 : order[k].stack);
+	WRITE_COLUMN(f, "count_unit", n, PRIu64,
+		     (pairtab_get(d->counts, order[k].i, &stack, &unit_bucket), unit_bucket >> 32));
+	WRITE_COLUMN(f, "count_samples", n, PRIu64, d->count[order[k].i]);
+	WRITE_COLUMN(f, "count_weight", n, PRId64,
+		     (int64_t)(d->period[order[k].i] - d->count[order[k].i] * unit));
 	free(order);
 	return 0;
 }
 
-/* "nodes": node id - parent id (id + 1 for an outermost frame: small numbers, since a node
- * mostly follows its parent), frame; "stacks": command, leaf node; then the counts. -ENOMEM. */
-static int write_stacks(FILE *f, const struct html_data *d)
+/* The nodes in depth-first order: "node_ups" (the previous node's depth + 1 less this one's:
+ * its parent is the last node one level up), "node_frames" (the frame, coded against the
+ * frames already met under the parent's frame: K < their number is the Kth of them; their
+ * number, a frame met for the first time, the next page frame; more, the page frame K less
+ * their number less 1); "stack_comms", "stack_leaves" (the leaf node's place, less the
+ * previous stack's); then the counts. -ENOMEM. */
+static int write_stacks(FILE *f, const struct html_data *d, const struct order *o)
 {
-	fputs("\"nodes\":[", f);
-	for (uint32_t i = 0; i < pairtab_count(d->nodes); i++) {
-		uint64_t parent1, frame;
+	uint32_t n = pairtab_count(d->nodes), n_frames = pairtab_count(d->frames), met = 0;
+	uint32_t *under = calloc((size_t)n_frames + 1, sizeof(*under)); /* frames met under each */
+	uint32_t *edge_k = NULL;
+	size_t cap_edge_k = 0;
+	struct pairtab *edges = pairtab_new(); /* (parent page frame + 1, page frame) */
+	int r = -ENOMEM;
 
-		pairtab_get(d->nodes, i, &parent1, &frame);
-		fprintf(f, "%s%" PRIu64 ",%" PRIu64, i ? (i % 16 ? "," : ",\n") : "",
-			(uint64_t)i + 1 - parent1, frame);
+	if (!under || !edges)
+		goto out;
+	fputs("\"node_ups\":[", f);
+	for (uint32_t i = 0; i < n; i++)
+		fprintf(f, "%s%" PRId64, i ? (i % 32 ? "," : ",\n") : "",
+			(i ? (int64_t)o->depth[i - 1] : -1) + 1 - o->depth[i]);
+	fputs("],\n\"node_frames\":[", f);
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t parent1, frame, unused;
+		uint32_t pf = 0, fr;
+		int64_t e;
+		bool added;
+
+		pairtab_get(d->nodes, o->pre[i], &parent1, &frame);
+		fr = o->frame_new[frame];
+		if (parent1) {
+			pairtab_get(d->nodes, (uint32_t)parent1 - 1, &unused, &frame);
+			pf = o->frame_new[frame] + 1;
+		}
+		e = pairtab_intern(edges, pf, fr, &added);
+		if (e < 0 || GROW(edge_k, cap_edge_k, (size_t)e + 1) < 0)
+			goto out;
+		fputs(i ? (i % 32 ? "," : ",\n") : "", f);
+		if (!added)
+			fprintf(f, "%" PRIu32, edge_k[e]);
+		else if (fr == met)
+			fprintf(f, "%" PRIu32, under[pf]);
+		else
+			fprintf(f, "%" PRIu32, under[pf] + 1 + fr);
+		if (added)
+			edge_k[e] = under[pf]++;
+		met += fr == met;
 	}
-	fputs("],\n\"stacks\":[", f);
+	fputs("],\n\"stack_comms\":[", f);
 	for (uint32_t i = 0; i < pairtab_count(d->stacks); i++) {
 		uint64_t comm, unused;
 
-		pairtab_get(d->stacks, i, &comm, &unused);
-		fprintf(f, "%s%" PRIu64 ",%" PRIu32, i ? (i % 16 ? "," : ",\n") : "", comm,
-			d->stack_node[i]);
+		pairtab_get(d->stacks, o->stack_old[i], &comm, &unused);
+		fprintf(f, "%s%" PRIu64, i ? (i % 32 ? "," : ",\n") : "", comm);
+	}
+	fputs("],\n\"stack_leaves\":[", f);
+	for (uint32_t i = 0; i < pairtab_count(d->stacks); i++)
+		fprintf(f, "%s%" PRIu32, i ? (i % 32 ? "," : ",\n") : "",
+			o->node_at[d->stack_node[o->stack_old[i]]] -
+			    (i ? o->node_at[d->stack_node[o->stack_old[i - 1]]] : 0));
+	fputs("],\n", f);
+	r = write_counts(f, d, o);
+out:
+	free(under);
+	free(edge_k);
+	pairtab_free(edges);
+	return r;
+}
+
+/* ---- annotated source (what `ringprof annotate` shows) ---- */
+
+#define HTML_ANNOT_MAX 50	    /* functions annotated in the page, the hottest first */
+#define HTML_ANNOT_MIN_PERMYRIAD 50 /* ... of 0.5 % self or more */
+#define HTML_ANNOT_GAP 3	    /* lines without code shown between two with code */
+#define HTML_ANNOT_TEXT 400	    /* characters of a source line kept */
+
+/* Lines LO..HI of the file at PATH into TEXT[0..HI-LO] (each malloc'd, NULL past the end).
+ * 0 or -errno. */
+static int source_lines(const char *path, int lo, int hi, char **text)
+{
+	FILE *f = fopen(path, "re");
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	int n = 0, r = 0;
+
+	if (!f)
+		return -errno;
+	while (n < hi && (len = getline(&line, &cap, f)) >= 0) {
+		if (++n < lo)
+			continue;
+		if (len > 0 && line[len - 1] == '\n')
+			line[--len] = '\0';
+		if (len > HTML_ANNOT_TEXT)
+			line[HTML_ANNOT_TEXT] = '\0';
+		if (!(text[n - lo] = strdup(line))) {
+			r = -ENOMEM;
+			break;
+		}
+	}
+	free(line);
+	fclose(f);
+	return r;
+}
+
+/* One line: [number, weight (-1: no code on it), samples, text or null, inlined or null]. */
+static void annot_line(FILE *f, int line, const struct annotate_line *l, const char *text)
+{
+	fprintf(f, "[%d,%" PRId64 ",%" PRIu64 ",", line, l ? (int64_t)l->period : -1,
+		l ? l->count : 0);
+	if (text)
+		html_json_str(f, text);
+	else
+		fputs("null", f);
+	fputc(',', f);
+	if (l && l->inlined)
+		html_json_str(f, l->inlined);
+	else
+		fputs("null", f);
+	fputc(']', f);
+}
+
+/* The lines of one file, L[0..N), with up to HTML_ANNOT_GAP lines between them, and their text
+ * where the file is on this host: {"file", "missing" (why not: "" when read), "lines"}. */
+static int annot_file(FILE *f, const struct annotate_line *l, size_t n)
+{
+	int lo = l[0].line, hi = l[n - 1].line, r;
+	char **text = calloc((size_t)(hi - lo + 1), sizeof(*text));
+
+	if (!text)
+		return -ENOMEM;
+	r = lo > 0 ? source_lines(l[0].file, lo, hi, text) : -ENOENT;
+	if (r == -ENOMEM)
+		goto out;
+	fputs("{\"file\":", f);
+	html_json_str(f, l[0].file);
+	fputs(",\"missing\":", f);
+	html_json_str(f, r < 0 ? strerror(-r) : "");
+	fputs(",\"lines\":[", f);
+	for (size_t i = 0; i < n; i++) {
+		int gap = i ? l[i].line - l[i - 1].line - 1 : 0;
+
+		if (gap > 0 && gap <= HTML_ANNOT_GAP && r == 0)
+			for (int k = l[i - 1].line + 1; k < l[i].line; k++) {
+				annot_line(f, k, NULL, text[k - lo]);
+				fputc(',', f);
+			}
+		else if (gap > 0)
+			fputs("null,", f); /* lines left out */
+		annot_line(f, l[i].line, &l[i], r == 0 ? text[l[i].line - lo] : NULL);
+		fputs(i + 1 < n ? "," : "", f);
+	}
+	fputs("]}", f);
+	r = 0;
+out:
+	for (int k = 0; k <= hi - lo; k++)
+		free(text[k]);
+	free(text);
+	return r;
+}
+
+/* Function I of ANN as the page shows it: {"frame" (its flat page frame), "samples",
+ * "weight", "note", "unplaced", "files"}. 0 or -ENOMEM. */
+static int annot_function(FILE *f, struct html_data *d, const struct order *o, struct annotate *ann,
+			  size_t i, const char *symfs)
+{
+	size_t n;
+	const struct annotate_fn *fn = &annotate_functions(ann, &n)[i];
+	struct annotate_view v;
+	int64_t frame = data_frame(d, fn->sym); /* interned by annot_select() */
+	int r;
+
+	if (frame < 0 || (r = annotate_view(ann, d->s, i, symfs, &v)) < 0)
+		return -ENOMEM;
+	fprintf(f,
+		"{\"frame\":%" PRIu32 ",\"samples\":%" PRIu64 ",\"weight\":%" PRIu64 ",\"note\":",
+		o->frame_new[d->flat[frame]], fn->count, fn->period);
+	html_json_str(f, !v.n_insns	 ? (v.no_insns[0] ? v.no_insns : "no instructions")
+			 : v.no_lines[0] ? v.no_lines
+			 : !v.n_lines	 ? "no line information"
+					 : "");
+	fprintf(f, ",\"unplaced\":[%" PRIu64 ",%" PRIu64 "],\"files\":[",
+		v.n_insns ? v.unplaced_period : 0, v.n_insns ? v.unplaced_count : 0);
+	for (size_t k = 0, first = 0; v.n_insns && !v.no_lines[0] && k < v.n_lines; k++)
+		if (k + 1 == v.n_lines || strcmp(v.lines[k + 1].file, v.lines[first].file) != 0) {
+			fputs(first ? "," : "", f);
+			if ((r = annot_file(f, v.lines + first, k + 1 - first)) < 0)
+				break;
+			first = k + 1;
+		}
+	fputs("]}", f);
+	annotate_view_done(&v);
+	return r < 0 ? r : 0;
+}
+
+/* The functions to annotate: the hottest (at least 0.5 % self, at most 50), their indexes
+ * into *ret_ann's functions in SEL, their frames interned. 0 or -ENOMEM. */
+static int annot_select(struct html_data *d, struct annotate **ret_ann, size_t *sel, size_t *ret_n)
+{
+	uint64_t total = session_totals(d->s)->period;
+	size_t n;
+	const struct annotate_fn *fns;
+
+	*ret_n = 0;
+	if (annotate_new(d->s, ret_ann) < 0)
+		return -ENOMEM;
+	fns = annotate_functions(*ret_ann, &n);
+	for (size_t i = 0; i < n && *ret_n < HTML_ANNOT_MAX; i++) {
+		if (fns[i].period * 10000 < total * HTML_ANNOT_MIN_PERMYRIAD)
+			break;
+		if (data_frame(d, fns[i].sym) < 0)
+			return -ENOMEM;
+		sel[(*ret_n)++] = i;
+	}
+	return 0;
+}
+
+/* "annotated": the source lines of the functions SEL[0..N) of ANN, as `ringprof annotate`
+ * gives them. 0 or -ENOMEM. */
+static int annot_write(FILE *f, struct html_data *d, const struct order *o, struct annotate *ann,
+		       const size_t *sel, size_t n, const char *symfs)
+{
+	fprintf(f, "\"annotated_min\":%.1f,\"annotated_max\":%d,\"annotated\":[",
+		HTML_ANNOT_MIN_PERMYRIAD / 100.0, HTML_ANNOT_MAX);
+	for (size_t k = 0; k < n; k++) {
+		fputs(k ? ",\n" : "", f);
+		if (annot_function(f, d, o, ann, sel[k], symfs) < 0)
+			return -ENOMEM;
 	}
 	fputs("],\n", f);
-	return write_counts(f, d);
+	return 0;
 }
 
 /* The report's "#" header lines, as text for the page. */
@@ -346,7 +715,7 @@ static void write_header(FILE *f, const struct session *s, const char *const *in
 		print_header(m, s, inputs, n_inputs);
 		fclose(m);
 	}
-	json_str(f, text ? text : "");
+	html_json_str(f, text ? text : "");
 	free(text);
 }
 
@@ -356,26 +725,30 @@ static const char *weight_name(enum session_weight w)
 }
 
 /* The data element's JSON. 0 or -ENOMEM. */
-static int write_data(FILE *f, const struct html_data *d, const char *const *inputs,
-		      size_t n_inputs, const struct html_timeline *tl)
+static int write_data(FILE *f, struct html_data *d, const char *const *inputs, size_t n_inputs,
+		      const struct html_timeline *tl, const char *symfs)
 {
+	struct annotate *ann = NULL;
+	struct order o = { 0 };
+	size_t sel[HTML_ANNOT_MAX], n_sel = 0;
+	int r = -ENOMEM;
 	const struct session_event *ev = session_selected_event(d->s);
 	size_t n_ev;
 	const struct session_event *evs = session_events(d->s, &n_ev);
 
-	fputs("{\"version\":2,\n\"header\":", f);
+	fputs("{\"version\":3,\n\"header\":", f);
 	write_header(f, d->s, inputs, n_inputs);
 	fputs(",\n\"inputs\":[", f);
 	for (size_t i = 0; i < n_inputs; i++) {
 		fputs(i ? "," : "", f);
-		json_str(f, inputs[i]);
+		html_json_str(f, inputs[i]);
 	}
 	fputs("],\n\"event\":", f);
 	/* With off-CPU weights the samples are the switch-outs, whatever --event says. */
-	json_str(f, session_weight(d->s) == SESSION_OFFCPU ? "sched:sched_switch"
-		    : ev				   ? ev->name
-		    : n_ev				   ? evs[0].name
-							   : "");
+	html_json_str(f, session_weight(d->s) == SESSION_OFFCPU ? "sched:sched_switch"
+			 : ev					? ev->name
+			 : n_ev					? evs[0].name
+								: "");
 	fprintf(f,
 		",\n\"weight\":\"%s\",\"time_weighted\":%s,\n"
 		"\"origin_s\":%" PRId64 ",\"origin_ns\":%" PRId64 ",\"bucket_ns\":%" PRIu64
@@ -383,89 +756,43 @@ static int write_data(FILE *f, const struct html_data *d, const char *const *inp
 		weight_name(session_weight(d->s)),
 		session_totals(d->s)->time_weighted ? "true" : "false", tl->origin / 1000000000,
 		tl->origin % 1000000000, tl->ns, tl->n);
-	write_names(f, d);
-	if (write_stacks(f, d) < 0)
-		return -ENOMEM;
+	/* The annotated functions' frames first: the order numbers every frame. */
+	if (annot_select(d, &ann, sel, &n_sel) < 0 || order_build(d, &o) < 0 ||
+	    annot_write(f, d, &o, ann, sel, n_sel, symfs) < 0)
+		goto out;
+	write_names(f, d, &o);
+	if (write_stacks(f, d, &o) < 0)
+		goto out;
 	fputs("}", f);
-	return 0;
+	r = 0;
+out:
+	annotate_free(ann);
+	order_done(&o);
+	return r;
 }
 
-/* LEN bytes of IN in base64, lines of 76 characters. */
-static void write_base64(FILE *f, const uint8_t *in, size_t len)
+/* The data element's JSON, for html_page_write(). */
+struct data_arg {
+	struct html_data *d;
+	const char *const *inputs;
+	size_t n_inputs;
+	const struct html_timeline *tl;
+	const char *symfs;
+};
+
+static int data_json(FILE *f, void *arg)
 {
-	static const char digits[] =
-	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	struct data_arg *a = arg;
 
-	for (size_t i = 0; i < len; i += 3) {
-		uint32_t v = (uint32_t)in[i] << 16 | (i + 1 < len ? (uint32_t)in[i + 1] << 8 : 0) |
-			     (i + 2 < len ? in[i + 2] : 0);
-
-		fputc(digits[v >> 18 & 63], f);
-		fputc(digits[v >> 12 & 63], f);
-		fputc(i + 1 < len ? digits[v >> 6 & 63] : '=', f);
-		fputc(i + 2 < len ? digits[v & 63] : '=', f);
-		if ((i / 3 + 1) % 19 == 0)
-			fputc('\n', f);
-	}
-}
-
-/* The data, gzip-compressed (the page reads it with DecompressionStream), in base64. 0 or
- * -ENOMEM. */
-static int write_packed(FILE *f, const struct html_data *d, const char *const *inputs,
-			size_t n_inputs, const struct html_timeline *tl)
-{
-	char *json = NULL;
-	size_t len = 0, zlen;
-	uint8_t *z;
-	FILE *m = open_memstream(&json, &len);
-	int r;
-
-	if (!m)
-		return -ENOMEM;
-	r = write_data(m, d, inputs, n_inputs, tl);
-	if ((r < 0) | ferror(m) | (fclose(m) != 0)) {
-		free(json);
-		return -ENOMEM;
-	}
-	r = gzip_compress((const uint8_t *)json, len, &z, &zlen);
-	free(json);
-	if (r < 0)
-		return r;
-	write_base64(f, z, zlen);
-	free(z);
-	return 0;
-}
-
-/* The markup with the style, data and script in their places. 0 or -ENOMEM. */
-static int write_page(FILE *f, const struct html_data *d, const char *const *inputs,
-		      size_t n_inputs, const struct html_timeline *tl)
-{
-	const char *p = html_page_markup;
-
-	while (*p) {
-		const char *eol = strchr(p, '\n');
-		size_t len = eol ? (size_t)(eol - p) + 1 : strlen(p);
-
-		if (strncmp(p, "@STYLE@\n", len) == 0 && len == 8)
-			fputs(html_page_style, f);
-		else if (strncmp(p, "@SCRIPT@\n", len) == 0 && len == 9)
-			fputs(html_page_script, f);
-		else if (strncmp(p, "@DATA@\n", len) == 0 && len == 7) {
-			if (write_packed(f, d, inputs, n_inputs, tl) < 0)
-				return -ENOMEM;
-			fputc('\n', f);
-		} else
-			fwrite(p, 1, len, f);
-		p += len;
-	}
-	return 0;
+	return write_data(f, a->d, a->inputs, a->n_inputs, a->tl, a->symfs);
 }
 
 int html_write(const struct session *s, const char *path, const char *const *inputs,
-	       size_t n_inputs, const struct html_timeline *tl, char *why, size_t why_size)
+	       size_t n_inputs, const struct html_timeline *tl, const char *symfs, char *why,
+	       size_t why_size)
 {
 	struct html_data d;
-	FILE *f;
+	struct data_arg a = { &d, inputs, n_inputs, tl, symfs };
 	int r = data_build(&d, s);
 
 	if (r < 0) {
@@ -473,25 +800,7 @@ int html_write(const struct session *s, const char *path, const char *const *inp
 		snprintf(why, why_size, "out of memory");
 		return r;
 	}
-	f = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
-	if (!f) {
-		r = -errno;
-		snprintf(why, why_size, "%s: %s", path, strerror(-r));
-		data_done(&d);
-		return r;
-	}
-	r = write_page(f, &d, inputs, n_inputs, tl);
+	r = html_page_write(path, html_page_markup, html_page_script, data_json, &a, why, why_size);
 	data_done(&d);
-	if (r < 0) {
-		if (f != stdout)
-			fclose(f);
-		snprintf(why, why_size, "out of memory");
-		return r;
-	}
-	if (ferror(f) | (f == stdout ? fflush(f) != 0 : fclose(f) != 0)) {
-		r = errno ? -errno : -EIO;
-		snprintf(why, why_size, "%s: could not write: %s", path, strerror(-r));
-		return r;
-	}
-	return 0;
+	return r;
 }

@@ -2,8 +2,12 @@
 #ifndef RP_REPORT_HTML_H
 #define RP_REPORT_HTML_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+
+#include "profile/diff.h"
 
 struct session;
 struct session_filter;
@@ -14,6 +18,19 @@ struct session_filter;
 extern const char html_page_markup[];
 extern const char html_page_style[];
 extern const char html_page_script[];
+/* `diff --html`'s markup (the same style) and script. */
+extern const char html_diff_markup[];
+extern const char html_diff_script[];
+
+/* S as a JSON string, "<", ">" and "&" escaped too, so that no name can end the page's
+ * script element. */
+void html_json_str(FILE *f, const char *s);
+
+/* Write MARKUP to PATH ("-": stdout) with html_page_style, SCRIPT and the JSON that DATA
+ * writes (0 or -ENOMEM), gzip-compressed in base64, in place of its "@STYLE@", "@SCRIPT@" and
+ * "@DATA@" lines. 0, or -errno with a sentence in why. */
+int html_page_write(const char *path, const char *markup, const char *script,
+		    int (*data)(FILE *, void *), void *arg, char *why, size_t why_size);
 
 /* The timeline: N buckets of NS (0: no wall-clock span is known, one bucket) from ORIGIN
  * (wall-clock ns). */
@@ -34,10 +51,32 @@ void html_buckets(const char *const *paths, size_t n_paths, const struct session
 
 /*
  * Write the page of S (a finished session read with session_opts.bucket_ns and bucket_origin
- * as TL gives them, and mark_cut) to PATH ("-": stdout); INPUTS are named in its header. 0,
- * or -errno with a sentence in why.
+ * as TL gives them, and mark_cut) to PATH ("-": stdout); INPUTS are named in its header. The
+ * hottest functions' source lines are annotated as `ringprof annotate` does, their objects
+ * read under SYMFS (NULL: none). 0, or -errno with a sentence in why.
  */
 int html_write(const struct session *s, const char *path, const char *const *inputs,
-	       size_t n_inputs, const struct html_timeline *tl, char *why, size_t why_size);
+	       size_t n_inputs, const struct html_timeline *tl, const char *symfs, char *why,
+	       size_t why_size);
+
+/* `diff --html`: the two sides (finished sessions) and the diff's entries, sorted as the
+ * text shows them. */
+struct html_diff {
+	const struct session *s[DIFF_SIDES];
+	const char *const *inputs[DIFF_SIDES];
+	size_t n_inputs[DIFF_SIDES];
+	const char *header; /* the text's header lines */
+	const struct diff_entry *e;
+	size_t n;
+	double total[DIFF_SIDES]; /* each side's total weight, the shares' 100 % */
+	const enum print_key *keys;
+	size_t n_keys;
+	double percent_limit;
+	bool children; /* the shares are Children, not Self */
+};
+
+/* Write the differential page of IN to PATH ("-": stdout). 0, or -errno with a sentence in
+ * why. */
+int html_diff_write(const struct html_diff *in, const char *path, char *why, size_t why_size);
 
 #endif

@@ -11,6 +11,7 @@
 
 #include "base/util.h"
 #include "format/format.h"
+#include "html.h"
 #include "options.h"
 #include "pager.h"
 #include "profile/diff.h"
@@ -62,6 +63,10 @@ static void usage(FILE *f)
 		"                          the sample counts of each side (FlameGraph's difffolded.pl\n"
 		"                          format: flamegraph.pl draws the differential graph;\n"
 		"                          microseconds with --off-cpu and --wall)\n"
+		"      --html FILE         the comparison as one interactive page (- for stdout),\n"
+		"                          readable offline: a differential flame graph (widths of\n"
+		"                          one side, colours by the change in share: red grew, blue\n"
+		"                          shrank, both totals in its legend) and this table\n"
 		"      --children          shares of Children (the default with --off-cpu, --wall)\n"
 		"      --no-children       shares of Self (the default otherwise)\n"
 		"%s"
@@ -73,6 +78,7 @@ static void usage(FILE *f)
 
 enum {
 	OPT_FOLDED = OPT_OWN,
+	OPT_HTML,
 	OPT_PERCENT_LIMIT,
 	OPT_BASE_SINCE,
 	OPT_BASE_UNTIL,
@@ -85,7 +91,8 @@ struct args {
 	struct options side[DIFF_SIDES];
 	const char *base_since, *base_until;
 	bool folded;
-	int children; /* -1: with --off-cpu and --wall, 0 --no-children, 1 --children */
+	const char *html; /* --html FILE */
+	int children;	  /* -1: with --off-cpu and --wall, 0 --no-children, 1 --children */
 	struct print_opts po;
 };
 
@@ -109,6 +116,9 @@ static int parse_own(struct args *a, int c, char *arg)
 		return 0;
 	case OPT_FOLDED:
 		a->folded = true;
+		return 0;
+	case OPT_HTML:
+		a->html = arg;
 		return 0;
 	case OPT_PERCENT_LIMIT:
 		if (util_parse_percent(arg, &a->po.percent_limit) < 0) {
@@ -181,6 +191,7 @@ static int parse_argv(struct args *a, int argc, char **argv)
 		OPTIONS_LONGOPTS_WEIGHT,
 		{ "sort", required_argument, NULL, 's' },
 		{ "folded", no_argument, NULL, OPT_FOLDED },
+		{ "html", required_argument, NULL, OPT_HTML },
 		{ "percent-limit", required_argument, NULL, OPT_PERCENT_LIMIT },
 		{ "baseline-since", required_argument, NULL, OPT_BASE_SINCE },
 		{ "baseline-until", required_argument, NULL, OPT_BASE_UNTIL },
@@ -208,6 +219,10 @@ static int parse_argv(struct args *a, int argc, char **argv)
 	 * in report's flat view. */
 	if (a->children < 0)
 		a->children = a->side[DIFF_BASE].so.weight != SESSION_CPU;
+	if (a->html && a->folded) {
+		fprintf(stderr, PROG ": --html and --folded are different outputs: choose one\n");
+		return EXIT_USAGE;
+	}
 	a->side[DIFF_BASE].so.srcline = print_has_key(&a->po, PRINT_SRCLINE);
 	return take_operands(a, argc, argv);
 }
@@ -350,6 +365,56 @@ static void print_shares(FILE *f, const struct args *a)
 				    : "sample period");
 }
 
+/* The header lines of the text: both sides, what the shares are of. */
+static char *header_text(const struct args *a, struct session *const *s)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+
+	if (!m)
+		return NULL;
+	print_side(m, "baseline", &a->side[DIFF_BASE], s[DIFF_BASE]);
+	print_side(m, "new", &a->side[DIFF_NEW], s[DIFF_NEW]);
+	print_shares(m, a);
+	if (fclose(m) != 0) {
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
+/* --html: the page of D's sorted entries. 0, or -errno (-ENOMEM) or 1 (a failure said). */
+static int write_html(const struct args *a, struct session *const *s, const struct diff *d,
+		      const double dt[DIFF_SIDES])
+{
+	struct html_diff in = {
+		.keys = a->po.keys,
+		.n_keys = a->po.n_keys,
+		.percent_limit = a->po.percent_limit,
+		.children = a->children,
+	};
+	char why[512];
+	int r;
+
+	for (int i = 0; i < DIFF_SIDES; i++) {
+		in.s[i] = s[i];
+		in.inputs[i] = (const char *const *)a->side[i].inputs;
+		in.n_inputs[i] = a->side[i].n_inputs;
+		in.total[i] = dt[i];
+	}
+	in.e = diff_entries(d, &in.n);
+	if (!(in.header = header_text(a, s)))
+		return -ENOMEM;
+	r = html_diff_write(&in, a->html, why, sizeof(why));
+	free((char *)in.header);
+	if (r < 0 && r != -ENOMEM) {
+		fprintf(stderr, PROG ": --html: %s\n", why);
+		return 1;
+	}
+	return r;
+}
+
 /* Pair and print the two sessions. 0 or -ENOMEM. */
 static int compare(const struct args *a, struct session *const *s)
 {
@@ -368,7 +433,10 @@ static int compare(const struct args *a, struct session *const *s)
 		r = a->folded ? diff_add_folded(d, i, s[i])
 			      : diff_add_entries(d, i, s[i], a->po.keys, a->po.n_keys, a->children);
 	}
-	if (r == 0) {
+	if (r == 0 && a->html) {
+		diff_sort(d, total);
+		r = write_html(a, s, d, dt);
+	} else if (r == 0) {
 		e = diff_entries(d, &n);
 		if (a->folded) {
 			print_folded_pairs(stdout, e, n);
@@ -401,6 +469,8 @@ static int run(struct args *a)
 		if (!(s[i] = read_side(&a->side[i])))
 			goto out;
 	r = compare(a, s);
+	if (r > 0)
+		goto out; /* said */
 	if (r < 0) {
 		fprintf(stderr, PROG ": %s\n", strerror(-r));
 		r = EXIT_FAILURE;
@@ -431,7 +501,7 @@ int main(int argc, char **argv)
 		if (r)
 			return r;
 	}
-	pager_start(a.side[DIFF_BASE].no_pager);
+	pager_start(a.side[DIFF_BASE].no_pager || a.html);
 	r = run(&a);
 	r = options_output_done(&a.side[DIFF_BASE], r, "the comparison");
 	return pager_done(r);

@@ -678,7 +678,8 @@ static int write_html(const struct session *s, const struct args *a)
 	char why[512];
 
 	note_moot(s, a);
-	if (html_write(s, a->html, a->o.inputs, a->o.n_inputs, &a->tl, why, sizeof(why)) == 0)
+	if (html_write(s, a->html, a->o.inputs, a->o.n_inputs, &a->tl, a->o.so.symfs, why,
+		       sizeof(why)) == 0)
 		return EXIT_SUCCESS;
 	fprintf(stderr, PROG ": --html: %s\n", why);
 	return EXIT_FAILURE;

@@ -16,39 +16,68 @@ async function loadData() {
 	return JSON.parse(await new Response(stream).text());
 }
 
-// The shared nodes (id - parent id, frame: two numbers each) and the stacks (command, leaf
-// node) as typed arrays: a stack is the path from its leaf node up to an outermost frame.
+// The shared nodes, written depth first: each node's depth as a step up from the previous
+// node's (its parent is the last node one level up), and its frame coded against the frames
+// already met under its parent's frame (K below their number: the Kth of them; their number: a
+// frame never met, the next; more: frame K less their number less 1). The stacks: command and
+// leaf node (a distance from the previous stack's). A stack is the path from its leaf node up
+// to an outermost frame; a parent comes before its children.
 function expandStacks(D) {
-	const n = D.nodes.length / 2, m = D.stacks.length / 2;
+	const ups = D.node_ups, codes = D.node_frames, n = ups.length;
 	const parent = new Int32Array(n), frame = new Int32Array(n);
+	const path = [];
+	const under = new Map(); // parent frame (-1: none) -> the frames met under it
+	let depth = -1, next = 0;
 	for (let i = 0; i < n; i++) {
-		parent[i] = i - D.nodes[2 * i];
-		frame[i] = D.nodes[2 * i + 1];
+		const d = depth + 1 - ups[i];
+		const p = d > 0 ? path[d - 1] : -1;
+		const pf = p >= 0 ? frame[p] : -1;
+		let met = under.get(pf);
+		if (!met) under.set(pf, (met = []));
+		const c = codes[i];
+		let f;
+		if (c < met.length) f = met[c];
+		else {
+			f = c === met.length ? next++ : c - met.length - 1;
+			met.push(f);
+		}
+		parent[i] = p;
+		frame[i] = f;
+		path[d] = i;
+		depth = d;
 	}
-	const comm = new Int32Array(m), leaf = new Int32Array(m);
-	for (let i = 0; i < m; i++) {
-		comm[i] = D.stacks[2 * i];
-		leaf[i] = D.stacks[2 * i + 1];
-	}
+	const m = D.stack_comms.length;
+	const comm = Int32Array.from(D.stack_comms), leaf = new Int32Array(m);
+	for (let i = 0, at = 0; i < m; i++) leaf[i] = at += D.stack_leaves[i];
 	return { n, m, parent, frame, comm, leaf };
 }
 
-// The counts as written (bucket order; the bucket and the stack as distances from the
-// previous count's, the weight less samples times weight_unit) back to absolute numbers.
+// The counts as written (in bucket order, five columns; the bucket and the stack as distances
+// from the previous count's, the weight less samples times weight_unit) back to absolute
+// numbers, five to a count: stack, bucket, unit, samples, weight.
 function expandCounts(D) {
-	const c = D.counts, out = new Float64Array(c.length);
+	const cb = D.count_bucket, cs = D.count_stack, cu = D.count_unit, cn = D.count_samples, cw = D.count_weight;
+	const out = new Float64Array(cb.length * 5);
 	let bucket = 0, stack = 0;
-	for (let i = 0; i < c.length; i += 5) {
-		const db = c[i];
-		bucket += db;
-		stack = db || i === 0 ? c[i + 1] : stack + c[i + 1];
+	for (let k = 0; k < cb.length; k++) {
+		const i = 5 * k;
+		bucket += cb[k];
+		stack = cb[k] || k === 0 ? cs[k] : stack + cs[k];
 		out[i] = stack;
 		out[i + 1] = bucket;
-		out[i + 2] = c[i + 2];
-		out[i + 3] = c[i + 3];
-		out[i + 4] = c[i + 4] + c[i + 3] * D.weight_unit;
+		out[i + 2] = cu[k];
+		out[i + 3] = cn[k];
+		out[i + 4] = cw[k] + cn[k] * D.weight_unit;
 	}
 	return out;
+}
+
+// The frames, from their columns: a name written as a number is "[unknown] OBJECT+0xNUMBER".
+function expandFrames(D) {
+	return D.frame_names.map((name, i) => {
+		const obj = D.objs[D.frame_objs[i]] || '';
+		return { name: typeof name === 'number' ? '[unknown] ' + obj + '+0x' + name.toString(16) : name, obj, kind: D.frame_kinds[i], flat: D.frame_flat[i] ? D.frame_flat[i] - 1 : i };
+	});
 }
 
 loadData()
@@ -65,7 +94,7 @@ function show(D) {
 	const MIN_PCT = 0.05; // frames narrower than this share of the view are not drawn
 
 	// ---- the data ----
-	const frames = D.frames.map((f) => ({ name: f[0], obj: D.objs[f[1]] || '', kind: f[2], flat: f[3] }));
+	const frames = expandFrames(D);
 	const expanded = expandStacks(D);
 	const nStacks = expanded.m, stackComm = expanded.comm, stackLeaf = expanded.leaf;
 	const nodeParent = expanded.parent, nodeFrame = expanded.frame;
@@ -507,6 +536,50 @@ function show(D) {
 		const tr = document.querySelector('#table tbody tr[data-comm="' + comm + '"][data-frame="' + frame + '"]');
 		if (tr) tr.classList.add('sel');
 		render();
+		renderSource();
+	}
+
+	// ---- the annotated source of the selected function ----
+	// The hottest functions' lines as ringprof annotate gives them (of the whole recording and
+	// every command: the annotation does not follow the range), by flat frame.
+	const annotated = new Map();
+	for (const a of D.annotated || []) if (!annotated.has(a.frame)) annotated.set(a.frame, a);
+	function sourceRows(a) {
+		let hot = null; // the heaviest line, the first of equals (as ringprof annotate marks it)
+		for (const f of a.files) for (const l of f.lines) if (l && l[1] > 0 && (!hot || l[1] > hot[1])) hot = l;
+		const rows = [];
+		for (const f of a.files) {
+			rows.push('<tr class="file"><td colspan="4">' + esc(f.file) + (f.missing ? ' <span class="missing">(source not on this host: ' + esc(f.missing) + '; line numbers only)</span>' : '') + '</td></tr>');
+			for (const l of f.lines) {
+				if (!l) {
+					rows.push('<tr class="gap"><td></td><td class="num">...</td><td></td><td></td></tr>');
+					continue;
+				}
+				const share = l[1] >= 0 ? pct(l[1], a.weight) : -1;
+				const cls = (l[1] >= 0 ? 'code' : 'ctx') + (l === hot ? ' hot' : '');
+				rows.push('<tr class="' + cls + '" data-line="' + l[0] + '"' + (share >= 0 ? ' data-pct="' + share.toFixed(2) + '"' : '') + '><td class="mark">' + (l === hot ? '&gt;&gt;' : '') + '</td><td class="num pct"' + (share >= 0 ? ' style="--w:' + share.toFixed(1) + '%"' : '') + '>' + (share >= 0 ? share.toFixed(2) : '') + '</td><td class="num">' + l[0] + '</td><td class="text">' + esc(l[3] === null ? '' : l[3]) + (l[4] ? '    <span class="inl">[inlined ' + esc(l[4]) + ']</span>' : '') + '</td></tr>');
+			}
+		}
+		return rows.join('');
+	}
+	function renderSource() {
+		const sel = state.selected;
+		$('source-box').hidden = !sel;
+		if (!sel) return;
+		const fr = frames[sel.frame], a = annotated.get(sel.frame);
+		$('source-title').textContent = fr.name + (fr.obj ? ' (' + fr.obj + ')' : '');
+		$('source').innerHTML = '';
+		if (!a) {
+			$('source-note').textContent = 'Not annotated in this page: it holds the source lines of the ' + annotated.size + ' hottest functions by Self (' + D.annotated_min + '% of the samples or more, ' + D.annotated_max + ' at most), and ' + fr.name + ' is not one of them. ringprof annotate ' + fr.name + ' gives its lines.';
+			return;
+		}
+		const notes = [a.samples + ' samples of its own, ' + fmtPct(pct(a.weight, fullTotal)) + ' of all, over the whole recording and every command.'];
+		if (a.note) notes.push('No source lines: ' + a.note + '.');
+		if (a.unplaced[1]) notes.push(fmtPct(pct(a.unplaced[0], a.weight)) + ' of its samples (' + a.unplaced[1] + ') are at no instruction start (another function of that name, or code that did not decode).');
+		$('source-note').textContent = notes.join(' ');
+		if (a.files.length) $('source').innerHTML = '<table><thead><tr><th></th><th class="num">Percent</th><th class="num">Line</th><th>Source</th></tr></thead><tbody>' + sourceRows(a) + '</tbody></table>';
+		const hot = document.querySelector('#source tr.hot');
+		if (hot) hot.scrollIntoView({ block: 'nearest' });
 	}
 
 	// ---- the timeline ----

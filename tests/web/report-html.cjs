@@ -10,6 +10,12 @@
 //        legend), where the page offers it.
 //        node report-html.cjs --paint PAGE.html OUTDIR: for bench/html-bench.sh, the times to
 //        first contentful paint and to the views drawn, and of a zoom and its way back.
+//        node report-html.cjs --annotate PAGE.html OUTDIR FUNC[,FUNC...] COLD: each FUNC's
+//        frame clicked, what the source panel shows (its hottest line, share, text, file);
+//        then COLD's table row clicked, the panel's note.
+//        node report-html.cjs --diff PAGE.html OUTDIR FUNC[,FUNC...]: a `diff --html` page: its
+//        table's rows, each FUNC's frame (its change, colour, width) with the widths of either
+//        side, a row's frames marked.
 'use strict';
 const path = require('path');
 const { chromium } = require(path.join(__dirname, 'node_modules', 'playwright-core'));
@@ -85,6 +91,86 @@ async function measurePaint(page) {
 	out('unzoom_ms', (await clickMs('reset')).toFixed(0));
 }
 
+// --annotate: the source panel of each function of FUNCS, selected by a click on its widest
+// frame; then of COLD, selected from the table.
+async function checkSource(page, funcs, cold, shot) {
+	for (const fn of funcs) {
+		const named = page.locator('#flame .fr').filter({ hasText: new RegExp('^' + fn + '$') });
+		const widths = await named.evaluateAll((els) => els.map((e) => e.getBoundingClientRect().width));
+		await named.nth(widths.indexOf(Math.max(...widths))).click();
+		const v = await page.evaluate(() => {
+			const hot = document.querySelector('#source tr.hot');
+			let file = hot ? hot.previousElementSibling : null;
+			while (file && !file.classList.contains('file')) file = file.previousElementSibling;
+			const cells = hot ? [...hot.cells].map((c) => c.innerText) : [];
+			return {
+				shown: !document.getElementById('source-box').hidden,
+				title: document.getElementById('source-title').innerText,
+				note: document.getElementById('source-note').innerText,
+				hot: hot ? hot.dataset.line + ' ' + hot.dataset.pct : '',
+				marker: cells[0] || '',
+				text: cells[3] || '',
+				file: file ? file.innerText : '',
+				lines: document.querySelectorAll('#source tr.code').length,
+				marked: document.querySelectorAll('#source tr.hot').length,
+				all: [...document.querySelectorAll('#source tr.code')].map((r) => r.dataset.line + ':' + r.dataset.pct).join(','),
+			};
+		});
+		out('source_shown_' + fn, v.shown);
+		out('source_title_' + fn, v.title);
+		out('source_note_' + fn, v.note.replace(/\n/g, ' '));
+		out('source_hot_' + fn, v.hot);
+		out('source_marker_' + fn, v.marker);
+		out('source_text_' + fn, v.text.replace(/\n/g, ' '));
+		out('source_file_' + fn, v.file.replace(/\n/g, ' '));
+		out('source_lines_' + fn, v.lines);
+		out('source_marked_' + fn, v.marked);
+		out('source_all_' + fn, v.all);
+		await shot('source-' + fn);
+		await page.click('#zoom-reset');
+	}
+	const row = page.locator('#table tbody tr').filter({ has: page.locator('td.sym', { hasText: new RegExp('^' + cold + '$') }) }).first();
+	await row.click();
+	out('source_cold_note', (await page.locator('#source-note').innerText()).replace(/\n/g, ' '));
+	out('source_cold_rows', await page.locator('#source tr').count());
+}
+
+// --diff: what the differential page shows.
+async function checkDiff(page, funcs, shot) {
+	const rows = await page.evaluate(() => [...document.querySelectorAll('#table tbody tr')].map((r) => r.className + '|' + [...r.cells].map((c) => c.innerText).join('|')));
+	for (const r of rows) out('diff_row', r);
+	out('diff_legend', (await page.locator('#diff-legend').innerText()).replace(/\n/g, ' '));
+	out('diff_header', (await page.locator('#header').innerText()).replace(/\n/g, ' | '));
+	const frameOf = (fn) =>
+		page.evaluate((fn) => {
+			const box = document.getElementById('flame');
+			const fr = [...box.querySelectorAll('.fr')].filter((d) => d.dataset.name === fn).sort((a, b) => b.offsetWidth - a.offsetWidth);
+			if (!fr.length) return 'none';
+			const d = fr[0];
+			return [d.dataset.delta, d.className.replace(/^fr /, ''), getComputedStyle(d).backgroundColor.replace(/ /g, ''), ((100 * d.getBoundingClientRect().width) / box.clientWidth).toFixed(3)].join(' ');
+		}, fn);
+	for (const fn of funcs) out('diff_frame_' + fn, await frameOf(fn));
+	await shot('diff-flame');
+	await page.click('[data-width="base"]');
+	for (const fn of funcs) out('diff_frame_base_' + fn, await frameOf(fn));
+	await shot('diff-flame-baseline');
+	await page.click('[data-width="new"]');
+	const fn = funcs[0];
+	await page.locator('#table tbody tr').filter({ has: page.locator('td.sym', { hasText: new RegExp(' ' + fn + '$') }) }).first().click();
+	out('diff_marked_' + fn, await page.evaluate(() => [...document.querySelectorAll('#flame .fr.sel')].map((d) => d.dataset.name).join(',')));
+	await page.fill('#search', fn);
+	out('diff_search_base', (await page.locator('#search-base').innerText()).replace('%', ''));
+	out('diff_search_new', (await page.locator('#search-new').innerText()).replace('%', ''));
+	await shot('diff-search');
+	const named = page.locator('#flame .fr').filter({ hasText: new RegExp('^' + fn + '$') }).first();
+	await named.click();
+	out('diff_zoom_' + fn, await page.evaluate((fn) => {
+		const box = document.getElementById('flame');
+		const d = [...box.querySelectorAll('.fr:not(.dim)')].find((d) => d.dataset.name === fn);
+		return d ? ((100 * d.getBoundingClientRect().width) / box.clientWidth).toFixed(2) : 'none';
+	}, fn));
+}
+
 async function main() {
 	const browser = await chromium.launch({ executablePath: chromiumPath, args: ['--no-sandbox'] });
 	const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
@@ -112,6 +198,16 @@ async function main() {
 	if (mode === '--paint') {
 		await measurePaint(page);
 		await shot('bench');
+		await browser.close();
+		return;
+	}
+	if (mode === '--diff') {
+		await checkDiff(page, func.split(','), shot);
+		await browser.close();
+		return;
+	}
+	if (mode === '--annotate') {
+		await checkSource(page, func.split(','), search, shot);
 		await browser.close();
 		return;
 	}
