@@ -904,12 +904,13 @@ static void drain_rings(void *arg)
 
 /* A frame is closed once it is this old. The promise is the flush interval: at most that much
  * is lost to a crash. A pass comes every quarter interval (recorder_poll()), so closing frames
- * at three quarters leaves a quarter for a late pass and the compression, which a loaded host
- * needs (kill -9 beside two CPU hogs lost up to 1.38 s at 1 s when frames closed at 1 s and
- * passes came every half interval). */
+ * at half the interval leaves a quarter for a late pass and a quarter for the compression and
+ * a recorder that waits for a CPU. A loaded host needs it: kill -9 beside two CPU hogs lost up
+ * to 1.38 s at 1 s when frames closed at 1 s and passes came every half interval, and still
+ * 1.04 s (1 kill in 24) when they closed at three quarters (bench/crash-bench.sh). */
 static uint64_t flush_due_ns(const struct recorder *r)
 {
-	return r->flush_ns - r->flush_ns / 4;
+	return r->flush_ns / 2;
 }
 
 /* Records older than this are all in the writer: the ordering margin, and the kept samples. */
