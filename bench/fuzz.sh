@@ -15,7 +15,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 SECS=${1:-180}
 JOBS=${JOBS:-2}
-TARGETS=${TARGETS:-"fuzz-reader fuzz-frame fuzz-maps fuzz-kallsyms fuzz-config fuzz-utab fuzz-utab-build"}
+TARGETS=${TARGETS:-"fuzz-reader fuzz-frame fuzz-maps fuzz-kallsyms fuzz-config fuzz-utab fuzz-utab-build fuzz-symtab"}
 
 die() { echo "fuzz: $*" >&2; exit 1; }
 
@@ -40,7 +40,7 @@ CPPFLAGS="-include $B/config.h -I$ROOT/lib -I$B/lib -I$B -I$ROOT/daemon -I$ROOT/
 echo "fuzz: building in $WORK"
 objs=()
 for src in "$ROOT"/lib/*/*.c "$B"/lib/profile/pprof.pb-c.c "$ROOT"/daemon/conf.c "$ROOT"/daemon/log.c \
-	"$ROOT"/helper/build.c; do
+	"$ROOT"/helper/build.c "$ROOT"/helper/symtab.c; do
 	o=$WORK/obj/$(basename "$(dirname "$src")")-$(basename "$src" .c).o
 	clang $CFLAGS -fsanitize=fuzzer-no-link $CPPFLAGS -c "$src" -o "$o" &
 	objs+=("$o")

@@ -3,7 +3,7 @@
 # its checked-in corpus (seeds and every crasher found so far) and must survive all of it.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 
-for t in fuzz-reader fuzz-frame fuzz-maps fuzz-kallsyms fuzz-config fuzz-utab fuzz-utab-build; do
+for t in fuzz-reader fuzz-frame fuzz-maps fuzz-kallsyms fuzz-config fuzz-utab fuzz-utab-build fuzz-symtab; do
 	bin="$top_builddir/tests/fuzz/$t"
 	corpus="$top_srcdir/tests/fuzz/corpus/$t"
 	[ -x "$bin" ] || fail "$bin missing (make check builds it)"
