@@ -7,6 +7,7 @@
 # build-id and the digest of what the file holds, computed by the helper (issue 24 item 2):
 # the forged file's are kept apart and never serve the real program.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/daemon-lib.sh"
 require_root
 require_perf_events
 command -v gcc >/dev/null || skip "gcc is missing"
@@ -96,4 +97,31 @@ check_grep '\[\.\] real_d(\.constprop\.0)?$' "$T/n.rep" "the deleted real progra
 check_no_grep 'other_' "$T/n.rep" "none of the forged program's names on the real program's frames"
 "$RP" report -i "$T/n.rp" --comm forged --stdio --no-children >"$T/f2.rep" 2>&1
 check_no_grep 'real_' "$T/f2.rep" "and none of the real program's names on the forged one's"
+
+# 5. ringprofd, where the attack was shown: the forged program runs under one daemon, which
+# keeps its table and symbols in its state directory; the daemon restarts; the real program
+# runs and is deleted. Its stacks and names must be its own (the unwind-tables/ and symbols/
+# files are keyed by digest), not the forged file's kept from before the restart.
+printf 'Frequency=199\nFlushInterval=0.2\nEvent=cpu-clock\n' >"$T/rpd.conf"
+start_listener
+start_daemon -c "$T/rpd.conf" -D "$D"
+setpriv --reuid=nobody --regid=nogroup --clear-groups "$T/forged" 2
+stop_daemon
+[ "$DRC" = 0 ] || fail "ringprofd (first run) exited $DRC"
+cp "$T/real" "$T/real3"
+start_daemon -c "$T/rpd.conf" -D "$D"
+"$T/real3" 2
+rm -f "$T/real3"
+sleep 0.5
+stop_daemon
+[ "$DRC" = 0 ] || fail "ringprofd (second run) exited $DRC"
+n=$(ls "$D"/symbols/"${BID#0x}"-*.sym 2>/dev/null | wc -l)
+check_eq "$n" 2 "ringprofd: two symbol tables under the shared build-id, one per digest"
+"$RP" report --dir "$D" --comm real3 --stdio -g caller --no-children >"$T/d.tree" 2>&1 ||
+	fail "report --dir of the daemon's recordings"
+check_grep '\[\.\] real_d(\.constprop\.0)?$' "$T/d.tree" \
+	"ringprofd: the deleted real program is named from its own symbols after the restart"
+check_no_grep 'other_' "$T/d.tree" "ringprofd: none of the forged program's names on it"
+c=$(sed -n 's/^# user stacks: \([0-9]*\)\.[0-9]*% complete.*/\1/p' "$T/d.tree" | head -1)
+check_range "$c" 90 100 "ringprofd: % of the real program's user stacks complete after the restart"
 echo "# $n_checks checks"
