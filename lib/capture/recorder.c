@@ -1112,10 +1112,16 @@ int recorder_stop(struct recorder *r, int exit_status)
 		}
 		release_held(r, true);
 	}
-	/* Build-ids still being read get a moment (a short command's binaries are new). */
-	for (int i = 0; i < 50 && bids_pending(r->bids); i++) {
-		usleep(10000);
-		bids_poll(r->bids);
+	/* Build-ids still being read get a moment (a short command's binaries are new): up to
+	 * 2 s, and no longer than the stop may wait (ringprofd's is short: the watchdog). */
+	{
+		uint64_t wait = r->stop_wait_ns < 2000000000ull ? r->stop_wait_ns : 2000000000ull;
+		uint64_t until = util_now_ns() + (wait > 500000000ull ? wait : 500000000ull);
+
+		while (bids_pending(r->bids) && util_now_ns() < until) {
+			usleep(10000);
+			bids_poll(r->bids);
+		}
 	}
 	writer_set_safe_time(r->w, r->t_stop);
 	end_file(r, r->t_stop, exit_status);
