@@ -27,22 +27,32 @@
 #define MAX_TARGET_ARGS 64
 
 struct top_args {
-	const char *event;  /* -e; NULL: record's default */
-	const char *freq;   /* -F */
-	const char *pids;   /* -p PID[,PID] */
-	char **command;	    /* -- COMMAND */
-	unsigned delay;	    /* -d: seconds between refreshes */
-	unsigned long iter; /* -n: refreshes before quitting; 0: until q or a signal */
-	unsigned entries;   /* -E: rows shown; 0: what fits */
-	bool stdio;	    /* print each refresh instead of redrawing the screen */
-	bool zero;	    /* -z: each refresh counts only the samples since the last one */
-	const char *keep;   /* --keep DIR: the recordings stay there */
+	const char *event;	/* -e; NULL: record's default */
+	const char *freq;	/* -F */
+	const char *pids;	/* -p PID[,PID] */
+	char **command;		/* -- COMMAND */
+	unsigned delay;		/* -d: seconds between refreshes */
+	unsigned long iter;	/* -n: refreshes before quitting; 0: until q or a signal */
+	unsigned entries;	/* -E: rows shown; 0: what fits */
+	bool stdio;		/* print each refresh instead of redrawing the screen */
+	bool zero;		/* -z: each refresh counts only the samples since the last one */
+	const char *keep;	/* --keep DIR: the recordings stay there */
+	const char *call_graph; /* -g (dwarf) or --call-graph MODE: callers are shown; NULL: not */
 };
 
 /* One leaf symbol's samples. */
 struct top_row {
 	uint32_t sym;
 	uint64_t period, samples;
+};
+
+#define NO_CALLER UINT32_MAX /* a sample whose stack is its leaf alone */
+#define CALLERS_SHOWN 5	     /* callers under a row, the busiest first */
+
+/* -g: the samples of one leaf symbol taken in one caller (the next frame out). */
+struct top_pair {
+	uint32_t leaf, caller;
+	uint64_t period;
 };
 
 struct top {
@@ -57,6 +67,11 @@ struct top {
 	uint32_t *index; /* session_sym() flat id -> row + 1; 0: none yet */
 	size_t cap_index;
 	uint64_t period, samples, files;
+	struct top_pair *pairs; /* -g */
+	size_t n_pairs, cap_pairs;
+	uint32_t *pair_slot; /* open addressing over pairs: index + 1; 0: empty */
+	size_t n_slots;	     /* a power of two, at least twice n_pairs */
+	size_t sel;	     /* the selected row (the interactive view's callers) */
 	bool frozen, tty;
 	struct termios saved;
 	char event_name[64]; /* the first sample's event (its string dies with its file) */
@@ -87,6 +102,11 @@ static void usage(FILE *f)
 		"  -e, --event NAME       event to sample (record's default: cycles, or cpu-clock\n"
 		"                         without a hardware PMU)\n"
 		"  -F, --freq HZ          samples per second per CPU (default 1000)\n"
+		"  -g                     record callchains (record's -g: --call-graph dwarf) and\n"
+		"                         show each row's callers, the function its samples were\n"
+		"                         called from, with its share of the row: under every row\n"
+		"                         with --stdio, under the selected row on a terminal\n"
+		"      --call-graph MODE  as -g, with record's MODE: dwarf[,SIZE] or fp\n"
 		"\n"
 		"Display:\n"
 		"  -d, --delay SECS       refresh every SECS seconds (whole, default 2)\n"
@@ -103,7 +123,8 @@ static void usage(FILE *f)
 		"                         record --switch-output names them; report --dir reads\n"
 		"                         them) instead of a temporary directory removed at the end\n"
 		"\n"
-		"Keys: q quit, f freeze (stop counting new samples) or go on, z zero the counts.\n"
+		"Keys: q quit, f freeze (stop counting new samples) or go on, z zero the counts,\n"
+		"j/k or the arrows select the row whose callers -g shows.\n"
 		"\n"
 		"%s\n"
 		"%s\n"
@@ -126,7 +147,7 @@ static int parse_count(const char *opt, const char *arg, unsigned long min, unsi
 	return 0;
 }
 
-enum { OPT_STDIO = OPT_OWN, OPT_KEEP };
+enum { OPT_STDIO = OPT_OWN, OPT_KEEP, OPT_CALL_GRAPH };
 
 /* top's own options. 0 when taken, 1 when not one of them, else the exit status (said). */
 static int parse_own(struct top_args *a, int c, const char *arg)
@@ -164,6 +185,12 @@ static int parse_own(struct top_args *a, int c, const char *arg)
 	case OPT_KEEP:
 		a->keep = arg;
 		break;
+	case 'g':
+		a->call_graph = "dwarf";
+		break;
+	case OPT_CALL_GRAPH:
+		a->call_graph = arg;
+		break;
 	default:
 		return 1;
 	}
@@ -183,6 +210,7 @@ static int parse_argv(struct top *t, int argc, char **argv)
 		{ "zero", no_argument, NULL, 'z' },
 		{ "stdio", no_argument, NULL, OPT_STDIO },
 		{ "keep", required_argument, NULL, OPT_KEEP },
+		{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
 		{ "comm", required_argument, NULL, OPT_COMM },
 		{ "dso", required_argument, NULL, OPT_DSO },
 		{ "symfs", required_argument, NULL, OPT_SYMFS },
@@ -197,7 +225,7 @@ static int parse_argv(struct top *t, int argc, char **argv)
 	t->a.delay = 2;
 	t->a.freq = "1000";
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:p:e:F:d:n:E:zhV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:p:e:F:d:n:E:zghV", longopts, NULL)) != -1) {
 		if (c == 'h') {
 			usage(stdout);
 			exit(EXIT_SUCCESS);
@@ -264,6 +292,10 @@ static int start_recorder(struct top *t)
 		argv[n++] = "-e";
 		argv[n++] = (char *)t->a.event;
 	}
+	if (t->a.call_graph) {
+		argv[n++] = "--call-graph";
+		argv[n++] = (char *)t->a.call_graph;
+	}
 	if (t->a.pids) {
 		argv[n++] = "-p";
 		argv[n++] = (char *)t->a.pids;
@@ -287,6 +319,57 @@ static int start_recorder(struct top *t)
 		_exit(127);
 	}
 	return 0;
+}
+
+static size_t pair_hash(uint32_t leaf, uint32_t caller, size_t mask)
+{
+	uint64_t h = ((uint64_t)leaf << 32 | caller) * 0x9e3779b97f4a7c15ull;
+
+	return (size_t)(h >> 17) & mask;
+}
+
+/* Rebuild the slots for twice as many pairs. 0, or -1 (out of memory: callers stop growing). */
+static int grow_slots(struct top *t)
+{
+	size_t n = t->n_slots ? t->n_slots * 2 : 1024;
+	uint32_t *slot = calloc(n, sizeof(*slot));
+
+	if (!slot)
+		return -1;
+	for (size_t i = 0; i < t->n_pairs; i++) {
+		size_t h = pair_hash(t->pairs[i].leaf, t->pairs[i].caller, n - 1);
+
+		while (slot[h])
+			h = (h + 1) & (n - 1);
+		slot[h] = (uint32_t)i + 1;
+	}
+	free(t->pair_slot);
+	t->pair_slot = slot;
+	t->n_slots = n;
+	return 0;
+}
+
+/* -g: period more for leaf called from caller. */
+static void add_pair(struct top *t, uint32_t leaf, uint32_t caller, uint64_t period)
+{
+	size_t h;
+
+	if ((t->n_pairs + 1) * 2 > t->n_slots && grow_slots(t) < 0)
+		return;
+	h = pair_hash(leaf, caller, t->n_slots - 1);
+	while (t->pair_slot[h]) {
+		struct top_pair *p = &t->pairs[t->pair_slot[h] - 1];
+
+		if (p->leaf == leaf && p->caller == caller) {
+			p->period += period;
+			return;
+		}
+		h = (h + 1) & (t->n_slots - 1);
+	}
+	if (GROW(t->pairs, t->cap_pairs, t->n_pairs + 1) < 0)
+		return;
+	t->pairs[t->n_pairs] = (struct top_pair){ leaf, caller, period };
+	t->pair_slot[h] = (uint32_t)++t->n_pairs;
 }
 
 /* Count a sample under its leaf symbol (an unknown one under its object's [unknown]). */
@@ -316,6 +399,10 @@ static void on_sample(void *arg, const struct session_sample *smp)
 	r = &t->rows[*slot - 1];
 	r->period += smp->period;
 	r->samples++;
+	if (t->a.call_graph)
+		add_pair(t, sym,
+			 smp->n_frames > 1 ? session_sym(t->s, smp->frames[1].sym)->flat : NO_CALLER,
+			 smp->period);
 	t->period += smp->period;
 	t->samples++;
 	if (!t->event_name[0] && smp->event)
@@ -387,7 +474,53 @@ static size_t rows_shown(const struct top *t)
 		return t->a.entries;
 	if (t->a.stdio || ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) < 0 || ws.ws_row < 8)
 		return 20;
+	/* -g: the selected row's callers and their heading go below the table. */
+	if (t->a.call_graph)
+		return ws.ws_row > 8u + CALLERS_SHOWN + 2 ? ws.ws_row - 8u - CALLERS_SHOWN : 1;
 	return ws.ws_row - 6u;
+}
+
+/* -g: the callers of r, the busiest first, as shares of r's period; the rest in one line. */
+static void render_callers(struct top *t, FILE *f, const struct top_row *r)
+{
+	struct top_pair best[CALLERS_SHOWN];
+	uint64_t rest = 0;
+	size_t n = 0, n_rest = 0;
+
+	for (size_t i = 0; i < t->n_pairs; i++) {
+		struct top_pair p = t->pairs[i];
+		size_t j;
+
+		if (p.leaf != r->sym)
+			continue;
+		if (n == CALLERS_SHOWN && p.period <= best[n - 1].period) {
+			rest += p.period;
+			n_rest++;
+			continue;
+		}
+		if (n == CALLERS_SHOWN) {
+			rest += best[n - 1].period;
+			n_rest++;
+			n--;
+		}
+		for (j = n++; j > 0 && best[j - 1].period < p.period; j--)
+			best[j] = best[j - 1];
+		best[j] = p;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct session_sym *y =
+		    best[i].caller == NO_CALLER ? NULL : session_sym(t->s, best[i].caller);
+
+		fprintf(f, "            | %6.2f%% %s (%s)\n",
+			100.0 * (double)best[i].period / (double)(r->period ? r->period : 1),
+			!y	  ? "[no caller]"
+			: y->name ? y->name
+				  : "[unknown]",
+			y ? session_dso_name(t->s, y->dso) : "none");
+	}
+	if (n_rest)
+		fprintf(f, "            | %6.2f%% (%zu other callers)\n",
+			100.0 * (double)rest / (double)(r->period ? r->period : 1), n_rest);
 }
 
 /* One refresh: the header and the rows by period, into f. */
@@ -415,21 +548,30 @@ static void render(struct top *t, FILE *f, unsigned long n)
 		t->a.zero ? "since the last refresh" : "since the start",
 		t->frozen ? " [frozen: f goes on]" : "");
 	fprintf(f, "#\n# Overhead   Samples  Shared Object          Symbol\n");
+	if (t->sel >= t->n_rows || t->sel >= shown)
+		t->sel = t->n_rows && shown ? (t->n_rows < shown ? t->n_rows : shown) - 1 : 0;
 	for (size_t i = 0; i < t->n_rows && i < shown; i++) {
 		const struct top_row *r = &t->rows[i];
 		const struct session_sym *y = session_sym(t->s, r->sym);
+		bool mark = t->a.call_graph && !t->a.stdio && i == t->sel;
 
-		fprintf(f, "%9.2f%% %9llu  %-22s [%c] %s\n",
+		fprintf(f, "%c%8.2f%% %9llu  %-22s [%c] %s\n", mark ? '>' : ' ',
 			t->period ? 100.0 * (double)r->period / (double)t->period : 0.0,
 			(unsigned long long)r->samples, session_dso_name(t->s, y->dso),
 			y->kernel ? 'k' : '.', y->name ? y->name : "[unknown]");
+		if (t->a.call_graph && t->a.stdio)
+			render_callers(t, f, r);
+	}
+	if (t->a.call_graph && !t->a.stdio && t->n_rows) {
+		fprintf(f, "# callers of the selected row (j/k or arrows):\n");
+		render_callers(t, f, &t->rows[t->sel]);
 	}
 	if (!t->n_rows)
 		fprintf(f, "# (no samples yet)\n");
 	if (t->a.stdio)
 		fputc('\n', f);
 	else
-		fprintf(f, "\nq quit  f freeze  z zero\n");
+		fprintf(f, "\nq quit  f freeze  z zero%s\n", t->a.call_graph ? "  j/k select" : "");
 	fflush(f);
 }
 
@@ -439,6 +581,10 @@ static void zero_counts(struct top *t)
 		memset(t->index, 0, t->cap_index * sizeof(*t->index));
 	t->n_rows = 0;
 	t->period = t->samples = 0;
+	if (t->pair_slot)
+		memset(t->pair_slot, 0, t->n_slots * sizeof(*t->pair_slot));
+	t->n_pairs = 0;
+	t->sel = 0;
 }
 
 /* The terminal: keys one at a time, no echo (restored by restore_tty()). */
@@ -467,7 +613,7 @@ static bool take_keys(struct top *t)
 {
 	struct pollfd p = { STDIN_FILENO, POLLIN, 0 };
 	char c;
-
+	int esc = 0; /* 1 after ESC, 2 after ESC [: an arrow key's last byte comes */
 	bool changed = false;
 
 	if (!t->tty || poll(&p, 1, 100) <= 0) {
@@ -484,7 +630,14 @@ static bool take_keys(struct top *t)
 		} else if (c == 'z' || c == 'Z') {
 			zero_counts(t);
 			changed = true;
+		} else if (c == 'j' || (esc == 2 && c == 'B')) {
+			t->sel++; /* render() keeps it on a shown row */
+			changed = true;
+		} else if (c == 'k' || (esc == 2 && c == 'A')) {
+			t->sel -= t->sel > 0;
+			changed = true;
 		}
+		esc = c == '\033' ? 1 : esc == 1 && c == '[' ? 2 : 0;
 	}
 	return changed && !stop_asked;
 }
@@ -607,5 +760,7 @@ int main(int argc, char **argv)
 	remove_dir(&t);
 	free(t.rows);
 	free(t.index);
+	free(t.pairs);
+	free(t.pair_slot);
 	return r;
 }

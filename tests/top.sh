@@ -8,7 +8,7 @@ require_perf_events
 "$RP" --help | grep -q '^  top ' || fail "ringprof --help does not list top"
 ok "ringprof --help lists top"
 "$RP" top --help >"$T/help" || fail "ringprof top --help"
-for o in --pid --event --freq --delay --iterations --entries --zero --stdio --keep --comm --dso; do
+for o in --pid --event --freq --call-graph --delay --iterations --entries --zero --stdio --keep --comm --dso; do
 	grep -q -- "$o" "$T/help" || fail "top --help does not describe $o"
 done
 ok "top --help describes its options"
@@ -74,4 +74,28 @@ check_grep "unknown event 'no-such-event'" "$T/bad.err" "the recorder's reason i
 "$RP" top -d 0 >/dev/null 2>"$T/d0.err"
 check_eq $? 2 "-d 0 is a usage error"
 check_grep "^ringprof top: invalid -d '0'" "$T/d0.err" "and says so"
+# 6. -g: each row's callers, as shares of the row. hot_leaf is called from hot_outer_a and
+# hot_outer_b (3:1 by design); top's shares are those of the same recordings' stacks.
+"$RP" top -p "$W" -e cpu-clock -g -d 1 -n 2 -E 8 --keep "$T/keepg" >"$T/g.out" 2>"$T/g.err" ||
+	fail "top -g: status $? ($(tail -2 "$T/g.err"))"
+awk '/^# ringprof top, refresh / { r++ } r == 2 && /^ +\| / && cur == "hot_leaf" { print $3, $2 }
+	r == 2 && !/^#/ && !/^ +\| / && NF >= 5 { cur = $NF }' "$T/g.out" >"$T/callers"
+k=$(sed -n 's/^# ringprof top, refresh 2: .* in \([0-9]*\) recordings\{0,1\},.*/\1/p' "$T/g.out")
+inputs=$(ls "$T"/keepg/top.*.data | head -"$k" | sed 's/^/-i /')
+# shellcheck disable=SC2086
+"$RP" report $inputs --folded 2>/dev/null >"$T/g.folded" || fail "report --folded of top -g's recordings"
+n_leaf=$(awk '$1 ~ /;hot_leaf$/ { n += $2 } END { print n + 0 }' "$T/g.folded")
+[ "$n_leaf" -gt 20 ] || fail "hot_leaf has $n_leaf samples in top -g's recordings"
+for c in hot_outer_a hot_outer_b; do
+	a=$(awk -v c="$c" '$1 == c { sub("%", "", $2); print $2 }' "$T/callers")
+	b=$(awk -v c=";$c;hot_leaf" -v t="$n_leaf" 'index($1, c) && substr($1, length($1) - length(c) + 1) == c { n += $2 }
+		END { printf "%.2f", 100 * n / t }' "$T/g.folded")
+	[ -n "$a" ] || { cat "$T/g.out" >&2; fail "top -g shows no caller $c under hot_leaf"; }
+	awk -v a="$a" -v b="$b" 'BEGIN { d = a - b; exit !(d <= 2 && d >= -2) }' ||
+		fail "hot_leaf called from $c: top -g $a %, the recordings' stacks $b %"
+	ok "-g: hot_leaf called from $c in $a % of its samples, as in the recordings ($b %)"
+done
+a=$(awk '$1 == "hot_outer_a" { sub("%", "", $2); print int($2) }' "$T/callers")
+check_range "$a" 60 90 "-g: hot_outer_a is hot_leaf's main caller (3:1 by design)"
+
 echo "# $n_checks checks"
