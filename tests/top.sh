@@ -8,7 +8,7 @@ require_perf_events
 "$RP" --help | grep -q '^  top ' || fail "ringprof --help does not list top"
 ok "ringprof --help lists top"
 "$RP" top --help >"$T/help" || fail "ringprof top --help"
-for o in --pid --event --freq --call-graph --delay --iterations --entries --zero --stdio --keep --comm --dso; do
+for o in --pid --event --freq --call-graph --sort --filter --delay --iterations --entries --zero --stdio --keep --comm --dso; do
 	grep -q -- "$o" "$T/help" || fail "top --help does not describe $o"
 done
 ok "top --help describes its options"
@@ -97,5 +97,37 @@ for c in hot_outer_a hot_outer_b; do
 done
 a=$(awk '$1 == "hot_outer_a" { sub("%", "", $2); print int($2) }' "$T/callers")
 check_range "$a" 60 90 "-g: hot_outer_a is hot_leaf's main caller (3:1 by design)"
+
+# 7. -s and --filter (the s and / keys): rows by command agree with report -s comm of the same
+# recordings; a comm= filter shows what report --comm counts, and -s pid names the process.
+"$RP" top -p "$W" -e cpu-clock -s comm -d 1 -n 2 --keep "$T/keepc" >"$T/c.out" 2>"$T/c.err" ||
+	fail "top -s comm: status $? ($(tail -2 "$T/c.err"))"
+check_grep '^# rows by comm$' "$T/c.out" "-s comm: the header says what a row is"
+check_grep '^# Overhead   Samples  Command$' "$T/c.out" "-s comm: the column"
+k=$(sed -n 's/^# ringprof top, refresh 2: .* in \([0-9]*\) recordings\{0,1\},.*/\1/p' "$T/c.out")
+inputs=$(ls "$T"/keepc/top.*.data | head -"$k" | sed 's/^/-i /')
+# shellcheck disable=SC2086
+"$RP" report $inputs --no-children --stdio -s comm >"$T/c.rep" 2>/dev/null || fail "report -s comm"
+for c in rp-worker rp-workload; do
+	a=$(awk -v c="$c" '/^# ringprof top, refresh / { r++ } r == 2 && $3 == c { sub("%", "", $1); print $1 }' "$T/c.out")
+	b=$(awk -v c="$c" '!/^#/ && $2 == c { sub("%", "", $1); print $1 }' "$T/c.rep")
+	[ -n "$a" ] && [ -n "$b" ] || fail "$c: top -s comm says '$a', report -s comm '$b'"
+	awk -v a="$a" -v b="$b" 'BEGIN { d = a - b; exit !(d <= 0.5 && d >= -0.5) }' ||
+		fail "$c: top -s comm $a % against report -s comm $b %"
+	ok "-s comm: $c $a %, as report -s comm ($b %)"
+done
+"$RP" top -p "$W" -e cpu-clock -s pid --filter comm=rp-worker -d 1 -n 2 --keep "$T/keepf" >"$T/f.out" 2>"$T/f.err" ||
+	fail "top --filter: status $? ($(tail -2 "$T/f.err"))"
+k=$(sed -n 's/^# ringprof top, refresh 2: .* in \([0-9]*\) recordings\{0,1\},.*/\1/p' "$T/f.out")
+inputs=$(ls "$T"/keepf/top.*.data | head -"$k" | sed 's/^/-i /')
+# shellcheck disable=SC2086
+n=$("$RP" report $inputs --no-children --stdio --comm rp-worker 2>/dev/null | sed -n 's/^# samples: \([0-9]*\) of .*/\1/p')
+check_grep "^# rows by pid; filter comm=rp-worker: $n of the samples shown \\(shares are of all\\)$" "$T/f.out" \
+	"--filter comm=rp-worker: the samples report --comm rp-worker counts ($n)"
+awk '/^# ringprof top, refresh / { r++ } r == 2 && !/^#/ && NF' "$T/f.out" >"$T/f.rows"
+check_eq "$(awk '{ print $3 }' "$T/f.rows" | tr '\n' ' ')" "$W:rp-worker " "-s pid --filter comm=: one row, PID:COMMAND"
+"$RP" top -s foo >/dev/null 2>"$T/s.err"
+check_eq $? 2 "-s foo is a usage error"
+check_grep "^ringprof top: unknown -s key 'foo'" "$T/s.err" "and names the key"
 
 echo "# $n_checks checks"
