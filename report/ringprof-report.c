@@ -49,6 +49,8 @@ static void usage(FILE *f)
 		"      --children          Children and Self columns (the default with callchains)\n"
 		"      --no-children       Self column only (no time of callees)\n"
 		"  -n, --show-nr-samples   a Samples column\n"
+		"  -t, --field-separator C the columns joined by the character C, not padded, and\n"
+		"                          C in names turned into '.' (perf's -t; not with -g)\n"
 		"  -s, --sort KEYS         entry keys, from comm,pid,tid,dso,sym,cpu,unit,srcline\n"
 		"                          (perf's 'symbol' is sym; unit: the systemd unit or\n"
 		"                          container; srcline: FILE:LINE from DWARF line tables,\n"
@@ -494,6 +496,16 @@ static int parse_output(struct args *a, int c, char *arg)
 			return EXIT_USAGE;
 		}
 		break;
+	case 't':
+		if (!arg[0] || arg[1]) {
+			fprintf(stderr,
+				PROG ": -t takes one character to put between the columns (e.g. "
+				     "-t ',' or -t $'\\t'), not '%s'\n",
+				arg);
+			return EXIT_USAGE;
+		}
+		a->po.field_sep = arg[0];
+		break;
 	case OPT_PERCENTAGE:
 		if (strcmp(arg, "relative") && strcmp(arg, "absolute")) {
 			fprintf(stderr,
@@ -571,6 +583,7 @@ static int parse_argv(struct args *a, int argc, char **argv)
 		{ "fields", required_argument, NULL, 'F' },
 		{ "percent-limit", required_argument, NULL, OPT_PERCENT_LIMIT },
 		{ "percentage", required_argument, NULL, OPT_PERCENTAGE },
+		{ "field-separator", required_argument, NULL, 't' },
 		{ "stdio", no_argument, NULL, OPT_STDIO },
 		{ "tui", no_argument, NULL, OPT_TUI },
 		{ "gtk", no_argument, NULL, OPT_GTK },
@@ -591,7 +604,7 @@ static int parse_argv(struct args *a, int argc, char **argv)
 				     .graph_threshold = 0.5 };
 	a->children = -1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":" OPTIONS_SHORTS "g::Gns:F:qhV", longopts, NULL)) !=
+	while ((c = getopt_long(argc, argv, ":" OPTIONS_SHORTS "g::Gns:F:t:qhV", longopts, NULL)) !=
 	       -1) {
 		r = parse_option(a, c, optarg, argc, argv);
 		if (r)
@@ -622,6 +635,11 @@ static int parse_argv(struct args *a, int argc, char **argv)
 			: a->dump   ? "dump"
 			: a->folded ? "folded"
 				    : "quiet (-q)");
+		return EXIT_USAGE;
+	}
+	if (a->po.field_sep && a->graph_asked) {
+		fprintf(stderr, PROG ": -t prints one line per entry, without call-graph trees: "
+				     "give -t or -g, not both\n");
 		return EXIT_USAGE;
 	}
 	if (a->o.pprof && a->stats + a->dump + a->folded) {

@@ -40,6 +40,8 @@ struct print_opts {
 	bool srcline;		/* frames in trees and --folded end in " FILE:LINE" */
 	const char *symbol_filter; /* perf's --symbol-filter: only entries whose symbol contains
 				    * it are shown (shares unchanged); NULL: all */
+	char field_sep; /* perf's -t: the columns joined by it, not padded, and the character
+			 * in names turned into '.'; '\0': padded columns */
 };
 
 /* "comm,dso,sym" and the like (perf's "symbol" is sym); 0 or -EINVAL (unknown or repeated
