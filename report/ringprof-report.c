@@ -17,6 +17,7 @@
 #include "format/perfrec.h"
 #include "format/reader.h"
 #include "html.h"
+#include "json.h"
 #include "options.h"
 #include "pager.h"
 #include "timeline.h"
@@ -51,6 +52,8 @@ static void usage(FILE *f)
 		"  -n, --show-nr-samples   a Samples column\n"
 		"  -t, --field-separator C the columns joined by the character C, not padded, and\n"
 		"                          C in names turned into '.' (perf's -t; not with -g)\n"
+		"      --json              the header and the table as one JSON object (members in\n"
+		"                          ringprof-report(1)); -s, --children, filters apply\n"
 		"  -s, --sort KEYS         entry keys, from comm,pid,tid,dso,sym,cpu,unit,srcline\n"
 		"                          (perf's 'symbol' is sym; unit: the systemd unit or\n"
 		"                          container; srcline: FILE:LINE from DWARF line tables,\n"
@@ -305,12 +308,14 @@ enum {
 	OPT_TIMELINE,
 	OPT_HEADER,
 	OPT_SRCLINE,
+	OPT_JSON,
 };
 
 /* What the command line asks for besides the shared options. */
 struct args {
 	struct options o;
 	bool stats, dump, folded;
+	bool json;		 /* --json */
 	const char *html;	 /* --html FILE */
 	struct html_timeline tl; /* its buckets */
 	unsigned timeline;	 /* --timeline[=N]: at most N buckets; 0: not asked */
@@ -452,6 +457,9 @@ static int parse_output(struct args *a, int c, char *arg)
 	case OPT_STATS:
 		a->stats = true;
 		break;
+	case OPT_JSON:
+		a->json = true;
+		break;
 	case OPT_DUMP:
 		a->dump = true;
 		break;
@@ -560,6 +568,33 @@ static int parse_option(struct args *a, int c, char *arg, int argc, char **argv)
 	}
 }
 
+/* --json and -t print the flat table: not with another output, nor with trees. 0, or the
+ * exit status (said). */
+static int check_table_outputs(const struct args *a)
+{
+	if (a->json && (a->o.pprof || a->html || a->stats + a->dump + a->folded || a->timeline ||
+			a->header_only || a->po.field_sep || a->graph_asked)) {
+		fprintf(stderr,
+			PROG ": --json is the header and the flat table as JSON: not with --%s\n",
+			a->o.pprof	  ? "pprof"
+			: a->html	  ? "html"
+			: a->stats	  ? "stats"
+			: a->dump	  ? "dump"
+			: a->folded	  ? "folded"
+			: a->timeline	  ? "timeline"
+			: a->header_only  ? "header-only"
+			: a->po.field_sep ? "field-separator (-t)"
+					  : "call-graph (-g)");
+		return EXIT_USAGE;
+	}
+	if (a->po.field_sep && a->graph_asked) {
+		fprintf(stderr, PROG ": -t prints one line per entry, without call-graph trees: "
+				     "give -t or -g, not both\n");
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
 /* 0 to report, or the exit status after saying what is wrong. */
 static int parse_argv(struct args *a, int argc, char **argv)
 {
@@ -584,6 +619,7 @@ static int parse_argv(struct args *a, int argc, char **argv)
 		{ "percent-limit", required_argument, NULL, OPT_PERCENT_LIMIT },
 		{ "percentage", required_argument, NULL, OPT_PERCENTAGE },
 		{ "field-separator", required_argument, NULL, 't' },
+		{ "json", no_argument, NULL, OPT_JSON },
 		{ "stdio", no_argument, NULL, OPT_STDIO },
 		{ "tui", no_argument, NULL, OPT_TUI },
 		{ "gtk", no_argument, NULL, OPT_GTK },
@@ -637,11 +673,9 @@ static int parse_argv(struct args *a, int argc, char **argv)
 				    : "quiet (-q)");
 		return EXIT_USAGE;
 	}
-	if (a->po.field_sep && a->graph_asked) {
-		fprintf(stderr, PROG ": -t prints one line per entry, without call-graph trees: "
-				     "give -t or -g, not both\n");
-		return EXIT_USAGE;
-	}
+	r = check_table_outputs(a);
+	if (r)
+		return r;
 	if (a->o.pprof && a->stats + a->dump + a->folded) {
 		fprintf(stderr,
 			PROG ": --pprof and --%s are different outputs: choose one of them\n",
@@ -720,6 +754,8 @@ static int print_report(const struct session *s, const struct args *a, bool sect
 	note_moot(s, a);
 	if (a->folded)
 		return print_folded(stdout, s, po.srcline);
+	if (a->json)
+		return json_write_report(stdout, s, &po, a->o.inputs, a->o.n_inputs);
 	if (!a->quiet)
 		print_header(stdout, s, a->o.inputs, a->o.n_inputs);
 	if (a->header_only)
@@ -836,13 +872,14 @@ static int report_events(struct args *a)
 	}
 	if (n < 2)
 		return report_one(a, false);
-	if (a->folded || a->o.pprof || a->html) {
+	if (a->folded || a->o.pprof || a->html || a->json) {
 		fprintf(stderr,
 			PROG ": note: the recording has %zu events (%s); --%s shows '%s' — pick "
 			     "another with --event NAME\n",
 			n, event_list(evs, n, names, sizeof(names)),
 			a->folded ? "folded"
 			: a->html ? "html"
+			: a->json ? "json"
 				  : "pprof",
 			evs[0].name);
 		a->o.so.filter.event = evs[0].name;

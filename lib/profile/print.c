@@ -1083,6 +1083,56 @@ int print_flat(FILE *f, const struct session *s, const struct print_opts *o)
 	return rc;
 }
 
+int print_each_entry(const struct session *s, const struct print_opts *o,
+		     void (*fn)(void *arg, const struct print_entry *e, double total), void *arg)
+{
+	const struct session_totals *tot = session_totals(s);
+	struct table t = { seqtab_new(), NULL, 0, 0 };
+	uint64_t all = o->absolute ? tot->period_window : tot->period;
+	double total = all ? (double)all : 1.0;
+	int rc;
+
+	if (!t.ids)
+		return -ENOMEM;
+	rc = count_entries(s, o, &t);
+	sort_opts = o;
+	if (rc == 0 && t.n)
+		qsort(t.e, t.n, sizeof(*t.e), cmp_entries);
+	for (size_t i = 0; rc == 0 && i < t.n; i++) {
+		const struct entry *e = &t.e[i];
+		struct print_entry pe = { .self = e->self,
+					  .children = e->children,
+					  .n_self = e->n_self,
+					  .n_children = e->n_children };
+
+		if (entry_share(o, e, total) < o->percent_limit || entry_hidden(s, o, e))
+			continue;
+		memcpy(pe.key, e->key, sizeof(pe.key));
+		fn(arg, &pe, total);
+	}
+	free(t.e);
+	seqtab_free(t.ids);
+	return rc;
+}
+
+const char *print_key_text(const struct session *s, enum print_key k, uint32_t key)
+{
+	switch (k) {
+	case PRINT_COMM:
+		return session_comm(s, key);
+	case PRINT_DSO:
+		return session_dso_name(s, key);
+	case PRINT_UNIT:
+		return session_unit(s, key);
+	case PRINT_SYM:
+		return sym_name(s, key);
+	case PRINT_SRCLINE:
+		return srcline_text(s, key);
+	default:
+		return NULL;
+	}
+}
+
 /* ---- folded stacks ---- */
 
 static char *put_folded(char *p, const char *name)
