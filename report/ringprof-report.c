@@ -18,6 +18,7 @@
 #include "format/reader.h"
 #include "html.h"
 #include "json.h"
+#include "speedscope.h"
 #include "options.h"
 #include "pager.h"
 #include "timeline.h"
@@ -54,6 +55,8 @@ static void usage(FILE *f)
 		"                          C in names turned into '.' (perf's -t; not with -g)\n"
 		"      --json              the header and the table as one JSON object (members in\n"
 		"                          ringprof-report(1)); -s, --children, filters apply\n"
+		"      --speedscope FILE   the stacks as speedscope's file format (one profile per\n"
+		"                          command, weighted by period), for speedscope.app\n"
 		"  -s, --sort KEYS         entry keys, from comm,pid,tid,dso,sym,cpu,unit,srcline\n"
 		"                          (perf's 'symbol' is sym; unit: the systemd unit or\n"
 		"                          container; srcline: FILE:LINE from DWARF line tables,\n"
@@ -309,6 +312,7 @@ enum {
 	OPT_HEADER,
 	OPT_SRCLINE,
 	OPT_JSON,
+	OPT_SPEEDSCOPE,
 };
 
 /* What the command line asks for besides the shared options. */
@@ -316,6 +320,7 @@ struct args {
 	struct options o;
 	bool stats, dump, folded;
 	bool json;		 /* --json */
+	const char *speedscope;	 /* --speedscope FILE */
 	const char *html;	 /* --html FILE */
 	struct html_timeline tl; /* its buckets */
 	unsigned timeline;	 /* --timeline[=N]: at most N buckets; 0: not asked */
@@ -460,6 +465,10 @@ static int parse_output(struct args *a, int c, char *arg)
 	case OPT_JSON:
 		a->json = true;
 		break;
+	case OPT_SPEEDSCOPE:
+		a->speedscope = arg;
+		a->o.no_pager = true; /* the profile goes to a file */
+		break;
 	case OPT_DUMP:
 		a->dump = true;
 		break;
@@ -572,6 +581,12 @@ static int parse_option(struct args *a, int c, char *arg, int argc, char **argv)
  * exit status (said). */
 static int check_table_outputs(const struct args *a)
 {
+	if (a->speedscope && (a->o.pprof || a->html || a->json || a->stats + a->dump + a->folded ||
+			      a->timeline || a->header_only || a->po.field_sep)) {
+		fprintf(stderr, PROG ": --speedscope writes the stacks to its file: not with "
+				     "another output (--pprof, --html, --json, --folded, -t...)\n");
+		return EXIT_USAGE;
+	}
 	if (a->json && (a->o.pprof || a->html || a->stats + a->dump + a->folded || a->timeline ||
 			a->header_only || a->po.field_sep || a->graph_asked)) {
 		fprintf(stderr,
@@ -620,6 +635,7 @@ static int parse_argv(struct args *a, int argc, char **argv)
 		{ "percentage", required_argument, NULL, OPT_PERCENTAGE },
 		{ "field-separator", required_argument, NULL, 't' },
 		{ "json", no_argument, NULL, OPT_JSON },
+		{ "speedscope", required_argument, NULL, OPT_SPEEDSCOPE },
 		{ "stdio", no_argument, NULL, OPT_STDIO },
 		{ "tui", no_argument, NULL, OPT_TUI },
 		{ "gtk", no_argument, NULL, OPT_GTK },
@@ -724,6 +740,17 @@ static int write_pprof(const struct session *s, const struct args *a)
 	return EXIT_FAILURE;
 }
 
+/* --speedscope: the profile to its file. The exit status (a failure said). */
+static int write_speedscope(const struct session *s, const struct args *a)
+{
+	char why[512];
+
+	if (speedscope_write(s, a->speedscope, why, sizeof(why)) == 0)
+		return EXIT_SUCCESS;
+	fprintf(stderr, PROG ": --speedscope: %s\n", why);
+	return EXIT_FAILURE;
+}
+
 /* --html: the page to its file. The exit status (a failure said). */
 static int write_html(const struct session *s, const struct args *a)
 {
@@ -788,8 +815,10 @@ static int report_one(struct args *a, bool section)
 		return EXIT_FAILURE;
 	}
 	options_note_nolines(&a->o, s);
-	if (a->o.pprof || a->html) {
-		r = a->html ? write_html(s, a) : write_pprof(s, a);
+	if (a->o.pprof || a->html || a->speedscope) {
+		r = a->html	    ? write_html(s, a)
+		    : a->speedscope ? write_speedscope(s, a)
+				    : write_pprof(s, a);
 		session_free(s);
 		return r;
 	}
@@ -872,15 +901,16 @@ static int report_events(struct args *a)
 	}
 	if (n < 2)
 		return report_one(a, false);
-	if (a->folded || a->o.pprof || a->html || a->json) {
+	if (a->folded || a->o.pprof || a->html || a->json || a->speedscope) {
 		fprintf(stderr,
 			PROG ": note: the recording has %zu events (%s); --%s shows '%s' — pick "
 			     "another with --event NAME\n",
 			n, event_list(evs, n, names, sizeof(names)),
-			a->folded ? "folded"
-			: a->html ? "html"
-			: a->json ? "json"
-				  : "pprof",
+			a->folded	? "folded"
+			: a->html	? "html"
+			: a->json	? "json"
+			: a->speedscope ? "speedscope"
+					: "pprof",
 			evs[0].name);
 		a->o.so.filter.event = evs[0].name;
 		return report_one(a, false);
