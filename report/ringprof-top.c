@@ -42,11 +42,23 @@ struct top_args {
 	const char *call_graph; /* -g (dwarf) or --call-graph MODE: callers are shown; NULL: not */
 	const char *sort;	/* -s KEY */
 	const char *filter;	/* --filter TEXT, as the / key */
+	const char *follow;	/* --dir DIR: ringprofd's directory, followed; no recorder */
 };
 
 /* The samples counted under one key: a (leaf symbol, command, process) entry, or a (leaf,
  * caller, command, process) one for -g. */
 struct top_count {
+	uint64_t period, samples;
+};
+
+/* The counts of a set of recordings. */
+struct top_counts {
+	struct pairtab *entries; /* (sym | comm << 32, pid) -> id into counts */
+	struct top_count *counts;
+	size_t cap_counts;
+	struct pairtab *callers; /* -g: (leaf | caller << 32, pid | comm << 32) -> caller_counts */
+	struct top_count *caller_counts;
+	size_t cap_callers;
 	uint64_t period, samples;
 };
 
@@ -79,17 +91,15 @@ struct top {
 	size_t cap_first;
 	uint32_t *canon; /* a session symbol -> canon_sym() + 1; 0: not met yet */
 	size_t cap_canon;
-	struct pairtab *entries; /* (sym | comm << 32, pid) -> id into counts */
-	struct top_count *counts;
-	size_t cap_counts;
-	struct pairtab *callers; /* -g: (leaf | caller << 32, pid | comm << 32) -> caller_counts */
-	struct top_count *caller_counts;
-	size_t cap_callers;
+	struct top_counts base; /* the recordings read once */
+	struct top_counts live; /* --dir: the active file, read again at every refresh */
+	struct top_counts *cur; /* where on_sample() counts */
+	uint64_t t_from;      /* --dir: samples before this (CLOCK_MONOTONIC ns) are not counted */
 	struct top_row *rows; /* the table of the last refresh, busiest first */
 	size_t n_rows, cap_rows;
 	struct top_row *scratch; /* render_callers()'s */
 	size_t cap_scratch;
-	uint64_t period, samples, files;
+	uint64_t files;
 	enum top_sort sort;
 	enum top_filter filter;
 	char filter_text[128]; /* what the filter looks for (after "dso=" and the like) */
@@ -458,29 +468,30 @@ static void count_at(struct top_count **arr, size_t *cap, int64_t id, uint64_t p
 static void on_sample(void *arg, const struct session_sample *smp)
 {
 	struct top *t = arg;
+	struct top_counts *k = t->cur;
 	uint64_t sym, comm, caller;
 	int64_t c;
 
-	if (t->frozen || !smp->n_frames || !t->entries)
+	if (t->frozen || !smp->n_frames || !k->entries || smp->time < t->t_from)
 		return;
 	sym = canon_sym(t, session_sym(t->s, smp->frames[0].sym)->flat);
 	c = strtab_intern(t->comms, smp->comm ? smp->comm : "[unknown]");
 	if (c < 0)
 		return;
 	comm = (uint64_t)c;
-	count_at(&t->counts, &t->cap_counts,
-		 pairtab_intern(t->entries, sym | comm << 32, (uint32_t)smp->pid, NULL),
+	count_at(&k->counts, &k->cap_counts,
+		 pairtab_intern(k->entries, sym | comm << 32, (uint32_t)smp->pid, NULL),
 		 smp->period);
-	t->period += smp->period;
-	t->samples++;
+	k->period += smp->period;
+	k->samples++;
 	if (!t->event_name[0] && smp->event)
 		util_strlcpy(t->event_name, smp->event, sizeof(t->event_name));
-	if (!t->a.call_graph || !t->callers)
+	if (!t->a.call_graph || !k->callers)
 		return;
 	caller = smp->n_frames > 1 ? canon_sym(t, session_sym(t->s, smp->frames[1].sym)->flat)
 				   : NO_CALLER;
-	count_at(&t->caller_counts, &t->cap_callers,
-		 pairtab_intern(t->callers, sym | caller << 32, (uint32_t)smp->pid | comm << 32,
+	count_at(&k->caller_counts, &k->cap_callers,
+		 pairtab_intern(k->callers, sym | caller << 32, (uint32_t)smp->pid | comm << 32,
 				NULL),
 		 smp->period);
 }
@@ -603,47 +614,72 @@ static size_t merge_rows(struct top_row *r, size_t n)
 	return m;
 }
 
-/* The table under the sort key and the filter, into t->rows. The samples it shows. */
-static uint64_t build_rows(struct top *t)
+/* The entries of k that pass the filter, as rows under the sort key, after t->rows. The
+ * samples they hold. */
+static uint64_t add_rows(struct top *t, const struct top_counts *k)
 {
-	uint32_t n = t->entries ? pairtab_count(t->entries) : 0;
+	uint32_t n = k->entries ? pairtab_count(k->entries) : 0;
 	uint64_t a, b, samples = 0;
 
-	t->n_rows = 0;
-	if (GROW(t->rows, t->cap_rows, (size_t)n + 1) < 0)
+	if (GROW(t->rows, t->cap_rows, t->n_rows + n + 1) < 0)
 		return 0;
-	for (uint32_t id = 0; id < n && id < t->cap_counts; id++) {
-		pairtab_get(t->entries, id, &a, &b);
+	for (uint32_t id = 0; id < n && id < k->cap_counts; id++) {
+		pairtab_get(k->entries, id, &a, &b);
 		if (!shown(t, (uint32_t)(a & LOW32), (uint32_t)(a >> 32), (uint32_t)b))
 			continue;
 		t->rows[t->n_rows++] =
 		    (struct top_row){ row_key(t, (uint32_t)(a & LOW32), (uint32_t)(a >> 32),
 					      (uint32_t)b),
-				      t->counts[id].period, t->counts[id].samples };
-		samples += t->counts[id].samples;
+				      k->counts[id].period, k->counts[id].samples };
+		samples += k->counts[id].samples;
 	}
+	return samples;
+}
+
+/* The table under the sort key and the filter, into t->rows. The samples it shows. */
+static uint64_t build_rows(struct top *t)
+{
+	uint64_t samples;
+
+	t->n_rows = 0;
+	samples = add_rows(t, &t->base) + add_rows(t, &t->live);
 	t->n_rows = merge_rows(t->rows, t->n_rows);
 	return samples;
+}
+
+/* The samples counted and their period. */
+static uint64_t all_samples(const struct top *t)
+{
+	return t->base.samples + t->live.samples;
+}
+
+static uint64_t all_period(const struct top *t)
+{
+	return t->base.period + t->live.period;
 }
 
 /* -g: the callers of row r (a symbol) that pass the filter, the busiest first, as shares of
  * the row's period; the rest in one line. */
 static void render_callers(struct top *t, FILE *f, const struct top_row *r)
 {
-	uint32_t n = t->callers ? pairtab_count(t->callers) : 0;
 	uint64_t a, b, rest = 0;
 	size_t m = 0;
 	double whole = (double)(r->period ? r->period : 1);
 
-	if (GROW(t->scratch, t->cap_scratch, (size_t)n + 1) < 0)
-		return;
-	for (uint32_t id = 0; id < n && id < t->cap_callers; id++) {
-		pairtab_get(t->callers, id, &a, &b);
-		if ((a & LOW32) != r->key ||
-		    !shown(t, (uint32_t)(a & LOW32), (uint32_t)(b >> 32), (uint32_t)b))
-			continue;
-		t->scratch[m++] = (struct top_row){ a >> 32, t->caller_counts[id].period,
-						    t->caller_counts[id].samples };
+	for (int i = 0; i < 2; i++) {
+		const struct top_counts *k = i ? &t->live : &t->base;
+		uint32_t n = k->callers ? pairtab_count(k->callers) : 0;
+
+		if (GROW(t->scratch, t->cap_scratch, m + n + 1) < 0)
+			return;
+		for (uint32_t id = 0; id < n && id < k->cap_callers; id++) {
+			pairtab_get(k->callers, id, &a, &b);
+			if ((a & LOW32) != r->key ||
+			    !shown(t, (uint32_t)(a & LOW32), (uint32_t)(b >> 32), (uint32_t)b))
+				continue;
+			t->scratch[m++] = (struct top_row){ a >> 32, k->caller_counts[id].period,
+							    k->caller_counts[id].samples };
+		}
 	}
 	m = merge_rows(t->scratch, m);
 	for (size_t i = 0; i < m && i < CALLERS_SHOWN; i++) {
@@ -671,7 +707,7 @@ static void render_row(struct top *t, FILE *f, const struct top_row *r, bool mar
 	const struct session_sym *y;
 
 	fprintf(f, "%c%8.2f%% %9llu  ", mark ? '>' : ' ',
-		t->period ? 100.0 * (double)r->period / (double)t->period : 0.0,
+		all_period(t) ? 100.0 * (double)r->period / (double)all_period(t) : 0.0,
 		(unsigned long long)r->samples);
 	switch (t->sort) {
 	case SORT_DSO:
@@ -718,7 +754,7 @@ static void render_header(const struct top *t, FILE *f, unsigned long n, uint64_
 
 	fprintf(f,
 		"# ringprof top, refresh %lu: %llu samples of %s (%s Hz%s) in %llu recording%s, %s%s\n",
-		n, (unsigned long long)t->samples,
+		n, (unsigned long long)all_samples(t),
 		t->event_name[0] ? t->event_name
 		: t->a.event	 ? t->a.event
 				 : "the event",
@@ -784,19 +820,27 @@ static void render(struct top *t, FILE *f, unsigned long n)
 	fflush(f);
 }
 
-/* Forget the counts (z, -z): the tables start again; command ids stay. */
+/* Empty k (callers: with -g's table); NULL tables when out of memory. */
+static void counts_reset(struct top_counts *k, bool callers)
+{
+	pairtab_free(k->entries);
+	pairtab_free(k->callers);
+	free(k->counts);
+	free(k->caller_counts);
+	*k = (struct top_counts){ 0 };
+	k->entries = pairtab_new();
+	k->callers = callers ? pairtab_new() : NULL;
+}
+
+/* Forget the counts (z, -z): the tables start again; command ids stay. --dir: the samples
+ * recorded before now are no longer counted (the active file is read again). */
 static void zero_counts(struct top *t)
 {
-	pairtab_free(t->entries);
-	pairtab_free(t->callers);
-	t->entries = pairtab_new();
-	t->callers = t->a.call_graph ? pairtab_new() : NULL;
-	t->cap_counts = t->cap_callers = 0;
-	free(t->counts);
-	free(t->caller_counts);
-	t->counts = t->caller_counts = NULL;
+	counts_reset(&t->base, t->a.call_graph);
+	counts_reset(&t->live, t->a.call_graph);
+	if (t->a.follow)
+		t->t_from = util_now_ns();
 	t->n_rows = 0;
-	t->period = t->samples = 0;
 	t->sel = 0;
 }
 
@@ -1023,7 +1067,8 @@ int main(int argc, char **argv)
 	t.comms = strtab_new();
 	t.names = strtab_new();
 	zero_counts(&t);
-	if (!t.comms || !t.names || !t.entries || (t.a.call_graph && !t.callers)) {
+	t.cur = &t.base;
+	if (!t.comms || !t.names || !t.base.entries || (t.a.call_graph && !t.base.callers)) {
 		fprintf(stderr, PROG ": out of memory\n");
 		session_free(t.s);
 		t.s = NULL;
@@ -1040,10 +1085,10 @@ int main(int argc, char **argv)
 	remove_dir(&t);
 	free(t.rows);
 	free(t.scratch);
-	free(t.counts);
-	free(t.caller_counts);
-	pairtab_free(t.entries);
-	pairtab_free(t.callers);
+	counts_reset(&t.base, false);
+	counts_reset(&t.live, false);
+	pairtab_free(t.base.entries);
+	pairtab_free(t.live.entries);
 	strtab_free(t.comms);
 	strtab_free(t.names);
 	free(t.first);
