@@ -43,6 +43,7 @@ struct top_args {
 	const char *sort;	/* -s KEY */
 	const char *filter;	/* --filter TEXT, as the / key */
 	const char *follow;	/* --dir DIR: ringprofd's directory, followed; no recorder */
+	bool sampling_set;	/* -e or -F given */
 };
 
 /* The samples counted under one key: a (leaf symbol, command, process) entry, or a (leaf,
@@ -125,6 +126,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: ringprof top [OPTIONS] [-p PID[,PID] | -- COMMAND [ARGS...]]\n"
+		"       ringprof top [OPTIONS] --dir DIR\n"
 		"\n"
 		"A live flat profile, as perf top: every process (the default, which needs root,\n"
 		"CAP_PERFMON or kernel.perf_event_paranoid < 1), the processes -p names, or\n"
@@ -161,6 +163,10 @@ static void usage(FILE *f)
 		"      --stdio            print each refresh, one after another, instead of\n"
 		"                         redrawing the screen (the default when stdout is not a\n"
 		"                         terminal)\n"
+		"      --dir DIR          follow ringprofd's directory instead of recording: the\n"
+		"                         files it closes and its active .partial file, read\n"
+		"                         again at each refresh; the samples since top started\n"
+		"                         (no privileges beyond reading DIR: the ringprof group)\n"
 		"      --keep DIR         keep the recordings in DIR (one per refresh, named as\n"
 		"                         record --switch-output names them; report --dir reads\n"
 		"                         them) instead of a temporary directory removed at the end\n"
@@ -191,7 +197,7 @@ static int parse_count(const char *opt, const char *arg, unsigned long min, unsi
 	return 0;
 }
 
-enum { OPT_STDIO = OPT_OWN, OPT_KEEP, OPT_CALL_GRAPH, OPT_FILTER };
+enum { OPT_STDIO = OPT_OWN, OPT_KEEP, OPT_CALL_GRAPH, OPT_FILTER, OPT_FOLLOW };
 
 /* top's own options. 0 when taken, 1 when not one of them, else the exit status (said). */
 static int parse_own(struct top_args *a, int c, const char *arg)
@@ -205,9 +211,11 @@ static int parse_own(struct top_args *a, int c, const char *arg)
 		break;
 	case 'e':
 		a->event = arg;
+		a->sampling_set = true;
 		break;
 	case 'F':
 		a->freq = arg;
+		a->sampling_set = true;
 		break;
 	case 'd':
 		r = parse_count("-d", arg, 1, &v);
@@ -240,6 +248,9 @@ static int parse_own(struct top_args *a, int c, const char *arg)
 		break;
 	case OPT_FILTER:
 		a->filter = arg;
+		break;
+	case OPT_FOLLOW:
+		a->follow = arg;
 		break;
 	default:
 		return 1;
@@ -292,6 +303,7 @@ static int parse_argv(struct top *t, int argc, char **argv)
 		{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
 		{ "sort", required_argument, NULL, 's' },
 		{ "filter", required_argument, NULL, OPT_FILTER },
+		{ "dir", required_argument, NULL, OPT_FOLLOW },
 		{ "comm", required_argument, NULL, OPT_COMM },
 		{ "dso", required_argument, NULL, OPT_DSO },
 		{ "symfs", required_argument, NULL, OPT_SYMFS },
@@ -325,6 +337,13 @@ static int parse_argv(struct top *t, int argc, char **argv)
 		t->a.command = argv + optind;
 	if (t->a.command && t->a.pids) {
 		fprintf(stderr, PROG ": -p and -- COMMAND exclude each other\n");
+		return EXIT_USAGE;
+	}
+	if (t->a.follow && (t->a.command || t->a.pids || t->a.keep || t->a.sampling_set ||
+			    (t->a.call_graph && strcmp(t->a.call_graph, "dwarf") != 0))) {
+		fprintf(stderr, PROG ": --dir reads the recordings ringprofd writes, with its own "
+				     "target and sampling: not with -p, -- COMMAND, -e, -F, "
+				     "--call-graph or --keep (-g shows the callers they hold)\n");
 		return EXIT_USAGE;
 	}
 	if (!isatty(STDOUT_FILENO))
@@ -501,8 +520,22 @@ static int cmp_names(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The recordings the recorder finished (STEM.TIME.data, not the active top.data), oldest
- * first: read each into the session, then remove it unless --keep. How many were read. */
+/* Whether name is a finished recording to read: with --dir any NAME.data (ringprofd's
+ * active file is NAME.data.partial), else one the recorder switched away from (STEM.TIME.data,
+ * not the active top.data). */
+static bool finished_name(const struct top *t, const char *name)
+{
+	size_t len = strlen(name);
+
+	if (name[0] == '.' || len < 6 || strcmp(name + len - 5, ".data") != 0)
+		return false;
+	return t->a.follow ||
+	       (strncmp(name, "top.", 4) == 0 && len >= 10 && strcmp(name, "top.data") != 0);
+}
+
+/* The recordings the recorder finished (STEM.TIME.data, not the active top.data), or --dir's
+ * that closed since the last look, oldest first: read each into the session, then remove it unless
+ * --keep. How many were read. */
 static size_t read_finished(struct top *t)
 {
 	char **names = NULL, why[512], path[PATH_MAX + 300];
@@ -513,11 +546,7 @@ static size_t read_finished(struct top *t)
 	if (!d)
 		return 0;
 	while ((e = readdir(d)) != NULL) {
-		size_t len = strlen(e->d_name);
-
-		if (strncmp(e->d_name, "top.", 4) != 0 || len < 10 ||
-		    strcmp(e->d_name + len - 5, ".data") != 0 ||
-		    strcmp(e->d_name, "top.data") == 0 || strcmp(e->d_name, t->last) <= 0)
+		if (!finished_name(t, e->d_name) || strcmp(e->d_name, t->last) <= 0)
 			continue;
 		if (GROW(names, cap, n + 1) < 0 || !(names[n] = strdup(e->d_name)))
 			break;
@@ -533,7 +562,7 @@ static size_t read_finished(struct top *t)
 			fprintf(stderr, PROG ": %s: %s\n", path, why);
 		else if (!t->frozen)
 			done++;
-		if (!t->a.keep)
+		if (!t->a.keep && !t->a.follow)
 			unlink(path);
 		util_strlcpy(t->last, names[i], sizeof(t->last));
 		free(names[i]);
@@ -541,6 +570,31 @@ static size_t read_finished(struct top *t)
 	free(names);
 	t->files += done;
 	return done;
+}
+
+/* --dir: the newest NAME.data.partial of the directory (ringprofd's active file) into
+ * *name, and the newest finished recording into t->last when skip (at the start: the files
+ * already closed are not read). Whether there is an active file. */
+static bool scan_dir(struct top *t, char *name, size_t size, bool skip)
+{
+	DIR *d = opendir(t->dir);
+	struct dirent *e;
+
+	name[0] = '\0';
+	if (!d)
+		return false;
+	while ((e = readdir(d)) != NULL) {
+		size_t len = strlen(e->d_name);
+
+		if (skip && finished_name(t, e->d_name) && strcmp(e->d_name, t->last) > 0)
+			util_strlcpy(t->last, e->d_name, sizeof(t->last));
+		if (e->d_name[0] != '.' && len > 13 &&
+		    strcmp(e->d_name + len - 13, ".data.partial") == 0 &&
+		    strcmp(e->d_name, name) > 0)
+			util_strlcpy(name, e->d_name, size);
+	}
+	closedir(d);
+	return name[0] != '\0';
 }
 
 static const char *const sort_names[N_SORTS] = { "symbol", "dso", "comm", "pid" };
@@ -752,19 +806,29 @@ static void render_header(const struct top *t, FILE *f, unsigned long n, uint64_
 						      "Shared Object", "Command",
 						      "    Pid:Command" };
 
-	fprintf(f,
-		"# ringprof top, refresh %lu: %llu samples of %s (%s Hz%s) in %llu recording%s, %s%s\n",
-		n, (unsigned long long)all_samples(t),
-		t->event_name[0] ? t->event_name
-		: t->a.event	 ? t->a.event
-				 : "the event",
-		t->a.freq,
-		t->a.pids      ? ", -p"
-		: t->a.command ? ", -- COMMAND"
-			       : ", all CPUs",
-		(unsigned long long)t->files, t->files == 1 ? "" : "s",
-		t->a.zero ? "since the last refresh" : "since the start",
-		t->frozen ? " [frozen: f goes on]" : "");
+	if (t->a.follow)
+		fprintf(f,
+			"# ringprof top, refresh %lu: %llu samples of %s in %s (%llu closed "
+			"recording%s and the active one), %s%s\n",
+			n, (unsigned long long)all_samples(t),
+			t->event_name[0] ? t->event_name : "the event", t->a.follow,
+			(unsigned long long)t->files, t->files == 1 ? "" : "s",
+			t->a.zero ? "since the last refresh" : "since top started",
+			t->frozen ? " [frozen: f goes on]" : "");
+	else
+		fprintf(f,
+			"# ringprof top, refresh %lu: %llu samples of %s (%s Hz%s) in %llu recording%s, %s%s\n",
+			n, (unsigned long long)all_samples(t),
+			t->event_name[0] ? t->event_name
+			: t->a.event	 ? t->a.event
+					 : "the event",
+			t->a.freq,
+			t->a.pids      ? ", -p"
+			: t->a.command ? ", -- COMMAND"
+				       : ", all CPUs",
+			(unsigned long long)t->files, t->files == 1 ? "" : "s",
+			t->a.zero ? "since the last refresh" : "since the start",
+			t->frozen ? " [frozen: f goes on]" : "");
 	if (t->sort != SORT_SYM || t->filter != FILTER_NONE) {
 		fprintf(f, "# rows by %s", sort_names[t->sort]);
 		if (t->filter != FILTER_NONE)
@@ -958,6 +1022,64 @@ static bool take_keys(struct top *t)
 	return changed && !stop_asked;
 }
 
+/* --dir: read the active file again, from its start, into the live counts (replaced). Its
+ * last frame may be cut while the daemon writes it: the reader's warnings about this file are
+ * not shown (they come, if the damage is real, when the closed file is read). */
+static void read_live(struct top *t)
+{
+	char name[256], path[PATH_MAX + 300], why[512];
+	int saved, null;
+
+	counts_reset(&t->live, t->a.call_graph);
+	if (!scan_dir(t, name, sizeof(name), false))
+		return;
+	snprintf(path, sizeof(path), "%s/%s", t->dir, name);
+	fflush(stderr);
+	saved = dup(STDERR_FILENO);
+	null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	if (saved >= 0 && null >= 0)
+		dup2(null, STDERR_FILENO);
+	t->cur = &t->live;
+	t->o.warn_path = path;
+	session_add_file(t->s, path, why, sizeof(why)); /* gone: renamed, read when closed */
+	t->cur = &t->base;
+	fflush(stderr);
+	if (saved >= 0 && null >= 0)
+		dup2(saved, STDERR_FILENO);
+	if (saved >= 0)
+		close(saved);
+	if (null >= 0)
+		close(null);
+}
+
+/* --dir: refresh every -d seconds from the daemon's files until q, a signal or -n. */
+static int run_dir(struct top *t)
+{
+	char name[256];
+	unsigned long refresh = 0;
+	uint64_t next = util_now_ns() + t->a.delay * NSEC_PER_SEC;
+
+	scan_dir(t, name, sizeof(name), true);
+	t->t_from = util_now_ns();
+	while (!stop_asked) {
+		if (take_keys(t))
+			render(t, stdout, refresh);
+		if (util_now_ns() < next)
+			continue;
+		next += t->a.delay * NSEC_PER_SEC;
+		if (!t->frozen) {
+			read_finished(t);
+			read_live(t);
+		}
+		render(t, stdout, ++refresh);
+		if (t->a.zero)
+			zero_counts(t);
+		if (t->a.iter && refresh >= t->a.iter)
+			break;
+	}
+	return EXIT_SUCCESS;
+}
+
 /* The recorder's end: 0 when it exited 0 (or by our SIGINT), else its status (said). */
 static int recorder_status(pid_t pid, int status)
 {
@@ -1029,14 +1151,32 @@ static int make_dir(struct top *t)
 	return 0;
 }
 
-/* Without --keep: the temporary directory and what is left in it. */
+/* --dir: the daemon's directory, which must be readable. 0, or -1 (said). */
+static int follow_dir(struct top *t)
+{
+	DIR *d = opendir(t->a.follow);
+	int err = errno;
+
+	util_strlcpy(t->dir, t->a.follow, sizeof(t->dir));
+	if (d) {
+		closedir(d);
+		return 0;
+	}
+	fprintf(stderr, PROG ": --dir %s: %s%s\n", t->a.follow, strerror(err),
+		err == EACCES ? " (ringprofd's directory is readable by the ringprof group: sudo "
+				"usermod -aG ringprof $USER, then log in again)"
+			      : "");
+	return -1;
+}
+
+/* Without --keep: the temporary directory and what is left in it (never --dir's). */
 static void remove_dir(const struct top *t)
 {
 	char path[PATH_MAX + 300];
 	struct dirent *e;
 	DIR *d;
 
-	if (t->a.keep || !(d = opendir(t->dir)))
+	if (t->a.keep || t->a.follow || !(d = opendir(t->dir)))
 		return;
 	while ((e = readdir(d)) != NULL) {
 		if (e->d_name[0] == '.')
@@ -1061,7 +1201,7 @@ int main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
-	if (make_dir(&t) < 0)
+	if ((t.a.follow ? follow_dir(&t) : make_dir(&t)) < 0)
 		return EXIT_FAILURE;
 	t.s = options_session(&t.o);
 	t.comms = strtab_new();
@@ -1073,12 +1213,13 @@ int main(int argc, char **argv)
 		session_free(t.s);
 		t.s = NULL;
 	}
-	if (!t.s || session_stream(t.s, on_sample, &t) < 0 || start_recorder(&t) < 0) {
+	if (!t.s || session_stream(t.s, on_sample, &t) < 0 ||
+	    (!t.a.follow && start_recorder(&t) < 0)) {
 		remove_dir(&t);
 		return EXIT_FAILURE;
 	}
 	raw_tty(&t);
-	r = run(&t);
+	r = t.a.follow ? run_dir(&t) : run(&t);
 	restore_tty(&t);
 	session_free(t.s);
 	options_warn_done(&t.o);

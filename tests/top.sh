@@ -8,7 +8,7 @@ require_perf_events
 "$RP" --help | grep -q '^  top ' || fail "ringprof --help does not list top"
 ok "ringprof --help lists top"
 "$RP" top --help >"$T/help" || fail "ringprof top --help"
-for o in --pid --event --freq --call-graph --sort --filter --delay --iterations --entries --zero --stdio --keep --comm --dso; do
+for o in --pid --event --freq --call-graph --sort --filter --dir --delay --iterations --entries --zero --stdio --keep --comm --dso; do
 	grep -q -- "$o" "$T/help" || fail "top --help does not describe $o"
 done
 ok "top --help describes its options"
@@ -129,5 +129,48 @@ check_eq "$(awk '{ print $3 }' "$T/f.rows" | tr '\n' ' ')" "$W:rp-worker " "-s p
 "$RP" top -s foo >/dev/null 2>"$T/s.err"
 check_eq $? 2 "-s foo is a usage error"
 check_grep "^ringprof top: unknown -s key 'foo'" "$T/s.err" "and names the key"
+
+# 8. --dir: ringprofd's directory followed without a recorder of top's own. A closed file
+# there before top started is not read; the active .data.partial is read at each refresh,
+# then, once closed (renamed to .data, as the daemon does), read once: never counted twice.
+mkdir -p "$T/dd"
+cp "$(ls "$T"/keep/top.*.data | head -1)" "$T/dd/ringprof-20000101T000000Z-0001.data"
+act="$T/dd/ringprof-20991231T000000Z-0002.data.partial"
+"$RP" record -q -e cpu-clock -F 499 -o "$act" -- "$WL" -d 2 -q >/dev/null 2>&1 &
+rec=$!
+"$RP" top --dir "$T/dd" -d 1 -E 8 >"$T/dir.out" 2>"$T/dir.err" &
+topp=$!
+BG_PIDS="$W $rec $topp"
+wait "$rec"
+mv "$act" "$T/dd/ringprof-20991231T000000Z-0002.data"
+# Until a refresh has read the closed file (a busy machine makes refreshes late), then one more.
+for _ in $(seq 300); do
+	[ "$(grep -c '(1 closed recording and' "$T/dir.out")" -ge 2 ] && break
+	sleep 0.1
+done
+kill -INT "$topp"
+wait "$topp" || fail "top --dir: status $? ($(tail -2 "$T/dir.err"))"
+check_grep '^# ringprof top, refresh 1: [0-9]+ samples of .* in '"$T/dd"' \([01] closed recordings? and the active one\), since top started$' \
+	"$T/dir.out" "--dir: the header names the directory and what was read"
+check_no_grep '\(2 closed recordings' "$T/dir.out" "--dir: the file closed before top started is not read"
+last=$(grep -c '^# ringprof top, refresh ' "$T/dir.out")
+check_grep "^# ringprof top, refresh $last: [1-9][0-9]* samples of cpu-clock in .* \\(1 closed recording and the active one\\)" \
+	"$T/dir.out" "--dir: the active file, once closed, is one closed recording"
+rows "$T/dir.out" "$last" | awk '{ print $4 }' >"$T/dir.syms"
+grep -qx worker_spin "$T/dir.syms" && grep -qx hot_leaf "$T/dir.syms" ||
+	{ cat "$T/dir.out" >&2; fail "--dir: the workload's functions are not shown"; }
+ok "--dir: the workload's functions, from the daemon's active file"
+n8=$(sed -n "s/^# ringprof top, refresh $last: \\([0-9]*\\) samples.*/\\1/p" "$T/dir.out")
+nmax=$(sed -n 's/^# ringprof top, refresh [0-9]*: \([0-9]*\) samples.*/\1/p' "$T/dir.out" | sort -n | tail -1)
+nfile=$("$RP" report -i "$T/dd/ringprof-20991231T000000Z-0002.data" 2>/dev/null | sed -n 's/^# samples: \([0-9]*\),.*/\1/p')
+check_eq "$nmax" "$n8" "--dir: no refresh counted more than the last (the closed file is not counted twice)"
+check_range "$n8" 1 "$nfile" "--dir: at most the samples the file holds ($nfile)"
+check_eq "$(ls "$T/dd" | wc -l)" 2 "--dir leaves the daemon's files alone"
+"$RP" top --dir "$T/dd" -p 1 >/dev/null 2>"$T/err"
+check_eq $? 2 "--dir with -p is a usage error"
+check_grep '^ringprof top: --dir reads the recordings ringprofd writes' "$T/err" "and says why"
+"$RP" top --dir "$T/no-such-dir" -n 1 >/dev/null 2>"$T/err"
+check_eq $? 1 "--dir of a missing directory exits 1"
+check_grep "^ringprof top: --dir $T/no-such-dir: No such file or directory$" "$T/err" "and says so"
 
 echo "# $n_checks checks"
