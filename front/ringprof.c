@@ -22,6 +22,8 @@ static const struct {
 	{ "script", "one symbolized line per sample, like perf script" },
 	{ "top", "a live flat profile of the system (-a), processes (-p) or a command,\n"
 		 "           refreshed every few seconds, like perf top" },
+	{ "ls", "the recordings of a directory: start, end, samples, losses, size and\n"
+		"           whether each is complete, the newest last" },
 	{ "push", "send each closed recording of a directory as pprof to a Pyroscope-\n"
 		  "           compatible server (--url), with a cursor, retries and catch-up" },
 	{ "diff", "compare two profiles (recordings or directories), as perf diff; --folded\n"

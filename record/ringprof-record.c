@@ -47,7 +47,8 @@ enum {
 	OPT_UNWIND_CACHE,
 	OPT_OFF_CPU_RATE,
 	OPT_NO_CALL_GRAPH,
-	OPT_NO_SYMBOLS
+	OPT_NO_SYMBOLS,
+	OPT_DATA
 };
 
 /* --switch-output: when the recording continues in a new file. */
@@ -74,6 +75,7 @@ struct args {
 	uint64_t duration; /* ns; 0: until the target ends or a signal */
 	int level;	   /* zstd */
 	bool quiet;
+	bool verbose;		       /* -v: say the settings and what was opened */
 	uint64_t max_size;	       /* --max-size: bytes of all files together; 0: no limit */
 	enum switch_mode switch_mode;  /* --switch-output (SIGUSR2 switches in every mode) */
 	uint64_t switch_size;	       /* SWITCH_SIZE: bytes per file */
@@ -199,7 +201,9 @@ static void usage_output(FILE *f)
 		"  -o, --output FILE      recording file (default ringprof.data; an existing file\n"
 		"                         is kept as FILE.old); not '-': no pipe mode; a link,\n"
 		"                         a device or another user's file is refused\n"
-		"  -d, --duration SECS    stop after SECS seconds (fractions allowed)\n"
+		"  -d, --duration SECS    stop after SECS seconds (fractions allowed); perf's -d\n"
+		"                         (--data, data addresses) is not supported and is told\n"
+		"                         apart from a duration\n"
 		"  -D, --delay MSECS      enable the events MSECS milliseconds after the command\n"
 		"                         starts (or after recording begins); -d counts from then\n"
 		"      --max-size SIZE    stop when the output reaches SIZE (unit B, K, M or G;\n"
@@ -211,12 +215,17 @@ static void usage_output(FILE *f)
 		"                         renamed STEM.YYYYmmddHHMMSSmmm.data (OUTPUT is STEM.data;\n"
 		"                         local time), which report --dir reads\n"
 		"      --switch-max-files N  keep only the newest N finished files\n"
-		"  -z, --compression N    zstd level 1-19 (default 6)\n"
+		"  -z, --compression[=N]  zstd level 1-19 (default 6; -zN, -z N or\n"
+		"                         --compression-level=N, perf's spelling); recordings are\n"
+		"                         always compressed, so -z alone keeps the default level\n"
 		"      --flush-interval S close a compressed frame at least every S seconds\n"
 		"                         (default 1; bounds what a crash can lose)\n"
 		"      --stack-interval S define every callchain again at least every S seconds\n"
 		"                         (default 60; bounds what a damaged frame costs)\n"
 		"  -q, --quiet            no notes and no summary line\n"
+		"  -v, --verbose          say the events opened, the sampling rate, the call graph,\n"
+		"                         the CPUs, the ring size and the compression (on stderr,\n"
+		"                         as perf's -v; even with -q)\n"
 		"\n"
 		"  -l, --list-events [GLOB]  list the events -e accepts, marking those this machine\n"
 		"                         cannot open; with GLOB (e.g. 'sched:*', or 'tracepoints'\n"
@@ -491,6 +500,53 @@ static int parse_freq(struct args *a, const char *arg)
 	return 0;
 }
 
+/* -d SECS. perf record's -d is --data and takes no argument, so a perf user's `-d -- CMD` or
+ * `-d -g` lands here: say what -d is in ringprof rather than only that the value is bad. 0, or
+ * the exit status (said). */
+static int parse_duration(struct args *a, const char *arg)
+{
+	if (util_parse_seconds(arg, &a->duration) == 0 && a->duration > 0)
+		return 0;
+	if (arg[0] == '-' || !isdigit((unsigned char)arg[0]))
+		fprintf(stderr,
+			PROG ": -d takes a duration in seconds (e.g. -d 10), not '%s'; perf "
+			     "record's -d (--data, sample data addresses) is not supported\n",
+			arg);
+	else
+		fprintf(stderr, PROG ": invalid duration '%s' (seconds, e.g. 10 or 0.5)\n", arg);
+	return EXIT_USAGE;
+}
+
+/* -z[LEVEL], --compression[=LEVEL]: perf's -z, whose level is optional (NULL: keep ours). 0,
+ * or the exit status (said). */
+static int parse_level(struct args *a, const char *arg)
+{
+	uint64_t v;
+
+	if (!arg)
+		return 0;
+	if (util_parse_u64(arg, &v) < 0 || v < 1 || v > 19) {
+		fprintf(stderr,
+			PROG ": invalid compression level '%s' (zstd levels 1-19, e.g. -z3 or "
+			     "--compression=3)\n",
+			arg);
+		return EXIT_USAGE;
+	}
+	a->level = (int)v;
+	return 0;
+}
+
+/* Whether s is all digits: after a bare -z, a level given apart (`-z 3`) rather than the
+ * command, which perf would take it for. */
+static bool all_digits(const char *s)
+{
+	if (!*s)
+		return false;
+	while (isdigit((unsigned char)*s))
+		s++;
+	return !*s;
+}
+
 /* One option into a; -h and -V end the program here. 0, or the exit status after saying
  * what is wrong. */
 static int parse_option(struct args *a, int c, const char *arg)
@@ -550,19 +606,9 @@ static int parse_option(struct args *a, int c, const char *arg)
 		a->output = arg;
 		break;
 	case 'd':
-		if (util_parse_seconds(arg, &a->duration) < 0 || a->duration == 0) {
-			fprintf(stderr, PROG ": invalid duration '%s' (seconds, e.g. 10 or 0.5)\n",
-				arg);
-			return EXIT_USAGE;
-		}
-		break;
+		return parse_duration(a, arg);
 	case 'z':
-		if (util_parse_u64(arg, &v) < 0 || v < 1 || v > 19) {
-			fprintf(stderr, PROG ": compression level must be 1-19\n");
-			return EXIT_USAGE;
-		}
-		a->level = (int)v;
-		break;
+		return parse_level(a, arg);
 	case 'I':
 		if (util_parse_seconds(arg, &a->o.flush_ns) < 0 || a->o.flush_ns < 10000000) {
 			fprintf(stderr, PROG ": flush interval must be at least 0.01 seconds\n");
@@ -578,6 +624,14 @@ static int parse_option(struct args *a, int c, const char *arg)
 	case 'q':
 		a->quiet = true;
 		break;
+	case 'v':
+		a->verbose = true;
+		break;
+	case OPT_DATA:
+		fprintf(stderr,
+			PROG ": --data (perf's -d: sample data addresses) is not supported: "
+			     "ringprof records code addresses only\n");
+		return EXIT_USAGE;
 	case 'l':
 		a->list = true;
 		break;
@@ -804,7 +858,10 @@ static int parse_argv(struct args *a, int argc, char **argv)
 		{ "mmap-pages", required_argument, NULL, 'm' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "duration", required_argument, NULL, 'd' },
-		{ "compression", required_argument, NULL, 'z' },
+		{ "compression", optional_argument, NULL, 'z' },
+		{ "compression-level", optional_argument, NULL, 'z' },
+		{ "data", no_argument, NULL, OPT_DATA },
+		{ "verbose", no_argument, NULL, 'v' },
 		{ "flush-interval", required_argument, NULL, 'I' },
 		{ "stack-interval", required_argument, NULL, 'K' },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -819,7 +876,7 @@ static int parse_argv(struct args *a, int argc, char **argv)
 	};
 	/* "+": the options end at the command, whose own options are its business; ":": a
 	 * missing argument is told apart from an unknown option. */
-	static const char shortopts[] = "+:aC:p:t:e:F:c:gm:o:d:D:z:qlhV";
+	static const char shortopts[] = "+:aC:p:t:e:F:c:gm:o:d:D:z::qvlhV";
 	int c, r;
 
 	a->o.freq = 4000;
@@ -830,6 +887,8 @@ static int parse_argv(struct args *a, int argc, char **argv)
 	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		if (c == '?' || c == ':')
 			return option_error(c, argv, shortopts, longopts);
+		if (c == 'z' && !optarg && optind < argc && all_digits(argv[optind]))
+			optarg = argv[optind++];
 		r = c == 'D' || (c >= OPT_MAX_SIZE && c <= OPT_SWITCH_MAX_FILES)
 			? parse_lifecycle(a, c, optarg)
 		    : c == OPT_UNWIND_MEMORY ? parse_unwind_memory(a, optarg)
@@ -999,6 +1058,43 @@ static const char *unwind_cache_dir(const struct args *a, char *buf, size_t size
 	return buf;
 }
 
+/* -v: what perf's -v says of its setup (events, rate, buffers, compression), from what was
+ * asked and what the recorder opened. On stderr, as perf does. */
+static void print_verbose(const struct record *x)
+{
+	const struct args *a = &x->a;
+	const char *target = a->all	  ? "system-wide"
+			     : a->threads ? "threads"
+			     : a->n_pids  ? "processes"
+					  : "a command and its children";
+
+	for (size_t i = 0; i < recorder_n_events(x->r); i++)
+		fprintf(stderr, PROG ": event %zu: %s\n", i, recorder_event(x->r, i));
+	if (recorder_freq(x->r))
+		fprintf(stderr, PROG ": sampling: %llu Hz per CPU\n",
+			(unsigned long long)recorder_freq(x->r));
+	else
+		fprintf(stderr, PROG ": sampling: every %llu events\n",
+			(unsigned long long)a->o.period);
+	if (!a->o.callchain)
+		fprintf(stderr, PROG ": call graph: none\n");
+	else if (a->o.stack_user)
+		fprintf(stderr, PROG ": call graph: dwarf, %u-byte user stack copies\n",
+			a->o.stack_user);
+	else
+		fprintf(stderr, PROG ": call graph: fp (frame pointers)\n");
+	fprintf(stderr, PROG ": target: %s, events open on %zu CPUs\n", target,
+		recorder_n_cpus(x->r));
+	if (a->o.ring_pages)
+		fprintf(stderr, PROG ": mmap pages: %u per CPU\n", a->o.ring_pages);
+	else
+		fprintf(stderr, PROG ": mmap pages: the default (see -m)\n");
+	fprintf(stderr, PROG ": output: %s, zstd level %d, a frame at least every %.2f s\n",
+		a->output, a->level, (a->o.flush_ns ? a->o.flush_ns : NSEC_PER_SEC) / 1e9);
+	if (a->duration)
+		fprintf(stderr, PROG ": duration: %.2f s\n", a->duration / 1e9);
+}
+
 static int open_recorder(struct record *x)
 {
 	struct recorder_opts o = x->a.o;
@@ -1035,6 +1131,8 @@ static int open_recorder(struct record *x)
 				     "(--call-graph dwarf; --no-call-graph records none)\n");
 	for (size_t i = 0; !x->a.quiet && recorder_note(x->r, i); i++)
 		fprintf(stderr, PROG ": note: %s\n", recorder_note(x->r, i));
+	if (x->a.verbose)
+		print_verbose(x);
 	return 0;
 }
 

@@ -17,6 +17,8 @@
 #include "format/perfrec.h"
 #include "format/reader.h"
 #include "html.h"
+#include "json.h"
+#include "speedscope.h"
 #include "options.h"
 #include "pager.h"
 #include "timeline.h"
@@ -49,6 +51,12 @@ static void usage(FILE *f)
 		"      --children          Children and Self columns (the default with callchains)\n"
 		"      --no-children       Self column only (no time of callees)\n"
 		"  -n, --show-nr-samples   a Samples column\n"
+		"  -t, --field-separator C the columns joined by the character C, not padded, and\n"
+		"                          C in names turned into '.' (perf's -t; not with -g)\n"
+		"      --json              the header and the table as one JSON object (members in\n"
+		"                          ringprof-report(1)); -s, --children, filters apply\n"
+		"      --speedscope FILE   the stacks as speedscope's file format (one profile per\n"
+		"                          command, weighted by period), for speedscope.app\n"
 		"  -s, --sort KEYS         entry keys, from comm,pid,tid,dso,sym,cpu,unit,srcline\n"
 		"                          (perf's 'symbol' is sym; unit: the systemd unit or\n"
 		"                          container; srcline: FILE:LINE from DWARF line tables,\n"
@@ -303,12 +311,16 @@ enum {
 	OPT_TIMELINE,
 	OPT_HEADER,
 	OPT_SRCLINE,
+	OPT_JSON,
+	OPT_SPEEDSCOPE,
 };
 
 /* What the command line asks for besides the shared options. */
 struct args {
 	struct options o;
 	bool stats, dump, folded;
+	bool json;		 /* --json */
+	const char *speedscope;	 /* --speedscope FILE */
 	const char *html;	 /* --html FILE */
 	struct html_timeline tl; /* its buckets */
 	unsigned timeline;	 /* --timeline[=N]: at most N buckets; 0: not asked */
@@ -450,6 +462,13 @@ static int parse_output(struct args *a, int c, char *arg)
 	case OPT_STATS:
 		a->stats = true;
 		break;
+	case OPT_JSON:
+		a->json = true;
+		break;
+	case OPT_SPEEDSCOPE:
+		a->speedscope = arg;
+		a->o.no_pager = true; /* the profile goes to a file */
+		break;
 	case OPT_DUMP:
 		a->dump = true;
 		break;
@@ -493,6 +512,16 @@ static int parse_output(struct args *a, int c, char *arg)
 			fprintf(stderr, PROG ": invalid --percent-limit '%s' (a percentage)\n", arg);
 			return EXIT_USAGE;
 		}
+		break;
+	case 't':
+		if (!arg[0] || arg[1]) {
+			fprintf(stderr,
+				PROG ": -t takes one character to put between the columns (e.g. "
+				     "-t ',' or -t $'\\t'), not '%s'\n",
+				arg);
+			return EXIT_USAGE;
+		}
+		a->po.field_sep = arg[0];
 		break;
 	case OPT_PERCENTAGE:
 		if (strcmp(arg, "relative") && strcmp(arg, "absolute")) {
@@ -548,6 +577,39 @@ static int parse_option(struct args *a, int c, char *arg, int argc, char **argv)
 	}
 }
 
+/* --json and -t print the flat table: not with another output, nor with trees. 0, or the
+ * exit status (said). */
+static int check_table_outputs(const struct args *a)
+{
+	if (a->speedscope && (a->o.pprof || a->html || a->json || a->stats + a->dump + a->folded ||
+			      a->timeline || a->header_only || a->po.field_sep)) {
+		fprintf(stderr, PROG ": --speedscope writes the stacks to its file: not with "
+				     "another output (--pprof, --html, --json, --folded, -t...)\n");
+		return EXIT_USAGE;
+	}
+	if (a->json && (a->o.pprof || a->html || a->stats + a->dump + a->folded || a->timeline ||
+			a->header_only || a->po.field_sep || a->graph_asked)) {
+		fprintf(stderr,
+			PROG ": --json is the header and the flat table as JSON: not with --%s\n",
+			a->o.pprof	  ? "pprof"
+			: a->html	  ? "html"
+			: a->stats	  ? "stats"
+			: a->dump	  ? "dump"
+			: a->folded	  ? "folded"
+			: a->timeline	  ? "timeline"
+			: a->header_only  ? "header-only"
+			: a->po.field_sep ? "field-separator (-t)"
+					  : "call-graph (-g)");
+		return EXIT_USAGE;
+	}
+	if (a->po.field_sep && a->graph_asked) {
+		fprintf(stderr, PROG ": -t prints one line per entry, without call-graph trees: "
+				     "give -t or -g, not both\n");
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
 /* 0 to report, or the exit status after saying what is wrong. */
 static int parse_argv(struct args *a, int argc, char **argv)
 {
@@ -571,6 +633,9 @@ static int parse_argv(struct args *a, int argc, char **argv)
 		{ "fields", required_argument, NULL, 'F' },
 		{ "percent-limit", required_argument, NULL, OPT_PERCENT_LIMIT },
 		{ "percentage", required_argument, NULL, OPT_PERCENTAGE },
+		{ "field-separator", required_argument, NULL, 't' },
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "speedscope", required_argument, NULL, OPT_SPEEDSCOPE },
 		{ "stdio", no_argument, NULL, OPT_STDIO },
 		{ "tui", no_argument, NULL, OPT_TUI },
 		{ "gtk", no_argument, NULL, OPT_GTK },
@@ -591,7 +656,7 @@ static int parse_argv(struct args *a, int argc, char **argv)
 				     .graph_threshold = 0.5 };
 	a->children = -1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":" OPTIONS_SHORTS "g::Gns:F:qhV", longopts, NULL)) !=
+	while ((c = getopt_long(argc, argv, ":" OPTIONS_SHORTS "g::Gns:F:t:qhV", longopts, NULL)) !=
 	       -1) {
 		r = parse_option(a, c, optarg, argc, argv);
 		if (r)
@@ -624,6 +689,9 @@ static int parse_argv(struct args *a, int argc, char **argv)
 				    : "quiet (-q)");
 		return EXIT_USAGE;
 	}
+	r = check_table_outputs(a);
+	if (r)
+		return r;
 	if (a->o.pprof && a->stats + a->dump + a->folded) {
 		fprintf(stderr,
 			PROG ": --pprof and --%s are different outputs: choose one of them\n",
@@ -672,6 +740,17 @@ static int write_pprof(const struct session *s, const struct args *a)
 	return EXIT_FAILURE;
 }
 
+/* --speedscope: the profile to its file. The exit status (a failure said). */
+static int write_speedscope(const struct session *s, const struct args *a)
+{
+	char why[512];
+
+	if (speedscope_write(s, a->speedscope, why, sizeof(why)) == 0)
+		return EXIT_SUCCESS;
+	fprintf(stderr, PROG ": --speedscope: %s\n", why);
+	return EXIT_FAILURE;
+}
+
 /* --html: the page to its file. The exit status (a failure said). */
 static int write_html(const struct session *s, const struct args *a)
 {
@@ -703,6 +782,8 @@ static int print_report(const struct session *s, const struct args *a, bool sect
 	note_moot(s, a);
 	if (a->folded)
 		return print_folded(stdout, s, po.srcline);
+	if (a->json)
+		return json_write_report(stdout, s, &po, a->o.inputs, a->o.n_inputs);
 	if (!a->quiet)
 		print_header(stdout, s, a->o.inputs, a->o.n_inputs);
 	if (a->header_only)
@@ -735,8 +816,10 @@ static int report_one(struct args *a, bool section)
 		return EXIT_FAILURE;
 	}
 	options_note_nolines(&a->o, s);
-	if (a->o.pprof || a->html) {
-		r = a->html ? write_html(s, a) : write_pprof(s, a);
+	if (a->o.pprof || a->html || a->speedscope) {
+		r = a->html	    ? write_html(s, a)
+		    : a->speedscope ? write_speedscope(s, a)
+				    : write_pprof(s, a);
 		session_free(s);
 		return r;
 	}
@@ -819,14 +902,16 @@ static int report_events(struct args *a)
 	}
 	if (n < 2)
 		return report_one(a, false);
-	if (a->folded || a->o.pprof || a->html) {
+	if (a->folded || a->o.pprof || a->html || a->json || a->speedscope) {
 		fprintf(stderr,
 			PROG ": note: the recording has %zu events (%s); --%s shows '%s' — pick "
 			     "another with --event NAME\n",
 			n, event_list(evs, n, names, sizeof(names)),
-			a->folded ? "folded"
-			: a->html ? "html"
-				  : "pprof",
+			a->folded	? "folded"
+			: a->html	? "html"
+			: a->json	? "json"
+			: a->speedscope ? "speedscope"
+					: "pprof",
 			evs[0].name);
 		a->o.so.filter.event = evs[0].name;
 		return report_one(a, false);

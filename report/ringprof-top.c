@@ -3,6 +3,7 @@
  * (--switch-output); this program, without privileges of its own, reads each finished file
  * into one streaming session (symbols are looked up once), counts the samples by their leaf
  * symbol and redraws the table. */
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -19,6 +20,7 @@
 #include <unistd.h>
 
 #include "base/grow.h"
+#include "base/intern.h"
 #include "base/util.h"
 #include "options.h"
 #include "profile/session.h"
@@ -27,23 +29,55 @@
 #define MAX_TARGET_ARGS 64
 
 struct top_args {
-	const char *event;  /* -e; NULL: record's default */
-	const char *freq;   /* -F */
-	const char *pids;   /* -p PID[,PID] */
-	char **command;	    /* -- COMMAND */
-	unsigned delay;	    /* -d: seconds between refreshes */
-	unsigned long iter; /* -n: refreshes before quitting; 0: until q or a signal */
-	unsigned entries;   /* -E: rows shown; 0: what fits */
-	bool stdio;	    /* print each refresh instead of redrawing the screen */
-	bool zero;	    /* -z: each refresh counts only the samples since the last one */
-	const char *keep;   /* --keep DIR: the recordings stay there */
+	const char *event;	/* -e; NULL: record's default */
+	const char *freq;	/* -F */
+	const char *pids;	/* -p PID[,PID] */
+	char **command;		/* -- COMMAND */
+	unsigned delay;		/* -d: seconds between refreshes */
+	unsigned long iter;	/* -n: refreshes before quitting; 0: until q or a signal */
+	unsigned entries;	/* -E: rows shown; 0: what fits */
+	bool stdio;		/* print each refresh instead of redrawing the screen */
+	bool zero;		/* -z: each refresh counts only the samples since the last one */
+	const char *keep;	/* --keep DIR: the recordings stay there */
+	const char *call_graph; /* -g (dwarf) or --call-graph MODE: callers are shown; NULL: not */
+	const char *sort;	/* -s KEY */
+	const char *filter;	/* --filter TEXT, as the / key */
+	const char *follow;	/* --dir DIR: ringprofd's directory, followed; no recorder */
+	bool sampling_set;	/* -e or -F given */
 };
 
-/* One leaf symbol's samples. */
-struct top_row {
-	uint32_t sym;
+/* The samples counted under one key: a (leaf symbol, command, process) entry, or a (leaf,
+ * caller, command, process) one for -g. */
+struct top_count {
 	uint64_t period, samples;
 };
+
+/* The counts of a set of recordings. */
+struct top_counts {
+	struct pairtab *entries; /* (sym | comm << 32, pid) -> id into counts */
+	struct top_count *counts;
+	size_t cap_counts;
+	struct pairtab *callers; /* -g: (leaf | caller << 32, pid | comm << 32) -> caller_counts */
+	struct top_count *caller_counts;
+	size_t cap_callers;
+	uint64_t period, samples;
+};
+
+/* One row of the table: the entries with the same -s key, added up. */
+struct top_row {
+	uint64_t key; /* enum top_sort's: a flat symbol, a dso id, a command id, pid << 32 | cmd */
+	uint64_t period, samples;
+};
+
+#define NO_CALLER UINT32_MAX /* a sample whose stack is its leaf alone */
+#define CALLERS_SHOWN 5	     /* callers under a row, the busiest first */
+#define LOW32 0xffffffffull
+
+/* -s and the s key: what a row stands for, in the order s goes through them. */
+enum top_sort { SORT_SYM, SORT_DSO, SORT_COMM, SORT_PID, N_SORTS };
+
+/* The / key and --filter: which entries the table shows (the counts keep them all). */
+enum top_filter { FILTER_NONE, FILTER_SYM, FILTER_DSO, FILTER_COMM, FILTER_PID };
 
 struct top {
 	struct top_args a;
@@ -52,11 +86,29 @@ struct top {
 	char dir[PATH_MAX]; /* where the recorder writes */
 	char last[256];	    /* the newest recording read (names sort by time) */
 	pid_t rec;
-	struct top_row *rows;
+	struct strtab *comms; /* command names -> ids (never cleared: ids stay valid) */
+	struct strtab *names; /* "OBJECT\037SYMBOL" and "OBJECT" -> ids: canon_sym(), dso rows */
+	uint32_t *first;      /* a names id -> the first session symbol met with it */
+	size_t cap_first;
+	uint32_t *canon; /* a session symbol -> canon_sym() + 1; 0: not met yet */
+	size_t cap_canon;
+	struct top_counts base; /* the recordings read once */
+	struct top_counts live; /* --dir: the active file, read again at every refresh */
+	struct top_counts *cur; /* where on_sample() counts */
+	uint64_t t_from;      /* --dir: samples before this (CLOCK_MONOTONIC ns) are not counted */
+	struct top_row *rows; /* the table of the last refresh, busiest first */
 	size_t n_rows, cap_rows;
-	uint32_t *index; /* session_sym() flat id -> row + 1; 0: none yet */
-	size_t cap_index;
-	uint64_t period, samples, files;
+	struct top_row *scratch; /* render_callers()'s */
+	size_t cap_scratch;
+	uint64_t files;
+	enum top_sort sort;
+	enum top_filter filter;
+	char filter_text[128]; /* what the filter looks for (after "dso=" and the like) */
+	int64_t filter_pid;
+	char edit[128]; /* the / key's line while it is typed */
+	bool editing;
+	bool bad_filter; /* the last / line was not understood */
+	size_t sel;	 /* the selected row (the interactive view's callers) */
 	bool frozen, tty;
 	struct termios saved;
 	char event_name[64]; /* the first sample's event (its string dies with its file) */
@@ -74,6 +126,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: ringprof top [OPTIONS] [-p PID[,PID] | -- COMMAND [ARGS...]]\n"
+		"       ringprof top [OPTIONS] --dir DIR\n"
 		"\n"
 		"A live flat profile, as perf top: every process (the default, which needs root,\n"
 		"CAP_PERFMON or kernel.perf_event_paranoid < 1), the processes -p names, or\n"
@@ -87,6 +140,11 @@ static void usage(FILE *f)
 		"  -e, --event NAME       event to sample (record's default: cycles, or cpu-clock\n"
 		"                         without a hardware PMU)\n"
 		"  -F, --freq HZ          samples per second per CPU (default 1000)\n"
+		"  -g                     record callchains (record's -g: --call-graph dwarf) and\n"
+		"                         show each row's callers, the function its samples were\n"
+		"                         called from, with its share of the row: under every row\n"
+		"                         with --stdio, under the selected row on a terminal\n"
+		"      --call-graph MODE  as -g, with record's MODE: dwarf[,SIZE] or fp\n"
 		"\n"
 		"Display:\n"
 		"  -d, --delay SECS       refresh every SECS seconds (whole, default 2)\n"
@@ -94,16 +152,29 @@ static void usage(FILE *f)
 		"                         COMMAND ends)\n"
 		"  -E, --entries N        show N rows (default: what fits the terminal; 20 with\n"
 		"                         --stdio)\n"
+		"  -s, --sort KEY         what a row stands for: sym (the default; perf's dso,sym),\n"
+		"                         dso, comm or pid (PID:COMMAND); the s key goes through\n"
+		"                         them\n"
+		"      --filter TEXT      show only the samples of comm=TEXT, dso=TEXT or\n"
+		"                         sym=TEXT (names containing TEXT), or pid=N; TEXT alone\n"
+		"                         is sym=TEXT. The / key types one; shares stay of all\n"
 		"  -z, --zero             each refresh counts only the samples since the last one\n"
 		"                         (default: all since the start)\n"
 		"      --stdio            print each refresh, one after another, instead of\n"
 		"                         redrawing the screen (the default when stdout is not a\n"
 		"                         terminal)\n"
+		"      --dir DIR          follow ringprofd's directory instead of recording: the\n"
+		"                         files it closes and its active .partial file, read\n"
+		"                         again at each refresh; the samples since top started\n"
+		"                         (no privileges beyond reading DIR: the ringprof group)\n"
 		"      --keep DIR         keep the recordings in DIR (one per refresh, named as\n"
 		"                         record --switch-output names them; report --dir reads\n"
 		"                         them) instead of a temporary directory removed at the end\n"
 		"\n"
-		"Keys: q quit, f freeze (stop counting new samples) or go on, z zero the counts.\n"
+		"Keys: q quit, f freeze (stop counting new samples) or go on, z zero the counts,\n"
+		"s the next row key, / a filter (as --filter; Enter applies it, an empty one\n"
+		"clears it, Esc leaves it), j/k or the arrows select the row whose callers -g\n"
+		"shows.\n"
 		"\n"
 		"%s\n"
 		"%s\n"
@@ -126,7 +197,7 @@ static int parse_count(const char *opt, const char *arg, unsigned long min, unsi
 	return 0;
 }
 
-enum { OPT_STDIO = OPT_OWN, OPT_KEEP };
+enum { OPT_STDIO = OPT_OWN, OPT_KEEP, OPT_CALL_GRAPH, OPT_FILTER, OPT_FOLLOW };
 
 /* top's own options. 0 when taken, 1 when not one of them, else the exit status (said). */
 static int parse_own(struct top_args *a, int c, const char *arg)
@@ -140,9 +211,11 @@ static int parse_own(struct top_args *a, int c, const char *arg)
 		break;
 	case 'e':
 		a->event = arg;
+		a->sampling_set = true;
 		break;
 	case 'F':
 		a->freq = arg;
+		a->sampling_set = true;
 		break;
 	case 'd':
 		r = parse_count("-d", arg, 1, &v);
@@ -164,10 +237,54 @@ static int parse_own(struct top_args *a, int c, const char *arg)
 	case OPT_KEEP:
 		a->keep = arg;
 		break;
+	case 'g':
+		a->call_graph = "dwarf";
+		break;
+	case OPT_CALL_GRAPH:
+		a->call_graph = arg;
+		break;
+	case 's':
+		a->sort = arg;
+		break;
+	case OPT_FILTER:
+		a->filter = arg;
+		break;
+	case OPT_FOLLOW:
+		a->follow = arg;
+		break;
 	default:
 		return 1;
 	}
 	return r;
+}
+
+static int set_filter(struct top *t, const char *s);
+
+/* -s KEY and --filter TEXT: the view the table starts with. 0, or EXIT_USAGE (said). */
+static int parse_view(struct top *t)
+{
+	static const char *const keys[] = { "sym", "symbol", "dso,sym", "dso,symbol",
+					    "dso", "comm",   "pid" };
+	static const enum top_sort sorts[] = { SORT_SYM, SORT_SYM,  SORT_SYM, SORT_SYM,
+					       SORT_DSO, SORT_COMM, SORT_PID };
+	size_t i = 0;
+
+	while (t->a.sort && i < sizeof(keys) / sizeof(*keys) && strcmp(t->a.sort, keys[i]) != 0)
+		i++;
+	if (i == sizeof(keys) / sizeof(*keys)) {
+		fprintf(stderr,
+			PROG ": unknown -s key '%s': give what a row stands for, sym (the default, "
+			     "perf's dso,sym), dso, comm or pid\n",
+			t->a.sort);
+		return EXIT_USAGE;
+	}
+	t->sort = t->a.sort ? sorts[i] : SORT_SYM;
+	if (t->a.filter && set_filter(t, t->a.filter) < 0) {
+		fprintf(stderr, PROG ": invalid --filter '%s': pid= takes a process id\n",
+			t->a.filter);
+		return EXIT_USAGE;
+	}
+	return 0;
 }
 
 /* 0 to run, or the exit status after saying what is wrong. */
@@ -183,6 +300,10 @@ static int parse_argv(struct top *t, int argc, char **argv)
 		{ "zero", no_argument, NULL, 'z' },
 		{ "stdio", no_argument, NULL, OPT_STDIO },
 		{ "keep", required_argument, NULL, OPT_KEEP },
+		{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
+		{ "sort", required_argument, NULL, 's' },
+		{ "filter", required_argument, NULL, OPT_FILTER },
+		{ "dir", required_argument, NULL, OPT_FOLLOW },
 		{ "comm", required_argument, NULL, OPT_COMM },
 		{ "dso", required_argument, NULL, OPT_DSO },
 		{ "symfs", required_argument, NULL, OPT_SYMFS },
@@ -197,7 +318,7 @@ static int parse_argv(struct top *t, int argc, char **argv)
 	t->a.delay = 2;
 	t->a.freq = "1000";
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:p:e:F:d:n:E:zhV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:p:e:F:d:n:E:zgs:hV", longopts, NULL)) != -1) {
 		if (c == 'h') {
 			usage(stdout);
 			exit(EXIT_SUCCESS);
@@ -218,9 +339,17 @@ static int parse_argv(struct top *t, int argc, char **argv)
 		fprintf(stderr, PROG ": -p and -- COMMAND exclude each other\n");
 		return EXIT_USAGE;
 	}
+	if (t->a.follow && (t->a.command || t->a.pids || t->a.keep || t->a.sampling_set ||
+			    (t->a.call_graph && strcmp(t->a.call_graph, "dwarf") != 0))) {
+		fprintf(stderr, PROG ": --dir reads the recordings ringprofd writes, with its own "
+				     "target and sampling: not with -p, -- COMMAND, -e, -F, "
+				     "--call-graph or --keep (-g shows the callers they hold)\n");
+		return EXIT_USAGE;
+	}
 	if (!isatty(STDOUT_FILENO))
 		t->a.stdio = true;
-	return options_filter(&t->o);
+	r = parse_view(t);
+	return r ? r : options_filter(&t->o);
 }
 
 /* Where ringprof-record is: beside this program, else on PATH. */
@@ -264,6 +393,10 @@ static int start_recorder(struct top *t)
 		argv[n++] = "-e";
 		argv[n++] = (char *)t->a.event;
 	}
+	if (t->a.call_graph) {
+		argv[n++] = "--call-graph";
+		argv[n++] = (char *)t->a.call_graph;
+	}
 	if (t->a.pids) {
 		argv[n++] = "-p";
 		argv[n++] = (char *)t->a.pids;
@@ -289,37 +422,97 @@ static int start_recorder(struct top *t)
 	return 0;
 }
 
-/* Count a sample under its leaf symbol (an unknown one under its object's [unknown]). */
+/* The id of text in t->names, and the symbol sym when the text is new: -1 when out of memory. */
+static int64_t name_id(struct top *t, const char *text, uint32_t sym)
+{
+	uint32_t n = strtab_count(t->names);
+	int64_t id = strtab_intern(t->names, text);
+
+	if (id < 0 || (id == n && GROW(t->first, t->cap_first, (size_t)n + 1) < 0))
+		return -1;
+	if (id == n)
+		t->first[id] = sym;
+	return id;
+}
+
+/* The symbol a row counts sym under: the first one met with the same object name and symbol
+ * name. The session gives a function a symbol per object it was met in, and a program run by
+ * two processes, or a library seen in two containers, can be two objects of one name: the
+ * table would show the function twice, with its share split. */
+static uint32_t canon_sym(struct top *t, uint32_t sym)
+{
+	const struct session_sym *y;
+	const char *dso, *name;
+	char *text;
+	int64_t id;
+	size_t old = t->cap_canon;
+
+	if (sym < t->cap_canon && t->canon[sym])
+		return t->canon[sym] - 1;
+	if (sym >= t->cap_canon) {
+		if (GROW(t->canon, t->cap_canon, (size_t)sym + 1) < 0)
+			return sym;
+		memset(t->canon + old, 0, (t->cap_canon - old) * sizeof(*t->canon));
+	}
+	y = session_sym(t->s, sym);
+	dso = session_dso_name(t->s, y->dso);
+	name = y->name ? y->name : "[unknown]";
+	text = malloc(strlen(dso) + strlen(name) + 2); /* once per symbol, not per sample */
+	if (!text)
+		return sym;
+	sprintf(text, "%s\037%s", dso, name);
+	id = name_id(t, text, sym);
+	free(text);
+	if (id < 0)
+		return sym;
+	t->canon[sym] = t->first[id] + 1;
+	return t->first[id];
+}
+
+/* Add period to counter id of *arr (capacity *cap), the new ones zeroed. */
+static void count_at(struct top_count **arr, size_t *cap, int64_t id, uint64_t period)
+{
+	size_t old = *cap;
+
+	if (id < 0 || ((size_t)id >= *cap && GROW(*arr, *cap, (size_t)id + 1) < 0))
+		return;
+	if (*cap > old)
+		memset(*arr + old, 0, (*cap - old) * sizeof(**arr));
+	(*arr)[id].period += period;
+	(*arr)[id].samples++;
+}
+
+/* Count a sample under its leaf symbol (an unknown one under its object's [unknown]), its
+ * command and its process; -g: and under its caller. */
 static void on_sample(void *arg, const struct session_sample *smp)
 {
 	struct top *t = arg;
-	uint32_t sym, *slot;
-	struct top_row *r;
+	struct top_counts *k = t->cur;
+	uint64_t sym, comm, caller;
+	int64_t c;
 
-	if (t->frozen || !smp->n_frames)
+	if (t->frozen || !smp->n_frames || !k->entries || smp->time < t->t_from)
 		return;
-	sym = session_sym(t->s, smp->frames[0].sym)->flat;
-	if ((size_t)sym >= t->cap_index) {
-		size_t old = t->cap_index;
-
-		if (GROW(t->index, t->cap_index, (size_t)sym + 1) < 0)
-			return;
-		memset(t->index + old, 0, (t->cap_index - old) * sizeof(*t->index));
-	}
-	slot = &t->index[sym];
-	if (!*slot) {
-		if (GROW(t->rows, t->cap_rows, t->n_rows + 1) < 0)
-			return;
-		t->rows[t->n_rows] = (struct top_row){ sym, 0, 0 };
-		*slot = (uint32_t)++t->n_rows;
-	}
-	r = &t->rows[*slot - 1];
-	r->period += smp->period;
-	r->samples++;
-	t->period += smp->period;
-	t->samples++;
+	sym = canon_sym(t, session_sym(t->s, smp->frames[0].sym)->flat);
+	c = strtab_intern(t->comms, smp->comm ? smp->comm : "[unknown]");
+	if (c < 0)
+		return;
+	comm = (uint64_t)c;
+	count_at(&k->counts, &k->cap_counts,
+		 pairtab_intern(k->entries, sym | comm << 32, (uint32_t)smp->pid, NULL),
+		 smp->period);
+	k->period += smp->period;
+	k->samples++;
 	if (!t->event_name[0] && smp->event)
 		util_strlcpy(t->event_name, smp->event, sizeof(t->event_name));
+	if (!t->a.call_graph || !k->callers)
+		return;
+	caller = smp->n_frames > 1 ? canon_sym(t, session_sym(t->s, smp->frames[1].sym)->flat)
+				   : NO_CALLER;
+	count_at(&k->caller_counts, &k->cap_callers,
+		 pairtab_intern(k->callers, sym | caller << 32, (uint32_t)smp->pid | comm << 32,
+				NULL),
+		 smp->period);
 }
 
 static int cmp_names(const void *a, const void *b)
@@ -327,8 +520,22 @@ static int cmp_names(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The recordings the recorder finished (STEM.TIME.data, not the active top.data), oldest
- * first: read each into the session, then remove it unless --keep. How many were read. */
+/* Whether name is a finished recording to read: with --dir any NAME.data (ringprofd's
+ * active file is NAME.data.partial), else one the recorder switched away from (STEM.TIME.data,
+ * not the active top.data). */
+static bool finished_name(const struct top *t, const char *name)
+{
+	size_t len = strlen(name);
+
+	if (name[0] == '.' || len < 6 || strcmp(name + len - 5, ".data") != 0)
+		return false;
+	return t->a.follow ||
+	       (strncmp(name, "top.", 4) == 0 && len >= 10 && strcmp(name, "top.data") != 0);
+}
+
+/* The recordings the recorder finished (STEM.TIME.data, not the active top.data), or --dir's
+ * that closed since the last look, oldest first: read each into the session, then remove it unless
+ * --keep. How many were read. */
 static size_t read_finished(struct top *t)
 {
 	char **names = NULL, why[512], path[PATH_MAX + 300];
@@ -339,11 +546,7 @@ static size_t read_finished(struct top *t)
 	if (!d)
 		return 0;
 	while ((e = readdir(d)) != NULL) {
-		size_t len = strlen(e->d_name);
-
-		if (strncmp(e->d_name, "top.", 4) != 0 || len < 10 ||
-		    strcmp(e->d_name + len - 5, ".data") != 0 ||
-		    strcmp(e->d_name, "top.data") == 0 || strcmp(e->d_name, t->last) <= 0)
+		if (!finished_name(t, e->d_name) || strcmp(e->d_name, t->last) <= 0)
 			continue;
 		if (GROW(names, cap, n + 1) < 0 || !(names[n] = strdup(e->d_name)))
 			break;
@@ -359,7 +562,7 @@ static size_t read_finished(struct top *t)
 			fprintf(stderr, PROG ": %s: %s\n", path, why);
 		else if (!t->frozen)
 			done++;
-		if (!t->a.keep)
+		if (!t->a.keep && !t->a.follow)
 			unlink(path);
 		util_strlcpy(t->last, names[i], sizeof(t->last));
 		free(names[i]);
@@ -369,76 +572,365 @@ static size_t read_finished(struct top *t)
 	return done;
 }
 
+/* --dir: the newest NAME.data.partial of the directory (ringprofd's active file) into
+ * *name, and the newest finished recording into t->last when skip (at the start: the files
+ * already closed are not read). Whether there is an active file. */
+static bool scan_dir(struct top *t, char *name, size_t size, bool skip)
+{
+	DIR *d = opendir(t->dir);
+	struct dirent *e;
+
+	name[0] = '\0';
+	if (!d)
+		return false;
+	while ((e = readdir(d)) != NULL) {
+		size_t len = strlen(e->d_name);
+
+		if (skip && finished_name(t, e->d_name) && strcmp(e->d_name, t->last) > 0)
+			util_strlcpy(t->last, e->d_name, sizeof(t->last));
+		if (e->d_name[0] != '.' && len > 13 &&
+		    strcmp(e->d_name + len - 13, ".data.partial") == 0 &&
+		    strcmp(e->d_name, name) > 0)
+			util_strlcpy(name, e->d_name, size);
+	}
+	closedir(d);
+	return name[0] != '\0';
+}
+
+static const char *const sort_names[N_SORTS] = { "symbol", "dso", "comm", "pid" };
+
+/* Whether the entry (sym, comm, pid) passes the filter. */
+static bool shown(const struct top *t, uint32_t sym, uint32_t comm, uint32_t pid)
+{
+	const struct session_sym *y;
+
+	if (t->filter == FILTER_NONE)
+		return true;
+	if (t->filter == FILTER_PID)
+		return (int64_t)pid == t->filter_pid;
+	if (t->filter == FILTER_COMM)
+		return strstr(strtab_get(t->comms, comm), t->filter_text) != NULL;
+	y = session_sym(t->s, sym);
+	if (t->filter == FILTER_DSO)
+		return strstr(session_dso_name(t->s, y->dso), t->filter_text) != NULL;
+	return strstr(y->name ? y->name : "[unknown]", t->filter_text) != NULL;
+}
+
+/* The row an entry goes to under the sort key. */
+static uint64_t row_key(struct top *t, uint32_t sym, uint32_t comm, uint32_t pid)
+{
+	switch (t->sort) {
+	case SORT_DSO: /* by name, as the symbols (canon_sym()) */
+		return (uint64_t)name_id(t, session_dso_name(t->s, session_sym(t->s, sym)->dso),
+					 sym);
+	case SORT_COMM:
+		return comm;
+	case SORT_PID:
+		return (uint64_t)pid << 32 | comm;
+	default:
+		return sym;
+	}
+}
+
+static int by_key(const void *a, const void *b)
+{
+	const struct top_row *x = a, *y = b;
+
+	return x->key < y->key ? -1 : x->key > y->key;
+}
+
 static int by_period(const void *a, const void *b)
 {
 	const struct top_row *x = a, *y = b;
 
 	if (x->period != y->period)
 		return x->period < y->period ? 1 : -1;
-	return x->sym < y->sym ? -1 : x->sym > y->sym;
+	return by_key(a, b);
 }
 
-/* The rows that fit: -E, else the terminal's height less the header (20 with --stdio). */
+/* Add up the rows of the same key: n rows in, the busiest first out. How many remain. */
+static size_t merge_rows(struct top_row *r, size_t n)
+{
+	size_t m = 0;
+
+	if (!n)
+		return 0;
+	qsort(r, n, sizeof(*r), by_key);
+	for (size_t i = 1; i < n; i++) {
+		if (r[i].key == r[m].key) {
+			r[m].period += r[i].period;
+			r[m].samples += r[i].samples;
+		} else {
+			r[++m] = r[i];
+		}
+	}
+	qsort(r, ++m, sizeof(*r), by_period);
+	return m;
+}
+
+/* The entries of k that pass the filter, as rows under the sort key, after t->rows. The
+ * samples they hold. */
+static uint64_t add_rows(struct top *t, const struct top_counts *k)
+{
+	uint32_t n = k->entries ? pairtab_count(k->entries) : 0;
+	uint64_t a, b, samples = 0;
+
+	if (GROW(t->rows, t->cap_rows, t->n_rows + n + 1) < 0)
+		return 0;
+	for (uint32_t id = 0; id < n && id < k->cap_counts; id++) {
+		pairtab_get(k->entries, id, &a, &b);
+		if (!shown(t, (uint32_t)(a & LOW32), (uint32_t)(a >> 32), (uint32_t)b))
+			continue;
+		t->rows[t->n_rows++] =
+		    (struct top_row){ row_key(t, (uint32_t)(a & LOW32), (uint32_t)(a >> 32),
+					      (uint32_t)b),
+				      k->counts[id].period, k->counts[id].samples };
+		samples += k->counts[id].samples;
+	}
+	return samples;
+}
+
+/* The table under the sort key and the filter, into t->rows. The samples it shows. */
+static uint64_t build_rows(struct top *t)
+{
+	uint64_t samples;
+
+	t->n_rows = 0;
+	samples = add_rows(t, &t->base) + add_rows(t, &t->live);
+	t->n_rows = merge_rows(t->rows, t->n_rows);
+	return samples;
+}
+
+/* The samples counted and their period. */
+static uint64_t all_samples(const struct top *t)
+{
+	return t->base.samples + t->live.samples;
+}
+
+static uint64_t all_period(const struct top *t)
+{
+	return t->base.period + t->live.period;
+}
+
+/* -g: the callers of row r (a symbol) that pass the filter, the busiest first, as shares of
+ * the row's period; the rest in one line. */
+static void render_callers(struct top *t, FILE *f, const struct top_row *r)
+{
+	uint64_t a, b, rest = 0;
+	size_t m = 0;
+	double whole = (double)(r->period ? r->period : 1);
+
+	for (int i = 0; i < 2; i++) {
+		const struct top_counts *k = i ? &t->live : &t->base;
+		uint32_t n = k->callers ? pairtab_count(k->callers) : 0;
+
+		if (GROW(t->scratch, t->cap_scratch, m + n + 1) < 0)
+			return;
+		for (uint32_t id = 0; id < n && id < k->cap_callers; id++) {
+			pairtab_get(k->callers, id, &a, &b);
+			if ((a & LOW32) != r->key ||
+			    !shown(t, (uint32_t)(a & LOW32), (uint32_t)(b >> 32), (uint32_t)b))
+				continue;
+			t->scratch[m++] = (struct top_row){ a >> 32, k->caller_counts[id].period,
+							    k->caller_counts[id].samples };
+		}
+	}
+	m = merge_rows(t->scratch, m);
+	for (size_t i = 0; i < m && i < CALLERS_SHOWN; i++) {
+		const struct session_sym *y = t->scratch[i].key == NO_CALLER
+						  ? NULL
+						  : session_sym(t->s, (uint32_t)t->scratch[i].key);
+
+		fprintf(f, "            | %6.2f%% %s (%s)\n",
+			100.0 * (double)t->scratch[i].period / whole,
+			!y	  ? "[no caller]"
+			: y->name ? y->name
+				  : "[unknown]",
+			y ? session_dso_name(t->s, y->dso) : "none");
+	}
+	for (size_t i = CALLERS_SHOWN; i < m; i++)
+		rest += t->scratch[i].period;
+	if (m > CALLERS_SHOWN)
+		fprintf(f, "            | %6.2f%% (%zu other callers)\n",
+			100.0 * (double)rest / whole, m - CALLERS_SHOWN);
+}
+
+/* One row's line: its share of all the samples, its samples, what it stands for. */
+static void render_row(struct top *t, FILE *f, const struct top_row *r, bool mark)
+{
+	const struct session_sym *y;
+
+	fprintf(f, "%c%8.2f%% %9llu  ", mark ? '>' : ' ',
+		all_period(t) ? 100.0 * (double)r->period / (double)all_period(t) : 0.0,
+		(unsigned long long)r->samples);
+	switch (t->sort) {
+	case SORT_DSO:
+		fprintf(f, "%s\n", strtab_get(t->names, (uint32_t)r->key));
+		break;
+	case SORT_COMM:
+		fprintf(f, "%s\n", strtab_get(t->comms, (uint32_t)r->key));
+		break;
+	case SORT_PID:
+		fprintf(f, "%7llu:%s\n", (unsigned long long)(r->key >> 32),
+			strtab_get(t->comms, (uint32_t)(r->key & LOW32)));
+		break;
+	default:
+		y = session_sym(t->s, (uint32_t)r->key);
+		fprintf(f, "%-22s [%c] %s\n", session_dso_name(t->s, y->dso), y->kernel ? 'k' : '.',
+			y->name ? y->name : "[unknown]");
+	}
+}
+
+/* The rows that fit: -E, else the terminal's height less the header and the keys line (20
+ * with --stdio). */
 static size_t rows_shown(const struct top *t)
 {
 	struct winsize ws;
 
 	if (t->a.entries)
 		return t->a.entries;
-	if (t->a.stdio || ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) < 0 || ws.ws_row < 8)
+	if (t->a.stdio || ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) < 0 || ws.ws_row < 9)
 		return 20;
-	return ws.ws_row - 6u;
+	/* -g: the selected row's callers and their heading go below the table. */
+	if (t->a.call_graph)
+		return ws.ws_row > 9u + CALLERS_SHOWN + 2 ? ws.ws_row - 9u - CALLERS_SHOWN : 1;
+	return ws.ws_row - 7u;
+}
+
+static const char *const filter_names[] = { "", "sym", "dso", "comm", "pid" };
+
+/* The header: what is counted, the row key and the filter when not the defaults, the columns. */
+static void render_header(const struct top *t, FILE *f, unsigned long n, uint64_t shown_samples)
+{
+	static const char *const columns[N_SORTS] = { "Shared Object          Symbol",
+						      "Shared Object", "Command",
+						      "    Pid:Command" };
+
+	if (t->a.follow)
+		fprintf(f,
+			"# ringprof top, refresh %lu: %llu samples of %s in %s (%llu closed "
+			"recording%s and the active one), %s%s\n",
+			n, (unsigned long long)all_samples(t),
+			t->event_name[0] ? t->event_name : "the event", t->a.follow,
+			(unsigned long long)t->files, t->files == 1 ? "" : "s",
+			t->a.zero ? "since the last refresh" : "since top started",
+			t->frozen ? " [frozen: f goes on]" : "");
+	else
+		fprintf(f,
+			"# ringprof top, refresh %lu: %llu samples of %s (%s Hz%s) in %llu recording%s, %s%s\n",
+			n, (unsigned long long)all_samples(t),
+			t->event_name[0] ? t->event_name
+			: t->a.event	 ? t->a.event
+					 : "the event",
+			t->a.freq,
+			t->a.pids      ? ", -p"
+			: t->a.command ? ", -- COMMAND"
+				       : ", all CPUs",
+			(unsigned long long)t->files, t->files == 1 ? "" : "s",
+			t->a.zero ? "since the last refresh" : "since the start",
+			t->frozen ? " [frozen: f goes on]" : "");
+	if (t->sort != SORT_SYM || t->filter != FILTER_NONE) {
+		fprintf(f, "# rows by %s", sort_names[t->sort]);
+		if (t->filter != FILTER_NONE)
+			fprintf(f, "; filter %s=%s: %llu of the samples shown (shares are of all)",
+				filter_names[t->filter], t->filter_text,
+				(unsigned long long)shown_samples);
+		fputc('\n', f);
+	}
+	fprintf(f, "#\n# Overhead   Samples  %s\n", columns[t->sort]);
+}
+
+/* The last line of the interactive view: the keys, or the filter being typed. */
+static void render_keys(const struct top *t, FILE *f)
+{
+	if (t->editing)
+		fprintf(f,
+			"\nfilter (comm=, pid=, dso=, sym= or a symbol's text; Enter, Esc): %s_\n",
+			t->edit);
+	else
+		fprintf(f, "\n%sq quit  f freeze  z zero  s rows by %s  / filter%s\n",
+			t->bad_filter ? "[pid= takes a process id] " : "",
+			sort_names[(t->sort + 1) % N_SORTS], t->a.call_graph ? "  j/k select" : "");
 }
 
 /* One refresh: the header and the rows by period, into f. */
 static void render(struct top *t, FILE *f, unsigned long n)
 {
 	size_t shown = rows_shown(t);
+	uint64_t shown_samples = build_rows(t);
+	bool callers = t->a.call_graph && t->sort == SORT_SYM;
 
-	if (t->n_rows)
-		qsort(t->rows, t->n_rows, sizeof(*t->rows), by_period);
-	for (size_t i = 0; i < t->n_rows; i++)
-		t->index[t->rows[i].sym] = (uint32_t)i + 1;
 	if (!t->a.stdio)
 		fputs("\033[H\033[2J", f);
-	fprintf(f,
-		"# ringprof top, refresh %lu: %llu samples of %s (%s Hz%s) in %llu recording%s, %s%s\n",
-		n, (unsigned long long)t->samples,
-		t->event_name[0] ? t->event_name
-		: t->a.event	 ? t->a.event
-				 : "the event",
-		t->a.freq,
-		t->a.pids      ? ", -p"
-		: t->a.command ? ", -- COMMAND"
-			       : ", all CPUs",
-		(unsigned long long)t->files, t->files == 1 ? "" : "s",
-		t->a.zero ? "since the last refresh" : "since the start",
-		t->frozen ? " [frozen: f goes on]" : "");
-	fprintf(f, "#\n# Overhead   Samples  Shared Object          Symbol\n");
+	render_header(t, f, n, shown_samples);
+	if (t->sel >= t->n_rows || t->sel >= shown)
+		t->sel = t->n_rows && shown ? (t->n_rows < shown ? t->n_rows : shown) - 1 : 0;
 	for (size_t i = 0; i < t->n_rows && i < shown; i++) {
-		const struct top_row *r = &t->rows[i];
-		const struct session_sym *y = session_sym(t->s, r->sym);
-
-		fprintf(f, "%9.2f%% %9llu  %-22s [%c] %s\n",
-			t->period ? 100.0 * (double)r->period / (double)t->period : 0.0,
-			(unsigned long long)r->samples, session_dso_name(t->s, y->dso),
-			y->kernel ? 'k' : '.', y->name ? y->name : "[unknown]");
+		render_row(t, f, &t->rows[i], callers && !t->a.stdio && i == t->sel);
+		if (callers && t->a.stdio)
+			render_callers(t, f, &t->rows[i]);
+	}
+	if (callers && !t->a.stdio && t->n_rows) {
+		fprintf(f, "# callers of the selected row (j/k or arrows):\n");
+		render_callers(t, f, &t->rows[t->sel]);
 	}
 	if (!t->n_rows)
-		fprintf(f, "# (no samples yet)\n");
+		fprintf(f, "# (no samples%s)\n",
+			t->filter != FILTER_NONE ? " pass the filter" : " yet");
 	if (t->a.stdio)
 		fputc('\n', f);
 	else
-		fprintf(f, "\nq quit  f freeze  z zero\n");
+		render_keys(t, f);
 	fflush(f);
 }
 
+/* Empty k (callers: with -g's table); NULL tables when out of memory. */
+static void counts_reset(struct top_counts *k, bool callers)
+{
+	pairtab_free(k->entries);
+	pairtab_free(k->callers);
+	free(k->counts);
+	free(k->caller_counts);
+	*k = (struct top_counts){ 0 };
+	k->entries = pairtab_new();
+	k->callers = callers ? pairtab_new() : NULL;
+}
+
+/* Forget the counts (z, -z): the tables start again; command ids stay. --dir: the samples
+ * recorded before now are no longer counted (the active file is read again). */
 static void zero_counts(struct top *t)
 {
-	if (t->index)
-		memset(t->index, 0, t->cap_index * sizeof(*t->index));
+	counts_reset(&t->base, t->a.call_graph);
+	counts_reset(&t->live, t->a.call_graph);
+	if (t->a.follow)
+		t->t_from = util_now_ns();
 	t->n_rows = 0;
-	t->period = t->samples = 0;
+	t->sel = 0;
+}
+
+/* The / key's and --filter's text: comm=TEXT, dso=TEXT, sym=TEXT (names containing TEXT),
+ * pid=N, or TEXT alone for sym=; empty: no filter. 0, or -1 when pid= is not a number. */
+static int set_filter(struct top *t, const char *s)
+{
+	enum top_filter k = FILTER_SYM;
+	uint64_t pid = 0;
+
+	for (int i = FILTER_SYM; i <= FILTER_PID; i++) {
+		size_t len = strlen(filter_names[i]);
+
+		if (strncmp(s, filter_names[i], len) == 0 && s[len] == '=') {
+			k = (enum top_filter)i;
+			s += len + 1;
+			break;
+		}
+	}
+	if (k == FILTER_PID && *s && (util_parse_u64(s, &pid) < 0 || pid > INT32_MAX))
+		return -1;
+	t->filter = *s ? k : FILTER_NONE;
+	t->filter_pid = (int64_t)pid;
+	util_strlcpy(t->filter_text, s, sizeof(t->filter_text));
+	t->sel = 0;
+	return 0;
 }
 
 /* The terminal: keys one at a time, no echo (restored by restore_tty()). */
@@ -462,31 +954,130 @@ static void restore_tty(struct top *t)
 		tcsetattr(STDIN_FILENO, TCSANOW, &t->saved);
 }
 
-/* Wait up to 100 ms for a key and act on it: true when the table changed. */
+/* A key while the / filter is typed: true when the view changed. */
+static bool edit_key(struct top *t, char c)
+{
+	size_t len = strlen(t->edit);
+
+	if (c == '\r' || c == '\n') {
+		t->editing = false;
+		t->bad_filter = set_filter(t, t->edit) < 0;
+	} else if (c == '\033') {
+		t->editing = false;
+	} else if ((c == 0x7f || c == '\b') && len) {
+		t->edit[len - 1] = '\0';
+	} else if (isprint((unsigned char)c) && len + 1 < sizeof(t->edit)) {
+		t->edit[len] = c;
+		t->edit[len + 1] = '\0';
+	} else {
+		return false;
+	}
+	return true;
+}
+
+/* One key; *esc follows an arrow key's ESC [ X. True when the view changed. */
+static bool take_key(struct top *t, char c, int *esc)
+{
+	bool arrow = *esc == 2;
+
+	*esc = c == '\033' ? 1 : *esc == 1 && c == '[' ? 2 : 0;
+	if (t->editing)
+		return edit_key(t, c);
+	if (c == 'q' || c == 'Q') {
+		stop_asked = 1;
+		return false;
+	}
+	if (c == 'f' || c == 'F')
+		t->frozen = !t->frozen;
+	else if (c == 'z' || c == 'Z')
+		zero_counts(t);
+	else if (c == 's' || c == 'S')
+		t->sort = (enum top_sort)((t->sort + 1) % N_SORTS), t->sel = 0;
+	else if (c == '/')
+		t->editing = true, t->edit[0] = '\0', t->bad_filter = false;
+	else if (c == 'j' || (arrow && c == 'B'))
+		t->sel++; /* render() keeps it on a shown row */
+	else if (c == 'k' || (arrow && c == 'A'))
+		t->sel -= t->sel > 0;
+	else
+		return false;
+	return true;
+}
+
+/* Wait up to 100 ms for keys and act on them: true when the view changed. */
 static bool take_keys(struct top *t)
 {
 	struct pollfd p = { STDIN_FILENO, POLLIN, 0 };
-	char c;
-
 	bool changed = false;
+	int esc = 0;
+	char c;
 
 	if (!t->tty || poll(&p, 1, 100) <= 0) {
 		if (!t->tty)
 			poll(NULL, 0, 100);
 		return false;
 	}
-	while (read(STDIN_FILENO, &c, 1) == 1) {
-		if (c == 'q' || c == 'Q') {
-			stop_asked = 1;
-		} else if (c == 'f' || c == 'F') {
-			t->frozen = !t->frozen;
-			changed = true;
-		} else if (c == 'z' || c == 'Z') {
-			zero_counts(t);
-			changed = true;
-		}
-	}
+	while (read(STDIN_FILENO, &c, 1) == 1)
+		changed |= take_key(t, c, &esc);
 	return changed && !stop_asked;
+}
+
+/* --dir: read the active file again, from its start, into the live counts (replaced). Its
+ * last frame may be cut while the daemon writes it: the reader's warnings about this file are
+ * not shown (they come, if the damage is real, when the closed file is read). */
+static void read_live(struct top *t)
+{
+	char name[256], path[PATH_MAX + 300], why[512];
+	int saved, null;
+
+	counts_reset(&t->live, t->a.call_graph);
+	if (!scan_dir(t, name, sizeof(name), false))
+		return;
+	snprintf(path, sizeof(path), "%s/%s", t->dir, name);
+	fflush(stderr);
+	saved = dup(STDERR_FILENO);
+	null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	if (saved >= 0 && null >= 0)
+		dup2(null, STDERR_FILENO);
+	t->cur = &t->live;
+	t->o.warn_path = path;
+	session_add_file(t->s, path, why, sizeof(why)); /* gone: renamed, read when closed */
+	t->cur = &t->base;
+	fflush(stderr);
+	if (saved >= 0 && null >= 0)
+		dup2(saved, STDERR_FILENO);
+	if (saved >= 0)
+		close(saved);
+	if (null >= 0)
+		close(null);
+}
+
+/* --dir: refresh every -d seconds from the daemon's files until q, a signal or -n. */
+static int run_dir(struct top *t)
+{
+	char name[256];
+	unsigned long refresh = 0;
+	uint64_t next = util_now_ns() + t->a.delay * NSEC_PER_SEC;
+
+	scan_dir(t, name, sizeof(name), true);
+	t->t_from = util_now_ns();
+	while (!stop_asked) {
+		if (take_keys(t))
+			render(t, stdout, refresh);
+		if (util_now_ns() < next)
+			continue;
+		next += t->a.delay * NSEC_PER_SEC;
+		if (!t->frozen) {
+			read_finished(t);
+			read_live(t);
+		}
+		render(t, stdout, ++refresh);
+		if (t->a.zero)
+			zero_counts(t);
+		if (t->a.iter && refresh >= t->a.iter)
+			break;
+	}
+	return EXIT_SUCCESS;
 }
 
 /* The recorder's end: 0 when it exited 0 (or by our SIGINT), else its status (said). */
@@ -560,14 +1151,32 @@ static int make_dir(struct top *t)
 	return 0;
 }
 
-/* Without --keep: the temporary directory and what is left in it. */
+/* --dir: the daemon's directory, which must be readable. 0, or -1 (said). */
+static int follow_dir(struct top *t)
+{
+	DIR *d = opendir(t->a.follow);
+	int err = errno;
+
+	util_strlcpy(t->dir, t->a.follow, sizeof(t->dir));
+	if (d) {
+		closedir(d);
+		return 0;
+	}
+	fprintf(stderr, PROG ": --dir %s: %s%s\n", t->a.follow, strerror(err),
+		err == EACCES ? " (ringprofd's directory is readable by the ringprof group: sudo "
+				"usermod -aG ringprof $USER, then log in again)"
+			      : "");
+	return -1;
+}
+
+/* Without --keep: the temporary directory and what is left in it (never --dir's). */
 static void remove_dir(const struct top *t)
 {
 	char path[PATH_MAX + 300];
 	struct dirent *e;
 	DIR *d;
 
-	if (t->a.keep || !(d = opendir(t->dir)))
+	if (t->a.keep || t->a.follow || !(d = opendir(t->dir)))
 		return;
 	while ((e = readdir(d)) != NULL) {
 		if (e->d_name[0] == '.')
@@ -592,20 +1201,38 @@ int main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
-	if (make_dir(&t) < 0)
+	if ((t.a.follow ? follow_dir(&t) : make_dir(&t)) < 0)
 		return EXIT_FAILURE;
 	t.s = options_session(&t.o);
-	if (!t.s || session_stream(t.s, on_sample, &t) < 0 || start_recorder(&t) < 0) {
+	t.comms = strtab_new();
+	t.names = strtab_new();
+	zero_counts(&t);
+	t.cur = &t.base;
+	if (!t.comms || !t.names || !t.base.entries || (t.a.call_graph && !t.base.callers)) {
+		fprintf(stderr, PROG ": out of memory\n");
+		session_free(t.s);
+		t.s = NULL;
+	}
+	if (!t.s || session_stream(t.s, on_sample, &t) < 0 ||
+	    (!t.a.follow && start_recorder(&t) < 0)) {
 		remove_dir(&t);
 		return EXIT_FAILURE;
 	}
 	raw_tty(&t);
-	r = run(&t);
+	r = t.a.follow ? run_dir(&t) : run(&t);
 	restore_tty(&t);
 	session_free(t.s);
 	options_warn_done(&t.o);
 	remove_dir(&t);
 	free(t.rows);
-	free(t.index);
+	free(t.scratch);
+	counts_reset(&t.base, false);
+	counts_reset(&t.live, false);
+	pairtab_free(t.base.entries);
+	pairtab_free(t.live.entries);
+	strtab_free(t.comms);
+	strtab_free(t.names);
+	free(t.first);
+	free(t.canon);
 	return r;
 }

@@ -900,6 +900,71 @@ static void column_widths(const struct session *s, const struct print_opts *o,
 	}
 }
 
+/* -t: text with the separator turned into '.', as perf does, so that a field never splits. */
+static void put_field(FILE *f, char sep, const char *text)
+{
+	for (; *text; text++)
+		fputc(*text == sep ? '.' : *text, f);
+}
+
+/* -t: the title line, the columns joined by the separator. */
+static void print_titles_sep(FILE *f, const struct session *s, const struct print_opts *o)
+{
+	if (o->children)
+		fprintf(f, "# Children%cSelf", o->field_sep);
+	else
+		fputs("# Self", f);
+	if (o->show_samples)
+		fprintf(f, "%c%s", o->field_sep,
+			session_totals(s)->time_weighted ? "Time ms" : "Samples");
+	for (size_t k = 0; k < o->n_keys; k++) {
+		fputc(o->field_sep, f);
+		put_field(f, o->field_sep, key_titles[o->keys[k]]);
+	}
+	fputc('\n', f);
+}
+
+/* -t: one entry, its fields joined by the separator, none padded. */
+static void print_entry_sep(FILE *f, const struct session *s, const struct print_opts *o,
+			    const struct entry *e, double total)
+{
+	char sep = o->field_sep;
+
+	if (o->children)
+		fprintf(f, "%.2f%%%c", 100.0 * (double)e->children / total, sep);
+	fprintf(f, "%.2f%%", 100.0 * (double)e->self / total);
+	if (o->show_samples && session_totals(s)->time_weighted)
+		fprintf(f, "%c%.3f", sep, (double)(o->children ? e->children : e->self) / 1e6);
+	else if (o->show_samples)
+		fprintf(f, "%c%" PRIu64, sep, o->children ? e->n_children : e->n_self);
+	for (size_t k = 0; k < o->n_keys; k++) {
+		enum print_key key = o->keys[k];
+
+		fputc(sep, f);
+		switch (key) {
+		case PRINT_COMM:
+			put_field(f, sep, session_comm(s, e->key[key]));
+			break;
+		case PRINT_DSO:
+			put_field(f, sep, session_dso_name(s, e->key[key]));
+			break;
+		case PRINT_UNIT:
+			put_field(f, sep, session_unit(s, e->key[key]));
+			break;
+		case PRINT_SRCLINE:
+			put_field(f, sep, srcline_text(s, e->key[key]));
+			break;
+		case PRINT_SYM:
+			fprintf(f, "[%s] ", session_sym(s, e->key[key])->kernel ? "k" : ".");
+			put_field(f, sep, sym_name(s, e->key[key]));
+			break;
+		default:
+			fprintf(f, "%d", (int)e->key[key]);
+		}
+	}
+	fputc('\n', f);
+}
+
 /* The title line. The last column is not padded (no trailing blanks): its width becomes 0. */
 static void print_titles(FILE *f, const struct session *s, const struct print_opts *o, size_t *w)
 {
@@ -963,12 +1028,19 @@ static int print_entries(FILE *f, const struct session *s, const struct print_op
 	size_t w[PRINT_N_KEYS] = { 0 };
 
 	column_widths(s, o, t, total, w);
-	print_titles(f, s, o, w);
+	if (o->field_sep && !o->no_titles)
+		print_titles_sep(f, s, o);
+	else if (!o->field_sep)
+		print_titles(f, s, o, w);
 	for (size_t i = 0; i < t->n; i++) {
 		const struct entry *e = &t->e[i];
 
 		if (entry_share(o, e, total) < o->percent_limit || entry_hidden(s, o, e))
 			continue;
+		if (o->field_sep) {
+			print_entry_sep(f, s, o, e, total);
+			continue; /* one line an entry: -t's tables have no trees */
+		}
 		print_entry(f, s, o, e, w, total);
 		/* A branch never weighs more than its entry: below the threshold there is no tree. */
 		if (e->graph && print_graph(f, s, o, e, total, gl->rows + gl->start[e->graph - 1],
@@ -1009,6 +1081,56 @@ int print_flat(FILE *f, const struct session *s, const struct print_opts *o)
 	free(gl.start);
 	seqtab_free(t.ids);
 	return rc;
+}
+
+int print_each_entry(const struct session *s, const struct print_opts *o,
+		     void (*fn)(void *arg, const struct print_entry *e, double total), void *arg)
+{
+	const struct session_totals *tot = session_totals(s);
+	struct table t = { seqtab_new(), NULL, 0, 0 };
+	uint64_t all = o->absolute ? tot->period_window : tot->period;
+	double total = all ? (double)all : 1.0;
+	int rc;
+
+	if (!t.ids)
+		return -ENOMEM;
+	rc = count_entries(s, o, &t);
+	sort_opts = o;
+	if (rc == 0 && t.n)
+		qsort(t.e, t.n, sizeof(*t.e), cmp_entries);
+	for (size_t i = 0; rc == 0 && i < t.n; i++) {
+		const struct entry *e = &t.e[i];
+		struct print_entry pe = { .self = e->self,
+					  .children = e->children,
+					  .n_self = e->n_self,
+					  .n_children = e->n_children };
+
+		if (entry_share(o, e, total) < o->percent_limit || entry_hidden(s, o, e))
+			continue;
+		memcpy(pe.key, e->key, sizeof(pe.key));
+		fn(arg, &pe, total);
+	}
+	free(t.e);
+	seqtab_free(t.ids);
+	return rc;
+}
+
+const char *print_key_text(const struct session *s, enum print_key k, uint32_t key)
+{
+	switch (k) {
+	case PRINT_COMM:
+		return session_comm(s, key);
+	case PRINT_DSO:
+		return session_dso_name(s, key);
+	case PRINT_UNIT:
+		return session_unit(s, key);
+	case PRINT_SYM:
+		return sym_name(s, key);
+	case PRINT_SRCLINE:
+		return srcline_text(s, key);
+	default:
+		return NULL;
+	}
 }
 
 /* ---- folded stacks ---- */

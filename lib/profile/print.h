@@ -40,6 +40,8 @@ struct print_opts {
 	bool srcline;		/* frames in trees and --folded end in " FILE:LINE" */
 	const char *symbol_filter; /* perf's --symbol-filter: only entries whose symbol contains
 				    * it are shown (shares unchanged); NULL: all */
+	char field_sep; /* perf's -t: the columns joined by it, not padded, and the character
+			 * in names turned into '.'; '\0': padded columns */
 };
 
 /* "comm,dso,sym" and the like (perf's "symbol" is sym); 0 or -EINVAL (unknown or repeated
@@ -61,6 +63,20 @@ int print_folded(FILE *f, const struct session *s, bool srcline);
  * frame followed by " FILE:LINE" with SRCLINE, when the session has lines); malloc'd (the
  * caller frees it), NULL when out of memory. */
 char *print_folded_stack(const struct session *s, uint32_t comm, uint32_t stack, bool srcline);
+
+/* One entry of the flat table: its keys (by enum print_key; UINT32_MAX where not one of the
+ * keys), its Self and Children periods and sample counts. */
+struct print_entry {
+	uint32_t key[PRINT_N_KEYS];
+	uint64_t self, children, n_self, n_children;
+};
+/* The entries print_flat() prints, in its order and with its limits (percent limit, symbol
+ * filter), each to FN with the period the shares are of. 0 or -ENOMEM. */
+int print_each_entry(const struct session *s, const struct print_opts *o,
+		     void (*fn)(void *arg, const struct print_entry *e, double total), void *arg);
+/* A string key's text as the table prints it (comm, dso, unit, sym, srcline); NULL for the
+ * numeric keys (pid, tid, cpu). */
+const char *print_key_text(const struct session *s, enum print_key k, uint32_t key);
 
 struct session_sample;
 /* One sample as `ringprof script` prints it, perf script's layout: "comm pid/tid [cpu]
