@@ -17,6 +17,8 @@ PACKAGES="$PACKAGES libcapstone-dev"
 PACKAGES="$PACKAGES chromium nodejs"
 # tests/record-fuse.sh mounts a FUSE file system whose server never answers (fusermount3, libfuse3).
 PACKAGES="$PACKAGES fuse3 libfuse3-dev"
+# tests/report-speedscope.sh checks report --speedscope's file against speedscope's schema.
+PACKAGES="$PACKAGES python3-jsonschema"
 
 # The second tree of `setup.sh test`: the whole suite again under AddressSanitizer and
 # UndefinedBehaviorSanitizer (the ring's ThreadSanitizer test is built in the plain tree).
