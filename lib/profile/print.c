@@ -517,17 +517,24 @@ struct node {
 struct tree {
 	struct node *n;
 	size_t len, cap;
+	/* (parent, sym) -> node - 1: nodes are made in the order the pairs are first met, so
+	 * the pair's id is the node's index less the root. The siblings' list stays as it was
+	 * (newest first) for the order of equal weights; only the search goes by the index. */
+	struct pairtab *idx;
 };
 
 static int64_t tree_child(struct tree *t, uint32_t parent, uint32_t sym)
 {
-	uint32_t c;
+	int64_t id;
+	bool added;
 
-	for (c = t->n[parent].child; c; c = t->n[c].sibling)
-		if (t->n[c].sym == sym)
-			return c;
 	if (GROW(t->n, t->cap, t->len + 1) < 0)
 		return -ENOMEM;
+	id = pairtab_intern(t->idx, parent, sym, &added);
+	if (id < 0)
+		return -ENOMEM;
+	if (!added)
+		return id + 1;
 	t->n[t->len] = (struct node){ sym, 0, t->n[parent].child, 0 };
 	t->n[parent].child = (uint32_t)t->len;
 	return (int64_t)t->len++;
@@ -581,13 +588,15 @@ static int print_graph(FILE *f, const struct session *s, const struct print_opts
 {
 	const struct session_row *rows;
 	size_t n_rows;
-	struct tree t = { NULL, 0, 0 };
+	struct tree t = { NULL, 0, 0, pairtab_new() };
 	uint32_t sym = e->key[PRINT_SYM];
 	char prefix[1024] = "            ";
 
 	rows = session_rows(s, &n_rows);
-	if (GROW(t.n, t.cap, 1) < 0)
+	if (!t.idx || GROW(t.n, t.cap, 1) < 0) {
+		pairtab_free(t.idx);
 		return -ENOMEM;
+	}
 	t.n[0] = (struct node){ 0 }; /* the root */
 	t.len = 1;
 	for (size_t li = 0; li < n_list; li++) {
@@ -647,9 +656,11 @@ static int print_graph(FILE *f, const struct session *s, const struct print_opts
 		fputc('\n', f);
 	}
 	free(t.n);
+	pairtab_free(t.idx);
 	return 0;
 oom:
 	free(t.n);
+	pairtab_free(t.idx);
 	return -ENOMEM;
 }
 
