@@ -158,52 +158,9 @@ static void test_intern(void)
 	strtab_free(t);
 }
 
-/* The generation changes with the mappings, and only with them: a rotated file starts with
- * the same names and mappings again, which must keep the stacks resolved before valid. */
-static void test_gen(void)
-{
-	struct procmodel *m = procmodel_new();
-	uint64_t g, v;
-
-	test_ctx = "gen";
-	CHECK_INT(procmodel_gen(m, 10), 0);
-	procmodel_comm(m, 10, 10, "app", false);
-	procmodel_map(m, 10, 0x1000, 0x3000, 0, 1);
-	g = procmodel_gen(m, 10);
-	v = procmodel_version(m);
-	CHECK(g != 0);
-	procmodel_map(m, 10, 0x1000, 0x3000, 0, 1); /* the same again */
-	procmodel_comm(m, 10, 10, "app", false);
-	CHECK_INT(procmodel_gen(m, 10), g);
-	CHECK_INT(dso_at(m, 10, 0x1000), 1);
-	CHECK(procmodel_version(m) != v); /* the comm was set again: names may have changed */
-	procmodel_map(m, 10, 0x1000, 0x3000, 0x1000, 1); /* another offset */
-	CHECK(procmodel_gen(m, 10) != g);
-	CHECK_INT(off_at(m, 10, 0x1000), 0x1000);
-	g = procmodel_gen(m, 10);
-	procmodel_map(m, 10, 0x1000, 0x2000, 0x1000, 1); /* a shorter one at the same start */
-	CHECK(procmodel_gen(m, 10) != g);
-	CHECK_INT(dso_at(m, 10, 0x3000), 1);
-	g = procmodel_gen(m, 10);
-	procmodel_map(m, 10, 0x1000, 0x2000, 0x1000, 2); /* another object */
-	CHECK(procmodel_gen(m, 10) != g);
-	g = procmodel_gen(m, 10);
-	procmodel_comm(m, 10, 10, "new", true); /* exec */
-	CHECK(procmodel_gen(m, 10) != g);
-	CHECK_INT(dso_at(m, 10, 0x1000), UINT32_MAX);
-	g = procmodel_gen(m, 10);
-	procmodel_fork(m, 10, 1, 10, 1); /* the pid given to a new process */
-	CHECK(procmodel_gen(m, 10) != g);
-	g = procmodel_gen(m, 10);
-	procmodel_exit(m, 10, 10);
-	CHECK(procmodel_gen(m, 10) != g);
-	procmodel_free(m);
-}
-
 int main(void)
 {
 	test_maps();
-	test_gen();
 	test_fork_exec_exit();
 	test_intern();
 	return check_done("test-procmodel");

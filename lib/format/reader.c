@@ -258,19 +258,6 @@ uint32_t reader_stack_id(const struct reader *r)
 	return r->last_stack;
 }
 
-const uint64_t *reader_stack_words(const struct reader *r, uint32_t id, uint16_t *ret_misc,
-				   uint32_t *ret_n)
-{
-	const struct decoder_stack *k;
-
-	if (id >= r->dec.n_stacks)
-		return NULL;
-	k = &r->dec.stacks[id];
-	*ret_misc = k->misc;
-	*ret_n = k->nr;
-	return r->dec.words + k->off;
-}
-
 uint32_t reader_event(const struct reader *r)
 {
 	return r->last_event;

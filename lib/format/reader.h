@@ -52,11 +52,6 @@ const struct perf_event_header *reader_next(struct reader *r);
  * within this reader. READER_NO_STACK for every other record. */
 #define READER_NO_STACK UINT32_MAX
 uint32_t reader_stack_id(const struct reader *r);
-/* The stack of number ID (a reader_stack_id()): its words, ip then callchain (*ret_n of them),
- * and the ip's misc; NULL for an unknown number. Valid for the reader's lifetime: a caller
- * keeps what it derives from a stack by content, once per distinct stack. */
-const uint64_t *reader_stack_words(const struct reader *r, uint32_t id, uint16_t *ret_misc,
-				   uint32_t *ret_n);
 
 /* For the record reader_next() returned last: the index of its event (0 .. reader_n_events()
  * - 1) when it is a sample rebuilt from a packed batch of a file with several events; 0 for

@@ -14,7 +14,7 @@ struct proc {
 	uint32_t n;
 	size_t cap;
 	int64_t comm; /* the main thread's name id, -1 unknown */
-	uint64_t gen; /* changes whenever its mappings change (not when named again) */
+	uint64_t gen; /* changes whenever the process may have changed */
 };
 
 #define CGROUP_NONE UINT64_MAX /* a thread's cgroup is unknown */
@@ -74,11 +74,8 @@ struct procmodel *procmodel_free(struct procmodel *m)
 	return NULL;
 }
 
-/* The process PID, added when new (with a generation of its own); NULL when out of memory.
- * Room comes first: an id in pids always has its process. A caller that changes the
- * mappings gives the process a new generation (changed()); one that names it does not, so
- * that the side-band every rotated file starts with again (the same names, the same
- * mappings) keeps the stacks resolved in the files before valid. */
+/* The process PID, added when new; NULL when out of memory. Room comes first: an id in pids
+ * always has its process. */
 static struct proc *get_proc(struct procmodel *m, int32_t pid)
 {
 	int64_t id = pairtab_find(m->pids, (uint32_t)pid, 0);
@@ -89,16 +86,12 @@ static struct proc *get_proc(struct procmodel *m, int32_t pid)
 		id = pairtab_intern(m->pids, (uint32_t)pid, 0, NULL);
 		if (id < 0)
 			return NULL;
-		m->procs[id] = (struct proc){ NULL, 0, 0, -1, ++m->gen };
+		m->procs[id] = (struct proc){ NULL, 0, 0, -1, 0 };
 		m->n_procs++;
 	}
+	/* Every caller is about to change the process. */
+	m->procs[id].gen = ++m->gen;
 	return &m->procs[id];
-}
-
-/* P's mappings change: a new generation (and model version). */
-static void changed(struct procmodel *m, struct proc *p)
-{
-	p->gen = ++m->gen;
 }
 
 static const struct proc *find_proc(const struct procmodel *m, int32_t pid)
@@ -138,10 +131,8 @@ int procmodel_comm(struct procmodel *m, int32_t pid, int32_t tid, const char *co
 	t->comm = id;
 	if (pid == tid)
 		p->comm = id;
-	if (exec) {
+	if (exec)
 		p->n = 0; /* a new image: its mappings follow */
-		changed(m, p);
-	}
 	return 0;
 }
 
@@ -169,7 +160,6 @@ int procmodel_fork(struct procmodel *m, int32_t pid, int32_t ppid, int32_t tid, 
 		if (!p)
 			return -ENOMEM;
 		parent = find_proc(m, ppid); /* the array may have moved */
-		changed(m, p);
 		p->n = 0;
 		if (parent && parent->n) {
 			if (GROW(p->maps, p->cap, parent->n) < 0)
@@ -231,13 +221,9 @@ int procmodel_map(struct procmodel *m, int32_t pid, uint64_t start, uint64_t len
 		return -ENOMEM;
 	if (len == 0 || end < start)
 		return 0;
-	i = lower(p, start);
-	if (i < p->n && p->maps[i].start == start && p->maps[i].end == end &&
-	    p->maps[i].pgoff == pgoff && p->maps[i].dso == dso)
-		return 0; /* known already (a rotated file's synthesized mappings): no change */
-	changed(m, p);
 	if (GROW(p->maps, p->cap, (size_t)p->n + 2) < 0) /* a split adds one more */
 		return -ENOMEM;
+	i = lower(p, start);
 	/* A mapping that straddles start keeps its head; if it also straddles end, its tail
 	 * becomes a separate mapping. */
 	if (i < p->n && p->maps[i].start < start) {

@@ -46,9 +46,8 @@ const struct procmodel_map *procmodel_find_map(const struct procmodel *m, int32_
 					       uint64_t addr);
 /* The interned name of a thread: its COMM, else its process's, else ":TID". -ENOMEM on failure. */
 int64_t procmodel_comm_id(struct procmodel *m, int32_t pid, int32_t tid);
-/* A number that changes whenever pid's mappings change (new, exec, fork, a new mmap, exit; not
- * a mapping or a name given again as it was), never reused within a procmodel; 0 for an
- * unknown process. */
+/* A number that changes whenever pid's mappings may have changed (new, exec, mmap, exit),
+ * never reused within a procmodel; 0 for an unknown process. */
 uint64_t procmodel_gen(const struct procmodel *m, int32_t pid);
 /* A number that changes whenever anything in the model may have changed; never 0. */
 uint64_t procmodel_version(const struct procmodel *m);

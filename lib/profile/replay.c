@@ -44,19 +44,12 @@ struct replay {
 	bool ksyms_preloaded; /* the file being read had them added by replay_preload() */
 	bool unwound;	      /* its user stacks end in RP_CONTEXT_UNWIND markers */
 	struct reader *rd;    /* the file being read */
-	/* A packed sample's stack resolved once per (stack, process state), across the files of
-	 * a session: stacks are numbered by content in gstacks (ip's misc, then each word as two
-	 * halves), the file's numbers mapped to those in fsid (the number + 1, 0: not yet); then
-	 * (stack << 32 | pid, process generation << 1 | unwound) -> location stack in
-	 * scache_val (UINT32_MAX unset). */
-	struct seqtab *gstacks;
-	uint32_t *fsid;
-	size_t cap_fsid;
-	uint32_t *gbuf;
-	size_t cap_gbuf;
+	/* A packed sample's stack resolved once per process state: (reader stack << 32 | pid,
+	 * file << 48 ^ process generation) -> location stack in scache_val (UINT32_MAX unset). */
 	struct pairtab *scache;
 	uint32_t *scache_val;
 	size_t cap_scache;
+	uint64_t file_no;
 	/* The last task seen on each CPU (modulo 64), valid while the process model is unchanged:
 	 * samples come in runs of one thread per CPU, this saves three lookups each. */
 	struct task_memo {
@@ -108,13 +101,12 @@ struct replay *replay_new(const struct session_opts *o, struct procmodel *pm, st
 	rp->agg = agg;
 	rp->t = t;
 	rp->scache = pairtab_new();
-	rp->gstacks = seqtab_new();
 	rp->offcpu_dso = -1;
 	rp->joined_dso = -1;
 	rp->cut_dso = -1;
 	if (o->weight != SESSION_CPU)
 		rp->oc = offcpu_new();
-	if (!rp->scache || !rp->gstacks || (o->weight != SESSION_CPU && !rp->oc))
+	if (!rp->scache || (o->weight != SESSION_CPU && !rp->oc))
 		return replay_free(rp);
 	return rp;
 }
@@ -124,9 +116,6 @@ struct replay *replay_free(struct replay *rp)
 	if (!rp)
 		return NULL;
 	pairtab_free(rp->scache);
-	seqtab_free(rp->gstacks);
-	free(rp->fsid);
-	free(rp->gbuf);
 	offcpu_free(rp->oc);
 	free(rp->scache_val);
 	free(rp->comm_ok);
@@ -506,49 +495,17 @@ static void cache_stack(struct replay *rp, uint32_t cid, uint32_t stack)
 	rp->scache_val[cid] = stack;
 }
 
-/* The session's number for the file's stack SID (by content, the same in every file), or -1
- * (unknown, or out of memory: the sample is then located without the cache). */
-static int64_t global_stack(struct replay *rp, uint32_t sid)
-{
-	const uint64_t *w;
-	uint16_t misc;
-	uint32_t n;
-	size_t cap = rp->cap_fsid;
-	int64_t g;
-
-	if (sid < cap && rp->fsid[sid])
-		return rp->fsid[sid] - 1;
-	w = reader_stack_words(rp->rd, sid, &misc, &n);
-	if (!w || GROW(rp->gbuf, rp->cap_gbuf, 2 * (size_t)n + 1) < 0)
-		return -1;
-	rp->gbuf[0] = misc;
-	for (uint32_t i = 0; i < n; i++) {
-		rp->gbuf[1 + 2 * i] = (uint32_t)w[i];
-		rp->gbuf[2 + 2 * i] = (uint32_t)(w[i] >> 32);
-	}
-	g = seqtab_intern(rp->gstacks, rp->gbuf, 2 * n + 1);
-	if (g < 0 || g >= UINT32_MAX - 1)
-		return -1;
-	if (sid >= cap) {
-		if (GROW(rp->fsid, rp->cap_fsid, (size_t)sid + 1) < 0)
-			return g;
-		memset(rp->fsid + cap, 0, (rp->cap_fsid - cap) * sizeof(*rp->fsid));
-	}
-	rp->fsid[sid] = (uint32_t)g + 1;
-	return g;
-}
-
-/* The sample's location stack, resolved once per distinct stack and process state. -ENOMEM. */
+/* The sample's location stack, resolved once per packed stack and process state. -ENOMEM. */
 static int64_t sample_stack(struct replay *rp, const struct perfrec_sample *smp, uint64_t pgen)
 {
 	uint32_t sid = reader_stack_id(rp->rd);
-	int64_t cid = -1, stack, g = sid == READER_NO_STACK ? -1 : global_stack(rp, sid);
+	int64_t cid = -1, stack;
 	bool added;
 
-	if (g >= 0) {
+	if (sid != READER_NO_STACK) {
 		/* Same stack, same process state: same locations. */
-		cid = pairtab_intern(rp->scache, (uint64_t)g << 32 | smp->id.pid,
-				     pgen << 1 | rp->unwound, &added);
+		cid = pairtab_intern(rp->scache, (uint64_t)sid << 32 | smp->id.pid,
+				     rp->file_no << 48 ^ pgen, &added);
 		if (cid >= 0 && !added && (size_t)cid < rp->cap_scache &&
 		    rp->scache_val[cid] != UINT32_MAX)
 			return rp->scache_val[cid];
@@ -1038,8 +995,7 @@ int replay_file(struct replay *rp, struct reader *r, char *why, size_t why_size)
 	rp->finished = false;
 	set_events(rp, r);
 	rp->rd = r;
-	if (rp->cap_fsid) /* the file's stack numbers are its own */
-		memset(rp->fsid, 0, rp->cap_fsid * sizeof(*rp->fsid));
+	rp->file_no++;
 	rp->ksyms_partial = hdr && (hdr->flags & RP_HDR_KSYMS_USED);
 	while ((h = reader_next(r)))
 		on_record(rp, h);
