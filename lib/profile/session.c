@@ -225,6 +225,7 @@ static void preload(struct session *s, const char *path)
 
 	if (reader_open(path, &pre, why, sizeof(why)) < 0)
 		return; /* the replay says why */
+	reader_skip_samples(pre);
 	replay_preload(s->rp, pre);
 	reader_free(pre);
 }
