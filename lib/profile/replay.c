@@ -100,6 +100,7 @@ struct replay {
 	void (*hook)(void *arg, const struct perfrec_sample *smp, uint32_t stack, uint32_t comm,
 		     uint32_t unit);
 	void *hook_arg;
+	uint32_t hook_n;					 /* replay_sample_locs() */
 	void (*ohook)(void *arg, const struct offcpu_charge *c); /* replay_set_offcpu_hook() */
 	void *ohook_arg;
 };
@@ -500,8 +501,9 @@ static int locate_chain(struct replay *rp, const struct perfrec_sample *smp, uin
 	return (int)n;
 }
 
-/* The sample's location stack, leaf first: its callchain, or its ip without one. -ENOMEM. */
-static int64_t locate_stack(struct replay *rp, const struct perfrec_sample *smp, uint64_t pgen)
+/* The sample's locations into loc_buf, leaf first: its callchain, or its ip without one. How
+ * many (at least 1), or -ENOMEM. */
+static int locate_locs(struct replay *rp, const struct perfrec_sample *smp, uint64_t pgen)
 {
 	uint32_t max = rp->o->max_stack ? rp->o->max_stack : MAX_FRAMES;
 	int n;
@@ -509,16 +511,22 @@ static int64_t locate_stack(struct replay *rp, const struct perfrec_sample *smp,
 	if (max > MAX_FRAMES)
 		max = MAX_FRAMES;
 	n = locate_chain(rp, smp, max, pgen);
-	if (n < 0)
-		return n;
 	if (n == 0) {
 		int64_t loc = locate(rp, (int32_t)smp->id.pid, pgen, in_kernel(smp), smp->ip);
 
 		if (loc < 0)
-			return loc;
+			return (int)loc;
 		rp->loc_buf[n++] = (uint32_t)loc;
 	}
-	return aggregate_add_stack(rp->agg, rp->loc_buf, (uint32_t)n);
+	return n;
+}
+
+/* The sample's location stack. -ENOMEM. */
+static int64_t locate_stack(struct replay *rp, const struct perfrec_sample *smp, uint64_t pgen)
+{
+	int n = locate_locs(rp, smp, pgen);
+
+	return n < 0 ? n : aggregate_add_stack(rp->agg, rp->loc_buf, (uint32_t)n);
 }
 
 /* Remember location stack STACK for cache slot CID; without memory it is simply not kept. */
@@ -808,6 +816,25 @@ static void on_switch(struct replay *rp, const struct perf_event_header *h)
 	}
 }
 
+/* A CPU sample for the sample hook alone (script): its locations go to the hook as they
+ * are, neither its stack nor its count is kept, so that memory grows with the distinct
+ * locations, not with the stacks. */
+static void stream_sample(struct replay *rp, const struct perfrec_sample *smp,
+			  const struct task_memo *memo)
+{
+	int n = locate_locs(rp, smp, memo->pgen);
+
+	if (n < 0) {
+		rp->t->samples_nomem++;
+		return;
+	}
+	count_sample(rp->t, smp);
+	if (rp->unwound)
+		count_unwind(rp, smp);
+	rp->hook_n = (uint32_t)n;
+	rp->hook(rp->hook_arg, smp, REPLAY_LOCS, (uint32_t)memo->comm, (uint32_t)memo->unit);
+}
+
 /*
  * A sample either fails to parse (samples_malformed), is filtered out, is counted, or is lost
  * because memory ran out on the way (samples_nomem): nothing leaves unaccounted for.
@@ -845,6 +872,10 @@ static void on_sample(struct replay *rp, const struct perf_event_header *h)
 	}
 	if (!keep_comm(rp, (uint32_t)memo->comm) || !keep_unit(rp, (uint32_t)memo->unit))
 		return;
+	if (rp->hook && !rp->oc) {
+		stream_sample(rp, &smp, memo);
+		return;
+	}
 	stack = sample_stack(rp, &smp, memo->pgen);
 	if (rp->oc && rp->is_switch[reader_event(rp->rd) % RP_MAX_EVENTS]) {
 		if (offcpu_sample(rp, &smp, stack, memo) && rp->hook && rp->ohook)
@@ -1100,6 +1131,12 @@ const char *replay_event_name(const struct replay *rp)
 		return NULL;
 	name = reader_event_name(rp->rd, reader_event(rp->rd));
 	return name ? name : reader_event_name(rp->rd, 0);
+}
+
+const uint32_t *replay_sample_locs(const struct replay *rp, uint32_t *ret_n)
+{
+	*ret_n = rp->hook_n;
+	return rp->loc_buf;
 }
 
 void replay_set_sample_hook(struct replay *rp,

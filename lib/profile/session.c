@@ -448,7 +448,8 @@ static void on_stream_sample(void *arg, const struct perfrec_sample *smp, uint32
 		hold_switch_out(s, smp, stack, comm);
 		return;
 	}
-	locs = aggregate_stack(s->agg, stack, &n);
+	locs = stack == REPLAY_LOCS ? replay_sample_locs(s->rp, &n)
+				    : aggregate_stack(s->agg, stack, &n);
 	m = stream_locs(s) < 0 ? -ENOMEM : stream_frames(s, smp, locs, n);
 	if (!stream_kept(s, st->frames, m, false)) {
 		/* Counted by the replay; not handed out after all. */
