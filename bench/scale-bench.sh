@@ -212,6 +212,8 @@ tm() {
 			# perf cut off by the timeout (137: KILL) or the memory cap (allocation failure)
 			case $name in *_perf) CUT[$name]=1 ;; *) cat "$D/$name.err" >&2; die "failed ($rc): $*" ;; esac
 		fi
+		# perf's -g caller out of memory under the cap reports it and exits 0 with no table
+		case $name in *_perf) ! grep -q 'Cannot allocate memory' "$D/$name.err" || CUT[$name]=1 ;; esac
 		tail -1 "$D/$name.time" >>"$D/$name.times"
 	done
 	W[$name]=$(awk '{ print $1 }' "$D/$name.times" | sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }')
@@ -242,7 +244,8 @@ if want script; then
 fi
 if want window; then
 	tm window_rp "$RUNS" "$RP" report --dir "$D/rp" --no-children --time 45%-55% --no-pager
-	tm window_perf "$RUNS" "${PERFCAP[@]}" perf report -i "$D/perf.data" --stdio --no-children -g none --time 45%-55%
+	# No perf beside it: perf 6.1 finds no first/last sample time in a file recorded with
+	# --buildid-mmap (even with --timestamp-boundary) and refuses every --time.
 fi
 echo
 
@@ -265,7 +268,7 @@ row "\`-g caller\`" graph_rp graph_perf "≤ 0.02×"
 row "\`--folded\` (perf: its flat report)" folded_rp flat_perf "≤ 0.1×, ≤ 1 s"
 row "\`--pprof\`" pprof_rp "" "≤ 1.5 s"
 row "\`script\`" script_rp script_perf "≤ 0.5×"
-row "window \`--time 45%-55%\`" window_rp window_perf "—"
+row "window: 10 % of the span (\`--time 45%-55%\`; perf 6.1 refuses --time on this file)" window_rp "" "—"
 for k in flat_rp graph_rp folded_rp pprof_rp script_rp window_rp; do
 	[ -n "${W[$k]:-}" ] || continue
 	printf '  %-10s %6.0f ns/sample CPU\n' "$k" "$(calc "print ${C[$k]} * 1e9 / $rp_samples")"
