@@ -30,6 +30,7 @@ struct reader {
 	struct reader_stats st;
 	size_t frame_pos, frame_len; /* what of the frame in fr.raw is taken */
 	bool told_parts;
+	bool skip_samples;		       /* reader_skip_samples() */
 	uint32_t x_stack;		       /* whose callchain xbuf holds */
 	uint64_t xbuf[DECODER_SAMPLE_MAX / 8]; /* the sample handed out, with its callchain */
 };
@@ -141,6 +142,9 @@ static void take_frame(struct reader *r)
 			break;
 		}
 		pos += h->size;
+		if (r->skip_samples && (h->type == RP_REC_STACKS || h->type == RP_REC_STACKGEN ||
+					h->type == RP_REC_SAMPLES || h->type == RP_REC_EVSAMPLES))
+			continue;
 		if (h->type == RP_REC_STACKS) {
 			decoder_take_stacks(&r->dec, h, seq);
 			continue;
@@ -204,6 +208,11 @@ static void read_frame(struct reader *r)
 		      (unsigned long long)r->fr.desc.seq, ORDER_BUDGET >> 20);
 	r->told_parts = true;
 	order_seal(&r->ord, UINT64_MAX);
+}
+
+void reader_skip_samples(struct reader *r)
+{
+	r->skip_samples = true;
 }
 
 const struct perf_event_header *reader_next(struct reader *r)

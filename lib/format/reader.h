@@ -43,6 +43,10 @@ const struct rp_header_rec *reader_header(struct reader *r);
 uint64_t reader_sample_type(struct reader *r);
 const char *reader_path(const struct reader *r);
 
+/* From now on, hand out no packed samples (nor read their stacks): for a second reader that
+ * only wants the side tables of a file. */
+void reader_skip_samples(struct reader *r);
+
 /* Next record in time order, or NULL at the end. The record is 8-byte aligned and valid
  * until the next reader_next() call. */
 const struct perf_event_header *reader_next(struct reader *r);

@@ -6,6 +6,7 @@
 #include <linux/perf_event.h>
 
 #include "base/grow.h"
+#include "base/hash.h"
 #include "base/intern.h"
 #include "base/util.h"
 #include "format/format.h"
@@ -20,6 +21,7 @@
 #include "profile/session.h"
 
 #define MAX_FRAMES 512
+#define LMEMO_SIZE (1u << 16) /* entries of replay.lmemo, a power of 2 */
 /*
  * Lost records end an off-CPU interval falsely only when a thread's switch-in and its next
  * switch-out record were both among them: one record lost alone (the common case: a sample
@@ -44,12 +46,27 @@ struct replay {
 	bool ksyms_preloaded; /* the file being read had them added by replay_preload() */
 	bool unwound;	      /* its user stacks end in RP_CONTEXT_UNWIND markers */
 	struct reader *rd;    /* the file being read */
-	/* A packed sample's stack resolved once per process state: (reader stack << 32 | pid,
-	 * file << 48 ^ process generation) -> location stack in scache_val (UINT32_MAX unset). */
+	/* A packed sample's stack resolved once per process state, within a file (its stack
+	 * numbers are its own): first by stack number in sfast (the pid and generation it was
+	 * resolved for: most stacks are one process's), else (reader stack << 32 | pid, process
+	 * generation) -> location stack in scache_val (UINT32_MAX unset). Both are emptied when
+	 * a file starts. */
+	struct sfast {
+		uint32_t pid, stack; /* stack UINT32_MAX: unset */
+		uint64_t pgen;
+	} * sfast;
+	size_t cap_sfast;
 	struct pairtab *scache;
 	uint32_t *scache_val;
 	size_t cap_scache;
-	uint64_t file_no;
+	/* Locations of addresses, direct-mapped by (pid, address): the callers of distinct
+	 * stacks repeat, and this keeps them from the process model and the location table.
+	 * loc 0: empty, else the location + 1; pid UINT32_MAX for kernel addresses, which
+	 * do not depend on the process. Valid for the session (pgen never repeats). */
+	struct lmemo {
+		uint64_t addr, pgen;
+		uint32_t pid, loc;
+	} * lmemo;
 	/* The last task seen on each CPU (modulo 64), valid while the process model is unchanged:
 	 * samples come in runs of one thread per CPU, this saves three lookups each. */
 	struct task_memo {
@@ -83,6 +100,7 @@ struct replay {
 	void (*hook)(void *arg, const struct perfrec_sample *smp, uint32_t stack, uint32_t comm,
 		     uint32_t unit);
 	void *hook_arg;
+	uint32_t hook_n;					 /* replay_sample_locs() */
 	void (*ohook)(void *arg, const struct offcpu_charge *c); /* replay_set_offcpu_hook() */
 	void *ohook_arg;
 };
@@ -101,12 +119,13 @@ struct replay *replay_new(const struct session_opts *o, struct procmodel *pm, st
 	rp->agg = agg;
 	rp->t = t;
 	rp->scache = pairtab_new();
+	rp->lmemo = calloc(LMEMO_SIZE, sizeof(*rp->lmemo));
 	rp->offcpu_dso = -1;
 	rp->joined_dso = -1;
 	rp->cut_dso = -1;
 	if (o->weight != SESSION_CPU)
 		rp->oc = offcpu_new();
-	if (!rp->scache || (o->weight != SESSION_CPU && !rp->oc))
+	if (!rp->scache || !rp->lmemo || (o->weight != SESSION_CPU && !rp->oc))
 		return replay_free(rp);
 	return rp;
 }
@@ -116,6 +135,8 @@ struct replay *replay_free(struct replay *rp)
 	if (!rp)
 		return NULL;
 	pairtab_free(rp->scache);
+	free(rp->sfast);
+	free(rp->lmemo);
 	offcpu_free(rp->oc);
 	free(rp->scache_val);
 	free(rp->comm_ok);
@@ -290,7 +311,7 @@ static bool keep_unit(struct replay *rp, uint32_t unit)
 
 /* Location id of an address seen in a sample: kernel addresses as they are, user ones as
  * (mapped object, file offset). -ENOMEM. */
-static int64_t locate(struct replay *rp, int32_t pid, bool kernel, uint64_t addr)
+static int64_t locate_slow(struct replay *rp, int32_t pid, bool kernel, uint64_t addr)
 {
 	const struct procmodel_map *m;
 	int64_t dso;
@@ -305,6 +326,24 @@ static int64_t locate(struct replay *rp, int32_t pid, bool kernel, uint64_t addr
 	if (dso < 0)
 		return dso;
 	return aggregate_add_loc(rp->agg, (uint32_t)dso, addr);
+}
+
+/* locate(), remembered in lmemo by (pid, generation of its mappings, address). */
+static int64_t locate(struct replay *rp, int32_t pid, uint64_t pgen, bool kernel, uint64_t addr)
+{
+	uint32_t key = kernel ? UINT32_MAX : (uint32_t)pid;
+	struct lmemo *m;
+	int64_t loc;
+
+	if (kernel)
+		pgen = 0;
+	m = &rp->lmemo[hash_pair(addr, (uint64_t)key << 32 ^ pgen) & (LMEMO_SIZE - 1)];
+	if (m->loc && m->addr == addr && m->pid == key && m->pgen == pgen)
+		return m->loc - 1;
+	loc = locate_slow(rp, pid, kernel, addr);
+	if (loc >= 0 && loc < UINT32_MAX)
+		*m = (struct lmemo){ addr, pgen, key, (uint32_t)loc + 1 };
+	return loc;
 }
 
 /* The sample's thread: from the CPU's memo when the same thread ran there last and the model
@@ -427,7 +466,8 @@ static int cut_loc(struct replay *rp, const struct perfrec_sample *smp, uint32_t
 
 /* The callchain's locations into loc_buf, at most MAX (and the mark of a stack cut short,
  * session_opts.mark_cut): how many, or -ENOMEM. */
-static int locate_chain(struct replay *rp, const struct perfrec_sample *smp, uint32_t max)
+static int locate_chain(struct replay *rp, const struct perfrec_sample *smp, uint32_t max,
+			uint64_t pgen)
 {
 	struct perfrec_chain c;
 	uint64_t v;
@@ -446,7 +486,7 @@ static int locate_chain(struct replay *rp, const struct perfrec_sample *smp, uin
 			if (n == max)
 				break;
 		}
-		loc = locate(rp, (int32_t)smp->id.pid, c.kernel, ret ? v - 1 : v);
+		loc = locate(rp, (int32_t)smp->id.pid, pgen, c.kernel, ret ? v - 1 : v);
 		if (loc < 0)
 			return (int)loc;
 		rp->loc_buf[n++] = (uint32_t)loc;
@@ -461,25 +501,32 @@ static int locate_chain(struct replay *rp, const struct perfrec_sample *smp, uin
 	return (int)n;
 }
 
-/* The sample's location stack, leaf first: its callchain, or its ip without one. -ENOMEM. */
-static int64_t locate_stack(struct replay *rp, const struct perfrec_sample *smp)
+/* The sample's locations into loc_buf, leaf first: its callchain, or its ip without one. How
+ * many (at least 1), or -ENOMEM. */
+static int locate_locs(struct replay *rp, const struct perfrec_sample *smp, uint64_t pgen)
 {
 	uint32_t max = rp->o->max_stack ? rp->o->max_stack : MAX_FRAMES;
 	int n;
 
 	if (max > MAX_FRAMES)
 		max = MAX_FRAMES;
-	n = locate_chain(rp, smp, max);
-	if (n < 0)
-		return n;
+	n = locate_chain(rp, smp, max, pgen);
 	if (n == 0) {
-		int64_t loc = locate(rp, (int32_t)smp->id.pid, in_kernel(smp), smp->ip);
+		int64_t loc = locate(rp, (int32_t)smp->id.pid, pgen, in_kernel(smp), smp->ip);
 
 		if (loc < 0)
-			return loc;
+			return (int)loc;
 		rp->loc_buf[n++] = (uint32_t)loc;
 	}
-	return aggregate_add_stack(rp->agg, rp->loc_buf, (uint32_t)n);
+	return n;
+}
+
+/* The sample's location stack. -ENOMEM. */
+static int64_t locate_stack(struct replay *rp, const struct perfrec_sample *smp, uint64_t pgen)
+{
+	int n = locate_locs(rp, smp, pgen);
+
+	return n < 0 ? n : aggregate_add_stack(rp->agg, rp->loc_buf, (uint32_t)n);
 }
 
 /* Remember location stack STACK for cache slot CID; without memory it is simply not kept. */
@@ -495,25 +542,56 @@ static void cache_stack(struct replay *rp, uint32_t cid, uint32_t stack)
 	rp->scache_val[cid] = stack;
 }
 
+/* Stack SID's entry in sfast, grown as needed; NULL without memory. */
+static struct sfast *sfast_slot(struct replay *rp, uint32_t sid)
+{
+	size_t cap = rp->cap_sfast;
+
+	if (sid >= cap) {
+		if (GROW(rp->sfast, rp->cap_sfast, (size_t)sid + 1) < 0)
+			return NULL;
+		memset(rp->sfast + cap, 0xff, (rp->cap_sfast - cap) * sizeof(*rp->sfast));
+	}
+	return &rp->sfast[sid];
+}
+
 /* The sample's location stack, resolved once per packed stack and process state. -ENOMEM. */
 static int64_t sample_stack(struct replay *rp, const struct perfrec_sample *smp, uint64_t pgen)
 {
 	uint32_t sid = reader_stack_id(rp->rd);
+	struct sfast *f = sid == READER_NO_STACK ? NULL : sfast_slot(rp, sid);
 	int64_t cid = -1, stack;
 	bool added;
 
-	if (sid != READER_NO_STACK) {
-		/* Same stack, same process state: same locations. */
-		cid = pairtab_intern(rp->scache, (uint64_t)sid << 32 | smp->id.pid,
-				     rp->file_no << 48 ^ pgen, &added);
-		if (cid >= 0 && !added && (size_t)cid < rp->cap_scache &&
-		    rp->scache_val[cid] != UINT32_MAX)
-			return rp->scache_val[cid];
+	/* Same stack, same process state: same locations. */
+	if (f && f->stack != UINT32_MAX) {
+		if (f->pid == smp->id.pid && f->pgen == pgen)
+			return f->stack;
+		if (rp->scache) { /* another process, or state, than the first one seen */
+			cid = pairtab_intern(rp->scache, (uint64_t)sid << 32 | smp->id.pid, pgen,
+					     &added);
+			if (cid >= 0 && !added && (size_t)cid < rp->cap_scache &&
+			    rp->scache_val[cid] != UINT32_MAX)
+				return rp->scache_val[cid];
+		}
 	}
-	stack = locate_stack(rp, smp);
-	if (stack >= 0 && cid >= 0)
+	stack = locate_stack(rp, smp, pgen);
+	if (stack >= 0 && stack < UINT32_MAX && f && f->stack == UINT32_MAX)
+		*f = (struct sfast){ smp->id.pid, (uint32_t)stack, pgen };
+	else if (stack >= 0 && cid >= 0)
 		cache_stack(rp, (uint32_t)cid, (uint32_t)stack);
 	return stack;
+}
+
+/* A new file: its stack numbers are its own. */
+static void forget_stacks(struct replay *rp)
+{
+	if (rp->cap_sfast)
+		memset(rp->sfast, 0xff, rp->cap_sfast * sizeof(*rp->sfast));
+	if (rp->cap_scache)
+		memset(rp->scache_val, 0xff, rp->cap_scache * sizeof(*rp->scache_val));
+	pairtab_free(rp->scache);
+	rp->scache = pairtab_new(); /* without memory, none: stacks are then resolved again */
 }
 
 static void count_sample(struct session_totals *t, const struct perfrec_sample *smp)
@@ -738,6 +816,25 @@ static void on_switch(struct replay *rp, const struct perf_event_header *h)
 	}
 }
 
+/* A CPU sample for the sample hook alone (script): its locations go to the hook as they
+ * are, neither its stack nor its count is kept, so that memory grows with the distinct
+ * locations, not with the stacks. */
+static void stream_sample(struct replay *rp, const struct perfrec_sample *smp,
+			  const struct task_memo *memo)
+{
+	int n = locate_locs(rp, smp, memo->pgen);
+
+	if (n < 0) {
+		rp->t->samples_nomem++;
+		return;
+	}
+	count_sample(rp->t, smp);
+	if (rp->unwound)
+		count_unwind(rp, smp);
+	rp->hook_n = (uint32_t)n;
+	rp->hook(rp->hook_arg, smp, REPLAY_LOCS, (uint32_t)memo->comm, (uint32_t)memo->unit);
+}
+
 /*
  * A sample either fails to parse (samples_malformed), is filtered out, is counted, or is lost
  * because memory ran out on the way (samples_nomem): nothing leaves unaccounted for.
@@ -775,6 +872,10 @@ static void on_sample(struct replay *rp, const struct perf_event_header *h)
 	}
 	if (!keep_comm(rp, (uint32_t)memo->comm) || !keep_unit(rp, (uint32_t)memo->unit))
 		return;
+	if (rp->hook && !rp->oc) {
+		stream_sample(rp, &smp, memo);
+		return;
+	}
 	stack = sample_stack(rp, &smp, memo->pgen);
 	if (rp->oc && rp->is_switch[reader_event(rp->rd) % RP_MAX_EVENTS]) {
 		if (offcpu_sample(rp, &smp, stack, memo) && rp->hook && rp->ohook)
@@ -998,7 +1099,7 @@ int replay_file(struct replay *rp, struct reader *r, char *why, size_t why_size)
 	rp->finished = false;
 	set_events(rp, r);
 	rp->rd = r;
-	rp->file_no++;
+	forget_stacks(rp);
 	rp->ksyms_partial = hdr && (hdr->flags & RP_HDR_KSYMS_USED);
 	while ((h = reader_next(r)))
 		on_record(rp, h);
@@ -1033,6 +1134,12 @@ const char *replay_event_name(const struct replay *rp)
 		return NULL;
 	name = reader_event_name(rp->rd, reader_event(rp->rd));
 	return name ? name : reader_event_name(rp->rd, 0);
+}
+
+const uint32_t *replay_sample_locs(const struct replay *rp, uint32_t *ret_n)
+{
+	*ret_n = rp->hook_n;
+	return rp->loc_buf;
 }
 
 void replay_set_sample_hook(struct replay *rp,

@@ -55,8 +55,14 @@ int replay_task_record(struct procmodel *pm, const struct perf_event_header *h,
 /*
  * Call FN(ARG, sample, location stack id, comm id, unit id) for every sample counted, in the order
  * read, after it is counted (`ringprof script` streams them). The sample is valid only
- * during the call. FN NULL: none (the default).
+ * during the call. FN NULL: none (the default). With a hook and on-CPU weights, samples are
+ * handed to it alone: neither their stacks nor their counts are kept, the stack id is
+ * REPLAY_LOCS and replay_sample_locs() has the locations (memory then grows with the
+ * distinct locations, not with the stacks or the samples).
  */
+#define REPLAY_LOCS UINT32_MAX
+/* During the hook's call for a sample of REPLAY_LOCS: its location ids, leaf first. */
+const uint32_t *replay_sample_locs(const struct replay *rp, uint32_t *ret_n);
 /* The name of the event of the sample being replayed (for the sample hook): the header's
  * event, or in a recording of several the sample's own (the header's when its description
  * was lost); NULL outside a replay. */

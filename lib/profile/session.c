@@ -108,6 +108,7 @@ int session_list_events(const char *const *paths, size_t n_paths, struct session
 			return rc;
 		if (rc < 0)
 			continue;
+		reader_skip_samples(r); /* the descriptions alone are wanted */
 		merge_events(r, ret, max, &n);
 		reader_free(r);
 	}
@@ -205,6 +206,7 @@ int session_file_bounds(const char *path, int64_t *ret_start, int64_t *ret_end, 
 
 	if (rc < 0)
 		return rc;
+	reader_skip_samples(r); /* the header alone is wanted */
 	h = reader_header(r);
 	if (!h) {
 		snprintf(why, why_size, "its header is lost, so its wall-clock time is unknown");
@@ -230,6 +232,7 @@ static void preload(struct session *s, const char *path)
 
 	if (reader_open(path, &pre, why, sizeof(why)) < 0)
 		return; /* the replay says why */
+	reader_skip_samples(pre);
 	replay_preload(s->rp, pre);
 	reader_free(pre);
 }
@@ -465,7 +468,8 @@ static void on_stream_sample(void *arg, const struct perfrec_sample *smp, uint32
 		hold_switch_out(s, smp, stack, comm);
 		return;
 	}
-	locs = aggregate_stack(s->agg, stack, &n);
+	locs = stack == REPLAY_LOCS ? replay_sample_locs(s->rp, &n)
+				    : aggregate_stack(s->agg, stack, &n);
 	m = stream_locs(s) < 0 ? -ENOMEM : stream_frames(s, smp, locs, n);
 	if (!stream_kept(s, st->frames, m, false)) {
 		/* Counted by the replay; not handed out after all. */
