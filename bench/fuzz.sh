@@ -49,7 +49,7 @@ done
 wait
 for t in $TARGETS; do
 	clang $CFLAGS $CPPFLAGS -o "$WORK/bin/$t" "$ROOT/tests/fuzz/$t.c" "${objs[@]}" \
-		-lzstd -ldw -lelf -liberty -lprotobuf-c -lz -lpthread -lm || die "cannot build $t"
+		-lzstd -ldw -lelf -liberty -lprotobuf-c -lz -lcapstone -lpthread -lm || die "cannot build $t"
 done
 
 # ---- run ------------------------------------------------------------------------------------
