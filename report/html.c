@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/grow.h"
 #include "base/intern.h"
@@ -15,6 +16,7 @@
 #include "profile/dsotab.h"
 #include "profile/print.h"
 #include "profile/session.h"
+#include "profile/symfile.h"
 #include "timeline.h"
 
 #define HTML_BUCKETS 500
@@ -550,14 +552,21 @@ out:
  * 0 or -errno. */
 static int source_lines(const char *path, int lo, int hi, char **text)
 {
-	FILE *f = fopen(path, "re");
+	/* The name is the binary's DWARF's: only a regular file is read (a FIFO would block, a
+	 * device such as /dev/zero would give one line without end). */
+	int fd = symfile_open_regular(path);
+	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t len;
 	int n = 0, r = 0;
 
-	if (!f)
-		return -errno;
+	if (!f) {
+		r = fd < 0 ? fd : -errno;
+		if (fd >= 0)
+			close(fd);
+		return r;
+	}
 	while (n < hi && (len = getline(&line, &cap, f)) >= 0) {
 		if (++n < lo)
 			continue;
@@ -607,7 +616,7 @@ static int annot_file(FILE *f, const struct annotate_line *l, size_t n)
 	fputs("{\"file\":", f);
 	html_json_str(f, l[0].file);
 	fputs(",\"missing\":", f);
-	html_json_str(f, r < 0 ? strerror(-r) : "");
+	html_json_str(f, r == -EINVAL ? "not a regular file" : r < 0 ? strerror(-r) : "");
 	fputs(",\"lines\":[", f);
 	for (size_t i = 0; i < n; i++) {
 		int gap = i ? l[i].line - l[i - 1].line - 1 : 0;

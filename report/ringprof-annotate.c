@@ -7,11 +7,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/util.h"
 #include "options.h"
 #include "pager.h"
 #include "profile/annotate.h"
+#include "profile/symfile.h"
 #include "profile/session.h"
 
 #define PROG "ringprof annotate"
@@ -212,13 +214,19 @@ static const char *map_path(const struct args *a, const char *path, char *buf, s
 /* Read PATH into *src (at most 64 MiB). 0 or -errno. */
 static int source_read(const char *path, struct source *src)
 {
-	FILE *f = fopen(path, "re");
+	/* The name is the binary's DWARF's: only a regular file is read, never waited on. */
+	int fd = symfile_open_regular(path);
+	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
 	size_t len = 0, cap = 0, nl = 0;
 	char *p;
 	int r = 0;
 
-	if (!f)
-		return -errno;
+	if (!f) {
+		r = fd < 0 ? fd : -errno;
+		if (fd >= 0)
+			close(fd);
+		return r;
+	}
 	*src = (struct source){ 0 };
 	for (;;) {
 		if (len + 4096 + 1 > cap) {
@@ -295,7 +303,7 @@ static void print_file_lines(const struct args *a, const struct annotate_line *l
 	printf("#\n#   %s\n", lines[0].file);
 	if (r < 0)
 		printf("#   (source not on this host: %s: %s; line numbers only%s)\n", path,
-		       strerror(-r),
+		       r == -EINVAL ? "not a regular file" : strerror(-r),
 		       a->prefix || a->prefix_strip ? "" : "; --prefix, --prefix-strip map paths");
 	for (size_t i = 0; i < n; i++) {
 		if (i && lines[i].line - lines[i - 1].line > 1) {

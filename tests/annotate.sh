@@ -110,6 +110,15 @@ check_grep "^#   \(source not on this host: $T/src/rp-annotate.c: No such file o
 	"$T/c.txt" "a missing source is said"
 check_grep "^>> +[0-9.]+ +$HOT *$" "$T/c.txt" "and its hot line given by number, without text"
 check_no_grep "ANNOTATE-HOT" "$T/c.txt" "no source text from anywhere else"
+# Where the source was, a FIFO (the name is the binary's DWARF's to choose): not waited on.
+mkfifo "$T/src/rp-annotate.c"
+timeout 30 "$RP" annotate --no-pager -i "$T/c.data" hot_loop >"$T/cf.txt" 2>&1
+check_eq $? 0 "a FIFO at the source's path: annotate is not blocked (exit 0 within 30 s)"
+check_grep "^#   \(source not on this host: $T/src/rp-annotate.c: not a regular file; line numbers only" \
+	"$T/cf.txt" "and the FIFO is not read as the source, and the note says why"
+timeout 60 "$RP" report --no-pager -i "$T/c.data" --html "$T/cf.html" >/dev/null 2>&1
+check_eq $? 0 "report --html with a FIFO at the source's path is not blocked"
+rm -f "$T/src/rp-annotate.c"
 strip=$(echo "$T/src" | tr -cd / | wc -c)
 "$RP" annotate --no-pager -i "$T/c.data" --prefix "$T/moved" --prefix-strip "$strip" hot_loop \
 	>"$T/cp.txt" 2>&1 || fail "annotate --prefix: $(cat "$T/cp.txt")"

@@ -277,7 +277,7 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 	if (fd >= 0 || !d || !d->s->symfs || (debuglink_file && debuglink_file[0] == '/'))
 		return fd;
 	p = symfile_debug_path(d->s->symfs, d->path, debuglink_file);
-	fd = p ? open(p, O_RDONLY | O_CLOEXEC) : -1;
+	fd = p ? symfile_open_regular(p) : -1; /* the debuglink name is the binary's to choose */
 	if (fd >= 0 && !debug_file_matches(mod, fd)) {
 		close(fd);
 		fd = -1;

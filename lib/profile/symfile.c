@@ -37,7 +37,7 @@ static char *path_join(const char *dir, const char *rest)
 	return p;
 }
 
-static int open_regular(const char *p)
+int symfile_open_regular(const char *p)
 {
 	struct stat st;
 	int fd = open(p, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
@@ -62,7 +62,7 @@ static int try_candidate(const struct symfile_id *id, const char *p, bool under_
 	uint8_t bid[SYMFILE_BUILD_ID_MAX];
 	size_t len = 0;
 	struct stat st;
-	int fd = open_regular(p), r;
+	int fd = symfile_open_regular(p), r;
 
 	if (fd < 0) {
 		if (!why->open_err || why->open_err == -ENOENT)

@@ -19,6 +19,11 @@ struct symfile_id {
 	uint64_t ino;	   /* on that device with another inode was replaced (ino 0: no check) */
 };
 
+/* P opened for reading without blocking (a FIFO or device somebody put there is not waited
+ * on) and only when it is a regular file: the fd, or -errno (-EINVAL: not a regular file).
+ * Every path a recording or a binary names goes through it. */
+int symfile_open_regular(const char *p);
+
 /*
  * Open the file to read ID's symbols from, trying in this order: SYMFS + path, then path, for
  * the recorded path, then each alternative path, then (with a build-id, for a path ending in
