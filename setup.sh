@@ -67,19 +67,19 @@ build() {
 	cd ..
 }
 
-# Print "N passed, N failed" over the test-suite.logs of the build trees given, each check
-# counted once per tree (tests/driver.sh: a shell test's ok lines, a C test's checks); non-zero
-# when anything failed. RCS: make check's exit statuses.
+# Print "N passed, N failed" over the summary logs given (each tier of each build tree: make
+# check-unit's unit-suite.log, check-live's live-suite.log), each check counted once per tree
+# (tests/driver.sh: a shell test's ok lines, a C test's checks); non-zero when anything failed.
+# RCS: the make runs' exit statuses.
 summarize() {
-	local rcs=$1 dir log pass=0 fail=0 skip=0 rc
+	local rcs=$1 log pass=0 fail=0 skip=0 rc t
 	shift
-	for dir in "$@"; do
-		log=$dir/test-suite.log
+	for log in "$@"; do
 		[ -f "$log" ] || continue
 		pass=$((pass + $(awk '/^# PASS:/ { print $3 }' "$log")))
 		skip=$((skip + $(awk '/^# SKIP:/ { print $3 }' "$log")))
 		fail=$((fail + $(awk '/^# (FAIL|ERROR|XPASS):/ { n += $3 } END { print n + 0 }' "$log")))
-		grep -E '^(FAIL|ERROR|SKIP): ' "$log" | sed "s|^|  $dir: |" >&2 || true
+		grep -E '^(FAIL|ERROR|SKIP): ' "$log" | sed "s|^|  $(dirname "$log"): |" >&2 || true
 	done
 	for rc in $rcs; do
 		[ "$rc" = 0 ] || [ "$fail" != 0 ] || fail=1 # make check itself failed (e.g. a build error)
@@ -87,11 +87,11 @@ summarize() {
 	[ "$skip" = 0 ] || echo "($skip skipped: see the SKIP lines above for why)"
 	# The end of each failed test's own log last, so that the tail of a CI transcript says
 	# which check failed.
-	for dir in "$@"; do
-		[ -f "$dir/test-suite.log" ] || continue
-		for t in $(sed -n 's/^\(FAIL\|ERROR\): \([^ ]*\)$/\2/p' "$dir/test-suite.log"); do
-			echo "--- $dir/$t.log, last 12 lines:"
-			tail -n 12 "$dir/$t.log" | sed 's/^/  | /'
+	for log in "$@"; do
+		[ -f "$log" ] || continue
+		for t in $(sed -n 's/^\(FAIL\|ERROR\): \([^ ]*\)$/\2/p' "$log"); do
+			echo "--- $(dirname "$log")/$t.log, last 12 lines:"
+			tail -n 12 "$(dirname "$log")/$t.log" | sed 's/^/  | /'
 		done
 	done
 	echo "$pass passed, $fail failed"
@@ -127,12 +127,16 @@ test)
 	build
 	build build-san CFLAGS="$SAN_FLAGS" LDFLAGS="-fsanitize=address,undefined"
 	rc=0 rc_san=0
-	rm -f build/test-suite.log build-san/test-suite.log
-	# Serially: the scenarios measure sample counts and timings on a 2-CPU machine.
-	(cd build && make -s -j1 check >/dev/null 2>&1) || rc=$?
-	(cd build-san && ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
-		make -s -j1 check >/dev/null 2>&1) || rc_san=$?
-	summarize "$rc $rc_san" build build-san
+	rm -f build/unit-suite.log build/live-suite.log build-san/unit-suite.log build-san/live-suite.log
+	# Two tiers per tree (tests/README): the unit tier (no perf events, no timing) in parallel,
+	# then the live tier one test at a time, so that no two recordings share the 2 CPUs.
+	(cd build && make -s -j2 check-unit >/dev/null 2>&1) || rc=$?
+	(cd build && make -s check-live >/dev/null 2>&1) || rc=$?
+	export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1
+	(cd build-san && make -s -j2 check-unit >/dev/null 2>&1) || rc_san=$?
+	(cd build-san && make -s check-live >/dev/null 2>&1) || rc_san=$?
+	summarize "$rc $rc_san" build/unit-suite.log build/live-suite.log \
+		build-san/unit-suite.log build-san/live-suite.log
 	;;
 *)
 	echo "usage: setup.sh [demo|test]" >&2

@@ -197,3 +197,12 @@ perf_fold() {
 		}
 		END { flush(); for (s in c) print s, c[s] }'
 }
+
+# drained_samples FILE: the samples the recorder says it drained from the kernel's rings (the
+# CPU_STATS records it writes when it finishes), to bound a recording's sample count by what
+# the kernel delivered rather than by wall time; empty when the recording has none.
+drained_samples() {
+	"$RP" report -i "$1" --dump 2>/dev/null | awk '$1 == "CPU_STATS" {
+		for (i = 3; i <= NF; i++) if ($i ~ /^samples=/) { sub(/^samples=/, "", $i); s += $i; n++ }
+	} END { if (n) print s }'
+}

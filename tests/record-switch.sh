@@ -36,8 +36,8 @@ summary_samples() {
 # check_continuous DIR SUMMARY-ERR WHAT: the switched files hold every sample the recorder
 # took, each file names the workload's symbols on its own, no gap between files.
 check_continuous() {
-	local dir=$1 err=$2 what=$3 sum=0 prev_last="" f n first last
-	local lastf=$(ls "$dir"/ringprof.*.data | tail -1)
+	local dir=$1 err=$2 what=$3 sum=0 prev_last="" f n first last sym gone=""
+	local firstf=$(ls "$dir"/ringprof.*.data | head -1)
 	for f in "$dir"/ringprof.*.data; do
 		n=$(samples_of "$f")
 		sum=$((sum + n))
@@ -46,10 +46,18 @@ check_continuous() {
 		"$RP" report -i "$f" --dso rp-workload,librp-worklib.so >"$f.rep" 2>&1 || fail "$what: report -i $f: $(head -3 "$f.rep")"
 		grep -Eq 'unresolved frames: 0\.0%' "$f.rep" && grep -q 'hot_leaf' "$f.rep" ||
 			fail "$what: $(basename "$f") is not symbolized on its own: $(head -6 "$f.rep"; grep -E '\[unknown\]|\] 0x' "$f.rep" | head -8; "$RP" report -i "$f" --stats 2>&1 | grep -E '^  (frames|records|lost)')"
-		# The thread and the child exist in every file but the last (they end first). [vdso] is
-		# not symbolized yet: a few frames may be unresolved.
-		[ "$f" = "$lastf" ] || { grep -q 'worker_spin' "$f.rep" && grep -q 'worklib_spin' "$f.rep"; } ||
-			fail "$what: $(basename "$f") lacks the thread's or the child's symbols: $(head -12 "$f.rep")"
+		# The thread and the child run from the first file until they end (they may end files
+		# before the main thread on a busy machine): each is named in a file, or in none after
+		# it. [vdso] is not symbolized yet: a few frames may be unresolved.
+		for sym in worker_spin worklib_spin; do
+			if grep -q "$sym" "$f.rep"; then
+				case " $gone " in *" $sym "*) fail "$what: $sym is back in $(basename "$f") after a file without it" ;; esac
+			elif [ "$f" = "$firstf" ]; then
+				fail "$what: $(basename "$f") lacks $sym (the thread's or the child's): $(head -12 "$f.rep")"
+			else
+				gone="$gone $sym"
+			fi
+		done
 		"$RP" report -i "$f" --dump | awk '$1 == "SAMPLE" { print $2 }' | sort -n >"$f.times"
 		first=$(head -1 "$f.times")
 		last=$(tail -1 "$f.times")
@@ -66,11 +74,18 @@ check_continuous() {
 	check_grep 'rp-worker +rp-workload +\[\.\] worker_spin' "$dir/all.rep" "$what: report --dir has the workload's symbols"
 }
 
-# By time: a 3.5 s command in files of 1 s.
-(cd "$T/time" && "$RP" record -e cpu-clock -F 1000 --switch-output=1s -- "$WL" -q -d 3.5) 2>"$T/time.err" ||
+# By time: a 3.5 s command in files of 1 s. On a busy machine the workload's wall time grows
+# (it paces its CPU budget): the file count and the files' durations are bounded by the wall
+# time it says it ran, not by the 3.5 s it was asked for.
+(cd "$T/time" && "$RP" record -e cpu-clock -F 1000 --switch-output=1s -- "$WL" -d 3.5) >"$T/time.out" 2>"$T/time.err" ||
 	fail "switch by time: $(cat "$T/time.err")"
+wall=$(sed -n 's/^rp-workload: cpu seconds: .*; wall \([0-9.]*\)$/\1/p' "$T/time.out")
+[ -n "$wall" ] || fail "switch by time: the workload said no wall time: $(cat "$T/time.out")"
 n=$(ls "$T/time" | grep -cE '^ringprof\.[0-9]{17}\.data$')
-check_range "$n" 4 6 "switch by time: 3.5 s in 1 s files, named STEM.YYYYmmddHHMMSSmmm.data"
+# A span of W s in 1 s files: at most floor(W) + 3 (start-up, the end); at least W / 2 (a
+# switch is late when the recorder waits for a CPU: this is no timing check, bench/ does those).
+w=${wall%.*}
+check_range "$n" $(((w + 1) / 2 > 2 ? (w + 1) / 2 : 2)) $((w + 3)) "switch by time: ${wall} s in 1 s files, named STEM.YYYYmmddHHMMSSmmm.data"
 [ ! -e "$T/time/ringprof.data" ] || fail "switch by time: the last file kept the name ringprof.data"
 ok "switch by time: the last file is time-stamped too"
 check_eq "$(grep -c '^\[ ringprof record: dump ringprof\.[0-9]\{17\}\.data \]$' "$T/time.err")" "$n" \
@@ -78,7 +93,8 @@ check_eq "$(grep -c '^\[ ringprof record: dump ringprof\.[0-9]\{17\}\.data \]$' 
 check_continuous "$T/time" "$T/time.err" "switch by time"
 "$RP" report --dir "$T/time" --stats | awk '$1 == "duration" { print $2 }' >"$T/durs"
 d_total=$(awk '{ s += $1 } END { printf "%d", s * 10 }' "$T/durs")
-check_range "$d_total" 33 45 "switch by time: the files' durations add up to the command's (tenths of s)"
+w10=$(awk -v w="$wall" 'BEGIN { printf "%d", w * 10 }')
+check_range "$d_total" $((w10 - 2)) $((w10 + 10)) "switch by time: the files' durations add up to the command's ${wall} s (tenths of s)"
 
 # On SIGUSR2 (--switch-output alone means 'signal').
 (cd "$T/sig" && exec "$RP" record -e cpu-clock -F 1000 --switch-output -- "$WL" -q -d 2.5) 2>"$T/sig.err" &

@@ -74,9 +74,12 @@ tsamples=$(stat_field samples "$T/tiny.stats")
 check_range "$lost" 1 1000000 "a one-page ring at 4 kHz loses records and counts them"
 tdur_ms=$(awk '$1 == "duration" { printf "%d", $2 * 1000 }' "$T/tiny.stats")
 texpect=$((4000 * ncpu * tdur_ms / 1000))
+# The lost count is of records of every kind (the side-band of the machine's other processes
+# too, many on a busy machine): it bounds the samples lost from above, not from below.
 if grep -Eq '^  throttled +0$' "$T/tiny.stats"; then
-	check_range $((tsamples + lost)) $((texpect * 85 / 100)) $((texpect * 105 / 100)) \
-		"samples + lost add up to frequency x CPUs x time"
+	check_range $((tsamples + lost)) $((texpect * 85 / 100)) $((texpect * 1000)) \
+		"samples + lost cover frequency x CPUs x time ($texpect)"
+	check_range "$tsamples" 1 $((texpect * 105 / 100)) "samples kept are at most frequency x CPUs x time"
 fi
 check_grep "^\[ ringprof record: $tsamples samples, $lost lost \([0-9.]+%\)" "$T/tiny.err" "the summary line reports the same loss"
 "$RP" report -i "$T/busy.data" --stats >"$T/busy.stats"

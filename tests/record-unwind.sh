@@ -169,7 +169,9 @@ read -r deep wrong marked < <(awk '{
 	n = $NF; d = gsub(/;two_descend/, "&"); if ($0 !~ /;two_burn [0-9]+$/ || d < 3) next
 	deep += n; if ($0 ~ /;path_b;/) wrong += n; if ($0 ~ /;path_a;/) right += n
 } END { print deep + 0, wrong + 0, right + 0 }' "$T/twopath.folded")
-ge "$deep" 100 || fail "twopath: only $deep samples of two_burn 3+ levels down: not the workload this test expects"
+# (3 s of wall time give ~600 such samples on an idle machine, under 100 beside other jobs:
+# 40 are enough for the 2 % bound below to mean something.)
+ge "$deep" 40 || fail "twopath: only $deep samples of two_burn 3+ levels down: not the workload this test expects"
 lt "$wrong" "$(awk -v d="$deep" 'BEGIN { print d * 0.02 + 1 }')"
 soft_check $? "twopath: $wrong of $deep deep two_burn samples under path_b, which never goes that deep (<= 2 %; $marked under path_a)"
 c=$(upct "stack copy exhausted" "$T/twopath.head")
@@ -268,14 +270,19 @@ check_grep '^\[ ringprof record: [0-9]+ samples' "$T/crash.err" "helper killed: 
 check_grep '^\[ user stacks: ' "$T/crash.err" "helper killed: user-stacks summary line"
 "$RP" report -i "$T/crash.data" --stats >"$T/crash.stats" 2>&1 || fail "helper killed: --stats of the recording failed"
 check_grep '^  finished +yes' "$T/crash.stats" "helper killed: the recording is finished"
+# Every sample the recorder drained from the rings is in the file, whatever the helper did: the
+# count is bounded by what the recording says the kernel delivered, not by wall time (three
+# 0.4 s runs give ~1 200 samples on an idle machine, a few hundred beside other jobs).
 n=$(stat_field samples "$T/crash.stats")
-check_range "${n:-0}" 500 100000 "helper killed: samples recorded"
+d=$(drained_samples "$T/crash.data")
+check_range "${n:-0}" 100 100000 "helper killed: samples recorded"
+check_eq "${n:-0}" "${d:-none}" "helper killed: all $d samples drained from the rings are stored"
 for i in 1 2 3; do
 	heads "crash.$i" --comm "rp-crash$i"
 	c=$(upct complete "$T/crash.$i.head")
 	m=$(samples_of "$T/crash.$i.folded" "rp-crash$i")
-	ge "$c" 90 && [ "$m" -ge 100 ]
-	soft_check $? "helper killed: rp-crash$i (started after kill $i): $m samples, $c % complete stacks (>= 90) [$(grep -m1 '^# incomplete' "$T/crash.$i.head")]"
+	ge "$c" 90 && [ "$m" -ge 20 ]
+	soft_check $? "helper killed: rp-crash$i (started after kill $i): $m samples (>= 20), $c % complete stacks (>= 90) [$(grep -m1 '^# incomplete' "$T/crash.$i.head")]"
 done
 
 # ---- 5. hostile binaries: a corrupt .eh_frame, no .eh_frame ----------------------------------
@@ -299,8 +306,13 @@ rec hostile -F 999 --call-graph dwarf -- "$T/hostile.sh"
 check_eq "$REC_RC" 0 "hostile binaries: the recording exits 0"
 check_grep '^\[ user stacks: ' "$T/hostile.err" "hostile binaries: user-stacks summary line"
 for w in rp-bad rp-noeh rp-unwind; do heads "hostile.$w" --comm "$w"; done
+# None of their samples is dropped: all that the recorder drained are stored. Each binary's
+# count is what its 0.7 s got of the CPUs (~700 samples on an idle machine, a hundred beside
+# other jobs): enough for the shares below, not a measure of time.
+n=$("$RP" report -i "$T/hostile.data" --stats 2>/dev/null | awk '$1 == "samples" { print $2; exit }')
+check_eq "${n:-0}" "$(drained_samples "$T/hostile.data")" "hostile binaries: all $n samples drained from the rings are stored"
 m=$(samples_of "$T/hostile.rp-bad.folded" rp-bad)
-check_range "$m" 300 100000 "rp-bad (corrupt .eh_frame): its samples are counted"
+check_range "$m" 30 100000 "rp-bad (corrupt .eh_frame): its samples are counted"
 ni=$(upct 'no unwind information' "$T/hostile.rp-bad.head")
 bf=$(upct 'bad frame' "$T/hostile.rp-bad.head")
 c=$(upct complete "$T/hostile.rp-bad.head")
@@ -314,7 +326,7 @@ ge "$(awk -v r="$r" 'BEGIN { print r + 2 }')" "$c"
 soft_check $? "rp-bad: stacks counted complete ($c %) do reach a root ($r %)"
 check_grep '^# incomplete stacks end most in: rp-bad' "$T/hostile.rp-bad.head" "rp-bad: the header names it"
 m=$(samples_of "$T/hostile.rp-noeh.folded" rp-noeh)
-check_range "$m" 300 100000 "rp-noeh (no .eh_frame): its samples are counted"
+check_range "$m" 30 100000 "rp-noeh (no .eh_frame): its samples are counted"
 ni=$(upct 'no unwind information' "$T/hostile.rp-noeh.head")
 ge "$ni" 90
 soft_check $? "rp-noeh: $ni % of its stacks: no unwind information (>= 90)"
@@ -344,17 +356,27 @@ if [ "$(id -u)" = 0 ] && [ -x "$RPD" ]; then
 	libc_id=$(build_id_of "$libc")
 	uw_id=$(build_id_of "$UW")
 	[ -n "$libc_id" ] || fail "no build-id in $libc"
-	# rpd N: ringprofd for about 4.5 s while rp-unwind qsort runs in it for 2.5 s, started a
-	# second after the daemon: at its start the daemon asks for the tables of every process
-	# running, and one already running waits behind them (under ASan up to 12 % of a 2.5-s
-	# run's stacks were 'table pending' that way); its log in rpd.N.log.
+	# rpd N READY: ringprofd while rp-unwind qsort runs in it for 2.5 s, started once the daemon
+	# records: at its start the daemon asks for the tables of every process running, and one
+	# already running waits behind them (under ASan up to 12 % of a 2.5-s run's stacks were
+	# 'table pending' that way). The daemon stops once READY (a command) holds after the
+	# workload, 30 s at most: the window follows what the helper did, not the wall time of an
+	# idle machine. Its log in rpd.N.log.
 	rpd() {
+		local dpid _
 		mkdir -p "$D"
-		(sleep 1 && "$UW" qsort 2.5 >/dev/null) &
-		timeout -s INT 4.5 "$RPD" -c "$T/rpd.conf" -D "$D" -e cpu-clock -F 199 >"$T/rpd.$1.log" 2>&1
-		wait
+		timeout -s INT 90 "$RPD" -c "$T/rpd.conf" -D "$D" -e cpu-clock -F 199 >"$T/rpd.$1.log" 2>&1 &
+		dpid=$!
+		for _ in $(seq 100); do grep -q 'ringprofd: recording' "$T/rpd.$1.log" && break; sleep 0.1; done
+		"$UW" qsort 2.5 >/dev/null
+		for _ in $(seq 300); do $2 && break; sleep 0.1; done
+		sleep 0.3
+		kill -INT "$dpid"
+		wait "$dpid"
 	}
-	rpd 1
+	both_tables() { ls "$UT/$uw_id"-*.utab "$UT/$libc_id"-*.utab >/dev/null 2>&1; }
+	libc_repaired() { [ -f "$libc_tab" ] && ! cmp -s "$libc_tab" "$T/libc.damaged.utab"; }
+	rpd 1 both_tables
 	check_grep 'stopped: [0-9]+ samples' "$T/rpd.1.log" "ringprofd run 1 stops cleanly"
 	# Tables are kept by build-id and the digest of what the file holds (BUILDID-DIGEST.utab).
 	libc_tab=$(echo "$UT/$libc_id"-*.utab)
@@ -374,7 +396,7 @@ if [ "$(id -u)" = 0 ] && [ -x "$RPD" ]; then
 	mt1=$(stat -c %.9Y "$libc_tab")
 	rm -f "$D"/*.data
 	sleep 1.1
-	rpd 2
+	rpd 2 both_tables
 	check_grep 'stopped: [0-9]+ samples' "$T/rpd.2.log" "ringprofd run 2 stops cleanly"
 	ino2=$(stat -c %i "$libc_tab")
 	mt2=$(stat -c %.9Y "$libc_tab")
@@ -391,7 +413,7 @@ if [ "$(id -u)" = 0 ] && [ -x "$RPD" ]; then
 	cmp -s "$libc_tab" "$T/libc.utab" && fail "the table was not damaged"
 	cp "$libc_tab" "$T/libc.damaged.utab"
 	rm -f "$D"/*.data
-	rpd 3
+	rpd 3 libc_repaired
 	check_grep 'stopped: [0-9]+ samples' "$T/rpd.3.log" "ringprofd run 3 (a damaged table) stops cleanly"
 	# (Not by inode: the file system may give the new file the inode the old one freed.)
 	[ -f "$libc_tab" ] && ! cmp -s "$libc_tab" "$T/libc.damaged.utab"

@@ -9,10 +9,15 @@ require_perf_events
 
 comms=rp-workload,rp-worker,rp-child
 require_root
-perf record -q -a -e cpu-clock -F 999 -g -o "$T/perf.data" -- sleep 5 2>"$T/perf.err" &
+# perf's window holds ringprof's whole recording, however long a busy machine makes it: perf's
+# command (run once its events are on) says it is up, then waits until ringprof is done.
+perf record -q -a -e cpu-clock -F 999 -g -o "$T/perf.data" -- sh -c \
+	": >'$T/perf.up'; while [ ! -e '$T/rp.done' ]; do sleep 0.1; done" 2>"$T/perf.err" &
 BG_PIDS=$!
-sleep 1
+for _ in $(seq 300); do [ -e "$T/perf.up" ] && break; kill -0 $BG_PIDS 2>/dev/null || break; sleep 0.1; done
+[ -e "$T/perf.up" ] || fail "perf record did not start: $(cat "$T/perf.err")"
 "$RP" record -q -e cpu-clock -F 999 -g -o "$T/rp.data" -- "$WL" -d 3 >/dev/null || fail "ringprof record"
+: >"$T/rp.done"
 wait $BG_PIDS || fail "perf record: $(cat "$T/perf.err")"
 perf report -i "$T/perf.data" --stdio -q --no-children -g none --sort comm,dso,sym --comms $comms \
 	--percentage relative 2>/dev/null | awk 'NF >= 5 && $1 ~ /%$/' >"$T/perf.raw"
