@@ -1544,7 +1544,7 @@ static const char *dropped_note(const struct unwinder_stats *u, uint64_t max, ch
 }
 
 /* What else the walks did, when it happened: "; N% cut because a table came too late",
- * "; N joins contradicted by a later walk"; else "". */
+ * "; N joins contradicted by a later walk", "; N joins taken back"; else "". */
 static const char *walk_notes(const struct unwinder_stats *u, char *buf, size_t size)
 {
 	int n = 0;
@@ -1554,9 +1554,14 @@ static const char *walk_notes(const struct unwinder_stats *u, char *buf, size_t 
 		n = snprintf(buf, size, "; %.1f%% cut because their table came too late",
 			     100.0 * (double)u->late / (double)u->samples);
 	if (u->joins_contradicted && n >= 0 && (size_t)n < size)
+		n +=
+		    snprintf(buf + n, size - (size_t)n,
+			     "; %llu joins went through a frame a later walk read with another caller",
+			     (unsigned long long)u->joins_contradicted);
+	if (u->joins_undone && n >= 0 && (size_t)n < size)
 		snprintf(buf + n, size - (size_t)n,
-			 "; %llu joins went through a frame a later walk read with another caller",
-			 (unsigned long long)u->joins_contradicted);
+			 "; %llu joins taken back before they were stored (a frame had two callers)",
+			 (unsigned long long)u->joins_undone);
 	return buf;
 }
 
@@ -1565,7 +1570,7 @@ static void print_unwind_summary(const struct record *x)
 {
 	const struct unwinder_stats *u = recorder_unwind_stats(x->r);
 	struct unwinder_object o, worst = { 0 };
-	char b[32], d[80], l[192];
+	char b[32], d[80], l[320];
 	double n;
 
 	if (!u || !u->samples)

@@ -27,6 +27,7 @@ enum obj_state { OBJ_NEW, OBJ_PENDING, OBJ_READY, OBJ_NONE, OBJ_DROPPED };
 
 #define NO_OBJ UINT32_MAX	  /* an executable mapping of no file (JIT, anonymous) */
 #define UNMAPPED (UINT32_MAX - 1) /* a walk's last pc was in no mapping known (yet) */
+#define JOINING (UINT32_MAX - 2)  /* a kept sample a join completed, walked again later */
 /* A sample whose pc was in no mapping waits this many drain passes for its MMAP2 record,
  * which may be in another CPU's ring. */
 #define UNMAPPED_PASSES 3
@@ -131,8 +132,24 @@ struct held {
 	uint64_t dyn;
 	uint64_t nk;
 	uint32_t pass; /* when it was kept */
-	uint32_t wait; /* the object whose table it waits for, or UNMAPPED */
+	uint32_t wait; /* the object whose table it waits for, UNMAPPED, or JOINING */
+	/* JOINING: the whole chain (nk words) follows, then the stack pointers of its user
+	 * words (n_user, from chain word user_at on); res_n: the frames its walk found. */
+	uint32_t user_at, n_user, res_n, fp_steps;
 };
+
+/*
+ * A join is only as good as what the thread's walks have read so far: two callers that reach
+ * the same frames give the same (pc, sp), and the frame is known to be ambiguous only once a
+ * walk has read the second caller. So a sample that a join completed is kept JOIN_DELAY_NS,
+ * its chain and the stack pointers of its frames, and the frames the join went through are
+ * looked at again before it is stored: one found ambiguous meanwhile, or with another caller
+ * (most are found soon after the thread starts taking both ways), cuts it where the copy
+ * ended instead of giving it the wrong caller (rp-unwind twopath: 59 of 1512 deep samples
+ * under the wrong caller on a loaded machine before). A thread that ended meanwhile
+ * contradicts nothing. When the keep is full it is stored joined at once, as before.
+ */
+#define JOIN_DELAY_NS (300ull * 1000 * 1000)
 
 struct unwinder *unwinder_new(char *note, size_t note_size)
 {
@@ -915,6 +932,68 @@ static bool hold(struct unwinder *u, size_t ci, const struct perfrec_sample *s, 
 	return true;
 }
 
+/* Keep a sample a join completed: its chain (n words; the user words from user_at on, their
+ * stack pointers in sps) for JOIN_DELAY_NS (unwinder_release() looks at the join again). */
+static bool hold_joined(struct unwinder *u, size_t ci, const struct perfrec_sample *s,
+			const uint64_t *chain, size_t n, size_t user_at, const uint64_t *sps,
+			const struct uw_result *res)
+{
+	size_t n_user = n - user_at - 1; /* the final stop marker has no frame */
+	size_t size = sizeof(struct held) + (n + n_user) * 8;
+	struct held *e;
+
+	if (u->hold_len + size > UNWINDER_HOLD_BYTES ||
+	    GROW(u->hold, u->hold_cap, u->hold_len + size) < 0)
+		return false;
+	e = (struct held *)(u->hold + u->hold_len);
+	*e = (struct held){ .size = (uint32_t)size,
+			    .ci = (uint32_t)ci,
+			    .s = *s,
+			    .nk = n,
+			    .pass = u->pass,
+			    .wait = JOINING,
+			    .user_at = (uint32_t)user_at,
+			    .n_user = (uint32_t)n_user,
+			    .res_n = (uint32_t)res->n,
+			    .fp_steps = res->fp_steps };
+	e->s.ips = NULL;
+	memcpy(e + 1, chain, n * 8);
+	memcpy((uint64_t *)(e + 1) + n, sps, n_user * 8);
+	u->hold_len += size;
+	if (s->id.time < u->hold_since)
+		u->hold_since = s->id.time;
+	return true;
+}
+
+/* Whether the join of a kept chain (n user words pcs, their stack pointers sps, the marker at
+ * *ret_marker) still holds: every frame it went through still has that caller and is not
+ * ambiguous. Frames forgotten meanwhile (the thread ended, its slot was taken) contradict
+ * nothing. */
+static bool join_holds(struct unwinder *u, uint32_t tid, const uint64_t *pcs, const uint64_t *sps,
+		       size_t n, size_t *ret_marker)
+{
+	struct join_slot *j = join_slot(u, tid, false);
+	size_t m = 0;
+
+	while (m < n && pcs[m] != RP_CONTEXT_JOINED)
+		m++;
+	*ret_marker = m;
+	if (!j || m == 0 || m >= n)
+		return true;
+	for (size_t i = m + 1, prev = m - 1;; prev = i++) {
+		const struct join_edge *e = edge_find(j, pcs[prev], sps[prev], false);
+
+		if (!e)
+			return true; /* forgotten: nothing known against it */
+		if (e->ambiguous)
+			return false;
+		if (i >= n)
+			return !e->cpc; /* the outermost frame is still the outermost */
+		if (e->cpc != pcs[i] || e->csp != sps[i])
+			return false;
+	}
+}
+
 size_t unwinder_chain(struct unwinder *u, size_t ci, const struct perfrec_sample *s,
 		      const struct perfrec_user *user, uint64_t *out, size_t max, bool *ret_held)
 {
@@ -931,6 +1010,11 @@ size_t unwinder_chain(struct unwinder *u, size_t ci, const struct perfrec_sample
 	regs = (struct uw_regs){ user->regs[2], user->regs[1], user->regs[0] };
 	st = (struct uw_stack){ user->stack, user->stack ? user->dyn_size : 0 };
 	k = walk_user(&c, &s->id, &regs, &st, out, n, max, &res);
+	if (res.stop == UW_JOINED && ci != SIZE_MAX &&
+	    hold_joined(u, ci, s, out, k, n + 1, u->sps, &res)) {
+		*ret_held = true; /* the keep is full: stored joined now, as before */
+		return 0;
+	}
 	if ((res.stop == UW_PENDING || c.last_obj == UNMAPPED) && ci != SIZE_MAX) {
 		if (hold(u, ci, s, n, &regs, &st, &c)) {
 			*ret_held = true;
@@ -970,6 +1054,31 @@ static bool worth_walking(const struct unwinder *u, const struct held *e)
 	       (u->objs[e->wait].state != OBJ_NEW && u->objs[e->wait].state != OBJ_PENDING);
 }
 
+/* A kept sample a join completed, stored: joined when the join still holds, else cut where
+ * the copy ended (counted in stats.joins_undone). */
+static void emit_joined(struct unwinder *u, const struct held *e,
+			void (*emit)(void *arg, size_t ci, const struct perfrec_sample *s),
+			void *arg)
+{
+	const uint64_t *chain = (const uint64_t *)(e + 1);
+	struct uw_result res = { .n = e->res_n, .stop = UW_JOINED, .fp_steps = e->fp_steps };
+	struct find_ctx c = { .u = u, .last_obj = NO_OBJ };
+	struct perfrec_sample s = e->s;
+	size_t n = e->nk, m;
+
+	memcpy(u->chain, chain, n * 8);
+	if (!join_holds(u, s.id.tid, u->chain + e->user_at, chain + e->nk, e->n_user, &m)) {
+		u->chain[e->user_at + m] = RP_CONTEXT_UNWIND + (uint64_t)UW_STACK_END;
+		n = e->user_at + m + 1;
+		res.stop = UW_STACK_END;
+		u->st.joins_undone++;
+	}
+	count_walk(u, &res, &c);
+	s.ips = u->chain;
+	s.nr = n;
+	emit(arg, e->ci, &s);
+}
+
 void unwinder_release(struct unwinder *u, bool all, uint64_t now, uint64_t max_age,
 		      void (*emit)(void *arg, size_t ci, const struct perfrec_sample *s), void *arg)
 {
@@ -989,7 +1098,12 @@ void unwinder_release(struct unwinder *u, bool all, uint64_t now, uint64_t max_a
 		size_t n = 0, size = e->size;
 		bool late = all || now - s.id.time >= max_age;
 
-		if (late || worth_walking(u, e)) {
+		if (e->wait == JOINING && (all || now - s.id.time >= JOIN_DELAY_NS)) {
+			emit_joined(u, e, emit, arg);
+			in += size;
+			continue;
+		}
+		if (e->wait != JOINING && (late || worth_walking(u, e))) {
 			memcpy(u->chain, kc, e->nk * 8);
 			n = walk_user(&c, &s.id, &regs, &st, u->chain, e->nk, sizeof(u->chain) / 8,
 				      &res);

@@ -43,6 +43,8 @@ struct unwinder_stats {
 	uint64_t hold_full;	/* samples not kept because the keep was full */
 	uint64_t joins_contradicted; /* joins through a frame that a later walk read with
 				      * another caller: they may have given the wrong one */
+	uint64_t joins_undone;	     /* joins taken back before the sample was stored: a frame
+				      * they went through was found ambiguous meanwhile */
 	uint64_t late;		     /* samples stored cut at an object whose table had not come
 				      * (the keep was full, or it waited too long) */
 	uint64_t live_bytes;	     /* tables in memory now */
