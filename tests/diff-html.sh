@@ -8,17 +8,7 @@
 # the page. Screenshots go to tests/diff-html.shots/ beside this test's log.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 
-WEB="$top_srcdir/tests/web"
-have_pkg() { apt-cache policy "$1" 2>/dev/null | grep -q 'Candidate: [0-9]'; }
-CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
-if [ ! -x "$CHROMIUM" ]; then
-	have_pkg chromium || skip "no chromium package in this system's archive (apt-cache policy chromium)"
-	fail "chromium is not installed: run setup.sh (it installs chromium, nodejs, npm and playwright-core)"
-fi
-command -v node >/dev/null || fail "node is not installed: run setup.sh"
-[ -f "$WEB/node_modules/playwright-core/package.json" ] ||
-	fail "playwright-core is not installed in $WEB/node_modules: run setup.sh"
-export CHROMIUM
+require_browser
 require_perf_events
 SH="$top_builddir/tests/workload/rp-shares"
 [ -x "$SH" ] || fail "$SH is not built (make check builds it)"

@@ -73,6 +73,25 @@ require_perf_events() {
 	fi
 }
 
+# require_browser: the headless browser the page tests drive (Debian's chromium and
+# playwright-core in tests/web/, which setup.sh installs), exported as CHROMIUM, with WEB set to
+# tests/web. The browser is those tests' subject: missing, the test fails, unless Debian has
+# no package for it.
+require_browser() {
+	WEB="$top_srcdir/tests/web"
+	CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
+	if [ ! -x "$CHROMIUM" ]; then
+		apt-cache policy chromium 2>/dev/null | grep -q 'Candidate: [0-9]' ||
+			skip "no chromium package in this system's archive (apt-cache policy chromium)"
+		fail "chromium is not installed: run setup.sh (it installs chromium, nodejs, npm and playwright-core)"
+	fi
+	command -v node >/dev/null || fail "node is not installed: run setup.sh"
+	[ -f "$WEB/node_modules/playwright-core/package.json" ] ||
+		fail "playwright-core is not installed in $WEB/node_modules: run setup.sh"
+	export CHROMIUM
+}
+
+
 require_root() {
 	[ "$(id -u)" = 0 ] || skip "needs root"
 }
