@@ -16,6 +16,9 @@ node --check "$top_srcdir/report/html/page.js" 2>"$T/check.err" || fail "report/
 ok "report/html/page.js parses (node --check)"
 check_no_grep '(^|[^A-Za-z0-9_$])(fetch|XMLHttpRequest|WebSocket|EventSource|importScripts|eval|Function|Worker|SharedWorker)\(|\.(sendBeacon|open|write)\(|import\(|\.(src|href) *=|https?:' \
 	"$top_srcdir/report/html/page.js" "page.js: no request, no code loaded or evaluated at run time"
+node --check "$top_srcdir/report/html/common.js" 2>"$T/check.err" || fail "report/html/common.js: $(cat "$T/check.err")"
+check_no_grep '(^|[^A-Za-z0-9_$])(fetch|XMLHttpRequest|WebSocket|EventSource|importScripts|eval|Function|Worker|SharedWorker)\(|\.(sendBeacon|open|write)\(|import\(|\.(src|href) *=|https?:' \
+	"$top_srcdir/report/html/common.js" "common.js (before both pages' scripts): parses; no request, nothing loaded or evaluated"
 check_no_grep 'https?:|url\(|@import|@font-face' "$top_srcdir/report/html/page.css" "page.css: no font, image or style from elsewhere"
 
 SHOTS="$top_builddir/tests/report-html.shots"

@@ -4,19 +4,7 @@
 // its own side's total: red grew, blue shrank), and the diff's table. No request of any kind.
 'use strict';
 
-// The data element: gzip in base64, read with the browser's own DecompressionStream.
-async function loadDiff() {
-	const text = document.getElementById('data').textContent.replace(/\s+/g, '');
-	const bin = atob(text);
-	const bytes = new Uint8Array(bin.length);
-	for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
-	if (typeof DecompressionStream === 'undefined')
-		throw new Error('this browser has no DecompressionStream to read the data with (Chrome 80, Firefox 113, Safari 16.4 and later have it)');
-	const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'));
-	return JSON.parse(await new Response(stream).text());
-}
-
-loadDiff()
+loadData() // common.js
 	.then(showDiff)
 	.catch((e) => {
 		document.getElementById('summary').textContent = 'cannot show the comparison: ' + e.message;
