@@ -84,7 +84,6 @@ struct bids {
 	void (*listener)(void *arg, uint32_t maj, uint32_t min, uint64_t ino, const uint8_t *id,
 			 size_t len, const uint8_t *digest);
 	void *listener_arg;
-	char helper_last[400]; /* st.helper_last */
 };
 
 struct bids *bids_new(char *note, size_t note_size)
@@ -94,7 +93,6 @@ struct bids *bids_new(char *note, size_t note_size)
 	note[0] = '\0';
 	if (!b)
 		return NULL;
-	b->st.helper_last = b->helper_last;
 	b->keys = pairtab_new();
 	b->paths = strtab_new();
 	b->sym_keys = pairtab_new();
@@ -102,6 +100,8 @@ struct bids *bids_new(char *note, size_t note_size)
 	if (!b->keys || !b->paths || !b->sym_keys)
 		return bids_free(b);
 	b->have_helper = uhelper_start(&b->helper, note, note_size) == 0;
+	b->helper.lost = "a build-id";
+	b->st.helper_last = b->helper.last_death;
 	return b;
 }
 
@@ -583,20 +583,6 @@ void bids_cap_time(struct bids *b, uint64_t t)
 		b->t_cap = t;
 }
 
-/* The helper died (or hung) since the last pass: how, and on which file, for the stats. */
-static void helper_died(struct bids *b)
-{
-	uint32_t id = b->helper.last_id;
-
-	b->st.helper_deaths = b->helper.deaths;
-	if (id < b->n_files)
-		snprintf(b->helper_last, sizeof(b->helper_last),
-			 "%s while reading %s, which goes without a build-id", b->helper.last_death,
-			 b->files[id].path);
-	else
-		snprintf(b->helper_last, sizeof(b->helper_last), "%s", b->helper.last_death);
-}
-
 void bids_poll(struct bids *b)
 {
 	struct uhelper_reply r;
@@ -605,8 +591,7 @@ void bids_poll(struct bids *b)
 		return;
 	while (uhelper_poll(&b->helper, &r) == 1)
 		take_reply(b, &r);
-	if (b->st.helper_deaths != b->helper.deaths)
-		helper_died(b);
+	b->st.helper_deaths = b->helper.deaths;
 	b->st.helper_paused_until = b->helper.paused_until;
 	for (size_t i = 0; b->n_new && i < b->n_files; i++)
 		if (b->files[i].state == BF_NEW) {

@@ -163,13 +163,13 @@ size_t uhelper_busy(const struct uhelper *h)
 	return h->n_q;
 }
 
-int uhelper_submit(struct uhelper *h, uint32_t id, uint32_t kind, int fd)
+int uhelper_submit(struct uhelper *h, uint32_t id, uint32_t kind, int fd, const char *name)
 {
 	if (!uhelper_alive(h))
 		return -EPIPE;
 	if (h->n_q == UHELPER_QUEUE)
 		return -EAGAIN;
-	h->q[h->n_q++] = (struct uhelper_req){ .id = id, .kind = kind, .fd = fd };
+	h->q[h->n_q++] = (struct uhelper_req){ .id = id, .kind = kind, .fd = fd, .name = name };
 	return 0;
 }
 
@@ -190,7 +190,7 @@ int uhelper_submit_file(struct uhelper *h, uint32_t id, uint32_t kind, const str
 	if (h->n_q == UHELPER_QUEUE)
 		return -EAGAIN;
 	r = &h->q[h->n_q];
-	*r = (struct uhelper_req){ id, kind, -1, f->way, opener_start(h->op, f) };
+	*r = (struct uhelper_req){ id, kind, -1, f->path, f->way, opener_start(h->op, f) };
 	if (!r->job)
 		return -ENOMEM;
 	h->n_q++;
@@ -352,12 +352,18 @@ static int recv_reply(struct uhelper *h, struct uhelper_reply *ret)
 	return 1;
 }
 
-/* A death at now: paused (true) when it is the budget's one too many. */
-static bool count_death(struct uhelper *h, uint64_t now, const char *how)
+/* A death at now, on the file named NAME (NULL: on none): paused (true) when it is the
+ * budget's one too many. */
+static bool count_death(struct uhelper *h, uint64_t now, const char *how, const char *name)
 {
 	uint64_t oldest = h->death_ns[h->deaths % UHELPER_BUDGET];
 
-	util_strlcpy(h->last_death, how, sizeof(h->last_death));
+	if (name)
+		snprintf(h->last_death, sizeof(h->last_death),
+			 "%s while reading %s, which goes without %s", how, name,
+			 h->lost ? h->lost : "what the helper makes of it");
+	else
+		util_strlcpy(h->last_death, how, sizeof(h->last_death));
 	h->death_ns[h->deaths % UHELPER_BUDGET] = now;
 	h->deaths++;
 	if (h->deaths <= UHELPER_BUDGET || now - oldest >= UHELPER_BUDGET_NS)
@@ -400,13 +406,15 @@ static int restart(struct uhelper *h, struct uhelper_reply *ret, bool hung)
 		else
 			usleep(5000);
 	}
+	const char *on = NULL;
+
 	stop_child(h);
 	describe_end(why, sizeof(why), status, hung);
-	h->last_id = UINT32_MAX;
 	if (h->n_sent) {
 		/* It died on the first request it had: that binary goes without a table. */
+		on = h->q[0].name ? h->q[0].name : "an unnamed file";
 		memset(ret, 0, sizeof(*ret));
-		ret->id = h->last_id = h->q[0].id;
+		ret->id = h->q[0].id;
 		ret->kind = h->q[0].kind;
 		ret->way = h->q[0].way;
 		ret->status = -ECHILD;
@@ -416,7 +424,7 @@ static int restart(struct uhelper *h, struct uhelper_reply *ret, bool hung)
 		rc = 1;
 	}
 	h->n_sent = 0; /* the others go to the next helper */
-	if (!count_death(h, now, why) && spawn(h, why, sizeof(why)) < 0) {
+	if (!count_death(h, now, why, on) && spawn(h, why, sizeof(why)) < 0) {
 		util_strlcpy(h->why, why, sizeof(h->why));
 		drop_queue(h);
 	}

@@ -24,10 +24,11 @@
 #define UHELPER_DEADLINE_NS (30ull * 1000000000)
 
 struct uhelper_req {
-	uint32_t id;   /* the caller's: an object index */
-	uint32_t kind; /* enum uwp_kind */
-	int fd;	       /* -1 while its file is being opened (job) */
-	int way;       /* the way to the file it was opened by (procfs_open_mapped_from()) */
+	uint32_t id;	  /* the caller's: an object index */
+	uint32_t kind;	  /* enum uwp_kind */
+	int fd;		  /* -1 while its file is being opened (job) */
+	const char *name; /* the file's, said if the helper dies on it (the caller's, lasting) */
+	int way;	  /* the way to the file it was opened by (procfs_open_mapped_from()) */
 	struct opener_job *job;
 };
 
@@ -43,9 +44,9 @@ struct uhelper {
 	uint64_t deaths;		   /* how often it died or was killed, ever */
 	uint64_t death_ns[UHELPER_BUDGET]; /* the last deaths, a ring indexed by deaths */
 	uint64_t paused_until;		   /* not restarted before (0: not paused) */
-	char last_death[200];		   /* how it died last ("" before) */
-	uint32_t last_id;		   /* the request it was on then (UINT32_MAX: none) */
-	char why[256];			   /* why it is not running, when it is not */
+	char last_death[400];		   /* how it died last, and on which file ("" before) */
+	const char *lost; /* what a file it dies on goes without ("a table"); the caller's */
+	char why[256];	  /* why it is not running, when it is not */
 };
 
 /* A reply: on status 0, buf (malloc'd, size bytes) is the table as received, unchecked (a
@@ -77,9 +78,9 @@ int uhelper_fd(const struct uhelper *h);
 bool uhelper_alive(const struct uhelper *h);
 
 /* Queue fd (taken over: closed once sent or dropped) for object id, asking for KIND (enum
- * uwp_kind). -EAGAIN when the queue is full (fd not taken), -EPIPE when the helper could not
- * be started. While it is paused, requests wait. */
-int uhelper_submit(struct uhelper *h, uint32_t id, uint32_t kind, int fd);
+ * uwp_kind); NAME names the file should the helper die on it. -EAGAIN when the queue is full (fd
+ * not taken), -EPIPE when the helper could not be started. While it is paused, requests wait. */
+int uhelper_submit(struct uhelper *h, uint32_t id, uint32_t kind, int fd, const char *name);
 /* The same for a mapped file, opened by a worker thread (capture/opener.h), never by the
  * caller's: a file that cannot be opened (or whose open hangs) comes back as a failed reply
  * (status -errno, why says what). */

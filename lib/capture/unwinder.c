@@ -97,7 +97,6 @@ struct unwinder {
 	struct addrspace as;
 	struct uhelper helper;
 	bool have_helper;
-	char helper_last[400]; /* st.helper_last */
 	bool wait_bids; /* build-ids of files named by inode come (unwinder_learn_build_id()) */
 	struct utcache cache;
 	struct pairtab *keys; /* object key hashes -> index into objs */
@@ -165,10 +164,11 @@ struct unwinder *unwinder_new(char *note, size_t note_size)
 	u->hold_since = UINT64_MAX;
 	u->cache.dfd = -1;
 	u->max_live = UNWINDER_MEMORY_DEFAULT;
-	u->st.helper_last = u->helper_last;
 	if (!u->keys || !u->paths)
 		return unwinder_free(u);
 	u->have_helper = uhelper_start(&u->helper, note, note_size) == 0;
+	u->helper.lost = "a table";
+	u->st.helper_last = u->helper.last_death;
 	return u;
 }
 
@@ -295,7 +295,7 @@ static void submit(struct unwinder *u, uint32_t idx)
 			obj_fail(u, o, "cannot copy the vdso");
 			return;
 		}
-		if (uhelper_submit(&u->helper, idx, UWP_TABLE, fd) < 0) {
+		if (uhelper_submit(&u->helper, idx, UWP_TABLE, fd, o->path) < 0) {
 			close(fd);
 			return;
 		}
@@ -563,20 +563,6 @@ static void feed(struct unwinder *u)
 	}
 }
 
-/* The helper died (or hung) since the last pass: how, and on which file, for the stats. */
-static void helper_died(struct unwinder *u)
-{
-	uint32_t id = u->helper.last_id;
-
-	u->st.helper_deaths = u->helper.deaths;
-	if (id < u->n_objs)
-		snprintf(u->helper_last, sizeof(u->helper_last),
-			 "%s while reading %s, which goes without a table", u->helper.last_death,
-			 u->objs[id].path);
-	else
-		snprintf(u->helper_last, sizeof(u->helper_last), "%s", u->helper.last_death);
-}
-
 void unwinder_poll(struct unwinder *u, bool readable)
 {
 	struct uhelper_reply r;
@@ -588,8 +574,7 @@ void unwinder_poll(struct unwinder *u, bool readable)
 	while (u->have_helper && uhelper_poll(&u->helper, &r) == 1)
 		take_reply(u, &r);
 	feed(u);
-	if (u->st.helper_deaths != u->helper.deaths)
-		helper_died(u);
+	u->st.helper_deaths = u->helper.deaths;
 	u->st.helper_paused_until = u->helper.paused_until;
 }
 
