@@ -13,25 +13,9 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "golden.h"
 #include "profile/focus.h"
 #include "profile/session.h"
-
-static char rec_path[1200], symfs[1200];
-
-static void find_golden(void)
-{
-	const char *top = getenv("top_srcdir");
-
-	if (!top || !*top)
-		top = "..";
-	snprintf(rec_path, sizeof(rec_path), "%s/tests/golden/v2/workload.rpd", top);
-	snprintf(symfs, sizeof(symfs), "%s/tests/golden/v2/symfs", top);
-	if (access(rec_path, R_OK)) {
-		fprintf(stderr, "%s:%d: %s not found (set top_srcdir)\n", __FILE__, __LINE__,
-			rec_path);
-		exit(1);
-	}
-}
 
 /* The golden recording read with focus F (NULL: none) and srcline as asked; NULL on failure. */
 static struct session *read_golden(struct focus *f, bool srcline)

@@ -8,28 +8,12 @@
 #include <zlib.h>
 
 #include "check.h"
+#include "golden.h"
 #include "profile/pprof.h"
 #include "profile/pprof.pb-c.h"
 #include "profile/session.h"
 
 typedef Perftools__Profiles__Profile Profile;
-
-static char rec_path[1200], symfs[1200];
-
-static void find_golden(void)
-{
-	const char *top = getenv("top_srcdir");
-
-	if (!top || !*top)
-		top = "..";
-	snprintf(rec_path, sizeof(rec_path), "%s/tests/golden/v2/workload.rpd", top);
-	snprintf(symfs, sizeof(symfs), "%s/tests/golden/v2/symfs", top);
-	if (access(rec_path, R_OK)) {
-		fprintf(stderr, "%s:%d: %s not found (set top_srcdir)\n", __FILE__, __LINE__,
-			rec_path);
-		exit(1);
-	}
-}
 
 /* The gzip member BUF decompressed and decoded; NULL when either fails. */
 static Profile *decode(const uint8_t *buf, size_t len)

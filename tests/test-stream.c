@@ -15,25 +15,9 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "golden.h"
 #include "profile/aggregate.h"
 #include "profile/session.h"
-
-static char rec_path[4096], symfs[4096];
-
-static void find_golden(void)
-{
-	const char *top = getenv("top_srcdir");
-
-	if (!top || !*top)
-		top = "..";
-	snprintf(rec_path, sizeof(rec_path), "%s/tests/golden/v2/workload.rpd", top);
-	snprintf(symfs, sizeof(symfs), "%s/tests/golden/v2/symfs", top);
-	if (access(rec_path, R_OK)) {
-		fprintf(stderr, "%s:%d: %s not found (set top_srcdir)\n", __FILE__, __LINE__,
-			rec_path);
-		exit(1);
-	}
-}
 
 /* Per command (by name, the few of the golden recording): samples, frames, and a sum over
  * samples of a hash of the leaf's name, so that leaves are compared sample for sample. */
