@@ -180,34 +180,33 @@ static uint32_t offcpu_user_leaf(const struct symstacks *ss, const struct dsotab
 	return *dso;
 }
 
+/* aggregate_keep_dsos()'s test of one stack. */
+struct dso_filter {
+	const struct symstacks *ss;
+	const struct dsotab *d;
+	const char *const *names;
+	size_t n;
+};
+
+static bool in_dsos(void *arg, const uint32_t *st, uint32_t len)
+{
+	const struct dso_filter *f = arg;
+	uint32_t dso = symstacks_sym(f->ss, st[0])->dso;
+	uint32_t user = offcpu_user_leaf(f->ss, f->d, st, len, &dso);
+
+	for (size_t k = 0; k < f->n; k++)
+		if (dsotab_matches(f->d, dso, f->names[k]) ||
+		    (user != dso && dsotab_matches(f->d, user, f->names[k])))
+			return true;
+	return false;
+}
+
 void aggregate_keep_dsos(struct aggregate *a, const struct symstacks *ss, const struct dsotab *d,
 			 const char *const *names, size_t n, struct session_totals *t)
 {
-	size_t w = 0;
+	struct dso_filter f = { ss, d, names, n };
 
-	/* The totals, unresolved frames too, are of the rows kept. */
-	t->samples = t->period = t->frames = t->frames_unknown = 0;
-	for (size_t i = 0; i < a->n_rows; i++) {
-		uint32_t len, unknown = 0;
-		const uint32_t *st = symstacks_get(ss, a->rows[i].stack, &len);
-		uint32_t dso = symstacks_sym(ss, st[0])->dso;
-		uint32_t user = offcpu_user_leaf(ss, d, st, len, &dso);
-		bool keep = false;
-
-		for (size_t k = 0; k < n; k++)
-			keep |= dsotab_matches(d, dso, names[k]) ||
-				(user != dso && dsotab_matches(d, user, names[k]));
-		if (!keep)
-			continue;
-		for (uint32_t k = 0; k < len; k++)
-			unknown += !symstacks_sym(ss, st[k])->name;
-		a->rows[w++] = a->rows[i];
-		t->samples += a->rows[i].count;
-		t->period += a->rows[i].period;
-		t->frames += a->rows[i].count * len;
-		t->frames_unknown += a->rows[i].count * unknown;
-	}
-	a->n_rows = w;
+	aggregate_keep_rows(a, ss, in_dsos, &f, t);
 }
 
 void aggregate_keep_rows(struct aggregate *a, const struct symstacks *ss,
@@ -216,6 +215,7 @@ void aggregate_keep_rows(struct aggregate *a, const struct symstacks *ss,
 {
 	size_t w = 0;
 
+	/* The totals, unresolved frames too, are of the rows kept. */
 	t->samples = t->period = t->frames = t->frames_unknown = 0;
 	for (size_t i = 0; i < a->n_rows; i++) {
 		uint32_t len, unknown = 0;
