@@ -149,7 +149,7 @@ static void dump_symtab(FILE *f, const struct perf_event_header *h)
 	const unsigned char *run;
 	size_t len, dlen;
 
-	if (format_symtab_any(h, &st, digest, &dlen, &run, &len) < 0) {
+	if (format_symtab(h, &st, digest, &dlen, &run, &len) < 0) {
 		fputs(" (malformed)", f);
 		return;
 	}

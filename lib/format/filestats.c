@@ -33,7 +33,7 @@ static void count_symtab(struct filestats *s, const struct perf_event_header *h)
 	const unsigned char *run;
 	size_t len, dlen;
 
-	if (format_symtab_any(h, &st, digest, &dlen, &run, &len) < 0)
+	if (format_symtab(h, &st, digest, &dlen, &run, &len) < 0)
 		return;
 	if (st.flags & RP_SYMTAB_SKIPPED) {
 		s->sym_skipped++;

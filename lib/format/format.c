@@ -183,45 +183,27 @@ bad:
 	return -EINVAL;
 }
 
-int format_symtab_any(const struct perf_event_header *h, struct rp_symtab_rec *ret, uint8_t *digest,
-		      size_t *ret_digest_len, const unsigned char **ret_run, size_t *ret_run_size)
+int format_symtab(const struct perf_event_header *h, struct rp_symtab_rec *ret, uint8_t *digest,
+		  size_t *ret_digest_len, const unsigned char **ret_run, size_t *ret_run_size)
 {
-	struct rp_symtab_d_rec d;
-
-	if (h->type == RP_REC_SYMTAB) {
-		*ret_digest_len = 0;
-		return format_symtab(h, ret, ret_run, ret_run_size);
-	}
-	if (h->type != RP_REC_SYMTAB_D || h->size < sizeof(d))
-		return -EINVAL;
-	memcpy(&d, h, sizeof(d));
-	/* The fixed part reads as an RP_REC_SYMTAB's, the entries come after the digest. */
-	if (!d.s.len || d.s.len > sizeof(d.s.build_id) || d.s.part >= d.s.n_parts)
-		return -EINVAL;
-	*ret = d.s;
-	memcpy(digest, d.digest, RP_DIGEST_LEN);
-	*ret_digest_len = RP_DIGEST_LEN;
-	*ret_run = (const unsigned char *)h + sizeof(d);
-	*ret_run_size = h->size - sizeof(d);
-	return 0;
-}
-
-int format_symtab(const struct perf_event_header *h, struct rp_symtab_rec *ret,
-		  const unsigned char **ret_run, size_t *ret_run_size)
-{
+	/* RP_REC_SYMTAB_D: the fixed part reads as an RP_REC_SYMTAB's, then the digest. */
+	size_t fixed = h->type == RP_REC_SYMTAB_D ? sizeof(struct rp_symtab_d_rec)
+						  : sizeof(struct rp_symtab_rec);
 	struct rp_symtab_rec r;
-	const unsigned char *run;
-	size_t size;
 
-	if (h->type != RP_REC_SYMTAB || h->size < sizeof(r))
+	if ((h->type != RP_REC_SYMTAB && h->type != RP_REC_SYMTAB_D) || h->size < fixed)
 		return -EINVAL;
 	memcpy(&r, h, sizeof(r));
 	if (!r.len || r.len > sizeof(r.build_id) || r.part >= r.n_parts)
 		return -EINVAL;
-	run = (const unsigned char *)h + sizeof(r);
-	size = h->size - sizeof(r);
+	*ret_digest_len = 0;
+	if (h->type == RP_REC_SYMTAB_D) {
+		memcpy(digest, ((const struct rp_symtab_d_rec *)(const void *)h)->digest,
+		       RP_DIGEST_LEN);
+		*ret_digest_len = RP_DIGEST_LEN;
+	}
 	*ret = r;
-	*ret_run = run;
-	*ret_run_size = size;
+	*ret_run = (const unsigned char *)h + fixed;
+	*ret_run_size = h->size - fixed;
 	return 0;
 }

@@ -493,17 +493,13 @@ int format_taskcg(const struct perf_event_header *h, struct rp_taskcg_rec *ret);
 /* Fill *ret as a TASKCG record (header included). */
 void format_taskcg_put(struct rp_taskcg_rec *ret, uint64_t time, uint32_t pid, uint32_t tid,
 		       uint64_t cgroup);
-/* A SYMTAB record: its fixed part copied to *ret and its entries in *ret_run, *ret_run_size
- * bytes pointing into h: a symx run (base 0) of which readers take ret->n entries (the zero
- * padding follows them) and check each. -EINVAL when h is too short, the build-id length is 0 or
- * above 20, or part >= n_parts. */
-int format_symtab(const struct perf_event_header *h, struct rp_symtab_rec *ret,
-		  const unsigned char **ret_run, size_t *ret_run_size);
-/* Either kind of symbol record (RP_REC_SYMTAB, RP_REC_SYMTAB_D), as format_symtab(); the
- * digest into digest (RP_DIGEST_LEN bytes) and *ret_digest_len RP_DIGEST_LEN, or 0 for an
- * RP_REC_SYMTAB. */
-int format_symtab_any(const struct perf_event_header *h, struct rp_symtab_rec *ret, uint8_t *digest,
-		      size_t *ret_digest_len, const unsigned char **ret_run, size_t *ret_run_size);
+/* A SYMTAB or SYMTAB_D record: its fixed part copied to *ret and its entries in *ret_run,
+ * *ret_run_size bytes pointing into h: a symx run (base 0) of which readers take ret->n entries
+ * (the zero padding follows them) and check each; an RP_REC_SYMTAB_D's digest into digest
+ * (RP_DIGEST_LEN bytes) with *ret_digest_len RP_DIGEST_LEN, else *ret_digest_len 0. -EINVAL
+ * when h is too short, the build-id length is 0 or above 20, or part >= n_parts. */
+int format_symtab(const struct perf_event_header *h, struct rp_symtab_rec *ret, uint8_t *digest,
+		  size_t *ret_digest_len, const unsigned char **ret_run, size_t *ret_run_size);
 
 /* A copy of a STACKGEN record: 0, or -EINVAL when h is too short to be one. */
 int format_stackgen(const struct perf_event_header *h, struct rp_stackgen_rec *ret);

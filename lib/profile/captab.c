@@ -219,7 +219,7 @@ static int load_file(struct captab *t, const char *path, const uint8_t *id, size
 		size_t size, dlen;
 
 		/* Only this table's parts: the file name is no proof of its content. */
-		if (format_symtab_any(h, &st, d, &dlen, &run, &size) < 0 || st.len != len ||
+		if (format_symtab(h, &st, d, &dlen, &run, &size) < 0 || st.len != len ||
 		    memcmp(st.build_id, id, len) != 0 || !st.n ||
 		    (digest ? dlen == 0 : dlen != 0) ||
 		    (digest && memcmp(d, digest, RP_DIGEST_LEN) != 0))

@@ -931,7 +931,7 @@ static void on_symtab(struct replay *rp, const struct perf_event_header *h)
 	const unsigned char *run;
 	size_t len, dlen;
 
-	if (format_symtab_any(h, &st, digest, &dlen, &run, &len) < 0)
+	if (format_symtab(h, &st, digest, &dlen, &run, &len) < 0)
 		rp->t->sideband_malformed++;
 	else if (st.n && dsotab_add_symtab(rp->dsos, st.build_id, st.len, dlen ? digest : NULL,
 					   st.part, st.n_parts, st.n, run, len) == -ENOMEM)
