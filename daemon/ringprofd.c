@@ -90,7 +90,7 @@ struct daemon {
 	struct ratelimit rl_write, rl_rotate;
 	/* Why the last reload was rejected, shown in STATUS until one succeeds. */
 	char reload_error[256];
-	uint64_t helper_deaths[RECORDER_N_HELPERS]; /* as last logged */
+	uint64_t helper_deaths; /* as last logged */
 	/* The recorder's notes already logged: a reload that opens the same events again does
 	 * not repeat them. */
 	char *notes[MAX_NOTES];
@@ -396,9 +396,8 @@ static void status_line(struct daemon *d, char *buf, size_t size)
 		snprintf(buf + n, size - n, "; %llu records dropped earlier",
 			 (unsigned long long)dropped);
 	n = strlen(buf);
-	for (int i = 0; i < RECORDER_N_HELPERS; i++)
-		if (n < size && recorder_helper_deaths(d->rec.r, i, hb, sizeof(hb)))
-			n += (size_t)snprintf(buf + n, size - n, "; %s", hb);
+	if (n < size && recorder_helper_deaths(d->rec.r, hb, sizeof(hb)))
+		n += (size_t)snprintf(buf + n, size - n, "; %s", hb);
 	if (n < size && d->reload_error[0])
 		snprintf(buf + n, size - n, "; last reload rejected: %s", d->reload_error);
 }
@@ -597,23 +596,20 @@ static void on_signals(struct daemon *d)
 	}
 }
 
-/* After each pass: each death of a helper is logged (the recorder restarts it, or pauses it
- * after too many) and shown in STATUS. A recorder of a reload starts counting from 0. */
+/* After each pass: each death of the helper is logged (the recorder restarts it, or pauses
+ * it after too many) and shown in STATUS. A recorder of a reload starts counting from 0. */
 static void check_helpers(struct daemon *d)
 {
 	char buf[700];
+	uint64_t n = recorder_helper_deaths(d->rec.r, buf, sizeof(buf));
 
-	for (int i = 0; i < RECORDER_N_HELPERS; i++) {
-		uint64_t n = recorder_helper_deaths(d->rec.r, i, buf, sizeof(buf));
-
-		if (n < d->helper_deaths[i])
-			d->helper_deaths[i] = 0;
-		if (n == d->helper_deaths[i])
-			continue;
-		d->helper_deaths[i] = n;
-		log_msg(LOG_WARNING, "%s", buf);
-		status(d, NULL);
-	}
+	if (n < d->helper_deaths)
+		d->helper_deaths = 0;
+	if (n == d->helper_deaths)
+		return;
+	d->helper_deaths = n;
+	log_msg(LOG_WARNING, "%s", buf);
+	status(d, NULL);
 }
 
 /* After each pass: a failed write (disk full) is logged once and shown in STATUS; the

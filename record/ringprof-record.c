@@ -1631,9 +1631,8 @@ static void print_helper_deaths(const struct record *x)
 {
 	char buf[700];
 
-	for (int i = 0; i < RECORDER_N_HELPERS; i++)
-		if (recorder_helper_deaths(x->r, i, buf, sizeof(buf)))
-			fprintf(stderr, PROG ": warning: %s\n", buf);
+	if (recorder_helper_deaths(x->r, buf, sizeof(buf)))
+		fprintf(stderr, PROG ": warning: %s\n", buf);
 }
 
 /* Stop the events, end the command, complete the file and say what it holds. 0, or -errno

@@ -1,6 +1,6 @@
 #!/bin/bash
-# record-helper-deaths.sh — the helpers (the unwind-table builder and the build-id reader) run
-# as nobody, so any process of that user can kill them, and a crafted binary may crash or hang
+# record-helper-deaths.sh — the helper (one per recorder: it builds unwind tables and reads
+# build-ids and symbols) runs as nobody, so any process of that user can kill it, and a crafted binary may crash or hang
 # them (issue 24). A death is never silent and never ends unwinding for good: the helper is
 # restarted at once (UHELPER_BUDGET times a minute), then paused until the minute has passed;
 # record's summary and ringprofd's log and STATUS say how it died. Programs started after the
@@ -10,7 +10,7 @@
 require_root
 require_perf_events
 
-# kill_helpers PID: SIGKILL to PID's helper children (as a user sharing their uid could).
+# kill_helpers PID: SIGKILL to PID's helper child (as a user sharing its uid could).
 kill_helpers() {
 	local h
 	h=$(pgrep -P "$1" -f 'ringprof-unwind --fd' || true)
@@ -26,13 +26,15 @@ kill_helpers() {
 rec=$!
 BG_PIDS="$rec"
 sleep 0.8
+hs=$(pgrep -P "$rec" -f 'ringprof-unwind --fd' | wc -l)
+check_range "$hs" 1 1 "helper processes of one recorder (one registry, one helper)"
 for i in 1 2; do
 	kill_helpers "$rec"
 	sleep 0.7
 done
 wait "$rec" || { cat "$T/k.err" >&2; fail "record -g with its helpers killed"; }
-check_grep 'warning: the unwind-table helper died or hung 2 times \(last: died of signal 9 \(Killed\)' \
-	"$T/k.err" "record's summary names the unwind-table helper's 2 deaths and how it died"
+check_grep 'warning: the unwind-table and build-id helper died or hung 2 times \(last: died of signal 9 \(Killed\)' \
+	"$T/k.err" "record's summary names the helper's 2 deaths and how it died"
 check_grep 'helper died or hung [0-9]* times*.*; restarted$' "$T/k.err" "record's summary says it was restarted"
 "$RP" report -i "$T/k.rp" --comm rp-workload --stdio -g caller --no-children >"$T/k.tree" 2>&1 ||
 	fail "report of the recording"
@@ -52,8 +54,8 @@ for i in 1 2 3 4 5 6; do
 done
 left=$(pgrep -P "$rec" -f 'ringprof-unwind --fd' || true)
 wait "$rec" || { cat "$T/p.err" >&2; fail "record -a -g with its helpers killed 6 times"; }
-check_grep 'unwind-table helper died or hung 6 times .*; 6 deaths within 60 s: it is paused for [0-9]* s' \
-	"$T/p.err" "6 deaths in a minute pause the unwind-table helper, and the summary says so"
+check_grep 'build-id helper died or hung 6 times .*; 6 deaths within 60 s: it is paused for [0-9]* s' \
+	"$T/p.err" "6 deaths in a minute pause the helper, and the summary says so"
 for h in $left; do
 	! kill -0 "$h" 2>/dev/null || fail "helper $h outlived its recorder"
 done
@@ -65,7 +67,7 @@ start_daemon -c /dev/null -D "$D" $FAST
 sleep 1
 kill_helpers "$DPID"
 wait_until 10 "ringprofd logs the helper's death" grep -q 'helper died or hung 1 time (last: died of signal 9' "$DLOG"
-check_grep 'warning.*unwind-table helper died or hung 1 time' "$DLOG" "ringprofd logs the death as a warning"
+check_grep 'warning.*unwind-table and build-id helper died or hung 1 time' "$DLOG" "ringprofd logs the death as a warning"
 wait_until 10 "STATUS names the death" notify_at_least 'STATUS=.*helper died or hung 1 time' 1
 ok "ringprofd's STATUS names the death"
 stop_daemon

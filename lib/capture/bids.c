@@ -18,34 +18,19 @@
 #include "base/procfs.h"
 #include "base/symx.h"
 #include "base/util.h"
+#include "capture/objreg.h"
 #include "capture/uhelper.h"
 #include "format/format.h"
 #include "format/perfrec.h"
 #include "format/writer.h"
 #include "unwind/proto.h"
 
-enum bfile_state {
-	BF_NEW,	    /* to be handed to the helper (its queue was full) */
-	BF_PENDING, /* with the helper */
-	BF_KNOWN,   /* build-id known */
-	BF_NONE,    /* no build-id (none in the file, or it could not be read) */
-};
-
+/* What bids keeps of a registry object (the registry keeps what it is). */
 struct bfile {
-	uint8_t state;
-	uint8_t len;
-	uint8_t id[20];
-	uint8_t digest_len;		/* 0: unknown */
-	uint8_t digest[UWP_DIGEST_LEN]; /* what the file holds (lib/elf/elfdigest.h) */
-	uint32_t maj, min;
-	uint64_t ino;
-	uint64_t gen;	  /* the inode's generation (0: not known yet) */
-	uint32_t written; /* the file generation its record was last written in */
-	/* where to open it while it is BF_NEW */
-	uint32_t pid;
-	uint64_t start, end;
-	const char *path; /* in paths */
-	int32_t syms;	  /* index into bids.syms of its build-id's table; -1: none */
+	bool seen;	    /* an executable mapping of it was drained */
+	uint32_t written;   /* the file generation its record was last written in */
+	uint64_t wrote_gen; /* the inode generation that record gave */
+	int32_t syms;	    /* index into bids.syms of its build-id's table; -1: none */
 };
 
 /* The captured symbols of a build-id and digest (what the file holds: a file that copied
@@ -64,44 +49,34 @@ struct bsyms {
 };
 
 struct bids {
-	struct uhelper helper;
-	bool have_helper;
-	struct pairtab *keys; /* (maj << 32 | min, ino) -> index into files */
-	struct bfile *files;
+	struct objreg *reg;
+	struct bfile *files; /* by registry index */
 	size_t n_files, cap_files;
-	size_t n_new; /* files in BF_NEW */
-	struct strtab *paths;
 	struct writer *w;
 	uint64_t t_cap; /* records are stamped no later than this (0: now) */
 	uint32_t gen;	/* of the current file, from 1 */
 	struct bids_stats st;
-	bool want_syms;
 	struct pairtab *sym_keys; /* build-id and digest hashes -> index into syms */
 	struct bsyms *syms;
 	size_t n_syms, cap_syms;
 	size_t syms_kept; /* bytes of buf in syms */
 	char *syms_dir;	  /* tables go to files here instead of into the recordings */
-	void (*listener)(void *arg, uint32_t maj, uint32_t min, uint64_t ino, const uint8_t *id,
-			 size_t len, const uint8_t *digest);
-	void *listener_arg;
 };
 
-struct bids *bids_new(char *note, size_t note_size)
+static void on_identified(void *arg, uint32_t i, struct uhelper_reply *r);
+
+struct bids *bids_new(struct objreg *reg, bool syms)
 {
 	struct bids *b = calloc(1, sizeof(*b));
 
-	note[0] = '\0';
 	if (!b)
 		return NULL;
-	b->keys = pairtab_new();
-	b->paths = strtab_new();
+	b->reg = reg;
 	b->sym_keys = pairtab_new();
-	b->want_syms = true;
-	if (!b->keys || !b->paths || !b->sym_keys)
+	if (!b->sym_keys)
 		return bids_free(b);
-	b->have_helper = uhelper_start(&b->helper, note, note_size) == 0;
-	b->helper.lost = "a build-id";
-	b->st.helper_last = b->helper.last_death;
+	objreg_want_build_ids(reg, syms);
+	objreg_on_identified(reg, on_identified, b);
 	return b;
 }
 
@@ -109,10 +84,6 @@ struct bids *bids_free(struct bids *b)
 {
 	if (!b)
 		return NULL;
-	if (b->have_helper)
-		uhelper_done(&b->helper);
-	pairtab_free(b->keys);
-	strtab_free(b->paths);
 	pairtab_free(b->sym_keys);
 	free(b->syms_dir);
 	for (size_t i = 0; i < b->n_syms; i++)
@@ -121,20 +92,6 @@ struct bids *bids_free(struct bids *b)
 	free(b->files);
 	free(b);
 	return NULL;
-}
-
-void bids_set_listener(struct bids *b,
-		       void (*fn)(void *arg, uint32_t maj, uint32_t min, uint64_t ino,
-				  const uint8_t *id, size_t len, const uint8_t *digest),
-		       void *arg)
-{
-	b->listener = fn;
-	b->listener_arg = arg;
-}
-
-void bids_set_symbols(struct bids *b, bool on)
-{
-	b->want_syms = on;
 }
 
 int bids_set_symbols_dir(struct bids *b, const char *dir)
@@ -158,21 +115,6 @@ void bids_begin_file(struct bids *b, struct writer *w)
 {
 	b->w = w;
 	b->gen++;
-}
-
-int bids_fd(const struct bids *b)
-{
-	return b->have_helper ? uhelper_fd(&b->helper) : -1;
-}
-
-unsigned bids_fd_gen(const struct bids *b)
-{
-	return b->have_helper ? b->helper.starts : 0;
-}
-
-size_t bids_pending(const struct bids *b)
-{
-	return b->have_helper ? uhelper_busy(&b->helper) + b->n_new : 0;
 }
 
 const struct bids_stats *bids_stats(const struct bids *b)
@@ -326,11 +268,14 @@ static void write_syms(struct bids *b, struct bsyms *y, uint64_t time)
 }
 
 /* The file's record into the current file, once per file. */
-static void write_record(struct bids *b, struct bfile *f, uint64_t time)
+static void write_record(struct bids *b, uint32_t i, uint64_t time)
 {
+	const struct objreg_obj *o = objreg_obj(b->reg, i);
+	struct bfile *f = &b->files[i];
 	struct rp_buildid_rec *r;
 
-	if (f->state != BF_KNOWN || f->written == b->gen || !b->w)
+	if (o->id_state != OBJREG_ID_KNOWN || !o->by_inode ||
+	    (f->written == b->gen && f->wrote_gen == o->gen) || !b->w)
 		return;
 	r = writer_reserve(b->w, sizeof(*r));
 	if (!r)
@@ -339,117 +284,54 @@ static void write_record(struct bids *b, struct bfile *f, uint64_t time)
 	r->hdr.type = RP_REC_BUILDID;
 	r->hdr.size = sizeof(*r);
 	r->time = time;
-	r->maj = f->maj;
-	r->min = f->min;
-	r->ino = f->ino;
-	r->ino_gen = f->gen;
-	r->len = f->len;
-	if (f->digest_len) {
+	r->maj = o->maj;
+	r->min = o->min;
+	r->ino = o->ino;
+	r->ino_gen = o->gen;
+	r->len = o->bid_len;
+	if (o->digest_len) {
 		r->digest_len = RP_DIGEST_LEN;
-		memcpy(r->digest, f->digest, RP_DIGEST_LEN);
+		memcpy(r->digest, o->digest, RP_DIGEST_LEN);
 	}
-	memcpy(r->build_id, f->id, f->len);
+	memcpy(r->build_id, o->bid, o->bid_len);
 	f->written = b->gen;
+	f->wrote_gen = o->gen;
 	b->st.written++;
 	if (f->syms >= 0)
 		write_syms(b, &b->syms[f->syms], time);
 }
 
-/* Whoever waits for the file's build-id learns it (len 0: there is none). */
-static void tell(struct bids *b, const struct bfile *f)
+/* bids' state of object I, there from now on; false when out of memory. */
+static bool reach(struct bids *b, uint32_t i)
 {
-	if (b->listener)
-		b->listener(b->listener_arg, f->maj, f->min, f->ino, f->id,
-			    f->state == BF_KNOWN ? f->len : 0, f->digest_len ? f->digest : NULL);
-}
-
-static void fail(struct bids *b, struct bfile *f)
-{
-	if (f->state == BF_NEW && b->n_new)
-		b->n_new--;
-	f->state = BF_NONE;
-	b->st.failed++;
-	tell(b, f);
-}
-
-/* Hand a new file to the helper if its queue has room; else it stays BF_NEW. */
-static void submit(struct bids *b, struct bfile *f, uint32_t idx)
-{
-	struct opener_file of;
-
-	if (!uhelper_alive(&b->helper)) {
-		fail(b, f);
-		return;
-	}
-	if (uhelper_busy(&b->helper) >= UHELPER_QUEUE)
-		return;
-	/* Opened by the helper client's worker thread, never here (a file whose open hangs
-	 * comes back failed). */
-	of = (struct opener_file){ f->pid, f->start, f->end, f->path, f->maj, f->min, f->ino, 0 };
-	if (uhelper_submit_file(&b->helper, idx, b->want_syms ? UWP_BUILD_ID_SYMS : UWP_BUILD_ID,
-				&of) < 0)
-		return;
-	f->state = BF_PENDING;
-	b->n_new--;
-}
-
-/* A file met for the first time: remembered, and asked about. */
-static void add_file(struct bids *b, const struct perfrec_mmap *m, uint32_t idx)
-{
-	struct bfile *f = &b->files[idx];
-
-	memset(f, 0, sizeof(*f));
-	f->maj = m->maj;
-	f->min = m->min;
-	f->ino = m->ino;
-	f->gen = m->ino_gen;
-	f->pid = m->pid;
-	f->start = m->addr;
-	f->end = m->addr + m->len;
-	f->path = strtab_add(b->paths, m->path);
-	f->syms = -1;
-	f->state = BF_NEW;
-	if ((size_t)idx + 1 > b->n_files)
-		b->n_files = (size_t)idx + 1;
-	b->n_new++;
-	b->st.files++;
-	if (!f->path)
-		fail(b, f);
-	else
-		submit(b, f, idx);
+	if (i < b->n_files)
+		return true;
+	if (GROW(b->files, b->cap_files, (size_t)i + 1) < 0)
+		return false;
+	for (size_t k = b->n_files; k <= i; k++)
+		b->files[k] = (struct bfile){ .syms = -1 };
+	b->n_files = (size_t)i + 1;
+	return true;
 }
 
 void bids_side_band(struct bids *b, const struct perf_event_header *h, uint64_t sample_type)
 {
 	struct perfrec_mmap m;
 	struct perfrec_id id = { 0 };
-	bool added;
-	int64_t idx;
+	uint32_t i;
 
-	if (!b || !b->have_helper || h->type != PERF_RECORD_MMAP2 ||
-	    perfrec_parse_mmap(h, sample_type, &m) < 0 || m.build_id || !(m.prot & PROT_EXEC) ||
-	    !m.ino || !m.path || m.path[0] != '/')
+	if (!b || h->type != PERF_RECORD_MMAP2 || perfrec_parse_mmap(h, sample_type, &m) < 0 ||
+	    m.build_id || !(m.prot & PROT_EXEC) || !m.ino || !m.path || m.path[0] != '/')
 		return;
-	idx = pairtab_intern(b->keys, (uint64_t)m.maj << 32 | m.min, m.ino, &added);
-	if (idx < 0 || (added && GROW(b->files, b->cap_files, (size_t)idx + 1) < 0))
+	i = objreg_map(b->reg, &m);
+	if (i == OBJREG_NONE || !reach(b, i))
 		return;
-	if (!added && m.ino_gen && b->files[idx].gen && m.ino_gen != b->files[idx].gen &&
-	    b->files[idx].state != BF_NEW && b->files[idx].state != BF_PENDING) {
-		/* The inode number was given to another file: read this one. */
-		b->st.files--;
-		added = true;
-	}
-	if (added) {
-		add_file(b, &m, (uint32_t)idx);
-		return;
-	}
-	if (!b->files[idx].gen && m.ino_gen) {
-		/* Seen in /proc first (no generation): the same live file, now known by it. */
-		b->files[idx].gen = m.ino_gen;
-		b->files[idx].written = 0;
+	if (!b->files[i].seen) {
+		b->files[i].seen = true;
+		b->st.files++;
 	}
 	perfrec_parse_id(h, sample_type, &id);
-	write_record(b, &b->files[idx], id.time);
+	write_record(b, i, id.time);
 }
 
 /* Is the helper's symbol table well formed: its head, then exactly n entries of sane names? */
@@ -476,18 +358,20 @@ static bool syms_ok(const unsigned char *buf, size_t size)
 
 /* The symbols a build-id reply brought for F: kept once per build-id (a copy of the same
  * binary under another inode shares them), checked first. */
-static void take_syms(struct bids *b, struct bfile *f, struct uhelper_reply *r)
+static void take_syms(struct bids *b, uint32_t i, struct uhelper_reply *r)
 {
+	const struct objreg_obj *o = objreg_obj(b->reg, i);
+	struct bfile *f = &b->files[i];
 	unsigned char key[20 + RP_DIGEST_LEN];
-	size_t klen = f->len;
+	size_t klen = o->bid_len;
 	uint64_t h1, h2;
 	struct bsyms *y;
 	bool added;
 	int64_t idx;
 
-	memcpy(key, f->id, f->len);
-	if (f->digest_len) {
-		memcpy(key + klen, f->digest, RP_DIGEST_LEN);
+	memcpy(key, o->bid, o->bid_len);
+	if (o->digest_len) {
+		memcpy(key + klen, o->digest, RP_DIGEST_LEN);
 		klen += RP_DIGEST_LEN;
 	}
 	h1 = hash_bytes(key, klen, 1);
@@ -501,10 +385,10 @@ static void take_syms(struct bids *b, struct bfile *f, struct uhelper_reply *r)
 		return;
 	y = &b->syms[idx];
 	memset(y, 0, sizeof(*y));
-	memcpy(y->id, f->id, f->len);
-	y->len = f->len;
-	y->digest_len = f->digest_len;
-	memcpy(y->digest, f->digest, sizeof(y->digest));
+	memcpy(y->id, o->bid, o->bid_len);
+	y->len = o->bid_len;
+	y->digest_len = o->digest_len;
+	memcpy(y->digest, o->digest, sizeof(y->digest));
 	b->n_syms = (size_t)idx + 1;
 	if (r->sym_status == -E2BIG ||
 	    (r->sym_status == 0 && !b->syms_dir && r->size > BIDS_SYMS_FILE_MAX)) {
@@ -538,65 +422,31 @@ static void take_syms(struct bids *b, struct bfile *f, struct uhelper_reply *r)
 	}
 }
 
-/* One answer of the helper. */
-static void take_reply(struct bids *b, struct uhelper_reply *r)
+/* The helper's answer about object I's build-id (the registry kept what it says). */
+static void on_identified(void *arg, uint32_t i, struct uhelper_reply *r)
 {
-	struct bfile *f = r->id < b->n_files ? &b->files[r->id] : NULL;
+	struct bids *b = arg;
 	uint64_t now;
 
-	if (!f || f->state != BF_PENDING) {
-		free(r->buf);
+	if (!reach(b, i))
 		return;
-	}
 	b->st.ns += r->build_ns;
-	if (r->digest_len == UWP_DIGEST_LEN) {
-		f->digest_len = UWP_DIGEST_LEN;
-		memcpy(f->digest, r->digest, UWP_DIGEST_LEN);
-	}
-	if (r->status == -ENOENT) {
-		free(r->buf);
-		f->state = BF_NONE;
-		b->st.none++;
-		tell(b, f);
+	if (objreg_obj(b->reg, i)->id_state != OBJREG_ID_KNOWN) {
+		if (r->status == -ENOENT)
+			b->st.none++;
+		else
+			b->st.failed++;
 		return;
 	}
-	if (r->status < 0 || !r->build_id_len || r->build_id_len > sizeof(f->id)) {
-		free(r->buf);
-		fail(b, f);
-		return;
-	}
-	f->len = r->build_id_len;
-	memcpy(f->id, r->build_id, f->len);
-	f->state = BF_KNOWN;
 	if (r->kind == UWP_BUILD_ID_SYMS)
-		take_syms(b, f, r);
-	free(r->buf);
+		take_syms(b, i, r);
 	b->st.read++;
 	now = util_now_ns();
-	write_record(b, f, b->t_cap && now > b->t_cap ? b->t_cap : now);
-	tell(b, f);
+	write_record(b, i, b->t_cap && now > b->t_cap ? b->t_cap : now);
 }
 
 void bids_cap_time(struct bids *b, uint64_t t)
 {
 	if (b)
 		b->t_cap = t;
-}
-
-void bids_poll(struct bids *b)
-{
-	struct uhelper_reply r;
-
-	if (!b || !b->have_helper || (!uhelper_busy(&b->helper) && !b->n_new))
-		return;
-	while (uhelper_poll(&b->helper, &r) == 1)
-		take_reply(b, &r);
-	b->st.helper_deaths = b->helper.deaths;
-	b->st.helper_paused_until = b->helper.paused_until;
-	for (size_t i = 0; b->n_new && i < b->n_files; i++)
-		if (b->files[i].state == BF_NEW) {
-			submit(b, &b->files[i], (uint32_t)i);
-			if (b->files[i].state == BF_NEW)
-				break;
-		}
 }

@@ -1,11 +1,11 @@
 /* bids.h — build-ids of mapped files, read in user space so that the kernel is never asked for
  * them (attr.build_id: on Linux 5.12 and later that flag, set by one perf user, makes the
  * kernel mislabel other users' MMAP2 records; see README). For each file an executable MMAP2
- * record names by device and inode, the recorder opens the mapped file (checked to be that
- * inode) and hands it to the unprivileged helper, which reads the build-id note; the answer is
- * written as an RP_REC_BUILDID record, and the file's function symbols the helper extracted
- * as RP_REC_SYMTAB records, once per recording file and build-id. Nothing here parses ELF
- * (the helper's symbol table is checked entry by entry), and nothing blocks. */
+ * record names by device and inode, the registry of mapped objects (objreg.h) has its one
+ * unprivileged helper read the build-id note; the answer is written as an RP_REC_BUILDID record,
+ * and the file's function symbols the helper extracted as RP_REC_SYMTAB records, once per recording
+ * file and build-id. Nothing here parses ELF (the helper's symbol table is checked entry by entry),
+ * and nothing blocks. */
 #ifndef RP_BIDS_H
 #define RP_BIDS_H
 
@@ -28,9 +28,6 @@ struct bids_stats {
 	uint64_t sym_skipped; /* tables larger than the helper sends (UWP_MAX_SYMTAB) */
 	uint64_t sym_failed;  /* tables refused (malformed) or over BIDS_SYMS_KEEP_MAX */
 	uint64_t sym_written; /* tables written (each file repeats the ones it uses) */
-	uint64_t helper_deaths;	      /* the helper died or hung (the file it was on failed) */
-	uint64_t helper_paused_until; /* CLOCK_MONOTONIC ns; 0 when not paused (UHELPER_BUDGET) */
-	const char *helper_last;      /* "PATH: how it died" the last time ("" before) */
 };
 
 /* The largest table stored in a recording (bytes as the helper sends them; zstd makes about
@@ -41,22 +38,13 @@ struct bids_stats {
 #define BIDS_SYMS_KEEP_MAX (256u << 20)
 
 struct bids;
+struct objreg;
 
-/* A new table and its helper. Without the helper (not found, cannot start) it does nothing
- * and *note says why (else it is ""). NULL when out of memory. */
-struct bids *bids_new(char *note, size_t note_size);
+/* Build-id records for the files of REG (lib/capture/objreg.h), whose helper is asked for
+ * each file's build-id and, with syms, its function symbols, written too. NULL when out of
+ * memory. */
+struct bids *bids_new(struct objreg *reg, bool syms);
 struct bids *bids_free(struct bids *b);
-
-/* FN(ARG, maj, min, ino, build-id, length, digest) is called once per file when its build-id
- * is read, with length 0 when it has none or could not be read (the recorder's unwinder waits
- * for it), and the digest of what the file holds (UWP_DIGEST_LEN bytes; NULL: unknown). */
-void bids_set_listener(struct bids *b,
-		       void (*fn)(void *arg, uint32_t maj, uint32_t min, uint64_t ino,
-				  const uint8_t *id, size_t len, const uint8_t *digest),
-		       void *arg);
-
-/* Ask the helper for each file's function symbols too and write them (on by default). */
-void bids_set_symbols(struct bids *b, bool on);
 
 /* Keep the symbol tables in DIR (created 0750 when missing) instead of in every recording:
  * one file per build-id and digest, DIR/BUILD-ID-DIGEST.sym (a recording holding only its
@@ -72,14 +60,6 @@ void bids_begin_file(struct bids *b, struct writer *w);
  * An MMAP2 that carries its own build-id is left alone. */
 void bids_side_band(struct bids *b, const struct perf_event_header *h, uint64_t sample_type);
 
-/* The helper's socket to wait on (-1 when there is none) and how many helpers were started
- * (a new socket after a restart may have the old one's number). */
-int bids_fd(const struct bids *b);
-unsigned bids_fd_gen(const struct bids *b);
-/* Take the helper's answers and write them; send what waits. Never blocks. */
-void bids_poll(struct bids *b);
-/* Files asked about and not answered yet. */
-size_t bids_pending(const struct bids *b);
 /* The recording stopped at T: what is answered from now on belongs to it and is stamped T at
  * the latest. */
 void bids_cap_time(struct bids *b, uint64_t t);

@@ -17,6 +17,7 @@
 #include "base/procfs.h"
 #include "base/util.h"
 #include "capture/bids.h"
+#include "capture/objreg.h"
 #include "capture/evset.h"
 #include "capture/recorder.h"
 #include "capture/synth.h"
@@ -30,8 +31,7 @@
 #include "format/writer.h"
 
 /* The epoll tag of the unwind-table helper's socket. */
-#define RECORDER_TAG_UNWIND (~0ull)
-#define RECORDER_TAG_BIDS (~0ull - 1)
+#define RECORDER_TAG_HELPER (~0ull)
 
 /* Records younger than this may still be in flight into a ring when it is drained. */
 #define ORDER_MARGIN_NS (10 * 1000 * 1000ull)
@@ -77,11 +77,11 @@ struct recorder {
 	uint64_t sample_type; /* of the stored records (neither the stack copy nor, with several
 			       * events, PERF_SAMPLE_IDENTIFIER is stored) */
 	bool strip_ident;     /* several events: side-band loses its trailing identifier */
+	struct objreg *reg;   /* the mapped objects, and the one helper that reads them */
+	unsigned helper_gen;  /* the helper whose socket is in the epoll set (objreg_fd_gen) */
+	bool helper_readable; /* epoll reported its socket since the last drain pass */
 	struct unwinder *unw; /* --call-graph dwarf: unwinds user stacks while recording */
-	unsigned unw_gen;     /* the helper whose socket is in the epoll set (unwinder_fd_gen) */
-	bool unw_readable;    /* epoll reported its socket since the last drain pass */
 	struct bids *bids;    /* build-ids of mapped files, read by the helper */
-	unsigned bids_gen;    /* its helper whose socket is in the epoll set */
 	/* Samples have cgroups (PERF_SAMPLE_CGROUP): the cgroup each thread was last stored in,
 	 * in this file (tid -> index into taskcg_ids; TASKCG_NONE after its exit) */
 	struct pairtab *taskcg;
@@ -112,37 +112,30 @@ static int add_to_epoll(struct recorder *r, char *why, size_t why_size)
 	return 0;
 }
 
-/* Wait on a helper's socket FD with the rings under TAG, again after the helper was restarted
- * (its start count GEN changed; *WATCHED is the one in the set). */
-static void watch_fd(struct recorder *r, int fd, unsigned gen, unsigned *watched, uint64_t tag)
+/* Wait on the helper's socket with the rings, again after the helper was restarted (the old
+ * socket was closed, which took it out of the set; the new one may have its number). */
+static void watch_helper(struct recorder *r)
 {
-	struct epoll_event e = { .events = EPOLLIN, .data.u64 = tag };
+	struct epoll_event e = { .events = EPOLLIN, .data.u64 = RECORDER_TAG_HELPER };
+	int fd = objreg_fd(r->reg);
 
-	if (gen == *watched)
+	if (objreg_fd_gen(r->reg) == r->helper_gen)
 		return;
-	*watched = gen; /* the old socket was closed, which took it out of the set */
+	r->helper_gen = objreg_fd_gen(r->reg);
 	if (fd >= 0)
 		epoll_ctl(r->epfd, EPOLL_CTL_ADD, fd, &e);
 }
 
-static void watch_helper(struct recorder *r)
-{
-	watch_fd(r, unwinder_fd(r->unw), unwinder_fd_gen(r->unw), &r->unw_gen, RECORDER_TAG_UNWIND);
-}
-
-static void watch_bids(struct recorder *r)
-{
-	watch_fd(r, bids_fd(r->bids), bids_fd_gen(r->bids), &r->bids_gen, RECORDER_TAG_BIDS);
-}
-
-/* The build-ids of mapped files come from the helper; without it, a note says what reports
- * lose. */
+/* The registry of mapped objects and its helper, and the build-ids of mapped files; without
+ * the helper, a note says what reports lose. */
 static int start_bids(struct recorder *r, const struct recorder_opts *o, char *why, size_t why_size)
 {
 	char note[300];
 	int rc;
 
-	r->bids = bids_new(note, sizeof(note));
+	r->reg = objreg_new(note, sizeof(note));
+	if (r->reg)
+		r->bids = bids_new(r->reg, !o->no_symbols);
 	if (!r->bids) {
 		snprintf(why, why_size, "out of memory");
 		return -ENOMEM;
@@ -152,37 +145,28 @@ static int start_bids(struct recorder *r, const struct recorder_opts *o, char *w
 			   "build-ids of mapped files are not recorded (%s): reports check binaries "
 			   "by inode only",
 			   note);
-	bids_set_symbols(r->bids, !o->no_symbols);
 	if (!o->no_symbols && o->symbols_dir &&
 	    (rc = bids_set_symbols_dir(r->bids, o->symbols_dir)) < 0)
 		evset_note(&r->ev, "symbol tables go into each file: %s: %s", o->symbols_dir,
 			   strerror(-rc));
-	watch_bids(r);
+	watch_helper(r);
 	return 0;
 }
 
-/* A build-id read by the helper: the unwinder's object of that file takes it. */
-static void on_build_id(void *arg, uint32_t maj, uint32_t min, uint64_t ino, const uint8_t *id,
-			size_t len, const uint8_t *digest)
-{
-	struct recorder *r = arg;
-
-	unwinder_learn_build_id(r->unw, maj, min, ino, id, len, digest);
-}
-
-/* The unwinder and its helper; without the helper, a note says what user stacks lose. */
+/* The unwinder; without the helper, a note says what user stacks lose. */
 static int start_unwinder(struct recorder *r, char *why, size_t why_size)
 {
 	char note[300];
 	bool cache = r->ev.o.unwind_cache != NULL;
 
-	r->unw = unwinder_new(note, sizeof(note));
+	r->unw = unwinder_new(r->reg);
 	if (!r->unw) {
 		snprintf(why, why_size, "out of memory");
 		return -ENOMEM;
 	}
-	if (note[0])
-		evset_note(&r->ev, "user stacks are walked by frame pointers only: %s", note);
+	if (!objreg_has_helper(r->reg))
+		evset_note(&r->ev, "user stacks are walked by frame pointers only: %s",
+			   objreg_helper(r->reg)->why);
 	if (r->ev.o.unwind_memory)
 		unwinder_set_memory(r->unw, r->ev.o.unwind_memory);
 	if (cache && unwinder_cache(r->unw, r->ev.o.unwind_cache, r->ev.o.unwind_cache_max, note,
@@ -190,14 +174,9 @@ static int start_unwinder(struct recorder *r, char *why, size_t why_size)
 		evset_note(&r->ev, "unwind tables are not kept on disk: %s", note);
 		cache = false;
 	}
-	r->unw_gen = 0;
-	watch_helper(r);
-	if (bids_fd(r->bids) >= 0) {
-		bids_set_listener(r->bids, on_build_id, r);
-		/* Only a disk cache, looked up by build-id, is worth waiting for the build-id. */
-		if (cache)
-			unwinder_wait_build_ids(r->unw);
-	}
+	/* Only a disk cache, looked up by build-id, is worth waiting for the build-id. */
+	if (cache && objreg_has_helper(r->reg))
+		unwinder_wait_build_ids(r->unw);
 	return 0;
 }
 
@@ -321,6 +300,7 @@ struct recorder *recorder_free(struct recorder *r)
 	free(r->taskcg_ids);
 	unwinder_free(r->unw);
 	bids_free(r->bids);
+	objreg_free(r->reg);
 	evset_done(&r->ev);
 	if (r->epfd >= 0)
 		close(r->epfd);
@@ -375,30 +355,26 @@ const struct unwinder_stats *recorder_unwind_stats(const struct recorder *r)
 	return r->unw ? unwinder_stats(r->unw) : NULL;
 }
 
-uint64_t recorder_helper_deaths(const struct recorder *r, int i, char *buf, size_t size)
+uint64_t recorder_helper_deaths(const struct recorder *r, char *buf, size_t size)
 {
-	static const char *const names[RECORDER_N_HELPERS] = { "unwind-table",
-							       "build-id and symbol" };
-	const struct unwinder_stats *u = i == 0 ? recorder_unwind_stats(r) : NULL;
-	const struct bids_stats *b = i == 1 ? recorder_bids_stats(r) : NULL;
-	uint64_t deaths = u ? u->helper_deaths : b ? b->helper_deaths : 0;
-	uint64_t paused = u ? u->helper_paused_until : b ? b->helper_paused_until : 0;
+	const struct uhelper *h = r->reg ? objreg_helper(r->reg) : NULL;
 	uint64_t now = util_now_ns();
 	size_t n;
 
-	if (!deaths)
+	if (!h || !h->deaths)
 		return 0;
-	n = (size_t)snprintf(buf, size, "the %s helper died or hung %llu time%s (last: %s)",
-			     names[i], (unsigned long long)deaths, deaths == 1 ? "" : "s",
-			     u ? u->helper_last : b->helper_last);
-	if (n < size && paused > now)
+	n = (size_t)
+	    snprintf(buf, size,
+		     "the unwind-table and build-id helper died or hung %llu time%s (last: %s)",
+		     (unsigned long long)h->deaths, h->deaths == 1 ? "" : "s", h->last_death);
+	if (n < size && h->paused_until > now)
 		snprintf(buf + n, size - n,
 			 "; %u deaths within %llu s: it is paused for %llu s and files wait",
 			 UHELPER_BUDGET + 1, UHELPER_BUDGET_NS / 1000000000,
-			 (unsigned long long)((paused - now + 999999999) / 1000000000));
+			 (unsigned long long)((h->paused_until - now + 999999999) / 1000000000));
 	else if (n < size)
 		snprintf(buf + n, size - n, "; restarted");
-	return deaths;
+	return h->deaths;
 }
 
 bool recorder_unwind_object(const struct recorder *r, size_t i, struct unwinder_object *ret)
@@ -930,14 +906,12 @@ static int drain_all(struct recorder *r)
 	int rc = 0;
 
 	drain_rings(r);
-	if (r->bids) {
-		bids_poll(r->bids);
-		watch_bids(r);
+	if (r->reg) {
+		objreg_poll(r->reg, r->helper_readable);
+		r->helper_readable = false;
+		watch_helper(r);
 	}
 	if (r->unw) {
-		unwinder_poll(r->unw, r->unw_readable);
-		r->unw_readable = false;
-		watch_helper(r);
 		release_held(r, false);
 		unwinder_pass(r->unw);
 	}
@@ -973,10 +947,8 @@ int recorder_poll(struct recorder *r, int timeout_ms, uint64_t *tags, int max)
 	if (n < 0 && errno != EINTR)
 		return -errno;
 	for (int i = 0; i < n; i++) {
-		if (evs[i].data.u64 == RECORDER_TAG_BIDS)
-			continue; /* its answers are taken in drain_all() below */
-		if (evs[i].data.u64 == RECORDER_TAG_UNWIND) {
-			r->unw_readable = true; /* its replies are taken in drain_all() below */
+		if (evs[i].data.u64 == RECORDER_TAG_HELPER) {
+			r->helper_readable = true; /* its replies are taken in drain_all() below */
 			continue;
 		}
 		if (evs[i].data.u64 < RECORDER_TAG_BASE && k < max)
@@ -1075,10 +1047,10 @@ void recorder_halt(struct recorder *r)
 	writer_set_end(r->w, r->t_stop);
 	bids_cap_time(r->bids, r->t_stop);
 	drain_rings(r);
-	if (r->unw) {
-		unwinder_poll(r->unw, true);
+	if (r->reg)
+		objreg_poll(r->reg, true);
+	if (r->unw)
 		release_held(r, false);
-	}
 }
 
 size_t recorder_unwind_held(const struct recorder *r, size_t *ret_tables)
@@ -1097,7 +1069,7 @@ int recorder_stop(struct recorder *r, int exit_status)
 	if (r->unw) {
 		/* The tables the kept samples wait for get stop_wait_ns at most. */
 		uint64_t until = util_now_ns() + r->stop_wait_ns;
-		struct pollfd p = { .fd = unwinder_fd(r->unw), .events = POLLIN };
+		struct pollfd p = { .fd = objreg_fd(r->reg), .events = POLLIN };
 
 		size_t tables = 0;
 
@@ -1106,9 +1078,9 @@ int recorder_stop(struct recorder *r, int exit_status)
 		while (unwinder_held(r->unw, &tables) && tables && p.fd >= 0 &&
 		       util_now_ns() < until) {
 			poll(&p, 1, 10);
-			unwinder_poll(r->unw, true);
+			objreg_poll(r->reg, true);
 			release_held(r, false);
-			p.fd = unwinder_fd(r->unw); /* a new one after a restart */
+			p.fd = objreg_fd(r->reg); /* a new one after a restart */
 		}
 		release_held(r, true);
 	}
@@ -1118,9 +1090,9 @@ int recorder_stop(struct recorder *r, int exit_status)
 		uint64_t wait = r->stop_wait_ns < 2000000000ull ? r->stop_wait_ns : 2000000000ull;
 		uint64_t until = util_now_ns() + (wait > 500000000ull ? wait : 500000000ull);
 
-		while (bids_pending(r->bids) && util_now_ns() < until) {
+		while (r->reg && objreg_ids_pending(r->reg) && util_now_ns() < until) {
 			usleep(10000);
-			bids_poll(r->bids);
+			objreg_poll(r->reg, true);
 		}
 	}
 	writer_set_safe_time(r->w, r->t_stop);

@@ -149,11 +149,10 @@ bool recorder_unwind_object(const struct recorder *r, size_t i, struct unwinder_
 struct bids_stats;
 const struct bids_stats *recorder_bids_stats(const struct recorder *r);
 
-/* The helpers' health: how often helper i (0 the unwind-table helper, 1 the build-id and
- * symbol helper) died or hung so far (0 past the end, or without that helper), and when it
- * did, one sentence into buf saying how it died last and whether it is paused now. */
-#define RECORDER_N_HELPERS 2
-uint64_t recorder_helper_deaths(const struct recorder *r, int i, char *buf, size_t size);
+/* The helper's health: how often the helper (unwind tables, build-ids, symbols) died or hung
+ * so far (0: never, or there is none), and when it did, one sentence into buf saying how it
+ * died last and whether it is paused now. */
+uint64_t recorder_helper_deaths(const struct recorder *r, char *buf, size_t size);
 
 /* The totals since recorder_start(), brought up to date; owned by r, valid until the next call. */
 const struct recorder_totals *recorder_totals(struct recorder *r);

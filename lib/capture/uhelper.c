@@ -182,6 +182,7 @@ static int send_waiting(struct uhelper *h);
 int uhelper_submit_file(struct uhelper *h, uint32_t id, uint32_t kind, const struct opener_file *f)
 {
 	struct uhelper_req *r;
+	struct opener_job *job;
 	char why[160];
 	int fd, way;
 
@@ -189,11 +190,11 @@ int uhelper_submit_file(struct uhelper *h, uint32_t id, uint32_t kind, const str
 		return -EPIPE;
 	if (h->n_q == UHELPER_QUEUE)
 		return -EAGAIN;
-	r = &h->q[h->n_q];
-	*r = (struct uhelper_req){ id, kind, -1, f->path, f->way, opener_start(h->op, f) };
-	if (!r->job)
+	job = opener_start(h->op, f);
+	if (!job)
 		return -ENOMEM;
-	h->n_q++;
+	r = &h->q[h->n_q++];
+	*r = (struct uhelper_req){ id, kind, -1, f->path, f->way, job };
 	if (opener_result(h->op, r->job, OPEN_WAIT_NS, &fd, &way, why, sizeof(why)) == 1 &&
 	    fd >= 0) {
 		opener_drop(h->op, r->job);
@@ -354,14 +355,15 @@ static int recv_reply(struct uhelper *h, struct uhelper_reply *ret)
 
 /* A death at now, on the file named NAME (NULL: on none): paused (true) when it is the
  * budget's one too many. */
-static bool count_death(struct uhelper *h, uint64_t now, const char *how, const char *name)
+static bool count_death(struct uhelper *h, uint64_t now, const char *how, const char *name,
+			uint32_t kind)
 {
 	uint64_t oldest = h->death_ns[h->deaths % UHELPER_BUDGET];
 
 	if (name)
 		snprintf(h->last_death, sizeof(h->last_death),
 			 "%s while reading %s, which goes without %s", how, name,
-			 h->lost ? h->lost : "what the helper makes of it");
+			 kind == UWP_TABLE ? "a table" : "a build-id");
 	else
 		util_strlcpy(h->last_death, how, sizeof(h->last_death));
 	h->death_ns[h->deaths % UHELPER_BUDGET] = now;
@@ -407,12 +409,14 @@ static int restart(struct uhelper *h, struct uhelper_reply *ret, bool hung)
 			usleep(5000);
 	}
 	const char *on = NULL;
+	uint32_t kind = 0;
 
 	stop_child(h);
 	describe_end(why, sizeof(why), status, hung);
 	if (h->n_sent) {
 		/* It died on the first request it had: that binary goes without a table. */
 		on = h->q[0].name ? h->q[0].name : "an unnamed file";
+		kind = h->q[0].kind;
 		memset(ret, 0, sizeof(*ret));
 		ret->id = h->q[0].id;
 		ret->kind = h->q[0].kind;
@@ -424,7 +428,7 @@ static int restart(struct uhelper *h, struct uhelper_reply *ret, bool hung)
 		rc = 1;
 	}
 	h->n_sent = 0; /* the others go to the next helper */
-	if (!count_death(h, now, why, on) && spawn(h, why, sizeof(why)) < 0) {
+	if (!count_death(h, now, why, on, kind) && spawn(h, why, sizeof(why)) < 0) {
 		util_strlcpy(h->why, why, sizeof(h->why));
 		drop_queue(h);
 	}

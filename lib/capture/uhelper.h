@@ -45,8 +45,7 @@ struct uhelper {
 	uint64_t death_ns[UHELPER_BUDGET]; /* the last deaths, a ring indexed by deaths */
 	uint64_t paused_until;		   /* not restarted before (0: not paused) */
 	char last_death[400];		   /* how it died last, and on which file ("" before) */
-	const char *lost; /* what a file it dies on goes without ("a table"); the caller's */
-	char why[256];	  /* why it is not running, when it is not */
+	char why[256];			   /* why it is not running, when it is not */
 };
 
 /* A reply: on status 0, buf (malloc'd, size bytes) is the table as received, unchecked (a

@@ -15,6 +15,7 @@
 #include "base/procfs.h"
 #include "base/util.h"
 #include "capture/addrspace.h"
+#include "capture/objreg.h"
 #include "capture/uhelper.h"
 #include "capture/unwinder.h"
 #include "capture/utcache.h"
@@ -32,19 +33,15 @@ enum obj_state { OBJ_NEW, OBJ_PENDING, OBJ_READY, OBJ_NONE, OBJ_DROPPED };
  * which may be in another CPU's ring. */
 #define UNMAPPED_PASSES 3
 
+/* What the unwinder keeps of a registry object (objreg.h: what it is, its build-id and
+ * digest, the disk cache's key; a table's build-id and digest must match them). */
 struct uobj {
-	uint8_t state; /* enum obj_state */
-	uint8_t bid_len;
-	uint8_t bid[20];		/* the build-id MMAP2 announced; the table's must match */
-	uint8_t digest_len;		/* 0 until the helper said what the file holds */
-	uint8_t digest[UWP_DIGEST_LEN]; /* ... (lib/elf/elfdigest.h): the disk cache's key */
-	uint32_t maj, min;
-	uint64_t ino;
+	uint8_t state;	     /* enum obj_state */
+	bool seen;	     /* a mapping of it was drained */
 	uint64_t wait_until; /* OBJ_NEW: waits for its build-id until then (0: not waiting) */
 	/* where to open it while it is OBJ_NEW */
 	uint32_t pid;
 	uint64_t start, end;
-	const char *path; /* in paths */
 	struct utab tab;
 	void *buf;
 	char why[96];
@@ -56,17 +53,18 @@ struct uobj {
 };
 
 #define BID_WAIT_NS (1000ull * 1000 * 1000) /* how long a new object waits for its build-id */
-/* ... and one a sample needs: at 4 kHz on every CPU a second of waiting fills the keep. */
-#define WANTED_BID_WAIT_NS (100ull * 1000 * 1000)
+/* ... and one a sample needs: at 4 kHz on every CPU a second of waiting fills the keep. Its
+ * build-id is asked for before any table (objreg.h), so it waits for one table build at most. */
+#define WANTED_BID_WAIT_NS (300ull * 1000 * 1000)
 
 /*
  * Tables are built when a sample needs them, in the order samples first needed them: a walk
  * that meets an object without its table, and the return addresses a kept sample's stack
  * copy holds (the objects the walk will meet next). An object no sample touched costs
- * nothing. The helper builds one table at a time; at most UNWINDER_WINDOW requests are in
- * flight, so that a table a sample needs is never queued behind many others.
+ * nothing. The helper builds one table at a time; at most UNWINDER_WINDOW table requests are
+ * with it, so that a table (or a build-id) a sample needs is never queued behind many others.
  */
-#define UNWINDER_WINDOW 2
+#define UNWINDER_WINDOW 1
 #define SCANS_PER_PASS 64 /* kept samples whose stack copy is scanned per drain pass */
 
 /*
@@ -95,13 +93,10 @@ struct join_slot {
 
 struct unwinder {
 	struct addrspace as;
-	struct uhelper helper;
-	bool have_helper;
-	bool wait_bids; /* build-ids of files named by inode come (unwinder_learn_build_id()) */
+	struct objreg *reg;
+	bool wait_bids; /* build-ids of files named by inode come (the registry asks for them) */
 	struct utcache cache;
-	struct pairtab *keys; /* object key hashes -> index into objs */
-	struct strtab *paths;
-	struct uobj *objs;
+	struct uobj *objs; /* by registry index */
 	size_t n_objs, cap_objs;
 	uint32_t vdso; /* the [vdso] object, NO_OBJ until one is mapped */
 	uint32_t pass;
@@ -150,25 +145,24 @@ struct held {
  */
 #define JOIN_DELAY_NS (300ull * 1000 * 1000)
 
-struct unwinder *unwinder_new(char *note, size_t note_size)
+static void on_identified(void *arg, uint32_t i, struct uhelper_reply *r);
+static void on_table(void *arg, uint32_t i, struct uhelper_reply *r);
+static void feed(void *arg);
+
+struct unwinder *unwinder_new(struct objreg *reg)
 {
 	struct unwinder *u = calloc(1, sizeof(*u));
 
-	note[0] = '\0';
 	if (!u)
 		return NULL;
 	addrspace_init(&u->as);
-	u->keys = pairtab_new();
-	u->paths = strtab_new();
+	u->reg = reg;
 	u->vdso = NO_OBJ;
 	u->hold_since = UINT64_MAX;
 	u->cache.dfd = -1;
 	u->max_live = UNWINDER_MEMORY_DEFAULT;
-	if (!u->keys || !u->paths)
-		return unwinder_free(u);
-	u->have_helper = uhelper_start(&u->helper, note, note_size) == 0;
-	u->helper.lost = "a table";
-	u->st.helper_last = u->helper.last_death;
+	objreg_on_identified(reg, on_identified, u);
+	objreg_on_table(reg, on_table, feed, u);
 	return u;
 }
 
@@ -176,8 +170,6 @@ struct unwinder *unwinder_free(struct unwinder *u)
 {
 	if (!u)
 		return NULL;
-	if (u->have_helper)
-		uhelper_done(&u->helper);
 	addrspace_done(&u->as);
 	utcache_done(&u->cache);
 	for (size_t i = 0; i < u->n_objs; i++)
@@ -185,8 +177,6 @@ struct unwinder *unwinder_free(struct unwinder *u)
 	free(u->objs);
 	free(u->hold);
 	free(u->join);
-	pairtab_free(u->keys);
-	strtab_free(u->paths);
 	free(u);
 	return NULL;
 }
@@ -203,16 +193,6 @@ void unwinder_set_memory(struct unwinder *u, uint64_t max_bytes)
 	u->max_live = max_bytes;
 }
 
-unsigned unwinder_fd_gen(const struct unwinder *u)
-{
-	return u->have_helper ? u->helper.starts : 0;
-}
-
-int unwinder_fd(const struct unwinder *u)
-{
-	return u->have_helper ? uhelper_fd(&u->helper) : -1;
-}
-
 const struct unwinder_stats *unwinder_stats(const struct unwinder *u)
 {
 	return &u->st;
@@ -225,7 +205,7 @@ bool unwinder_object(const struct unwinder *u, size_t i, struct unwinder_object 
 	if (i >= u->n_objs)
 		return false;
 	o = &u->objs[i];
-	*ret = (struct unwinder_object){ o->path ? o->path : "?", o->why,
+	*ret = (struct unwinder_object){ objreg_obj(u->reg, (uint32_t)i)->path, o->why,
 					 o->state == OBJ_READY || o->state == OBJ_DROPPED ? 1
 					 : o->state == OBJ_NONE				  ? 2
 											  : 0,
@@ -275,19 +255,22 @@ static int open_vdso(void)
 static void submit(struct unwinder *u, uint32_t idx)
 {
 	struct uobj *o = &u->objs[idx];
+	const struct objreg_obj *r = objreg_obj(u->reg, idx);
 	int fd;
 
-	if (!u->have_helper || !uhelper_alive(&u->helper)) {
-		obj_fail(u, o, u->helper.why[0] ? u->helper.why : "no unwind-table helper");
+	if (!objreg_helper_alive(u->reg)) {
+		const char *why = objreg_helper(u->reg)->why;
+
+		obj_fail(u, o, why[0] ? why : "no unwind-table helper");
 		return;
 	}
 	if (idx != u->vdso) {
 		/* Opened by the helper client's worker thread, never here (a file whose open
 		 * hangs comes back failed). */
-		struct opener_file f = { o->pid, o->start, o->end, o->path,
-					 o->maj, o->min,   o->ino, o->way };
+		struct opener_file f = { o->pid, o->start, o->end, r->path,
+					 r->maj, r->min,   r->ino, o->way };
 
-		if (uhelper_submit_file(&u->helper, idx, UWP_TABLE, &f) < 0)
+		if (objreg_submit_table(u->reg, idx, &f) < 0)
 			return;
 	} else {
 		fd = open_vdso();
@@ -295,7 +278,7 @@ static void submit(struct unwinder *u, uint32_t idx)
 			obj_fail(u, o, "cannot copy the vdso");
 			return;
 		}
-		if (uhelper_submit(&u->helper, idx, UWP_TABLE, fd, o->path) < 0) {
+		if (objreg_submit_table_fd(u->reg, idx, fd) < 0) {
 			close(fd);
 			return;
 		}
@@ -305,12 +288,14 @@ static void submit(struct unwinder *u, uint32_t idx)
 }
 
 /* The object's table from the disk cache: true when it is there (the object is ready). */
-static bool from_cache(struct unwinder *u, struct uobj *o)
+static bool from_cache(struct unwinder *u, uint32_t i)
 {
+	const struct objreg_obj *r = objreg_obj(u->reg, i);
+	struct uobj *o = &u->objs[i];
 	size_t size;
 
-	if (!o->bid_len || !o->digest_len ||
-	    !(o->buf = utcache_load(&u->cache, o->bid, o->bid_len, o->digest, &o->tab, &size)))
+	if (!r->bid_len || !r->digest_len ||
+	    !(o->buf = utcache_load(&u->cache, r->bid, r->bid_len, r->digest, &o->tab, &size)))
 		return false;
 	leave_new(u, o);
 	o->state = OBJ_READY;
@@ -322,69 +307,42 @@ static bool from_cache(struct unwinder *u, struct uobj *o)
 	return true;
 }
 
-/* The object of an executable file mapping: found by its build-id, else by device and inode,
- * else by path; a new one takes its table from the disk cache, or waits until a sample needs
- * it. NO_OBJ for mappings of no file. */
+/* The object of an executable file mapping (the registry's); a new one takes its table from
+ * the disk cache, or waits until a sample needs it. NO_OBJ for mappings of no file. */
 static uint32_t object_of(struct unwinder *u, const struct perfrec_mmap *m)
 {
-	unsigned char key[40];
-	size_t klen = 0;
-	bool vdso = m->path && strcmp(m->path, "[vdso]") == 0, added;
-	int64_t id;
+	uint32_t i = objreg_map(u->reg, m);
+	const struct objreg_obj *r;
 	struct uobj *o;
 
-	if (!m->path || (!vdso && m->path[0] != '/'))
+	if (i == OBJREG_NONE)
 		return NO_OBJ;
-	if (vdso) {
-		key[klen++] = 'v';
-	} else if (m->build_id_len) {
-		key[klen++] = 'b';
-		memcpy(key + klen, m->build_id, m->build_id_len);
-		klen += m->build_id_len;
-	} else if (m->ino) {
-		key[klen++] = 'i';
-		memcpy(key + klen, &m->maj, 4);
-		memcpy(key + klen + 4, &m->min, 4);
-		memcpy(key + klen + 8, &m->ino, 8);
-		klen += 16;
-	} else {
-		uint64_t h = hash_str(m->path);
-
-		key[klen++] = 'p';
-		memcpy(key + klen, &h, 8);
-		klen += 8;
+	if (i >= u->n_objs) {
+		if (GROW(u->objs, u->cap_objs, (size_t)i + 1) < 0)
+			return NO_OBJ;
+		memset(u->objs + u->n_objs, 0, ((size_t)i + 1 - u->n_objs) * sizeof(*u->objs));
+		u->n_objs = (size_t)i + 1;
 	}
-	id = pairtab_intern(u->keys, hash_bytes(key, klen, HASH_SEED),
-			    hash_bytes(key, klen, 0x84222325cbf29ce4ull), &added);
-	if (id < 0 || (added && GROW(u->objs, u->cap_objs, (size_t)id + 1) < 0))
-		return NO_OBJ;
-	if (!added)
-		return (uint32_t)id;
-	o = &u->objs[id];
-	memset(o, 0, sizeof(*o));
+	o = &u->objs[i];
+	if (o->seen)
+		return i;
+	r = objreg_obj(u->reg, i);
+	o->seen = true;
 	o->state = OBJ_NEW;
-	o->bid_len = (uint8_t)(m->build_id_len <= 20 ? m->build_id_len : 0);
-	memcpy(o->bid, m->build_id ? m->build_id : o->bid, o->bid_len);
-	o->maj = m->maj;
-	o->min = m->min;
-	o->ino = m->build_id_len ? 0 : m->ino;
 	o->pid = m->pid;
 	o->start = m->addr;
 	o->end = m->addr + m->len;
-	o->path = strtab_add(u->paths, m->path);
-	u->n_objs = (size_t)id + 1;
-	u->st.objects = u->n_objs;
+	u->st.objects++;
 	u->n_new++;
-	if (vdso)
-		u->vdso = (uint32_t)id;
-	if (!o->path)
-		obj_fail(u, o, "out of memory");
-	else if (!o->bid_len && o->ino && !vdso && u->wait_bids)
+	if (r->vdso)
+		u->vdso = i;
+	if (!r->bid_len && r->by_inode && u->wait_bids &&
+	    (r->id_state == OBJREG_ID_NEW || r->id_state == OBJREG_ID_PENDING))
 		/* Its build-id is on its way: then the disk cache may have the table. */
 		o->wait_until = util_now_ns() + BID_WAIT_NS;
 	else
-		from_cache(u, o);
-	return (uint32_t)id;
+		from_cache(u, i);
+	return i;
 }
 
 void unwinder_wait_build_ids(struct unwinder *u)
@@ -393,36 +351,19 @@ void unwinder_wait_build_ids(struct unwinder *u)
 		u->wait_bids = true;
 }
 
-void unwinder_learn_build_id(struct unwinder *u, uint32_t maj, uint32_t min, uint64_t ino,
-			     const uint8_t *id, size_t len, const uint8_t *digest)
+/* The registry learnt object i's build-id and digest (or that it has none): one not handed to
+ * the helper yet is looked for in the disk cache. */
+static void on_identified(void *arg, uint32_t i, struct uhelper_reply *r)
 {
-	unsigned char key[17];
-	int64_t idx;
-	struct uobj *o;
+	struct unwinder *u = arg;
+	struct uobj *o = i < u->n_objs ? &u->objs[i] : NULL;
 
-	if (!u || len > sizeof(o->bid))
+	(void)r;
+	if (!o || !o->seen)
 		return;
-	key[0] = 'i';
-	memcpy(key + 1, &maj, 4);
-	memcpy(key + 5, &min, 4);
-	memcpy(key + 9, &ino, 8);
-	idx = pairtab_find(u->keys, hash_bytes(key, sizeof(key), HASH_SEED),
-			   hash_bytes(key, sizeof(key), 0x84222325cbf29ce4ull));
-	if (idx < 0 || (size_t)idx >= u->n_objs)
-		return;
-	o = &u->objs[idx];
-	if (!o->bid_len && len) {
-		o->bid_len = (uint8_t)len;
-		memcpy(o->bid, id, len);
-	}
-	if (digest && !o->digest_len) {
-		o->digest_len = UWP_DIGEST_LEN;
-		memcpy(o->digest, digest, UWP_DIGEST_LEN);
-	}
 	o->wait_until = 0;
-	/* Not handed to the helper yet: the disk cache may have its table. */
 	if (o->state == OBJ_NEW)
-		from_cache(u, o);
+		from_cache(u, i);
 }
 
 void unwinder_side_band(struct unwinder *u, const struct perf_event_header *h, uint64_t sample_type)
@@ -462,10 +403,12 @@ void unwinder_side_band(struct unwinder *u, const struct perf_event_header *h, u
 	u->st.map_nomem = u->as.nomem;
 }
 
-/* A reply from the helper: the object gets its table after the checks, or none. */
-static void take_reply(struct unwinder *u, struct uhelper_reply *r)
+/* A table reply from the helper: the object gets its table after the checks, or none. */
+static void on_table(void *arg, uint32_t i, struct uhelper_reply *r)
 {
-	struct uobj *o = r->id < u->n_objs ? &u->objs[r->id] : NULL;
+	struct unwinder *u = arg;
+	struct uobj *o = i < u->n_objs ? &u->objs[i] : NULL;
+	const struct objreg_obj *g = objreg_obj(u->reg, i);
 	char why[160];
 	struct utab t;
 
@@ -485,9 +428,9 @@ static void take_reply(struct unwinder *u, struct uhelper_reply *r)
 		free(r->buf);
 		return;
 	}
-	if ((o->bid_len && (t.hdr->build_id_len != o->bid_len ||
-			    memcmp(t.hdr->build_id, o->bid, o->bid_len) != 0)) ||
-	    (o->digest_len && r->digest_len && memcmp(o->digest, r->digest, UWP_DIGEST_LEN))) {
+	if ((g->bid_len && (t.hdr->build_id_len != g->bid_len ||
+			    memcmp(t.hdr->build_id, g->bid, g->bid_len) != 0)) ||
+	    (g->digest_len && r->digest_len && memcmp(g->digest, r->digest, UWP_DIGEST_LEN))) {
 		free(r->buf);
 		/* Another file is at the mapping's place now (dlclose, then dlopen of another
 		 * library there) or at its path: the next way to the file may still reach it. */
@@ -504,10 +447,8 @@ static void take_reply(struct unwinder *u, struct uhelper_reply *r)
 		obj_fail(u, o, "the file's build-id is not the mapped one");
 		return;
 	}
-	if (!o->digest_len && r->digest_len) {
-		o->digest_len = UWP_DIGEST_LEN;
-		memcpy(o->digest, r->digest, UWP_DIGEST_LEN);
-	}
+	if (r->digest_len)
+		objreg_set_digest(u->reg, i, r->digest);
 	o->tab = t;
 	o->buf = r->buf;
 	o->state = OBJ_READY;
@@ -547,12 +488,16 @@ static uint32_t next_wanted(struct unwinder *u)
 	return best;
 }
 
-/* Hand the helper the wanted objects, first wanted first, while the window has room. */
-static void feed(struct unwinder *u)
+/* Hand the helper the wanted objects, first wanted first, while the window has room (the
+ * registry calls it once per drain pass). */
+static void feed(void *arg)
 {
+	struct unwinder *u = arg;
+
+	u->scans = 0;
 	/* Without a helper, submit() says so to each (they are walked by frame pointers). */
-	while (u->n_wanted && (!u->have_helper || !uhelper_alive(&u->helper) ||
-			       uhelper_busy(&u->helper) < UNWINDER_WINDOW)) {
+	while (u->n_wanted &&
+	       (!objreg_helper_alive(u->reg) || objreg_tables_busy(u->reg) < UNWINDER_WINDOW)) {
 		uint32_t i = next_wanted(u);
 
 		if (i == NO_OBJ)
@@ -561,21 +506,6 @@ static void feed(struct unwinder *u)
 		if (u->objs[i].state == OBJ_NEW)
 			break; /* the queue refused it: the next pass */
 	}
-}
-
-void unwinder_poll(struct unwinder *u, bool readable)
-{
-	struct uhelper_reply r;
-
-	u->scans = 0;
-	/* An idle helper has nothing to say unless its socket says so (a reply, or its end). */
-	if (!readable && !u->n_wanted && (!u->have_helper || !uhelper_busy(&u->helper)))
-		return;
-	while (u->have_helper && uhelper_poll(&u->helper, &r) == 1)
-		take_reply(u, &r);
-	feed(u);
-	u->st.helper_deaths = u->helper.deaths;
-	u->st.helper_paused_until = u->helper.paused_until;
 }
 
 /* A sample needs the object's table: it is asked for (feed()) in the order of first need,
@@ -590,7 +520,7 @@ static void want(struct unwinder *u, uint32_t idx, uint32_t pid, const struct as
 		o->way = 0;
 		u->n_new++;
 		u->st.reasked++;
-		if (from_cache(u, o))
+		if (from_cache(u, idx))
 			return;
 	}
 	if (o->state != OBJ_NEW || o->want)
@@ -609,6 +539,9 @@ static void want(struct unwinder *u, uint32_t idx, uint32_t pid, const struct as
 		o->start = m->start;
 		o->end = m->end;
 	}
+	/* Its build-id (the report's way to its symbols) is asked for before those of objects
+	 * no sample touched. */
+	objreg_hurry(u->reg, idx, pid, m->start, m->end);
 }
 
 static int by_use(const void *a, const void *b)

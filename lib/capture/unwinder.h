@@ -52,9 +52,6 @@ struct unwinder_stats {
 	uint64_t reasked;	     /* dropped tables that a sample needed again */
 	uint64_t retried;	     /* tables asked for again by another way to the file: the first
 				      * way gave another file (a library at a dlclosed one's place) */
-	uint64_t helper_deaths;	     /* the helper died or hung (the file it was on failed) */
-	uint64_t helper_paused_until; /* CLOCK_MONOTONIC ns; 0 when not paused (UHELPER_BUDGET) */
-	const char *helper_last;      /* "PATH: how it died" the last time ("" before) */
 };
 
 /* An object as the unwinder sees it, for the summary. */
@@ -68,9 +65,11 @@ struct unwinder_object {
 
 struct unwinder;
 
-/* A new unwinder and its helper. Without the helper (not found, cannot start) it still works,
- * walking frame pointers only; *note then says why (else it is ""). NULL when out of memory. */
-struct unwinder *unwinder_new(char *note, size_t note_size);
+struct objreg;
+
+/* A new unwinder, whose tables the helper of REG (objreg.h) builds. Without that helper it
+ * still works, walking frame pointers only. NULL when out of memory. */
+struct unwinder *unwinder_new(struct objreg *reg);
 /* Keep tables on disk in dir (created), at most max_bytes of them, and look there before
  * asking the helper. 0, or -errno with why (the unwinder then works without). */
 int unwinder_cache(struct unwinder *u, const char *dir, uint64_t max_bytes, char *why,
@@ -83,30 +82,14 @@ struct unwinder *unwinder_free(struct unwinder *u);
 #define UNWINDER_MEMORY_DEFAULT (64ull << 20)
 void unwinder_set_memory(struct unwinder *u, uint64_t max_bytes);
 
-/* The helper's socket, to wait on with the rings (-1 when there is none), and how many
- * helpers were started so far: after a restart the socket is a new one, whose number may be
- * the old one's. */
-int unwinder_fd(const struct unwinder *u);
-unsigned unwinder_fd_gen(const struct unwinder *u);
-/* Take what the helper has answered (tables, failures) and hand it what waits; call once per
- * drain pass, readable when unwinder_fd was reported readable (or hung up) since the last
- * call. Never blocks. */
-void unwinder_poll(struct unwinder *u, bool readable);
 /* A drain pass ended: processes that exited two passes ago are forgotten. */
 void unwinder_pass(struct unwinder *u);
 
-/* Build-ids of files that MMAP2 names by inode will come (unwinder_learn_build_id()) and
+/* Build-ids of files that MMAP2 names by inode will come (the registry asks for them) and
  * tables are kept on disk by build-id (unwinder_cache()): a new such object waits for its
  * build-id (1 s at most) before its table is built, so that the disk cache is looked in first.
  * Without a disk cache nothing waits: tables of short-lived processes come sooner. */
 void unwinder_wait_build_ids(struct unwinder *u);
-/* The build-id of the file with inode INO on MAJ:MIN, read by the build-id helper (LEN 0: it
- * has none, or it could not be read), and the digest of what it holds (UWP_DIGEST_LEN bytes,
- * NULL when unknown; the disk cache is looked in only with both): an object that named its file by
- * inode takes it (its table must then match it), and one not handed to the table helper yet is
- * looked for in the disk cache, else handed over. */
-void unwinder_learn_build_id(struct unwinder *u, uint32_t maj, uint32_t min, uint64_t ino,
-			     const uint8_t *id, size_t len, const uint8_t *digest);
 /* A side-band record drained from a ring or synthesized (others are ignored). */
 void unwinder_side_band(struct unwinder *u, const struct perf_event_header *h, uint64_t sample_type);
 
