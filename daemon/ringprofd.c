@@ -19,6 +19,7 @@
 #include "capture/recorder.h"
 #include "store.h"
 #include "base/util.h"
+#include "format/recdir.h"
 #include "format/writer.h"
 
 #ifndef RP_SYSCONFDIR
@@ -73,7 +74,7 @@ struct daemon {
 	struct store store;
 	struct rec rec;
 	struct writer *w;
-	char active[STORE_NAME_MAX];
+	char active[RECDIR_NAME_MAX];
 	uint64_t file_t0;    /* monotonic start of the active file */
 	uint64_t head_bytes; /* bytes of its head (header, kernel symbols, processes) */
 	struct totals done;
@@ -425,7 +426,7 @@ static void rotate_later(struct daemon *d)
 static void rotate(struct daemon *d, const char *why)
 {
 	struct writer *nw, *old = d->w;
-	char name[STORE_NAME_MAX], oldname[STORE_NAME_MAX], b[32];
+	char name[RECDIR_NAME_MAX], oldname[RECDIR_NAME_MAX], b[32];
 	uint64_t fs_size, fs_free, need = d->head_bytes * 2 + MIB;
 	int r;
 
@@ -477,7 +478,7 @@ static int restart_recorder(struct daemon *d, const struct conf *c, char *why, s
 {
 	struct rec x;
 	struct writer *nw, *old = d->w;
-	char err[1024], name[STORE_NAME_MAX], oldname[STORE_NAME_MAX];
+	char err[1024], name[RECDIR_NAME_MAX], oldname[RECDIR_NAME_MAX];
 	int r;
 
 	r = rec_open(d, c, &x, err, sizeof(err));
@@ -666,7 +667,6 @@ static void check_writes(struct daemon *d, int poll_result)
 
 static void check_rotation(struct daemon *d)
 {
-	const struct writer_stats *ws = writer_stats(d->w);
 	uint64_t now = util_now_ns(), age = now - d->file_t0;
 
 	if (d->rotate_retry) {
@@ -676,7 +676,7 @@ static void check_rotation(struct daemon *d)
 	}
 	if (now < d->rotate_after)
 		return;
-	if (age >= MIN_FILE_NS && ws->file_bytes + writer_pending(d->w) >= d->conf.max_file_size)
+	if (age >= MIN_FILE_NS && recdir_file_estimate(d->w) >= d->conf.max_file_size)
 		rotate(d, "MaxFileSize");
 	else if (d->conf.max_file_ns && age >= d->conf.max_file_ns)
 		rotate(d, "MaxFileSec");
