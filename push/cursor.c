@@ -1,5 +1,4 @@
 /* cursor.c — the name of the last recording sent, kept in a file across restarts. */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
@@ -8,8 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "base/grow.h"
 #include "base/util.h"
+#include "format/recdir.h"
 #include "cursor.h"
 #include "push.h"
 
@@ -17,7 +16,7 @@ void cursor_load(struct push *p)
 {
 	FILE *f = fopen(p->cursor_path, "re");
 
-	char line[NAME_MAX_LEN + 32];
+	char line[RECDIR_NAME_MAX + 32];
 
 	p->cursor[0] = p->partial[0] = '\0';
 	p->partial_sent = 0;
@@ -29,7 +28,7 @@ void cursor_load(struct push *p)
 	if (fgets(line, sizeof(line), f)) {
 		char *sp = strrchr(line, ' ');
 
-		if (sp && sp != line && sp - line <= NAME_MAX_LEN) {
+		if (sp && sp != line && sp - line < RECDIR_NAME_MAX) {
 			*sp = '\0';
 			util_strlcpy(p->partial, line, sizeof(p->partial));
 			p->partial_sent = (unsigned)strtoul(sp + 1, NULL, 10);
@@ -80,18 +79,6 @@ int cursor_save(struct push *p, const char *name)
 }
 /* ---- the recordings ---- */
 
-static int cmp_names(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static bool ends_with(const char *s, const char *suffix)
-{
-	size_t n = strlen(s), k = strlen(suffix);
-
-	return n > k && strcmp(s + n - k, suffix) == 0;
-}
-
 /* The cursor names no recording of the directory and sorts after every one there: a clock
  * that ran ahead when it was written, or a damaged cursor. Nothing would ever be sent, and
  * silently: an error. Returns CURSOR_BAD. */
@@ -107,51 +94,31 @@ static int cursor_ahead(const struct push *p, size_t n_all)
 	return CURSOR_BAD;
 }
 
-/* The recordings of the directory after the cursor, in name order, up to the first one still
- * being written (a later closed file must wait for it, or the cursor would pass it by):
- * malloc'd names in *ret, *ret_n of them. 0, -errno (said) or CURSOR_BAD (said). */
-int cursor_pending(const struct push *p, char ***ret, size_t *ret_n)
+/* The recordings of the directory after the cursor, in time order (format/recdir.h), up to the
+ * first one still being written (a later closed file must wait for it, or the cursor would pass
+ * it by): malloc'd in *ret, *ret_n of them. 0, -errno (said) or CURSOR_BAD (said). */
+int cursor_pending(const struct push *p, struct recdir_entry **ret, size_t *ret_n)
 {
-	DIR *d = opendir(p->dir);
-	struct dirent *e;
-	char **names = NULL;
-	size_t n = 0, cap = 0, k, n_all = 0;
+	struct recdir_entry *v = NULL;
+	size_t n = 0, first = 0, k;
 	bool named = false;
+	int r = recdir_list_path(p->dir, NULL, &v, &n);
 
-	if (!d) {
-		fprintf(stderr, PROG ": cannot read %s: %s\n", p->dir, strerror(errno));
-		return -errno;
+	if (r < 0) {
+		fprintf(stderr, PROG ": cannot read %s: %s\n", p->dir, strerror(-r));
+		return r;
 	}
-	while ((e = readdir(d))) {
-		if (e->d_name[0] == '.' || strlen(e->d_name) > NAME_MAX_LEN ||
-		    !(ends_with(e->d_name, ".data") || ends_with(e->d_name, ".data.partial")))
-			continue;
-		n_all++;
-		named |= strcmp(e->d_name, p->cursor) == 0;
-		if (strcmp(e->d_name, p->cursor) <= 0)
-			continue;
-		if (GROW(names, cap, n + 1) < 0 || !(names[n] = strdup(e->d_name))) {
-			closedir(d);
-			for (k = 0; k < n; k++)
-				free(names[k]);
-			free(names);
-			fprintf(stderr, PROG ": out of memory\n");
-			return -ENOMEM;
-		}
-		n++;
+	while (p->cursor[0] && first < n && recdir_cmp(v[first].name, p->cursor) <= 0)
+		named |= strcmp(v[first++].name, p->cursor) == 0;
+	if (p->cursor[0] && !named && n && first == n) {
+		free(v);
+		return cursor_ahead(p, n);
 	}
-	closedir(d);
-	if (p->cursor[0] && !named && n_all && !n) {
-		free(names);
-		return cursor_ahead(p, n_all);
-	}
-	if (n)
-		qsort(names, n, sizeof(*names), cmp_names);
-	for (k = 0; k < n && !ends_with(names[k], ".partial"); k++)
+	if (first)
+		memmove(v, v + first, (n - first) * sizeof(*v));
+	for (k = 0; k < n - first && !v[k].n.partial; k++)
 		;
-	for (size_t i = k; i < n; i++)
-		free(names[i]);
-	*ret = names;
+	*ret = v;
 	*ret_n = k;
 	return 0;
 }

@@ -6,6 +6,7 @@
 #include <stddef.h>
 
 struct push;
+struct recdir_entry;
 
 /* Read p->cursor_path into p->cursor, p->partial and p->partial_sent (none: empty). */
 void cursor_load(struct push *p);
@@ -17,7 +18,7 @@ int cursor_save(struct push *p, const char *name);
 int cursor_save_units(struct push *p, const char *name, unsigned sent);
 
 /* The recordings of p->dir after the cursor, in time order, up to the first one still being
- * written: malloc'd names in *ret, *ret_n of them. 0, -errno (said) or CURSOR_BAD (said). */
-int cursor_pending(const struct push *p, char ***ret, size_t *ret_n);
+ * written: malloc'd in *ret, *ret_n of them. 0, -errno (said) or CURSOR_BAD (said). */
+int cursor_pending(const struct push *p, struct recdir_entry **ret, size_t *ret_n);
 
 #endif

@@ -9,6 +9,7 @@
 
 #include "base/grow.h"
 #include "cursor.h"
+#include "format/recdir.h"
 #include "http.h"
 #include "loop.h"
 #include "profile/pprof.h"
@@ -159,7 +160,7 @@ static int send_unit(struct push *p, const char *name, struct fileprof *fp, size
  * push_stopping. */
 static int send_file(struct push *p, const char *name)
 {
-	char path[4096 + NAME_MAX_LEN + 2], why[512];
+	char path[4096 + RECDIR_NAME_MAX + 1], why[512];
 	struct fileprof fp;
 	size_t bytes = 0, k = 0;
 	int rc = 0;
@@ -201,22 +202,19 @@ static int send_file(struct push *p, const char *name)
  * (push_stopping). */
 int push_pending(struct push *p)
 {
-	char **names = NULL;
+	struct recdir_entry *v = NULL;
 	size_t n = 0;
 	int rc = 0;
 
-	rc = cursor_pending(p, &names, &n);
+	rc = cursor_pending(p, &v, &n);
 	if (rc < 0)
 		return rc == CURSOR_BAD ? rc : -1;
 	if (!n && p->verbose)
 		fprintf(stderr, PROG ": nothing closed after %s%s in %s\n",
 			p->cursor[0] ? "the cursor's " : "", p->cursor[0] ? p->cursor : "the start",
 			p->dir);
-	for (size_t i = 0; i < n; i++) {
-		if (rc == 0 && !push_stopping)
-			rc = send_file(p, names[i]);
-		free(names[i]);
-	}
-	free(names);
+	for (size_t i = 0; i < n && rc == 0 && !push_stopping; i++)
+		rc = send_file(p, v[i].name);
+	free(v);
 	return push_stopping ? 1 : rc;
 }

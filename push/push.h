@@ -7,10 +7,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "format/recdir.h"
+
 #define PROG "ringprof push"
 #define MAX_HEADERS 32
 #define MAX_LABELS 32
-#define NAME_MAX_LEN 255
 
 struct push {
 	const char *dir, *url, *app, *cursor_path, *auth_file, *cacert, *header_file;
@@ -20,10 +21,10 @@ struct push {
 	bool once, verbose, debuginfod;
 	unsigned interval, retry_max, timeout, debuginfod_timeout;
 	char userpwd[512];
-	char cursor[NAME_MAX_LEN + 1]; /* the last file sent ("" none yet) */
+	char cursor[RECDIR_NAME_MAX]; /* the last file sent ("" none yet) */
 	/* The file after it, of whose units (in name order) the first partial_sent were sent
 	 * (one series per unit): a restart goes on from there. */
-	char partial[NAME_MAX_LEN + 1];
+	char partial[RECDIR_NAME_MAX];
 	unsigned partial_sent;
 };
 
