@@ -11,7 +11,7 @@
 
 #include "base/util.h"
 #include "options.h"
-#include "pager.h"
+#include "cli/pager.h"
 #include "profile/annotate.h"
 #include "profile/symfile.h"
 #include "profile/session.h"

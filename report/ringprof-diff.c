@@ -13,7 +13,7 @@
 #include "format/format.h"
 #include "html.h"
 #include "options.h"
-#include "pager.h"
+#include "cli/pager.h"
 #include "profile/diff.h"
 #include "profile/print.h"
 #include "profile/session.h"

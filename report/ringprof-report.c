@@ -20,7 +20,7 @@
 #include "json.h"
 #include "speedscope.h"
 #include "options.h"
-#include "pager.h"
+#include "cli/pager.h"
 #include "timeline.h"
 #include "profile/pprof.h"
 #include "profile/print.h"

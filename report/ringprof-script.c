@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "options.h"
-#include "pager.h"
+#include "cli/pager.h"
 #include "profile/print.h"
 #include "profile/session.h"
 

@@ -7,11 +7,12 @@
 #   lib/capture  base, format, unwind, capture
 #   lib/elf      base, elf
 #   lib/profile  base, format, elf, profile
-#   record/, daemon/   base, format, capture (and their own files): the privileged programs
-#   report/            base, format, profile (and its own files)
-#   push/              base, format, profile (and its own files): the pusher
+#   lib/cli      base, cli
+#   record/, daemon/   base, format, capture, cli (and their own files): the privileged programs
+#   report/            base, format, profile, cli (and its own files)
+#   push/              base, format, profile, cli (and its own files): the pusher
 #   helper/            base, unwind, elf (the unprivileged unwind-table builder)
-#   front/             nothing of lib/
+#   front/             cli only
 #
 # and one adapter per third-party library: <zstd.h> only in lib/format/zframe.c, libdw and
 # libelf headers (elfutils/*, gelf.h, libelf.h, dwarf.h; not glibc's elf.h) only in
@@ -33,10 +34,11 @@ allowed() { # allowed DIR: the lib layers a file in DIR may include
 	lib/capture) echo "base format unwind capture" ;;
 	lib/elf) echo "base elf" ;;
 	lib/profile) echo "base format elf profile" ;;
-	record | daemon) echo "base format capture" ;;
-	report | push) echo "base format profile" ;;
+	lib/cli) echo "base cli" ;;
+	record | daemon) echo "base format capture cli" ;;
+	report | push) echo "base format profile cli" ;;
 	helper) echo "base unwind elf" ;;
-	front) echo "" ;;
+	front) echo "cli" ;;
 	*) echo "?" ;;
 	esac
 }
