@@ -12,7 +12,7 @@ rows() { grep -v '^#' "$1"; }
 # 1. record --switch-output's files: one line each, oldest first, a report's samples each.
 mkdir -p "$T/d"
 "$RP" record -q -e cpu-clock -F 499 --switch-output=1s -d 2.5 -o "$T/d/s.data" -- "$WL" -d 4 -q >/dev/null 2>&1
-ls "$T"/d/s.*.data >/dev/null 2>&1 || fail "record --switch-output wrote no file"
+ls "$T"/d/s-*.data >/dev/null 2>&1 || fail "record --switch-output wrote no file"
 "$RP" ls "$T/d" >"$T/ls.out" 2>"$T/ls.err" || fail "ringprof ls: status $? ($(cat "$T/ls.err"))"
 check_grep '^# START +END +SAMPLES +LOST +SIZE +STATE +FILE$' "$T/ls.out" "the title line"
 n=$(find "$T/d" -name '*.data' | wc -l)
