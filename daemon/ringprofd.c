@@ -19,6 +19,7 @@
 #include "capture/recorder.h"
 #include "store.h"
 #include "base/util.h"
+#include "cli/cli.h"
 #include "format/recdir.h"
 #include "format/writer.h"
 
@@ -27,8 +28,7 @@
 #endif
 #define DEFAULT_CONFIG RP_SYSCONFDIR "/ringprof/ringprofd.conf"
 
-/* Exit statuses (systemd shows them by these names). */
-#define EXIT_USAGE 2	  /* INVALIDARGUMENT */
+/* Exit statuses (systemd shows them by these names): EXIT_USAGE (cli.h) is INVALIDARGUMENT. */
 #define EXIT_NOPERM 4	  /* NOPERMISSION: perf events refused */
 #define EXIT_CANTCREAT 73 /* the recording directory is unusable */
 #define EXIT_CONFIG 78	  /* CONFIG */
@@ -884,7 +884,8 @@ static int parse_args(struct daemon *d, int argc, char **argv, bool *check_only)
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "c:D:e:F:gGm:C:I:z:hV", longopts, NULL)) != -1) {
+	cli_options(longopts);
+	while ((c = getopt_long(argc, argv, ":c:D:e:F:gGm:C:I:z:hV", longopts, NULL)) != -1) {
 		const struct setting_opt *so = NULL;
 
 		for (size_t i = 0; i < sizeof(setting_opts) / sizeof(setting_opts[0]); i++)
@@ -918,7 +919,7 @@ static int parse_args(struct daemon *d, int argc, char **argv, bool *check_only)
 			printf("ringprofd %s\n", PACKAGE_VERSION);
 			exit(0);
 		default:
-			fprintf(stderr, "Try 'ringprofd --help'.\n");
+			cli_option_error("ringprofd", c, argv);
 			return -EINVAL;
 		}
 	}

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "base/util.h"
+#include "cli/cli.h"
 #include "cursor.h"
 #include "http.h"
 #include "loop.h"
@@ -77,7 +78,7 @@ static int parse_secs(const char *opt, const char *arg, unsigned max, unsigned *
 
 	if (util_parse_u64(arg, &v) < 0 || v == 0 || v > max) {
 		fprintf(stderr, PROG ": invalid %s '%s' (1 to %u seconds)\n", opt, arg, max);
-		return 2;
+		return EXIT_USAGE;
 	}
 	*ret = (unsigned)v;
 	return 0;
@@ -186,7 +187,7 @@ static int parse_value(struct push *p, int c, char *arg)
 		if (!strchr(arg, '=') || arg[0] == '=' || p->n_labels >= MAX_LABELS) {
 			fprintf(stderr, PROG ": invalid --label '%s' (KEY=VALUE, at most %d)\n",
 				arg, MAX_LABELS);
-			return 2;
+			return EXIT_USAGE;
 		}
 		p->labels[p->n_labels++] = arg;
 		return 0;
@@ -195,7 +196,7 @@ static int parse_value(struct push *p, int c, char *arg)
 			fprintf(stderr,
 				PROG ": invalid --header '%s' ('NAME: VALUE', at most %d)\n", arg,
 				MAX_HEADERS);
-			return 2;
+			return EXIT_USAGE;
 		}
 		return 0;
 	case 'F':
@@ -239,7 +240,7 @@ static int parse_argv(struct push *p, int argc, char **argv)
 	};
 	int c, r;
 
-	opterr = 0;
+	cli_options(longopts);
 	while ((c = getopt_long(argc, argv, ":d:u:l:H:vhV", longopts, NULL)) != -1) {
 		if ((r = parse_value(p, c, optarg)) != 1) {
 			if (r)
@@ -262,22 +263,17 @@ static int parse_argv(struct push *p, int argc, char **argv)
 		case 'V':
 			printf("ringprof push %s\n", PACKAGE_VERSION);
 			exit(0);
-		case ':':
-			fprintf(stderr, PROG ": option '%s' needs an argument\n", argv[optind - 1]);
-			return 2;
 		default:
-			fprintf(stderr, PROG ": unknown option '%s'\nTry '" PROG " --help'.\n",
-				argv[optind - 1]);
-			return 2;
+			return cli_option_error(PROG, c, argv);
 		}
 	}
 	if (optind < argc) {
 		fprintf(stderr, PROG ": unexpected argument '%s'\n", argv[optind]);
-		return 2;
+		return EXIT_USAGE;
 	}
 	if (!p->dir || !p->url) {
 		fprintf(stderr, PROG ": --dir DIR and --url URL are required (see --help)\n");
-		return 2;
+		return EXIT_USAGE;
 	}
 	if (p->cacert && access(p->cacert, R_OK) < 0) {
 		fprintf(stderr, PROG ": --cacert %s: %s\n", p->cacert, strerror(errno));

@@ -22,6 +22,7 @@
 #include "base/cpulist.h"
 #include "base/procfs.h"
 #include "base/util.h"
+#include "cli/cli.h"
 #include "capture/evsel.h"
 #include "capture/evset.h"
 #include "capture/recorder.h"
@@ -55,9 +56,9 @@ enum {
 /* --switch-output: when the recording continues in a new file. */
 enum switch_mode { SWITCH_NONE, SWITCH_SIGNAL, SWITCH_SIZE, SWITCH_TIME };
 
-/* Exit statuses besides EXIT_SUCCESS and EXIT_FAILURE; a command's own status passes through. */
+/* Exit statuses besides EXIT_SUCCESS, EXIT_FAILURE and EXIT_USAGE (cli.h); a command's own
+ * status passes through. */
 enum {
-	EXIT_USAGE = 2,	 /* a bad option or argument */
 	EXIT_EXEC = 127, /* the command could not be run, as in the shell */
 };
 
@@ -803,41 +804,6 @@ static int check_args(const struct args *a)
 	return 0;
 }
 
-/*
- * getopt's own messages are off (opterr = 0): they would name the program by argv[0],
- * "ringprof-record", where the user typed `ringprof record`. c is '?' or ':' from
- * getopt_long; the option at fault is optopt (short) or the argument just taken (long).
- */
-static int option_error(int c, char **argv, const char *shortopts, const struct option *longopts)
-{
-	const char *arg = argv[optind - 1];
-	bool is_long = strncmp(arg, "--", 2) == 0;
-	int len = (int)strcspn(arg, "="), n_match = 0;
-
-	for (const struct option *o = longopts; is_long && o->name; o++)
-		n_match += strncmp(o->name, arg + 2, len - 2) == 0;
-
-	if (c == ':' && is_long)
-		fprintf(stderr, PROG ": option '%.*s' requires an argument\n", len, arg);
-	else if (c == ':')
-		fprintf(stderr, PROG ": option '-%c' requires an argument\n", optopt);
-	else if (optopt && is_long && strchr(arg, '='))
-		fprintf(stderr, PROG ": option '%.*s' does not take an argument\n", len, arg);
-	else if (optopt && !strchr(shortopts, optopt))
-		fprintf(stderr, PROG ": invalid option '-%c'\n", optopt);
-	else if (n_match > 1) {
-		fprintf(stderr, PROG ": option '%.*s' is ambiguous; it could be", len, arg);
-		for (const struct option *o = longopts; o->name; o++)
-			if (strncmp(o->name, arg + 2, len - 2) == 0)
-				fprintf(stderr, " --%s", o->name);
-		fprintf(stderr, "\n");
-	} else {
-		fprintf(stderr, PROG ": unrecognized option '%.*s'\n", len, arg);
-	}
-	fprintf(stderr, "Try 'ringprof record --help'.\n");
-	return EXIT_USAGE;
-}
-
 /* 0 to record, or the exit status after saying what is wrong. */
 static int parse_argv(struct args *a, int argc, char **argv)
 {
@@ -886,10 +852,10 @@ static int parse_argv(struct args *a, int argc, char **argv)
 	a->o.off_cpu_rate = UINT64_MAX; /* not given */
 	a->output = "ringprof.data";
 	a->level = 6;
-	opterr = 0;
+	cli_options(longopts);
 	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		if (c == '?' || c == ':')
-			return option_error(c, argv, shortopts, longopts);
+			return cli_option_error(PROG, c, argv);
 		if (c == 'z' && !optarg && optind < argc && all_digits(argv[optind]))
 			optarg = argv[optind++];
 		r = c == 'D' || (c >= OPT_MAX_SIZE && c <= OPT_SWITCH_MAX_FILES)

@@ -242,23 +242,6 @@ static int parse_filter(struct options *o, int c, char *arg)
 	return 0;
 }
 
-/* getopt's complaint, in our words: which option, and what is wrong with it. */
-static int bad_option(const struct options *o, int c, char **argv)
-{
-	const char *given = optind > 0 ? argv[optind - 1] : "?";
-
-	if (c == ':' && optopt && optopt < 256)
-		fprintf(stderr, "%s: option -%c needs an argument\n", o->prog, optopt);
-	else if (c == ':')
-		fprintf(stderr, "%s: option '%s' needs an argument\n", o->prog, given);
-	else if (optopt && optopt < 256)
-		fprintf(stderr, "%s: unknown option -%c\n", o->prog, optopt);
-	else
-		fprintf(stderr, "%s: unknown option '%s'\n", o->prog, given);
-	fprintf(stderr, "Try '%s --help'.\n", o->prog);
-	return EXIT_USAGE;
-}
-
 /* --max-stack, --symfs, --inline, --no-demangle, --debuginfod, --debuginfod-timeout. */
 static int parse_symbols(struct options *o, int c, char *arg)
 {
@@ -403,7 +386,7 @@ int options_parse(struct options *o, int c, char *arg, char **argv)
 		return parse_symbols(o, c, arg);
 	case '?':
 	case ':':
-		return bad_option(o, c, argv);
+		return cli_option_error(o->prog, c, argv);
 	default:
 		return 1;
 	}

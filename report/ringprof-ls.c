@@ -16,13 +16,12 @@
 
 #include "base/grow.h"
 #include "base/util.h"
+#include "cli/cli.h"
 #include "format/filestats.h"
 #include "format/format.h"
 #include "format/reader.h"
 
 #define PROG "ringprof ls"
-
-enum { EXIT_USAGE = 2 };
 
 /* What ls says of one recording. */
 struct ls_file {
@@ -309,7 +308,7 @@ int main(int argc, char **argv)
 	const char *dir = NULL;
 	int c, rc;
 
-	opterr = 0;
+	cli_options(longopts);
 	while ((c = getopt_long(argc, argv, ":hV", longopts, NULL)) != -1) {
 		if (c == 'D') {
 			dir = optarg;
@@ -320,10 +319,7 @@ int main(int argc, char **argv)
 			printf("ringprof ls %s\n", PACKAGE_VERSION);
 			return EXIT_SUCCESS;
 		} else {
-			fprintf(stderr, PROG ": %s '%s'\nTry 'ringprof ls --help'.\n",
-				c == ':' ? "missing argument for" : "unknown option",
-				argv[optind - 1]);
-			return EXIT_USAGE;
+			return cli_option_error(PROG, c, argv);
 		}
 	}
 	if (dir && optind < argc) {

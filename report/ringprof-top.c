@@ -317,7 +317,7 @@ static int parse_argv(struct top *t, int argc, char **argv)
 	options_init(&t->o, PROG);
 	t->a.delay = 2;
 	t->a.freq = "1000";
-	opterr = 0;
+	cli_options(longopts);
 	while ((c = getopt_long(argc, argv, "+:p:e:F:d:n:E:zgs:hV", longopts, NULL)) != -1) {
 		if (c == 'h') {
 			usage(stdout);

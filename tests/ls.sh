@@ -64,8 +64,9 @@ check_eq $? 1 "a file that is not a recording: exit 1"
 check_grep ' unreadable +not\.data$' "$T/nd.out" "it is listed as unreadable"
 check_grep "^ringprof ls: $T/e/not.data: not a ringprof recording" "$T/err" "with the reason"
 check_grep ' damaged +cut\.data$' "$T/nd.out" "the others are still listed"
-"$RP" ls --bogus >/dev/null 2>&1
+"$RP" ls --bogus >/dev/null 2>"$T/err"
 check_eq $? 2 "an unknown option exits 2"
+check_grep "^ringprof ls: unknown option '--bogus'$" "$T/err" "... in every program's words"
 if command -v setpriv >/dev/null; then
 	mkdir -p "$T/priv" && chmod 700 "$T/priv" && cp "$T/e/cut.data" "$T/priv/"
 	setpriv --reuid=65534 --regid=65534 --clear-groups "$top_builddir/ringprof-ls" "$T/priv" >/dev/null 2>"$T/err"

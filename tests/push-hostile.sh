@@ -23,6 +23,12 @@ push() { # OUT-NAME ARGS...: push with its stdout and stderr in $T/NAME.out and 
 	timeout 60 "$RP" push --dir "$T/rec" --cursor "$T/cursor" "$@" >"$T/$name.out" 2>"$T/$name.err"
 }
 
+# ---- an option error, in every program's words ----------------------------------------------
+"$RP" push --dri "$T/rec" --url "$URL" >/dev/null 2>"$T/opt.err"
+check_eq "$?" 2 "a mistyped option: exit 2"
+check_grep "^ringprof push: unknown option '--dri'; did you mean '--dir'\\?$" "$T/opt.err" "it says which, and what was meant"
+check_grep "^Try 'ringprof push --help'\\.$" "$T/opt.err" "and where to look"
+
 # ---- the server's answer: a forged syslog line with terminal escapes, then 2000 bytes ----------
 {
 	printf '<0>Nov 27 12:00:00 host sshd[1]: Accepted password for root \033[2J\033]0;owned\007 %s\n' "$(printf 'x%.0s' $(seq 200))"
