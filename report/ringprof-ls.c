@@ -1,7 +1,6 @@
 /* ringprof-ls.c — `ringprof ls`: the recordings of a directory (ringprofd's, record
  * --switch-output's, top --keep's) or the files named, one line each, oldest first: when they
  * begin and end, their samples, losses and size, and whether they are complete. */
-#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -20,6 +19,7 @@
 #include "format/filestats.h"
 #include "format/format.h"
 #include "format/reader.h"
+#include "format/recdir.h"
 
 #define PROG "ringprof ls"
 
@@ -178,37 +178,27 @@ static int ls_add(struct ls *l, const char *dir, const char *name)
 	return 0;
 }
 
-static bool is_recording_name(const char *name)
-{
-	size_t len = strlen(name);
-
-	return name[0] != '.' && ((len > 5 && strcmp(name + len - 5, ".data") == 0) ||
-				  (len > 13 && strcmp(name + len - 13, ".data.partial") == 0));
-}
-
-/* The recordings of dir. 0, or the exit status (said). */
+/* The recordings of dir (format/recdir.h). 0, or the exit status (said). */
 static int ls_dir(struct ls *l, const char *dir)
 {
-	DIR *d = opendir(dir);
-	struct dirent *e;
+	struct recdir_entry *v = NULL;
+	size_t n = 0;
+	int r = recdir_list_path(dir, NULL, &v, &n);
 
-	if (!d) {
-		int err = errno;
-
-		fprintf(stderr, PROG ": cannot read directory %s: %s%s\n", dir, strerror(err),
-			err == EACCES
-			    ? " (ringprofd's directory is readable by the ringprof group: "
-			      "sudo usermod -aG ringprof $USER, then log in again)"
-			    : "");
+	if (r < 0) {
+		fprintf(stderr, PROG ": cannot read directory %s: %s%s\n", dir, strerror(-r),
+			r == -EACCES ? " (ringprofd's directory is readable by the ringprof group: "
+				       "sudo usermod -aG ringprof $USER, then log in again)"
+				     : "");
 		return EXIT_FAILURE;
 	}
-	while ((e = readdir(d)))
-		if (is_recording_name(e->d_name) && ls_add(l, dir, e->d_name) < 0) {
-			closedir(d);
+	for (size_t i = 0; i < n; i++)
+		if (ls_add(l, dir, v[i].name) < 0) {
+			free(v);
 			fprintf(stderr, PROG ": out of memory\n");
 			return EXIT_FAILURE;
 		}
-	closedir(d);
+	free(v);
 	if (!l->n) {
 		fprintf(stderr,
 			PROG ": %s: no recordings (*.data, *.data.partial) in this directory\n",
