@@ -19,6 +19,8 @@
 #include "capture/recorder.h"
 #include "store.h"
 #include "base/util.h"
+#include "cli/cli.h"
+#include "format/recdir.h"
 #include "format/writer.h"
 
 #ifndef RP_SYSCONFDIR
@@ -26,8 +28,7 @@
 #endif
 #define DEFAULT_CONFIG RP_SYSCONFDIR "/ringprof/ringprofd.conf"
 
-/* Exit statuses (systemd shows them by these names). */
-#define EXIT_USAGE 2	  /* INVALIDARGUMENT */
+/* Exit statuses (systemd shows them by these names): EXIT_USAGE (cli.h) is INVALIDARGUMENT. */
 #define EXIT_NOPERM 4	  /* NOPERMISSION: perf events refused */
 #define EXIT_CANTCREAT 73 /* the recording directory is unusable */
 #define EXIT_CONFIG 78	  /* CONFIG */
@@ -73,7 +74,7 @@ struct daemon {
 	struct store store;
 	struct rec rec;
 	struct writer *w;
-	char active[STORE_NAME_MAX];
+	char active[RECDIR_NAME_MAX];
 	uint64_t file_t0;    /* monotonic start of the active file */
 	uint64_t head_bytes; /* bytes of its head (header, kernel symbols, processes) */
 	struct totals done;
@@ -424,7 +425,7 @@ static void rotate_later(struct daemon *d)
 static void rotate(struct daemon *d, const char *why)
 {
 	struct writer *nw, *old = d->w;
-	char name[STORE_NAME_MAX], oldname[STORE_NAME_MAX], b[32];
+	char name[RECDIR_NAME_MAX], oldname[RECDIR_NAME_MAX], b[32];
 	uint64_t fs_size, fs_free, need = d->head_bytes * 2 + MIB;
 	int r;
 
@@ -476,7 +477,7 @@ static int restart_recorder(struct daemon *d, const struct conf *c, char *why, s
 {
 	struct rec x;
 	struct writer *nw, *old = d->w;
-	char err[1024], name[STORE_NAME_MAX], oldname[STORE_NAME_MAX];
+	char err[1024], name[RECDIR_NAME_MAX], oldname[RECDIR_NAME_MAX];
 	int r;
 
 	r = rec_open(d, c, &x, err, sizeof(err));
@@ -662,7 +663,6 @@ static void check_writes(struct daemon *d, int poll_result)
 
 static void check_rotation(struct daemon *d)
 {
-	const struct writer_stats *ws = writer_stats(d->w);
 	uint64_t now = util_now_ns(), age = now - d->file_t0;
 
 	if (d->rotate_retry) {
@@ -672,7 +672,7 @@ static void check_rotation(struct daemon *d)
 	}
 	if (now < d->rotate_after)
 		return;
-	if (age >= MIN_FILE_NS && ws->file_bytes + writer_pending(d->w) >= d->conf.max_file_size)
+	if (age >= MIN_FILE_NS && recdir_file_estimate(d->w) >= d->conf.max_file_size)
 		rotate(d, "MaxFileSize");
 	else if (d->conf.max_file_ns && age >= d->conf.max_file_ns)
 		rotate(d, "MaxFileSec");
@@ -880,7 +880,8 @@ static int parse_args(struct daemon *d, int argc, char **argv, bool *check_only)
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "c:D:e:F:gGm:C:I:z:hV", longopts, NULL)) != -1) {
+	cli_options(longopts);
+	while ((c = getopt_long(argc, argv, ":c:D:e:F:gGm:C:I:z:hV", longopts, NULL)) != -1) {
 		const struct setting_opt *so = NULL;
 
 		for (size_t i = 0; i < sizeof(setting_opts) / sizeof(setting_opts[0]); i++)
@@ -914,7 +915,7 @@ static int parse_args(struct daemon *d, int argc, char **argv, bool *check_only)
 			printf("ringprofd %s\n", PACKAGE_VERSION);
 			exit(0);
 		default:
-			fprintf(stderr, "Try 'ringprofd --help'.\n");
+			cli_option_error("ringprofd", c, argv);
 			return -EINVAL;
 		}
 	}

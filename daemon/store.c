@@ -1,5 +1,4 @@
 /* store.c — the recording directory: file names, the active .partial file, recovery, retention. */
-#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -17,104 +16,18 @@
 #include "log.h"
 #include "store.h"
 #include "base/util.h"
+#include "format/recdir.h"
 #include "format/writer.h"
 
-#define PREFIX "ringprof-"
-#define SUFFIX ".data"
-#define PARTIAL ".partial"
-
-struct entry {
-	char name[STORE_NAME_MAX];
-	uint64_t seq;
-	uint64_t bytes; /* allocated */
-	int64_t mtime;
-	bool partial;
-};
-
-/* "ringprof-YYYYmmddTHHMMSSZ-N.data" or the same with ".partial": true and the sequence. */
-static bool parse_name(const char *name, uint64_t *ret_seq, bool *ret_partial)
+/* Every recording of the daemon in the directory (ringprof-*), oldest first. */
+static int list(struct store *s, struct recdir_entry **ret, size_t *ret_n)
 {
-	const char *p = name;
-	uint64_t seq = 0;
-	int digits = 0;
-
-	if (strncmp(p, PREFIX, strlen(PREFIX)))
-		return false;
-	p += strlen(PREFIX);
-	for (int i = 0; i < 15; i++, p++) {
-		if (i == 8 ? *p != 'T' : !isdigit((unsigned char)*p))
-			return false;
-	}
-	if (*p++ != 'Z' || *p++ != '-')
-		return false;
-	for (; isdigit((unsigned char)*p) && digits < 18; p++, digits++)
-		seq = seq * 10 + (uint64_t)(*p - '0');
-	if (!digits || strncmp(p, SUFFIX, strlen(SUFFIX)))
-		return false;
-	p += strlen(SUFFIX);
-	if (*p && strcmp(p, PARTIAL))
-		return false;
-	*ret_seq = seq;
-	*ret_partial = *p != '\0';
-	return strlen(name) < STORE_NAME_MAX;
-}
-
-/* Oldest first: by the start time in the name, then by sequence. */
-static int entry_cmp(const void *a, const void *b)
-{
-	const struct entry *x = a, *y = b;
-	int c = strncmp(x->name, y->name, strlen(PREFIX) + 16);
-
-	if (c)
-		return c;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
-/* Every recording in the directory, oldest first. */
-static int list(struct store *s, struct entry **ret, size_t *ret_n)
-{
-	struct entry *v = NULL;
-	size_t n = 0, cap = 0;
-	struct dirent *d;
-	DIR *dir;
-	int fd = openat(s->dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-
-	if (fd < 0)
-		return -errno;
-	dir = fdopendir(fd);
-	if (!dir) {
-		close(fd);
-		return -errno;
-	}
-	while ((d = readdir(dir))) {
-		struct entry e = { 0 };
-		struct stat st;
-
-		if (!parse_name(d->d_name, &e.seq, &e.partial))
-			continue;
-		if (fstatat(s->dfd, d->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
-			continue;
-		util_strlcpy(e.name, d->d_name, sizeof(e.name));
-		e.bytes = (uint64_t)st.st_blocks * 512;
-		e.mtime = st.st_mtime;
-		if (GROW(v, cap, n + 1) < 0) {
-			free(v);
-			closedir(dir);
-			return -ENOMEM;
-		}
-		v[n++] = e;
-	}
-	closedir(dir);
-	if (n)
-		qsort(v, n, sizeof(*v), entry_cmp);
-	*ret = v;
-	*ret_n = n;
-	return 0;
+	return recdir_list(s->dfd, RECDIR_STEM, ret, ret_n);
 }
 
 int store_open(struct store *s, const char *dir, char *why, size_t why_size)
 {
-	struct entry *v;
+	struct recdir_entry *v;
 	size_t n;
 	int r;
 
@@ -156,11 +69,7 @@ int store_open(struct store *s, const char *dir, char *why, size_t why_size)
 		store_close(s);
 		return r;
 	}
-	for (size_t i = 0; i < n; i++)
-		if (v[i].seq >= s->next_seq)
-			s->next_seq = v[i].seq + 1;
-	if (!s->next_seq)
-		s->next_seq = 1;
+	s->next_seq = recdir_next_seq(v, n);
 	free(v);
 	return 0;
 }
@@ -179,7 +88,7 @@ static int sync_dir(struct store *s)
 
 int store_recover(struct store *s)
 {
-	struct entry *v;
+	struct recdir_entry *v;
 	size_t n;
 	int r, recovered = 0;
 	char b[32];
@@ -191,10 +100,10 @@ int store_recover(struct store *s)
 		return r;
 	}
 	for (size_t i = 0; i < n; i++) {
-		char final[STORE_NAME_MAX];
+		char final[RECDIR_NAME_MAX];
 		struct stat st;
 
-		if (!v[i].partial)
+		if (!v[i].n.partial)
 			continue;
 		if (fstatat(s->dfd, v[i].name, &st, 0) == 0 && st.st_size == 0) {
 			if (unlinkat(s->dfd, v[i].name, 0) == 0)
@@ -203,18 +112,12 @@ int store_recover(struct store *s)
 					v[i].name);
 			continue;
 		}
-		util_strlcpy(final, v[i].name, sizeof(final));
-		final[strlen(final) - strlen(PARTIAL)] = '\0';
-		if (faccessat(s->dfd, final, F_OK, AT_SYMLINK_NOFOLLOW) == 0) {
+		recdir_finished_name(v[i].name, final, sizeof(final));
+		if (faccessat(s->dfd, final, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
 			/* The closed name is taken (it should not be): recover under a new
 			 * sequence. */
-			char ts[17];
-
-			memcpy(ts, v[i].name + strlen(PREFIX), 16);
-			ts[16] = '\0';
-			snprintf(final, sizeof(final), PREFIX "%s-%04llu" SUFFIX, ts,
-				 (unsigned long long)s->next_seq++);
-		}
+			recdir_format(final, sizeof(final), RECDIR_STEM, (time_t)v[i].n.start,
+				      s->next_seq++, false);
 		if (renameat(s->dfd, v[i].name, s->dfd, final) < 0) {
 			log_msg(LOG_WARNING, "cannot recover %s/%s: %s; it is left as it is",
 				s->dir, v[i].name, strerror(errno));
@@ -235,22 +138,12 @@ int store_recover(struct store *s)
 
 int store_create(struct store *s, int level, struct writer **ret, char *ret_name, size_t name_size)
 {
-	time_t now = time(NULL);
-	char ts[32], name[STORE_NAME_MAX];
-	struct tm tm;
+	char name[RECDIR_NAME_MAX];
 	int fd, r;
 
-	gmtime_r(&now, &tm);
-	strftime(ts, sizeof(ts), "%Y%m%dT%H%M%SZ", &tm);
-	for (;;) {
-		snprintf(name, sizeof(name), PREFIX "%s-%04llu" SUFFIX PARTIAL, ts,
-			 (unsigned long long)s->next_seq++);
-		fd = openat(s->dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY, 0640);
-		if (fd >= 0)
-			break;
-		if (errno != EEXIST)
-			return -errno;
-	}
+	r = recdir_create(s->dfd, RECDIR_STEM, &s->next_seq, 0640, &fd, name, sizeof(name));
+	if (r < 0)
+		return r;
 	r = writer_fdopen(fd, level, ret);
 	if (r < 0) {
 		close(fd);
@@ -263,18 +156,9 @@ int store_create(struct store *s, int level, struct writer **ret, char *ret_name
 
 int store_finish(struct store *s, const char *name, uint64_t file_bytes)
 {
-	char final[STORE_NAME_MAX];
-	size_t n = strlen(name);
-
 	if (!file_bytes)
 		return unlinkat(s->dfd, name, 0) < 0 ? -errno : sync_dir(s);
-	if (n <= strlen(PARTIAL) || strcmp(name + n - strlen(PARTIAL), PARTIAL))
-		return -EINVAL;
-	util_strlcpy(final, name, sizeof(final));
-	final[n - strlen(PARTIAL)] = '\0';
-	if (renameat(s->dfd, name, s->dfd, final) < 0)
-		return -errno;
-	return sync_dir(s);
+	return recdir_finish(s->dfd, name);
 }
 
 int store_fs(struct store *s, uint64_t *ret_size, uint64_t *ret_free)
@@ -291,7 +175,7 @@ int store_fs(struct store *s, uint64_t *ret_size, uint64_t *ret_free)
 int store_vacuum(struct store *s, const struct store_policy *p, struct store_usage *ret)
 {
 	struct store_usage u = { 0 };
-	struct entry *v;
+	struct recdir_entry *v;
 	size_t n;
 	int r, deleted = 0;
 	int64_t now = (int64_t)time(NULL);
@@ -301,7 +185,7 @@ int store_vacuum(struct store *s, const struct store_policy *p, struct store_usa
 		return r;
 	for (size_t i = 0; i < n; i++) {
 		u.used += v[i].bytes;
-		u.n_closed += !v[i].partial;
+		u.n_closed += !v[i].n.partial;
 	}
 	if (store_fs(s, &u.fs_size, &u.fs_free) < 0)
 		u.fs_free = UINT64_MAX;
@@ -309,7 +193,7 @@ int store_vacuum(struct store *s, const struct store_policy *p, struct store_usa
 		const char *why;
 		char b[32], b2[32];
 
-		if (v[i].partial)
+		if (v[i].n.partial)
 			continue;
 		if (p->max_age_ns && now - v[i].mtime > 0 &&
 		    (uint64_t)(now - v[i].mtime) * NSEC_PER_SEC > p->max_age_ns)
@@ -346,15 +230,6 @@ int store_vacuum(struct store *s, const struct store_policy *p, struct store_usa
 }
 
 /* ---- the symbol tables beside the recordings ---- */
-
-/* The start time in a recording's name (UTC), or -1. */
-static int64_t name_time(const char *name)
-{
-	struct tm tm = { 0 };
-	const char *end = strptime(name + strlen(PREFIX), "%Y%m%dT%H%M%SZ", &tm);
-
-	return end ? (int64_t)timegm(&tm) : -1;
-}
 
 struct symfile {
 	char name[128]; /* BUILD-ID-DIGEST.sym */
@@ -416,7 +291,7 @@ int store_prune_symbols(struct store *s, uint64_t max_bytes, uint64_t keep_free,
 	int sfd = openat(s->dfd, STORE_SYMBOLS, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	int64_t oldest = INT64_MAX, now = (int64_t)time(NULL);
 	struct symfile *v = NULL;
-	struct entry *e;
+	struct recdir_entry *e;
 	size_t n = 0, ne;
 	uint64_t used = 0, fs_size = 0, fs_free = UINT64_MAX;
 	int r, deleted = 0;
@@ -429,10 +304,8 @@ int store_prune_symbols(struct store *s, uint64_t max_bytes, uint64_t keep_free,
 		return r;
 	}
 	for (size_t i = 0; i < ne; i++) {
-		int64_t t = name_time(e[i].name);
-
-		if (t >= 0 && t < oldest)
-			oldest = t;
+		if (e[i].n.start < oldest)
+			oldest = e[i].n.start;
 	}
 	free(e);
 	r = list_symfiles(sfd, &v, &n);

@@ -8,8 +8,6 @@
 
 struct writer;
 
-#define STORE_NAME_MAX 64 /* "ringprof-20261122T101500Z-0001.data.partial" and then some */
-
 struct store {
 	char dir[PATH_MAX];
 	int dfd; /* the directory, locked against a second daemon */
@@ -40,7 +38,7 @@ void store_close(struct store *s);
 int store_recover(struct store *s);
 
 /* A new active file, ringprof-YYYYmmddTHHMMSSZ-NNNN.data.partial (UTC now, the next
- * sequence number), mode 0640; its name goes to ret_name. 0 or -errno. */
+ * sequence number: format/recdir.h), mode 0640; its name goes to ret_name. 0 or -errno. */
 int store_create(struct store *s, int level, struct writer **ret, char *ret_name, size_t name_size);
 
 /* The file NAME (.partial) is closed: rename it to its final name and make the rename

@@ -9,6 +9,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cli/cli.h"
+
 static const struct {
 	const char *name, *help;
 } commands[] = {
@@ -137,7 +139,7 @@ static int help(const char *name)
 	if (!is_command(name) && strcmp(name, "ringprof") != 0) {
 		fprintf(stderr, "ringprof: '%s' is not a ringprof command.\n\n", name);
 		usage(stderr);
-		return 2;
+		return EXIT_USAGE;
 	}
 	snprintf(topic, sizeof(topic), strcmp(name, "ringprof") ? "ringprof-%s" : "%s", name);
 	if (self_dir(self, sizeof(self)) && strcmp(self, RP_BUILDDIR) == 0) {
@@ -157,56 +159,13 @@ static int help(const char *name)
 	return dispatch(name, args);
 }
 
-/* Edits (insert, delete, replace, swap of neighbours) from a to b, up to 9. */
-static size_t edits(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b), d[10][10];
-
-	if (la > 9 || lb > 9)
-		return 9;
-	for (size_t i = 0; i <= la; i++)
-		for (size_t j = 0; j <= lb; j++) {
-			size_t v = i > j ? i : j;
-
-			if (i && j) {
-				v = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
-				if (d[i - 1][j] + 1 < v)
-					v = d[i - 1][j] + 1;
-				if (d[i][j - 1] + 1 < v)
-					v = d[i][j - 1] + 1;
-				if (i > 1 && j > 1 && a[i - 1] == b[j - 2] &&
-				    a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < v)
-					v = d[i - 2][j - 2] + 1;
-			}
-			d[i][j] = v;
-		}
-	return d[la][lb];
-}
-
-/* The command a typo most likely meant (2 edits at most, 1 for short names), or NULL. */
-static const char *nearest_command(const char *name)
-{
-	const char *best = NULL;
-	size_t best_d = 3;
-
-	for (size_t i = 0; i < N_COMMANDS; i++) {
-		size_t d = edits(name, commands[i].name);
-
-		if (d < best_d && d <= (strlen(commands[i].name) <= 4 ? 1u : 2u)) {
-			best = commands[i].name;
-			best_d = d;
-		}
-	}
-	return best;
-}
-
 int main(int argc, char **argv)
 {
 	const char *cmd, *near;
 
 	if (argc < 2) {
 		usage(stderr);
-		return 2;
+		return EXIT_USAGE;
 	}
 	cmd = argv[1];
 	if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0) {
@@ -226,14 +185,14 @@ int main(int argc, char **argv)
 	}
 	if (is_command(cmd))
 		return dispatch(cmd, argv + 1);
-	if ((near = nearest_command(cmd)) != NULL) {
+	if ((near = cli_nearest(cmd, commands, N_COMMANDS, sizeof(commands[0]))) != NULL) {
 		fprintf(stderr,
 			"ringprof: '%s' is not a ringprof command; did you mean '%s'? (see "
 			"'ringprof --help')\n",
 			cmd, near);
-		return 2;
+		return EXIT_USAGE;
 	}
 	fprintf(stderr, "ringprof: '%s' is not a ringprof command.\n\n", cmd);
 	usage(stderr);
-	return 2;
+	return EXIT_USAGE;
 }

@@ -22,11 +22,13 @@
 #include "base/cpulist.h"
 #include "base/procfs.h"
 #include "base/util.h"
+#include "cli/cli.h"
 #include "capture/evsel.h"
 #include "capture/evset.h"
 #include "capture/recorder.h"
 #include "capture/tracefs.h"
 #include "capture/unwinder.h"
+#include "format/recdir.h"
 #include "format/writer.h"
 
 #define PROG "ringprof record"
@@ -54,9 +56,9 @@ enum {
 /* --switch-output: when the recording continues in a new file. */
 enum switch_mode { SWITCH_NONE, SWITCH_SIGNAL, SWITCH_SIZE, SWITCH_TIME };
 
-/* Exit statuses besides EXIT_SUCCESS and EXIT_FAILURE; a command's own status passes through. */
+/* Exit statuses besides EXIT_SUCCESS, EXIT_FAILURE and EXIT_USAGE (cli.h); a command's own
+ * status passes through. */
 enum {
-	EXIT_USAGE = 2,	 /* a bad option or argument */
 	EXIT_EXEC = 127, /* the command could not be run, as in the shell */
 };
 
@@ -107,7 +109,8 @@ struct record {
 	bool enabled;	      /* the events are on (false only during -D) */
 	uint64_t t_file;      /* --switch-output: when the current file began */
 	bool switch_asked;    /* SIGUSR2 came */
-	uint64_t stamp_ms;    /* the last switched file's name stamp (local time, ms) */
+	time_t file_start;    /* --switch-output: when the current file began (UTC), its name */
+	uint64_t seq;	      /* --switch-output: the next name's sequence number (0: not known) */
 	uint64_t prev_file_bytes, prev_raw_bytes; /* of the files already switched away from */
 	char **kept; /* --switch-max-files: the finished files, oldest first */
 	size_t n_kept;
@@ -212,8 +215,9 @@ static void usage_output(FILE *f)
 		"                         go on in a new file on SIGUSR2 ('signal', the default),\n"
 		"                         when a file reaches SIZE (e.g. 100M) or after TIME (with\n"
 		"                         a unit s, m, h or d, e.g. 30s); each finished file is\n"
-		"                         renamed STEM.YYYYmmddHHMMSSmmm.data (OUTPUT is STEM.data;\n"
-		"                         local time), which report --dir reads\n"
+		"                         renamed STEM-YYYYmmddTHHMMSSZ-NNNN.data (OUTPUT is\n"
+		"                         STEM.data; the UTC time it began, a sequence number: the\n"
+		"                         names of ringprofd's files), which report --dir reads\n"
 		"      --switch-max-files N  keep only the newest N finished files\n"
 		"  -z, --compression[=N]  zstd level 1-19 (default 6; -zN, -z N or\n"
 		"                         --compression-level=N, perf's spelling); recordings are\n"
@@ -800,41 +804,6 @@ static int check_args(const struct args *a)
 	return 0;
 }
 
-/*
- * getopt's own messages are off (opterr = 0): they would name the program by argv[0],
- * "ringprof-record", where the user typed `ringprof record`. c is '?' or ':' from
- * getopt_long; the option at fault is optopt (short) or the argument just taken (long).
- */
-static int option_error(int c, char **argv, const char *shortopts, const struct option *longopts)
-{
-	const char *arg = argv[optind - 1];
-	bool is_long = strncmp(arg, "--", 2) == 0;
-	int len = (int)strcspn(arg, "="), n_match = 0;
-
-	for (const struct option *o = longopts; is_long && o->name; o++)
-		n_match += strncmp(o->name, arg + 2, len - 2) == 0;
-
-	if (c == ':' && is_long)
-		fprintf(stderr, PROG ": option '%.*s' requires an argument\n", len, arg);
-	else if (c == ':')
-		fprintf(stderr, PROG ": option '-%c' requires an argument\n", optopt);
-	else if (optopt && is_long && strchr(arg, '='))
-		fprintf(stderr, PROG ": option '%.*s' does not take an argument\n", len, arg);
-	else if (optopt && !strchr(shortopts, optopt))
-		fprintf(stderr, PROG ": invalid option '-%c'\n", optopt);
-	else if (n_match > 1) {
-		fprintf(stderr, PROG ": option '%.*s' is ambiguous; it could be", len, arg);
-		for (const struct option *o = longopts; o->name; o++)
-			if (strncmp(o->name, arg + 2, len - 2) == 0)
-				fprintf(stderr, " --%s", o->name);
-		fprintf(stderr, "\n");
-	} else {
-		fprintf(stderr, PROG ": unrecognized option '%.*s'\n", len, arg);
-	}
-	fprintf(stderr, "Try 'ringprof record --help'.\n");
-	return EXIT_USAGE;
-}
-
 /* 0 to record, or the exit status after saying what is wrong. */
 static int parse_argv(struct args *a, int argc, char **argv)
 {
@@ -883,10 +852,10 @@ static int parse_argv(struct args *a, int argc, char **argv)
 	a->o.off_cpu_rate = UINT64_MAX; /* not given */
 	a->output = "ringprof.data";
 	a->level = 6;
-	opterr = 0;
+	cli_options(longopts);
 	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		if (c == '?' || c == ':')
-			return option_error(c, argv, shortopts, longopts);
+			return cli_option_error(PROG, c, argv);
 		if (c == 'z' && !optarg && optind < argc && all_digits(argv[optind]))
 			optarg = argv[optind++];
 		r = c == 'D' || (c >= OPT_MAX_SIZE && c <= OPT_SWITCH_MAX_FILES)
@@ -1212,6 +1181,7 @@ static void start_recording(struct record *x)
 	int r;
 
 	x->t0 = x->t_file = util_now_ns();
+	x->file_start = time(NULL);
 	x->enabled = !x->a.delay_ns;
 	r = recorder_start(x->r, x->w);
 	if (r < 0)
@@ -1326,44 +1296,41 @@ static void enable_events(struct record *x)
 	x->t0 = util_now_ns();
 }
 
-/* Bytes of the current file once its open frame is written, at the compression ratio so
- * far: a frame is written at least every flush interval but can hold 8 MiB. */
-static uint64_t file_bytes(const struct record *x)
+/* The finished current file of --switch-output, begun at START, gets its name beside the
+ * output: DIR/STEM-YYYYmmddTHHMMSSZ-NNNN.data where the output is DIR/STEM.data (or
+ * DIR/STEM), the names of ringprofd's files (format/recdir.h), never replacing a file. The
+ * malloc'd path, or NULL (said). */
+static char *finish_output(struct record *x, time_t start)
 {
-	const struct writer_stats *ws = writer_stats(x->w);
-	double ratio = ws->raw_bytes ? (double)ws->file_bytes / (double)ws->raw_bytes : 0.25;
+	const char *out = x->a.output, *slash = strrchr(out, '/'), *base = slash ? slash + 1 : out;
+	size_t dlen = slash ? (size_t)(slash - out) : 0, blen = strlen(base);
+	char dir[PATH_MAX], stem[RECDIR_NAME_MAX], name[RECDIR_NAME_MAX], *path = NULL;
+	struct recdir_entry *v;
+	size_t n;
+	int dfd, r;
 
-	return ws->file_bytes + (uint64_t)((double)writer_pending(x->w) * ratio);
-}
-
-/* STEM.YYYYmmddHHMMSSmmm.data, where OUTPUT is STEM.data (or STEM): perf's local-time stamp
- * of switched files, to the millisecond and never the same twice, in a name that ends in
- * .data as report --dir wants. NULL without memory. */
-static char *finished_name(struct record *x)
-{
-	size_t stem = strlen(x->a.output), size;
-	struct timespec ts;
-	char stamp[32], *name;
-	struct tm tm;
-	uint64_t ms;
-	time_t sec;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ms = (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-	if (ms <= x->stamp_ms)
-		ms = x->stamp_ms + 1;
-	x->stamp_ms = ms;
-	sec = (time_t)(ms / 1000);
-	localtime_r(&sec, &tm);
-	strftime(stamp, sizeof(stamp), "%Y%m%d%H%M%S", &tm);
-	if (stem > 5 && strcmp(x->a.output + stem - 5, ".data") == 0)
-		stem -= 5;
-	size = stem + 32;
-	name = malloc(size);
-	if (name)
-		snprintf(name, size, "%.*s.%s%03u.data", (int)stem, x->a.output, stamp,
-			 (unsigned int)(ms % 1000));
-	return name;
+	if (blen > 5 && strcmp(base + blen - 5, RECDIR_SUFFIX) == 0)
+		blen -= 5;
+	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(dlen ? dlen : 1) : 1, slash ? out : ".");
+	snprintf(stem, sizeof(stem), "%.*s", (int)blen, base);
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	r = dfd < 0 ? -errno : 0;
+	if (!r && !x->seq && recdir_list(dfd, stem, &v, &n) == 0) {
+		x->seq = recdir_next_seq(v, n);
+		free(v);
+	}
+	if (!r)
+		r = recdir_finish_as(out, dfd, stem, start, &x->seq, name, sizeof(name));
+	if (dfd >= 0)
+		close(dfd);
+	if (!r && asprintf(&path, "%.*s%s", slash ? (int)dlen + 1 : 0, out, name) < 0) {
+		path = NULL;
+		r = -ENOMEM;
+	}
+	if (r < 0)
+		fprintf(stderr, PROG ": cannot rename %s for --switch-output: %s\n", out,
+			strerror(-r));
+	return path;
 }
 
 /* A finished file of --switch-output: said as perf does, and with --switch-max-files the
@@ -1397,15 +1364,16 @@ static void switch_output(struct record *x)
 {
 	struct writer *nw, *old = x->w;
 	struct writer_stats ws;
-	char *name = finished_name(x), *next = NULL;
+	char *name, *next = NULL;
+	time_t started = x->file_start;
 	int r, closed;
 
 	x->switch_asked = false;
 	x->t_file = util_now_ns();
-	if (!name || asprintf(&next, "%s.next", x->a.output) < 0) {
+	x->file_start = time(NULL);
+	if (asprintf(&next, "%s.next", x->a.output) < 0) {
 		fprintf(stderr, PROG ": --switch-output: out of memory; recording goes on in %s\n",
 			x->a.output);
-		free(name);
 		return;
 	}
 	r = writer_create(next, 0600, x->a.level, &nw);
@@ -1414,7 +1382,6 @@ static void switch_output(struct record *x)
 			PROG
 			": cannot create %s for --switch-output: %s; recording goes on in the current file\n",
 			next, strerror(-r));
-		free(name);
 		free(next);
 		return;
 	}
@@ -1424,22 +1391,20 @@ static void switch_output(struct record *x)
 	x->w = nw;
 	x->prev_file_bytes += ws.file_bytes;
 	x->prev_raw_bytes += ws.raw_bytes;
-	if (rename(x->a.output, name) < 0)
-		/* The finished file stays OUTPUT (not replaced below); the new one OUTPUT.next. */
-		fprintf(stderr,
-			PROG ": cannot rename %s to %s for --switch-output: %s; recording goes on "
-			     "in %s\n",
-			x->a.output, name, strerror(errno), next);
+	name = finish_output(x, started);
+	if (!name) /* said; the finished file stays OUTPUT (not replaced below) */
+		fprintf(stderr, PROG ": recording goes on in %s\n", next);
 	else if (rename(next, x->a.output) < 0)
 		fprintf(stderr, PROG ": cannot rename %s to %s: %s; recording goes on in %s\n",
 			next, x->a.output, strerror(errno), next);
-	free(next);
 	if (r < 0 || closed < 0)
 		fprintf(stderr,
 			PROG
 			": finishing %s failed: %s; it is readable up to the last complete frame\n",
-			name, strerror(r < 0 ? -r : -closed));
-	finished_file(x, name);
+			name ? name : x->a.output, strerror(r < 0 ? -r : -closed));
+	free(next);
+	if (name)
+		finished_file(x, name);
 }
 
 /* -D, --switch-output and --max-size between two polls. True when recording is to stop. */
@@ -1453,11 +1418,11 @@ static bool lifecycle(struct record *x)
 	if (x->a.switch_mode &&
 	    (x->switch_asked ||
 	     (x->a.switch_mode == SWITCH_TIME && now - x->t_file >= x->a.switch_ns) ||
-	     (x->a.switch_mode == SWITCH_SIZE && file_bytes(x) >= x->a.switch_size)))
+	     (x->a.switch_mode == SWITCH_SIZE && recdir_file_estimate(x->w) >= x->a.switch_size)))
 		switch_output(x);
 	if (!x->a.max_size)
 		return false;
-	total = x->prev_file_bytes + file_bytes(x);
+	total = x->prev_file_bytes + recdir_file_estimate(x->w);
 	if (total < x->a.max_size)
 		return false;
 	x->size_limit = true;
@@ -1616,14 +1581,9 @@ static void end_lifecycle(struct record *x, struct writer_stats *ws)
 		return;
 	ws->file_bytes += x->prev_file_bytes;
 	ws->raw_bytes += x->prev_raw_bytes;
-	name = finished_name(x);
-	if (!name || rename(x->a.output, name) < 0) {
-		fprintf(stderr, PROG ": cannot rename %s for --switch-output: %s\n", x->a.output,
-			strerror(name ? errno : ENOMEM));
-		free(name);
-		return;
-	}
-	finished_file(x, name);
+	name = finish_output(x, x->file_start);
+	if (name)
+		finished_file(x, name);
 }
 
 /* A helper that died is never silent, even with -q. */

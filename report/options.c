@@ -1,6 +1,5 @@
 /* options.c — the options `ringprof report` and `ringprof script` share (input, filters,
  * symbols) and the session they read the input into. */
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +13,7 @@
 #include "base/util.h"
 #include "format/format.h"
 #include "format/reader.h"
+#include "format/recdir.h"
 #include "options.h"
 #include "profile/focus.h"
 
@@ -22,7 +22,7 @@ const char options_help_input[] =
     "  -i, --input FILE        recording to read (default ringprof.data); repeat to\n"
     "                          merge several\n"
     "      --dir DIR           every recording in DIR (*.data, and *.data.partial being\n"
-    "                          written), in name order, e.g. ringprofd's /var/lib/ringprof\n";
+    "                          written), in time order, e.g. ringprofd's /var/lib/ringprof\n";
 
 const char options_help_filters[] =
     "Filters:\n"
@@ -136,11 +136,6 @@ static int split_ints(char *arg, int32_t *out, size_t max, size_t *n)
 	return 0;
 }
 
-static int cmp_names(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* One more input: 0, or -ENOMEM (said). */
 static int add_input(struct options *o, const char *path)
 {
@@ -152,47 +147,33 @@ static int add_input(struct options *o, const char *path)
 	return 0;
 }
 
-static bool is_recording_name(const char *name)
-{
-	size_t len = strlen(name);
-
-	return name[0] != '.' && ((len > 5 && strcmp(name + len - 5, ".data") == 0) ||
-				  (len > 13 && strcmp(name + len - 13, ".data.partial") == 0));
-}
-
-/* Every recording in dir, oldest first: their names start with the UTC time they began.
- * o->dir_empty when there is none. 0, or -errno (said). */
+/* Every recording in dir, in time order (format/recdir.h). o->dir_empty when there is none.
+ * 0, or -errno (said). */
 static int add_dir(struct options *o, const char *dir)
 {
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	size_t first = o->n_inputs;
-	int rc = 0;
+	struct recdir_entry *v = NULL;
+	size_t n = 0, i;
+	int rc = recdir_list_path(dir, NULL, &v, &n);
 
-	if (!d) {
-		fprintf(stderr, "%s: cannot read directory %s: %s\n", o->prog, dir, strerror(errno));
-		return -errno;
+	if (rc < 0) {
+		fprintf(stderr, "%s: cannot read directory %s: %s\n", o->prog, dir, strerror(-rc));
+		return rc;
 	}
-	while (rc == 0 && (e = readdir(d))) {
-		char *path;
+	for (i = 0; i < n && rc == 0; i++) {
+		char *path = malloc(strlen(dir) + strlen(v[i].name) + 2);
 
-		if (!is_recording_name(e->d_name))
-			continue;
-		path = malloc(strlen(dir) + strlen(e->d_name) + 2);
 		if (!path) {
 			fprintf(stderr, "%s: out of memory for the list of inputs\n", o->prog);
 			rc = -ENOMEM;
 			break;
 		}
-		sprintf(path, "%s/%s", dir, e->d_name);
+		sprintf(path, "%s/%s", dir, v[i].name);
 		rc = add_input(o, path);
 	}
-	closedir(d);
+	free(v);
 	if (rc < 0)
 		return rc;
-	if (o->n_inputs > first)
-		qsort(o->inputs + first, o->n_inputs - first, sizeof(*o->inputs), cmp_names);
-	if (o->n_inputs == first) {
+	if (!n) {
 		fprintf(stderr,
 			"%s: %s: no recordings (*.data, *.data.partial) in this directory\n",
 			o->prog, dir);
@@ -259,23 +240,6 @@ static int parse_filter(struct options *o, int c, char *arg)
 		break;
 	}
 	return 0;
-}
-
-/* getopt's complaint, in our words: which option, and what is wrong with it. */
-static int bad_option(const struct options *o, int c, char **argv)
-{
-	const char *given = optind > 0 ? argv[optind - 1] : "?";
-
-	if (c == ':' && optopt && optopt < 256)
-		fprintf(stderr, "%s: option -%c needs an argument\n", o->prog, optopt);
-	else if (c == ':')
-		fprintf(stderr, "%s: option '%s' needs an argument\n", o->prog, given);
-	else if (optopt && optopt < 256)
-		fprintf(stderr, "%s: unknown option -%c\n", o->prog, optopt);
-	else
-		fprintf(stderr, "%s: unknown option '%s'\n", o->prog, given);
-	fprintf(stderr, "Try '%s --help'.\n", o->prog);
-	return EXIT_USAGE;
 }
 
 /* --max-stack, --symfs, --inline, --no-demangle, --debuginfod, --debuginfod-timeout. */
@@ -422,7 +386,7 @@ int options_parse(struct options *o, int c, char *arg, char **argv)
 		return parse_symbols(o, c, arg);
 	case '?':
 	case ':':
-		return bad_option(o, c, argv);
+		return cli_option_error(o->prog, c, argv);
 	default:
 		return 1;
 	}

@@ -8,13 +8,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cli/cli.h"
 #include "profile/session.h"
 
 #define OPTIONS_MAX_LIST 256
 #define OPTIONS_MAX_CPUS 1024
-
-/* Exit statuses besides EXIT_SUCCESS and EXIT_FAILURE (nothing usable, or output failed). */
-enum { EXIT_USAGE = 2 };
 
 /* getopt values of the shared long options; each program numbers its own from OPT_OWN. */
 enum {
@@ -138,8 +136,8 @@ void options_init(struct options *o, const char *prog);
 /* One input: a recording, or a directory read as --dir reads it. 0, or -errno (said). */
 int options_add_path(struct options *o, const char *path);
 /* One option of getopt_long(): 0 when taken, 1 when it is not a shared one, else the exit
- * status after saying what is wrong. getopt's own '?' and ':' (with opterr = 0 and a
- * leading ':' in the short options) are said here as PROG: ... with the option's name. */
+ * status after saying what is wrong. getopt's own '?' and ':' (after cli_options and with a
+ * leading ':' in the short options) are said by cli_option_error. */
 int options_parse(struct options *o, int c, char *arg, char **argv);
 /* After getopt: no stray arguments, ringprof.data when no input was given. 0 or the exit
  * status (said). */

@@ -11,7 +11,7 @@
 
 #include "base/util.h"
 #include "options.h"
-#include "pager.h"
+#include "cli/pager.h"
 #include "profile/annotate.h"
 #include "profile/symfile.h"
 #include "profile/session.h"
@@ -162,7 +162,7 @@ static int parse_argv(struct args *a, int argc, char **argv)
 
 	options_init(&a->o, PROG);
 	a->functions = 3;
-	opterr = 0;
+	cli_options(longopts);
 	while ((c = getopt_long(argc, argv, ":" OPTIONS_SHORTS "s:n:hV", longopts, NULL)) != -1) {
 		r = c == OPT_INLINE ? 0 : options_parse(&a->o, c, optarg, argv);
 		if (r == 1)

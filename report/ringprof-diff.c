@@ -13,7 +13,7 @@
 #include "format/format.h"
 #include "html.h"
 #include "options.h"
-#include "pager.h"
+#include "cli/pager.h"
 #include "profile/diff.h"
 #include "profile/print.h"
 #include "profile/session.h"
@@ -206,7 +206,7 @@ static int parse_argv(struct args *a, int argc, char **argv)
 	options_init(&a->side[DIFF_BASE], PROG);
 	a->children = -1;
 	a->po = (struct print_opts){ .keys = { PRINT_DSO, PRINT_SYM }, .n_keys = 2 };
-	opterr = 0;
+	cli_options(longopts);
 	while ((c = getopt_long(argc, argv, ":" OPTIONS_SHORTS "s:hV", longopts, NULL)) != -1) {
 		r = c == 'i' || c == OPT_DIR ? 1
 					     : options_parse(&a->side[DIFF_BASE], c, optarg, argv);

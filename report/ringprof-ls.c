@@ -1,7 +1,6 @@
 /* ringprof-ls.c — `ringprof ls`: the recordings of a directory (ringprofd's, record
  * --switch-output's, top --keep's) or the files named, one line each, oldest first: when they
  * begin and end, their samples, losses and size, and whether they are complete. */
-#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -16,13 +15,13 @@
 
 #include "base/grow.h"
 #include "base/util.h"
+#include "cli/cli.h"
 #include "format/filestats.h"
 #include "format/format.h"
 #include "format/reader.h"
+#include "format/recdir.h"
 
 #define PROG "ringprof ls"
-
-enum { EXIT_USAGE = 2 };
 
 /* What ls says of one recording. */
 struct ls_file {
@@ -179,37 +178,27 @@ static int ls_add(struct ls *l, const char *dir, const char *name)
 	return 0;
 }
 
-static bool is_recording_name(const char *name)
-{
-	size_t len = strlen(name);
-
-	return name[0] != '.' && ((len > 5 && strcmp(name + len - 5, ".data") == 0) ||
-				  (len > 13 && strcmp(name + len - 13, ".data.partial") == 0));
-}
-
-/* The recordings of dir. 0, or the exit status (said). */
+/* The recordings of dir (format/recdir.h). 0, or the exit status (said). */
 static int ls_dir(struct ls *l, const char *dir)
 {
-	DIR *d = opendir(dir);
-	struct dirent *e;
+	struct recdir_entry *v = NULL;
+	size_t n = 0;
+	int r = recdir_list_path(dir, NULL, &v, &n);
 
-	if (!d) {
-		int err = errno;
-
-		fprintf(stderr, PROG ": cannot read directory %s: %s%s\n", dir, strerror(err),
-			err == EACCES
-			    ? " (ringprofd's directory is readable by the ringprof group: "
-			      "sudo usermod -aG ringprof $USER, then log in again)"
-			    : "");
+	if (r < 0) {
+		fprintf(stderr, PROG ": cannot read directory %s: %s%s\n", dir, strerror(-r),
+			r == -EACCES ? " (ringprofd's directory is readable by the ringprof group: "
+				       "sudo usermod -aG ringprof $USER, then log in again)"
+				     : "");
 		return EXIT_FAILURE;
 	}
-	while ((e = readdir(d)))
-		if (is_recording_name(e->d_name) && ls_add(l, dir, e->d_name) < 0) {
-			closedir(d);
+	for (size_t i = 0; i < n; i++)
+		if (ls_add(l, dir, v[i].name) < 0) {
+			free(v);
 			fprintf(stderr, PROG ": out of memory\n");
 			return EXIT_FAILURE;
 		}
-	closedir(d);
+	free(v);
 	if (!l->n) {
 		fprintf(stderr,
 			PROG ": %s: no recordings (*.data, *.data.partial) in this directory\n",
@@ -309,7 +298,7 @@ int main(int argc, char **argv)
 	const char *dir = NULL;
 	int c, rc;
 
-	opterr = 0;
+	cli_options(longopts);
 	while ((c = getopt_long(argc, argv, ":hV", longopts, NULL)) != -1) {
 		if (c == 'D') {
 			dir = optarg;
@@ -320,10 +309,7 @@ int main(int argc, char **argv)
 			printf("ringprof ls %s\n", PACKAGE_VERSION);
 			return EXIT_SUCCESS;
 		} else {
-			fprintf(stderr, PROG ": %s '%s'\nTry 'ringprof ls --help'.\n",
-				c == ':' ? "missing argument for" : "unknown option",
-				argv[optind - 1]);
-			return EXIT_USAGE;
+			return cli_option_error(PROG, c, argv);
 		}
 	}
 	if (dir && optind < argc) {

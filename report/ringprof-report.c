@@ -20,7 +20,7 @@
 #include "json.h"
 #include "speedscope.h"
 #include "options.h"
-#include "pager.h"
+#include "cli/pager.h"
 #include "timeline.h"
 #include "profile/pprof.h"
 #include "profile/print.h"
@@ -655,7 +655,7 @@ static int parse_argv(struct args *a, int argc, char **argv)
 				     .n_keys = 3,
 				     .graph_threshold = 0.5 };
 	a->children = -1;
-	opterr = 0;
+	cli_options(longopts);
 	while ((c = getopt_long(argc, argv, ":" OPTIONS_SHORTS "g::Gns:F:t:qhV", longopts, NULL)) !=
 	       -1) {
 		r = parse_option(a, c, optarg, argc, argv);

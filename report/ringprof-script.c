@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "options.h"
-#include "pager.h"
+#include "cli/pager.h"
 #include "profile/print.h"
 #include "profile/session.h"
 
@@ -85,7 +85,7 @@ static int parse_argv(struct options *o, int argc, char **argv)
 	int c, r;
 
 	options_init(o, PROG);
-	opterr = 0;
+	cli_options(longopts);
 	while ((c = getopt_long(argc, argv, ":" OPTIONS_SHORTS "F:hV", longopts, NULL)) != -1) {
 		r = options_parse(o, c, optarg, argv);
 		if (r == 1 && (c == OPT_OWN || c == 'F')) {

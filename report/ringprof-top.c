@@ -317,7 +317,7 @@ static int parse_argv(struct top *t, int argc, char **argv)
 	options_init(&t->o, PROG);
 	t->a.delay = 2;
 	t->a.freq = "1000";
-	opterr = 0;
+	cli_options(longopts);
 	while ((c = getopt_long(argc, argv, "+:p:e:F:d:n:E:zgs:hV", longopts, NULL)) != -1) {
 		if (c == 'h') {
 			usage(stdout);
@@ -521,8 +521,8 @@ static int cmp_names(const void *a, const void *b)
 }
 
 /* Whether name is a finished recording to read: with --dir any NAME.data (ringprofd's
- * active file is NAME.data.partial), else one the recorder switched away from (STEM.TIME.data,
- * not the active top.data). */
+ * active file is NAME.data.partial), else one the recorder switched away from
+ * (top-TIME-SEQ.data, format/recdir.h; not the active top.data). */
 static bool finished_name(const struct top *t, const char *name)
 {
 	size_t len = strlen(name);
@@ -530,7 +530,7 @@ static bool finished_name(const struct top *t, const char *name)
 	if (name[0] == '.' || len < 6 || strcmp(name + len - 5, ".data") != 0)
 		return false;
 	return t->a.follow ||
-	       (strncmp(name, "top.", 4) == 0 && len >= 10 && strcmp(name, "top.data") != 0);
+	       (strncmp(name, "top-", 4) == 0 && len >= 10 && strcmp(name, "top.data") != 0);
 }
 
 /* The recordings the recorder finished (STEM.TIME.data, not the active top.data), or --dir's

@@ -114,6 +114,10 @@ check_eq "$?" 78 "a bad override: exit 78"
 check_grep '^ringprofd: command line: Frequency=0: expected a frequency' "$T/out" "a bad override is explained"
 "$RPD" --bogus >"$T/out" 2>&1
 check_eq "$?" 2 "an unknown option: exit 2"
+check_grep "^ringprofd: unknown option '--bogus'$" "$T/out" "... in every program's words"
+"$RPD" --max-file-szie 1M >"$T/out" 2>&1
+check_grep "^ringprofd: unknown option '--max-file-szie'; did you mean '--max-file-size'\\?$" "$T/out" \
+	"a near miss: did you mean"
 
 # Not only --check-config: starting with a bad file fails the same way, before touching anything.
 printf 'MaxUse=1G\nFrequency=-5\n' >"$T/bad.conf"

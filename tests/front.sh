@@ -58,10 +58,11 @@ opt_error() { # opt_error EXPECTED-LINE ARGS...
 	check_grep "^$want\$" "$T/out" "record $*: $want"
 	check_no_grep '^(record|ringprof-record):' "$T/out" "record $*: no getopt prefix"
 }
-opt_error "ringprof record: unrecognized option '--bogus'" --bogus -- true
-opt_error "ringprof record: invalid option '-Y'" -Y -- true
-opt_error "ringprof record: option '--output' requires an argument" --output
-opt_error "ringprof record: option '-o' requires an argument" -o
+opt_error "ringprof record: unknown option '--bogus'" --bogus -- true
+opt_error "ringprof record: unknown option '--outptu'; did you mean '--output'\\?" --outptu x -- true
+opt_error "ringprof record: unknown option '-Y'" -Y -- true
+opt_error "ringprof record: option '--output' needs an argument" --output
+opt_error "ringprof record: option '-o' needs an argument" -o
 opt_error "ringprof record: option '--quiet' does not take an argument" --quiet=1 -- true
 opt_error "ringprof record: option '--s' is ambiguous; it could be .*--switch-events.*" --s -- true
 check_grep "^Try 'ringprof record --help'.$" "$T/out" "an option error points to --help"

@@ -7,10 +7,12 @@
 #   lib/capture  base, format, unwind, capture
 #   lib/elf      base, elf
 #   lib/profile  base, format, elf, profile
-#   record/, daemon/   base, format, capture (and their own files): the privileged programs
-#   report/            base, format, profile (and its own files)
+#   lib/cli      base, cli
+#   record/, daemon/   base, format, capture, cli (and their own files): the privileged programs
+#   report/            base, format, profile, cli (and its own files)
+#   push/              base, format, profile, cli (and its own files): the pusher
 #   helper/            base, unwind, elf (the unprivileged unwind-table builder)
-#   front/             nothing of lib/
+#   front/             cli only
 #
 # and one adapter per third-party library: <zstd.h> only in lib/format/zframe.c, libdw and
 # libelf headers (elfutils/*, gelf.h, libelf.h, dwarf.h; not glibc's elf.h) only in
@@ -19,8 +21,8 @@
 # only in lib/profile/disasm.c (annotate's disassembler), libiberty's
 # <libiberty/*.h> only in lib/profile/demangle.c, <protobuf-c/*.h> only in lib/profile/pprof.c
 # (the generated pprof.pb-c.h includes protobuf-c; it is not in the tree), <zlib.h> only in
-# lib/profile/gzip.c. Each
-# broken rule is named with the file.
+# lib/profile/gzip.c, <curl/curl.h> only in push/http.c (the pusher's HTTP adapter). A
+# program folder never includes another's files. Each broken rule is named with the file.
 . "$(dirname "$0")/lib.sh"
 
 S=$top_srcdir
@@ -32,10 +34,11 @@ allowed() { # allowed DIR: the lib layers a file in DIR may include
 	lib/capture) echo "base format unwind capture" ;;
 	lib/elf) echo "base elf" ;;
 	lib/profile) echo "base format elf profile" ;;
-	record | daemon) echo "base format capture" ;;
-	report) echo "base format profile" ;;
+	lib/cli) echo "base cli" ;;
+	record | daemon) echo "base format capture cli" ;;
+	report | push) echo "base format profile cli" ;;
 	helper) echo "base unwind elf" ;;
-	front) echo "" ;;
+	front) echo "cli" ;;
 	*) echo "?" ;;
 	esac
 }
@@ -44,7 +47,7 @@ errors="$T/errors"
 : >"$errors"
 n_files=0
 cd "$S" || fail "no source tree at $S"
-for f in lib/*/*.[ch] record/*.[ch] report/*.[ch] helper/*.[ch] daemon/*.[ch] front/*.[ch]; do
+for f in lib/*/*.[ch] record/*.[ch] report/*.[ch] push/*.[ch] helper/*.[ch] daemon/*.[ch] front/*.[ch]; do
 	[ -f "$f" ] || continue
 	n_files=$((n_files + 1))
 	dir=$(dirname "$f")
@@ -94,6 +97,10 @@ for f in lib/*/*.[ch] record/*.[ch] report/*.[ch] helper/*.[ch] daemon/*.[ch] fr
 	grep -n '^[[:space:]]*#[[:space:]]*include[[:space:]]*<zlib\.h>' "$f" | while IFS=: read -r ln _; do
 		[ "$f" = lib/profile/gzip.c ] ||
 			echo "$f:$ln: includes zlib: only lib/profile/gzip.c, the zlib adapter, may"
+	done >>"$errors"
+	grep -n '^[[:space:]]*#[[:space:]]*include[[:space:]]*<curl/' "$f" | while IFS=: read -r ln _; do
+		[ "$f" = push/http.c ] ||
+			echo "$f:$ln: includes curl: only push/http.c, the pusher's HTTP adapter, may"
 	done >>"$errors"
 done
 [ "$n_files" -gt 50 ] || fail "only $n_files source files found under $S: is this the source tree?"

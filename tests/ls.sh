@@ -12,7 +12,7 @@ rows() { grep -v '^#' "$1"; }
 # 1. record --switch-output's files: one line each, oldest first, a report's samples each.
 mkdir -p "$T/d"
 "$RP" record -q -e cpu-clock -F 499 --switch-output=1s -d 2.5 -o "$T/d/s.data" -- "$WL" -d 4 -q >/dev/null 2>&1
-ls "$T"/d/s.*.data >/dev/null 2>&1 || fail "record --switch-output wrote no file"
+ls "$T"/d/s-*.data >/dev/null 2>&1 || fail "record --switch-output wrote no file"
 "$RP" ls "$T/d" >"$T/ls.out" 2>"$T/ls.err" || fail "ringprof ls: status $? ($(cat "$T/ls.err"))"
 check_grep '^# START +END +SAMPLES +LOST +SIZE +STATE +FILE$' "$T/ls.out" "the title line"
 n=$(find "$T/d" -name '*.data' | wc -l)
@@ -64,8 +64,9 @@ check_eq $? 1 "a file that is not a recording: exit 1"
 check_grep ' unreadable +not\.data$' "$T/nd.out" "it is listed as unreadable"
 check_grep "^ringprof ls: $T/e/not.data: not a ringprof recording" "$T/err" "with the reason"
 check_grep ' damaged +cut\.data$' "$T/nd.out" "the others are still listed"
-"$RP" ls --bogus >/dev/null 2>&1
+"$RP" ls --bogus >/dev/null 2>"$T/err"
 check_eq $? 2 "an unknown option exits 2"
+check_grep "^ringprof ls: unknown option '--bogus'$" "$T/err" "... in every program's words"
 if command -v setpriv >/dev/null; then
 	mkdir -p "$T/priv" && chmod 700 "$T/priv" && cp "$T/e/cut.data" "$T/priv/"
 	setpriv --reuid=65534 --regid=65534 --clear-groups "$top_builddir/ringprof-ls" "$T/priv" >/dev/null 2>"$T/err"

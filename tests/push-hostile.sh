@@ -23,6 +23,12 @@ push() { # OUT-NAME ARGS...: push with its stdout and stderr in $T/NAME.out and 
 	timeout 60 "$RP" push --dir "$T/rec" --cursor "$T/cursor" "$@" >"$T/$name.out" 2>"$T/$name.err"
 }
 
+# ---- an option error, in every program's words ----------------------------------------------
+"$RP" push --dri "$T/rec" --url "$URL" >/dev/null 2>"$T/opt.err"
+check_eq "$?" 2 "a mistyped option: exit 2"
+check_grep "^ringprof push: unknown option '--dri'; did you mean '--dir'\\?$" "$T/opt.err" "it says which, and what was meant"
+check_grep "^Try 'ringprof push --help'\\.$" "$T/opt.err" "and where to look"
+
 # ---- the server's answer: a forged syslog line with terminal escapes, then 2000 bytes ----------
 {
 	printf '<0>Nov 27 12:00:00 host sshd[1]: Accepted password for root \033[2J\033]0;owned\007 %s\n' "$(printf 'x%.0s' $(seq 200))"
@@ -87,6 +93,23 @@ push caught-up --url "$URL" --once -v
 check_eq "$?" 0 "caught up: exit 0"
 check_grep "^ringprof push: nothing closed after the cursor's a-0002\.data in $T/rec\$" "$T/caught-up.err" \
 	"-v says there is nothing after the cursor"
+
+# ---- the directory's order and what it holds besides recordings (format/recdir.h) -----------
+# Sequence numbers past 9999 in time order, not string order; a symbolic link and a FIFO with
+# a recording's name are passed by.
+mkdir -p "$T/seq"
+S="$T/seq/ringprof-20261122T101500Z"
+"$CRAFT" good "$S-9999.data" && "$CRAFT" good "$S-10000.data" || fail "rp-craft"
+ln -s "$S-9999.data" "$S-0001.data"
+mkfifo "$S-0002.data"
+timeout 60 "$RP" push --dir "$T/seq" --cursor "$T/seq.cursor" --url "$URL" --once -v >/dev/null 2>"$T/seq.err"
+check_eq "$?" 0 "a directory with a link and a FIFO: sent"
+check_eq "$(sed -n 's/^ringprof push: \(.*\): sent .*/\1/p' "$T/seq.err" | tr '\n' ' ')" \
+	"ringprof-20261122T101500Z-9999.data ringprof-20261122T101500Z-10000.data " \
+	"9999 before 10000; the link and the FIFO are passed by"
+check_eq "$(cat "$T/seq.cursor")" ringprof-20261122T101500Z-10000.data "the cursor is at the last in time order"
+timeout 60 "$RP" push --dir "$T/seq" --cursor "$T/seq.cursor" --url "$URL" --once -v >/dev/null 2>"$T/seq2.err"
+check_grep 'nothing closed after the cursor' "$T/seq2.err" "and stays there: 9999 is not sent again"
 
 # ---- SIGTERM with a request in flight ----------------------------------------------------------
 "$CRAFT" good "$T/rec/a-0003.data" || fail "rp-craft"

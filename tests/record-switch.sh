@@ -37,8 +37,8 @@ summary_samples() {
 # took, each file names the workload's symbols on its own, no gap between files.
 check_continuous() {
 	local dir=$1 err=$2 what=$3 sum=0 prev_last="" f n first last sym gone=""
-	local firstf=$(ls "$dir"/ringprof.*.data | head -1)
-	for f in "$dir"/ringprof.*.data; do
+	local firstf=$(ls "$dir"/ringprof-*.data | head -1)
+	for f in "$dir"/ringprof-*.data; do
 		n=$(samples_of "$f")
 		sum=$((sum + n))
 		# The workload's own objects (an exit's samples in a stripped library, say
@@ -81,14 +81,14 @@ check_continuous() {
 	fail "switch by time: $(cat "$T/time.err")"
 wall=$(sed -n 's/^rp-workload: cpu seconds: .*; wall \([0-9.]*\)$/\1/p' "$T/time.out")
 [ -n "$wall" ] || fail "switch by time: the workload said no wall time: $(cat "$T/time.out")"
-n=$(ls "$T/time" | grep -cE '^ringprof\.[0-9]{17}\.data$')
+n=$(ls "$T/time" | grep -cE '^ringprof-[0-9]{8}T[0-9]{6}Z-[0-9]{4,}\.data$')
 # A span of W s in 1 s files: at most floor(W) + 3 (start-up, the end); at least W / 2 (a
 # switch is late when the recorder waits for a CPU: this is no timing check, bench/ does those).
 w=${wall%.*}
-check_range "$n" $(((w + 1) / 2 > 2 ? (w + 1) / 2 : 2)) $((w + 3)) "switch by time: ${wall} s in 1 s files, named STEM.YYYYmmddHHMMSSmmm.data"
+check_range "$n" $(((w + 1) / 2 > 2 ? (w + 1) / 2 : 2)) $((w + 3)) "switch by time: ${wall} s in 1 s files, named STEM-YYYYmmddTHHMMSSZ-NNNN.data"
 [ ! -e "$T/time/ringprof.data" ] || fail "switch by time: the last file kept the name ringprof.data"
 ok "switch by time: the last file is time-stamped too"
-check_eq "$(grep -c '^\[ ringprof record: dump ringprof\.[0-9]\{17\}\.data \]$' "$T/time.err")" "$n" \
+check_eq "$(grep -c '^\[ ringprof record: dump ringprof-[0-9]\{8\}T[0-9]\{6\}Z-[0-9]\{4,\}\.data \]$' "$T/time.err")" "$n" \
 	"switch by time: each finished file is announced"
 check_continuous "$T/time" "$T/time.err" "switch by time"
 "$RP" report --dir "$T/time" --stats | awk '$1 == "duration" { print $2 }' >"$T/durs"
@@ -106,7 +106,9 @@ sleep 0.8
 kill -USR2 $pid
 wait $pid || fail "switch on SIGUSR2: $(cat "$T/sig.err")"
 BG_PIDS=""
-check_eq "$(ls "$T/sig" | grep -cE '^ringprof\.[0-9]{17}\.data$')" 3 "two SIGUSR2 make three files"
+check_eq "$(ls "$T/sig" | grep -cE '^ringprof-[0-9]{8}T[0-9]{6}Z-[0-9]{4,}\.data$')" 3 "two SIGUSR2 make three files"
+check_eq "$(ls "$T/sig" | sed -n 's/^ringprof-[0-9]\{8\}T[0-9]\{6\}Z-\([0-9]*\)\.data$/\1/p' | tr '\n' ' ')" \
+	"0001 0002 0003 " "their sequence numbers count up from 0001, as ringprofd's"
 check_continuous "$T/sig" "$T/sig.err" "switch on SIGUSR2"
 
 # By size, keeping the newest two. (Without the captured symbol tables, which every file
@@ -115,10 +117,10 @@ check_continuous "$T/sig" "$T/sig.err" "switch on SIGUSR2"
 	-- "$WL" -q -d 3) 2>"$T/size.err" || fail "switch by size: $(cat "$T/size.err")"
 dumps=$(grep -c '^\[ ringprof record: dump ' "$T/size.err")
 check_range "$dumps" 3 1000 "switch by size: 8K files"
-check_eq "$(ls "$T/size" | grep -cE '^ringprof\.[0-9]{17}\.data$')" 2 "--switch-max-files 2 keeps two files"
+check_eq "$(ls "$T/size" | grep -cE '^ringprof-[0-9]{8}T[0-9]{6}Z-[0-9]{4,}\.data$')" 2 "--switch-max-files 2 keeps two files"
 newest=$(sed -n 's/^\[ ringprof record: dump \(.*\) \]$/\1/p' "$T/size.err" | tail -2 | tr '\n' ' ')
-check_eq "$(cd "$T/size" && ls ringprof.*.data | tr '\n' ' ')" "$newest" "... the newest two"
-first=$(cd "$T/size" && ls ringprof.*.data | head -1)
+check_eq "$(cd "$T/size" && ls ringprof-*.data | tr '\n' ' ')" "$newest" "... the newest two"
+first=$(cd "$T/size" && ls ringprof-*.data | head -1)
 size=$(stat -c %s "$T/size/$first")
 check_range "$size" 7000 20000 "switch by size: a finished file is near 8 KiB"
 

@@ -142,7 +142,9 @@ $R --bogus >"$T/out" 2>&1; rc=$?
 check_eq "$rc" 2 "an unknown option exits 2"
 check_grep "^ringprof report: unknown option '--bogus'$" "$T/out" "an unknown long option, named"
 $R -x >"$T/out" 2>&1
-check_grep "^ringprof report: unknown option -x$" "$T/out" "an unknown short option, named"
+check_grep "^ringprof report: unknown option '-x'$" "$T/out" "an unknown short option, named"
+$R --sortt symbol >"$T/out" 2>&1
+check_grep "^ringprof report: unknown option '--sortt'; did you mean '--sort'\\?$" "$T/out" "a near miss: did you mean"
 $R --pid >"$T/out" 2>&1
 check_grep "^ringprof report: option '--pid' needs an argument$" "$T/out" "a missing argument, named"
 check_no_grep "^report:|^ringprof-report:" "$T/out" "never getopt's own prefix"

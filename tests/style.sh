@@ -4,7 +4,7 @@
 . "$(dirname "$0")/lib.sh"
 
 cd "$top_srcdir" || fail "no source tree"
-files=$(ls lib/*/*.[ch] record/*.c report/*.c daemon/*.[ch] helper/*.[ch] front/*.c tests/*.c tests/fuzz/*.[ch] tests/workload/*.[ch] tests/symfix/*.c 2>/dev/null)
+files=$(ls lib/*/*.[ch] record/*.c report/*.c push/*.[ch] daemon/*.[ch] helper/*.[ch] front/*.c tests/*.c tests/fuzz/*.[ch] tests/workload/*.[ch] tests/symfix/*.c 2>/dev/null)
 [ -n "$files" ] || fail "no sources found under $top_srcdir"
 
 # Kernel style: a function body opens with "{" in column 0 and closes with "}" in column 0.

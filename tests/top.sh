@@ -39,9 +39,9 @@ ok "refresh 3: worker_spin, warm_func and hot_leaf are among the top rows"
 # counted (one a refresh, unless a slow refresh took two) and the one the recorder finished
 # when top stopped it (the newest, not shown).
 k=$(sed -n 's/^# ringprof top, refresh 3: .* in \([0-9]*\) recordings.*/\1/p' "$T/top.out")
-n=$(ls "$T"/keep/top.*.data | wc -l)
+n=$(ls "$T"/keep/top-*.data | wc -l)
 check_range "$n" $((k + 1)) $((k + 2)) "--keep: the $k recordings shown and the last one"
-inputs=$(ls "$T"/keep/top.*.data | head -"$k" | sed 's/^/-i /')
+inputs=$(ls "$T"/keep/top-*.data | head -"$k" | sed 's/^/-i /')
 # shellcheck disable=SC2086
 "$RP" report $inputs --no-children --stdio -s dso,sym >"$T/rep" 2>"$T/rep.err" || fail "report of top's recordings"
 samples=$(sed -n 's/^# samples: \([0-9]*\).*/\1/p' "$T/rep")
@@ -81,7 +81,7 @@ check_grep "^ringprof top: invalid -d '0'" "$T/d0.err" "and says so"
 awk '/^# ringprof top, refresh / { r++ } r == 2 && /^ +\| / && cur == "hot_leaf" { print $3, $2 }
 	r == 2 && !/^#/ && !/^ +\| / && NF >= 5 { cur = $NF }' "$T/g.out" >"$T/callers"
 k=$(sed -n 's/^# ringprof top, refresh 2: .* in \([0-9]*\) recordings\{0,1\},.*/\1/p' "$T/g.out")
-inputs=$(ls "$T"/keepg/top.*.data | head -"$k" | sed 's/^/-i /')
+inputs=$(ls "$T"/keepg/top-*.data | head -"$k" | sed 's/^/-i /')
 # shellcheck disable=SC2086
 "$RP" report $inputs --folded 2>/dev/null >"$T/g.folded" || fail "report --folded of top -g's recordings"
 n_leaf=$(awk '$1 ~ /;hot_leaf$/ { n += $2 } END { print n + 0 }' "$T/g.folded")
@@ -105,7 +105,7 @@ check_range "$a" 60 90 "-g: hot_outer_a is hot_leaf's main caller (3:1 by design
 check_grep '^# rows by comm$' "$T/c.out" "-s comm: the header says what a row is"
 check_grep '^# Overhead   Samples  Command$' "$T/c.out" "-s comm: the column"
 k=$(sed -n 's/^# ringprof top, refresh 2: .* in \([0-9]*\) recordings\{0,1\},.*/\1/p' "$T/c.out")
-inputs=$(ls "$T"/keepc/top.*.data | head -"$k" | sed 's/^/-i /')
+inputs=$(ls "$T"/keepc/top-*.data | head -"$k" | sed 's/^/-i /')
 # shellcheck disable=SC2086
 "$RP" report $inputs --no-children --stdio -s comm >"$T/c.rep" 2>/dev/null || fail "report -s comm"
 for c in rp-worker rp-workload; do
@@ -119,7 +119,7 @@ done
 "$RP" top -p "$W" -e cpu-clock -s pid --filter comm=rp-worker -d 1 -n 2 --keep "$T/keepf" >"$T/f.out" 2>"$T/f.err" ||
 	fail "top --filter: status $? ($(tail -2 "$T/f.err"))"
 k=$(sed -n 's/^# ringprof top, refresh 2: .* in \([0-9]*\) recordings\{0,1\},.*/\1/p' "$T/f.out")
-inputs=$(ls "$T"/keepf/top.*.data | head -"$k" | sed 's/^/-i /')
+inputs=$(ls "$T"/keepf/top-*.data | head -"$k" | sed 's/^/-i /')
 # shellcheck disable=SC2086
 n=$("$RP" report $inputs --no-children --stdio --comm rp-worker 2>/dev/null | sed -n 's/^# samples: \([0-9]*\) of .*/\1/p')
 check_grep "^# rows by pid; filter comm=rp-worker: $n of the samples shown \\(shares are of all\\)$" "$T/f.out" \
@@ -134,7 +134,7 @@ check_grep "^ringprof top: unknown -s key 'foo'" "$T/s.err" "and names the key"
 # there before top started is not read; the active .data.partial is read at each refresh,
 # then, once closed (renamed to .data, as the daemon does), read once: never counted twice.
 mkdir -p "$T/dd"
-cp "$(ls "$T"/keep/top.*.data | head -1)" "$T/dd/ringprof-20000101T000000Z-0001.data"
+cp "$(ls "$T"/keep/top-*.data | head -1)" "$T/dd/ringprof-20000101T000000Z-0001.data"
 act="$T/dd/ringprof-20991231T000000Z-0002.data.partial"
 "$RP" record -q -e cpu-clock -F 499 -o "$act" -- "$WL" -d 2 -q >/dev/null 2>&1 &
 rec=$!

@@ -6,7 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "pager.h"
+#include "cli/pager.h"
 
 static pid_t pager_pid;
 

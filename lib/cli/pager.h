@@ -1,6 +1,6 @@
 /* pager.h — output to a terminal goes through $PAGER, as perf and git do. */
-#ifndef RP_REPORT_PAGER_H
-#define RP_REPORT_PAGER_H
+#ifndef RP_CLI_PAGER_H
+#define RP_CLI_PAGER_H
 
 #include <stdbool.h>
 
