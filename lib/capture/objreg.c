@@ -44,7 +44,8 @@ struct objreg {
 	void *table_arg;
 };
 
-struct objreg *objreg_new(char *note, size_t note_size)
+struct objreg *objreg_new_scripted(int (*script)(void *arg, int sock), void *arg, char *note,
+				   size_t note_size)
 {
 	struct objreg *g = calloc(1, sizeof(*g));
 
@@ -55,10 +56,16 @@ struct objreg *objreg_new(char *note, size_t note_size)
 	g->paths = strtab_new();
 	if (!g->keys || !g->paths)
 		return objreg_free(g);
-	g->have_helper = uhelper_start(&g->helper, note, note_size) == 0;
+	g->have_helper = (script ? uhelper_start_scripted(&g->helper, script, arg, note, note_size)
+				 : uhelper_start(&g->helper, note, note_size)) == 0;
 	if (!g->have_helper && !g->helper.why[0])
 		util_strlcpy(g->helper.why, note, sizeof(g->helper.why));
 	return g;
+}
+
+struct objreg *objreg_new(char *note, size_t note_size)
+{
+	return objreg_new_scripted(NULL, NULL, note, note_size);
 }
 
 struct objreg *objreg_free(struct objreg *g)

@@ -65,6 +65,9 @@ struct objreg;
  * objects, and *note says why no one answers about them (else it is ""). NULL when out of
  * memory. */
 struct objreg *objreg_new(char *note, size_t note_size);
+/* The same with a scripted helper (uhelper_start_scripted()), for tests. */
+struct objreg *objreg_new_scripted(int (*script)(void *arg, int sock), void *arg, char *note,
+				   size_t note_size);
 struct objreg *objreg_free(struct objreg *g);
 bool objreg_has_helper(const struct objreg *g);
 /* The helper, for its deaths and why it does not run. */

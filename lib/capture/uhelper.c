@@ -79,6 +79,8 @@ static int spawn(struct uhelper *h, char *why, size_t why_size)
 		snprintf(why, why_size, "cannot start %s: fork: %s", h->path, strerror(e));
 		return -e;
 	}
+	if (pid == 0 && h->script)
+		_exit(h->script(h->script_arg, sv[1]));
 	if (pid == 0)
 		exec_child(h, sv[1]);
 	close(sv[1]);
@@ -88,6 +90,29 @@ static int spawn(struct uhelper *h, char *why, size_t why_size)
 	h->starts++;
 	h->n_sent = 0;
 	return 0;
+}
+
+int uhelper_start_scripted(struct uhelper *h, int (*script)(void *arg, int sock), void *arg,
+			   char *why, size_t why_size)
+{
+	int rc;
+
+	memset(h, 0, sizeof(*h));
+	h->sock = -1;
+	h->script = script;
+	h->script_arg = arg;
+	snprintf(h->path, sizeof(h->path), "a scripted helper");
+	h->op = opener_new();
+	if (!h->op) {
+		snprintf(why, why_size, "cannot start a thread to open mapped files");
+		return -ENOMEM;
+	}
+	rc = spawn(h, why, why_size);
+	if (rc < 0) {
+		opener_free(h->op);
+		h->op = NULL;
+	}
+	return rc;
 }
 
 int uhelper_start(struct uhelper *h, char *why, size_t why_size)

@@ -40,12 +40,14 @@ struct uhelper {
 	unsigned starts;		     /* how often it was started */
 	struct uhelper_req q[UHELPER_QUEUE]; /* q[0..n_sent) sent, q[n_sent..n_q) waiting */
 	size_t n_q, n_sent;
-	uint64_t head_ns;		   /* since when it works on q[0] (when n_sent) */
-	uint64_t deaths;		   /* how often it died or was killed, ever */
-	uint64_t death_ns[UHELPER_BUDGET]; /* the last deaths, a ring indexed by deaths */
-	uint64_t paused_until;		   /* not restarted before (0: not paused) */
-	char last_death[400];		   /* how it died last, and on which file ("" before) */
-	char why[256];			   /* why it is not running, when it is not */
+	uint64_t head_ns;		    /* since when it works on q[0] (when n_sent) */
+	uint64_t deaths;		    /* how often it died or was killed, ever */
+	uint64_t death_ns[UHELPER_BUDGET];  /* the last deaths, a ring indexed by deaths */
+	uint64_t paused_until;		    /* not restarted before (0: not paused) */
+	char last_death[400];		    /* how it died last, and on which file ("" before) */
+	char why[256];			    /* why it is not running, when it is not */
+	int (*script)(void *arg, int sock); /* tests: run in the child instead of the program */
+	void *script_arg;
 };
 
 /* A reply: on status 0, buf (malloc'd, size bytes) is the table as received, unchecked (a
@@ -70,6 +72,10 @@ struct uhelper_reply {
 /* Find the helper program (next to this executable, else RP_PKGLIBEXECDIR) and start it.
  * 0, or -errno with why (the recorder then records without user unwinding). */
 int uhelper_start(struct uhelper *h, char *why, size_t why_size);
+/* For tests of its users: the child runs script(arg, sock) and exits with what it returns,
+ * instead of the helper program (each restart forks it again). */
+int uhelper_start_scripted(struct uhelper *h, int (*script)(void *arg, int sock), void *arg,
+			   char *why, size_t why_size);
 void uhelper_done(struct uhelper *h);
 /* The socket to wait on for replies (-1 when not running); a new one after a restart. */
 int uhelper_fd(const struct uhelper *h);
