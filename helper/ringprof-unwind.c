@@ -445,6 +445,36 @@ static int build_id_syms_reply(int bin_fd, struct uwp_reply *rep)
 	return rc;
 }
 
+/* UWP_TABLE_SYMS: the function symbols of bin_fd after the table (size bytes at *buf), when it
+ * has a build-id (the recorder keeps them by build-id); rep->sym_status says what came of it. */
+static void append_syms(int bin_fd, struct uwp_reply *rep, void **buf, size_t size)
+{
+	char why[160];
+	void *syms, *both;
+	size_t n;
+	int rc;
+
+	if (!rep->build_id_len) {
+		rep->sym_status = -ENOENT;
+		return;
+	}
+	rc = uws_extract_fd(bin_fd, &syms, &n, why, sizeof(why));
+	if (rc < 0) {
+		rep->sym_status = rc;
+		return;
+	}
+	both = realloc(*buf, size + n);
+	if (!both) {
+		free(syms);
+		rep->sym_status = -ENOMEM;
+		return;
+	}
+	memcpy((char *)both + size, syms, n);
+	free(syms);
+	*buf = both;
+	rep->sym_size = n;
+}
+
 /* Build the table of bin_fd into a sealed memfd (returned, or -1 with rep's status and why). */
 static int build_reply(const struct uwp_request *req, size_t n, int bin_fd, struct uwp_reply *rep)
 {
@@ -481,7 +511,7 @@ static int build_reply(const struct uwp_request *req, size_t n, int bin_fd, stru
 		return build_id_reply(bin_fd, rep);
 	if (req->kind == UWP_BUILD_ID_SYMS)
 		return build_id_syms_reply(bin_fd, rep);
-	if (req->kind != UWP_TABLE) {
+	if (req->kind != UWP_TABLE && req->kind != UWP_TABLE_SYMS) {
 		rep->status = -EINVAL;
 		snprintf(rep->why, sizeof(rep->why), "unknown request kind %u", req->kind);
 		return -1;
@@ -498,9 +528,11 @@ static int build_reply(const struct uwp_request *req, size_t n, int bin_fd, stru
 	} else if (utab_check(buf, size, &t, rep->why, sizeof(rep->why)) < 0) {
 		rc = -EPROTO; /* never send what the recorder would refuse */
 	} else {
-		rc = table_memfd(buf, size, rep->why, sizeof(rep->why));
 		rep->build_id_len = t.hdr->build_id_len; /* t points into buf */
 		memcpy(rep->build_id, t.hdr->build_id, sizeof(rep->build_id));
+		if (req->kind == UWP_TABLE_SYMS)
+			append_syms(bin_fd, rep, &buf, size);
+		rc = table_memfd(buf, size + rep->sym_size, rep->why, sizeof(rep->why));
 	}
 	free(buf);
 	if (rc < 0) {

@@ -221,11 +221,20 @@ void objreg_on_table(struct objreg *g, void (*fn)(void *arg, uint32_t i, struct 
 
 int objreg_submit_table(struct objreg *g, uint32_t i, const struct opener_file *f)
 {
+	struct objreg_obj *o = &g->objs[i];
+	bool both = o->id_state == OBJREG_ID_NEW;
 	int rc;
 
 	if (!g->have_helper || !uhelper_alive(&g->helper))
 		return -EPIPE;
-	rc = uhelper_submit_file(&g->helper, i, UWP_TABLE, f);
+	/* Its build-id not asked for yet: the one request brings it too (with the symbols). */
+	rc = uhelper_submit_file(&g->helper, i, both && g->want_syms ? UWP_TABLE_SYMS : UWP_TABLE,
+				 f);
+	if (rc == 0 && both) {
+		o->id_state = OBJREG_ID_PENDING;
+		o->id_by_table = true;
+		g->n_new--;
+	}
 	g->tables_busy += rc == 0;
 	return rc;
 }
@@ -296,14 +305,44 @@ static void identified(struct objreg *g, uint32_t i, struct uhelper_reply *r)
 			g->ids[k].fn(g->ids[k].arg, i, r);
 }
 
+/* A table reply to a request that also asked for object I's build-id: what it says is taken
+ * as a build-id reply; the table failed, so it says nothing: the build-id is asked alone. */
+static void table_identifies(struct objreg *g, uint32_t i, struct uhelper_reply *r)
+{
+	struct objreg_obj *o = &g->objs[i];
+	struct uhelper_reply v = *r;
+
+	o->id_by_table = false;
+	if (r->status < 0) {
+		o->id_state = OBJREG_ID_NEW;
+		g->n_new++;
+		if (g->next_new > i)
+			g->next_new = i;
+		return;
+	}
+	v.kind = r->kind == UWP_TABLE_SYMS ? UWP_BUILD_ID_SYMS : UWP_BUILD_ID;
+	v.status = r->build_id_len ? 0 : -ENOENT;
+	v.buf = r->sym_buf;
+	v.size = r->sym_size;
+	if (!r->sym_buf && !v.sym_status)
+		v.sym_status = -ENOENT;
+	g->ids_sent++; /* identified() counts it answered */
+	identified(g, i, &v);
+	r->sym_buf = v.buf; /* NULL when a listener took it */
+}
+
 static void dispatch(struct objreg *g, struct uhelper_reply *r)
 {
 	if (r->id >= g->n_objs) {
 		free(r->buf);
+		free(r->sym_buf);
 		return;
 	}
-	if (r->kind == UWP_TABLE) {
+	if (r->kind == UWP_TABLE || r->kind == UWP_TABLE_SYMS) {
 		g->tables_busy -= g->tables_busy > 0;
+		if (g->objs[r->id].id_by_table)
+			table_identifies(g, r->id, r);
+		free(r->sym_buf);
 		if (g->table_fn)
 			g->table_fn(g->table_arg, r->id, r);
 		else

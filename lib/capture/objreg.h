@@ -46,8 +46,9 @@ struct objreg_obj {
 	uint8_t digest_len;		/* 0 until the helper said what the file holds */
 	uint8_t digest[UWP_DIGEST_LEN]; /* ... (lib/elf/elfdigest.h) */
 	bool vdso;
-	bool by_inode; /* named by device and inode (else by build-id, path or vdso) */
-	bool hurried;  /* a sample waits for it (objreg_hurry()) */
+	bool by_inode;	  /* named by device and inode (else by build-id, path or vdso) */
+	bool hurried;	  /* a sample waits for it (objreg_hurry()) */
+	bool id_by_table; /* its build-id comes with its table (one request: UWP_TABLE_SYMS) */
 	uint32_t maj, min;
 	uint64_t ino;
 	uint64_t gen; /* the inode's generation (0: not known) */
@@ -99,7 +100,9 @@ void objreg_on_identified(struct objreg *g,
 void objreg_on_table(struct objreg *g, void (*fn)(void *arg, uint32_t i, struct uhelper_reply *r),
 		     void (*feed)(void *arg), void *arg);
 
-/* Ask for object i's unwind table, opening its file at F (a worker thread opens it); or,
+/* Ask for object i's unwind table, opening its file at F (a worker thread opens it): when its
+ * build-id has not been asked for yet, one request asks for the table, the build-id and the
+ * symbols together (the identified listeners hear of it as of a build-id reply). Or,
  * objreg_submit_table_fd(), from FD (taken over). 0; -EAGAIN when the queue has no room (try
  * again later); -EPIPE when there is no helper. */
 int objreg_submit_table(struct objreg *g, uint32_t i, const struct opener_file *f);

@@ -291,28 +291,36 @@ static void pop_head(struct uhelper *h)
 }
 
 /* The table from the memfd of a good reply: at most max bytes, read by size. */
-static int read_table(int fd, uint64_t size, uint64_t max, struct uhelper_reply *ret)
+static int read_part(int fd, uint64_t at, uint64_t size, uint64_t max, void **ret_buf,
+		     size_t *ret_size)
 {
 	struct stat st;
 	size_t got = 0;
+	char *buf;
 
-	if (size == 0 || size > max || fstat(fd, &st) < 0 || (uint64_t)st.st_size < size)
+	if (size == 0 || size > max || fstat(fd, &st) < 0 || (uint64_t)st.st_size < at ||
+	    (uint64_t)st.st_size - at < size)
 		return -EINVAL;
-	ret->buf = malloc(size);
-	if (!ret->buf)
+	buf = malloc(size);
+	if (!buf)
 		return -ENOMEM;
 	while (got < size) {
-		ssize_t n = pread(fd, (char *)ret->buf + got, size - got, (off_t)got);
+		ssize_t n = pread(fd, buf + got, size - got, (off_t)(at + got));
 
 		if (n <= 0) {
-			free(ret->buf);
-			ret->buf = NULL;
+			free(buf);
 			return -EIO;
 		}
 		got += (size_t)n;
 	}
-	ret->size = size;
+	*ret_buf = buf;
+	*ret_size = size;
 	return 0;
+}
+
+static int read_table(int fd, uint64_t size, uint64_t max, struct uhelper_reply *ret)
+{
+	return read_part(fd, 0, size, max, &ret->buf, &ret->size);
 }
 
 /* Receive one reply into ret: 1, 0 (none yet), or -EPIPE (the helper is gone). */
@@ -368,6 +376,12 @@ static int recv_reply(struct uhelper *h, struct uhelper_reply *ret)
 		if (rc < 0) {
 			ret->status = rc;
 			snprintf(ret->why, sizeof(ret->why), "the helper's table could not be read");
+		} else if (ret->kind == UWP_TABLE_SYMS) {
+			/* The symbols after the table, when it sent any. */
+			ret->sym_status = m.sym_status > 0 ? -EINVAL : m.sym_status;
+			if (ret->sym_status == 0)
+				ret->sym_status = read_part(fd, m.size, m.sym_size, UWP_MAX_SYMTAB,
+							    &ret->sym_buf, &ret->sym_size);
 		}
 	} else if (!ret->why[0]) {
 		snprintf(ret->why, sizeof(ret->why), "%s", strerror(-ret->status));

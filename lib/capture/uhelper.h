@@ -65,6 +65,8 @@ struct uhelper_reply {
 	uint8_t digest[16]; /* what the file holds (lib/elf/elfdigest.h) */
 	void *buf;
 	size_t size;
+	void *sym_buf; /* UWP_TABLE_SYMS with sym_status 0: the symbols (malloc'd), else NULL */
+	size_t sym_size;
 	uint64_t build_ns;
 	char why[160];
 };

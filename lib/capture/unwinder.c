@@ -838,7 +838,8 @@ static bool hold(struct unwinder *u, size_t ci, const struct perfrec_sample *s, 
 			    .pass = u->pass,
 			    .wait = c->last_obj };
 	e->s.ips = NULL;
-	memcpy(e + 1, s->ips, nk * 8);
+	if (nk)
+		memcpy(e + 1, s->ips, nk * 8);
 	if (st->size)
 		memcpy((unsigned char *)(e + 1) + nk * 8, st->data, st->size);
 	u->hold_len += size;

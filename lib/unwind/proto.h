@@ -32,6 +32,8 @@ enum uwp_kind {
 	UWP_TABLE = 0,	       /* build the binary's unwind table */
 	UWP_BUILD_ID = 1,      /* only read its build-id (no table is attached to the reply) */
 	UWP_BUILD_ID_SYMS = 2, /* its build-id and, attached, its function symbols */
+	UWP_TABLE_SYMS = 3,    /* all at once: the table, and after it in the same memfd the
+				* symbols (sym_size bytes; the build-id as for a table) */
 };
 
 /* Where captured symbols came from (uwp_symtab_hdr.source, RP_REC_SYMTAB's flags). */
@@ -73,7 +75,8 @@ struct uwp_reply {
 	 * SHA-256: the build-id is what the file claims, this is what it holds. Sent with every
 	 * reply whatever its status. */
 	uint8_t digest[16];
-	char why[160]; /* status != 0: a sentence for the user, NUL-terminated */
+	char why[160];	   /* status != 0: a sentence for the user, NUL-terminated */
+	uint64_t sym_size; /* UWP_TABLE_SYMS with sym_status 0: bytes of symbols after the table */
 };
 
 /* Send one message of len bytes with fd attached (fd < 0: none); MSG_NOSIGNAL is added to
