@@ -19,7 +19,10 @@
 #include <unistd.h>
 
 #include "base/buildid.h"
+#include "base/sha256.h"
 #include "check.h"
+#include "elf/elfdigest.h"
+#include "format/format.h"
 #include "helper/symtab.h"
 #include "profile/symbolizer.h"
 #include "unwind/proto.h"
@@ -974,6 +977,101 @@ static size_t same_both_ways(const char *path, const struct elfinfo *ei, const c
 	return named;
 }
 
+/* The first RP_DIGEST_LEN bytes of PATH's digest (lib/elf/elfdigest.c), as a recording
+ * keeps it. */
+static void digest_of(const char *path, uint8_t out[RP_DIGEST_LEN])
+{
+	uint8_t sha[SHA256_LEN];
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0 || elfdigest_fd(fd, sha) < 0)
+		die(path);
+	close(fd);
+	memcpy(out, sha, RP_DIGEST_LEN);
+}
+
+/* Give S the symbols the helper captures of FILE, under build-id EI's and DIGEST. */
+static void capture_as(struct symbolizer *s, const char *file, const struct elfinfo *ei,
+		       const uint8_t *digest)
+{
+	char why[256];
+	size_t size;
+	void *buf;
+	int fd = open(file, O_RDONLY);
+
+	if (fd < 0 || uws_extract_fd(fd, &buf, &size, why, sizeof(why)) < 0)
+		die(file);
+	close(fd);
+	CHECK_INT(symbolizer_add_symtab(s, ei->id, ei->id_len, digest, 0, 1,
+					((struct uwp_symtab_hdr *)buf)->n,
+					(char *)buf + sizeof(struct uwp_symtab_hdr),
+					size - sizeof(struct uwp_symtab_hdr)),
+		  0);
+	free(buf);
+}
+
+/*
+ * (n) The file on disk against what was recorded (issue 24): a recording says prog's
+ * build-id with the digest of what the file held. Prog's own digest: names from the file on
+ * disk, no warning. The digest of another file (libsf.so recorded with prog's build-id
+ * copied in: a forged or rebuilt file) with that file's captured symbols: those name it, never
+ * the file on disk, and one warning names the file; without them: unknown, one warning.
+ */
+static void test_digest(void)
+{
+	uint8_t own[RP_DIGEST_LEN], forged[RP_DIGEST_LEN];
+	struct symbolizer *s;
+	struct sym_dso *d;
+	struct warns w;
+
+	digest_of(prog_path, own);
+	digest_of(lib_path, forged);
+
+	test_ctx = "digest: the file on disk is the one recorded";
+	s = new_sym(NULL, false, &w);
+	capture_as(s, lib_path, &prog, forged);
+	d = dso_of(s, prog_path, &prog);
+	sym_dso_set_digest(d, own);
+	CHECK(expect_all(s, d, &prog, NULL, "own digest") >= 6);
+	CHECK_INT(w.n, 0);
+	CHECK_INT(symbolizer_stats(s)->dsos_opened, 1);
+	CHECK_INT(symbolizer_stats(s)->dsos_captured, 0);
+	symbolizer_free(s);
+
+	test_ctx = "digest: another file was recorded, its symbols captured";
+	s = new_sym(NULL, false, &w);
+	capture_as(s, lib_path, &prog, forged);
+	d = dso_of(s, prog_path, &prog);
+	sym_dso_set_digest(d, forged);
+	CHECK(expect_all(s, d, &lib, "sf_lib", "captured") >= 3);
+	for (size_t i = 0; i < prog.n; i++) {
+		struct sym_frame fr[4];
+
+		symbolizer_lookup(s, d, prog.f[i].off, fr, 4);
+		CHECK(!fr[0].name || strncmp(fr[0].name, "sf_", 3) ||
+			  !strncmp(fr[0].name, "sf_lib_", 7),
+		      "the file on disk named a recorded frame: %s", fr[0].name);
+	}
+	CHECK_INT(w.n, 1);
+	CHECK(strstr(w.all, prog_path) && strstr(w.all, prog.hex) &&
+		  strstr(w.all, "named from the symbols captured"),
+	      "one warning naming the file, its build-id and what names it: %s", w.all);
+	CHECK_INT(symbolizer_stats(s)->dsos_opened, 0);
+	CHECK_INT(symbolizer_stats(s)->dsos_captured, 1);
+	symbolizer_free(s);
+
+	test_ctx = "digest: another file was recorded, nothing captured";
+	s = new_sym(NULL, false, &w);
+	d = dso_of(s, prog_path, &prog);
+	sym_dso_set_digest(d, forged);
+	for (size_t i = 0; i < prog.n; i++)
+		expect(s, d, prog.f[i].off, NULL, 0, "nothing captured");
+	CHECK_INT(w.n, 1);
+	CHECK(strstr(w.all, prog_path) && strstr(w.all, "[unknown]"),
+	      "one warning naming the file and saying its frames are unknown: %s", w.all);
+	symbolizer_free(s);
+}
+
 /*
  * (k) PLT stubs: every "<name@plt>" label objdump -d gives the fixture (built with LDFLAGS:
  * lazy .plt and .plt.got, IBT's .plt.sec, -z now) is found at its start and inside; (l) the
@@ -1166,6 +1264,7 @@ int main(void)
 	test_plt_labels("ibt", "-fcf-protection=full -Wl,-z,ibtplt");
 	test_plt_labels("now", "-Wl,-z,now");
 	test_aliases();
+	test_digest();
 	same_both_ways(prog_path, &prog, "prog");
 	same_both_ways(lib_path, &lib, "lib");
 	test_cost();

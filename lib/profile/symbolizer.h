@@ -105,8 +105,14 @@ int symbolizer_add_image(struct symbolizer *s, const char *name, const void *ima
  * DIGEST (NULL before format 2.4) (RP_REC_SYMTAB_D, RP_REC_SYMTAB: N entries in RUN, SIZE
  * bytes, a base/symx.h run; copied, each entry checked when used). A handle of that build-id
  * and digest whose file cannot be used (missing on this host, or
- * with another build-id) takes its names from them (no inline frames, no lines); a file on
- * disk with that build-id is always preferred. A part already given is ignored. 0 or -errno.
+ * with another build-id) takes its names from them (no inline frames, no lines). A file on
+ * disk with that build-id is preferred only when it holds what was recorded: when the
+ * recording gives the digest (sym_dso_set_digest(), symbolizer_learn_build_id()) the file's
+ * own is computed (lib/elf/elfdigest.c, as the helper does) and must match; a file with
+ * another digest (forged, rebuilt or stripped since) is not used: the symbols captured for
+ * the recorded digest name the handle, else its frames are unknown, with one warning naming
+ * the file either way. A separate debug file found by build-id is not compared (its sections
+ * differ by design). A part already given is ignored. 0 or -errno.
  */
 int symbolizer_add_symtab(struct symbolizer *s, const uint8_t *id, size_t len,
 			  const uint8_t *digest, unsigned part, unsigned n_parts, uint32_t n,
