@@ -24,6 +24,7 @@
 #include "elf/elfdigest.h"
 #include "format/format.h"
 #include "helper/symtab.h"
+#include "profile/dsotab.h"
 #include "profile/symbolizer.h"
 #include "unwind/proto.h"
 
@@ -1073,6 +1074,63 @@ static void test_digest(void)
 }
 
 /*
+ * (o) One object per file when its build-id comes after it was symbolized (ringprof script
+ * and top symbolize as they read; RP_REC_BUILDID may come files later): the handle opened by
+ * inode takes the build-id its file has, so the file's later mappings, given that build-id,
+ * are the same object and its functions one row each. A build-id the opened file does not
+ * have is not taken: another object.
+ */
+static void test_learn_after_open(void)
+{
+	struct symbolizer *s;
+	struct dsotab *t;
+	struct warns w;
+	struct stat st;
+	int64_t first, later, other;
+	uint8_t wrong[20];
+
+	test_ctx = "build-id learned after the lookup";
+	if (stat(lib_path, &st) < 0)
+		die(lib_path);
+	s = new_sym(NULL, false, &w);
+	t = dsotab_new(s, NULL);
+	if (!t)
+		die("dsotab_new");
+	first = dsotab_add_mapped(t, lib_path, NULL, 0, major(st.st_dev), minor(st.st_dev),
+				  st.st_ino, 0, 100);
+	CHECK(first > 0);
+	expect(s, dsotab_sym(t, (uint32_t)first), lib.f[0].off, lib.f[0].name, 0, "before");
+	CHECK_INT(dsotab_learn_build_id(t, major(st.st_dev), minor(st.st_dev), st.st_ino, 0, lib.id,
+					lib.id_len, NULL),
+		  0);
+	later = dsotab_add_mapped(t, lib_path, NULL, 0, major(st.st_dev), minor(st.st_dev),
+				  st.st_ino, 0, 101);
+	CHECK(later == first, "a later mapping of the file is object %lld, not %lld",
+	      (long long)later, (long long)first);
+	CHECK_INT(symbolizer_stats(s)->dsos, 1);
+	expect(s, dsotab_sym(t, (uint32_t)later), lib.f[0].off, lib.f[0].name, 0, "after");
+	dsotab_free(t);
+	symbolizer_free(s);
+
+	test_ctx = "another build-id learned after the lookup";
+	s = new_sym(NULL, false, &w);
+	t = dsotab_new(s, NULL);
+	if (!t)
+		die("dsotab_new");
+	first = dsotab_add_mapped(t, lib_path, NULL, 0, major(st.st_dev), minor(st.st_dev),
+				  st.st_ino, 0, 100);
+	expect(s, dsotab_sym(t, (uint32_t)first), lib.f[0].off, lib.f[0].name, 0, "before");
+	memset(wrong, 0x5a, sizeof(wrong));
+	dsotab_learn_build_id(t, major(st.st_dev), minor(st.st_dev), st.st_ino, 0, wrong,
+			      sizeof(wrong), NULL);
+	other = dsotab_add_mapped(t, lib_path, NULL, 0, major(st.st_dev), minor(st.st_dev),
+				  st.st_ino, 0, 101);
+	CHECK(other != first, "a file opened with another build-id took the learned one");
+	dsotab_free(t);
+	symbolizer_free(s);
+}
+
+/*
  * (k) PLT stubs: every "<name@plt>" label objdump -d gives the fixture (built with LDFLAGS:
  * lazy .plt and .plt.got, IBT's .plt.sec, -z now) is found at its start and inside; (l) the
  * zero-size labels.
@@ -1265,6 +1323,7 @@ int main(void)
 	test_plt_labels("now", "-Wl,-z,now");
 	test_aliases();
 	test_digest();
+	test_learn_after_open();
 	same_both_ways(prog_path, &prog, "prog");
 	same_both_ways(lib_path, &lib, "lib");
 	test_cost();

@@ -553,6 +553,21 @@ void sym_dso_set_digest(struct sym_dso *d, const uint8_t *digest)
 	d->has_digest = true;
 }
 
+/* Can handle D, made without a build-id, take build-id ID now? When not opened yet (the file
+ * will be checked against it), or opened from a file that has that very build-id: then later
+ * mappings of the file, found by the build-id, share D and its symbols (ringprof script and
+ * top symbolize while they read, so a handle may be opened before the build-id comes). */
+static bool can_learn(const struct sym_dso *d, const uint8_t *id, size_t len)
+{
+	const unsigned char *bits;
+	GElf_Addr vaddr;
+
+	if (d->state == DSO_NEW)
+		return true;
+	return d->state == DSO_READY && d->mod &&
+	       dwfl_module_build_id(d->mod, &bits, &vaddr) == (int)len && !memcmp(bits, id, len);
+}
+
 void symbolizer_learn_build_id(struct symbolizer *s, uint32_t maj, uint32_t min, uint64_t ino,
 			       const uint8_t *id, size_t len, const uint8_t *digest)
 {
@@ -564,8 +579,8 @@ void symbolizer_learn_build_id(struct symbolizer *s, uint32_t maj, uint32_t min,
 	for (size_t i = 0; i < s->n_dsos; i++) {
 		struct sym_dso *d = s->dsos[i];
 
-		if (d->build_id_len || d->state != DSO_NEW || d->ino != ino || d->maj != maj ||
-		    d->min != min)
+		if (d->build_id_len || d->ino != ino || d->maj != maj || d->min != min ||
+		    !can_learn(d, id, len))
 			continue;
 		memcpy(d->build_id, id, len);
 		d->build_id_len = len;

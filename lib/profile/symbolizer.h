@@ -83,8 +83,11 @@ struct sym_dso *symbolizer_dso(struct symbolizer *s, const char *path, const uin
  * made without one (RP_REC_BUILDID: the recorder reads build-ids in user space and writes them
  * when they are known). Handles of that file not opened yet take it, so that a file whose
  * build-id differs is refused as with a recorded one, and handles asked for with this build-id
- * find them. DIGEST (RP_DIGEST_LEN bytes, NULL when the recording has none) is what the file
- * held: the symbols captured for that build-id and digest name it (symbolizer_add_symtab()).
+ * find them; so do handles opened already (ringprof script and top symbolize as they read)
+ * whose file has that build-id, so that the file stays one object. A handle opened from a
+ * file with another build-id keeps none: later mappings get a handle of their own. DIGEST
+ * (RP_DIGEST_LEN bytes, NULL when the recording has none) is what the file held: the symbols
+ * captured for that build-id and digest name it (symbolizer_add_symtab()).
  */
 void symbolizer_learn_build_id(struct symbolizer *s, uint32_t maj, uint32_t min, uint64_t ino,
 			       const uint8_t *id, size_t len, const uint8_t *digest);
