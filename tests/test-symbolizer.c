@@ -1073,6 +1073,64 @@ static void test_digest(void)
 	symbolizer_free(s);
 }
 
+/* The inode of PATH as a mapping records it. */
+static void map_ino(const char *path, uint32_t *maj, uint32_t *min, uint64_t *ino)
+{
+	struct stat st;
+
+	if (stat(path, &st) < 0)
+		die(path);
+	*maj = major(st.st_dev);
+	*min = minor(st.st_dev);
+	*ino = st.st_ino;
+}
+
+/*
+ * (o2) One binary in two inodes at one path (reinstalled or relinked alike while recording),
+ * each mapped before its build-id came: two objects, and dsotab_canonical() makes them one
+ * (one row per function); the same binary under another path stays an object of its own.
+ */
+static void test_two_inodes(void)
+{
+	char same[600], copy[600];
+	uint32_t maj, min, maj2, min2;
+	uint64_t ino, ino2;
+	struct symbolizer *s;
+	struct dsotab *t;
+	struct warns w;
+	int64_t a, b, c;
+
+	test_ctx = "one binary in two inodes";
+	snprintf(same, sizeof(same), "%s/two/libsf.so", T);
+	snprintf(copy, sizeof(copy), "%s/two/libsf-copy.so", T);
+	mkdirs("two");
+	sh("cp '%s' '%s' && cp '%s' '%s'", lib_path, same, lib_path, copy);
+	s = new_sym(NULL, false, &w);
+	t = dsotab_new(s, NULL);
+	if (!t)
+		die("dsotab_new");
+	map_ino(same, &maj, &min, &ino);
+	a = dsotab_add_mapped(t, same, NULL, 0, maj, min, ino, 0, 100);
+	sh("cp '%s' '%s.new' && mv '%s.new' '%s'", lib_path, same, same, same);
+	map_ino(same, &maj2, &min2, &ino2);
+	CHECK(ino2 != ino, "the file was replaced by another inode");
+	b = dsotab_add_mapped(t, same, NULL, 0, maj2, min2, ino2, 0, 101);
+	map_ino(copy, &maj2, &min2, &ino2);
+	c = dsotab_add_mapped(t, copy, NULL, 0, maj2, min2, ino2, 0, 102);
+	dsotab_learn_build_id(t, maj, min, ino, 0, lib.id, lib.id_len, NULL);
+	map_ino(same, &maj, &min, &ino);
+	dsotab_learn_build_id(t, maj, min, ino, 0, lib.id, lib.id_len, NULL);
+	dsotab_learn_build_id(t, maj2, min2, ino2, 0, lib.id, lib.id_len, NULL);
+	CHECK(a > 0 && b > 0 && a != b, "two mappings before their build-ids: objects %lld, %lld",
+	      (long long)a, (long long)b);
+	CHECK_INT(dsotab_canonical(t, (uint32_t)a), (uint32_t)a);
+	CHECK_INT(dsotab_canonical(t, (uint32_t)b), (uint32_t)a);
+	CHECK_INT(dsotab_canonical(t, (uint32_t)c), (uint32_t)c);
+	CHECK_INT(dsotab_canonical(t, DSOTAB_KERNEL_ID), DSOTAB_KERNEL_ID);
+	dsotab_free(t);
+	symbolizer_free(s);
+}
+
 /*
  * (o) One object per file when its build-id comes after it was symbolized (ringprof script
  * and top symbolize as they read; RP_REC_BUILDID may come files later): the handle opened by
@@ -1128,6 +1186,7 @@ static void test_learn_after_open(void)
 	CHECK(other != first, "a file opened with another build-id took the learned one");
 	dsotab_free(t);
 	symbolizer_free(s);
+	test_two_inodes();
 }
 
 /*
