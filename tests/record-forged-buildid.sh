@@ -13,39 +13,15 @@ require_perf_events
 command -v gcc >/dev/null || skip "gcc is missing"
 command -v setpriv >/dev/null || skip "setpriv (util-linux) is missing"
 
-BID=0x5eedf00d5eedf00d5eedf00d5eedf00d5eedf00d
+# A build-id of this run's own: other runs of this test on the machine (a system-wide
+# recording sees their programs) claim others.
+BID=0x5eedf00d$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
 chmod 755 "$T"
-cat >"$T/prog.c" <<'C'
-#include <stdlib.h>
-#include <time.h>
-static volatile unsigned long sink;
-static double now(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec + t.tv_nsec / 1e9;
-}
-__attribute__((noinline)) static void real_d(int n)
-{
-	for (int i = 0; i < n; i++)
-		sink += (unsigned long)i * 7;
-}
-__attribute__((noinline)) static void real_c(int n) { real_d(n); sink++; }
-__attribute__((noinline)) static void real_b(int n) { real_c(n); sink++; }
-__attribute__((noinline)) static void real_a(int n) { real_b(n); sink++; }
-int main(int argc, char **argv)
-{
-	double end = now() + (argc > 1 ? atof(argv[1]) : 1);
-	while (now() < end)
-		real_a(100000);
-	return 0;
-}
-C
 # The real program: frames without frame pointers, callers found from .eh_frame only. The
 # forged one: other code, no unwind tables at all, the same build-id note.
-gcc -O2 -fomit-frame-pointer -Wl,--build-id=$BID -o "$T/real" "$T/prog.c" ||
+gcc -O2 -fomit-frame-pointer -Wl,--build-id=$BID -o "$T/real" "$top_srcdir/tests/forged-prog.c" ||
 	fail "cannot build the real program"
-sed 's/real_/other_/g; s/sink += (unsigned long)i \* 7/sink ^= i/' "$T/prog.c" >"$T/other.c"
+sed 's/real_/other_/g; s/sink += (unsigned long)i \* 7/sink ^= i/' "$top_srcdir/tests/forged-prog.c" >"$T/other.c"
 gcc -O1 -fno-asynchronous-unwind-tables -fno-unwind-tables -fomit-frame-pointer \
 	-Wl,--build-id=$BID -o "$T/forged" "$T/other.c" || fail "cannot build the forged program"
 [ "$(build_id_of "$T/real")" = "$(build_id_of "$T/forged")" ] ||

@@ -17,6 +17,12 @@
  * from rp_kfunc_a 7997 times), and stack 1 (rp_kfunc_a called from rp_kfunc_b), then holds
  * EXPAND_DEEP samples of stack 0 on CPU 0, one a millisecond, two bytes each, and
  * EXPAND_SHORT of stack 1 on CPU 1 among them; frame 2 is CPU_STATS and FINISH.
+ * "late-buildid" (tests/report-late-buildid.sh) maps the file $RP_CRAFT_LIB twice into pid
+ * 4242, as two inodes ($RP_CRAFT_INO1, $RP_CRAFT_INO2 on $RP_CRAFT_MAJ:$RP_CRAFT_MIN, one
+ * binary reinstalled while recording): frame 1 the first mapping and 10 user samples at file
+ * offset $RP_CRAFT_OFF (hex) in it, frame 2 the second and 10 more there, frame 3 the
+ * RP_REC_BUILDID of each inode ($RP_CRAFT_BID, hex), after their samples, as the recorder
+ * writes them once its helper has read them.
  * Every descriptor carries a correct CRC-32C, also where a case makes one of its fields absurd:
  * the reader must not be able to dismiss the damage as a bad checksum.
  */
@@ -75,6 +81,7 @@ static const char *const cases[] = {
 	"unmapped-lost",       /* the same, and CPU 1 lost 7 samples */
 	"offcpu",	       /* switch-outs and switch-ins, EXIT, LOST (test-offcpu.sh) */
 	"expand",	       /* format 2: 600 000 packed samples of an 8000-word stack */
+	"late-buildid",	       /* one binary in two inodes, build-ids after samples */
 	NULL,
 };
 
@@ -220,22 +227,29 @@ static void comm_rec(struct buf *b)
 	finish_rec(b, at);
 }
 
-static void mmap2_rec(struct buf *b, bool unterminated)
+/* An MMAP2 of PATH (file offset 0 at START, 64 KiB) in pid PID, inode INO on MAJ:MIN. */
+struct mapping {
+	const char *path;
+	uint64_t start;
+	uint32_t maj, min;
+	uint64_t ino;
+};
+
+static void mmap2_of(struct buf *b, const struct mapping *m, bool unterminated)
 {
-	static const char path[] = "/nonexistent/libabsurd.so";
 	size_t at = start_rec(b, PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER);
 	size_t name_at;
 
 	put32x2(b, PID, PID);
-	put64(b, LIB_START);
+	put64(b, m->start);
 	put64(b, 0x10000);
 	put64(b, 0);
-	put32x2(b, 8, 1); /* maj, min */
-	put64(b, 123456); /* ino */
-	put64(b, 0);	  /* ino_generation */
+	put32x2(b, m->maj, m->min);
+	put64(b, m->ino);
+	put64(b, 0); /* ino_generation */
 	put32x2(b, 5 /* PROT_READ | PROT_EXEC */, 2 /* MAP_PRIVATE */);
 	name_at = b->len;
-	put(b, path, sizeof(path));
+	put(b, m->path, strlen(m->path) + 1);
 	reserve(b, (8 - (b->len - at) % 8) % 8);
 	if (unterminated)
 		memset(b->p + name_at, 'x', b->len - name_at); /* no NUL before the trailer */
@@ -243,8 +257,16 @@ static void mmap2_rec(struct buf *b, bool unterminated)
 	finish_rec(b, at);
 }
 
+static void mmap2_rec(struct buf *b, bool unterminated)
+{
+	const struct mapping m = { "/nonexistent/libabsurd.so", LIB_START, 8, 1, 123456 };
+
+	mmap2_of(b, &m, unterminated);
+}
+
 /* A kernel sample in rp_kfunc_a called from rp_kfunc_b, or (user) one in libabsurd.so. */
 static uint64_t user_base = LIB_START; /* NOWHERE for the unmapped cases */
+static uint64_t user_off = 0x1230;     /* the user samples' file offset */
 
 static void sample_rec(struct buf *b, uint64_t t, uint32_t cpu, uint64_t nr_claimed, bool use_claim,
 		       bool user)
@@ -252,8 +274,8 @@ static void sample_rec(struct buf *b, uint64_t t, uint32_t cpu, uint64_t nr_clai
 	size_t at = start_rec(b, PERF_RECORD_SAMPLE,
 			      user ? PERF_RECORD_MISC_USER : PERF_RECORD_MISC_KERNEL);
 	const uint64_t kchain[] = { (uint64_t)PERF_CONTEXT_KERNEL, KFUNC_A + 0x10, KFUNC_B + 0x20 };
-	const uint64_t uchain[] = { (uint64_t)PERF_CONTEXT_USER, user_base + 0x1230,
-				    user_base + 0x2340 };
+	const uint64_t uchain[] = { (uint64_t)PERF_CONTEXT_USER, user_base + user_off,
+				    user_base + user_off + 0x1110 };
 	const uint64_t *chain = user ? uchain : kchain;
 
 	put64(b, chain[1]);
@@ -530,6 +552,77 @@ static void samples_frame(struct buf *raw, int frame, const char *kase)
 	}
 }
 
+static uint64_t env_u64(const char *name, int base)
+{
+	const char *v = getenv(name);
+	char *end;
+	uint64_t x;
+
+	if (!v || !*v)
+		die("late-buildid needs RP_CRAFT_LIB, _MAJ, _MIN, _INO1, _INO2, _OFF and _BID");
+	x = strtoull(v, &end, base);
+	if (*end)
+		die("a bad number in an RP_CRAFT_ variable");
+	return x;
+}
+
+static void buildid_rec(struct buf *b, const struct mapping *m, const uint8_t *id, size_t len,
+			uint64_t t)
+{
+	struct rp_buildid_rec r = { .hdr = { .type = RP_REC_BUILDID, .size = sizeof(r) } };
+
+	r.time = t;
+	r.maj = m->maj;
+	r.min = m->min;
+	r.ino = m->ino;
+	r.len = (uint8_t)len;
+	memcpy(r.build_id, id, len);
+	put(b, &r, sizeof(r));
+}
+
+/* "late-buildid" (see the header comment): four frames into OUT. */
+static void late_buildid_file(struct buf *out, struct zframe *z, struct buf *raw)
+{
+	struct mapping m[2];
+	const char *hex = getenv("RP_CRAFT_BID");
+	uint8_t id[20];
+	size_t len = 0;
+
+	m[0] =
+	    (struct mapping){ getenv("RP_CRAFT_LIB"), LIB_START,
+			      (uint32_t)env_u64("RP_CRAFT_MAJ", 10),
+			      (uint32_t)env_u64("RP_CRAFT_MIN", 10), env_u64("RP_CRAFT_INO1", 10) };
+	m[1] = m[0];
+	m[1].start = LIB_START + 0x100000;
+	m[1].ino = env_u64("RP_CRAFT_INO2", 10);
+	user_off = env_u64("RP_CRAFT_OFF", 16);
+	for (; hex && len < sizeof(id) && sscanf(hex + 2 * len, "%2hhx", &id[len]) == 1; len++)
+		;
+	if (!m[0].path || !len)
+		die("late-buildid needs RP_CRAFT_LIB and RP_CRAFT_BID");
+	header_rec(raw, false);
+	comm_rec(raw);
+	emit_frame(out, z, raw, 0, T0, T0, 2, "late-buildid");
+	for (int fr = 1; fr <= 2; fr++) {
+		raw->len = 0;
+		user_base = m[fr - 1].start;
+		mmap2_of(raw, &m[fr - 1], false);
+		for (int i = 0; i < SAMPLES_PER_FRAME; i++)
+			sample_rec(raw, T0 + (uint64_t)(fr * SAMPLES_PER_FRAME + i) * MS,
+				   (uint32_t)(i % 2), 0, false, true);
+		emit_frame(out, z, raw, (uint64_t)fr, T0 + (uint64_t)fr * SAMPLES_PER_FRAME * MS,
+			   T0 + (uint64_t)(fr * SAMPLES_PER_FRAME + SAMPLES_PER_FRAME) * MS,
+			   SAMPLES_PER_FRAME + 1, "late-buildid");
+	}
+	raw->len = 0;
+	buildid_rec(raw, &m[0], id, len, T0 + 90 * MS);
+	buildid_rec(raw, &m[1], id, len, T0 + 90 * MS);
+	cpu_stats_rec(raw, 0, T0 + 100 * MS, false, 0);
+	cpu_stats_rec(raw, 1, T0 + 100 * MS, false, 0);
+	finish_rec_rec(raw, T0 + 100 * MS);
+	emit_frame(out, z, raw, 3, T0 + 90 * MS, T0 + 100 * MS, 5, "late-buildid");
+}
+
 int main(int argc, char **argv)
 {
 	struct buf out = { 0 }, raw = { 0 };
@@ -561,6 +654,10 @@ int main(int argc, char **argv)
 	if (!strcmp(kase, "expand"))
 		craft_major = 2;
 
+	if (!strcmp(kase, "late-buildid")) {
+		late_buildid_file(&out, z, &raw);
+		goto write;
+	}
 	header_rec(&raw, !strcmp(kase, "header-ncpus"));
 	ksyms_rec(&raw, !strcmp(kase, "ksyms-huge") ? UINT32_MAX : 3);
 	comm_rec(&raw);
@@ -595,6 +692,7 @@ int main(int argc, char **argv)
 			emit_frame(&out, z, &raw, 3, t, t, 3, kase);
 		}
 	}
+write:
 	f = fopen(argv[2], "wb");
 	if (!f || fwrite(out.p, 1, out.len, f) != out.len || fclose(f) != 0) {
 		fprintf(stderr, "rp-craft: cannot write %s: %s\n", argv[2], strerror(errno));

@@ -19,8 +19,12 @@
 #include <unistd.h>
 
 #include "base/buildid.h"
+#include "base/sha256.h"
 #include "check.h"
+#include "elf/elfdigest.h"
+#include "format/format.h"
 #include "helper/symtab.h"
+#include "profile/dsotab.h"
 #include "profile/symbolizer.h"
 #include "unwind/proto.h"
 
@@ -974,6 +978,217 @@ static size_t same_both_ways(const char *path, const struct elfinfo *ei, const c
 	return named;
 }
 
+/* The first RP_DIGEST_LEN bytes of PATH's digest (lib/elf/elfdigest.c), as a recording
+ * keeps it. */
+static void digest_of(const char *path, uint8_t out[RP_DIGEST_LEN])
+{
+	uint8_t sha[SHA256_LEN];
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0 || elfdigest_fd(fd, sha) < 0)
+		die(path);
+	close(fd);
+	memcpy(out, sha, RP_DIGEST_LEN);
+}
+
+/* Give S the symbols the helper captures of FILE, under build-id EI's and DIGEST. */
+static void capture_as(struct symbolizer *s, const char *file, const struct elfinfo *ei,
+		       const uint8_t *digest)
+{
+	char why[256];
+	size_t size;
+	void *buf;
+	int fd = open(file, O_RDONLY);
+
+	if (fd < 0 || uws_extract_fd(fd, &buf, &size, why, sizeof(why)) < 0)
+		die(file);
+	close(fd);
+	CHECK_INT(symbolizer_add_symtab(s, ei->id, ei->id_len, digest, 0, 1,
+					((struct uwp_symtab_hdr *)buf)->n,
+					(char *)buf + sizeof(struct uwp_symtab_hdr),
+					size - sizeof(struct uwp_symtab_hdr)),
+		  0);
+	free(buf);
+}
+
+/*
+ * (n) The file on disk against what was recorded (issue 24): a recording says prog's
+ * build-id with the digest of what the file held. Prog's own digest: names from the file on
+ * disk, no warning. The digest of another file (libsf.so recorded with prog's build-id
+ * copied in: a forged or rebuilt file) with that file's captured symbols: those name it, never
+ * the file on disk, and one warning names the file; without them: unknown, one warning.
+ */
+static void test_digest(void)
+{
+	uint8_t own[RP_DIGEST_LEN], forged[RP_DIGEST_LEN];
+	struct symbolizer *s;
+	struct sym_dso *d;
+	struct warns w;
+
+	digest_of(prog_path, own);
+	digest_of(lib_path, forged);
+
+	test_ctx = "digest: the file on disk is the one recorded";
+	s = new_sym(NULL, false, &w);
+	capture_as(s, lib_path, &prog, forged);
+	d = dso_of(s, prog_path, &prog);
+	sym_dso_set_digest(d, own);
+	CHECK(expect_all(s, d, &prog, NULL, "own digest") >= 6);
+	CHECK_INT(w.n, 0);
+	CHECK_INT(symbolizer_stats(s)->dsos_opened, 1);
+	CHECK_INT(symbolizer_stats(s)->dsos_captured, 0);
+	symbolizer_free(s);
+
+	test_ctx = "digest: another file was recorded, its symbols captured";
+	s = new_sym(NULL, false, &w);
+	capture_as(s, lib_path, &prog, forged);
+	d = dso_of(s, prog_path, &prog);
+	sym_dso_set_digest(d, forged);
+	CHECK(expect_all(s, d, &lib, "sf_lib", "captured") >= 3);
+	for (size_t i = 0; i < prog.n; i++) {
+		struct sym_frame fr[4];
+
+		symbolizer_lookup(s, d, prog.f[i].off, fr, 4);
+		CHECK(!fr[0].name || strncmp(fr[0].name, "sf_", 3) ||
+			  !strncmp(fr[0].name, "sf_lib_", 7),
+		      "the file on disk named a recorded frame: %s", fr[0].name);
+	}
+	CHECK_INT(w.n, 1);
+	CHECK(strstr(w.all, prog_path) && strstr(w.all, prog.hex) &&
+		  strstr(w.all, "named from the symbols captured"),
+	      "one warning naming the file, its build-id and what names it: %s", w.all);
+	CHECK_INT(symbolizer_stats(s)->dsos_opened, 0);
+	CHECK_INT(symbolizer_stats(s)->dsos_captured, 1);
+	symbolizer_free(s);
+
+	test_ctx = "digest: another file was recorded, nothing captured";
+	s = new_sym(NULL, false, &w);
+	d = dso_of(s, prog_path, &prog);
+	sym_dso_set_digest(d, forged);
+	for (size_t i = 0; i < prog.n; i++)
+		expect(s, d, prog.f[i].off, NULL, 0, "nothing captured");
+	CHECK_INT(w.n, 1);
+	CHECK(strstr(w.all, prog_path) && strstr(w.all, "[unknown]"),
+	      "one warning naming the file and saying its frames are unknown: %s", w.all);
+	symbolizer_free(s);
+}
+
+/* The inode of PATH as a mapping records it. */
+static void map_ino(const char *path, uint32_t *maj, uint32_t *min, uint64_t *ino)
+{
+	struct stat st;
+
+	if (stat(path, &st) < 0)
+		die(path);
+	*maj = major(st.st_dev);
+	*min = minor(st.st_dev);
+	*ino = st.st_ino;
+}
+
+/*
+ * (o2) One binary in two inodes at one path (reinstalled or relinked alike while recording),
+ * each mapped before its build-id came: two objects, and dsotab_canonical() makes them one
+ * (one row per function); the same binary under another path stays an object of its own.
+ */
+static void test_two_inodes(void)
+{
+	char same[600], copy[600];
+	uint32_t maj, min, maj2, min2;
+	uint64_t ino, ino2;
+	struct symbolizer *s;
+	struct dsotab *t;
+	struct warns w;
+	int64_t a, b, c;
+
+	test_ctx = "one binary in two inodes";
+	snprintf(same, sizeof(same), "%s/two/libsf.so", T);
+	snprintf(copy, sizeof(copy), "%s/two/libsf-copy.so", T);
+	mkdirs("two");
+	sh("cp '%s' '%s' && cp '%s' '%s'", lib_path, same, lib_path, copy);
+	s = new_sym(NULL, false, &w);
+	t = dsotab_new(s, NULL);
+	if (!t)
+		die("dsotab_new");
+	map_ino(same, &maj, &min, &ino);
+	a = dsotab_add_mapped(t, same, NULL, 0, maj, min, ino, 0, 100);
+	sh("cp '%s' '%s.new' && mv '%s.new' '%s'", lib_path, same, same, same);
+	map_ino(same, &maj2, &min2, &ino2);
+	CHECK(ino2 != ino, "the file was replaced by another inode");
+	b = dsotab_add_mapped(t, same, NULL, 0, maj2, min2, ino2, 0, 101);
+	map_ino(copy, &maj2, &min2, &ino2);
+	c = dsotab_add_mapped(t, copy, NULL, 0, maj2, min2, ino2, 0, 102);
+	dsotab_learn_build_id(t, maj, min, ino, 0, lib.id, lib.id_len, NULL);
+	map_ino(same, &maj, &min, &ino);
+	dsotab_learn_build_id(t, maj, min, ino, 0, lib.id, lib.id_len, NULL);
+	dsotab_learn_build_id(t, maj2, min2, ino2, 0, lib.id, lib.id_len, NULL);
+	CHECK(a > 0 && b > 0 && a != b, "two mappings before their build-ids: objects %lld, %lld",
+	      (long long)a, (long long)b);
+	CHECK_INT(dsotab_canonical(t, (uint32_t)a), (uint32_t)a);
+	CHECK_INT(dsotab_canonical(t, (uint32_t)b), (uint32_t)a);
+	CHECK_INT(dsotab_canonical(t, (uint32_t)c), (uint32_t)c);
+	CHECK_INT(dsotab_canonical(t, DSOTAB_KERNEL_ID), DSOTAB_KERNEL_ID);
+	dsotab_free(t);
+	symbolizer_free(s);
+}
+
+/*
+ * (o) One object per file when its build-id comes after it was symbolized (ringprof script
+ * and top symbolize as they read; RP_REC_BUILDID may come files later): the handle opened by
+ * inode takes the build-id its file has, so the file's later mappings, given that build-id,
+ * are the same object and its functions one row each. A build-id the opened file does not
+ * have is not taken: another object.
+ */
+static void test_learn_after_open(void)
+{
+	struct symbolizer *s;
+	struct dsotab *t;
+	struct warns w;
+	struct stat st;
+	int64_t first, later, other;
+	uint8_t wrong[20];
+
+	test_ctx = "build-id learned after the lookup";
+	if (stat(lib_path, &st) < 0)
+		die(lib_path);
+	s = new_sym(NULL, false, &w);
+	t = dsotab_new(s, NULL);
+	if (!t)
+		die("dsotab_new");
+	first = dsotab_add_mapped(t, lib_path, NULL, 0, major(st.st_dev), minor(st.st_dev),
+				  st.st_ino, 0, 100);
+	CHECK(first > 0);
+	expect(s, dsotab_sym(t, (uint32_t)first), lib.f[0].off, lib.f[0].name, 0, "before");
+	CHECK_INT(dsotab_learn_build_id(t, major(st.st_dev), minor(st.st_dev), st.st_ino, 0, lib.id,
+					lib.id_len, NULL),
+		  0);
+	later = dsotab_add_mapped(t, lib_path, NULL, 0, major(st.st_dev), minor(st.st_dev),
+				  st.st_ino, 0, 101);
+	CHECK(later == first, "a later mapping of the file is object %lld, not %lld",
+	      (long long)later, (long long)first);
+	CHECK_INT(symbolizer_stats(s)->dsos, 1);
+	expect(s, dsotab_sym(t, (uint32_t)later), lib.f[0].off, lib.f[0].name, 0, "after");
+	dsotab_free(t);
+	symbolizer_free(s);
+
+	test_ctx = "another build-id learned after the lookup";
+	s = new_sym(NULL, false, &w);
+	t = dsotab_new(s, NULL);
+	if (!t)
+		die("dsotab_new");
+	first = dsotab_add_mapped(t, lib_path, NULL, 0, major(st.st_dev), minor(st.st_dev),
+				  st.st_ino, 0, 100);
+	expect(s, dsotab_sym(t, (uint32_t)first), lib.f[0].off, lib.f[0].name, 0, "before");
+	memset(wrong, 0x5a, sizeof(wrong));
+	dsotab_learn_build_id(t, major(st.st_dev), minor(st.st_dev), st.st_ino, 0, wrong,
+			      sizeof(wrong), NULL);
+	other = dsotab_add_mapped(t, lib_path, NULL, 0, major(st.st_dev), minor(st.st_dev),
+				  st.st_ino, 0, 101);
+	CHECK(other != first, "a file opened with another build-id took the learned one");
+	dsotab_free(t);
+	symbolizer_free(s);
+	test_two_inodes();
+}
+
 /*
  * (k) PLT stubs: every "<name@plt>" label objdump -d gives the fixture (built with LDFLAGS:
  * lazy .plt and .plt.got, IBT's .plt.sec, -z now) is found at its start and inside; (l) the
@@ -1166,6 +1381,8 @@ int main(void)
 	test_plt_labels("ibt", "-fcf-protection=full -Wl,-z,ibtplt");
 	test_plt_labels("now", "-Wl,-z,now");
 	test_aliases();
+	test_digest();
+	test_learn_after_open();
 	same_both_ways(prog_path, &prog, "prog");
 	same_both_ways(lib_path, &lib, "lib");
 	test_cost();

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "base/grow.h"
+#include "base/hash.h"
 #include "base/intern.h"
 #include "format/format.h"
 #include "profile/dsotab.h"
@@ -22,6 +23,9 @@ struct dso {
 	bool pmap_checked, pmap_exists; /* DSOTAB_JIT: is there a perf map file at all? */
 	bool unmapped;			/* the code in no known mapping of any process */
 	char *name;			/* short name for reports */
+	uint32_t path_id;		/* DSOTAB_FILE: path's id in names */
+	bool canon_set;			/* canon decided (dsotab_canonical()) */
+	uint32_t canon;			/* the first object of the same build-id and path */
 };
 
 struct dsotab {
@@ -40,6 +44,9 @@ struct dsotab {
 		uint8_t digest[RP_DIGEST_LEN]; /* what the file held (format 2.4) */
 	} * bids; /* build-ids the recording gave files after their mappings (RP_REC_BUILDID) */
 	size_t cap_bids;
+	struct pairtab *same; /* (build-id hash, path id) -> index into same_first */
+	uint32_t *same_first; /* the first object of each */
+	size_t cap_same;
 };
 
 /* Identity tags: a dso is (value, tag) in ids, and its id there is its index in dsos. */
@@ -88,7 +95,8 @@ struct dsotab *dsotab_new(struct symbolizer *symz, const char *symfs)
 	t->ids = pairtab_new();
 	t->names = strtab_new();
 	t->inodes = pairtab_new();
-	if (!t->ids || !t->names || !t->inodes)
+	t->same = pairtab_new();
+	if (!t->ids || !t->names || !t->inodes || !t->same)
 		return dsotab_free(t);
 	if (get_dso(t, 0, TAG_KERNEL, DSOTAB_KERNEL, "[kernel.kallsyms]") != DSOTAB_KERNEL_ID)
 		return dsotab_free(t);
@@ -108,6 +116,8 @@ struct dsotab *dsotab_free(struct dsotab *t)
 	strtab_free(t->names);
 	pairtab_free(t->inodes);
 	free(t->bids);
+	pairtab_free(t->same);
+	free(t->same_first);
 	free(t);
 	return NULL;
 }
@@ -243,8 +253,44 @@ int64_t dsotab_add_mapped(struct dsotab *t, const char *path, const uint8_t *bid
 	if (id >= 0) {
 		t->dsos[id].sym = d;
 		t->dsos[id].path = strtab_get(t->names, (uint32_t)path_id);
+		t->dsos[id].path_id = (uint32_t)path_id;
 	}
 	return id;
+}
+
+uint32_t dsotab_canonical(struct dsotab *t, uint32_t id)
+{
+	struct dso *d = &t->dsos[id];
+	const uint8_t *bid, *first_bid;
+	size_t len, first_len;
+	uint32_t first;
+	bool added;
+	int64_t k;
+
+	if (d->kind != DSOTAB_FILE)
+		return id;
+	if (d->canon_set)
+		return d->canon;
+	bid = sym_dso_build_id(d->sym, &len);
+	/* Room first: an entry of same always has its first object. */
+	if (len && GROW(t->same_first, t->cap_same, (size_t)pairtab_count(t->same) + 1) < 0)
+		return id; /* undecided: asked again next time */
+	d->canon_set = true;
+	d->canon = id;
+	if (!len)
+		return id;
+	k = pairtab_intern(t->same, hash_bytes(bid, len, HASH_SEED), d->path_id, &added);
+	if (k < 0)
+		return id;
+	if (added) {
+		t->same_first[k] = id;
+		return id;
+	}
+	first = t->same_first[k];
+	first_bid = sym_dso_build_id(t->dsos[first].sym, &first_len);
+	if (first_len == len && !memcmp(first_bid, bid, len))
+		d->canon = first;
+	return d->canon;
 }
 
 int64_t dsotab_add_module(struct dsotab *t, const char *module)

@@ -54,6 +54,13 @@ int64_t dsotab_add_unmapped(struct dsotab *t, int32_t pid);
 /* The kernel module MODULE, named "[MODULE]". */
 int64_t dsotab_add_module(struct dsotab *t, const char *module);
 
+/* The object that stands for file object ID in a profile: the first one of the same build-id
+ * and path. Two inodes may hold one binary (reinstalled or relinked alike, while recording),
+ * and their build-ids come after their mappings (RP_REC_BUILDID), so they were made two
+ * objects; named and counted as one. Decided on the first call for ID (a build-id learned
+ * later does not change it); ID itself for other kinds and files without a build-id. */
+uint32_t dsotab_canonical(struct dsotab *t, uint32_t id);
+
 enum dsotab_kind dsotab_kind(const struct dsotab *t, uint32_t id);
 /* DSOTAB_FILE: the symbolizer's handle (owned by the symbolizer); else NULL. */
 struct sym_dso *dsotab_sym(const struct dsotab *t, uint32_t id);

@@ -20,6 +20,7 @@
 #include "base/hash.h"
 #include "base/intern.h"
 #include "base/util.h"
+#include "elf/elfdigest.h"
 #include "elf/elfsym.h"
 #include "profile/captab.h"
 #include "profile/demangle.h"
@@ -552,6 +553,21 @@ void sym_dso_set_digest(struct sym_dso *d, const uint8_t *digest)
 	d->has_digest = true;
 }
 
+/* Can handle D, made without a build-id, take build-id ID now? When not opened yet (the file
+ * will be checked against it), or opened from a file that has that very build-id: then later
+ * mappings of the file, found by the build-id, share D and its symbols (ringprof script and
+ * top symbolize while they read, so a handle may be opened before the build-id comes). */
+static bool can_learn(const struct sym_dso *d, const uint8_t *id, size_t len)
+{
+	const unsigned char *bits;
+	GElf_Addr vaddr;
+
+	if (d->state == DSO_NEW)
+		return true;
+	return d->state == DSO_READY && d->mod &&
+	       dwfl_module_build_id(d->mod, &bits, &vaddr) == (int)len && !memcmp(bits, id, len);
+}
+
 void symbolizer_learn_build_id(struct symbolizer *s, uint32_t maj, uint32_t min, uint64_t ino,
 			       const uint8_t *id, size_t len, const uint8_t *digest)
 {
@@ -563,8 +579,8 @@ void symbolizer_learn_build_id(struct symbolizer *s, uint32_t maj, uint32_t min,
 	for (size_t i = 0; i < s->n_dsos; i++) {
 		struct sym_dso *d = s->dsos[i];
 
-		if (d->build_id_len || d->state != DSO_NEW || d->ino != ino || d->maj != maj ||
-		    d->min != min)
+		if (d->build_id_len || d->ino != ino || d->maj != maj || d->min != min ||
+		    !can_learn(d, id, len))
 			continue;
 		memcpy(d->build_id, id, len);
 		d->build_id_len = len;
@@ -854,6 +870,49 @@ int symbolizer_add_symbols_dir(struct symbolizer *s, const char *dir)
 	return 0;
 }
 
+/*
+ * Is FILE (open at FD), found for D, what the recording says the file held: the digest the
+ * helper computed of the recorded file (lib/elf/elfdigest.c) against this one's? A file that
+ * only claims the build-id (forged), or was stripped or rebuilt since, has another. True
+ * when there is nothing to compare: no digest recorded (before format 2.4), or a separate
+ * debug file (.build-id/xx/yyyy.debug), whose sections differ from the binary's by design.
+ */
+static bool disk_matches(const struct sym_dso *d, int fd, const char *file)
+{
+	uint8_t sha[SHA256_LEN];
+	size_t n = strlen(file);
+
+	if (!d->has_digest || !d->build_id_len)
+		return true;
+	if (strstr(file, "/.build-id/") && n > 6 && strcmp(file + n - 6, ".debug") == 0)
+		return true;
+	if (elfdigest_fd(fd, sha) < 0)
+		return true; /* not ELF: libdw's refusal says so */
+	return memcmp(sha, d->digest, RP_DIGEST_LEN) == 0;
+}
+
+/* FILE has D's build-id but not the recorded contents: the symbols captured for what was
+ * recorded name D when the recording (or a symbols directory) has them, else nothing does;
+ * one warning names the file either way. */
+static void dso_not_as_recorded(struct sym_dso *d, const char *file)
+{
+	char hex[2 * BUILD_ID_MAX + 1];
+
+	buildid_to_hex(d->build_id, d->build_id_len, hex);
+	if (dso_open_captured(d))
+		warnf(d->s,
+		      "%s: not the file recorded under build-id %s (its symbols or unwind "
+		      "sections differ: rebuilt, stripped or forged); its frames are named from the "
+		      "symbols captured at record time",
+		      file, hex);
+	else
+		warnf(d->s,
+		      "%s: not the file recorded under build-id %s (its symbols or unwind "
+		      "sections differ: rebuilt, stripped or forged) and no symbols were captured "
+		      "for that one; its frames are shown as [unknown]",
+		      file, hex);
+}
+
 static void dso_open(struct sym_dso *d)
 {
 	struct symbolizer *s = d->s;
@@ -878,6 +937,12 @@ static void dso_open(struct sym_dso *d)
 		fd = symfile_open(s->symfs, &id, &file, warn, sizeof(warn));
 		if (fd < 0 && dso_open_captured(d))
 			return; /* the header says how many objects were named this way */
+		if (fd >= 0 && !disk_matches(d, fd, file)) {
+			close(fd);
+			dso_not_as_recorded(d, file);
+			free(file);
+			return;
+		}
 		if (warn[0])
 			warnf(s, "%s", warn);
 		if (fd < 0)

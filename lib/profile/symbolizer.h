@@ -83,8 +83,11 @@ struct sym_dso *symbolizer_dso(struct symbolizer *s, const char *path, const uin
  * made without one (RP_REC_BUILDID: the recorder reads build-ids in user space and writes them
  * when they are known). Handles of that file not opened yet take it, so that a file whose
  * build-id differs is refused as with a recorded one, and handles asked for with this build-id
- * find them. DIGEST (RP_DIGEST_LEN bytes, NULL when the recording has none) is what the file
- * held: the symbols captured for that build-id and digest name it (symbolizer_add_symtab()).
+ * find them; so do handles opened already (ringprof script and top symbolize as they read)
+ * whose file has that build-id, so that the file stays one object. A handle opened from a
+ * file with another build-id keeps none: later mappings get a handle of their own. DIGEST
+ * (RP_DIGEST_LEN bytes, NULL when the recording has none) is what the file held: the symbols
+ * captured for that build-id and digest name it (symbolizer_add_symtab()).
  */
 void symbolizer_learn_build_id(struct symbolizer *s, uint32_t maj, uint32_t min, uint64_t ino,
 			       const uint8_t *id, size_t len, const uint8_t *digest);
@@ -105,8 +108,14 @@ int symbolizer_add_image(struct symbolizer *s, const char *name, const void *ima
  * DIGEST (NULL before format 2.4) (RP_REC_SYMTAB_D, RP_REC_SYMTAB: N entries in RUN, SIZE
  * bytes, a base/symx.h run; copied, each entry checked when used). A handle of that build-id
  * and digest whose file cannot be used (missing on this host, or
- * with another build-id) takes its names from them (no inline frames, no lines); a file on
- * disk with that build-id is always preferred. A part already given is ignored. 0 or -errno.
+ * with another build-id) takes its names from them (no inline frames, no lines). A file on
+ * disk with that build-id is preferred only when it holds what was recorded: when the
+ * recording gives the digest (sym_dso_set_digest(), symbolizer_learn_build_id()) the file's
+ * own is computed (lib/elf/elfdigest.c, as the helper does) and must match; a file with
+ * another digest (forged, rebuilt or stripped since) is not used: the symbols captured for
+ * the recorded digest name the handle, else its frames are unknown, with one warning naming
+ * the file either way. A separate debug file found by build-id is not compared (its sections
+ * differ by design). A part already given is ignored. 0 or -errno.
  */
 int symbolizer_add_symtab(struct symbolizer *s, const uint8_t *id, size_t len,
 			  const uint8_t *digest, unsigned part, unsigned n_parts, uint32_t n,

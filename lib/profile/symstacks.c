@@ -274,6 +274,7 @@ static int symbolize(struct symstacks *ss, uint32_t dso, uint64_t addr, uint32_t
 		id = symbolize_kernel(ss, dso, addr);
 		break;
 	case DSOTAB_FILE:
+		dso = dsotab_canonical(ss->dsos, dso);
 		k = symbolizer_lookup(ss->symz, dsotab_sym(ss->dsos, dso), addr, fr, INLINE_MAX);
 		/* Files only: [vdso] has no debug info to install. */
 		if (ss->srcline && k > 0 && !fr[0].file &&
