@@ -1282,9 +1282,13 @@ static void put_frame(FILE *f, uint64_t addr, const char *name, uint64_t offset,
 
 void print_sample(FILE *f, const struct session *s, const struct session_sample *smp)
 {
-	fprintf(f, "%16s %7d/%-7d [%03u] %5" PRIu64 ".%06" PRIu64 ": %10" PRIu64 " %s:", smp->comm,
+	/* perf script's default layout (perf 6.1, -F comm,pid,tid,cpu,time,period,event,ip,sym,
+	 * symoff,dso) for an event with callchains: the command from column 0, "%5d/%-5d ",
+	 * "[%03d] ", "%12s: " for seconds.microseconds, "%10" PRIu64 " ", the event name aligned
+	 * on the recording's longest and followed by ": ", then one line per frame. */
+	fprintf(f, "%s %5d/%-5d [%03u] %5" PRIu64 ".%06" PRIu64 ": %10" PRIu64 " %*s: ", smp->comm,
 		(int)smp->pid, (int)smp->tid, smp->cpu, smp->time / 1000000000u,
-		smp->time % 1000000000u / 1000u, smp->period, smp->event);
+		smp->time % 1000000000u / 1000u, smp->period, smp->event_width, smp->event);
 	/* Where perf script -F +cgroup puts the cgroup; recordings without cgroups have none. */
 	if (smp->unit && strcmp(smp->unit, UNIT_UNKNOWN) != 0)
 		fprintf(f, " %s", smp->unit);

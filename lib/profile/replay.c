@@ -1136,6 +1136,19 @@ const char *replay_event_name(const struct replay *rp)
 	return name ? name : reader_event_name(rp->rd, 0);
 }
 
+size_t replay_event_width(const struct replay *rp)
+{
+	size_t w = 0;
+
+	for (uint32_t i = 0; rp->rd && i < reader_n_events(rp->rd); i++) {
+		const char *name = reader_event_name(rp->rd, i);
+
+		if (name && strlen(name) > w)
+			w = strlen(name);
+	}
+	return w;
+}
+
 const uint32_t *replay_sample_locs(const struct replay *rp, uint32_t *ret_n)
 {
 	*ret_n = rp->hook_n;

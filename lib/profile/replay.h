@@ -67,6 +67,9 @@ const uint32_t *replay_sample_locs(const struct replay *rp, uint32_t *ret_n);
  * event, or in a recording of several the sample's own (the header's when its description
  * was lost); NULL outside a replay. */
 const char *replay_event_name(const struct replay *rp);
+/* The length of the longest event name of the recording being replayed (perf script aligns
+ * the event names of a recording of several on it); 0 outside a replay. */
+size_t replay_event_width(const struct replay *rp);
 struct offcpu_charge;
 /* Off-CPU weights: FN(ARG, charge) for each interval charged (after the sample hook saw its
  * switch-out sample, which it gets too with these weights). */

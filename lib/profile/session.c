@@ -487,6 +487,7 @@ static void on_stream_sample(void *arg, const struct perfrec_sample *smp, uint32
 			    .comm = session_comm(s, comm),
 			    .unit = session_unit(s, unit),
 			    .event = replay_event_name(s->rp) ? replay_event_name(s->rp) : "",
+			    .event_width = (int)replay_event_width(s->rp),
 			    .frames = st->frames,
 			    .n_frames = (uint32_t)m,
 			});

@@ -202,6 +202,7 @@ struct session_sample {
 	const char *comm;
 	const char *unit;		    /* the thread's systemd unit or container */
 	const char *event;		    /* the recording's event name */
+	int event_width;		    /* its longest event name's length */
 	const struct session_frame *frames; /* leaf first; an inline chain shares its addr */
 	uint32_t n_frames;
 	/* SESSION_OFFCPU and _WALL: a switch-out, handed out when its thread switched in again
