@@ -13,7 +13,7 @@ pid=$(sed -n 's/.*main [0-9.]* (pid \([0-9]*\)).*/\1/p' "$T/wl.out")
 
 "$RP" script -i "$T/rp.data" >"$T/all.txt" 2>"$T/all.err" || fail "ringprof script: $(cat "$T/all.err")"
 # The sample line: comm pid/tid [cpu] seconds: period event:
-check_grep "^rp-workload +$pid/$pid +\[00[01]\] +[0-9]+\.[0-9]{6}: +[0-9]+ cpu-clock: ( [^ ]+)?$" "$T/all.txt" \
+check_grep "^rp-workload +$pid/$pid +\[00[01]\] +[0-9]+\.[0-9]{6}: +[0-9]+ cpu-clock: $" "$T/all.txt" \
 	"a main-thread sample line: comm, pid/tid, [cpu], time, period, event"
 check_grep "^rp-worker +$pid/[0-9]+ +\[" "$T/all.txt" "the worker thread: its process's pid, its own tid"
 check_grep "^	 *[0-9a-f]+ worklib_spin\+0x[0-9a-f]+ \(/.*/librp-worklib\.so\)$" "$T/all.txt" \
@@ -36,7 +36,7 @@ awk '/^[^\t]/ { t = $4; sub(":", "", t); if (t + 0 < last) { print "back in time
 ok "samples in time order"
 
 # count FILE: sample lines; report_n ARGS: the Samples column of report -n, summed.
-count() { grep -Ec ' cpu-clock: ( [^ ]+)?$' "$1"; }
+count() { grep -Ec ' cpu-clock: $' "$1"; }
 report_n() {
 	"$RP" report -i "$T/rp.data" -n --no-children -s comm "$@" |
 		awk '$1 ~ /%$/ { n += $2 } END { print n + 0 }'
@@ -81,20 +81,23 @@ ok "stackcollapse-perf.pl's grammar folds script into report --folded's $(wc -l 
 
 # layout FILE: each line of FILE printed again with perf script's formats (perf 6.1, -F
 # comm,pid,tid,cpu,time,period,event,ip,sym,symoff,dso, an event with callchains): a line that
-# differs is printed and the status is 1. A sample line may go on with " UNIT" (perf's
-# -F +cgroup).
+# differs is printed and the status is 1.
 layout() {
 	perl -ne 'chomp; next if $_ eq "";
 		if (/^\t/) { /^\t *([0-9a-f]+) (\S.*) \((.*)\)$/ or die "frame? $_\n";
 			$want = sprintf("\t%16s %s (%s)", $1, $2, $3); }
-		else { /^(\S.*?) +(\d+)\/(\d+) +\[(\d+)\] +(\d+\.\d{6}): +(\d+) +(\S+): ( \S+)?$/
+		else { /^(\S.*?) +(\d+)\/(\d+) +\[(\d+)\] +(\d+\.\d{6}): +(\d+) +(\S+): $/
 				or die "sample? $_\n";
-			$want = sprintf("%s %5d/%-5d [%03d] %12s: %10d %s: %s", $1, $2, $3, $4, $5, $6, $7, $8 // ""); }
+			$want = sprintf("%s %5d/%-5d [%03d] %12s: %10d %s: ", $1, $2, $3, $4, $5, $6, $7); }
 		$want eq $_ or die "layout:\n$_\nperf:\n$want\n"; $n++;
 		END { print $n + 0, "\n" }' "$1"
 }
 n=$(layout "$T/all.txt") || fail "script is not laid out as perf script: $n"
 ok "script's $n lines laid out byte for byte as perf script's formats"
+# -F +unit: the unit after the event, one more space, where perf's -F +cgroup goes.
+"$RP" script -i "$T/rp.data" -F +unit >"$T/unit.txt" || fail "script -F +unit"
+check_eq "$(grep -Ec '^[^	].* cpu-clock:  [^ ]+$' "$T/unit.txt")" "$(count "$T/all.txt")" \
+	"script -F +unit: every sample line ends in its unit"
 
 # The same workload under perf: perf script names the same functions in its frames, and its
 # lines are laid out as ours (perf records the CPU with --sample-cpu).
