@@ -912,7 +912,7 @@ static void column_widths(const struct session *s, const struct print_opts *o,
 }
 
 /* -t: text with the separator turned into '.', as perf does, so that a field never splits. */
-static void put_field(FILE *f, char sep, const char *text)
+void print_field_sep(FILE *f, char sep, const char *text)
 {
 	for (; *text; text++)
 		fputc(*text == sep ? '.' : *text, f);
@@ -930,7 +930,7 @@ static void print_titles_sep(FILE *f, const struct session *s, const struct prin
 			session_totals(s)->time_weighted ? "Time ms" : "Samples");
 	for (size_t k = 0; k < o->n_keys; k++) {
 		fputc(o->field_sep, f);
-		put_field(f, o->field_sep, key_titles[o->keys[k]]);
+		print_field_sep(f, o->field_sep, key_titles[o->keys[k]]);
 	}
 	fputc('\n', f);
 }
@@ -954,20 +954,20 @@ static void print_entry_sep(FILE *f, const struct session *s, const struct print
 		fputc(sep, f);
 		switch (key) {
 		case PRINT_COMM:
-			put_field(f, sep, session_comm(s, e->key[key]));
+			print_field_sep(f, sep, session_comm(s, e->key[key]));
 			break;
 		case PRINT_DSO:
-			put_field(f, sep, session_dso_name(s, e->key[key]));
+			print_field_sep(f, sep, session_dso_name(s, e->key[key]));
 			break;
 		case PRINT_UNIT:
-			put_field(f, sep, session_unit(s, e->key[key]));
+			print_field_sep(f, sep, session_unit(s, e->key[key]));
 			break;
 		case PRINT_SRCLINE:
-			put_field(f, sep, srcline_text(s, e->key[key]));
+			print_field_sep(f, sep, srcline_text(s, e->key[key]));
 			break;
 		case PRINT_SYM:
 			fprintf(f, "[%s] ", session_sym(s, e->key[key])->kernel ? "k" : ".");
-			put_field(f, sep, sym_name(s, e->key[key]));
+			print_field_sep(f, sep, sym_name(s, e->key[key]));
 			break;
 		default:
 			fprintf(f, "%d", (int)e->key[key]);

@@ -49,6 +49,8 @@ struct print_opts {
 #define PRINT_SORT_KEYS "comm,pid,tid,dso,sym,cpu,unit,srcline"
 /* The title of key K's column, as perf's ("Source:Line" for srcline). */
 const char *print_key_title(enum print_key k);
+/* -t: TEXT into F with each SEP in it written as '.', so that SEP only separates columns. */
+void print_field_sep(FILE *f, char sep, const char *text);
 /* Whether O's keys include K. */
 bool print_has_key(const struct print_opts *o, enum print_key k);
 int print_parse_sort(const char *s, struct print_opts *o);
