@@ -33,6 +33,12 @@ struct replay *replay_free(struct replay *rp);
  * time is unknown while a window is set, or when it has no intact frame.
  */
 int replay_file(struct replay *rp, struct reader *r, char *why, size_t why_size);
+/* replay_file() in three steps, for a file read as it grows (reader_follow()): begin (its
+ * return as replay_file()'s; on 0, nothing else may be replayed until end), then more each
+ * time the reader has more records, then end (what replay_file() returns after reading). */
+int replay_begin(struct replay *rp, struct reader *r, char *why, size_t why_size);
+void replay_more(struct replay *rp, struct reader *r);
+int replay_end(struct replay *rp, struct reader *r, char *why, size_t why_size);
 
 /*
  * The side tables of the file PRE is a second reader of (open, at its start; borrowed): its
