@@ -13,7 +13,8 @@ PACKAGES="$PACKAGES debuginfod xz-utils"
 # ringprof annotate disassembles with capstone (README: why not elfutils' libasm).
 PACKAGES="$PACKAGES libcapstone-dev"
 # tests/report-html.sh opens report --html's page in Debian's chromium, headless, driven with
-# playwright-core from npm (install_web below; npm comes with nodejs where that is not Debian's).
+# playwright-core from npm, and tests/script-speedscope.sh speedscope's own page, also from npm
+# (install_web below; npm comes with nodejs where that is not Debian's).
 PACKAGES="$PACKAGES chromium nodejs"
 # tests/record-fuse.sh mounts a FUSE file system whose server never answers (fusermount3, libfuse3).
 PACKAGES="$PACKAGES fuse3 libfuse3-dev"
@@ -40,18 +41,20 @@ install_missing() {
 	apt-get install -y -qq --no-install-recommends $missing >/dev/null
 }
 
-# playwright-core, at the version tests/web/package-lock.json pins, into tests/web/node_modules
-# (git-ignored): once, and again when the pin changes.
+# playwright-core and speedscope, at the versions tests/web/package-lock.json pins, into
+# tests/web/node_modules (git-ignored): once, and again when a pin changes.
 install_web() {
 	local want have
 	if ! command -v npm >/dev/null; then
 		[ "$(id -u)" = 0 ] || { echo "setup.sh: npm is missing (run as root, or install it)" >&2; exit 1; }
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends npm >/dev/null
 	fi
-	want=$(sed -n 's/.*"playwright-core": "\([0-9.]*\)".*/\1/p' tests/web/package.json)
-	have=$(sed -n 's/^  "version": "\(.*\)",$/\1/p' tests/web/node_modules/playwright-core/package.json 2>/dev/null || true)
+	want=$(sed -n 's/.*"\(playwright-core\|speedscope\)": "\([0-9.]*\)".*/\1 \2/p' tests/web/package.json)
+	have=$(for p in playwright-core speedscope; do
+		sed -n "s/^  \"version\": \"\(.*\)\",\$/$p \1/p" tests/web/node_modules/$p/package.json 2>/dev/null
+	done || true)
 	[ "$want" = "$have" ] && return 0
-	echo "setup.sh: installing playwright-core $want into tests/web/node_modules" >&2
+	echo "setup.sh: installing $(echo $want) into tests/web/node_modules" >&2
 	(cd tests/web && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
 }
 

@@ -1,4 +1,4 @@
-/* json.c — report --json: the header and the flat table as one JSON object. */
+/* json.c — report and diff --json: the header and the flat table as one JSON object. */
 #include "json.h"
 
 #include <inttypes.h>
@@ -9,8 +9,6 @@
 #include "format/format.h"
 #include "profile/print.h"
 #include "profile/session.h"
-
-#define JSON_SCHEMA 1 /* the "schema" member: raised when a member changes meaning */
 
 /* The length of the UTF-8 sequence at p (1-4), or 0 when it is not one. */
 static size_t utf8_len(const unsigned char *p)
@@ -51,8 +49,8 @@ void json_str(FILE *f, const char *s)
 }
 
 /* The -s spellings of the keys, by enum print_key: the members of each row. */
-static const char *const key_names[PRINT_N_KEYS] = { "comm", "pid", "tid",  "dso",
-						     "sym",  "cpu", "unit", "srcline" };
+const char *const json_key_names[PRINT_N_KEYS] = { "comm", "pid", "tid",  "dso",
+						   "sym",  "cpu", "unit", "srcline" };
 
 struct json_rows {
 	FILE *f;
@@ -78,7 +76,7 @@ static void json_row(void *arg, const struct print_entry *e, double total)
 		enum print_key key = j->o->keys[k];
 		const char *text = print_key_text(j->s, key, e->key[key]);
 
-		fprintf(f, ", \"%s\": ", key_names[key]);
+		fprintf(f, ", \"%s\": ", json_key_names[key]);
 		if (text)
 			json_str(f, text);
 		else
@@ -90,21 +88,20 @@ static void json_row(void *arg, const struct print_entry *e, double total)
 	fputc('}', f);
 }
 
-/* "header": what was read and what the shares are of. */
-static void json_header(FILE *f, const struct session *s, const struct print_opts *o,
-			const char *const *inputs, size_t n_inputs)
+void json_totals(FILE *f, const struct session *s, const char *const *inputs, size_t n_inputs,
+		 const char *indent)
 {
 	const struct session_totals *t = session_totals(s);
 	const struct session_event *ev = session_selected_event(s);
 	const struct rp_header_rec *h = session_header(s);
 	char name[sizeof(h->event_name) + 1];
 
-	fputs("  \"header\": {\n    \"inputs\": [", f);
+	fprintf(f, "%s\"inputs\": [", indent);
 	for (size_t i = 0; i < n_inputs; i++) {
 		fputs(i ? ", " : "", f);
 		json_str(f, inputs[i]);
 	}
-	fputs("],\n    \"event\": ", f);
+	fprintf(f, "],\n%s\"event\": ", indent);
 	if (ev || h) {
 		snprintf(name, sizeof(name), "%s", ev ? ev->name : h->event_name);
 		json_str(f, name);
@@ -112,12 +109,23 @@ static void json_header(FILE *f, const struct session *s, const struct print_opt
 		fputs("null", f);
 	}
 	fprintf(f,
-		",\n    \"samples\": %" PRIu64 ",\n    \"samples_before_filters\": %" PRIu64
-		",\n    \"period\": %" PRIu64 ",\n    \"lost\": %" PRIu64
-		",\n    \"first_ns\": %" PRIu64 ",\n    \"last_ns\": %" PRIu64
-		",\n    \"time_weighted\": %s,\n    \"shares_of\": %" PRIu64 "\n  },\n",
-		t->samples, t->samples_seen, t->period, t->lost, t->t_first, t->t_last,
-		t->time_weighted ? "true" : "false", o->absolute ? t->period_window : t->period);
+		",\n%s\"samples\": %" PRIu64 ",\n%s\"samples_before_filters\": %" PRIu64
+		",\n%s\"period\": %" PRIu64 ",\n%s\"lost\": %" PRIu64 ",\n%s\"first_ns\": %" PRIu64
+		",\n%s\"last_ns\": %" PRIu64 ",\n%s\"time_weighted\": %s",
+		indent, t->samples, indent, t->samples_seen, indent, t->period, indent, t->lost,
+		indent, t->t_first, indent, t->t_last, indent, t->time_weighted ? "true" : "false");
+}
+
+/* "header": what was read and what the shares are of. */
+static void json_header(FILE *f, const struct session *s, const struct print_opts *o,
+			const char *const *inputs, size_t n_inputs)
+{
+	const struct session_totals *t = session_totals(s);
+
+	fputs("  \"header\": {\n", f);
+	json_totals(f, s, inputs, n_inputs, "    ");
+	fprintf(f, ",\n    \"shares_of\": %" PRIu64 "\n  },\n",
+		o->absolute ? t->period_window : t->period);
 }
 
 int json_write_report(FILE *f, const struct session *s, const struct print_opts *o,
@@ -130,7 +138,7 @@ int json_write_report(FILE *f, const struct session *s, const struct print_opts 
 	json_header(f, s, o, inputs, n_inputs);
 	fputs("  \"keys\": [", f);
 	for (size_t k = 0; k < o->n_keys; k++)
-		fprintf(f, "%s\"%s\"", k ? ", " : "", key_names[o->keys[k]]);
+		fprintf(f, "%s\"%s\"", k ? ", " : "", json_key_names[o->keys[k]]);
 	fprintf(f, "],\n  \"children\": %s,\n  \"rows\": [", o->children ? "true" : "false");
 	rc = print_each_entry(s, o, json_row, &j);
 	fputs(j.n ? "\n  ]\n}\n" : "]\n}\n", f);

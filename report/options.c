@@ -41,8 +41,10 @@ const char options_help_filters[] =
     "      --since WHEN        only samples at or after WHEN: local time\n"
     "      --until WHEN        \"YYYY-MM-DD HH:MM[:SS]\" or \"HH:MM[:SS]\", or +DUR after the\n"
     "                          start of the first recording, or -DUR before the end of\n"
-    "                          the last one (DUR: 30, 30s, 15min, 2h, 1d); recordings and\n"
-    "                          frames outside the window are not read\n"
+    "                          the last one (DUR: 30, 30s, 15min, 2h, 1d: -15min counts\n"
+    "                          from the last sample, and a note says when that was more\n"
+    "                          than a minute ago); recordings and frames outside the\n"
+    "                          window are not read\n"
     "      --time START,END    perf's spelling of the window: START and END in seconds\n"
     "                          as script prints them (either may be left out), or\n"
     "                          PCT%/N (the Nth slice of PCT% of the span: 10%/2) or\n"
@@ -527,11 +529,63 @@ static int parse_time(const struct options *o, int64_t lo, int64_t hi, struct se
 		   : 0;
 }
 
+/* Wall-clock ns as local time with milliseconds, "YYYY-MM-DD HH:MM:SS.mmm". */
+static const char *local_time_ms(int64_t ns, char *buf, size_t size)
+{
+	size_t n = strlen(local_time(ns, buf, size));
+
+	snprintf(buf + n, size - n, ".%03d", (int)(ns % 1000000000 / 1000000));
+	return buf;
+}
+
+/* NS as "42 s", "17 min", "3.5 h" or "2.0 d" into BUF. */
+static const char *ago_text(int64_t ns, char *buf, size_t size)
+{
+	double sec = (double)ns / 1e9;
+
+	if (sec < 120)
+		snprintf(buf, size, "%.0f s", sec);
+	else if (sec < 120 * 60)
+		snprintf(buf, size, "%.0f min", sec / 60);
+	else if (sec < 48 * 3600)
+		snprintf(buf, size, "%.1f h", sec / 3600);
+	else
+		snprintf(buf, size, "%.1f d", sec / 86400);
+	return buf;
+}
+
+/* A -DUR window counts back from the last sample (END), not from now: when that was more than
+ * a minute ago, say so, with the window it makes. */
+static void note_relative(const struct options *o, int64_t end)
+{
+	const struct session_filter *f = &o->so.filter;
+	const char *which = o->since && o->since[0] == '-'   ? "--since"
+			    : o->until && o->until[0] == '-' ? "--until"
+							     : NULL;
+	struct timespec now;
+	int64_t ago;
+	char e[40], a[32], w0[40], w1[40];
+
+	if (!which || end <= 0 || clock_gettime(CLOCK_REALTIME, &now) < 0)
+		return;
+	ago = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec - end;
+	if (ago < 60 * (int64_t)1000000000)
+		return;
+	fprintf(stderr,
+		"%s: note: %s %s counts back from the last sample (%s, %s ago), not from now: the "
+		"window is %s to %s\n",
+		o->prog, which, which[2] == 's' ? o->since : o->until,
+		local_time_ms(end, e, sizeof(e)), ago_text(ago, a, sizeof(a)),
+		f->have_since ? local_time_ms(f->since, w0, sizeof(w0)) : "the first sample",
+		local_time_ms(f->have_until && f->until < end ? f->until : end, w1, sizeof(w1)));
+}
+
 /* --since/--until against the wall-clock span of all inputs. 0 or the exit status (said). */
 static int resolve_window(struct options *o)
 {
 	struct session_filter *f = &o->so.filter;
 	int64_t start = INT64_MAX, end = INT64_MIN, lo, hi;
+	int r;
 
 	for (size_t i = 0; i < o->n_inputs; i++) {
 		int64_t a, b;
@@ -577,7 +631,10 @@ static int resolve_window(struct options *o)
 	}
 	f->have_since = o->since != NULL;
 	f->have_until = o->until != NULL;
-	return check_window(o, start, end);
+	r = check_window(o, start, end);
+	if (r == 0 && start <= end)
+		note_relative(o, end);
+	return r;
 }
 
 int options_filter(struct options *o)

@@ -12,6 +12,7 @@
 #include "base/util.h"
 #include "format/format.h"
 #include "html.h"
+#include "json.h"
 #include "options.h"
 #include "cli/pager.h"
 #include "profile/diff.h"
@@ -67,6 +68,10 @@ static void usage(FILE *f)
 		"                          readable offline: a differential flame graph (widths of\n"
 		"                          one side, colours by the change in share: red grew, blue\n"
 		"                          shrank, both totals in its legend) and this table\n"
+		"  -t, --field-separator C the table's columns joined by the character C, not\n"
+		"                          padded, and C in names turned into '.' (perf's -t)\n"
+		"      --json              both sides' totals and the table as one JSON object\n"
+		"                          (members in ringprof-diff(1), as report --json's)\n"
 		"      --children          shares of Children (the default with --off-cpu, --wall)\n"
 		"      --no-children       shares of Self (the default otherwise)\n"
 		"%s"
@@ -84,6 +89,7 @@ enum {
 	OPT_BASE_UNTIL,
 	OPT_CHILDREN,
 	OPT_NO_CHILDREN,
+	OPT_JSON,
 };
 
 /* What the command line asks for: the options of both sides, parsed into side[0] and copied. */
@@ -91,6 +97,7 @@ struct args {
 	struct options side[DIFF_SIDES];
 	const char *base_since, *base_until;
 	bool folded;
+	bool json;	  /* --json */
 	const char *html; /* --html FILE */
 	int children;	  /* -1: with --off-cpu and --wall, 0 --no-children, 1 --children */
 	struct print_opts po;
@@ -119,6 +126,19 @@ static int parse_own(struct args *a, int c, char *arg)
 		return 0;
 	case OPT_HTML:
 		a->html = arg;
+		return 0;
+	case OPT_JSON:
+		a->json = true;
+		return 0;
+	case 't':
+		if (!arg[0] || arg[1]) {
+			fprintf(stderr,
+				PROG ": -t takes one character to put between the columns (e.g. "
+				     "-t ',' or -t $'\\t'), not '%s'\n",
+				arg);
+			return EXIT_USAGE;
+		}
+		a->po.field_sep = arg[0];
 		return 0;
 	case OPT_PERCENT_LIMIT:
 		if (util_parse_percent(arg, &a->po.percent_limit) < 0) {
@@ -197,6 +217,8 @@ static int parse_argv(struct args *a, int argc, char **argv)
 		{ "baseline-until", required_argument, NULL, OPT_BASE_UNTIL },
 		{ "children", no_argument, NULL, OPT_CHILDREN },
 		{ "no-children", no_argument, NULL, OPT_NO_CHILDREN },
+		{ "field-separator", required_argument, NULL, 't' },
+		{ "json", no_argument, NULL, OPT_JSON },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -207,7 +229,7 @@ static int parse_argv(struct args *a, int argc, char **argv)
 	a->children = -1;
 	a->po = (struct print_opts){ .keys = { PRINT_DSO, PRINT_SYM }, .n_keys = 2 };
 	cli_options(longopts);
-	while ((c = getopt_long(argc, argv, ":" OPTIONS_SHORTS "s:hV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":" OPTIONS_SHORTS "s:t:hV", longopts, NULL)) != -1) {
 		r = c == 'i' || c == OPT_DIR ? 1
 					     : options_parse(&a->side[DIFF_BASE], c, optarg, argv);
 		if (r == 1)
@@ -219,8 +241,9 @@ static int parse_argv(struct args *a, int argc, char **argv)
 	 * in report's flat view. */
 	if (a->children < 0)
 		a->children = a->side[DIFF_BASE].so.weight != SESSION_CPU;
-	if (a->html && a->folded) {
-		fprintf(stderr, PROG ": --html and --folded are different outputs: choose one\n");
+	if (!!a->html + a->folded + a->json + !!a->po.field_sep > 1) {
+		fprintf(stderr, PROG ": --html, --folded, --json and -t are different outputs: "
+				     "choose one\n");
 		return EXIT_USAGE;
 	}
 	a->side[DIFF_BASE].so.srcline = print_has_key(&a->po, PRINT_SRCLINE);
@@ -310,6 +333,115 @@ static void print_entries(FILE *f, const struct args *a, const struct diff_entry
 				e[i].field[o->keys[k]]);
 		fputc('\n', f);
 	}
+}
+
+/* -t: a side's share, or nothing for a side without the entry. */
+static void print_share_sep(FILE *f, uint64_t w, double pct)
+{
+	if (w)
+		fprintf(f, "%.2f%%", pct);
+}
+
+/* -t: the columns of print_entries(), joined by the separator, none padded. */
+static void print_entries_sep(FILE *f, const struct args *a, const struct diff_entry *e, size_t n,
+			      const double total[DIFF_SIDES])
+{
+	const struct print_opts *o = &a->po;
+	char sep = o->field_sep;
+
+	fprintf(f, "# Baseline%cNew%cDelta%cRatio", sep, sep, sep);
+	for (size_t k = 0; k < o->n_keys; k++) {
+		fputc(sep, f);
+		print_field_sep(f, sep, print_key_title(o->keys[k]));
+	}
+	fputc('\n', f);
+	for (size_t i = 0; i < n; i++) {
+		double b = 100.0 * (double)e[i].w[DIFF_BASE] / total[DIFF_BASE],
+		       nw = 100.0 * (double)e[i].w[DIFF_NEW] / total[DIFF_NEW];
+
+		if (b < o->percent_limit && nw < o->percent_limit)
+			continue;
+		print_share_sep(f, e[i].w[DIFF_BASE], b);
+		fputc(sep, f);
+		print_share_sep(f, e[i].w[DIFF_NEW], nw);
+		fprintf(f, "%c%+.2f%c", sep, nw - b, sep);
+		if (!e[i].w[DIFF_BASE] || !e[i].w[DIFF_NEW])
+			fputs(e[i].w[DIFF_BASE] ? "only base" : "only new", f);
+		else
+			fprintf(f, "%.2f", nw / b);
+		for (size_t k = 0; k < o->n_keys; k++) {
+			fputc(sep, f);
+			print_field_sep(f, sep, e[i].field[o->keys[k]]);
+		}
+		fputc('\n', f);
+	}
+}
+
+/* --json: one key's member(s) of a row: numbers for pid, tid and cpu; the symbol without its
+ * "[k] " mark, which becomes "kernel", as report --json writes them. */
+static void json_key(FILE *f, enum print_key key, const char *text)
+{
+	fprintf(f, ", \"%s\": ", json_key_names[key]);
+	if (key == PRINT_PID || key == PRINT_TID || key == PRINT_CPU) {
+		fputs(text && *text ? text : "null", f);
+	} else if (key == PRINT_SYM && text && text[0] == '[' && text[2] == ']' && text[3] == ' ') {
+		json_str(f, text + 4);
+		fprintf(f, ", \"kernel\": %s", text[1] == 'k' ? "true" : "false");
+	} else {
+		json_str(f, text ? text : "");
+	}
+}
+
+/* --json: a side's share in percent, or null for a side without the entry. */
+static void json_share(FILE *f, const char *name, uint64_t w, double pct)
+{
+	fprintf(f, "\"%s\": ", name);
+	if (w)
+		fprintf(f, "%.4f", pct);
+	else
+		fputs("null", f);
+	fprintf(f, ", \"%s_period\": %" PRIu64, name, w);
+}
+
+/* --json: the object ringprof-diff(1) documents: each side's totals (report --json's header
+ * members), what the shares are of, the keys, then the rows in the table's order. */
+static void print_json(FILE *f, const struct args *a, struct session *const *s,
+		       const struct diff_entry *e, size_t n, const double total[DIFF_SIDES])
+{
+	const struct print_opts *o = &a->po;
+	size_t n_rows = 0;
+
+	fprintf(f, "{\n  \"ringprof\": \"diff\",\n  \"schema\": %d,\n", JSON_SCHEMA);
+	for (int i = 0; i < DIFF_SIDES; i++) {
+		fprintf(f, "  \"%s\": {\n", i == DIFF_BASE ? "baseline" : "new");
+		json_totals(f, s[i], (const char *const *)a->side[i].inputs, a->side[i].n_inputs,
+			    "    ");
+		fputs("\n  },\n", f);
+	}
+	fprintf(f, "  \"shares\": \"%s\",\n  \"keys\": [", a->children ? "children" : "self");
+	for (size_t k = 0; k < o->n_keys; k++)
+		fprintf(f, "%s\"%s\"", k ? ", " : "", json_key_names[o->keys[k]]);
+	fputs("],\n  \"rows\": [", f);
+	for (size_t i = 0; i < n; i++) {
+		double b = 100.0 * (double)e[i].w[DIFF_BASE] / total[DIFF_BASE],
+		       nw = 100.0 * (double)e[i].w[DIFF_NEW] / total[DIFF_NEW];
+
+		if (b < o->percent_limit && nw < o->percent_limit)
+			continue;
+		fputs(n_rows++ ? ",\n    {" : "\n    {", f);
+		json_share(f, "baseline", e[i].w[DIFF_BASE], b);
+		fputs(", ", f);
+		json_share(f, "new", e[i].w[DIFF_NEW], nw);
+		fprintf(f, ", \"delta\": %.4f, \"ratio\": ", nw - b);
+		if (e[i].w[DIFF_BASE] && e[i].w[DIFF_NEW])
+			fprintf(f, "%.4f, \"only\": null", nw / b);
+		else
+			fprintf(f, "null, \"only\": \"%s\"", e[i].w[DIFF_BASE] ? "base" : "new");
+		for (size_t k = 0; k < o->n_keys; k++)
+			json_key(f, o->keys[k], e[i].field[o->keys[k]]);
+		fputc('}', f);
+	}
+	fputs(n_rows ? "\n  ]\n}\n" : "]\n}\n", f);
 }
 
 /* The folded stacks with both sides' counts, in name order (as report --folded). */
@@ -440,13 +572,20 @@ static int compare(const struct args *a, struct session *const *s)
 		e = diff_entries(d, &n);
 		if (a->folded) {
 			print_folded_pairs(stdout, e, n);
+		} else if (a->json) {
+			diff_sort(d, total);
+			e = diff_entries(d, &n);
+			print_json(stdout, a, s, e, n, dt);
 		} else {
 			diff_sort(d, total);
 			e = diff_entries(d, &n);
 			print_side(stdout, "baseline", &a->side[DIFF_BASE], s[DIFF_BASE]);
 			print_side(stdout, "new", &a->side[DIFF_NEW], s[DIFF_NEW]);
 			print_shares(stdout, a);
-			print_entries(stdout, a, e, n, dt);
+			if (a->po.field_sep)
+				print_entries_sep(stdout, a, e, n, dt);
+			else
+				print_entries(stdout, a, e, n, dt);
 			if (!n)
 				printf("# no samples on either side\n");
 		}

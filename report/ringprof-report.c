@@ -93,7 +93,9 @@ static void usage(FILE *f)
 		"                          not apply\n"
 		"      --timeline[=N]      samples over time: a line per time bucket (at most N,\n"
 		"                          default 30, of a round width) with its local time, its\n"
-		"                          samples, those of the 4 busiest commands and a bar\n"
+		"                          samples, those of the 4 busiest commands (units where\n"
+		"                          the samples are in two units or more; -s comm or -s\n"
+		"                          unit chooses) and a bar\n"
 		"      --html FILE         the profile as one interactive page, readable offline\n"
 		"                          (it makes no request): timeline by command or unit\n"
 		"                          (drag a range), flame graph, inverted graph, sandwich,\n"
@@ -792,7 +794,11 @@ static int print_report(const struct session *s, const struct args *a, bool sect
 		printf("# Samples: %" PRIu64 " of event '%s'\n#\n", session_totals(s)->samples,
 		       a->o.so.filter.event);
 	if (a->timeline)
-		return timeline_print(stdout, s, &a->ax);
+		return timeline_print(stdout, s, &a->ax,
+				      !a->sort_set		    ? TIMELINE_AUTO
+				      : a->po.keys[0] == PRINT_UNIT ? TIMELINE_UNIT
+				      : a->po.keys[0] == PRINT_COMM ? TIMELINE_COMM
+								    : TIMELINE_AUTO);
 	return print_flat(stdout, s, &po);
 }
 

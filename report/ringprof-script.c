@@ -1,6 +1,7 @@
 /* ringprof-script.c — `ringprof script`: every sample, symbolized, one after another in time
  * order, as perf script prints them (the form tools are built on). */
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,8 @@ static void usage(FILE *f)
 		"    FILE:LINE                           with --srcline (perf's -F +srcline)\n"
 		"  (a blank line)\n"
 		"\n"
+		"Byte for byte perf 6.1's layout (-F comm,pid,tid,cpu,time,period,event,ip,sym,\n"
+		"symoff,dso with callchains), which stackcollapse-perf.pl and speedscope read.\n"
 		"SECONDS is the sample's CLOCK_MONOTONIC time; ADDRESS the sampled or return\n"
 		"address as recorded; OBJECT the file's path, or [kernel.kallsyms], [MODULE],\n"
 		"[vdso]. Samples are printed as they are read, not gathered, so the memory used\n"
@@ -44,6 +47,9 @@ static void usage(FILE *f)
 		"      --srcline           each frame's source line, FILE:LINE from DWARF line\n"
 		"                          tables (OBJECT+0xOFFSET where the object has none), on\n"
 		"                          a line of its own under the frame (also -F +srcline)\n"
+		"  -F, --fields +unit      each sample's systemd unit or container after its event,\n"
+		"                          where perf script -F +cgroup puts the cgroup (also\n"
+		"                          +cgroup; -F +srcline,+unit adds both)\n"
 		"%s"
 		"  -h, --help              this help\n"
 		"  -V, --version           version\n"
@@ -54,19 +60,35 @@ static void usage(FILE *f)
 		options_help_output);
 }
 
-/* -F: perf script's fields. The layout is perf's default; only "+srcline" (perf's way to add
- * a field to it) is taken. 0, or EXIT_USAGE (said). */
+/* -F +unit: each sample's unit after its event, where perf script -F +cgroup puts the cgroup. */
+static bool show_unit;
+
+/* -F: perf script's fields. The layout is perf's default; only "+srcline" and "+unit" (or
+ * perf's "+cgroup"), comma-separated, can be added to it. 0, or EXIT_USAGE (said). */
 static int parse_fields(struct options *o, const char *arg)
 {
-	if (strcmp(arg, "+srcline") == 0) {
-		o->so.srcline = true;
-		return 0;
+	char *copy = strdup(arg), *save = NULL;
+	int r = 0;
+
+	if (!copy)
+		return EXIT_FAILURE;
+	for (char *f = strtok_r(copy, ",", &save); f; f = strtok_r(NULL, ",", &save)) {
+		if (strcmp(f, "+srcline") == 0) {
+			o->so.srcline = true;
+		} else if (strcmp(f, "+unit") == 0 || strcmp(f, "+cgroup") == 0) {
+			show_unit = true;
+		} else {
+			fprintf(stderr,
+				PROG
+				": -F '%s': only +srcline and +unit (+cgroup) can be added (the "
+				"other fields are perf script's default layout, always printed)\n",
+				f);
+			r = EXIT_USAGE;
+			break;
+		}
 	}
-	fprintf(stderr,
-		PROG ": -F '%s': only +srcline can be added (the other fields are perf script's "
-		     "default layout, always printed)\n",
-		arg);
-	return EXIT_USAGE;
+	free(copy);
+	return r;
 }
 
 /* 0 to print, or the exit status after saying what is wrong. */
@@ -109,8 +131,11 @@ static int parse_argv(struct options *o, int argc, char **argv)
 static void on_sample(void *arg, const struct session_sample *smp)
 {
 	const struct session *s = arg;
+	struct session_sample shown = *smp;
 
-	print_sample(stdout, s, smp);
+	if (!show_unit)
+		shown.unit = NULL;
+	print_sample(stdout, s, &shown);
 }
 
 /* Read and print every input. The exit status. */

@@ -92,8 +92,10 @@ struct top {
 	size_t cap_first;
 	uint32_t *canon; /* a session symbol -> canon_sym() + 1; 0: not met yet */
 	size_t cap_canon;
-	struct top_counts base; /* the recordings read once */
-	struct top_counts live; /* --dir: the active file, read again at every refresh */
+	struct top_counts base;	   /* the recordings read once */
+	struct top_counts live;	   /* --dir: the active files, read as they grow */
+	struct session_follow *fw; /* --dir: the active file being read, fw_name in dir */
+	char fw_name[256];
 	struct top_counts *cur; /* where on_sample() counts */
 	uint64_t t_from;      /* --dir: samples before this (CLOCK_MONOTONIC ns) are not counted */
 	struct top_row *rows; /* the table of the last refresh, busiest first */
@@ -164,8 +166,9 @@ static void usage(FILE *f)
 		"                         redrawing the screen (the default when stdout is not a\n"
 		"                         terminal)\n"
 		"      --dir DIR          follow ringprofd's directory instead of recording: the\n"
-		"                         files it closes and its active .partial file, read\n"
-		"                         again at each refresh; the samples since top started\n"
+		"                         files it closes and its active .partial file, of which\n"
+		"                         each refresh reads only what was appended; the samples\n"
+		"                         since top started\n"
 		"                         (no privileges beyond reading DIR: the ringprof group)\n"
 		"      --keep DIR         keep the recordings in DIR (one per refresh, named as\n"
 		"                         record --switch-output names them; report --dir reads\n"
@@ -897,7 +900,7 @@ static void counts_reset(struct top_counts *k, bool callers)
 }
 
 /* Forget the counts (z, -z): the tables start again; command ids stay. --dir: the samples
- * recorded before now are no longer counted (the active file is read again). */
+ * recorded before now are no longer counted (in frames the daemon writes later too). */
 static void zero_counts(struct top *t)
 {
 	counts_reset(&t->base, t->a.call_graph);
@@ -1022,16 +1025,39 @@ static bool take_keys(struct top *t)
 	return changed && !stop_asked;
 }
 
-/* --dir: read the active file again, from its start, into the live counts (replaced). Its
- * last frame may be cut while the daemon writes it: the reader's warnings about this file are
- * not shown (they come, if the damage is real, when the closed file is read). */
-static void read_live(struct top *t)
+/* --dir: the active file followed, when it is no longer the active one (the daemon closed it
+ * as NAME.data, or another took over): the rest read through the same open file, and its
+ * closed name marked read so that read_finished() does not read it again. */
+static void close_followed(struct top *t, const char *active)
+{
+	char why[512];
+	size_t len = strlen(t->fw_name);
+
+	if (!t->fw || (active && strcmp(active, t->fw_name) == 0))
+		return;
+	t->cur = &t->live;
+	session_follow_close(t->s, t->fw, why, sizeof(why));
+	t->cur = &t->base;
+	t->fw = NULL;
+	t->files++;
+	t->fw_name[len - strlen(".partial")] = '\0'; /* NAME.data */
+	if (strcmp(t->fw_name, t->last) > 0)
+		util_strlcpy(t->last, t->fw_name, sizeof(t->last));
+}
+
+/* --dir: the files closed since the last refresh, then the active file as it grows: the
+ * first refresh that sees it reads it to its last complete frame, each one after only the
+ * frames appended since (never the whole file again). Warnings about the active file are not
+ * shown while it grows (a real damage is said when it is closed). */
+static void read_dir(struct top *t)
 {
 	char name[256], path[PATH_MAX + 300], why[512];
+	bool active = scan_dir(t, name, sizeof(name), false);
 	int saved, null;
 
-	counts_reset(&t->live, t->a.call_graph);
-	if (!scan_dir(t, name, sizeof(name), false))
+	close_followed(t, active ? name : NULL);
+	read_finished(t);
+	if (!active)
 		return;
 	snprintf(path, sizeof(path), "%s/%s", t->dir, name);
 	fflush(stderr);
@@ -1041,7 +1067,13 @@ static void read_live(struct top *t)
 		dup2(null, STDERR_FILENO);
 	t->cur = &t->live;
 	t->o.warn_path = path;
-	session_add_file(t->s, path, why, sizeof(why)); /* gone: renamed, read when closed */
+	if (t->fw)
+		session_follow_more(t->s, t->fw);
+	else if (session_follow_open(t->s, path, &t->fw, why, sizeof(why)) == 0)
+		util_strlcpy(t->fw_name, name,
+			     sizeof(t->fw_name)); /* else gone: read when closed */
+	else
+		t->fw = NULL;
 	t->cur = &t->base;
 	fflush(stderr);
 	if (saved >= 0 && null >= 0)
@@ -1067,10 +1099,8 @@ static int run_dir(struct top *t)
 		if (util_now_ns() < next)
 			continue;
 		next += t->a.delay * NSEC_PER_SEC;
-		if (!t->frozen) {
-			read_finished(t);
-			read_live(t);
-		}
+		if (!t->frozen)
+			read_dir(t);
 		render(t, stdout, ++refresh);
 		if (t->a.zero)
 			zero_counts(t);
@@ -1192,6 +1222,7 @@ int main(int argc, char **argv)
 {
 	static struct top t;
 	struct sigaction sa = { 0 };
+	char why[512];
 	int r;
 
 	r = parse_argv(&t, argc, argv);
@@ -1221,6 +1252,8 @@ int main(int argc, char **argv)
 	raw_tty(&t);
 	r = t.a.follow ? run_dir(&t) : run(&t);
 	restore_tty(&t);
+	if (t.fw)
+		session_follow_close(t.s, t.fw, why, sizeof(why));
 	session_free(t.s);
 	options_warn_done(&t.o);
 	remove_dir(&t);

@@ -7,7 +7,10 @@
 #include <string.h>
 #include <time.h>
 
-#define TOP_COMMANDS 4 /* commands with a column of their own */
+#include "profile/unit.h"
+
+#define TOP_COMMANDS 4 /* commands (or units) with a column of their own */
+#define COL_MAX 24     /* the widest column: longer names are cut */
 #define BAR_WIDTH 30
 #define SEC 1000000000ull
 
@@ -82,36 +85,69 @@ static const char *when(int64_t ns, const struct timeline_axis *ax, bool dates, 
 struct tl_counts {
 	uint64_t *cell; /* n buckets x (TOP_COMMANDS + 1) */
 	uint64_t *total;
+	bool by_unit; /* the columns are units, not commands */
 	uint32_t top[TOP_COMMANDS];
 	size_t n_top;
 };
 
-/* The commands with the most samples, into c->top. */
+/* A row's column key: its unit or its command. */
+static uint32_t group_of(const struct tl_counts *c, const struct session_row *r)
+{
+	return c->by_unit ? r->unit : r->comm;
+}
+
+static const char *group_name(const struct session *s, const struct tl_counts *c, uint32_t g)
+{
+	return c->by_unit ? session_unit(s, g) : session_comm(s, g);
+}
+
+/* TIMELINE_AUTO: units when the samples fall in two of them or more that are known (a
+ * system-wide or ringprofd recording), else commands. */
+static bool pick_by_unit(const struct session *s, enum timeline_by by)
+{
+	size_t n_rows;
+	const struct session_row *rows = session_rows(s, &n_rows);
+	uint32_t first = UINT32_MAX;
+
+	if (by != TIMELINE_AUTO)
+		return by == TIMELINE_UNIT;
+	for (size_t i = 0; i < n_rows; i++) {
+		if (strcmp(session_unit(s, rows[i].unit), UNIT_UNKNOWN) == 0)
+			continue;
+		if (first == UINT32_MAX)
+			first = rows[i].unit;
+		else if (rows[i].unit != first)
+			return true;
+	}
+	return false;
+}
+
+/* The commands (or units) with the most samples, into c->top. */
 static int pick_top(const struct session *s, struct tl_counts *c)
 {
-	size_t n_rows, n_comm = 0;
+	size_t n_rows, n_groups = 0;
 	const struct session_row *rows = session_rows(s, &n_rows);
-	uint64_t *by_comm;
+	uint64_t *by_group;
 
 	for (size_t i = 0; i < n_rows; i++)
-		if (rows[i].comm + 1u > n_comm)
-			n_comm = rows[i].comm + 1u;
-	if (!(by_comm = calloc(n_comm ? n_comm : 1, sizeof(*by_comm))))
+		if (group_of(c, &rows[i]) + 1u > n_groups)
+			n_groups = group_of(c, &rows[i]) + 1u;
+	if (!(by_group = calloc(n_groups ? n_groups : 1, sizeof(*by_group))))
 		return -ENOMEM;
 	for (size_t i = 0; i < n_rows; i++)
-		by_comm[rows[i].comm] += rows[i].count;
+		by_group[group_of(c, &rows[i])] += rows[i].count;
 	for (c->n_top = 0; c->n_top < TOP_COMMANDS; c->n_top++) {
 		size_t best = SIZE_MAX;
 
-		for (size_t k = 0; k < n_comm; k++)
-			if (by_comm[k] && (best == SIZE_MAX || by_comm[k] > by_comm[best]))
+		for (size_t k = 0; k < n_groups; k++)
+			if (by_group[k] && (best == SIZE_MAX || by_group[k] > by_group[best]))
 				best = k;
 		if (best == SIZE_MAX)
 			break;
 		c->top[c->n_top] = (uint32_t)best;
-		by_comm[best] = 0;
+		by_group[best] = 0;
 	}
-	free(by_comm);
+	free(by_group);
 	return 0;
 }
 
@@ -130,7 +166,7 @@ static int count(const struct session *s, const struct timeline_axis *ax, struct
 		size_t col = TOP_COMMANDS;
 
 		for (size_t k = 0; k < c->n_top; k++)
-			if (c->top[k] == rows[i].comm)
+			if (c->top[k] == group_of(c, &rows[i]))
 				col = k;
 		c->cell[(size_t)b * cols + col] += rows[i].count;
 		c->total[b] += rows[i].count;
@@ -138,18 +174,27 @@ static int count(const struct session *s, const struct timeline_axis *ax, struct
 	return 0;
 }
 
-/* The column heads: Time, Samples, each top command (at least 8 wide), other. */
-static void print_heads(FILE *f, const struct session *s, const struct tl_counts *c, int tw)
+/* The column heads: Time, Samples, each top command or unit (12 to COL_MAX wide, the
+ * widths into W), other. */
+static void print_heads(FILE *f, const struct session *s, const struct tl_counts *c, int tw,
+			int w[TOP_COMMANDS])
 {
 	fprintf(f, "# %*s %9s", tw - 2, "Time", "Samples");
-	for (size_t k = 0; k < c->n_top; k++)
-		fprintf(f, " %12.12s", session_comm(s, c->top[k]));
+	for (size_t k = 0; k < c->n_top; k++) {
+		const char *name = group_name(s, c, c->top[k]);
+		size_t len = strlen(name);
+
+		w[k] = len < 12 ? 12 : len > COL_MAX ? COL_MAX : (int)len;
+		fprintf(f, " %*.*s", w[k], w[k], name);
+	}
 	fprintf(f, " %12s\n", "(others)");
 }
 
-int timeline_print(FILE *f, const struct session *s, const struct timeline_axis *ax)
+int timeline_print(FILE *f, const struct session *s, const struct timeline_axis *ax,
+		   enum timeline_by by)
 {
-	struct tl_counts c = { 0 };
+	struct tl_counts c = { .by_unit = pick_by_unit(s, by) };
+	int w[TOP_COMMANDS];
 	size_t cols = TOP_COMMANDS + 1;
 	uint64_t max = 0;
 	bool dates = ax->ns && (uint64_t)ax->n * ax->ns > 86400 * SEC;
@@ -164,11 +209,13 @@ int timeline_print(FILE *f, const struct session *s, const struct timeline_axis 
 	for (uint32_t b = 0; b < ax->n; b++)
 		max = c.total[b] > max ? c.total[b] : max;
 	fprintf(f,
-		"# Timeline: %u bucket%s of %.3g s from %s to %s (local time), samples per bucket\n#\n",
+		"# Timeline: %u bucket%s of %.3g s from %s to %s (local time), samples per bucket "
+		"by %s\n#\n",
 		ax->n, ax->n == 1 ? "" : "s", (double)ax->ns / SEC,
 		when(ax->origin, ax, true, t0, sizeof(t0)),
-		when(ax->origin + (int64_t)(ax->ns * ax->n), ax, true, t1, sizeof(t1)));
-	print_heads(f, s, &c, tw);
+		when(ax->origin + (int64_t)(ax->ns * ax->n), ax, true, t1, sizeof(t1)),
+		c.by_unit ? "unit" : "command");
+	print_heads(f, s, &c, tw, w);
 	for (uint32_t b = 0; b < ax->n; b++) {
 		int bar = max ? (int)((c.total[b] * BAR_WIDTH + max - 1) / max) : 0;
 
@@ -176,7 +223,7 @@ int timeline_print(FILE *f, const struct session *s, const struct timeline_axis 
 			when(ax->origin + (int64_t)(ax->ns * b), ax, dates, t0, sizeof(t0)),
 			c.total[b]);
 		for (size_t k = 0; k < c.n_top; k++)
-			fprintf(f, " %12" PRIu64, c.cell[b * cols + k]);
+			fprintf(f, " %*" PRIu64, w[k], c.cell[b * cols + k]);
 		fprintf(f, " %12" PRIu64 "  %.*s\n", c.cell[b * cols + TOP_COMMANDS], bar,
 			"##############################");
 	}

@@ -1,4 +1,4 @@
-/* timeline.h — `ringprof report --timeline`: samples per time bucket, by command, as a text
+/* timeline.h — `ringprof report --timeline`: samples per time bucket, by command or unit, as a text
  * table with a bar per bucket; and the recordings' wall-clock span, which --html's timeline
  * shares. */
 #ifndef RP_REPORT_TIMELINE_H
@@ -27,9 +27,15 @@ struct timeline_axis {
 void timeline_axis(const char *const *paths, size_t n_paths, const struct session_filter *f,
 		   uint32_t max, struct timeline_axis *ret);
 
+/* What the table's columns are: commands, units, or (AUTO) units where the samples fall in
+ * two known units or more (a system-wide or ringprofd recording), commands otherwise. */
+enum timeline_by { TIMELINE_AUTO, TIMELINE_COMM, TIMELINE_UNIT };
+
 /* The table of S (finished, read with bucket_ns and bucket_origin from AX): one line per
- * bucket with its local time, its samples, those of the commands with the most samples (the
- * rest as "other") and a bar. 0, or -errno (out of memory). */
-int timeline_print(FILE *f, const struct session *s, const struct timeline_axis *ax);
+ * bucket with its local time, its samples, those of the commands (or units, BY) with the
+ * most samples (the rest as "other") and a bar; the head says which. 0, or -errno (out of
+ * memory). */
+int timeline_print(FILE *f, const struct session *s, const struct timeline_axis *ax,
+		   enum timeline_by by);
 
 #endif

@@ -21,8 +21,8 @@ check_range "${tc:-0}" 1200 2600 "task-clock samples"
 check_eq "$((cc + tc))" "$all" "the events' samples add up to all samples"
 # script names each sample's own event: as many of each as --stats counts.
 "$RP" script -i "$T/two.data" >"$T/two.script" 2>/dev/null || fail "script of two events"
-check_eq "$(grep -Ec ' cpu-clock:( [^ ]+)?$' "$T/two.script")" "$cc" "script: the cpu-clock samples, named so"
-check_eq "$(grep -Ec ' task-clock:( [^ ]+)?$' "$T/two.script")" "$tc" "script: the task-clock samples, named so"
+check_eq "$(grep -Ec ' cpu-clock: ( [^ ]+)?$' "$T/two.script")" "$cc" "script: the cpu-clock samples, named so"
+check_eq "$(grep -Ec ' task-clock: ( [^ ]+)?$' "$T/two.script")" "$tc" "script: the task-clock samples, named so"
 
 "$RP" report -i "$T/two.data" --no-children >"$T/two.rep" 2>&1 || fail "report of two events"
 check_grep "^# Samples: $cc of event 'cpu-clock'$" "$T/two.rep" "a section for cpu-clock with its sample count"

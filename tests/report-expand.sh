@@ -77,7 +77,7 @@ check_eq "$(tr ',' '\n' <"$T/dump1" | grep -c '^0xffffffff81001010')" 7998 "--du
 
 # script reads every sample (CPU 0's with their callchains) and prints CPU 1's ten.
 bounded script "$RP" script -i "$T/e.data" --cpu 1
-check_eq "$(grep -Ec '^ *absurd +4242/4242 +\[001\] .* cpu-clock:$' "$T/script.out")" 10 "script prints the 10 samples of CPU 1"
+check_eq "$(grep -Ec '^absurd  4242/4242  \[001\] .* cpu-clock: $' "$T/script.out")" 10 "script prints the 10 samples of CPU 1"
 check_eq "$(grep -A2 '\[001\] *1030\.001000:' "$T/script.out" | sed 1d | awk '{print $2}' | tr '\n' ' ')" \
 	"rp_kfunc_a+0x10 rp_kfunc_b+0x20 " "script: each with its callchain, rp_kfunc_a called from rp_kfunc_b"
 check_no_grep 'warning' "$T/script.err" "script: the frame is read whole (no warning)"

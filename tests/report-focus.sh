@@ -83,8 +83,8 @@ check_eq "$(awk '$1 ~ /%$/ && $NF == "hot_outer_a" { print $1, $2 }' "$T/sf")" \
 
 # ---- script, --pprof, diff --------------------------------------------------------------------
 "$RP" script -i "$T/rp.data" $C -S hot_leaf >"$T/script" || fail "script -S"
-check_eq "$(grep -c '^ *rp-workload ' "$T/script")" "$leaf_n" "script -S prints hot_leaf's $leaf_n samples"
-check_eq "$(awk '/^ *rp-workload / { getline; print $2 }' "$T/script" | sed 's/+0x.*//' | sort -u)" hot_leaf \
+check_eq "$(grep -c '^rp-workload ' "$T/script")" "$leaf_n" "script -S prints hot_leaf's $leaf_n samples"
+check_eq "$(awk '/^rp-workload / { getline; print $2 }' "$T/script" | sed 's/+0x.*//' | sort -u)" hot_leaf \
 	"each sample script -S prints has hot_leaf as its leaf"
 PPROF=/usr/lib/go-1.19/pkg/tool/linux_amd64/pprof
 if [ -x "$PPROF" ]; then

@@ -108,7 +108,7 @@ wcpu=$($R -i "$T/g.data" -n --no-children -s cpu --comm rp-worker -q | awk '$1 ~
 grep -E '^ *[^	 ].* \[[0-9]{3}\] ' "$T/sc.txt" | grep -v " \[$(printf '%03d' "$wcpu")\] " >"$T/sc.other"
 check_no_grep '.' "$T/sc.other" "script -C $wcpu: no sample of another CPU"
 check_no_grep '^ *(rp-workload|rp-child|sh) ' "$T/sc.txt" "script --comms rp-worker: no other command"
-n=$(grep -Ec "^ +rp-worker +[0-9]+/[0-9]+ +\[$(printf '%03d' "$wcpu")\] " "$T/sc.txt")
+n=$(grep -Ec "^rp-worker +[0-9]+/[0-9]+ +\[$(printf '%03d' "$wcpu")\] " "$T/sc.txt")
 check_range "$n" 1 1000000 "script -C $wcpu --comms rp-worker: rp-worker's samples on CPU $wcpu"
 check_eq "$n" "$(n_report --comm rp-worker --cpu "$wcpu")" \
 	"script -C $wcpu --comms rp-worker: as many samples as report -n counts"

@@ -8,7 +8,7 @@ require_perf_events
 "$RP" record -e cpu-clock -F 999 -o "$T/r.data" -- sh -c "'$WL' -d 1 >/dev/null; sleep 1.5; '$WL' -d 1 >/dev/null" \
 	>/dev/null 2>"$T/rec.err" || fail "record: $(tail -2 "$T/rec.err")"
 "$RP" report -i "$T/r.data" --timeline=40 >"$T/tl" 2>"$T/tl.err" || fail "report --timeline=40: $(cat "$T/tl.err")"
-check_grep '^# Timeline: [0-9]+ buckets of [0-9.]+ s from [0-9-]+ [0-9:.]+ to [0-9-]+ [0-9:.]+ \(local time\), samples per bucket$' \
+check_grep '^# Timeline: [0-9]+ buckets of [0-9.]+ s from [0-9-]+ [0-9:.]+ to [0-9-]+ [0-9:.]+ \(local time\), samples per bucket by command$' \
 	"$T/tl" "the timeline's head says buckets, width and span"
 n=$(sed -n 's/^# Timeline: \([0-9]*\) buckets.*/\1/p' "$T/tl")
 check_range "$n" 5 40 "at most 40 buckets"

@@ -80,11 +80,11 @@ check_range "$((n_wl * 100 / (n_wl + n_pre)))" 25 60 "rp-wl.service's share of t
 check_grep "^# samples: $n_wl of [0-9]+ \(filtered\)" "$T/only" \
 	"--unit keeps the unit's samples, as many as --sort unit gave it"
 check_no_grep "(^| )$pre( |$)|rp-pre.service| - *$" "$T/only" "--unit: nothing of the other workload or unit"
-"$RP" script -i "$T/u.data" --unit rp-wl.service >"$T/script" 2>&1 || fail "script --unit"
-check_grep "^ *rp-[a-z]+ +$wl/[0-9]+ +\[[0-9]+\] +[0-9.]+: +[0-9]+ cpu-clock: rp-wl.service$" "$T/script" \
-	"script prints the unit after the event, as perf script -F +cgroup puts the cgroup"
+"$RP" script -i "$T/u.data" --unit rp-wl.service -F +unit >"$T/script" 2>&1 || fail "script --unit"
+check_grep "^rp-[a-z]+ +$wl/[0-9]+ +\[[0-9]+\] +[0-9.]+: +[0-9]+ cpu-clock:  rp-wl.service$" "$T/script" \
+	"script -F +unit prints the unit after the event, as perf script -F +cgroup puts the cgroup"
 check_eq "$(grep -c 'cpu-clock:' "$T/script")" "$n_wl" "script --unit: exactly the unit's samples"
-check_no_grep 'cpu-clock: (rp-pre.service|-)$' "$T/script" "script --unit: no other unit"
+check_no_grep 'cpu-clock:  (rp-pre.service|-)$' "$T/script" "script --unit: no other unit"
 "$RP" diff --sort unit --unit rp-pre.service "$T/u.data" "$T/u.data" >"$T/diff" 2>&1 ||
 	fail "diff --unit: $(cat "$T/diff")"
 check_grep 'rp-pre.service$' "$T/diff" "diff --sort unit --unit: the unit's entry"

@@ -65,7 +65,9 @@ tail_window() {
 			printf "%.6f %d %d\n", d, a, b }' "$1"
 }
 read -r dur lo want < <(tail_window "$(ls "$D"/*0003.data.partial.dump)")
-"$RP" report --dir "$D" --no-children --since "-${dur}s" >"$T/tail" || fail "--since -${dur}s"
+"$RP" report --dir "$D" --no-children --since "-${dur}s" >"$T/tail" 2>"$T/tail.err" || fail "--since -${dur}s"
+check_no_grep 'counts back from the last sample' "$T/tail.err" \
+	"--since -${dur}s on recordings just made: no note that the window ends in the past"
 tail_n=$(sed -n 's/^# samples: \([0-9]*\) of.*/\1/p' "$T/tail")
 check_range "$lo" 1 $((want - 1)) "the slack leaves part of the window certain ($lo of $want samples)"
 check_range "${tail_n:-0}" "$lo" $((want + 1)) \

@@ -223,6 +223,8 @@ static int next_desc(struct frames *f, struct rp_frame_desc *d)
 	size_t left = f->size - f->off;
 	int rc;
 
+	if (f->follow && left < sizeof(*d))
+		return -1; /* its descriptor is not all written yet */
 	if (left < sizeof(*d)) {
 		util_warnf(f->warn, f->warn_arg,
 			   "file ends %zu bytes into a frame descriptor at offset %zu (truncated); the rest is lost",
@@ -261,6 +263,8 @@ static int next_desc(struct frames *f, struct rp_frame_desc *d)
 		f->off = f->size; /* frames only move forward in time */
 		return -1;
 	}
+	if (f->follow && d->zsize > left - sizeof(*d))
+		return -1; /* its frame is not all written yet */
 	if (d->zsize > left - sizeof(*d)) {
 		size_t at = f->off;
 
@@ -281,6 +285,28 @@ static int next_desc(struct frames *f, struct rp_frame_desc *d)
 		return 1;
 	}
 	return 0;
+}
+
+void frames_set_follow(struct frames *f, bool follow)
+{
+	f->follow = follow;
+}
+
+bool frames_grow(struct frames *f)
+{
+	struct stat sb;
+	size_t scan;
+	unsigned char *n;
+
+	if (f->fd < 0 || fstat(f->fd, &sb) < 0 || (size_t)sb.st_size <= f->size)
+		return false;
+	f->size = (size_t)sb.st_size;
+	scan = f->size < SCAN_CHUNK ? f->size : SCAN_CHUNK;
+	if (scan > f->scan_size && (n = realloc(f->scan, scan)) != NULL) {
+		f->scan = n;
+		f->scan_size = scan;
+	}
+	return true;
 }
 
 size_t frames_next(struct frames *f)

@@ -29,6 +29,7 @@ struct frames {
 	struct rp_frame_desc desc; /* its descriptor */
 	bool have_desc;
 	uint64_t until;		 /* frames starting after this are not read */
+	bool follow;		 /* the file grows: an incomplete last frame is waited for */
 	struct reader_stats *st; /* borrowed: the reader's counters */
 	void (*warn)(void *arg, const char *msg);
 	void *warn_arg;
@@ -46,6 +47,12 @@ void frames_done(struct frames *f);
 /* Decode the next good frame into f->raw (its descriptor in f->desc) and return its size; 0 at
  * the end of the file or of the time window. Damage is skipped with a warning. */
 size_t frames_next(struct frames *f);
+
+/* The file grows (its writer appends frames): with follow, a frame that the end of the file
+ * cuts is not damage but not written yet, and frames_next() stops before it; frames_grow()
+ * then takes in what was appended since (the file's size again). Whether it grew. */
+void frames_set_follow(struct frames *f, bool follow);
+bool frames_grow(struct frames *f);
 
 /* The lowest t_lo and highest t_hi of the intact descriptors, without decompressing.
  * -ENODATA when there is none. */

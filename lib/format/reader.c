@@ -262,6 +262,17 @@ void reader_set_until(struct reader *r, uint64_t t)
 	r->fr.until = t;
 }
 
+void reader_follow(struct reader *r, bool follow)
+{
+	frames_set_follow(&r->fr, follow);
+}
+
+void reader_more(struct reader *r)
+{
+	frames_grow(&r->fr);
+	r->eof = false;
+}
+
 uint32_t reader_stack_id(const struct reader *r)
 {
 	return r->last_stack;

@@ -80,6 +80,14 @@ void reader_set_until(struct reader *r, uint64_t t);
 
 const struct reader_stats *reader_stats(const struct reader *r);
 
+/* Follow a file its writer still appends to: with follow, reader_next() returns NULL at the
+ * last complete frame rather than taking the cut one for damage; reader_more() then reads on
+ * from there through what was appended since (the records of a frame in the ordering window
+ * are all handed out at each stop: one older than some already handed out counts as late).
+ * Following off, the next stop is the file's end, damage and all. */
+void reader_follow(struct reader *r, bool follow);
+void reader_more(struct reader *r);
+
 /* Time bounds of the whole file from its frame descriptors, without decompressing: the
  * lowest t_lo and the highest t_hi of the intact descriptors. -ENODATA when there is none. */
 int reader_time_bounds(const struct reader *r, uint64_t *ret_first, uint64_t *ret_last);

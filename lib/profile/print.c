@@ -912,7 +912,7 @@ static void column_widths(const struct session *s, const struct print_opts *o,
 }
 
 /* -t: text with the separator turned into '.', as perf does, so that a field never splits. */
-static void put_field(FILE *f, char sep, const char *text)
+void print_field_sep(FILE *f, char sep, const char *text)
 {
 	for (; *text; text++)
 		fputc(*text == sep ? '.' : *text, f);
@@ -930,7 +930,7 @@ static void print_titles_sep(FILE *f, const struct session *s, const struct prin
 			session_totals(s)->time_weighted ? "Time ms" : "Samples");
 	for (size_t k = 0; k < o->n_keys; k++) {
 		fputc(o->field_sep, f);
-		put_field(f, o->field_sep, key_titles[o->keys[k]]);
+		print_field_sep(f, o->field_sep, key_titles[o->keys[k]]);
 	}
 	fputc('\n', f);
 }
@@ -954,20 +954,20 @@ static void print_entry_sep(FILE *f, const struct session *s, const struct print
 		fputc(sep, f);
 		switch (key) {
 		case PRINT_COMM:
-			put_field(f, sep, session_comm(s, e->key[key]));
+			print_field_sep(f, sep, session_comm(s, e->key[key]));
 			break;
 		case PRINT_DSO:
-			put_field(f, sep, session_dso_name(s, e->key[key]));
+			print_field_sep(f, sep, session_dso_name(s, e->key[key]));
 			break;
 		case PRINT_UNIT:
-			put_field(f, sep, session_unit(s, e->key[key]));
+			print_field_sep(f, sep, session_unit(s, e->key[key]));
 			break;
 		case PRINT_SRCLINE:
-			put_field(f, sep, srcline_text(s, e->key[key]));
+			print_field_sep(f, sep, srcline_text(s, e->key[key]));
 			break;
 		case PRINT_SYM:
 			fprintf(f, "[%s] ", session_sym(s, e->key[key])->kernel ? "k" : ".");
-			put_field(f, sep, sym_name(s, e->key[key]));
+			print_field_sep(f, sep, sym_name(s, e->key[key]));
 			break;
 		default:
 			fprintf(f, "%d", (int)e->key[key]);
@@ -1282,9 +1282,13 @@ static void put_frame(FILE *f, uint64_t addr, const char *name, uint64_t offset,
 
 void print_sample(FILE *f, const struct session *s, const struct session_sample *smp)
 {
-	fprintf(f, "%16s %7d/%-7d [%03u] %5" PRIu64 ".%06" PRIu64 ": %10" PRIu64 " %s:", smp->comm,
+	/* perf script's default layout (perf 6.1, -F comm,pid,tid,cpu,time,period,event,ip,sym,
+	 * symoff,dso) for an event with callchains: the command from column 0, "%5d/%-5d ",
+	 * "[%03d] ", "%12s: " for seconds.microseconds, "%10" PRIu64 " ", the event name aligned
+	 * on the recording's longest and followed by ": ", then one line per frame. */
+	fprintf(f, "%s %5d/%-5d [%03u] %5" PRIu64 ".%06" PRIu64 ": %10" PRIu64 " %*s: ", smp->comm,
 		(int)smp->pid, (int)smp->tid, smp->cpu, smp->time / 1000000000u,
-		smp->time % 1000000000u / 1000u, smp->period, smp->event);
+		smp->time % 1000000000u / 1000u, smp->period, smp->event_width, smp->event);
 	/* Where perf script -F +cgroup puts the cgroup; recordings without cgroups have none. */
 	if (smp->unit && strcmp(smp->unit, UNIT_UNKNOWN) != 0)
 		fprintf(f, " %s", smp->unit);

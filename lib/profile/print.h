@@ -49,6 +49,8 @@ struct print_opts {
 #define PRINT_SORT_KEYS "comm,pid,tid,dso,sym,cpu,unit,srcline"
 /* The title of key K's column, as perf's ("Source:Line" for srcline). */
 const char *print_key_title(enum print_key k);
+/* -t: TEXT into F with each SEP in it written as '.', so that SEP only separates columns. */
+void print_field_sep(FILE *f, char sep, const char *text);
 /* Whether O's keys include K. */
 bool print_has_key(const struct print_opts *o, enum print_key k);
 int print_parse_sort(const char *s, struct print_opts *o);
@@ -80,8 +82,8 @@ const char *print_key_text(const struct session *s, enum print_key k, uint32_t k
 
 struct session_sample;
 /* One sample as `ringprof script` prints it, perf script's layout: "comm pid/tid [cpu]
- * seconds: period event: unit" (no unit when the recording has no cgroups), then a line per frame,
- * leaf first,
+ * seconds: period event: " with perf 6.1's widths, the command from column 0 (then " unit"
+ * where the recording has cgroups), then a line per frame, leaf first,
  * "\t<addr> <sym>+0x<off> (<object path>)" (followed, when the session has source lines, by
  * "  FILE:LINE" on a line of its own, as perf script -F +srcline), then a blank line. */
 void print_sample(FILE *f, const struct session *s, const struct session_sample *smp);

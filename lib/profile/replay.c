@@ -1080,10 +1080,9 @@ int replay_preload(struct replay *rp, struct reader *pre)
 	return 1;
 }
 
-int replay_file(struct replay *rp, struct reader *r, char *why, size_t why_size)
+int replay_begin(struct replay *rp, struct reader *r, char *why, size_t why_size)
 {
 	const struct rp_header_rec *hdr = reader_header(r);
-	const struct perf_event_header *h;
 	int rc;
 
 	rp->sample_type = reader_sample_type(r);
@@ -1101,9 +1100,22 @@ int replay_file(struct replay *rp, struct reader *r, char *why, size_t why_size)
 	rp->rd = r;
 	forget_stacks(rp);
 	rp->ksyms_partial = hdr && (hdr->flags & RP_HDR_KSYMS_USED);
+	rp->rd = NULL;
+	return 0;
+}
+
+void replay_more(struct replay *rp, struct reader *r)
+{
+	const struct perf_event_header *h;
+
+	rp->rd = r;
 	while ((h = reader_next(r)))
 		on_record(rp, h);
 	rp->rd = NULL;
+}
+
+int replay_end(struct replay *rp, struct reader *r, char *why, size_t why_size)
+{
 	/* Each file stands alone: a thread still off at its end is clipped there. */
 	if (rp->oc) {
 		rp->t->offcpu_clipped += offcpu_flush(rp->oc, rp->t_latest, charge_clipped, rp);
@@ -1126,6 +1138,16 @@ int replay_file(struct replay *rp, struct reader *r, char *why, size_t why_size)
 	return 0;
 }
 
+int replay_file(struct replay *rp, struct reader *r, char *why, size_t why_size)
+{
+	int rc = replay_begin(rp, r, why, why_size);
+
+	if (rc != 0)
+		return rc;
+	replay_more(rp, r);
+	return replay_end(rp, r, why, why_size);
+}
+
 const char *replay_event_name(const struct replay *rp)
 {
 	const char *name;
@@ -1134,6 +1156,19 @@ const char *replay_event_name(const struct replay *rp)
 		return NULL;
 	name = reader_event_name(rp->rd, reader_event(rp->rd));
 	return name ? name : reader_event_name(rp->rd, 0);
+}
+
+size_t replay_event_width(const struct replay *rp)
+{
+	size_t w = 0;
+
+	for (uint32_t i = 0; rp->rd && i < reader_n_events(rp->rd); i++) {
+		const char *name = reader_event_name(rp->rd, i);
+
+		if (name && strlen(name) > w)
+			w = strlen(name);
+	}
+	return w;
 }
 
 const uint32_t *replay_sample_locs(const struct replay *rp, uint32_t *ret_n)

@@ -33,6 +33,12 @@ struct replay *replay_free(struct replay *rp);
  * time is unknown while a window is set, or when it has no intact frame.
  */
 int replay_file(struct replay *rp, struct reader *r, char *why, size_t why_size);
+/* replay_file() in three steps, for a file read as it grows (reader_follow()): begin (its
+ * return as replay_file()'s; on 0, nothing else may be replayed until end), then more each
+ * time the reader has more records, then end (what replay_file() returns after reading). */
+int replay_begin(struct replay *rp, struct reader *r, char *why, size_t why_size);
+void replay_more(struct replay *rp, struct reader *r);
+int replay_end(struct replay *rp, struct reader *r, char *why, size_t why_size);
 
 /*
  * The side tables of the file PRE is a second reader of (open, at its start; borrowed): its
@@ -67,6 +73,9 @@ const uint32_t *replay_sample_locs(const struct replay *rp, uint32_t *ret_n);
  * event, or in a recording of several the sample's own (the header's when its description
  * was lost); NULL outside a replay. */
 const char *replay_event_name(const struct replay *rp);
+/* The length of the longest event name of the recording being replayed (perf script aligns
+ * the event names of a recording of several on it); 0 outside a replay. */
+size_t replay_event_width(const struct replay *rp);
 struct offcpu_charge;
 /* Off-CPU weights: FN(ARG, charge) for each interval charged (after the sample hook saw its
  * switch-out sample, which it gets too with these weights). */

@@ -487,6 +487,7 @@ static void on_stream_sample(void *arg, const struct perfrec_sample *smp, uint32
 			    .comm = session_comm(s, comm),
 			    .unit = session_unit(s, unit),
 			    .event = replay_event_name(s->rp) ? replay_event_name(s->rp) : "",
+			    .event_width = (int)replay_event_width(s->rp),
 			    .frames = st->frames,
 			    .n_frames = (uint32_t)m,
 			});
@@ -548,6 +549,19 @@ static void add_symbols_dir(struct session *s, const char *path)
 		symbolizer_add_symbols_dir(s->symz, dir);
 }
 
+/* The header and events of R into S, once: 0 or -ENOMEM (said in why). */
+static int take_header(struct session *s, struct reader *r, char *why, size_t why_size)
+{
+	const struct rp_header_rec *hdr = reader_header(r);
+
+	if (hdr && !s->header && !(s->header = copy_header(hdr))) {
+		snprintf(why, why_size, "out of memory");
+		return -ENOMEM;
+	}
+	merge_events(r, s->events, RP_MAX_EVENTS, &s->n_events);
+	return 0;
+}
+
 int session_add_file(struct session *s, const char *path, char *why, size_t why_size)
 {
 	const struct rp_header_rec *hdr;
@@ -561,21 +575,107 @@ int session_add_file(struct session *s, const char *path, char *why, size_t why_
 	add_symbols_dir(s, path);
 	reader_set_warn(r, s->o.warn, s->o.warn_arg);
 	hdr = reader_header(r);
-	if (hdr && !s->header) {
-		s->header = copy_header(hdr);
-		if (!s->header) {
-			snprintf(why, why_size, "out of memory");
-			reader_free(r);
-			return -ENOMEM;
-		}
+	if (take_header(s, r, why, why_size) < 0) {
+		reader_free(r);
+		return -ENOMEM;
 	}
-	merge_events(r, s->events, RP_MAX_EVENTS, &s->n_events);
 	if (s->stream)
 		preload(s, path);
 	rc = replay_file(s->rp, r, why, why_size);
 	if ((s->o.filter.have_since || s->o.filter.have_until) && s->t.samples_window > in_window)
 		add_covered(s, path, hdr);
 	reader_free(r);
+	return rc;
+}
+
+struct session_follow {
+	struct reader *r, *pre; /* the records; with a stream, the side tables ahead of them */
+	const struct rp_header_rec *hdr;
+	uint64_t in_window;
+	char *path;
+};
+
+static struct session_follow *follow_free(struct session_follow *fw)
+{
+	reader_free(fw->r);
+	reader_free(fw->pre);
+	free(fw->path);
+	free(fw);
+	return NULL;
+}
+
+int session_follow_open(struct session *s, const char *path, struct session_follow **ret, char *why,
+			size_t why_size)
+{
+	struct session_follow *fw = calloc(1, sizeof(*fw));
+	int rc;
+
+	if (!fw || !(fw->path = strdup(path))) {
+		free(fw);
+		snprintf(why, why_size, "out of memory");
+		return -ENOMEM;
+	}
+	fw->in_window = s->t.samples_window;
+	rc = reader_open(path, &fw->r, why, why_size);
+	if (rc < 0) {
+		follow_free(fw);
+		return rc;
+	}
+	reader_follow(fw->r, true);
+	add_symbols_dir(s, path);
+	reader_set_warn(fw->r, s->o.warn, s->o.warn_arg);
+	fw->hdr = reader_header(fw->r);
+	/* Frame 0, with the header, not all written yet: nothing to read until it is. */
+	if (!reader_stats(fw->r)->frames) {
+		snprintf(why, why_size, "no complete frame yet");
+		follow_free(fw);
+		return -EAGAIN;
+	}
+	rc = take_header(s, fw->r, why, why_size);
+	/* A stream names samples as they come: the side tables first, as preload() does. */
+	if (rc == 0 && s->stream && reader_open(path, &fw->pre, why, why_size) == 0) {
+		reader_follow(fw->pre, true);
+		reader_skip_samples(fw->pre);
+		replay_preload(s->rp, fw->pre);
+	}
+	if (rc == 0)
+		rc = replay_begin(s->rp, fw->r, why, why_size);
+	if (rc != 0) {
+		follow_free(fw);
+		return rc;
+	}
+	replay_more(s->rp, fw->r);
+	*ret = fw;
+	return 0;
+}
+
+void session_follow_more(struct session *s, struct session_follow *fw)
+{
+	if (fw->pre) {
+		reader_more(fw->pre);
+		replay_preload(s->rp, fw->pre);
+	}
+	reader_more(fw->r);
+	replay_more(s->rp, fw->r);
+}
+
+int session_follow_close(struct session *s, struct session_follow *fw, char *why, size_t why_size)
+{
+	int rc;
+
+	if (fw->pre) {
+		reader_follow(fw->pre, false);
+		reader_more(fw->pre);
+		replay_preload(s->rp, fw->pre);
+	}
+	reader_follow(fw->r, false);
+	reader_more(fw->r);
+	replay_more(s->rp, fw->r);
+	rc = replay_end(s->rp, fw->r, why, why_size);
+	if ((s->o.filter.have_since || s->o.filter.have_until) &&
+	    s->t.samples_window > fw->in_window)
+		add_covered(s, fw->path, fw->hdr);
+	follow_free(fw);
 	return rc;
 }
 

@@ -202,6 +202,7 @@ struct session_sample {
 	const char *comm;
 	const char *unit;		    /* the thread's systemd unit or container */
 	const char *event;		    /* the recording's event name */
+	int event_width;		    /* its longest event name's length */
 	const struct session_frame *frames; /* leaf first; an inline chain shares its addr */
 	uint32_t n_frames;
 	/* SESSION_OFFCPU and _WALL: a switch-out, handed out when its thread switched in again
@@ -226,6 +227,23 @@ int session_stream(struct session *s, void (*fn)(void *arg, const struct session
  * outside the time window; frames that start after the window are not decompressed. -errno with a
  * sentence in why when the file cannot be used at all; damage inside it goes to the warn callback. */
 int session_add_file(struct session *s, const char *path, char *why, size_t why_size);
+
+/*
+ * A recording its writer still appends to (ringprofd's active NAME.data.partial), read as it
+ * grows: session_follow_open() reads it to its last complete frame, as session_add_file()
+ * would; each session_follow_more() reads only the frames appended since; and
+ * session_follow_close() reads the rest as a finished file (a cut last frame is then damage)
+ * and frees FW: the samples add up to those of one session_add_file() of the whole file. The
+ * open file stays the same file when it is renamed (NAME.data once closed). No other file may
+ * be added between open and close. Open: as session_add_file() (on success *RET is set), or
+ * -EAGAIN while the first frame is not all written;
+ * close: 0, or -ENODATA with a sentence in why when it had no intact frame.
+ */
+struct session_follow;
+int session_follow_open(struct session *s, const char *path, struct session_follow **ret, char *why,
+			size_t why_size);
+void session_follow_more(struct session *s, struct session_follow *fw);
+int session_follow_close(struct session *s, struct session_follow *fw, char *why, size_t why_size);
 /* Symbolize and build the rows; call once, after the last file. */
 int session_finish(struct session *s);
 
