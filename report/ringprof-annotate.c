@@ -13,6 +13,7 @@
 #include "options.h"
 #include "pager.h"
 #include "profile/annotate.h"
+#include "profile/print.h"
 #include "profile/symfile.h"
 #include "profile/session.h"
 
@@ -416,8 +417,10 @@ static size_t select_functions(const struct args *a, const struct annotate *ann,
 
 	*ret_missing = 0;
 	if (!a->n_symbols) {
+		/* --symbol-filter as report's: entries hidden, shares unchanged. */
 		for (size_t i = 0; i < n && k < a->functions && k < max; i++)
-			sel[k++] = i;
+			if (!a->o.symbol_filter || strstr(f[i].name, a->o.symbol_filter))
+				sel[k++] = i;
 		return k;
 	}
 	for (size_t j = 0; j < a->n_symbols; j++) {
@@ -459,8 +462,11 @@ static int run(struct args *a)
 	n = select_functions(a, ann, sel, sizeof(sel) / sizeof(sel[0]), &missing);
 	printf("# %s: %" PRIu64 " samples (after filters), shares weighted by period\n",
 	       a->o.inputs[0], t->samples);
+	print_focus(stdout, s, "\"of all\" is of the samples kept");
 	if (!n && !a->n_symbols)
-		printf("# no samples in a known function\n");
+		printf("# no samples in a known function%s%s%s\n",
+		       a->o.symbol_filter ? " whose name contains '" : "",
+		       a->o.symbol_filter ? a->o.symbol_filter : "", a->o.symbol_filter ? "'" : "");
 	r = 0;
 	for (size_t i = 0; i < n && r == 0; i++)
 		r = print_function(a, ann, s, sel[i]);
