@@ -46,6 +46,8 @@ static void usage(FILE *f)
 		"Symbols:\n"
 		"      --symfs DIR         look binaries and debug files up under DIR first\n"
 		"      --no-demangle       show C++ and Rust names mangled, as in the symbol tables\n"
+		"      --full-source-path  the instructions' Source column: the file's whole path as\n"
+		"                          DWARF names it, not its last component (perf's)\n"
 		"      --debuginfod        fetch missing debug info from the servers in\n"
 		"                          DEBUGINFOD_URLS\n"
 		"      --debuginfod-timeout SECS  per request (default 5)\n"
@@ -350,7 +352,7 @@ static const char *base_name(const char *path)
 }
 
 /* The instructions of V with their shares and source locations. */
-static void print_insns(const struct annotate_view *v, uint64_t total)
+static void print_insns(const struct args *a, const struct annotate_view *v, uint64_t total)
 {
 	const struct annotate_insn *hot = NULL;
 
@@ -370,7 +372,8 @@ static void print_insns(const struct annotate_view *v, uint64_t total)
 		printf("%s %7.2f %9" PRIx64 ":  %-*s", in == hot ? ">>" : "  ",
 		       pct(in->period, total), in->addr, in->file ? 40 : 0, in->text);
 		if (in->file)
-			printf(" %s:%d", base_name(in->file), in->line);
+			printf(" %s:%d", a->o.so.full_source_path ? in->file : base_name(in->file),
+			       in->line);
 		if (in->inlined)
 			printf(" [inlined %s]", in->inlined);
 		putchar('\n');
@@ -402,7 +405,7 @@ static int print_function(const struct args *a, struct annotate *ann, const stru
 	if (!a->no_source && v.n_insns)
 		print_lines(a, &v, f->period);
 	if (v.n_insns)
-		print_insns(&v, f->period);
+		print_insns(a, &v, f->period);
 	printf("\n");
 	annotate_view_done(&v);
 	return 0;

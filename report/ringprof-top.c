@@ -189,10 +189,12 @@ static void usage(FILE *f)
 		"      --ignore REGEX     pprof's: drop the samples with a frame whose symbol\n"
 		"                         matches REGEX\n"
 		"\n"
-		"%s\n"
+		"Symbols:\n"
+		"      --symfs DIR        look binaries and debug files up under DIR first\n"
+		"      --no-demangle      show C++ and Rust names mangled, as in the symbol tables\n"
+		"\n"
 		"  -h, --help             this help\n"
-		"  -V, --version          version\n",
-		options_help_symbols);
+		"  -V, --version          version\n");
 }
 
 /* A whole number of at least min for OPT, into *ret. 0, or EXIT_USAGE (said). */

@@ -8,7 +8,7 @@
 # the header (rp-cxx.h), not in the .cc that instantiates or inlines them; annotate of each
 # template instance shows the template's lines, its hottest line the loop's, its heaviest
 # instructions within 5 points of perf annotate's on the same run; the inlined loop counts on
-# the header's line, marked as the inlined function's.
+# the header's line, marked as the inlined function's. --full-source-path gives perf's paths.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 require_perf_events
 command -v perf >/dev/null || skip "perf is not installed: nothing to compare the C++ names and lines with"
@@ -76,6 +76,16 @@ for f in user_a user_b; do
 done
 check_grep "\{lambda\(unsigned long, unsigned long\)#2\}::operator\(\) rp-cxx\.cc:$LAM\$" "$T/rp.line" \
 	"the lambda's loop, rp-cxx.cc:$LAM"
+# --full-source-path (perf's): the whole path DWARF gives, as perf prints it.
+perf report -i "$T/perf.data" --stdio -q --no-children -g none -s sym,srcline --comms rp-cxx \
+	--percentage relative --full-source-path 2>/dev/null >"$T/perf.full"
+"$RP" report --no-pager -i "$T/rp.data" --no-children -s sym,srcline --comm rp-cxx --full-source-path \
+	>"$T/rp.full" 2>"$T/err" || fail "report --full-source-path: $(cat "$T/err")"
+for f in "$U32" rpcxx::user_a; do
+	p=$(top_line "$T/perf.full" "$f")
+	case "$p" in /*/tests/workload/rp-cxx.h:*) ;; *) fail "perf --full-source-path gives '$p' for $f" ;; esac
+	check_eq "$(top_line "$T/rp.full" "$f")" "$p" "--full-source-path: $f's heaviest line is perf's, $p"
+done
 
 # ---- annotate: a template instance's lines and instructions ---------------------------------
 "$RP" annotate --stdio --no-pager -i "$T/rp.data" "$U32" "$U64" rpcxx::user_a >"$T/a.txt" 2>"$T/a.err" ||
@@ -103,4 +113,9 @@ section rpcxx::user_a >"$T/sec"
 check_grep "^>> +[0-9.]+ +$INL[[:space:]]+.*CXX-INLINE.*\[inlined rpcxx::mix\]\$" "$T/sec" \
 	"rpcxx::user_a: the hottest line is rpcxx::mix's, inlined"
 check_grep '^#   /.*/tests/workload/rp-cxx\.cc$' "$T/sec" "rpcxx::user_a: its own lines are in rp-cxx.cc"
+check_grep ' rp-cxx\.h:[0-9]+ \[inlined rpcxx::mix\]$' "$T/sec" "rpcxx::user_a: instructions name the file by its last component"
+"$RP" annotate --stdio --no-pager -i "$T/rp.data" --full-source-path rpcxx::user_a >"$T/a.full" 2>"$T/a.err" ||
+	fail "annotate --full-source-path: $(cat "$T/a.err")"
+check_grep " $(top_line "$T/rp.full" rpcxx::user_a | sed 's/[.]/\\./g') \[inlined rpcxx::mix\]\$" "$T/a.full" \
+	"annotate --full-source-path: instructions name the whole path, as report's"
 exit 0

@@ -57,6 +57,25 @@ else
 	echo "ok # SKIP perf -S cross-check: perf could not record"
 fi
 
+# ---- -S 0xADDR (perf's): the samples taken at that address ---------------------------------
+# script prints each sample's own address, in the process's address space, as perf script.
+"$RP" script -i "$T/rp.data" $C 2>/dev/null | awk '/^ *rp-workload / { getline; print $1, $2 }' |
+	sort | uniq -c | sort -rn >"$T/ips"
+read -r n_ip ip sym_ip <<<"$(awk '$3 ~ /^hot_leaf\+/' "$T/ips" | head -1)"
+[ -n "$ip" ] || fail "script shows no sample in hot_leaf"
+"$RP" report -i "$T/rp.data" $C --no-children -n -s sym -S "0x$ip" >"$T/sa" 2>"$T/err" || fail "report -S 0x$ip: $(cat "$T/err")"
+check_grep "^# samples: $n_ip of [0-9]+ \(filtered\)" "$T/sa" "report -S 0x$ip keeps the $n_ip samples script shows at $ip ($sym_ip)"
+check_eq "$(awk '$1 ~ /%$/ { print $1, $2, $NF }' "$T/sa")" "100.00% $n_ip hot_leaf" "-S 0x$ip: one entry, hot_leaf"
+"$RP" report -i "$T/rp.data" $C --no-children -n -s sym -S "$ip" >"$T/sa2" 2>/dev/null || fail "report -S $ip"
+check_eq "$(grep '^# samples:' "$T/sa2")" "$(grep '^# samples:' "$T/sa")" "-S $ip without 0x: the same, as perf's"
+check_eq "$("$RP" script -i "$T/rp.data" $C -S "0x$ip" 2>/dev/null | awk '/^ *rp-workload / { getline; print $1 }' | sort -u)" \
+	"$ip" "script -S 0x$ip: only the samples at $ip"
+"$RP" report -i "$T/rp.data" $C -S "hot_leaf,0x$ip" >/dev/null 2>"$T/err" && fail "-S with a name and an address was taken"
+check_grep "^ringprof report: -S 'hot_leaf,0x$ip': give -S symbol names or addresses \(0xADDR\), not both" \
+	"$T/err" "a name and an address in -S: refused, saying why"
+"$RP" report -i "$T/rp.data" $C -S cafe >"$T/cafe" 2>&1 || fail "report -S cafe"
+check_grep "^# focus: -S cafe: kept 0 " "$T/cafe" "-S cafe (hex letters, no digit): a name, not an address"
+
 # ---- --focus and --ignore: kept + dropped = total --------------------------------------------
 kept() { sed -n 's/^# focus: .*: kept \([0-9]*\) of .*/\1/p' "$1"; }
 "$RP" report -i "$T/rp.data" $C --focus 'outer_b$' >"$T/f" || fail "--focus"

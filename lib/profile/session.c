@@ -162,7 +162,7 @@ struct session *session_new(const struct session_opts *o)
 		return session_free(s);
 	s->ss = symstacks_new(s->dsos, s->symz, s->ksyms);
 	if (s->ss)
-		symstacks_srcline(s->ss, o->srcline);
+		symstacks_srcline(s->ss, o->srcline, o->full_source_path);
 	s->rp = replay_new(&s->o, s->pm, s->dsos, s->ksyms, s->agg, &s->t);
 	if (!s->ss || !s->rp)
 		return session_free(s);
@@ -658,7 +658,7 @@ bool session_filters_samples(const struct session *s)
 	const struct session_filter *f = &s->o.filter;
 
 	return f->n_pids || f->n_tids || f->n_comms || f->n_units || f->n_dsos || f->n_cpus ||
-	       focus_active(f->focus);
+	       f->n_addrs || focus_active(f->focus);
 }
 
 const struct session_totals *session_totals(const struct session *s)

@@ -38,6 +38,7 @@ struct symstacks {
 	/* srcline: (symbol without line, srcline pointer) -> index into line_sym -> sym id;
 	 * (srcline pointer, 0) -> index into rep_sym -> the first sym id with it. */
 	bool srcline;
+	bool full_path; /* srcline: the file's whole path, not its last component */
 	struct pairtab *line_ids, *rep_ids;
 	uint32_t *line_sym, *rep_sym;
 	size_t cap_line_sym, cap_rep_sym;
@@ -231,7 +232,7 @@ static int64_t with_line(struct symstacks *ss, int64_t id, uint64_t addr, const 
 {
 	struct session_sym sym;
 	const char *text, *base;
-	char buf[512];
+	char buf[4200];
 	bool added;
 	int64_t k, r;
 
@@ -239,8 +240,8 @@ static int64_t with_line(struct symstacks *ss, int64_t id, uint64_t addr, const 
 		return id;
 	sym = ss->syms[id];
 	if (file && line > 0) {
-		base = strrchr(file, '/');
-		snprintf(buf, sizeof(buf), "%.400s:%d", base ? base + 1 : file, line);
+		base = ss->full_path ? NULL : strrchr(file, '/');
+		snprintf(buf, sizeof(buf), "%.4096s:%d", base ? base + 1 : file, line);
 	} else {
 		snprintf(buf, sizeof(buf), "%.400s+0x%" PRIx64, dsotab_name(ss->dsos, sym.dso),
 			 addr);
@@ -316,9 +317,10 @@ static int symbolize(struct symstacks *ss, uint32_t dso, uint64_t addr, uint32_t
 	return 1;
 }
 
-void symstacks_srcline(struct symstacks *ss, bool on)
+void symstacks_srcline(struct symstacks *ss, bool on, bool full_path)
 {
 	ss->srcline = on;
+	ss->full_path = full_path;
 }
 
 const uint32_t *symstacks_nolines(const struct symstacks *ss, size_t *ret_n)

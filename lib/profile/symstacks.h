@@ -22,8 +22,9 @@ struct symstacks *symstacks_new(struct dsotab *dsos, struct symbolizer *symz,
 				const struct ksymtab *ksyms);
 struct symstacks *symstacks_free(struct symstacks *ss);
 
-/* Keep symbols apart by source line (session_sym.srcline); call before the first location. */
-void symstacks_srcline(struct symstacks *ss, bool on);
+/* Keep symbols apart by source line (session_sym.srcline), the file named by its last
+ * component or, FULL_PATH, by the whole path DWARF gives; call before the first location. */
+void symstacks_srcline(struct symstacks *ss, bool on, bool full_path);
 /* The objects met without DWARF lines (with srcline), dsotab ids, *ret_n of them. */
 const uint32_t *symstacks_nolines(const struct symstacks *ss, size_t *ret_n);
 
