@@ -71,6 +71,10 @@ struct session_opts {
 	/* srcline: the source file's whole path as DWARF gives it, not its last component
 	 * (perf's --full-source-path). */
 	bool full_source_path;
+	/* srcline: only the frames samples were taken in (the leaves) are kept apart by line,
+	 * for outputs that show no other frame's line (a flat table without Children or
+	 * trees); the other frames' line tables are not read. */
+	bool srcline_leaves;
 	/* File:line in the symbolizer's frames (pprof's Line), without splitting symbols. */
 	bool lines;
 	bool debuginfod;

@@ -264,9 +264,11 @@ static int64_t with_line(struct symstacks *ss, int64_t id, uint64_t addr, const 
 			 (uintptr_t)text, sym);
 }
 
-static int symbolize(struct symstacks *ss, uint32_t dso, uint64_t addr, uint32_t *out)
+/* The symbols at ADDR of DSO into OUT, kept apart by line with srcline when LINE. */
+static int symbolize(struct symstacks *ss, uint32_t dso, uint64_t addr, uint32_t *out, bool line)
 {
 	struct sym_frame fr[INLINE_MAX];
+	bool srcline = ss->srcline && line;
 	int64_t id;
 	int k;
 
@@ -275,16 +277,20 @@ static int symbolize(struct symstacks *ss, uint32_t dso, uint64_t addr, uint32_t
 		id = symbolize_kernel(ss, dso, addr);
 		break;
 	case DSOTAB_FILE:
-		k = symbolizer_lookup(ss->symz, dsotab_sym(ss->dsos, dso), addr, fr, INLINE_MAX);
+		k = (srcline || !ss->srcline ? symbolizer_lookup
+					     : symbolizer_lookup_name)(ss->symz,
+								       dsotab_sym(ss->dsos, dso),
+								       addr, fr, INLINE_MAX);
 		/* Files only: [vdso] has no debug info to install. */
-		if (ss->srcline && k > 0 && !fr[0].file &&
+		if (srcline && k > 0 && !fr[0].file &&
 		    sym_dso_path(dsotab_sym(ss->dsos, dso))[0] == '/' &&
 		    !symbolizer_has_lines(ss->symz, dsotab_sym(ss->dsos, dso)) &&
 		    note_nolines(ss, dso) < 0)
 			return -ENOMEM;
 		for (int i = 0; i < k; i++) {
 			id = intern_sym(ss, dso, addr, fr[i].name, false);
-			id = with_line(ss, id, addr, fr[i].file, fr[i].line);
+			if (srcline)
+				id = with_line(ss, id, addr, fr[i].file, fr[i].line);
 			if (id < 0)
 				return (int)id;
 			out[i] = (uint32_t)id;
@@ -310,7 +316,8 @@ static int symbolize(struct symstacks *ss, uint32_t dso, uint64_t addr, uint32_t
 					false);
 		break;
 	}
-	id = with_line(ss, id, addr, NULL, 0);
+	if (srcline)
+		id = with_line(ss, id, addr, NULL, 0);
 	if (id < 0)
 		return (int)id;
 	out[0] = (uint32_t)id;
@@ -329,10 +336,10 @@ const uint32_t *symstacks_nolines(const struct symstacks *ss, size_t *ret_n)
 	return ss->nolines;
 }
 
-int symstacks_add_loc(struct symstacks *ss, uint32_t dso, uint64_t addr)
+int symstacks_add_loc(struct symstacks *ss, uint32_t dso, uint64_t addr, bool line)
 {
 	uint32_t tmp[INLINE_MAX];
-	int k = symbolize(ss, dso, addr, tmp);
+	int k = symbolize(ss, dso, addr, tmp, line);
 
 	if (k < 0)
 		return k;
