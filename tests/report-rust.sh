@@ -60,6 +60,19 @@ check_lines() {
 		"$m: annotate $churn: Range::next's line, said inlined"
 	check_grep '^#   \(source not on this host: /rustc/.*/range\.rs: ' "$T/a.txt" \
 		"$m: annotate $churn: core's source is said to be missing, not guessed"
+	# Each instruction's inlined function is the innermost one binutils' addr2line -i names (as
+	# perf's srcline does): libdw's dwarf_getscopes() misses some of rustc's deep chains.
+	"$RP" annotate --stdio --no-pager -i "$T/$m.data" -n 20 --dso "rp_rust_$m" >"$T/a.all" 2>"$T/a.err" ||
+		fail "$m: annotate -n 20: $(cat "$T/a.err")"
+	awk '{ sub(/^>>/, "  ") } /^  +[0-9.]+ +[0-9a-f]+:  / && / [^ ]+:[0-9]+( \[inlined .*\])?$/ {
+		a = $2; sub(":", "", a); i = ""; if (match($0, / \[inlined .*\]$/)) i = substr($0, RSTART + 10, RLENGTH - 11)
+		print a "\t" i }' "$T/a.all" >"$T/insns"
+	check_range "$(wc -l <"$T/insns")" 50 100000 "$m: annotate shows instructions with their source"
+	cut -f1 "$T/insns" | sed 's/^/0x/' | addr2line -i -f -C -a -e "$T/rp_rust_$m" |
+		awk '/^0x[0-9a-f]+$/ { if (a != "") print a "\t" (n > 1 ? f : ""); a = $1; sub(/^0x0*/, "", a); n = k = 0; next }
+			{ k++ } k % 2 == 1 { if (!n) f = $0; n++ } END { if (a != "") print a "\t" (n > 1 ? f : "") }' >"$T/a2l"
+	check_eq "$(awk -F'\t' 'NR == FNR { w[$1] = $2; next } ($1 in w) && w[$1] != $2 { n++ } END { print n + 0 }' "$T/a2l" "$T/insns")" 0 \
+		"$m: each instruction's inlined function is addr2line -i's innermost ($(wc -l <"$T/insns") instructions)"
 	# The loop line's share of churn: annotate's is the srcline table's (the same samples: to
 	# its rounding), and perf's within 8 points (two samplers of ~1000 samples each).
 	local a r p share='{ t += $1 } $2 == l { s = $1 } END { if (t) printf "%.2f", 100 * s / t }'
