@@ -12,7 +12,7 @@
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 require_perf_events
 RUSTC=$(command -v rustc || ls "${HOME:-/root}/.cargo/bin/rustc" 2>/dev/null) ||
-	skip "rustc is not installed (rustup's or Debian's rustc package): no real Rust program to name"
+	skip "rustc is not installed (rustup's or Debian's rustc package; setup.sh leaves it out: ~270 MB installed, README): no real Rust program to name"
 "$RUSTC" --version >/dev/null 2>&1 || skip "rustc is installed but does not run ($RUSTC)"
 command -v perf >/dev/null || skip "perf is not installed: nothing to cross-check the names with"
 SRC="$top_srcdir/tests/namefix/rp-rust.rs"
