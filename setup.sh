@@ -20,6 +20,8 @@ PACKAGES="$PACKAGES chromium nodejs"
 PACKAGES="$PACKAGES fuse3 libfuse3-dev"
 # tests/report-speedscope.sh checks report --speedscope's file against speedscope's schema.
 PACKAGES="$PACKAGES python3-jsonschema"
+# Not rustc: Debian's takes ~270 MB installed (libstd-rust-dev); tests/report-rust.sh uses one
+# when there is one (apt-get install rustc, or rustup) and says it is skipped otherwise.
 
 # The second tree of `setup.sh test`: the whole suite again under AddressSanitizer and
 # UndefinedBehaviorSanitizer (the ring's ThreadSanitizer test is built in the plain tree).

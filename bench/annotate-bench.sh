@@ -5,8 +5,9 @@
 #
 # Usage: bash bench/annotate-bench.sh [SECONDS]      (as root, after the build)
 #
-# Two cases, each run RUNS times (default 3) under /usr/bin/time; the table gives the median
-# wall time, the largest peak RSS and the ratio ringprof/perf:
+# Two cases, each run RUNS times (default 3) under /usr/bin/time and RUNS times under perf
+# stat; the table gives the median wall time, the median CPU time (task-clock, children
+# included: perf's objdump), the largest peak RSS and the ratios ringprof/perf:
 #   one:  the hottest function, hot_loop       (ringprof annotate hot_loop, perf annotate hot_loop)
 #   all:  every function with samples          (ringprof annotate -n 1000, perf annotate)
 # Environment: RUNS, RP_BUILD (build dir, default build/), KEEP=1 keeps the temp dir.
@@ -16,7 +17,8 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 RUNS=${RUNS:-3}
 SECS=${1:-10}
 BENCH=annotate-bench
-die() { echo "$BENCH: $*" >&2; exit 1; }
+# shellcheck source=bench/lib.sh
+. "$ROOT/bench/lib.sh" # die, cpu_median
 
 B=${RP_BUILD:-$ROOT/build}
 W=$B/tests/workload/rp-annotate
@@ -59,16 +61,20 @@ measure() {
 	max_kb=$(awk '$2 > m { m = $2 } END { print m }' "$name.times")
 }
 
-printf '| case | ringprof s | perf s | time ratio | ringprof KB | perf KB | RSS ratio |\n|---|---:|---:|---:|---:|---:|---:|\n'
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", (b > 0 ? a / b : 0) }'; }
+printf '| case | ringprof s | perf s | time ratio | ringprof CPU s | perf CPU s | CPU ratio | ringprof KB | perf KB | RSS ratio |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n'
 row() {
-	local name=$1 rs rk ps pk
+	local name=$1 rs rk rc ps pk pc
 	measure "rp-$name" "${@:2:$(($# / 2))}"
 	rs=$med_s rk=$max_kb
+	cpu_median "rp-$name" "${@:2:$(($# / 2))}"
+	rc=$med_cpu
 	measure "perf-$name" "${@:$(($# / 2 + 2))}"
 	ps=$med_s pk=$max_kb
-	printf '| %s | %s | %s | %s | %s | %s | %s |\n' "$name" "$rs" "$ps" \
-		"$(awk -v a="$rs" -v b="$ps" 'BEGIN { printf "%.3f", (b > 0 ? a / b : 0) }')" "$rk" "$pk" \
-		"$(awk -v a="$rk" -v b="$pk" 'BEGIN { printf "%.3f", (b > 0 ? a / b : 0) }')"
+	cpu_median "perf-$name" "${@:$(($# / 2 + 2))}"
+	pc=$med_cpu
+	printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$name" "$rs" "$ps" "$(ratio "$rs" "$ps")" \
+		"$rc" "$pc" "$(ratio "$rc" "$pc")" "$rk" "$pk" "$(ratio "$rk" "$pk")"
 }
 # Each row: the ringprof command and the perf command, the same number of words.
 row one "$B/ringprof" annotate --no-pager -i rp.data hot_loop \

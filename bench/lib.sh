@@ -216,3 +216,18 @@ measure() {
 	printf '  %-24s %8.2f s %10s KB   runs: %s\n' "$name" "$med_s" "$max_kb" \
 		"$(awk '{ printf "%s%s", (NR > 1 ? ", " : ""), $1 }' "$name.times")"
 }
+
+# cpu_median NAME CMD...: RUNS runs of CMD under perf stat; sets med_cpu to the median CPU time
+# in seconds (task-clock of CMD and its children, e.g. perf annotate's objdump), which a busy
+# machine does not inflate as it does wall time (the time spent waiting for a CPU).
+cpu_median() {
+	local name=$1 i
+	shift
+	: >"$name.cpus"
+	for ((i = 1; i <= RUNS; i++)); do
+		perf stat -x, -e task-clock -o "$name.stat" -- "$@" >/dev/null 2>&1 ||
+			die "failed under perf stat: $*"
+		awk -F, '$3 ~ /^task-clock/ { printf "%.4f\n", $1 / 1000 }' "$name.stat" >>"$name.cpus"
+	done
+	med_cpu=$(sort -g "$name.cpus" | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }')
+}

@@ -7,7 +7,8 @@
 # perf records `ringprof record -- CMD` (default: rp-workload -d SECONDS, 10 s), so both tools
 # sample the same run (cpu-clock, callchains, RATE Hz, default 999; perf with --buildid-mmap,
 # see README's known issues). Then each report runs RUNS times (default 3) under /usr/bin/time:
-# median wall time, largest peak RSS, ratio ringprof/perf, for the flat -s srcline table and
+# median wall time, median CPU time (perf stat's task-clock, children included: perf's
+# addr2line; RUNS more runs), largest peak RSS, ratio ringprof/perf, for the flat -s srcline table and
 # -s sym,srcline. The top lines of both are printed side by side as a sanity check.
 # Environment: RUNS, RATE, RP_BUILD (build dir), COMM (the command whose samples count, default
 # CMD's name), KEEP=1 keeps the temp dir.
@@ -54,7 +55,7 @@ echo "  ringprof: $rp_n samples of $comm"
 echo
 
 echo "== report ($RUNS runs each, stdout to a file; median wall time, max peak RSS)"
-declare -A S K
+declare -A S K C
 CMDS=(
 	"srcline_ringprof|$RP report -i rp.data --no-pager --no-children -s srcline --comm $comm"
 	"srcline_perf|perf report -i perf.data --stdio --no-children -g none -s srcline --comms $comm"
@@ -66,7 +67,9 @@ for c in "${CMDS[@]}"; do
 	echo "  \$ $cmd > /dev/null"
 	read -ra argv <<<"$cmd"
 	measure "$name" "${argv[@]}"
-	S[$name]=$med_s K[$name]=$max_kb
+	cpu_median "$name" "${argv[@]}"
+	S[$name]=$med_s K[$name]=$max_kb C[$name]=$med_cpu
+	echo "  $name: median CPU time $med_cpu s"
 done
 echo
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", (b > 0) ? a / b : 0 }'; }
@@ -75,6 +78,8 @@ printf '  %-24s %12s %12s %10s\n' report ringprof perf ratio
 for k in srcline symline; do
 	printf '  %-24s %10.2f s %10.2f s %9sx\n' "-s ${k/symline/sym,srcline}: time" \
 		"${S[${k}_ringprof]}" "${S[${k}_perf]}" "$(ratio "${S[${k}_ringprof]}" "${S[${k}_perf]}")"
+	printf '  %-24s %10.4f s %10.4f s %9sx\n' "-s ${k/symline/sym,srcline}: CPU" \
+		"${C[${k}_ringprof]}" "${C[${k}_perf]}" "$(ratio "${C[${k}_ringprof]}" "${C[${k}_perf]}")"
 	printf '  %-24s %9d KB %9d KB %9sx\n' "-s ${k/symline/sym,srcline}: peak RSS" \
 		"${K[${k}_ringprof]}" "${K[${k}_perf]}" "$(ratio "${K[${k}_ringprof]}" "${K[${k}_perf]}")"
 done

@@ -1,5 +1,6 @@
 /* options.c — the options `ringprof report` and `ringprof script` share (input, filters,
  * symbols) and the session they read the input into. */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,6 +81,8 @@ const char options_help_symbols[] =
     "      --inline            show inlined functions as frames of their own (DWARF)\n"
     "                          (srcline: each inline frame at its own line)\n"
     "      --no-demangle       show C++ and Rust names mangled, as in the symbol tables\n"
+    "      --full-source-path  srcline: the source file's whole path as DWARF names it,\n"
+    "                          not its last component (perf's)\n"
     "      --debuginfod        fetch missing debug info from the servers in\n"
     "                          DEBUGINFOD_URLS\n"
     "      --debuginfod-timeout SECS  per request (default 5)\n";
@@ -268,6 +271,9 @@ static int parse_symbols(struct options *o, int c, char *arg)
 	case OPT_NO_DEMANGLE:
 		o->so.no_demangle = true;
 		break;
+	case OPT_FULL_SOURCE_PATH:
+		o->so.full_source_path = true;
+		break;
 	case OPT_DEBUGINFOD:
 		o->so.debuginfod = true;
 		break;
@@ -284,6 +290,65 @@ static int parse_symbols(struct options *o, int c, char *arg)
 	return 0;
 }
 
+/* Whether an -S entry of LEN bytes at P is an address, as perf takes one: a hexadecimal
+ * number, 0x optional; without 0x it needs a decimal digit, so that a name such as "add" or
+ * "cafe" stays a name. Its value into *ret. */
+static bool s_address(const char *p, size_t len, uint64_t *ret)
+{
+	bool prefix = len > 2 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X');
+	bool digit = false;
+	uint64_t v = 0;
+	size_t i = prefix ? 2 : 0;
+
+	if (len - i > 16 || i == len)
+		return false;
+	for (; i < len; i++) {
+		int c = (unsigned char)p[i];
+
+		if (!isxdigit(c))
+			return false;
+		digit |= isdigit(c) != 0;
+		v = v << 4 | (uint64_t)(isdigit(c) ? c - '0' : (c | 0x20) - 'a' + 10);
+	}
+	if (!prefix && !digit)
+		return false;
+	*ret = v;
+	return true;
+}
+
+/* -S NAME[,NAME...]: addresses into o->addrs, names into the focus filter. 0 or -errno. */
+static int add_s_list(struct options *o, const char *arg)
+{
+	const char *p = arg;
+
+	do {
+		size_t len = strcspn(p, ",");
+		uint64_t addr;
+		char *name;
+		int r;
+
+		if (!len)
+			return -EINVAL;
+		if (s_address(p, len, &addr)) {
+			if (o->n_addrs == OPTIONS_MAX_LIST)
+				return -E2BIG;
+			o->addrs[o->n_addrs++] = addr;
+		} else {
+			if (!(name = strndup(p, len)))
+				return -ENOMEM;
+			r = focus_add_symbols(o->focus, name);
+			free(name);
+			if (r < 0)
+				return r;
+			o->names_in_s = true;
+		}
+		p += len;
+	} while (*p++ == ',');
+	if (o->n_addrs && o->names_in_s)
+		return -EDOM;
+	return 0;
+}
+
 /* -S, --focus, --ignore into o->focus. 0, or the exit status (said). */
 static int parse_focus(struct options *o, int c, const char *arg)
 {
@@ -295,7 +360,7 @@ static int parse_focus(struct options *o, int c, const char *arg)
 		return EXIT_FAILURE;
 	}
 	if (c == 'S')
-		r = focus_add_symbols(o->focus, arg);
+		r = add_s_list(o, arg);
 	else
 		r = (c == OPT_FOCUS ? focus_set_focus : focus_set_ignore)(o->focus, arg, why,
 									  sizeof(why));
@@ -304,7 +369,10 @@ static int parse_focus(struct options *o, int c, const char *arg)
 		return EXIT_FAILURE;
 	}
 	if (r < 0 && c == 'S') {
-		fprintf(stderr, "%s: -S '%s': an empty symbol name\n", o->prog, arg);
+		fprintf(stderr, "%s: -S '%s': %s\n", o->prog, arg,
+			r == -E2BIG  ? "too many addresses"
+			: r == -EDOM ? "give -S symbol names or addresses (0xADDR), not both"
+				     : "an empty symbol name");
 		return EXIT_USAGE;
 	}
 	if (r < 0) {
@@ -383,6 +451,7 @@ int options_parse(struct options *o, int c, char *arg, char **argv)
 	case OPT_SYMFS:
 	case OPT_INLINE:
 	case OPT_NO_DEMANGLE:
+	case OPT_FULL_SOURCE_PATH:
 	case OPT_DEBUGINFOD:
 	case OPT_DEBUGINFOD_TIMEOUT:
 		return parse_symbols(o, c, arg);
@@ -665,6 +734,8 @@ int options_filter(struct options *o)
 	f->dsos = o->dsos;
 	f->cpus = o->cpus;
 	f->n_cpus = o->n_cpus;
+	f->addrs = o->addrs;
+	f->n_addrs = o->n_addrs;
 	f->focus = o->focus;
 	return 0;
 }

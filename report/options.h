@@ -40,6 +40,7 @@ enum {
 	OPT_SYMBOL_FILTER,
 	OPT_FOCUS,
 	OPT_IGNORE,
+	OPT_FULL_SOURCE_PATH,
 	OPT_OWN = 512,
 };
 
@@ -64,6 +65,7 @@ enum {
 	    { "symfs", required_argument, NULL, OPT_SYMFS },                                       \
 	    { "inline", no_argument, NULL, OPT_INLINE },                                           \
 	    { "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },                                 \
+	    { "full-source-path", no_argument, NULL, OPT_FULL_SOURCE_PATH },                       \
 	    { "debuginfod", no_argument, NULL, OPT_DEBUGINFOD },                                   \
 	    { "debuginfod-timeout", required_argument, NULL, OPT_DEBUGINFOD_TIMEOUT },             \
 	    { "no-pager", no_argument, NULL, OPT_NO_PAGER },                                       \
@@ -121,6 +123,9 @@ struct options {
 	int32_t pids[OPTIONS_MAX_LIST], tids[OPTIONS_MAX_LIST];
 	int cpus[OPTIONS_MAX_CPUS];
 	size_t n_cpus;
+	uint64_t addrs[OPTIONS_MAX_LIST]; /* -S 0xADDR entries (so.filter.addrs) */
+	size_t n_addrs;
+	bool names_in_s;	   /* -S named symbols too */
 	const char *since, *until; /* as given: resolved against the inputs' time span */
 	const char *time;	   /* perf's --time, as given: resolved likewise */
 	const char *warn_path;	   /* the input being read, for warnings */

@@ -13,6 +13,7 @@
 #include "options.h"
 #include "cli/pager.h"
 #include "profile/annotate.h"
+#include "profile/print.h"
 #include "profile/symfile.h"
 #include "profile/session.h"
 
@@ -45,6 +46,8 @@ static void usage(FILE *f)
 		"Symbols:\n"
 		"      --symfs DIR         look binaries and debug files up under DIR first\n"
 		"      --no-demangle       show C++ and Rust names mangled, as in the symbol tables\n"
+		"      --full-source-path  the instructions' Source column: the file's whole path as\n"
+		"                          DWARF names it, not its last component (perf's)\n"
 		"      --debuginfod        fetch missing debug info from the servers in\n"
 		"                          DEBUGINFOD_URLS\n"
 		"      --debuginfod-timeout SECS  per request (default 5)\n"
@@ -349,7 +352,7 @@ static const char *base_name(const char *path)
 }
 
 /* The instructions of V with their shares and source locations. */
-static void print_insns(const struct annotate_view *v, uint64_t total)
+static void print_insns(const struct args *a, const struct annotate_view *v, uint64_t total)
 {
 	const struct annotate_insn *hot = NULL;
 
@@ -369,7 +372,8 @@ static void print_insns(const struct annotate_view *v, uint64_t total)
 		printf("%s %7.2f %9" PRIx64 ":  %-*s", in == hot ? ">>" : "  ",
 		       pct(in->period, total), in->addr, in->file ? 40 : 0, in->text);
 		if (in->file)
-			printf(" %s:%d", base_name(in->file), in->line);
+			printf(" %s:%d", a->o.so.full_source_path ? in->file : base_name(in->file),
+			       in->line);
 		if (in->inlined)
 			printf(" [inlined %s]", in->inlined);
 		putchar('\n');
@@ -401,7 +405,7 @@ static int print_function(const struct args *a, struct annotate *ann, const stru
 	if (!a->no_source && v.n_insns)
 		print_lines(a, &v, f->period);
 	if (v.n_insns)
-		print_insns(&v, f->period);
+		print_insns(a, &v, f->period);
 	printf("\n");
 	annotate_view_done(&v);
 	return 0;
@@ -416,8 +420,10 @@ static size_t select_functions(const struct args *a, const struct annotate *ann,
 
 	*ret_missing = 0;
 	if (!a->n_symbols) {
+		/* --symbol-filter as report's: entries hidden, shares unchanged. */
 		for (size_t i = 0; i < n && k < a->functions && k < max; i++)
-			sel[k++] = i;
+			if (!a->o.symbol_filter || strstr(f[i].name, a->o.symbol_filter))
+				sel[k++] = i;
 		return k;
 	}
 	for (size_t j = 0; j < a->n_symbols; j++) {
@@ -459,8 +465,11 @@ static int run(struct args *a)
 	n = select_functions(a, ann, sel, sizeof(sel) / sizeof(sel[0]), &missing);
 	printf("# %s: %" PRIu64 " samples (after filters), shares weighted by period\n",
 	       a->o.inputs[0], t->samples);
+	print_focus(stdout, s, "\"of all\" is of the samples kept");
 	if (!n && !a->n_symbols)
-		printf("# no samples in a known function\n");
+		printf("# no samples in a known function%s%s%s\n",
+		       a->o.symbol_filter ? " whose name contains '" : "",
+		       a->o.symbol_filter ? a->o.symbol_filter : "", a->o.symbol_filter ? "'" : "");
 	r = 0;
 	for (size_t i = 0; i < n && r == 0; i++)
 		r = print_function(a, ann, s, sel[i]);

@@ -612,6 +612,19 @@ static int check_table_outputs(const struct args *a)
 	return 0;
 }
 
+/* Which frames' lines are looked up: every one where lines are shown (-s srcline, --srcline);
+ * a table of leaves without Children or trees shows no other frame's line, so only the
+ * leaves' are (--srcline asks for the others, in trees and --folded). */
+static void srcline_scope(struct args *a)
+{
+	a->o.so.srcline_leaves = !a->po.srcline && a->children == 0 && !a->graph_asked &&
+				 !a->folded && !a->json && !a->html && !a->speedscope &&
+				 !a->timeline && !a->o.pprof;
+	if (print_has_key(&a->po, PRINT_SRCLINE))
+		a->po.srcline = true;
+	a->o.so.srcline = a->po.srcline;
+}
+
 /* 0 to report, or the exit status after saying what is wrong. */
 static int parse_argv(struct args *a, int argc, char **argv)
 {
@@ -702,10 +715,8 @@ static int parse_argv(struct args *a, int argc, char **argv)
 				  : "folded");
 		return EXIT_USAGE;
 	}
-	/* Lines where they are shown; pprof's Line messages always carry them. */
-	if (print_has_key(&a->po, PRINT_SRCLINE))
-		a->po.srcline = true;
-	a->o.so.srcline = a->po.srcline;
+	srcline_scope(a);
+	/* pprof's Line messages always carry lines. */
 	a->o.so.lines = a->o.pprof != NULL;
 	/* --symbol-filter: perf's entry filter in the table, the leaf symbol elsewhere. */
 	if (a->o.pprof || a->html || a->folded)

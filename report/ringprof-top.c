@@ -23,6 +23,7 @@
 #include "base/intern.h"
 #include "base/util.h"
 #include "options.h"
+#include "profile/focus.h"
 #include "profile/session.h"
 
 #define PROG "ringprof top"
@@ -179,11 +180,24 @@ static void usage(FILE *f)
 		"clears it, Esc leaves it), j/k or the arrows select the row whose callers -g\n"
 		"shows.\n"
 		"\n"
-		"%s\n"
-		"%s\n"
+		"Filters (shares are of the samples they keep):\n"
+		"      --comm NAME[,NAME] only these command names\n"
+		"      --dso NAME[,NAME]  only samples whose own frame is in these objects\n"
+		"  -S, --symbols NAME[,NAME...]  only the samples whose own (leaf) symbol is one\n"
+		"                         of these, as report's and perf's -S (with -g: who calls\n"
+		"                         them)\n"
+		"      --focus REGEX      pprof's: only the samples with a frame whose symbol\n"
+		"                         matches REGEX (POSIX extended, unanchored; needs -g to\n"
+		"                         see past the leaf)\n"
+		"      --ignore REGEX     pprof's: drop the samples with a frame whose symbol\n"
+		"                         matches REGEX\n"
+		"\n"
+		"Symbols:\n"
+		"      --symfs DIR        look binaries and debug files up under DIR first\n"
+		"      --no-demangle      show C++ and Rust names mangled, as in the symbol tables\n"
+		"\n"
 		"  -h, --help             this help\n"
-		"  -V, --version          version\n",
-		options_help_filters, options_help_symbols);
+		"  -V, --version          version\n");
 }
 
 /* A whole number of at least min for OPT, into *ret. 0, or EXIT_USAGE (said). */
@@ -309,6 +323,9 @@ static int parse_argv(struct top *t, int argc, char **argv)
 		{ "dir", required_argument, NULL, OPT_FOLLOW },
 		{ "comm", required_argument, NULL, OPT_COMM },
 		{ "dso", required_argument, NULL, OPT_DSO },
+		{ "symbols", required_argument, NULL, 'S' },
+		{ "focus", required_argument, NULL, OPT_FOCUS },
+		{ "ignore", required_argument, NULL, OPT_IGNORE },
 		{ "symfs", required_argument, NULL, OPT_SYMFS },
 		{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 		{ "help", no_argument, NULL, 'h' },
@@ -321,7 +338,7 @@ static int parse_argv(struct top *t, int argc, char **argv)
 	t->a.delay = 2;
 	t->a.freq = "1000";
 	cli_options(longopts);
-	while ((c = getopt_long(argc, argv, "+:p:e:F:d:n:E:zgs:hV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:p:e:F:d:n:E:zgs:S:hV", longopts, NULL)) != -1) {
 		if (c == 'h') {
 			usage(stdout);
 			exit(EXIT_SUCCESS);
@@ -802,6 +819,18 @@ static size_t rows_shown(const struct top *t)
 
 static const char *const filter_names[] = { "", "sym", "dso", "comm", "pid" };
 
+/* "# focus: -S NAME, --focus 'RE'..." when those filters are set: the samples counted are
+ * those they keep (the session's stream drops the others). */
+static void render_focus(const struct top *t, FILE *f)
+{
+	char desc[512];
+
+	if (!focus_active(t->o.focus))
+		return;
+	focus_describe(t->o.focus, desc, sizeof(desc));
+	fprintf(f, "# focus: %s: only the samples kept are counted, shares are of them\n", desc);
+}
+
 /* The header: what is counted, the row key and the filter when not the defaults, the columns. */
 static void render_header(const struct top *t, FILE *f, unsigned long n, uint64_t shown_samples)
 {
@@ -840,6 +869,7 @@ static void render_header(const struct top *t, FILE *f, unsigned long n, uint64_
 				(unsigned long long)shown_samples);
 		fputc('\n', f);
 	}
+	render_focus(t, f);
 	fprintf(f, "#\n# Overhead   Samples  %s\n", columns[t->sort]);
 }
 

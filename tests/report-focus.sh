@@ -2,7 +2,8 @@
 # report-focus.sh — focus filters: -S (perf's: the samples of these leaf symbols; with
 # --no-children -g caller, who calls them) against perf's -S on the same run; --focus and
 # --ignore (pprof's) keep and drop stacks and add up; --symbol-filter hides entries only; the
-# same filters in script, --folded, --pprof and diff.
+# same filters in script, --folded, --pprof and diff; annotate's functions and shares change
+# as report's do; top's rows are report's on the recordings it made (--keep).
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 require_perf_events
 
@@ -56,6 +57,25 @@ else
 	echo "ok # SKIP perf -S cross-check: perf could not record"
 fi
 
+# ---- -S 0xADDR (perf's): the samples taken at that address ---------------------------------
+# script prints each sample's own address, in the process's address space, as perf script.
+"$RP" script -i "$T/rp.data" $C 2>/dev/null | awk '/^ *rp-workload / { getline; print $1, $2 }' |
+	sort | uniq -c | sort -rn >"$T/ips"
+read -r n_ip ip sym_ip <<<"$(awk '$3 ~ /^hot_leaf\+/' "$T/ips" | head -1)"
+[ -n "$ip" ] || fail "script shows no sample in hot_leaf"
+"$RP" report -i "$T/rp.data" $C --no-children -n -s sym -S "0x$ip" >"$T/sa" 2>"$T/err" || fail "report -S 0x$ip: $(cat "$T/err")"
+check_grep "^# samples: $n_ip of [0-9]+ \(filtered\)" "$T/sa" "report -S 0x$ip keeps the $n_ip samples script shows at $ip ($sym_ip)"
+check_eq "$(awk '$1 ~ /%$/ { print $1, $2, $NF }' "$T/sa")" "100.00% $n_ip hot_leaf" "-S 0x$ip: one entry, hot_leaf"
+"$RP" report -i "$T/rp.data" $C --no-children -n -s sym -S "$ip" >"$T/sa2" 2>/dev/null || fail "report -S $ip"
+check_eq "$(grep '^# samples:' "$T/sa2")" "$(grep '^# samples:' "$T/sa")" "-S $ip without 0x: the same, as perf's"
+check_eq "$("$RP" script -i "$T/rp.data" $C -S "0x$ip" 2>/dev/null | awk '/^ *rp-workload / { getline; print $1 }' | sort -u)" \
+	"$ip" "script -S 0x$ip: only the samples at $ip"
+"$RP" report -i "$T/rp.data" $C -S "hot_leaf,0x$ip" >/dev/null 2>"$T/err" && fail "-S with a name and an address was taken"
+check_grep "^ringprof report: -S 'hot_leaf,0x$ip': give -S symbol names or addresses \(0xADDR\), not both" \
+	"$T/err" "a name and an address in -S: refused, saying why"
+"$RP" report -i "$T/rp.data" $C -S cafe >"$T/cafe" 2>&1 || fail "report -S cafe"
+check_grep "^# focus: -S cafe: kept 0 " "$T/cafe" "-S cafe (hex letters, no digit): a name, not an address"
+
 # ---- --focus and --ignore: kept + dropped = total --------------------------------------------
 kept() { sed -n 's/^# focus: .*: kept \([0-9]*\) of .*/\1/p' "$1"; }
 "$RP" report -i "$T/rp.data" $C --focus 'outer_b$' >"$T/f" || fail "--focus"
@@ -98,4 +118,66 @@ else
 fi
 "$RP" diff $C -S hot_leaf "$T/rp.data" "$T/rp.data" >"$T/diff" || fail "diff -S"
 check_eq "$(awk '$1 ~ /%$/ { print $NF }' "$T/diff" | sort -u)" hot_leaf "diff -S: hot_leaf alone"
+
+# ---- annotate: the functions' samples and shares change as report's -------------------------
+# fns FILE: "NAME SAMPLES SHARE" of each function annotate shows.
+fns() { sed -n 's/^# \([^ ]*\) ([^)]*): \([0-9]*\) samples, \([0-9.]*\)% of all$/\1 \2 \3/p' "$1" | sort; }
+# rep FILTER...: "NAME SAMPLES SHARE" of report --no-children -n -s sym's entries of 5 samples
+# or more (fewer may tie, and ties are ordered by each program its own way).
+rep() {
+	"$RP" report -i "$T/rp.data" $C --no-children -n -s sym "$@" 2>/dev/null |
+		awk '$1 ~ /%$/ && $2 >= 5 { s = $1; sub("%", "", s); print $4, $2, s }' | sort
+}
+"$RP" annotate --stdio -i "$T/rp.data" $C -S hot_leaf >"$T/a.s" 2>"$T/err" || fail "annotate -S: $(cat "$T/err")"
+check_eq "$(fns "$T/a.s")" "hot_leaf $leaf_n 100.00" "annotate -S hot_leaf: hot_leaf alone, its $leaf_n samples, all of them"
+check_grep "^# focus: -S hot_leaf: kept $leaf_n of $total_n samples \(" "$T/a.s" "annotate -S: the header says so, as report's"
+for f in "--ignore outer_b\$" "--focus outer_b\$" "--focus hot_outer_a --ignore hot_leaf"; do
+	# shellcheck disable=SC2086
+	"$RP" annotate --stdio -i "$T/rp.data" $C -n 50 $f >"$T/a.f" 2>"$T/err" || fail "annotate $f: $(cat "$T/err")"
+	# shellcheck disable=SC2086
+	rep $f >"$T/r.f"
+	check_eq "$(fns "$T/a.f" | awk '$2 >= 5')" "$(cat "$T/r.f")" "annotate $f: each function's samples and share are report's"
+done
+check_eq "$(fns "$T/a.f" | awk '$2 >= 5 { print $1 }' | tr '\n' ' ')" "hot_outer_a " \
+	"annotate --focus hot_outer_a --ignore hot_leaf: hot_outer_a's own samples only"
+"$RP" annotate --stdio -i "$T/rp.data" $C -n 3 >"$T/a.all" 2>"$T/err" || fail "annotate: $(cat "$T/err")"
+check_no_grep '^# focus:' "$T/a.all" "annotate without a filter: no focus line"
+"$RP" annotate --stdio -i "$T/rp.data" $C -n 3 --symbol-filter hot_ >"$T/a.sf" 2>"$T/err" ||
+	fail "annotate --symbol-filter: $(cat "$T/err")"
+fns "$T/a.sf" | awk '{ print $1 }' >"$T/a.sf.names"
+check_grep '^hot_leaf$' "$T/a.sf.names" "annotate --symbol-filter hot_: hot_leaf is there"
+check_eq "$(grep -vc '^hot_' "$T/a.sf.names")" 0 "annotate --symbol-filter hot_: no function without hot_"
+check_eq "$(fns "$T/a.sf" | grep '^hot_leaf ')" "$(fns "$T/a.all" | grep '^hot_leaf ')" \
+	"annotate --symbol-filter: hot_leaf's samples and share as without it"
+
+# ---- top: -S, --focus, --ignore as report's on the recordings top made ----------------------
+"$WL" -d 30 -q >/dev/null 2>&1 &
+W=$!
+BG_PIDS="$W"
+sleep 0.3
+# top_rows FILE: "NAME SAMPLES" of the last refresh's user rows.
+top_rows() { awk '/^# ringprof top, refresh / { delete r; n = 0 } !/^#/ && $4 == "[.]" { r[++n] = $5 " " $2 }
+	END { for (i = 1; i <= n; i++) print r[i] }' "$1" | sort; }
+i=0
+for f in "-S hot_leaf,hot_outer_a" "--ignore outer_b\$" "--focus outer_b\$"; do
+	i=$((i + 1))
+	# shellcheck disable=SC2086
+	"$RP" top -p "$W" -e cpu-clock -g -d 1 -n 2 --stdio --keep "$T/keep$i" $f >"$T/t.out" 2>"$T/t.err" ||
+		fail "top $f: status $? ($(tail -2 "$T/t.err"))"
+	k=$(sed -n 's/^# ringprof top, refresh 2: .* in \([0-9]*\) recordings\{0,1\},.*/\1/p' "$T/t.out")
+	[ -n "$k" ] || fail "top $f: no second refresh"
+	inputs=$(ls "$T/keep$i"/top.*.data | head -"$k" | sed 's/^/-i /')
+	# shellcheck disable=SC2086
+	"$RP" report $inputs --no-children -n -s sym $f 2>/dev/null >"$T/t.rep" || fail "report $f of top's recordings"
+	desc=$(sed -n 's/^# focus: \(.*\): kept .*/\1/p' "$T/t.rep")
+	check_grep "^# focus: $(printf '%s' "$desc" | sed 's/[][\.*^$()+?{}|]/\\&/g'): only the samples kept are counted" \
+		"$T/t.out" "top $f: the header names the filters as report's does"
+	check_eq "$(top_rows "$T/t.out")" \
+		"$(awk '$1 ~ /%$/ && $3 == "[.]" { print $4, $2 }' "$T/t.rep" | sort)" \
+		"top $f: the rows and their samples are report's on the same recordings"
+done
+top_rows "$T/t.out" | awk '{ print $1 }' >"$T/t.names"
+check_grep '^hot_leaf$' "$T/t.names" "top --focus outer_b\$: hot_leaf, called by hot_outer_b, is a row"
+check_eq "$(grep -vcE '^(hot_leaf|hot_outer_b)$' "$T/t.names")" 0 \
+	"top --focus outer_b\$: no row but hot_outer_b and what it calls"
 exit 0

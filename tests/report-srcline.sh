@@ -54,6 +54,13 @@ awk '$1 + 0 >= 1 { print $2 }' "$T/rows" | while read -r l; do
 		fail "line $n above 1 % is in none of warm_func, hot_leaf, hot_outer_a and their helpers"
 done || exit 1
 ok "each line above 1 % is in warm_func, hot_leaf or hot_outer_a (or a helper inlined there)"
+# The flat table looks up the leaves' lines only; --srcline looks every frame's up (for trees
+# and --folded): the table is the same either way.
+"$RP" report -i "$T/rp.data" --no-children -s srcline --srcline --comm rp-workload >"$T/flat.all" ||
+	fail "report -s srcline --srcline"
+# (Entries of equal share may come in another order: symbol ids differ.)
+check_eq "$(awk '$1 ~ /%$/' "$T/flat.all" | sort)" "$(sort "$T/rows")" \
+	"-s srcline: the same entries when every frame's line is looked up (--srcline)"
 sum=$(awk '{ sub("%", "", $1); s += $1 } END { printf "%.0f", s }' "$T/rows")
 check_range "$sum" 99 101 "the lines' shares add up to 100 %"
 

@@ -12,6 +12,7 @@
 #include "profile/aggregate.h"
 #include "profile/disasm.h"
 #include "profile/dsotab.h"
+#include "profile/focus.h"
 #include "profile/session.h"
 #include "profile/srcinfo.h"
 #include "profile/symbolizer.h"
@@ -98,7 +99,9 @@ static int64_t fn_of(struct annotate *a, size_t **idx, size_t *cap_idx, uint32_t
 static int gather(struct annotate *a, const struct session *s)
 {
 	struct session_parts p;
-	size_t *idx = NULL, cap_idx = 0, n = 0;
+	size_t *idx = NULL, cap_idx = 0, n = 0, cap_buf = 0;
+	uint32_t *buf = NULL;
+	struct focus *f = session_focus(s);
 	int r = 0;
 
 	session_parts(s, &p);
@@ -120,7 +123,8 @@ static int gather(struct annotate *a, const struct session *s)
 			continue;
 		syms = symstacks_loc(p.ss, stack[0], &m);
 		sym = m ? session_sym(s, syms[m - 1]) : NULL;
-		if (!sym || !sym->name || sym->label)
+		if (!sym || !sym->name || sym->label ||
+		    !focus_keep_locs(f, s, p.ss, stack, len, &buf, &cap_buf))
 			continue;
 		fn = fn_of(a, &idx, &cap_idx, syms[m - 1], sym);
 		if (fn < 0 || GROW(a->entries, a->cap_entries, a->n_entries + 1) < 0) {
@@ -131,6 +135,7 @@ static int gather(struct annotate *a, const struct session *s)
 		    (struct entry){ (size_t)fn, { at, c.period, c.count } };
 	}
 	free(idx);
+	free(buf);
 	return r;
 }
 

@@ -30,7 +30,8 @@ struct annotate_loc {
 struct annotate;
 
 /* Gather the self samples of every named function of S (after session_finish(), --dso
- * applied to the leaf frame). 0 with *ret, or -ENOMEM. */
+ * applied to the leaf frame, the focus filter to the whole stack, as the session's totals).
+ * 0 with *ret, or -ENOMEM. */
 int annotate_new(const struct session *s, struct annotate **ret);
 struct annotate *annotate_free(struct annotate *a);
 

@@ -8,6 +8,7 @@
 #include "base/grow.h"
 #include "profile/focus.h"
 #include "profile/session.h"
+#include "profile/symstacks.h"
 
 /* A symbol's cached matches: computed once per session_sym() id. */
 enum {
@@ -194,4 +195,23 @@ bool focus_keep(struct focus *f, const struct session *s, const uint32_t *syms, 
 		focused |= (m & M_FOCUS) != 0;
 	}
 	return focused;
+}
+
+bool focus_keep_locs(struct focus *f, const struct session *s, const struct symstacks *ss,
+		     const uint32_t *locs, uint32_t n, uint32_t **buf, size_t *cap)
+{
+	uint32_t m = 0;
+
+	if (!focus_active(f))
+		return true;
+	for (uint32_t k = 0; k < n; k++) {
+		uint32_t n_syms;
+		const uint32_t *syms = symstacks_loc(ss, locs[k], &n_syms);
+
+		if (GROW(*buf, *cap, (size_t)m + n_syms) < 0)
+			return false;
+		memcpy(*buf + m, syms, n_syms * sizeof(*syms));
+		m += n_syms;
+	}
+	return focus_keep(f, s, *buf, m, sizeof(**buf));
 }

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 struct session;
+struct symstacks;
 
 /*
  * The filters of one run. A sample is kept when its leaf symbol (the innermost frame, the
@@ -42,5 +43,11 @@ void focus_describe(const struct focus *f, char *buf, size_t size);
  * array of structs works too). */
 bool focus_keep(struct focus *f, const struct session *s, const uint32_t *syms, uint32_t n,
 		size_t stride);
+/* The same for a stack of N aggregate location ids LOCS of S, leaf first (outputs that keep
+ * addresses: pprof, annotate): their symbols from SS (symstacks_loc(), inline frames as
+ * symbolized) are gathered in *buf, grown as needed (the caller frees it); out of memory keeps
+ * nothing. */
+bool focus_keep_locs(struct focus *f, const struct session *s, const struct symstacks *ss,
+		     const uint32_t *locs, uint32_t n, uint32_t **buf, size_t *cap);
 
 #endif

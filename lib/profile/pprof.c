@@ -292,24 +292,6 @@ static int add_count(struct enc *e, const struct aggregate_count *c)
 	return 0;
 }
 
-/* Does the focus filter keep location stack LOCS (N long)? Its symbols are gathered in
- * e->syms first; out of memory keeps nothing. */
-static bool focus_kept(struct enc *e, const uint32_t *locs, uint32_t n)
-{
-	uint32_t m = 0;
-
-	for (uint32_t k = 0; k < n; k++) {
-		uint32_t n_syms;
-		const uint32_t *syms = symstacks_loc(e->p.ss, locs[k], &n_syms);
-
-		if (GROW(e->syms, e->cap_syms, (size_t)m + n_syms) < 0)
-			return false;
-		memcpy(e->syms + m, syms, n_syms * sizeof(*syms));
-		m += n_syms;
-	}
-	return focus_keep(session_focus(e->s), e->s, e->syms, m, sizeof(*e->syms));
-}
-
 /* Is the leaf frame of count C's stack in an object --dso keeps (and its stack one the focus
  * filter keeps)? */
 static bool kept(struct enc *e, const struct aggregate_count *c)
@@ -323,7 +305,7 @@ static bool kept(struct enc *e, const struct aggregate_count *c)
 	syms = symstacks_loc(e->p.ss, stack[0], &n_syms);
 	if (!n_syms || !session_dso_kept(e->s, session_sym(e->s, syms[0])->dso))
 		return false;
-	return !session_focus(e->s) || focus_kept(e, stack, n);
+	return focus_keep_locs(session_focus(e->s), e->s, e->p.ss, stack, n, &e->syms, &e->cap_syms);
 }
 
 static int add_counts(struct enc *e, const struct pprof_opts *o)

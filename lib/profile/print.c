@@ -333,9 +333,9 @@ static void print_recorded_notes(FILE *f, const struct rp_header_rec *h)
 			   "[outside the PID namespace]\n");
 }
 
-/* "# focus: FILTERS: kept N of M samples (P%)" when a focus filter is set. */
-static void print_focus_line(FILE *f, const struct session *s, const struct session_totals *t)
+void print_focus(FILE *f, const struct session *s, const char *shares)
 {
+	const struct session_totals *t = session_totals(s);
 	struct focus *fo = session_focus(s);
 	char desc[512];
 
@@ -344,10 +344,11 @@ static void print_focus_line(FILE *f, const struct session *s, const struct sess
 	focus_describe(fo, desc, sizeof(desc));
 	fprintf(f,
 		"# focus: %s: kept %" PRIu64 " of %" PRIu64 " samples (%.2f%%), %.2f%% of the "
-		"period; shares are of the samples kept unless --percentage absolute\n",
+		"period; %s\n",
 		desc, t->samples, t->samples_focus_in,
 		t->samples_focus_in ? 100.0 * (double)t->samples / (double)t->samples_focus_in : 0.0,
-		t->period_focus_in ? 100.0 * (double)t->period / (double)t->period_focus_in : 0.0);
+		t->period_focus_in ? 100.0 * (double)t->period / (double)t->period_focus_in : 0.0,
+		shares);
 }
 
 /* "# samples: ..., lost: ..., unresolved frames: ...". */
@@ -372,7 +373,7 @@ static void print_samples_line(FILE *f, const struct session *s, const struct se
 		fprintf(f, ", throttled %" PRIu64 " times", t->throttles);
 	fprintf(f, ", unresolved frames: %.1f%%\n",
 		t->frames ? 100.0 * (double)t->frames_unknown / (double)t->frames : 0.0);
-	print_focus_line(f, s, t);
+	print_focus(f, s, "shares are of the samples kept unless --percentage absolute");
 }
 
 void print_header(FILE *f, const struct session *s, const char *const *inputs, size_t n_inputs)

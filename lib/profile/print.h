@@ -57,6 +57,9 @@ int print_parse_sort(const char *s, struct print_opts *o);
 
 /* "# ..." lines: inputs, host, event, duration, samples, lost, unresolved frames. */
 void print_header(FILE *f, const struct session *s, const char *const *inputs, size_t n_inputs);
+/* "# focus: FILTERS: kept N of M samples (P%), Q% of the period; SHARES" when a focus filter
+ * (-S, --symbol-filter as a filter, --focus, --ignore) is set, else nothing. */
+void print_focus(FILE *f, const struct session *s, const char *shares);
 /* The flat table, sorted by Children (or Self), with trees when o->graph is set. 0 or -ENOMEM. */
 int print_flat(FILE *f, const struct session *s, const struct print_opts *o);
 /* One line per unique (comm, stack): "comm;outer;...;inner COUNT", kernel frames "_[k]". */

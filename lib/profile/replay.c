@@ -263,6 +263,14 @@ static bool keep_pid(const struct session_filter *f, int32_t pid, int32_t tid, u
 	return true;
 }
 
+static bool keep_addr(const struct session_filter *f, uint64_t ip)
+{
+	for (size_t i = 0; i < f->n_addrs; i++)
+		if (f->addrs[i] == ip)
+			return true;
+	return !f->n_addrs;
+}
+
 static bool name_wanted(const char *const *names, size_t n, const char *name)
 {
 	for (size_t i = 0; i < n; i++)
@@ -863,7 +871,8 @@ static void on_sample(struct replay *rp, const struct perf_event_header *h)
 		return;
 	rp->t->samples_window++;
 	rp->t->period_window += smp.period ? smp.period : 1;
-	if (!keep_pid(&rp->o->filter, (int32_t)smp.id.pid, (int32_t)smp.id.tid, smp.id.cpu))
+	if (!keep_pid(&rp->o->filter, (int32_t)smp.id.pid, (int32_t)smp.id.tid, smp.id.cpu) ||
+	    !keep_addr(&rp->o->filter, smp.ip))
 		return;
 	memo = sample_task(rp, &smp);
 	if (!memo) {

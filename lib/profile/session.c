@@ -162,7 +162,7 @@ struct session *session_new(const struct session_opts *o)
 		return session_free(s);
 	s->ss = symstacks_new(s->dsos, s->symz, s->ksyms);
 	if (s->ss)
-		symstacks_srcline(s->ss, o->srcline);
+		symstacks_srcline(s->ss, o->srcline, o->full_source_path);
 	s->rp = replay_new(&s->o, s->pm, s->dsos, s->ksyms, s->agg, &s->t);
 	if (!s->ss || !s->rp)
 		return session_free(s);
@@ -279,7 +279,7 @@ static int stream_locs(struct session *s)
 		int k;
 
 		aggregate_loc(s->agg, l, &dso, &addr);
-		if (symstacks_add_loc(s->ss, dso, addr) < 0)
+		if (symstacks_add_loc(s->ss, dso, addr, true) < 0)
 			return -ENOMEM;
 		id = symstacks_add_stack(s->ss, &l, 1, &n, &unknown);
 		k = loc_offsets(s, dso, addr, tmp, INLINE_MAX);
@@ -707,9 +707,32 @@ static bool focus_row_kept(void *arg, const uint32_t *syms, uint32_t n)
 	return focus_keep(s->o.filter.focus, s, syms, n, sizeof(*syms));
 }
 
+/* With srcline_leaves: which locations are some count's leaf, a byte per location id (NULL
+ * when every location wants its line, or out of memory: then all get it). */
+static uint8_t *leaf_locs(const struct session *s, uint32_t n_locs)
+{
+	size_t n = aggregate_n_counts(s->agg);
+	uint8_t *leaf;
+
+	if (!s->o.srcline || !s->o.srcline_leaves || !(leaf = calloc(n_locs ? n_locs : 1, 1)))
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		struct aggregate_count c;
+		const uint32_t *stack;
+		uint32_t len;
+
+		aggregate_count(s->agg, i, &c);
+		stack = aggregate_stack(s->agg, c.stack, &len);
+		if (len && stack[0] < n_locs)
+			leaf[stack[0]] = 1;
+	}
+	return leaf;
+}
+
 int session_finish(struct session *s)
 {
 	uint32_t n_locs = aggregate_n_locs(s->agg);
+	uint8_t *leaf = leaf_locs(s, n_locs);
 	int rc;
 
 	ksymtab_finish(s->ksyms);
@@ -719,9 +742,12 @@ int session_finish(struct session *s)
 		uint64_t addr;
 
 		aggregate_loc(s->agg, l, &dso, &addr);
-		if (symstacks_add_loc(s->ss, dso, addr) < 0)
+		if (symstacks_add_loc(s->ss, dso, addr, !leaf || leaf[l]) < 0) {
+			free(leaf);
 			return -ENOMEM;
+		}
 	}
+	free(leaf);
 	rc = aggregate_build_rows(s->agg, s->ss, &s->t);
 	if (rc < 0)
 		return rc;
@@ -758,7 +784,7 @@ bool session_filters_samples(const struct session *s)
 	const struct session_filter *f = &s->o.filter;
 
 	return f->n_pids || f->n_tids || f->n_comms || f->n_units || f->n_dsos || f->n_cpus ||
-	       focus_active(f->focus);
+	       f->n_addrs || focus_active(f->focus);
 }
 
 const struct session_totals *session_totals(const struct session *s)

@@ -34,6 +34,10 @@ struct session_filter {
 	size_t n_dsos;
 	const int *cpus;
 	size_t n_cpus;
+	/* perf's -S 0xADDR: only the samples taken at these addresses (the sample's own
+	 * instruction pointer, in the process's address space, as script prints it). */
+	const uint64_t *addrs;
+	size_t n_addrs;
 	/* Which stacks count by their symbols (-S, --focus, --ignore: profile/focus.h), NULL:
 	 * all. Applied once symbolized: to the rows, the streamed samples and pprof's counts. */
 	struct focus *focus;
@@ -64,6 +68,13 @@ struct session_opts {
 	/* Each frame's source line (session_sym.srcline): symbols are then kept apart by line.
 	 * Lines come from DWARF line tables, each distinct address looked up once. */
 	bool srcline;
+	/* srcline: the source file's whole path as DWARF gives it, not its last component
+	 * (perf's --full-source-path). */
+	bool full_source_path;
+	/* srcline: only the frames samples were taken in (the leaves) are kept apart by line,
+	 * for outputs that show no other frame's line (a flat table without Children or
+	 * trees); the other frames' line tables are not read. */
+	bool srcline_leaves;
 	/* File:line in the symbolizer's frames (pprof's Line), without splitting symbols. */
 	bool lines;
 	bool debuginfod;

@@ -31,6 +31,17 @@ struct srcinfo {
 		char *path;
 	} * joined;
 	size_t n_joined, cap_joined;
+	/* The function whose instructions are asked in turn: its subprogram DIE and the address
+	 * ranges of the inlined subroutines in it, with their depth, read once (one walk of its
+	 * CU) instead of a dwarf_getscopes() walk of the whole CU per instruction. */
+	bool have_fn;
+	Dwarf_Die fn;
+	struct inl {
+		Dwarf_Addr lo, hi;
+		int depth;
+		Dwarf_Die die;
+	} * inls;
+	size_t n_inls, cap_inls;
 };
 
 struct srcinfo *srcinfo_free(struct srcinfo *si)
@@ -44,6 +55,7 @@ struct srcinfo *srcinfo_free(struct srcinfo *si)
 	for (size_t i = 0; i < si->n_joined; i++)
 		free(si->joined[i].path);
 	free(si->joined);
+	free(si->inls);
 	free(si->debuginfo_path);
 	free(si->file);
 	free(si);
@@ -270,25 +282,89 @@ static const char *inline_die_name(struct srcinfo *si, Dwarf_Die *die)
 	return d ? d : name;
 }
 
-/* The innermost inlined function ADDR lies in, or NULL. */
+/* The inlined subroutines under PARENT (lexical blocks and inlined ones gone into, nested
+ * subprograms not: dwarf_getscopes() stops at those) into si->inls, at DEPTH and below.
+ * 0 or -ENOMEM. */
+static int collect_inlines(struct srcinfo *si, Dwarf_Die *parent, int depth)
+{
+	Dwarf_Die child;
+
+	if (dwarf_child(parent, &child) != 0)
+		return 0;
+	do {
+		int tag = dwarf_tag(&child), r = 0;
+		Dwarf_Addr base, lo, hi;
+		ptrdiff_t off = 0;
+
+		if (tag == DW_TAG_inlined_subroutine) {
+			while ((off = dwarf_ranges(&child, off, &base, &lo, &hi)) > 0) {
+				if (GROW(si->inls, si->cap_inls, si->n_inls + 1) < 0)
+					return -ENOMEM;
+				si->inls[si->n_inls++] = (struct inl){ lo, hi, depth, child };
+			}
+			r = collect_inlines(si, &child, depth + 1);
+		} else if (tag == DW_TAG_lexical_block) {
+			r = collect_inlines(si, &child, depth);
+		}
+		if (r < 0)
+			return r;
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return 0;
+}
+
+/* dwarf_getfuncs() callback: the subprogram holding *(Dwarf_Addr *) in ARG's pc. */
+struct find_fn {
+	Dwarf_Addr pc;
+	Dwarf_Die die;
+	bool found;
+};
+
+static int find_fn_cb(Dwarf_Die *die, void *arg)
+{
+	struct find_fn *f = arg;
+
+	if (dwarf_haspc(die, f->pc) <= 0)
+		return DWARF_CB_OK;
+	f->die = *die;
+	f->found = true;
+	return DWARF_CB_ABORT;
+}
+
+/* Make the function of CU holding PC the one cached: its subprogram (the concrete one, whose
+ * code it is) and its inlines. False when there is none, or memory runs out. */
+static bool cache_function(struct srcinfo *si, Dwarf_Die *cu, Dwarf_Addr pc)
+{
+	struct find_fn f = { .pc = pc };
+
+	si->have_fn = false;
+	si->n_inls = 0;
+	if (dwarf_getfuncs(cu, find_fn_cb, &f, 0) < 0 || !f.found)
+		return false;
+	si->fn = f.die;
+	si->have_fn = collect_inlines(si, &si->fn, 0) == 0;
+	return si->have_fn;
+}
+
+/* The innermost inlined function ADDR lies in, or NULL: from the inlined subroutines of its
+ * function (read once per function), deepest first, as binutils' addr2line -i names it. */
 static const char *inline_name(struct srcinfo *si, uint64_t addr)
 {
 	Dwarf_Addr bias;
-	Dwarf_Die *cu = dwfl_module_addrdie(si->mod, addr, &bias), *scopes = NULL;
-	const char *name = NULL;
-	int n;
+	Dwarf_Die *cu = dwfl_module_addrdie(si->mod, addr, &bias);
+	const struct inl *best = NULL;
+	Dwarf_Addr pc = addr - bias;
 
 	if (!cu)
 		return NULL;
-	n = dwarf_getscopes(cu, addr - bias, &scopes);
-	for (int i = 0; i < n && !name; i++) {
-		if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram)
-			break;
-		if (dwarf_tag(&scopes[i]) == DW_TAG_inlined_subroutine)
-			name = inline_die_name(si, &scopes[i]);
+	if ((!si->have_fn || dwarf_haspc(&si->fn, pc) <= 0) && !cache_function(si, cu, pc))
+		return NULL;
+	for (size_t i = 0; i < si->n_inls; i++) {
+		const struct inl *in = &si->inls[i];
+
+		if (in->lo <= pc && pc < in->hi && (!best || in->depth > best->depth))
+			best = in;
 	}
-	free(scopes);
-	return name;
+	return best ? inline_die_name(si, (Dwarf_Die *)&best->die) : NULL;
 }
 
 int srcinfo_line(struct srcinfo *si, uint64_t addr, const char **ret_file, int *ret_line,

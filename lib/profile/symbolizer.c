@@ -62,6 +62,7 @@ struct cache_ent {
 	uint32_t first;	  /* FRAME_HERE, or the index of the first frame in frames */
 	uint32_t n;
 	const char *raw; /* FRAME_HERE: the frame's name as in the symbol table */
+	bool no_lines;	 /* computed without opts.lines' line (symbolizer_lookup_name()) */
 };
 
 enum dso_state {
@@ -1204,8 +1205,10 @@ static void line_only(struct symbolizer *s, struct sym_dso *d, uint64_t addr, co
 	out->fn_line = chain[n - 1].file ? chain[n - 1].line : 0;
 }
 
-/* Compute the frames for OFF into OUT; returns their number (>= 1). */
-static int compute(struct symbolizer *s, struct sym_dso *d, uint64_t off, struct sym_frame *out)
+/* Compute the frames for OFF into OUT, with opts.lines' line when LINES; returns their number
+ * (>= 1). */
+static int compute(struct symbolizer *s, struct sym_dso *d, uint64_t off, struct sym_frame *out,
+		   bool lines)
 {
 	const struct sym *sym = NULL;
 	uint64_t addr;
@@ -1232,7 +1235,7 @@ static int compute(struct symbolizer *s, struct sym_dso *d, uint64_t off, struct
 				out[0].line = 0;
 		}
 	}
-	if (s->o.lines && !s->o.inline_frames)
+	if (lines && s->o.lines && !s->o.inline_frames)
 		line_only(s, d, addr, sym, &out[0]);
 	return n ? n : 1;
 }
@@ -1286,11 +1289,13 @@ int symbolizer_unwind_info(struct symbolizer *s, struct sym_dso *d)
 	       (f & ELFSYM_FRAME_POINTERS ? SYMBOLIZER_FRAME_POINTERS : 0);
 }
 
-int symbolizer_lookup(struct symbolizer *s, struct sym_dso *d, uint64_t off,
-		      struct sym_frame *frames, int max)
+/* symbolizer_lookup(), with opts.lines' line only when LINES. */
+static int lookup(struct symbolizer *s, struct sym_dso *d, uint64_t off, struct sym_frame *frames,
+		  int max, bool lines)
 {
 	struct sym_frame tmp[INLINE_MAX];
-	struct cache_ent *e;
+	struct cache_ent *e = NULL;
+	bool fresh = false;
 	size_t mask, i;
 	int n;
 
@@ -1307,38 +1312,59 @@ int symbolizer_lookup(struct symbolizer *s, struct sym_dso *d, uint64_t off,
 	if (d->cache_cap) {
 		mask = d->cache_cap - 1;
 		for (i = hash_u64(off) & mask; d->cache[i].n; i = (i + 1) & mask) {
-			if (d->cache[i].off == off) {
+			if (d->cache[i].off != off)
+				continue;
+			if (!d->cache[i].no_lines || !lines || !s->o.lines) {
 				s->st.cache_hits++;
 				return copy_out(d, &d->cache[i], frames, max);
 			}
+			e = &d->cache[i]; /* computed without the line: again, with it */
+			break;
 		}
 	}
 
-	n = compute(s, d, off, tmp);
-	if (2 * (d->cache_n + 1) > d->cache_cap && cache_grow(d) < 0)
-		goto uncached;
-	mask = d->cache_cap - 1;
-	for (i = hash_u64(off) & mask; d->cache[i].n; i = (i + 1) & mask)
-		;
-	e = &d->cache[i];
+	n = compute(s, d, off, tmp, lines);
+	if (!e) {
+		if (2 * (d->cache_n + 1) > d->cache_cap && cache_grow(d) < 0)
+			goto uncached;
+		mask = d->cache_cap - 1;
+		for (i = hash_u64(off) & mask; d->cache[i].n; i = (i + 1) & mask)
+			;
+		e = &d->cache[i];
+		fresh = true;
+	}
 	if (n == 1 && !tmp[0].file && !tmp[0].fn_file && !tmp[0].inlined) {
-		*e =
-		    (struct cache_ent){ off, tmp[0].name, tmp[0].offset, FRAME_HERE, 1, tmp[0].raw };
+		*e = (struct cache_ent){ off, tmp[0].name, tmp[0].offset, FRAME_HERE,
+					 1,   tmp[0].raw,  false };
 	} else {
 		if (d->n_frames + (size_t)n >= FRAME_HERE ||
 		    GROW(d->frames, d->frames_cap, d->n_frames + (size_t)n) < 0)
 			goto uncached;
 		memcpy(d->frames + d->n_frames, tmp, (size_t)n * sizeof(*tmp));
-		*e = (struct cache_ent){ off, NULL, 0, (uint32_t)d->n_frames, (uint32_t)n, NULL };
+		*e = (struct cache_ent){ off,	      NULL, 0,	  (uint32_t)d->n_frames,
+					 (uint32_t)n, NULL, false };
 		d->n_frames += (size_t)n;
 	}
-	d->cache_n++;
+	d->cache_n += fresh;
+	e->no_lines = !lines && s->o.lines;
 	return copy_out(d, e, frames, max);
 
 uncached:
 	n = n < max ? n : max;
 	memcpy(frames, tmp, (size_t)n * sizeof(*tmp));
 	return n;
+}
+
+int symbolizer_lookup(struct symbolizer *s, struct sym_dso *d, uint64_t off,
+		      struct sym_frame *frames, int max)
+{
+	return lookup(s, d, off, frames, max, true);
+}
+
+int symbolizer_lookup_name(struct symbolizer *s, struct sym_dso *d, uint64_t off,
+			   struct sym_frame *frames, int max)
+{
+	return lookup(s, d, off, frames, max, false);
 }
 
 void sym_dso_identity(const struct sym_dso *d, struct symfile_id *ret)

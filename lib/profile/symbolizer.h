@@ -155,6 +155,11 @@ const uint8_t *sym_dso_build_id(const struct sym_dso *d, size_t *ret_len);
  */
 int symbolizer_lookup(struct symbolizer *s, struct sym_dso *d, uint64_t off,
 		      struct sym_frame *frames, int max);
+/* The same without opts.lines' line (file NULL, unless the inline frames give it): the line
+ * table is not read for it (a compressed debug section is not inflated for a frame whose line
+ * nobody shows). A later symbolizer_lookup() of the same offset computes the line then. */
+int symbolizer_lookup_name(struct symbolizer *s, struct sym_dso *d, uint64_t off,
+			   struct sym_frame *frames, int max);
 
 /* Whether D's file (or its separate debug file) has DWARF to give lines from, opening it if
  * not done yet: false for a stripped file without debug info, or a file that cannot be used. */

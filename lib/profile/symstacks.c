@@ -38,6 +38,7 @@ struct symstacks {
 	/* srcline: (symbol without line, srcline pointer) -> index into line_sym -> sym id;
 	 * (srcline pointer, 0) -> index into rep_sym -> the first sym id with it. */
 	bool srcline;
+	bool full_path; /* srcline: the file's whole path, not its last component */
 	struct pairtab *line_ids, *rep_ids;
 	uint32_t *line_sym, *rep_sym;
 	size_t cap_line_sym, cap_rep_sym;
@@ -231,7 +232,7 @@ static int64_t with_line(struct symstacks *ss, int64_t id, uint64_t addr, const 
 {
 	struct session_sym sym;
 	const char *text, *base;
-	char buf[512];
+	char buf[4200];
 	bool added;
 	int64_t k, r;
 
@@ -239,8 +240,8 @@ static int64_t with_line(struct symstacks *ss, int64_t id, uint64_t addr, const 
 		return id;
 	sym = ss->syms[id];
 	if (file && line > 0) {
-		base = strrchr(file, '/');
-		snprintf(buf, sizeof(buf), "%.400s:%d", base ? base + 1 : file, line);
+		base = ss->full_path ? NULL : strrchr(file, '/');
+		snprintf(buf, sizeof(buf), "%.4096s:%d", base ? base + 1 : file, line);
 	} else {
 		snprintf(buf, sizeof(buf), "%.400s+0x%" PRIx64, dsotab_name(ss->dsos, sym.dso),
 			 addr);
@@ -263,9 +264,11 @@ static int64_t with_line(struct symstacks *ss, int64_t id, uint64_t addr, const 
 			 (uintptr_t)text, sym);
 }
 
-static int symbolize(struct symstacks *ss, uint32_t dso, uint64_t addr, uint32_t *out)
+/* The symbols at ADDR of DSO into OUT, kept apart by line with srcline when LINE. */
+static int symbolize(struct symstacks *ss, uint32_t dso, uint64_t addr, uint32_t *out, bool line)
 {
 	struct sym_frame fr[INLINE_MAX];
+	bool srcline = ss->srcline && line;
 	int64_t id;
 	int k;
 
@@ -275,16 +278,20 @@ static int symbolize(struct symstacks *ss, uint32_t dso, uint64_t addr, uint32_t
 		break;
 	case DSOTAB_FILE:
 		dso = dsotab_canonical(ss->dsos, dso);
-		k = symbolizer_lookup(ss->symz, dsotab_sym(ss->dsos, dso), addr, fr, INLINE_MAX);
+		k = (srcline || !ss->srcline ? symbolizer_lookup
+					     : symbolizer_lookup_name)(ss->symz,
+								       dsotab_sym(ss->dsos, dso),
+								       addr, fr, INLINE_MAX);
 		/* Files only: [vdso] has no debug info to install. */
-		if (ss->srcline && k > 0 && !fr[0].file &&
+		if (srcline && k > 0 && !fr[0].file &&
 		    sym_dso_path(dsotab_sym(ss->dsos, dso))[0] == '/' &&
 		    !symbolizer_has_lines(ss->symz, dsotab_sym(ss->dsos, dso)) &&
 		    note_nolines(ss, dso) < 0)
 			return -ENOMEM;
 		for (int i = 0; i < k; i++) {
 			id = intern_sym(ss, dso, addr, fr[i].name, false);
-			id = with_line(ss, id, addr, fr[i].file, fr[i].line);
+			if (srcline)
+				id = with_line(ss, id, addr, fr[i].file, fr[i].line);
 			if (id < 0)
 				return (int)id;
 			out[i] = (uint32_t)id;
@@ -310,16 +317,18 @@ static int symbolize(struct symstacks *ss, uint32_t dso, uint64_t addr, uint32_t
 					false);
 		break;
 	}
-	id = with_line(ss, id, addr, NULL, 0);
+	if (srcline)
+		id = with_line(ss, id, addr, NULL, 0);
 	if (id < 0)
 		return (int)id;
 	out[0] = (uint32_t)id;
 	return 1;
 }
 
-void symstacks_srcline(struct symstacks *ss, bool on)
+void symstacks_srcline(struct symstacks *ss, bool on, bool full_path)
 {
 	ss->srcline = on;
+	ss->full_path = full_path;
 }
 
 const uint32_t *symstacks_nolines(const struct symstacks *ss, size_t *ret_n)
@@ -328,10 +337,10 @@ const uint32_t *symstacks_nolines(const struct symstacks *ss, size_t *ret_n)
 	return ss->nolines;
 }
 
-int symstacks_add_loc(struct symstacks *ss, uint32_t dso, uint64_t addr)
+int symstacks_add_loc(struct symstacks *ss, uint32_t dso, uint64_t addr, bool line)
 {
 	uint32_t tmp[INLINE_MAX];
-	int k = symbolize(ss, dso, addr, tmp);
+	int k = symbolize(ss, dso, addr, tmp, line);
 
 	if (k < 0)
 		return k;

@@ -22,14 +22,16 @@ struct symstacks *symstacks_new(struct dsotab *dsos, struct symbolizer *symz,
 				const struct ksymtab *ksyms);
 struct symstacks *symstacks_free(struct symstacks *ss);
 
-/* Keep symbols apart by source line (session_sym.srcline); call before the first location. */
-void symstacks_srcline(struct symstacks *ss, bool on);
+/* Keep symbols apart by source line (session_sym.srcline), the file named by its last
+ * component or, FULL_PATH, by the whole path DWARF gives; call before the first location. */
+void symstacks_srcline(struct symstacks *ss, bool on, bool full_path);
 /* The objects met without DWARF lines (with srcline), dsotab ids, *ret_n of them. */
 const uint32_t *symstacks_nolines(const struct symstacks *ss, size_t *ret_n);
 
 /* Symbolize the next location, DSO (a dsotab id) and ADDR; location ids count from 0 in the
- * order they are added. 0 or -ENOMEM. */
-int symstacks_add_loc(struct symstacks *ss, uint32_t dso, uint64_t addr);
+ * order they are added. With srcline, LINE false: its symbols are not kept apart by line (its
+ * line is not looked up: a frame whose line is never shown). 0 or -ENOMEM. */
+int symstacks_add_loc(struct symstacks *ss, uint32_t dso, uint64_t addr, bool line);
 /* The symbol stack of N location ids, leaf first (inline frames expanded): its id, or
  * -ENOMEM. *ret_n is its length, *ret_unknown how many of its symbols have no name. */
 int64_t symstacks_add_stack(struct symstacks *ss, const uint32_t *locs, uint32_t n, uint32_t *ret_n,
