@@ -10,6 +10,7 @@
 #include <linux/seccomp.h>
 #include <stddef.h>
 #include <stdbool.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -543,9 +544,53 @@ static int build_reply(const struct uwp_request *req, size_t n, int bin_fd, stru
 	return rc;
 }
 
+/*
+ * A file that shrinks while it is read through a mapping (libelf reads with mmap) raises
+ * SIGBUS: its owner could kill the helper at will that way, and pause it for everyone after a
+ * few times (uhelper's budget). The request fails instead, saying why. What libelf had
+ * allocated for that file is lost: after BUS_MAX such failures the helper exits (the recorder
+ * starts a new one), so the loss stays bounded.
+ */
+#define BUS_MAX 8
+static sigjmp_buf bus_jmp;
+static volatile sig_atomic_t bus_armed;
+
+static void on_bus(int sig)
+{
+	if (bus_armed) {
+		bus_armed = 0;
+		siglongjmp(bus_jmp, 1);
+	}
+	_exit(128 + sig); /* outside a request: no way to go on (the filter forbids sigaction) */
+}
+
+/* Answer one request into rep: the memfd to attach, or -1. */
+static int answer(const struct uwp_request *req, size_t n, int bin_fd, struct uwp_reply *rep,
+		  unsigned *buses)
+{
+	int mfd;
+
+	if (sigsetjmp(bus_jmp, 1)) {
+		memset(rep, 0, sizeof(*rep));
+		rep->magic = UWP_MAGIC;
+		rep->id = req->id;
+		rep->status = -EIO;
+		snprintf(rep->why, sizeof(rep->why),
+			 "the file changed while it was read (it shrank under the helper: SIGBUS)");
+		(*buses)++;
+		return -1;
+	}
+	bus_armed = 1;
+	mfd = build_reply(req, n, bin_fd, rep);
+	bus_armed = 0;
+	return mfd;
+}
+
 /* Answer requests in order until the socket closes. */
 static int serve(int sock)
 {
+	unsigned buses = 0;
+
 	for (;;) {
 		struct uwp_request req;
 		struct uwp_reply rep;
@@ -563,7 +608,7 @@ static int serve(int sock)
 		memset(&rep, 0, sizeof(rep));
 		rep.magic = UWP_MAGIC;
 		rep.id = req.id;
-		mfd = build_reply(&req, n, bin_fd, &rep);
+		mfd = answer(&req, n, bin_fd, &rep, &buses);
 		rep.build_ns = util_now_ns() - t0;
 		if (bin_fd >= 0)
 			close(bin_fd);
@@ -572,6 +617,8 @@ static int serve(int sock)
 			close(mfd);
 		if (rc < 0)
 			return EXIT_FAILURE; /* the recorder is gone */
+		if (buses >= BUS_MAX)
+			return EXIT_FAILURE; /* a new helper, without what the faults left behind */
 	}
 }
 
@@ -594,6 +641,12 @@ static int cmd_serve(const char *arg)
 	/* A write past RLIMIT_FSIZE (a reply's memfd) fails with EFBIG, and that request with it,
 	 * instead of killing the helper with SIGXFSZ. */
 	signal(SIGXFSZ, SIG_IGN);
+	{
+		struct sigaction sa = { .sa_handler = on_bus };
+
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGBUS, &sa, NULL);
+	}
 	if (drop_privileges() < 0 || install_seccomp() < 0)
 		return EXIT_FAILURE;
 	/* No exit handlers under the filter: nothing is buffered, and what atexit() would run
