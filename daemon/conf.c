@@ -218,12 +218,16 @@ const char *conf_format_duration(uint64_t ns, char *buf, size_t size)
 uint64_t conf_size_resolve(const struct conf_size *s, uint64_t fs_bytes)
 {
 	uint64_t v;
+	double d;
 
 	if (s->infinity)
 		return UINT64_MAX;
 	if (s->percent <= 0)
 		return s->bytes;
-	v = (uint64_t)((double)fs_bytes * s->percent / 100.0);
+	d = (double)fs_bytes * s->percent / 100.0;
+	/* A percentage that resolves beyond what 64 bits hold is no limit (found by fuzz-config:
+	 * the cast alone is undefined there). */
+	v = d >= 18446744073709551615.0 ? UINT64_MAX : (uint64_t)d;
 	return s->cap && v > s->cap ? s->cap : v;
 }
 

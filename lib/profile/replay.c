@@ -715,12 +715,15 @@ static int64_t offcpu_stack(struct replay *rp, uint32_t stack, bool preempted)
 /* The time bucket of CLOCK_MONOTONIC TIME in the file being read (session_opts.bucket_ns). */
 static uint32_t time_bucket(const struct replay *rp, uint64_t time)
 {
-	int64_t wall = (int64_t)time + rp->wall_off;
+	int64_t wall;
 	uint64_t b;
 
-	if (!rp->o->bucket_ns || wall <= rp->o->bucket_origin)
+	/* A crafted file's time or offset may not add up (found by fuzz-frame): bucket 0. */
+	if (!rp->o->bucket_ns || time > INT64_MAX ||
+	    __builtin_add_overflow((int64_t)time, rp->wall_off, &wall) ||
+	    wall <= rp->o->bucket_origin)
 		return 0;
-	b = (uint64_t)(wall - rp->o->bucket_origin) / rp->o->bucket_ns;
+	b = ((uint64_t)wall - (uint64_t)rp->o->bucket_origin) / rp->o->bucket_ns;
 	return b < UINT32_MAX ? (uint32_t)b : UINT32_MAX;
 }
 
