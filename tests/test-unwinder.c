@@ -52,7 +52,8 @@ static uint64_t t0; /* the records' times count from here (the keep ages them by
 static struct {
 	uint64_t ino[2];
 	enum mode mode[2];
-	int log; /* it writes 'A' or 'B' here for each table request, 'i' for each build-id one */
+	int log;   /* it writes 'A' or 'B' here for each table request, 'i' for each build-id one */
+	bool bids; /* files have build-ids (0xa0 + k repeated) and digests (0xd0 + k) */
 } script;
 
 struct small_table {
@@ -64,6 +65,10 @@ struct small_table {
 static void make_table(struct small_table *t, bool is_a)
 {
 	memset(t, 0, sizeof(*t));
+	if (script.bids) {
+		t->h.build_id_len = 20;
+		memset(t->h.build_id, is_a ? 0xa0 : 0xa1, 20);
+	}
 	memcpy(t->h.magic, UTAB_MAGIC, 8);
 	t->h.version = UTAB_VERSION;
 	t->h.hdr_size = sizeof(t->h);
@@ -105,10 +110,17 @@ static int scripted(void *arg, int sock)
 		memset(&r, 0, sizeof(r));
 		r.magic = UWP_MAGIC;
 		r.id = q.id;
-		if (q.kind != UWP_TABLE) {
+		if (script.bids && k >= 0) {
+			r.build_id_len = 20;
+			memset(r.build_id, 0xa0 + k, 20);
+			r.digest_len = UWP_DIGEST_LEN;
+			memset(r.digest, 0xd0 + k, UWP_DIGEST_LEN);
+		}
+		if (q.kind == UWP_BUILD_ID || q.kind == UWP_BUILD_ID_SYMS) {
 			if (write(script.log, "i", 1) < 0)
 				return 1;
-			r.status = -ENOENT;
+			r.status = script.bids && k >= 0 ? 0 : -ENOENT;
+			r.sym_status = -ENOENT;
 			snprintf(r.why, sizeof(r.why), "no build-id");
 		} else {
 			if (write(script.log, k == 0 ? "A" : k == 1 ? "B" : "?", 1) < 0)
@@ -403,6 +415,57 @@ static void test_never_and_bound(int logr, int logw)
 	done(g, u); /* the helper, stuck for good, is killed */
 }
 
+/* Tables built in one recording are kept on disk by the cache's worker, and the next
+ * recording takes them from there: the helper is asked for build-ids only. */
+static void test_cache(int logr, int logw)
+{
+	char cdir[96], log[64], why[160];
+	struct emitted e = { 0 };
+	uint64_t out[64];
+	bool held;
+
+	test_ctx = "the disk cache";
+	snprintf(cdir, sizeof(cdir), "%s/cache", dir);
+	script.bids = true;
+	for (int run = 0; run < 2; run++) {
+		struct objreg *g;
+		struct unwinder *u;
+
+		script.ino[0] = st_a.st_ino;
+		script.ino[1] = st_b.st_ino;
+		script.mode[0] = script.mode[1] = ANSWER;
+		script.log = logw;
+		g = objreg_new_scripted(scripted, NULL, why, sizeof(why));
+		if (!CHECK(g != NULL))
+			return;
+		objreg_want_build_ids(g, false);
+		u = unwinder_new(g);
+		if (!CHECK(unwinder_cache(u, cdir, 1 << 20, why, sizeof(why)) == 0, "%s", why))
+			return;
+		unwinder_wait_build_ids(u);
+		feed_mmap(u, path_a, &st_a, A_START, t0 + 1);
+		feed_mmap(u, path_b, &st_b, B_START, t0 + 2);
+		e.n = 0;
+		if (sample(u, 40 + run, B_START + 0x100, out, &held) && !held)
+			e.n = 1; /* the tables were there at once */
+		pump(g, u, &e, 1, 60000000000ull);
+		CHECK(e.n == 1, "run %d: the sample stored", run);
+		read_log(logr, log, sizeof(log));
+		if (run == 0) {
+			CHECK(strchr(log, 'A') && strchr(log, 'B'),
+			      "the first run builds both tables: '%s'", log);
+		} else {
+			CHECK(!strchr(log, 'A') && !strchr(log, 'B'),
+			      "the second run builds none: '%s'", log);
+			CHECK_INT(unwinder_stats(u)->cached, 2);
+			CHECK(e.n == 1 && e.nr[0] == 5 && stop_of(e.chain[0], 5) == UW_COMPLETE,
+			      "walked to the outermost frame with the cached tables");
+		}
+		done(g, u); /* the worker stores what waits before it ends */
+	}
+	script.bids = false;
+}
+
 int main(void)
 {
 	int logp[2], fd;
@@ -425,8 +488,14 @@ int main(void)
 	test_hold_release(logp[0], logp[1]);
 	test_helper_dies(logp[0], logp[1]);
 	test_never_and_bound(logp[0], logp[1]);
+	test_cache(logp[0], logp[1]);
 	unlink(path_a);
 	unlink(path_b);
-	rmdir(dir);
+	{
+		char cmd[128];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+		CHECK(system(cmd) == 0);
+	}
 	return check_done("test-unwinder");
 }

@@ -18,7 +18,7 @@
 #include "capture/objreg.h"
 #include "capture/uhelper.h"
 #include "capture/unwinder.h"
-#include "capture/utcache.h"
+#include "capture/cachework.h"
 #include "format/format.h"
 #include "unwind/proto.h"
 #include "unwind/utab.h"
@@ -50,9 +50,12 @@ struct uobj {
 	int way;       /* the way to the file tried next (procfs_open_mapped_from()) */
 	uint32_t size; /* of its table in memory */
 	uint32_t want; /* OBJ_NEW: when a sample first needed it (a sequence number); 0: not yet */
+	bool loading;  /* OBJ_NEW: the disk cache's worker looks for its table */
 };
 
 #define BID_WAIT_NS (1000ull * 1000 * 1000) /* how long a new object waits for its build-id */
+/* How long the drain pass waits for the disk cache's answer; a slower disk answers later. */
+#define CACHE_WAIT_NS (2ull * 1000 * 1000)
 /* ... and one a sample needs: at 4 kHz on every CPU a second of waiting fills the keep. Its
  * build-id is asked for before any table (objreg.h), so it waits for one table build at most. */
 #define WANTED_BID_WAIT_NS (300ull * 1000 * 1000)
@@ -95,8 +98,8 @@ struct unwinder {
 	struct addrspace as;
 	struct objreg *reg;
 	bool wait_bids; /* build-ids of files named by inode come (the registry asks for them) */
-	struct utcache cache;
-	struct uobj *objs; /* by registry index */
+	struct cachework *cw; /* the disk cache, read and written by its worker; NULL: none */
+	struct uobj *objs;    /* by registry index */
 	size_t n_objs, cap_objs;
 	uint32_t vdso; /* the [vdso] object, NO_OBJ until one is mapped */
 	uint32_t pass;
@@ -159,7 +162,6 @@ struct unwinder *unwinder_new(struct objreg *reg)
 	u->reg = reg;
 	u->vdso = NO_OBJ;
 	u->hold_since = UINT64_MAX;
-	u->cache.dfd = -1;
 	u->max_live = UNWINDER_MEMORY_DEFAULT;
 	objreg_on_identified(reg, on_identified, u);
 	objreg_on_table(reg, on_table, feed, u);
@@ -171,7 +173,7 @@ struct unwinder *unwinder_free(struct unwinder *u)
 	if (!u)
 		return NULL;
 	addrspace_done(&u->as);
-	utcache_done(&u->cache);
+	cachework_free(u->cw);
 	for (size_t i = 0; i < u->n_objs; i++)
 		free(u->objs[i].buf);
 	free(u->objs);
@@ -184,8 +186,9 @@ struct unwinder *unwinder_free(struct unwinder *u)
 int unwinder_cache(struct unwinder *u, const char *dir, uint64_t max_bytes, char *why,
 		   size_t why_size)
 {
-	utcache_done(&u->cache);
-	return utcache_open(&u->cache, dir, max_bytes, why, why_size);
+	cachework_free(u->cw);
+	u->cw = cachework_new(dir, max_bytes, why, why_size);
+	return u->cw ? 0 : -EIO;
 }
 
 void unwinder_set_memory(struct unwinder *u, uint64_t max_bytes)
@@ -288,23 +291,51 @@ static void submit(struct unwinder *u, uint32_t idx)
 }
 
 /* The object's table from the disk cache: true when it is there (the object is ready). */
+static void take_loaded(struct unwinder *u)
+{
+	uint32_t i;
+	void *buf;
+	struct utab t;
+	size_t size;
+
+	while (u->cw && cachework_take(u->cw, &i, &buf, &t, &size) == 1) {
+		struct uobj *o = i < u->n_objs ? &u->objs[i] : NULL;
+
+		if (o)
+			o->loading = false;
+		if (!o || !buf || o->state != OBJ_NEW) {
+			free(buf); /* none there: built when a sample needs it */
+			continue;
+		}
+		o->buf = buf;
+		o->tab = t;
+		leave_new(u, o);
+		o->state = OBJ_READY;
+		o->used = u->pass;
+		o->size = (uint32_t)size;
+		u->st.cached++;
+		u->st.table_bytes += size;
+		u->st.live_bytes += size;
+	}
+}
+
+/* Look for object i's table in the disk cache (its worker reads it): true when it is ready
+ * now; else it may come in a later pass (take_loaded()), the object waiting meanwhile. */
 static bool from_cache(struct unwinder *u, uint32_t i)
 {
 	const struct objreg_obj *r = objreg_obj(u->reg, i);
 	struct uobj *o = &u->objs[i];
-	size_t size;
+	int rc;
 
-	if (!r->bid_len || !r->digest_len ||
-	    !(o->buf = utcache_load(&u->cache, r->bid, r->bid_len, r->digest, &o->tab, &size)))
+	if (!u->cw || !r->bid_len || !r->digest_len || o->loading)
 		return false;
-	leave_new(u, o);
-	o->state = OBJ_READY;
-	o->used = u->pass;
-	o->size = (uint32_t)size;
-	u->st.cached++;
-	u->st.table_bytes += size;
-	u->st.live_bytes += size;
-	return true;
+	rc = cachework_load(u->cw, i, r->bid, r->bid_len, r->digest, CACHE_WAIT_NS);
+	if (rc < 0)
+		return false;
+	o->loading = true;
+	if (rc == 1)
+		take_loaded(u);
+	return o->state == OBJ_READY;
 }
 
 /* The object of an executable file mapping (the registry's); a new one takes its table from
@@ -457,9 +488,9 @@ static void on_table(void *arg, uint32_t i, struct uhelper_reply *r)
 	u->st.live_bytes += r->size;
 	/* Kept by the build-id the table says and the digest of the file it was built from,
 	 * also when the mapping named its file by inode. */
-	if (r->digest_len)
-		utcache_store(&u->cache, t.hdr->build_id, t.hdr->build_id_len, r->digest, r->buf,
-			      r->size);
+	if (r->digest_len && u->cw)
+		cachework_store(u->cw, t.hdr->build_id, t.hdr->build_id_len, r->digest, r->buf,
+				r->size);
 	u->st.tables++;
 	u->st.table_bytes += r->size;
 }
@@ -473,7 +504,7 @@ static uint32_t next_wanted(struct unwinder *u)
 	for (size_t i = 0; i < u->n_objs; i++) {
 		struct uobj *o = &u->objs[i];
 
-		if (o->state != OBJ_NEW || !o->want ||
+		if (o->state != OBJ_NEW || !o->want || o->loading ||
 		    (best != NO_OBJ && o->want > u->objs[best].want))
 			continue;
 		if (o->wait_until) {
@@ -495,6 +526,7 @@ static void feed(void *arg)
 	struct unwinder *u = arg;
 
 	u->scans = 0;
+	take_loaded(u);
 	/* Without a helper, submit() says so to each (they are walked by frame pointers). */
 	while (u->n_wanted &&
 	       (!objreg_helper_alive(u->reg) || objreg_tables_busy(u->reg) < UNWINDER_WINDOW)) {
