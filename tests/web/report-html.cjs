@@ -13,6 +13,10 @@
 //        node report-html.cjs --annotate PAGE.html OUTDIR FUNC[,FUNC...] COLD: each FUNC's
 //        frame clicked, what the source panel shows (its hottest line, share, text, file);
 //        then COLD's table row clicked, the panel's note.
+//        node report-html.cjs --spike PAGE.html OUTDIR: the timeline's tallest bucket and the
+//        run of buckets around it at half its height or more, dragged over as a user would;
+//        what the flame graph shows on top (the widest plateau: a frame's width less the frames
+//        right above it) and the table's first row by Self, before and after.
 //        node report-html.cjs --diff PAGE.html OUTDIR FUNC[,FUNC...]: a `diff --html` page: its
 //        table's rows, each FUNC's frame (its change, colour, width) with the widths of either
 //        side, a row's frames marked.
@@ -171,6 +175,77 @@ async function checkDiff(page, funcs, shot) {
 	}, fn));
 }
 
+// The frame of the flame graph with the widest plateau (its width less that of the frames
+// drawn right above it: what the eye takes for "on top"), as "name share-of-width".
+async function flameTop(page) {
+	return page.evaluate(() => {
+		const box = document.getElementById('flame');
+		const fr = [...box.querySelectorAll('.fr:not(.dim)')].filter((d) => /\bk-[ukjqm]\b/.test(d.className));
+		const rect = new Map(fr.map((d) => [d, d.getBoundingClientRect()]));
+		const tops = [...new Set([...box.querySelectorAll('.fr')].map((d) => d.offsetTop))].sort((a, b) => a - b);
+		const row = tops.length > 1 ? tops[1] - tops[0] : 0; // px from one row to the next
+		let best = null, bestW = -1;
+		for (const d of fr) {
+			const r = rect.get(d);
+			let w = r.width;
+			for (const e of fr) {
+				const q = rect.get(e);
+				if (e.offsetTop === d.offsetTop - row && q.left >= r.left - 0.5 && q.right <= r.right + 0.5) w -= q.width;
+			}
+			if (w > bestW) (bestW = w), (best = d);
+		}
+		return best ? best.dataset.name + ' ' + ((100 * bestW) / box.clientWidth).toFixed(3) : 'none';
+	});
+}
+
+// The table's first row (sorted by Self): "symbol command children self".
+async function tableTop(page) {
+	const cells = await page.locator('#table tbody tr').first().locator('td').allInnerTexts();
+	return [cells[5], cells[3], cells[0].replace('%', ''), cells[1].replace('%', '')].join(' ');
+}
+
+// --spike: find the spike on the timeline, select it, say what the views show.
+async function checkSpike(page, func, shot) {
+	await page.click('#table th[data-sort="self"]');
+	out('full_flame_top', await flameTop(page));
+	out('full_table_top', await tableTop(page));
+	const cols = await page.evaluate(() => {
+		const svg = document.getElementById('timeline');
+		const n = +svg.getAttribute('viewBox').split(' ')[2];
+		const h = new Float64Array(n);
+		for (const r of svg.querySelectorAll('rect:not(#tl-sel)')) h[+r.getAttribute('x')] += +r.getAttribute('height');
+		return { n, h: [...h] };
+	});
+	let top = 0;
+	for (let b = 1; b < cols.n; b++) if (cols.h[b] > cols.h[top]) top = b;
+	let b0 = top, b1 = top;
+	while (b0 > 0 && cols.h[b0 - 1] >= cols.h[top] / 2) b0--;
+	while (b1 + 1 < cols.n && cols.h[b1 + 1] >= cols.h[top] / 2) b1++;
+	out('timeline_buckets', cols.n);
+	out('spike_top_bucket', top);
+	out('spike_buckets', b0 + '-' + (b1 + 1));
+	const box = await page.locator('#timeline').boundingBox();
+	const x = (b) => box.x + ((b + 0.5) * box.width) / cols.n, y = box.y + box.height / 2;
+	await page.mouse.move(x(top), y);
+	out('spike_tooltip', (await page.locator('#tooltip').innerText()).replace(/\n/g, ' | '));
+	await page.mouse.move(x(b0), y);
+	await page.mouse.down();
+	await page.mouse.move(x(b1), y, { steps: 4 });
+	await page.mouse.up();
+	const ds = await page.evaluate(() => ({ ...document.querySelector('#timeline-box').dataset }));
+	out('range_since_ns', ds.sinceNs);
+	out('range_until_ns', ds.untilNs);
+	out('range_buckets', ds.b0 + '-' + ds.b1);
+	out('range_samples', await page.locator('#range-samples').innerText());
+	out('range_text', await page.locator('#range-text').innerText());
+	out('range_flame_top', await flameTop(page));
+	out('range_flame_pct', await frameShare(page, '#flame', func));
+	out('range_table_top', await tableTop(page));
+	await shot('spike-range');
+	await page.click('[data-view="icicle"]');
+	await shot('spike-range-inverted');
+}
+
 async function main() {
 	const browser = await chromium.launch({ executablePath: chromiumPath, args: ['--no-sandbox'] });
 	const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
@@ -198,6 +273,12 @@ async function main() {
 	if (mode === '--paint') {
 		await measurePaint(page);
 		await shot('bench');
+		await browser.close();
+		return;
+	}
+	if (mode === '--spike') {
+		await shot('spike-hour');
+		await checkSpike(page, func, shot);
 		await browser.close();
 		return;
 	}
