@@ -4,38 +4,13 @@
 // alone.
 'use strict';
 
-// loadData(): common.js.
+// loadData(), expandNodes(), frameName(): common.js.
 
-// The shared nodes, written depth first: each node's depth as a step up from the previous
-// node's (its parent is the last node one level up), and its frame coded against the frames
-// already met under its parent's frame (K below their number: the Kth of them; their number: a
-// frame never met, the next; more: frame K less their number less 1). The stacks: command and
-// leaf node (a distance from the previous stack's). A stack is the path from its leaf node up
-// to an outermost frame; a parent comes before its children.
+// The shared nodes (common.js, expandNodes()), and the stacks: command and leaf node (a
+// distance from the previous stack's). A stack is the path from its leaf node up to an
+// outermost frame.
 function expandStacks(D) {
-	const ups = D.node_ups, codes = D.node_frames, n = ups.length;
-	const parent = new Int32Array(n), frame = new Int32Array(n);
-	const path = [];
-	const under = new Map(); // parent frame (-1: none) -> the frames met under it
-	let depth = -1, next = 0;
-	for (let i = 0; i < n; i++) {
-		const d = depth + 1 - ups[i];
-		const p = d > 0 ? path[d - 1] : -1;
-		const pf = p >= 0 ? frame[p] : -1;
-		let met = under.get(pf);
-		if (!met) under.set(pf, (met = []));
-		const c = codes[i];
-		let f;
-		if (c < met.length) f = met[c];
-		else {
-			f = c === met.length ? next++ : c - met.length - 1;
-			met.push(f);
-		}
-		parent[i] = p;
-		frame[i] = f;
-		path[d] = i;
-		depth = d;
-	}
+	const { n, parent, frame } = expandNodes(D.node_ups, D.node_frames);
 	const m = D.stack_comms.length;
 	const comm = Int32Array.from(D.stack_comms), leaf = new Int32Array(m);
 	for (let i = 0, at = 0; i < m; i++) leaf[i] = at += D.stack_leaves[i];
@@ -62,11 +37,11 @@ function expandCounts(D) {
 	return out;
 }
 
-// The frames, from their columns: a name written as a number is "[unknown] OBJECT+0xNUMBER".
+// The frames, from their columns (a name written as a number: common.js, frameName()).
 function expandFrames(D) {
 	return D.frame_names.map((name, i) => {
 		const obj = D.objs[D.frame_objs[i]] || '';
-		return { name: typeof name === 'number' ? '[unknown] ' + obj + '+0x' + name.toString(16) : name, obj, kind: D.frame_kinds[i], flat: D.frame_flat[i] ? D.frame_flat[i] - 1 : i };
+		return { name: frameName(name, obj), obj, kind: D.frame_kinds[i], flat: D.frame_flat[i] ? D.frame_flat[i] - 1 : i };
 	});
 }
 
