@@ -11,7 +11,11 @@
 # contentful paint, every view drawn, a zoom into the widest outermost frame and back out.
 # Environment: RUNS, RP_BUILD (build dir, default build/), KEEP=1 keeps the temp dir,
 # LARGE=FILE an existing recording to use as the large one (the same recording measured by two
-# builds: no new system-wide recording, whose distinct stacks depend on what else runs).
+# builds: no new system-wide recording, whose distinct stacks depend on what else runs);
+# DAY=DIR a directory of recordings (ringprofd's, or --switch-output's) for one more row,
+# read with --dir; PPROF_HTTP=1 also times `go tool pprof -http` on each row's pprof file (Go's
+# golang-go, no graphviz needed): until it listens, then its flame graph and top pages loaded
+# in the same chromium (tests/web/report-html.cjs --load).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -30,14 +34,14 @@ RP=$B/ringprof
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 field() { awk -v k="$1" '$1 == k { print $2 }' "$2"; }
 
-# one NAME LABEL DATA: a table row for recording DATA.
+# one NAME LABEL OPTION DATA: a table row for recording (-i) or directory (--dir) DATA.
 one() {
-	local name=$1 label=$2 data=$3 samples t0 t1 size pprof i fcp drawn zoom unzoom frames
-	samples=$("$RP" report -i "$data" --header-only 2>/dev/null | sed -n 's/^# samples: \([0-9]*\).*/\1/p')
+	local name=$1 label=$2 opt=$3 data=$4 samples t0 t1 size pprof i fcp drawn zoom unzoom frames
+	samples=$("$RP" report "$opt" "$data" --header-only 2>/dev/null | sed -n 's/^# samples: \([0-9]*\).*/\1/p')
 	t0=$(date +%s%N)
-	"$RP" report -i "$data" --html "$T/$name.html" 2>/dev/null
+	"$RP" report "$opt" "$data" --html "$T/$name.html" 2>/dev/null
 	t1=$(date +%s%N)
-	"$RP" report -i "$data" --pprof "$T/$name.pb.gz" 2>/dev/null
+	"$RP" report "$opt" "$data" --pprof "$T/$name.pb.gz" 2>/dev/null
 	size=$(stat -c %s "$T/$name.html")
 	pprof=$(stat -c %s "$T/$name.pb.gz")
 	: >"$T/$name.runs"
@@ -70,5 +74,40 @@ fi
 
 echo "| recording | samples | distinct stacks | report --html | page | pprof | first contentful paint | views drawn | frames drawn | zoom / back |"
 echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
-one small "rp-workload, 10 s" "$T/small.data"
-one large "$large_label" "$T/large.data"
+one small "rp-workload, 10 s" -i "$T/small.data"
+one large "$large_label" -i "$T/large.data"
+names="small large"
+if [ -n "${DAY:-}" ]; then
+	[ -d "$DAY" ] || die "DAY=$DAY: not a directory"
+	one day "directory $(basename "$DAY") ($(ls "$DAY" | grep -c '\.data$') files)" --dir "$DAY"
+	names="$names day"
+fi
+
+# pprof_http NAME: go tool pprof -http on NAME's pprof file: ms until it listens, then until its
+# flame graph page (/ui/flamegraph) and its top page (/ui/top) have loaded in chromium.
+pprof_http() {
+	local name=$1 port=$((18000 + RANDOM % 1000)) t0 t1 pid fl top
+	t0=$(date +%s%N)
+	"$GO" tool pprof -no_browser -http="127.0.0.1:$port" "$T/$name.pb.gz" >"$T/$name.pprof-http.log" 2>&1 &
+	pid=$!
+	until (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do
+		kill -0 "$pid" 2>/dev/null || die "go tool pprof -http exited: $(cat "$T/$name.pprof-http.log")"
+		sleep 0.1
+	done
+	t1=$(date +%s%N)
+	mkdir -p "$T/$name.pprof-fl" "$T/$name.pprof-top"
+	fl=$(timeout 1200 node "$ROOT/tests/web/report-html.cjs" --load "http://127.0.0.1:$port/ui/flamegraph" "$T/$name.pprof-fl" | field load_ms /dev/stdin)
+	top=$(timeout 1200 node "$ROOT/tests/web/report-html.cjs" --load "http://127.0.0.1:$port/ui/top" "$T/$name.pprof-top" | field load_ms /dev/stdin)
+	kill "$pid"
+	wait "$pid" 2>/dev/null || true
+	printf '| %s | %s KiB | %d ms | %s ms | %s ms |\n' "$name" $(($(stat -c %s "$T/$name.pb.gz") / 1024)) \
+		$(((t1 - t0) / 1000000)) "${fl:-?}" "${top:-?}"
+}
+if [ -n "${PPROF_HTTP:-}" ]; then
+	GO=${GO:-$(command -v go || echo /usr/lib/go-1.19/bin/go)}
+	[ -x "$GO" ] || die "PPROF_HTTP: no go (apt-get install golang-go)"
+	echo
+	echo "| recording | pprof file | pprof -http listening | its flame graph page loaded | its top page loaded |"
+	echo "| --- | ---: | ---: | ---: | ---: |"
+	for n in $names; do pprof_http "$n"; done
+fi

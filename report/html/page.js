@@ -122,15 +122,16 @@ function show(D) {
 			total += counts[i + 4];
 			samples += counts[i + 3];
 		}
-		return { w, c, total, samples, funcs: functions(w, c) };
+		flameWeights(w, c);
+		return { w, c, total, samples, funcs: functions() };
 	}
 
 	// A function of a command (its flat frame), as one number.
 	const funcKey = (comm, flat) => comm * frames.length + flat;
 
 	// The shared prefixes of the stacks (nodes: parent, frame, in an order where a parent comes
-	// before its children) and, for the range, each command's weights on them: W the weight
-	// of the stacks through a node, C their samples, SW the weight of those ending there.
+	// before its children), each node's function (FLAT) and whether it is the outermost frame
+	// of that function on its path (FIRST), and the stacks of each command.
 	function prefixNodes(x) {
 		const n = x.parent.length;
 		const flat = new Int32Array(n), first = new Uint8Array(n);
@@ -146,60 +147,100 @@ function show(D) {
 			if (!byComm.has(comm)) byComm.set(comm, []);
 			byComm.get(comm).push(s);
 		}
-		return { n, parent: x.parent, frame: x.frame, leaf: x.leaf, flat, first, byComm, W: new Float64Array(n), C: new Float64Array(n), SW: new Float64Array(n), mark: new Uint8Array(n) };
+		return { n, parent: x.parent, frame: x.frame, leaf: x.leaf, flat, first, byComm };
 	}
-	// The nodes the stacks LIST (of one command) pass through, ascending, with their weights
-	// in W, C and SW until untouch().
-	function touch(list, w, c) {
+	// The flame graph's nodes, built once: one per (command, prefix node) that the command's
+	// stacks pass through, a parent before its children, each command's together: FPARENT
+	// (-1: under the command), FPREFIX, FCOMM, FFUNC (its function of the command, into FUNCS),
+	// children in CSR (FKIDS from FKID0[i] to FKID0[i + 1]; a command's outermost in
+	// COMMROOTS); STACKF each stack's leaf. For a range, FW the weight of the stacks through a
+	// node, FC their samples, FS the weight of those ending there (flameWeights()).
+	const flame = (function flameNodes() {
 		const P = prefix;
-		let touched = [];
-		for (const s of list) {
+		const parentA = [], prefixA = [], commA = [], funcA = [], funcs = [];
+		const stackF = new Int32Array(nStacks);
+		const map = new Int32Array(P.n).fill(-1); // prefix node -> flame node, this command
+		const funcOf = new Int32Array(frames.length).fill(-1); // flat frame -> function, this command
+		const commRoots = new Map();
+		for (const [comm, list] of P.byComm) {
+			const touched = [], flats = [], roots = [], chain = [];
+			for (const s of list) {
+				let k = P.leaf[s];
+				chain.length = 0;
+				while (k >= 0 && map[k] < 0) {
+					chain.push(k);
+					k = P.parent[k];
+				}
+				let up = k >= 0 ? map[k] : -1;
+				for (let j = chain.length - 1; j >= 0; j--) {
+					const kk = chain[j], id = parentA.length, flat = P.flat[kk];
+					if (funcOf[flat] < 0) {
+						funcOf[flat] = funcs.length;
+						funcs.push({ comm, frame: flat });
+						flats.push(flat);
+					}
+					parentA.push(up);
+					prefixA.push(kk);
+					commA.push(comm);
+					funcA.push(funcOf[flat]);
+					if (up < 0) roots.push(id);
+					map[kk] = up = id;
+					touched.push(kk);
+				}
+				stackF[s] = map[P.leaf[s]];
+			}
+			for (const k of touched) map[k] = -1;
+			for (const f of flats) funcOf[f] = -1;
+			commRoots.set(comm, roots);
+		}
+		const n = parentA.length;
+		const fparent = Int32Array.from(parentA), kid0 = new Int32Array(n + 2), kids = new Int32Array(n);
+		for (let i = 0; i < n; i++) if (fparent[i] >= 0) kid0[fparent[i] + 2]++;
+		for (let i = 0; i < n; i++) kid0[i + 2] += kid0[i + 1];
+		for (let i = 0; i < n; i++) if (fparent[i] >= 0) kids[kid0[fparent[i] + 1]++] = i;
+		return { n, fparent, fprefix: Int32Array.from(prefixA), fcomm: Int32Array.from(commA), ffunc: Int32Array.from(funcA), funcs, kid0, kids, commRoots, stackF, FW: new Float64Array(n), FC: new Float64Array(n), FS: new Float64Array(n), commW: new Map() };
+	})();
+	// The range's weights on the flame graph's nodes, from each stack's (W, C).
+	function flameWeights(w, c) {
+		const F = flame, FW = F.FW, FC = F.FC, FS = F.FS;
+		FW.fill(0);
+		FC.fill(0);
+		FS.fill(0);
+		for (let s = 0; s < nStacks; s++) {
 			if (!w[s]) continue;
-			const leaf = P.leaf[s];
-			P.W[leaf] += w[s];
-			P.C[leaf] += c[s];
-			P.SW[leaf] += w[s];
-			for (let k = leaf; k >= 0 && !P.mark[k]; k = P.parent[k]) {
-				P.mark[k] = 1;
-				touched.push(k);
-			}
+			const f = F.stackF[s];
+			FW[f] += w[s];
+			FC[f] += c[s];
+			FS[f] += w[s];
 		}
-		touched = Int32Array.from(touched).sort(); // typed: a numeric sort
-		for (let i = touched.length - 1; i >= 0; i--) {
-			const k = touched[i], p = P.parent[k];
+		for (let i = F.n - 1; i >= 0; i--) {
+			const p = F.fparent[i];
 			if (p >= 0) {
-				P.W[p] += P.W[k];
-				P.C[p] += P.C[k];
+				FW[p] += FW[i];
+				FC[p] += FC[i];
 			}
-		}
-		return touched;
-	}
-	function untouch(touched) {
-		const P = prefix;
-		for (const k of touched) {
-			P.W[k] = P.C[k] = P.SW[k] = 0;
-			P.mark[k] = 0;
 		}
 	}
 
 	// Self and Children by (command, object, symbol) as the text report counts them: unknown
 	// frames under their object's one [unknown], a function once per stack however often it
-	// recurs.
-	function functions(w, c) {
-		const map = new Map(), P = prefix;
-		for (const [comm, list] of P.byComm) {
-			const touched = touch(list, w, c);
-			for (const k of touched) {
-				const key = funcKey(comm, P.flat[k]);
-				let f = map.get(key);
-				if (!f) map.set(key, (f = { comm, frame: P.flat[k], self: 0, children: 0, samples: 0 }));
-				f.self += P.SW[k];
-				if (P.first[k]) {
-					f.children += P.W[k];
-					f.samples += P.C[k];
-				}
+	// recurs (a node counts to Children where no caller is the same function).
+	function functions() {
+		const F = flame, nf = F.funcs.length;
+		const self = new Float64Array(nf), children = new Float64Array(nf), samples = new Float64Array(nf);
+		for (let i = 0; i < F.n; i++) {
+			const fn = F.ffunc[i];
+			self[fn] += F.FS[i];
+			if (prefix.first[F.fprefix[i]]) {
+				children[fn] += F.FW[i];
+				samples[fn] += F.FC[i];
 			}
-			untouch(touched);
+		}
+		const map = new Map();
+		for (let fn = 0; fn < nf; fn++) {
+			if (!children[fn] && !self[fn]) continue;
+			const { comm, frame } = F.funcs[fn];
+			map.set(funcKey(comm, frame), { comm, frame, self: self[fn], children: children[fn], samples: samples[fn] });
 		}
 		return map;
 	}
@@ -259,33 +300,47 @@ function show(D) {
 		}
 		return root;
 	}
-	// The flame graph straight from the shared prefixes: one tree node per prefix node a
-	// command's stacks of the range pass through.
+	// The flame graph from the flame nodes: the root and the commands now, a node's children when
+	// they are first asked for (kidsOf()): only what is drawn is ever built.
 	function buildFlame() {
-		const root = node('all', -1, 'all', 'r'), P = prefix;
-		for (const [comm, list] of P.byComm) {
-			const touched = touch(list, agg.w, agg.c);
-			if (!touched.length) continue;
+		const root = node('all', -1, 'all', 'r'), F = flame;
+		for (const [comm, roots] of F.commRoots) {
+			let w = 0, c = 0;
+			for (const f of roots) {
+				w += F.FW[f];
+				c += F.FC[f];
+			}
+			if (!w) continue;
 			const cn = child(root, 'c' + comm, -1, D.comms[comm], 'c');
 			cn.comm = comm;
-			const tree = new Map();
-			for (const k of touched) {
-				const p = P.parent[k], f = P.frame[k];
-				const n = child(p < 0 ? cn : tree.get(p), f, f, frames[f].name, frames[f].kind);
-				n.w += P.W[k];
-				n.c += P.C[k];
-				n.self += P.SW[k];
-				tree.set(k, n);
-				if (p < 0) {
-					cn.w += P.W[k];
-					cn.c += P.C[k];
-				}
-			}
-			root.w += cn.w;
-			root.c += cn.c;
-			untouch(touched);
+			cn.w = w;
+			cn.c = c;
+			cn.roots = roots;
+			cn.lazy = true;
+			root.w += w;
+			root.c += c;
 		}
 		return root;
+	}
+	// N's children: built now from the flame nodes if N is one (or a command) not yet expanded.
+	function kidsOf(n) {
+		if (n.lazy) {
+			const F = flame;
+			n.lazy = false;
+			const add = (f) => {
+				if (!F.FW[f]) return;
+				const fr = prefix.frame[F.fprefix[f]];
+				const k = child(n, fr, fr, frames[fr].name, frames[fr].kind);
+				k.w = F.FW[f];
+				k.c = F.FC[f];
+				k.self = F.FS[f];
+				k.fi = f;
+				k.lazy = true;
+			};
+			if (n.roots) for (const f of n.roots) add(f);
+			else for (let j = F.kid0[n.fi]; j < F.kid0[n.fi + 1]; j++) add(F.kids[j]);
+		}
+		return n.kids;
 	}
 
 	// The sandwich of function F (a flat frame) of command COMM: its callers (from F outwards,
@@ -317,7 +372,7 @@ function show(D) {
 	function find(root, keys) {
 		let n = root;
 		for (const k of keys) {
-			const m = n.kids.get(k);
+			const m = kidsOf(n).get(k);
 			if (!m) return n;
 			n = m;
 		}
@@ -336,7 +391,7 @@ function show(D) {
 			items.push([n, left, width, false]);
 			if (n.depth > maxDepth) maxDepth = n.depth;
 			// Sorted once per tree: zooming in and out draws the same nodes again.
-			const kids = n.sorted || (n.sorted = [...n.kids.values()].sort((a, b) => (a.label < b.label ? -1 : a.label > b.label ? 1 : 0)));
+			const kids = n.sorted || (n.sorted = [...kidsOf(n).values()].sort((a, b) => (a.label < b.label ? -1 : a.label > b.label ? 1 : 0)));
 			let x = left;
 			for (const k of kids) {
 				walk(k, x);

@@ -17,6 +17,9 @@
 //        run of buckets around it at half its height or more, dragged over as a user would;
 //        what the flame graph shows on top (the widest plateau: a frame's width less the frames
 //        right above it) and the table's first row by Self, before and after.
+//        node report-html.cjs --load URL OUTDIR: for bench/html-bench.sh, another tool's page
+//        (go tool pprof -http's): ms until its load event and until the network is idle,
+//        its first contentful paint; its requests are not this page's and are not printed.
 //        node report-html.cjs --diff PAGE.html OUTDIR FUNC[,FUNC...]: a `diff --html` page: its
 //        table's rows, each FUNC's frame (its change, colour, width) with the widths of either
 //        side, a row's frames marked.
@@ -249,14 +252,29 @@ async function checkSpike(page, func, shot) {
 async function main() {
 	const browser = await chromium.launch({ executablePath: chromiumPath, args: ['--no-sandbox'] });
 	const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
-	const url = require('url').pathToFileURL(path.resolve(page_path)).href;
+	const url = mode === '--load' ? page_path : require('url').pathToFileURL(path.resolve(page_path)).href;
 	page.on('request', (r) => {
-		if (r.url() !== url) out('request', r.url());
+		if (r.url() !== url && mode !== '--load') out('request', r.url());
 	});
 	page.on('pageerror', (e) => out('pageerror', e.message.replace(/\n/g, ' ')));
 	page.on('console', (m) => {
 		if (m.type() === 'error') out('console-error', m.text().replace(/\n/g, ' '));
 	});
+	if (mode === '--load') {
+		const t0 = Date.now();
+		await page.goto(page_path, { waitUntil: 'load', timeout: 300000 });
+		out('load_ms', Date.now() - t0);
+		await page.waitForLoadState('networkidle', { timeout: 300000 });
+		out('idle_ms', Date.now() - t0);
+		const fcp = await page.evaluate(() => {
+			const e = performance.getEntriesByName('first-contentful-paint')[0];
+			return e ? e.startTime.toFixed(0) : -1;
+		});
+		out('first_contentful_paint_ms', fcp);
+		await page.screenshot({ path: path.join(outdir, 'load.png') });
+		await browser.close();
+		return;
+	}
 	const t0 = Date.now();
 	await page.goto(url);
 	await page.waitForSelector('body[data-ready="1"]', { timeout: 30000 });
