@@ -15,7 +15,9 @@
 # DAY=DIR a directory of recordings (ringprofd's, or --switch-output's) for one more row,
 # read with --dir; PPROF_HTTP=1 also times `go tool pprof -http` on each row's pprof file (Go's
 # golang-go, no graphviz needed): until it listens, then its flame graph and top pages loaded
-# in the same chromium (tests/web/report-html.cjs --load).
+# in the same chromium (tests/web/report-html.cjs --load), each given PPROF_LIMIT seconds
+# (default 300), pprof stopped when its memory passes PPROF_RSS_MB (default 8000: the machine
+# is shared).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -96,12 +98,18 @@ pprof_http() {
 	done
 	t1=$(date +%s%N)
 	mkdir -p "$T/$name.pprof-fl" "$T/$name.pprof-top"
-	fl=$(timeout 1200 node "$ROOT/tests/web/report-html.cjs" --load "http://127.0.0.1:$port/ui/flamegraph" "$T/$name.pprof-fl" | field load_ms /dev/stdin)
-	top=$(timeout 1200 node "$ROOT/tests/web/report-html.cjs" --load "http://127.0.0.1:$port/ui/top" "$T/$name.pprof-top" | field load_ms /dev/stdin)
-	kill "$pid"
+	(while kill -0 "$pid" 2>/dev/null; do
+		[ "$(awk '/^VmRSS/ { print int($2 / 1024) }' "/proc/$pid/status" 2>/dev/null || echo 0)" -gt "${PPROF_RSS_MB:-8000}" ] &&
+			{ echo "pprof passed ${PPROF_RSS_MB:-8000} MB: stopped" >>"$T/$name.pprof-http.log"; kill "$pid"; }
+		sleep 1
+	done) &
+	fl=$(timeout "${PPROF_LIMIT:-300}" node "$ROOT/tests/web/report-html.cjs" --load "http://127.0.0.1:$port/ui/flamegraph" "$T/$name.pprof-fl" | field load_ms /dev/stdin)
+	top=$(timeout "${PPROF_LIMIT:-300}" node "$ROOT/tests/web/report-html.cjs" --load "http://127.0.0.1:$port/ui/top" "$T/$name.pprof-top" | field load_ms /dev/stdin)
+	kill "$pid" 2>/dev/null || true
 	wait "$pid" 2>/dev/null || true
-	printf '| %s | %s KiB | %d ms | %s ms | %s ms |\n' "$name" $(($(stat -c %s "$T/$name.pb.gz") / 1024)) \
-		$(((t1 - t0) / 1000000)) "${fl:-?}" "${top:-?}"
+	printf '| %s | %s KiB | %d ms | %s | %s |\n' "$name" $(($(stat -c %s "$T/$name.pb.gz") / 1024)) \
+		$(((t1 - t0) / 1000000)) "${fl:+$fl ms}${fl:-not loaded (see its log)}" "${top:+$top ms}${top:-not loaded}"
+	grep -h 'stopped' "$T/$name.pprof-http.log" >&2 || true
 }
 if [ -n "${PPROF_HTTP:-}" ]; then
 	GO=${GO:-$(command -v go || echo /usr/lib/go-1.19/bin/go)}

@@ -57,6 +57,10 @@ function show(D) {
 	const $ = (id) => document.getElementById(id);
 	const ROW = 18; // px per frame row
 	const MIN_PCT = 0.05; // frames narrower than this share of the view are not drawn
+	const DOM_PX = 4; // frames narrower than this are painted on a canvas, not elements
+	const TEXT_PX = 16; // a frame narrower than this shows no name
+	// The frames' colours on the canvas, as page.css gives the elements theirs.
+	const KIND_COLOURS = { u: 'hsl(30, 85%, 62%)', k: 'hsl(205, 65%, 68%)', j: 'hsl(110, 50%, 60%)', '?': '#c8c8c8', m: '#c4aee6', c: '#e3e6ea', r: '#eef0f2' };
 
 	// ---- the data ----
 	const frames = expandFrames(D);
@@ -390,12 +394,19 @@ function show(D) {
 			if (width < MIN_PCT) return;
 			items.push([n, left, width, false]);
 			if (n.depth > maxDepth) maxDepth = n.depth;
-			// Sorted once per tree: zooming in and out draws the same nodes again.
-			const kids = n.sorted || (n.sorted = [...kidsOf(n).values()].sort((a, b) => (a.label < b.label ? -1 : a.label > b.label ? 1 : 0)));
-			let x = left;
-			for (const k of kids) {
-				walk(k, x);
-				x += (100 * k.w) / base;
+			// Once per tree (zooming in and out draws the same nodes again): the children by
+			// name, where each starts (the weight of those before it), and their order by weight,
+			// so that only those wide enough are visited.
+			if (!n.sorted) {
+				n.sorted = [...kidsOf(n).values()].sort((a, b) => (a.label < b.label ? -1 : a.label > b.label ? 1 : 0));
+				n.starts = new Float64Array(n.sorted.length);
+				for (let i = 1; i < n.sorted.length; i++) n.starts[i] = n.starts[i - 1] + n.sorted[i - 1].w;
+				n.heavy = Int32Array.from(n.sorted.keys()).sort((a, b) => n.sorted[b].w - n.sorted[a].w);
+			}
+			for (const i of n.heavy) {
+				const k = n.sorted[i];
+				if ((100 * k.w) / base < MIN_PCT) break;
+				walk(k, left + (100 * n.starts[i]) / base);
 			}
 		};
 		walk(focus, 0);
@@ -403,11 +414,65 @@ function show(D) {
 		const y = (d) => (up ? height - (d + 1) * ROW : d * ROW);
 		el.style.height = height + 'px';
 		el._nodes = items.map((it) => it[0]);
-		const html = items.map(([n, left, width, dim], i) => {
-			const cls = 'fr k-' + (n.kind === '?' ? 'q' : n.kind) + (dim ? ' dim' : '') + (isMatch(n) ? ' match' : '') + (isSelected(n) ? ' sel' : '');
-			return '<div class="' + cls + '" data-i="' + i + '" data-name="' + esc(n.label) + '" style="left:' + left.toFixed(4) + '%;width:' + width.toFixed(4) + '%;top:' + y(n.depth - root.depth) + 'px">' + esc(n.label) + '</div>';
+		// Frames narrower than DOM_PX are painted on a canvas under the others (found by
+		// position for the tooltip and clicks: itemAt()); the wider ones are elements, with their
+		// name as text where two characters fit. Most frames are slivers, and elements are what
+		// costs the browser time to lay out and paint.
+		const W = el.clientWidth || 1000, domPct = (100 * DOM_PX) / W, textPct = (100 * TEXT_PX) / W;
+		el._items = items;
+		el._up = up;
+		el._height = height;
+		el._depth0 = root.depth;
+		const html = [];
+		const slivers = [];
+		items.forEach(([n, left, width, dim], i) => {
+			const match = isMatch(n), sel = isSelected(n);
+			if (width < domPct && !dim) {
+				slivers.push([n, left, width, match, sel]);
+				return;
+			}
+			const cls = 'fr k-' + (n.kind === '?' ? 'q' : n.kind) + (dim ? ' dim' : '') + (match ? ' match' : '') + (sel ? ' sel' : '');
+			const label = n.html || (n.html = esc(n.label));
+			html.push('<div class="' + cls + '" data-i="' + i + '" data-name="' + label + '" style="left:' + left.toFixed(4) + '%;width:' + width.toFixed(4) + '%;top:' + y(n.depth - root.depth) + 'px">' + (width >= textPct ? label : '') + '</div>');
 		});
+		// The canvas stays from one drawing to the next (a new one each time costs more than
+		// the drawing): only the frames' elements are replaced.
+		const canvas = el._canvas || (el._canvas = document.createElement('canvas'));
+		canvas.className = 'slivers';
 		el.innerHTML = html.join('');
+		el.prepend(canvas);
+		const ratio = window.devicePixelRatio || 1, cw = Math.round(W * ratio), ch = Math.round(height * ratio);
+		if (canvas.width !== cw || canvas.height !== ch) {
+			canvas.width = cw;
+			canvas.height = ch;
+			canvas.style.width = W + 'px';
+			canvas.style.height = height + 'px';
+		}
+		const ctx = canvas.getContext('2d');
+		ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
+		ctx.clearRect(0, 0, W, height);
+		// One fill colour at a time: setting it costs more than a rectangle.
+		const byColour = new Map();
+		for (const [n, left, width, match, sel] of slivers) {
+			const c = sel ? '#000' : match ? '#e040c0' : KIND_COLOURS[n.kind] || KIND_COLOURS['?'];
+			let list = byColour.get(c);
+			if (!list) byColour.set(c, (list = []));
+			list.push((left * W) / 100, y(n.depth - root.depth), Math.max((width * W) / 100 - 0.5, 0.5));
+		}
+		for (const [c, list] of byColour) {
+			ctx.fillStyle = c;
+			for (let i = 0; i < list.length; i += 3) ctx.fillRect(list[i], list[i + 1], list[i + 2], ROW - 1);
+		}
+	}
+	// The frame drawn at EV's position in graph EL (a sliver of the canvas), or null.
+	function itemAt(el, ev) {
+		const r = el.getBoundingClientRect(), items = el._items || [];
+		const x = (100 * (ev.clientX - r.left)) / (r.width || 1), py = ev.clientY - r.top;
+		for (const [n, left, width] of items) {
+			const top = el._up ? el._height - (n.depth - el._depth0 + 1) * ROW : (n.depth - el._depth0) * ROW;
+			if (x >= left && x < left + width && py >= top && py < top + ROW) return n;
+		}
+		return null;
 	}
 
 	// ---- search and selection ----
@@ -482,15 +547,19 @@ function show(D) {
 		t.style.top = y + 'px';
 	}
 	function hookGraph(el, onClick) {
-		el.addEventListener('mousemove', (ev) => {
+		const at = (ev) => {
 			const d = ev.target.closest('.fr');
-			if (d) tip(ev, el._nodes[+d.dataset.i]);
+			return d ? el._nodes[+d.dataset.i] : itemAt(el, ev);
+		};
+		el.addEventListener('mousemove', (ev) => {
+			const n = at(ev);
+			if (n) tip(ev, n);
 			else $('tooltip').hidden = true;
 		});
 		el.addEventListener('mouseleave', () => ($('tooltip').hidden = true));
 		el.addEventListener('click', (ev) => {
-			const d = ev.target.closest('.fr');
-			if (d) onClick(el._nodes[+d.dataset.i]);
+			const n = at(ev);
+			if (n) onClick(n);
 		});
 	}
 
