@@ -8,9 +8,10 @@
 # 4 kHz with callchains for SECONDS (default 30: ~240 k samples on 2 CPUs, whatever runs).
 # For each: the time report --html takes, the page's size (and pprof's for comparison), and,
 # median of RUNS (default 3) loads in chromium (tests/web/report-html.cjs --paint): first
-# contentful paint, every view drawn, a zoom into the widest outermost frame and back out.
+# contentful paint, every view drawn, zooms into the widest frame of the third row and back
+# out (median of 10 of each: until the next frame is painted, and the click's script alone).
 # Environment: RUNS, RP_BUILD (build dir, default build/), KEEP=1 keeps the temp dir,
-# LARGE=FILE an existing recording to use as the large one (the same recording measured by two
+# LARGE=FILE an existing recording (or directory of them) to use as the large one (the same recording measured by two
 # builds: no new system-wide recording, whose distinct stacks depend on what else runs);
 # DAY=DIR a directory of recordings (ringprofd's, or --switch-output's) for one more row,
 # read with --dir; PPROF_HTTP=1 also times `go tool pprof -http` on each row's pprof file (Go's
@@ -56,16 +57,22 @@ one() {
 	drawn=$(for ((i = 0; i < RUNS; i++)); do field views_drawn_ms "$T/$name.$i"; done | median)
 	zoom=$(for ((i = 0; i < RUNS; i++)); do field zoom_ms "$T/$name.$i"; done | median)
 	unzoom=$(for ((i = 0; i < RUNS; i++)); do field unzoom_ms "$T/$name.$i"; done | median)
+	zscript=$(field zoom_script_ms "$T/$name.0")
 	frames=$(field frames_drawn "$T/$name.0")
 	stacks=$(field stacks "$T/$name.0")
-	printf '| %s | %s | %s | %d ms | %s KiB | %s KiB | %s ms | %s ms | %s | %s ms / %s ms |\n' \
+	printf '| %s | %s | %s | %d ms | %s KiB | %s KiB | %s ms | %s ms | %s | %s ms / %s ms | %s ms |\n' \
 		"$label" "$samples" "$stacks" $(((t1 - t0) / 1000000)) $((size / 1024)) $((pprof / 1024)) \
-		"$fcp" "$drawn" "$frames" "$zoom" "$unzoom"
+		"$fcp" "$drawn" "$frames" "$zoom" "$unzoom" "$zscript"
 }
 
 echo "recording: rp-workload -d 10 (999 Hz), then every CPU for $SECS s at 4 kHz" >&2
 "$RP" record -q -g -e cpu-clock -F 999 -o "$T/small.data" -- "$B/tests/workload/rp-workload" -d 10 -q
-if [ -n "${LARGE:-}" ]; then
+large_opt=-i
+if [ -d "${LARGE:-}" ]; then
+	ln -s "$(realpath "$LARGE")" "$T/large.data"
+	large_opt=--dir
+	large_label="directory $LARGE ($(ls "$LARGE" | grep -c '\.data$') files)"
+elif [ -n "${LARGE:-}" ]; then
 	[ -r "$LARGE" ] || die "LARGE=$LARGE: not readable"
 	ln -s "$(realpath "$LARGE")" "$T/large.data"
 	large_label="every CPU, given ($(basename "$LARGE"))"
@@ -74,14 +81,14 @@ else
 	large_label="every CPU, ${SECS} s"
 fi
 
-echo "| recording | samples | distinct stacks | report --html | page | pprof | first contentful paint | views drawn | frames drawn | zoom / back |"
-echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+echo "| recording | samples | distinct stacks | report --html | page | pprof | first contentful paint | views drawn | frames drawn | zoom / back | their script |"
+echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
 one small "rp-workload, 10 s" -i "$T/small.data"
-one large "$large_label" -i "$T/large.data"
+one large "$large_label" "$large_opt" "$T/large.data"
 names="small large"
 if [ -n "${DAY:-}" ]; then
 	[ -d "$DAY" ] || die "DAY=$DAY: not a directory"
-	one day "directory $(basename "$DAY") ($(ls "$DAY" | grep -c '\.data$') files)" --dir "$DAY"
+	one day "directory $DAY ($(ls "$DAY" | grep -c '\.data$') files)" --dir "$DAY"
 	names="$names day"
 fi
 
