@@ -114,8 +114,10 @@ pprof_http() {
 	top=$(timeout "${PPROF_LIMIT:-300}" node "$ROOT/tests/web/report-html.cjs" --load "http://127.0.0.1:$port/ui/top" "$T/$name.pprof-top" | field load_ms /dev/stdin)
 	kill "$pid" 2>/dev/null || true
 	wait "$pid" 2>/dev/null || true
+	fl=${fl:+$fl ms}
+	top=${top:+$top ms}
 	printf '| %s | %s KiB | %d ms | %s | %s |\n' "$name" $(($(stat -c %s "$T/$name.pb.gz") / 1024)) \
-		$(((t1 - t0) / 1000000)) "${fl:+$fl ms}${fl:-not loaded (see its log)}" "${top:+$top ms}${top:-not loaded}"
+		$(((t1 - t0) / 1000000)) "${fl:-not loaded (see its log)}" "${top:-not loaded}"
 	grep -h 'stopped' "$T/$name.pprof-http.log" >&2 || true
 }
 if [ -n "${PPROF_HTTP:-}" ]; then

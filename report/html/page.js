@@ -435,22 +435,22 @@ function show(D) {
 			const label = n.html || (n.html = esc(n.label));
 			html.push('<div class="' + cls + '" data-i="' + i + '" data-name="' + label + '" style="left:' + left.toFixed(4) + '%;width:' + width.toFixed(4) + '%;top:' + y(n.depth - root.depth) + 'px">' + (width >= textPct ? label : '') + '</div>');
 		});
-		// The slivers are drawn off screen and handed to the canvas whole: drawing into the
-		// canvas shown would first copy what it shows.
+		// The canvas stays from one drawing to the next (a new one each time costs more than
+		// the drawing): only the frames' elements are replaced.
 		const canvas = el._canvas || (el._canvas = document.createElement('canvas'));
 		canvas.className = 'slivers';
 		el.innerHTML = html.join('');
 		el.prepend(canvas);
 		const ratio = window.devicePixelRatio || 1, cw = Math.round(W * ratio), ch = Math.round(height * ratio);
-		canvas.style.width = W + 'px';
-		canvas.style.height = height + 'px';
-		const off = typeof OffscreenCanvas === 'function' ? new OffscreenCanvas(cw, ch) : null;
-		if (!off) {
+		if (canvas.width !== cw || canvas.height !== ch) {
 			canvas.width = cw;
 			canvas.height = ch;
+			canvas.style.width = W + 'px';
+			canvas.style.height = height + 'px';
 		}
-		const ctx = (off || canvas).getContext('2d');
+		const ctx = canvas.getContext('2d');
 		ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
+		ctx.clearRect(0, 0, W, height);
 		// One fill colour at a time: setting it costs more than a rectangle.
 		const byColour = new Map();
 		for (const [n, left, width, match, sel] of slivers) {
@@ -463,7 +463,6 @@ function show(D) {
 			ctx.fillStyle = c;
 			for (let i = 0; i < list.length; i += 3) ctx.fillRect(list[i], list[i + 1], list[i + 2], ROW - 1);
 		}
-		if (off) canvas.getContext('bitmaprenderer').transferFromImageBitmap(off.transferToImageBitmap());
 	}
 	// The frame drawn at EV's position in graph EL (a sliver of the canvas), or null.
 	function itemAt(el, ev) {
