@@ -97,7 +97,8 @@ fi
 pprof_http() {
 	local name=$1 port=$((18000 + RANDOM % 1000)) t0 t1 pid fl top
 	t0=$(date +%s%N)
-	"$GO" tool pprof -no_browser -http="127.0.0.1:$port" "$T/$name.pb.gz" >"$T/$name.pprof-http.log" 2>&1 &
+	# The tool itself, not `go tool`'s wrapper: its memory is what is watched.
+	"$("$GO" tool -n pprof)" -no_browser -http="127.0.0.1:$port" "$T/$name.pb.gz" >"$T/$name.pprof-http.log" 2>&1 &
 	pid=$!
 	until (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do
 		kill -0 "$pid" 2>/dev/null || die "go tool pprof -http exited: $(cat "$T/$name.pprof-http.log")"
