@@ -51,3 +51,9 @@ function expandNodes(ups, codes) {
 function frameName(name, obj) {
 	return typeof name === 'number' ? '[unknown] ' + obj + '+0x' + name.toString(16) : name;
 }
+
+// The recordings a page was made of, as its title line names them: all of a few, the first
+// and how many more of a directory's dozens (the pages list them all in the line's tooltip).
+function inputsText(list) {
+	return list.length <= 3 ? list.join(', ') : list[0] + ' and ' + (list.length - 1) + ' more recordings';
+}

@@ -183,8 +183,9 @@ function showDiff(D) {
 
 	// ---- start ----
 	$('header').textContent = D.header;
-	$('summary').textContent = D.inputs[0].join(', ') + ' → ' + D.inputs[1].join(', ');
-	document.title = 'ringprof diff · ' + D.inputs[0].join(', ') + ' → ' + D.inputs[1].join(', ');
+	$('summary').textContent = inputsText(D.inputs[0]) + ' → ' + inputsText(D.inputs[1]);
+	$('summary').title = D.inputs[0].join('\n') + '\n→\n' + D.inputs[1].join('\n');
+	document.title = 'ringprof diff · ' + inputsText(D.inputs[0]) + ' → ' + inputsText(D.inputs[1]);
 	$('diff-legend').innerHTML = 'Each frame: as wide as its share of <span id="width-side">the new side</span>\'s total, coloured by the change of its share (the weight of the stacks through it, new share − baseline share, each of its own side\'s total): <span class="grew sw-l" style="background:' + colour(maxAbs) + '">red: grew</span> <span class="shrank sw-l" style="background:' + colour(-maxAbs) + '">blue: shrank</span>, the deeper the larger (the largest change ' + fmt(maxAbs) + ' points). Totals: baseline <span id="total-base">' + D.samples[0] + '</span> samples, new <span id="total-new">' + D.samples[1] + '</span> samples' + (D.time_weighted ? ' (weighted by time)' : '') + '.';
 	for (const b of document.querySelectorAll('[data-width]'))
 		b.addEventListener('click', () => {

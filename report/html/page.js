@@ -4,7 +4,7 @@
 // alone.
 'use strict';
 
-// loadData(), expandNodes(), frameName(): common.js.
+// loadData(), expandNodes(), frameName(), inputsText(): common.js.
 
 // The shared nodes (common.js, expandNodes()), and the stacks: command and leaf node (a
 // distance from the previous stack's). A stack is the path from its leaf node up to an
@@ -806,8 +806,9 @@ function show(D) {
 		fullSamples += counts[i + 3];
 	}
 	$('header').textContent = D.header;
-	$('summary').textContent = D.inputs.join(', ') + ' · ' + (D.event || '') + (D.weight !== 'cpu' ? ' (' + D.weight + ')' : '') + ' · ' + fullSamples + ' samples';
-	document.title = 'ringprof · ' + D.inputs.join(', ');
+	$('summary').textContent = inputsText(D.inputs) + ' · ' + (D.event || '') + (D.weight !== 'cpu' ? ' (' + D.weight + ')' : '') + ' · ' + fullSamples + ' samples';
+	$('summary').title = D.inputs.join('\n');
+	document.title = 'ringprof · ' + inputsText(D.inputs);
 	for (const b of document.querySelectorAll('[data-view]'))
 		b.addEventListener('click', () => {
 			state.view = b.dataset.view;
