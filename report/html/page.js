@@ -139,11 +139,15 @@ function show(D) {
 	function prefixNodes(x) {
 		const n = x.parent.length;
 		const flat = new Int32Array(n), first = new Uint8Array(n);
-		for (let k = 0; k < n; k++) {
+		// The nodes are depth first: the path from the outermost frame to a node's parent is
+		// on a stack, with how often each function is on it.
+		const path = new Int32Array(n + 1), onPath = new Int32Array(frames.length);
+		for (let k = 0, top = 0; k < n; k++) {
 			flat[k] = frames[x.frame[k]].flat;
-			let p = x.parent[k];
-			while (p >= 0 && flat[p] !== flat[k]) p = x.parent[p];
-			first[k] = p < 0; // no caller is the same function: recursion counts once
+			while (top > 0 && path[top - 1] !== x.parent[k]) onPath[flat[path[--top]]]--;
+			first[k] = onPath[flat[k]] === 0; // no caller is the same function: recursion counts once
+			onPath[flat[k]]++;
+			path[top++] = k;
 		}
 		const byComm = new Map();
 		for (let s = 0; s < nStacks; s++) {
@@ -160,14 +164,22 @@ function show(D) {
 	// COMMROOTS); STACKF each stack's leaf. For a range, FW the weight of the stacks through a
 	// node, FC their samples, FS the weight of those ending there (flameWeights()).
 	const flame = (function flameNodes() {
-		const P = prefix;
-		const parentA = [], prefixA = [], commA = [], funcA = [], funcs = [];
+		const P = prefix, funcs = [];
+		// Typed arrays grown by doubling: millions of nodes, and no garbage to collect.
+		let cap = P.n + 1024, n = 0;
+		let fparent = new Int32Array(cap), fprefix = new Int32Array(cap), fcomm = new Int32Array(cap), ffunc = new Int32Array(cap);
+		const grow = (a) => {
+			const b = new Int32Array(cap);
+			b.set(a);
+			return b;
+		};
 		const stackF = new Int32Array(nStacks);
 		const map = new Int32Array(P.n).fill(-1); // prefix node -> flame node, this command
 		const funcOf = new Int32Array(frames.length).fill(-1); // flat frame -> function, this command
 		const commRoots = new Map();
+		const chain = [];
 		for (const [comm, list] of P.byComm) {
-			const touched = [], flats = [], roots = [], chain = [];
+			const first = n, flats = [], roots = [];
 			for (const s of list) {
 				let k = P.leaf[s];
 				chain.length = 0;
@@ -177,32 +189,35 @@ function show(D) {
 				}
 				let up = k >= 0 ? map[k] : -1;
 				for (let j = chain.length - 1; j >= 0; j--) {
-					const kk = chain[j], id = parentA.length, flat = P.flat[kk];
+					const kk = chain[j], flat = P.flat[kk];
 					if (funcOf[flat] < 0) {
 						funcOf[flat] = funcs.length;
 						funcs.push({ comm, frame: flat });
 						flats.push(flat);
 					}
-					parentA.push(up);
-					prefixA.push(kk);
-					commA.push(comm);
-					funcA.push(funcOf[flat]);
-					if (up < 0) roots.push(id);
-					map[kk] = up = id;
-					touched.push(kk);
+					if (n === cap) {
+						cap *= 2;
+						[fparent, fprefix, fcomm, ffunc] = [grow(fparent), grow(fprefix), grow(fcomm), grow(ffunc)];
+					}
+					fparent[n] = up;
+					fprefix[n] = kk;
+					fcomm[n] = comm;
+					ffunc[n] = funcOf[flat];
+					if (up < 0) roots.push(n);
+					map[kk] = up = n++;
 				}
 				stackF[s] = map[P.leaf[s]];
 			}
-			for (const k of touched) map[k] = -1;
+			for (let i = first; i < n; i++) map[fprefix[i]] = -1; // this command's nodes
 			for (const f of flats) funcOf[f] = -1;
 			commRoots.set(comm, roots);
 		}
-		const n = parentA.length;
-		const fparent = Int32Array.from(parentA), kid0 = new Int32Array(n + 2), kids = new Int32Array(n);
+		fparent = fparent.subarray(0, n);
+		const kid0 = new Int32Array(n + 2), kids = new Int32Array(n);
 		for (let i = 0; i < n; i++) if (fparent[i] >= 0) kid0[fparent[i] + 2]++;
 		for (let i = 0; i < n; i++) kid0[i + 2] += kid0[i + 1];
 		for (let i = 0; i < n; i++) if (fparent[i] >= 0) kids[kid0[fparent[i] + 1]++] = i;
-		return { n, fparent, fprefix: Int32Array.from(prefixA), fcomm: Int32Array.from(commA), ffunc: Int32Array.from(funcA), funcs, kid0, kids, commRoots, stackF, FW: new Float64Array(n), FC: new Float64Array(n), FS: new Float64Array(n), commW: new Map() };
+		return { n, fparent, fprefix: fprefix.subarray(0, n), fcomm: fcomm.subarray(0, n), ffunc: ffunc.subarray(0, n), funcs, kid0, kids, commRoots, stackF, FW: new Float64Array(n), FC: new Float64Array(n), FS: new Float64Array(n) };
 	})();
 	// The range's weights on the flame graph's nodes, from each stack's (W, C).
 	function flameWeights(w, c) {
