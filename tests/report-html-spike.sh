@@ -7,6 +7,8 @@
 # dragging over it and its neighbours at half its height or more selects that minute; then
 # the flame graph has rp_spike_hot on top and the table first by Self, with the shares of
 # report --dir --since/--until of the same range; over the whole hour something else is on top.
+# A function of 0.2 % (rp_rare) is a sliver on the page's canvas: pointed at, its tooltip says
+# what report says.
 # Screenshots go to tests/report-html-spike.shots/ beside this test's log.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 
@@ -26,7 +28,7 @@ check_range "${first%.*}" 3500 3600 "the recordings span an hour ($first s)"
 
 "$RP" report --dir "$T/d" --html "$T/page.html" 2>"$T/html.err" || fail "report --dir --html: $(cat "$T/html.err")"
 cp "$T/page.html" "$SHOTS/page.html"
-timeout 180 node "$WEB/report-html.cjs" --spike "$T/page.html" "$SHOTS" rp_spike_hot >"$T/page.out" 2>"$T/page.err" || {
+timeout 180 node "$WEB/report-html.cjs" --spike "$T/page.html" "$SHOTS" rp_spike_hot rp_rare >"$T/page.out" 2>"$T/page.err" || {
 	cat "$T/page.out" "$T/page.err" >&2
 	fail "driving the page in chromium failed"
 }
@@ -53,6 +55,20 @@ check_eq "$psym $pcomm" "$sym $comm" "the page's table, by Self, starts with the
 near "$pself" "$pct" 0.01 "its Self is the report's"
 read -r fsym fpct <<<"$(val full_flame_top)"
 check_eq "$fsym" rp_idle "over the hour the flame graph's widest plateau is rp_idle, not the spike"
+
+# rp_rare, 0.2 % of the hour: a sliver on the canvas, no element; pointed at, its tooltip gives
+# its share as report does.
+check_range "$(val sliver_px_rp_rare | cut -d. -f1)" 0 3 "rp_rare is narrower than 4 px ($(val sliver_px_rp_rare) px)"
+check_eq "$(val sliver_elements_rp_rare)" 0 "rp_rare is drawn on the canvas, not as an element"
+"$RP" report --dir "$T/d" >"$T/all-children" 2>/dev/null || fail "report --dir (children)"
+rare=$(awk '$1 !~ /^#/ && $3 == "server" && $NF == "rp_rare" { v = $1; sub("%", "", v); print v; exit }' "$T/all-children")
+[ -n "$rare" ] || fail "rp_rare is not in the text report"
+tip=$(val sliver_tooltip_rp_rare)
+case "$tip" in
+rp_rare\ \|*) ok "pointing at the sliver names it: $tip" ;;
+*) fail "pointing at rp_rare's sliver shows: $tip" ;;
+esac
+near "$(printf '%s\n' "$tip" | sed -n 's/.*samples: [0-9]* (\([0-9.]*\)% of the range.*/\1/p')" "$rare" 0.01 "its tooltip's share is report's Children"
 
 # The tallest bucket of the timeline lies in the spike's minute, and so does the range dragged.
 read -r b0 b1 <<<"$(val range_buckets | tr '-' ' ')"

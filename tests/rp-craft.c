@@ -21,7 +21,8 @@
  * hour of a continuous profiler's data as ringprofd names it: 12 recordings of 5 minutes
  * (ringprof-YYYYmmddTHHMMSSZ-NNNN.data), kernel samples of 1 ms of cpu-clock on 2 CPUs of the
  * commands "server" (CPU 0) and "batch" (CPU 1), 10 a second on each, spread as
- * rp_idle 50 %, rp_parse 30 % and rp_compress 20 %; and in the minute
+ * rp_idle 50 %, rp_parse 30 % and rp_compress 20 % (and 1 in 200 of server's in rp_rare: a
+ * frame too narrow to be more than a sliver); and in the minute
  * from 30:00 to 31:00 a spike: 100 samples a second on each CPU, all of "server", 9 in 10 in
  * rp_spike_hot. It prints "spike SINCE UNTIL" (the minute, wall-clock ns since the epoch).
  * Every descriptor carries a correct CRC-32C, also where a case makes one of its fields absurd:
@@ -551,9 +552,9 @@ static void samples_frame(struct buf *raw, int frame, const char *kase)
 #define HOUR_KBASE 0xffffffff81010000ull
 
 /* Kernel functions, 4 KiB apart from HOUR_KBASE; the last only bounds the others. */
-enum { H_MAIN, H_HANDLE, H_PARSE, H_COMPRESS, H_IDLE, H_SPIKE, H_END };
-static const char *const hour_syms[] = { "rp_main", "rp_handle",    "rp_parse",	  "rp_compress",
-					 "rp_idle", "rp_spike_hot", "rp_hour_end" };
+enum { H_MAIN, H_HANDLE, H_PARSE, H_COMPRESS, H_IDLE, H_SPIKE, H_RARE, H_END };
+static const char *const hour_syms[] = { "rp_main", "rp_handle",    "rp_parse", "rp_compress",
+					 "rp_idle", "rp_spike_hot", "rp_rare",	"rp_hour_end" };
 static const uint32_t hour_pids[2] = { 5001, 5002 };
 static const char *const hour_comms[2] = { "server", "batch" };
 
@@ -613,7 +614,8 @@ static uint32_t hour_second(struct buf *b, uint64_t s, uint32_t cpu)
 		if (spike)
 			hour_sample(b, t, cpu, 0, k % 10 == 3 ? hour_leaf(k / 10) : H_SPIKE);
 		else
-			hour_sample(b, t, cpu, (int)cpu, hour_leaf(k + cpu * 3));
+			hour_sample(b, t, cpu, (int)cpu,
+				    cpu == 0 && k % 200 == 199 ? H_RARE : hour_leaf(k + cpu * 3));
 	}
 	return n;
 }

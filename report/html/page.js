@@ -482,7 +482,8 @@ function show(D) {
 	// The frame drawn at EV's position in graph EL (a sliver of the canvas), or null.
 	function itemAt(el, ev) {
 		const r = el.getBoundingClientRect(), items = el._items || [];
-		const x = (100 * (ev.clientX - r.left)) / (r.width || 1), py = ev.clientY - r.top;
+		// In the graph's content box, as the canvas and the elements are placed.
+		const x = (100 * (ev.clientX - r.left - el.clientLeft)) / (el.clientWidth || 1), py = ev.clientY - r.top - el.clientTop;
 		for (const [n, left, width] of items) {
 			const top = el._up ? el._height - (n.depth - el._depth0 + 1) * ROW : (n.depth - el._depth0) * ROW;
 			if (x >= left && x < left + width && py >= top && py < top + ROW) return n;

@@ -13,7 +13,8 @@
 //        node report-html.cjs --annotate PAGE.html OUTDIR FUNC[,FUNC...] COLD: each FUNC's
 //        frame clicked, what the source panel shows (its hottest line, share, text, file);
 //        then COLD's table row clicked, the panel's note.
-//        node report-html.cjs --spike PAGE.html OUTDIR: the timeline's tallest bucket and the
+//        node report-html.cjs --spike PAGE.html OUTDIR FUNC [SLIVER]: SLIVER's frame, too narrow to
+//        be an element, found by its tooltip; the timeline's tallest bucket and the
 //        run of buckets around it at half its height or more, dragged over as a user would;
 //        what the flame graph shows on top (the widest plateau: a frame's width less the frames
 //        right above it) and the table's first row by Self, before and after.
@@ -214,8 +215,29 @@ async function tableTop(page) {
 	return [cells[5], cells[3], cells[0].replace('%', ''), cells[1].replace('%', '')].join(' ');
 }
 
+// A frame named NAME drawn too narrow to be an element (a sliver of the canvas): whether an
+// element has its name, and the tooltip when the pointer is where the page drew it.
+async function checkSliver(page, name) {
+	const at = await page.evaluate((name) => {
+		const el = document.getElementById('flame');
+		const it = (el._items || []).find((it) => it[0].label === name);
+		if (!it) return null;
+		const b = el.getBoundingClientRect();
+		const row = it[0].depth - el._depth0;
+		const top = el._up ? el._height - (row + 1) * 18 : row * 18;
+		// The middle of the sliver, in the content box where the page places frames.
+		return { x: b.left + el.clientLeft + ((it[1] + it[2] / 2) * el.clientWidth) / 100, y: b.top + el.clientTop + top + 8, px: (it[2] * el.clientWidth) / 100 };
+	}, name);
+	if (!at) return out('sliver_' + name, 'not drawn');
+	out('sliver_px_' + name, at.px.toFixed(2));
+	out('sliver_elements_' + name, await page.locator('#flame .fr[data-name="' + name + '"]').count());
+	await page.mouse.move(at.x, at.y);
+	out('sliver_tooltip_' + name, (await page.locator('#tooltip').innerText()).replace(/\n/g, ' | '));
+}
+
 // --spike: find the spike on the timeline, select it, say what the views show.
-async function checkSpike(page, func, shot) {
+async function checkSpike(page, func, shot, sliver) {
+	if (sliver) await checkSliver(page, sliver);
 	await page.click('#table th[data-sort="self"]');
 	out('full_flame_top', await flameTop(page));
 	out('full_table_top', await tableTop(page));
@@ -303,7 +325,7 @@ async function main() {
 	}
 	if (mode === '--spike') {
 		await shot('spike-hour');
-		await checkSpike(page, func, shot);
+		await checkSpike(page, func, shot, search);
 		await browser.close();
 		return;
 	}
