@@ -297,28 +297,64 @@ function show(D) {
 	}
 	// Root at the bottom: everything, the command, then the outermost frame up to the leaf;
 	// inverted: everything, the command, then the leaf, up to the outermost frame.
+	// The inverted tree is built as it is drawn too: a node holds its cursors, the prefix nodes
+	// its stacks are at on this level (with their weight and samples), and its children are
+	// their callers, grouped by frame, when first asked for (kidsOf()).
 	function buildTree(inverted) {
 		if (!inverted) return buildFlame();
 		const root = node('all', -1, 'all', 'r');
-		for (let s = 0; s < nStacks; s++) {
-			const w = agg.w[s], c = agg.c[s], comm = stackComm[s];
+		for (const [comm, list] of prefix.byComm) {
+			const cursors = new Map(); // leaf prefix node -> [weight, samples]
+			let w = 0, c = 0;
+			for (const s of list) {
+				if (!agg.w[s]) continue;
+				const a = cursors.get(stackLeaf[s]);
+				if (a) {
+					a[0] += agg.w[s];
+					a[1] += agg.c[s];
+				} else cursors.set(stackLeaf[s], [agg.w[s], agg.c[s]]);
+				w += agg.w[s];
+				c += agg.c[s];
+			}
 			if (!w) continue;
+			const cn = child(root, 'c' + comm, -1, D.comms[comm], 'c');
+			cn.comm = comm;
+			cn.w = w;
+			cn.c = c;
+			cn.cursors = cursors;
+			cn.lazy = true;
 			root.w += w;
 			root.c += c;
-			let n = child(root, 'c' + comm, -1, D.comms[comm], 'c');
-			n.comm = comm;
-			n.w += w;
-			n.c += c;
-			for (let k = stackLeaf[s]; k >= 0; k = nodeParent[k]) {
-				const f = nodeFrame[k];
-				n = child(n, f, f, frames[f].name, frames[f].kind);
-				n.w += w;
-				n.c += c;
-			}
-			n.self += w;
 		}
 		return root;
 	}
+	// An inverted node's children: the frames one level further from the leaves.
+	function invertedKids(n) {
+		const up = n.kind !== 'c'; // a command's children are the leaves themselves
+		for (const [k, [w, c]] of n.cursors) {
+			const next = up ? nodeParent[k] : k;
+			if (next < 0) {
+				n.self += w; // the outermost frame: the stack ends here
+				continue;
+			}
+			const f = nodeFrame[next];
+			let ch = n.kids.get(f);
+			if (!ch) {
+				ch = child(n, f, f, frames[f].name, frames[f].kind);
+				ch.cursors = new Map();
+				ch.lazy = true;
+			}
+			ch.w += w;
+			ch.c += c;
+			const a = ch.cursors.get(next);
+			if (a) {
+				a[0] += w;
+				a[1] += c;
+			} else ch.cursors.set(next, [w, c]);
+		}
+		n.cursors = null;
+	}
+
 	// The flame graph from the flame nodes: the root and the commands now, a node's children when
 	// they are first asked for (kidsOf()): only what is drawn is ever built.
 	function buildFlame() {
@@ -343,7 +379,10 @@ function show(D) {
 	}
 	// N's children: built now from the flame nodes if N is one (or a command) not yet expanded.
 	function kidsOf(n) {
-		if (n.lazy) {
+		if (n.lazy && n.cursors) {
+			n.lazy = false;
+			invertedKids(n);
+		} else if (n.lazy) {
 			const F = flame;
 			n.lazy = false;
 			const add = (f) => {
