@@ -1,6 +1,7 @@
 /* html-diff.c — `ringprof diff --html`: both sides' stacks merged into one tree (frames
  * matched by name and object, as diff matches entries), each node with its weight on each
- * side, and the diff's table, in one page that draws the differential flame graph. */
+ * side, and the diff's table, in one page that draws the differential flame graph. The tree
+ * is stored as report --html's page stores its own (html_tree_write()). */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
@@ -77,47 +78,78 @@ static int hd_side(struct hd *h, int side)
 	return 0;
 }
 
-/* "objs", "names", "frames" (name, object or -1), "nodes" (id - parent id, frame), "leaves"
- * (node, weight on each side). */
-static void hd_tree(FILE *f, const struct hd *h)
-{
-	const char *sep = "";
+static const struct html_tree *leaf_tree;
+static const struct hd *leaf_hd;
 
+/* Leaves by their node's place. */
+static int cmp_leaves(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	uint64_t nx, ny, unused;
+
+	pairtab_get(leaf_hd->leaves, x, &nx, &unused);
+	pairtab_get(leaf_hd->leaves, y, &ny, &unused);
+	return (leaf_tree->node_at[nx] > leaf_tree->node_at[ny]) -
+	       (leaf_tree->node_at[nx] < leaf_tree->node_at[ny]);
+}
+
+/* "objs"; the frames in T's order, in columns: "frame_names" (html_frame_name()),
+ * "frame_objs" (-1: a command); the nodes (html_tree_write()); the leaves by place, in
+ * columns: "leaf_places" (the node's place less the previous leaf's), "leaf_base" and
+ * "leaf_new" (the weight of the stacks ending there on each side). 0 or -ENOMEM. */
+static int hd_tree(FILE *f, const struct hd *h, const struct html_tree *t)
+{
+	uint32_t n_frames = pairtab_count(h->frames), n_leaves = pairtab_count(h->leaves);
+	uint32_t *leaf = malloc(((size_t)n_leaves + 1) * sizeof(*leaf));
+	uint64_t name, obj1, node, unused, prev = 0;
+
+	if (!leaf)
+		return -ENOMEM;
 	fputs("\"objs\":[", f);
-	for (uint32_t i = 0; i < strtab_count(h->objs); i++, sep = ",") {
-		fputs(sep, f);
+	for (uint32_t i = 0; i < strtab_count(h->objs); i++) {
+		fputs(i ? "," : "", f);
 		html_json_str(f, strtab_get(h->objs, i));
 	}
-	fputs("],\n\"names\":[", f);
-	for (uint32_t i = 0; i < strtab_count(h->names); i++) {
-		fputs(i ? ",\n" : "", f);
-		html_json_str(f, strtab_get(h->names, i));
+	fputs("],\n\"frame_names\":[", f);
+	for (uint32_t i = 0; i < n_frames; i++) {
+		pairtab_get(h->frames, t->frame_old[i], &name, &obj1);
+		fputs(i ? (i % 16 ? "," : ",\n") : "", f);
+		if (obj1)
+			html_frame_name(f, strtab_get(h->names, (uint32_t)name),
+					strtab_get(h->objs, (uint32_t)obj1 - 1));
+		else
+			html_json_str(f, strtab_get(h->names, (uint32_t)name));
 	}
-	fputs("],\n\"frames\":[", f);
-	for (uint32_t i = 0; i < pairtab_count(h->frames); i++) {
-		uint64_t name, obj1;
-
-		pairtab_get(h->frames, i, &name, &obj1);
-		fprintf(f, "%s%" PRIu64 ",%" PRId64, i ? (i % 16 ? "," : ",\n") : "", name,
-			(int64_t)obj1 - 1);
-	}
-	fputs("],\n\"nodes\":[", f);
-	for (uint32_t i = 0; i < pairtab_count(h->nodes); i++) {
-		uint64_t parent1, frame;
-
-		pairtab_get(h->nodes, i, &parent1, &frame);
-		fprintf(f, "%s%" PRIu64 ",%" PRIu64, i ? (i % 16 ? "," : ",\n") : "",
-			(uint64_t)i + 1 - parent1, frame);
-	}
-	fputs("],\n\"leaves\":[", f);
-	for (uint32_t i = 0; i < pairtab_count(h->leaves); i++) {
-		uint64_t node, unused;
-
-		pairtab_get(h->leaves, i, &node, &unused);
-		fprintf(f, "%s%" PRIu64 ",%" PRIu64 ",%" PRIu64, i ? (i % 8 ? "," : ",\n") : "",
-			node, h->w[i * DIFF_SIDES + DIFF_BASE], h->w[i * DIFF_SIDES + DIFF_NEW]);
+	fputs("],\n\"frame_objs\":[", f);
+	for (uint32_t i = 0; i < n_frames; i++) {
+		pairtab_get(h->frames, t->frame_old[i], &name, &obj1);
+		fprintf(f, "%s%" PRId64, i ? (i % 32 ? "," : ",\n") : "", (int64_t)obj1 - 1);
 	}
 	fputs("],\n", f);
+	if (html_tree_write(f, h->nodes, t) < 0) {
+		free(leaf);
+		return -ENOMEM;
+	}
+	for (uint32_t i = 0; i < n_leaves; i++)
+		leaf[i] = i;
+	leaf_tree = t;
+	leaf_hd = h;
+	qsort(leaf, n_leaves, sizeof(*leaf), cmp_leaves);
+	fputs("\"leaf_places\":[", f);
+	for (uint32_t i = 0; i < n_leaves; i++) {
+		pairtab_get(h->leaves, leaf[i], &node, &unused);
+		fprintf(f, "%s%" PRIu64, i ? (i % 32 ? "," : ",\n") : "", t->node_at[node] - prev);
+		prev = t->node_at[node];
+	}
+	for (int side = 0; side < DIFF_SIDES; side++) {
+		fputs(side == DIFF_BASE ? "],\n\"leaf_base\":[" : "],\n\"leaf_new\":[", f);
+		for (uint32_t i = 0; i < n_leaves; i++)
+			fprintf(f, "%s%" PRIu64, i ? (i % 32 ? "," : ",\n") : "",
+				h->w[leaf[i] * DIFF_SIDES + side]);
+	}
+	fputs("],\n", f);
+	free(leaf);
+	return 0;
 }
 
 /* "keys" (the columns' titles), "rows" (weight on each side, then the keys' texts), in the
@@ -154,8 +186,10 @@ static int hd_json(FILE *f, void *arg)
 {
 	const struct hd *h = arg;
 	const struct html_diff *in = h->in;
+	struct html_tree t;
+	int r;
 
-	fputs("{\"version\":1,\n\"header\":", f);
+	fputs("{\"version\":2,\n\"header\":", f);
 	html_json_str(f, in->header);
 	fputs(",\n\"inputs\":[", f);
 	for (int side = 0; side < DIFF_SIDES; side++) {
@@ -173,7 +207,12 @@ static int hd_json(FILE *f, void *arg)
 		in->total[DIFF_BASE], in->total[DIFF_NEW],
 		session_totals(in->s[DIFF_BASE])->time_weighted ? "true" : "false",
 		in->children ? "true" : "false");
-	hd_tree(f, h);
+	r = html_tree_order(h->nodes, pairtab_count(h->frames), &t);
+	if (r == 0)
+		r = hd_tree(f, h, &t);
+	html_tree_done(&t);
+	if (r < 0)
+		return r;
 	hd_table(f, in);
 	fputs("\"end\":0}", f);
 	return 0;

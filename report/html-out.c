@@ -1,12 +1,17 @@
-/* html-out.c — what the pages of `report --html` and `diff --html` share: JSON strings, and
+/* html-out.c — what the pages of `report --html` and `diff --html` share: JSON strings, frame
+ * names, the tree of frames in its compact form, and
  * the page written from its markup with the style, the script and the data (JSON,
  * gzip-compressed in base64, which the page reads with DecompressionStream) in their places. */
 #include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/grow.h"
+#include "base/intern.h"
 #include "html.h"
 #include "profile/gzip.h"
 
@@ -22,6 +27,182 @@ void html_json_str(FILE *f, const char *s)
 			fputc(*p, f);
 	}
 	fputc('"', f);
+}
+
+void html_frame_name(FILE *f, const char *name, const char *obj)
+{
+	size_t len = strlen(obj);
+	char again[64];
+	unsigned long long off;
+
+	if (strncmp(name, "[unknown] ", 10) == 0 && strncmp(name + 10, obj, len) == 0 &&
+	    strncmp(name + 10 + len, "+0x", 3) == 0 && strlen(name + 13 + len) <= 12 &&
+	    sscanf(name + 13 + len, "%llx", &off) == 1) {
+		snprintf(again, sizeof(again), "%llx", off);
+		if (strcmp(again, name + 13 + len) == 0) {
+			fprintf(f, "%llu", off);
+			return;
+		}
+	}
+	html_json_str(f, name);
+}
+
+/* ---- the tree of frames: nodes depth first, frames as that walk meets them ---- */
+
+/* Each node's children in id order (CSR: FIRST[p]..FIRST[p + 1] into KIDS; p = N for the
+ * outermost frames), then the depth-first walk into O's pre, depth and node_at. 0 or -ENOMEM. */
+static int tree_walk(const struct pairtab *nodes, struct html_tree *o)
+{
+	uint32_t n = pairtab_count(nodes), top = 0, k = 0;
+	uint32_t *first = calloc((size_t)n + 2, sizeof(*first)),
+		 *kids = malloc((n + 1) * sizeof(*kids));
+	uint32_t *todo = malloc((n + 1) * sizeof(*todo)),
+		 *todo_depth = malloc((n + 1) * sizeof(*todo));
+	int r = -ENOMEM;
+
+	o->pre = malloc((n + 1) * sizeof(*o->pre));
+	o->depth = malloc((n + 1) * sizeof(*o->depth));
+	o->node_at = malloc((n + 1) * sizeof(*o->node_at));
+	if (!first || !kids || !todo || !todo_depth || !o->pre || !o->depth || !o->node_at)
+		goto out;
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t parent1, frame;
+
+		pairtab_get(nodes, i, &parent1, &frame);
+		first[(parent1 ? parent1 - 1 : n) + 1]++;
+	}
+	for (uint32_t p = 0; p <= n; p++)
+		first[p + 1] += first[p];
+	for (uint32_t i = 0, *at = todo; i < n; i++) { /* todo: each parent's next slot */
+		uint64_t parent1, frame;
+		uint32_t p;
+
+		pairtab_get(nodes, i, &parent1, &frame);
+		p = parent1 ? (uint32_t)parent1 - 1 : n;
+		if (i == 0)
+			memcpy(at, first, (n + 1) * sizeof(*at));
+		kids[at[p]++] = i;
+	}
+	/* The outermost frames, then each node's children, in id order. */
+	for (uint32_t j = first[n + 1]; j-- > first[n];) {
+		todo[top] = kids[j];
+		todo_depth[top++] = 0;
+	}
+	while (top) {
+		uint32_t v = todo[--top], dep = todo_depth[top];
+
+		o->pre[k] = v;
+		o->depth[k] = dep;
+		o->node_at[v] = k++;
+		for (uint32_t j = first[v + 1]; j-- > first[v];) {
+			todo[top] = kids[j];
+			todo_depth[top++] = dep + 1;
+		}
+	}
+	r = 0;
+out:
+	free(first);
+	free(kids);
+	free(todo);
+	free(todo_depth);
+	return r;
+}
+
+int html_tree_order(const struct pairtab *nodes, uint32_t n_frames, struct html_tree *o)
+{
+	uint32_t k = 0;
+	const uint32_t none = UINT32_MAX;
+
+	memset(o, 0, sizeof(*o));
+	if (tree_walk(nodes, o) < 0)
+		return -ENOMEM;
+	o->frame_new = malloc((n_frames + 1) * sizeof(*o->frame_new));
+	o->frame_old = malloc((n_frames + 1) * sizeof(*o->frame_old));
+	if (!o->frame_new || !o->frame_old)
+		return -ENOMEM;
+	memset(o->frame_new, 0xff, (n_frames + 1) * sizeof(*o->frame_new));
+	for (uint32_t i = 0; i < pairtab_count(nodes); i++) {
+		uint64_t parent1, frame;
+
+		pairtab_get(nodes, o->pre[i], &parent1, &frame);
+		if (o->frame_new[frame] == none) {
+			o->frame_old[k] = (uint32_t)frame;
+			o->frame_new[frame] = k++;
+		}
+	}
+	for (uint32_t f = 0; f < n_frames; f++)
+		if (o->frame_new[f] == none) {
+			o->frame_old[k] = f;
+			o->frame_new[f] = k++;
+		}
+	return 0;
+}
+
+void html_tree_done(struct html_tree *o)
+{
+	free(o->pre);
+	free(o->depth);
+	free(o->node_at);
+	free(o->frame_new);
+	free(o->frame_old);
+}
+
+int html_tree_write(FILE *f, const struct pairtab *nodes, const struct html_tree *o)
+{
+	uint32_t n = pairtab_count(nodes), met = 0, n_frames = 0;
+	uint32_t *under, *edge_k = NULL; /* frames met under each page frame; edge -> its K */
+	size_t cap_edge_k = 0;
+	struct pairtab *edges = pairtab_new(); /* (parent page frame + 1, page frame) */
+	int r = -ENOMEM;
+
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t parent1, frame;
+
+		pairtab_get(nodes, i, &parent1, &frame);
+		if (o->frame_new[frame] + 1 > n_frames)
+			n_frames = o->frame_new[frame] + 1;
+	}
+	under = calloc((size_t)n_frames + 1, sizeof(*under));
+	if (!under || !edges)
+		goto out;
+	fputs("\"node_ups\":[", f);
+	for (uint32_t i = 0; i < n; i++)
+		fprintf(f, "%s%" PRId64, i ? (i % 32 ? "," : ",\n") : "",
+			(i ? (int64_t)o->depth[i - 1] : -1) + 1 - o->depth[i]);
+	fputs("],\n\"node_frames\":[", f);
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t parent1, frame, unused;
+		uint32_t pf = 0, fr;
+		int64_t e;
+		bool added;
+
+		pairtab_get(nodes, o->pre[i], &parent1, &frame);
+		fr = o->frame_new[frame];
+		if (parent1) {
+			pairtab_get(nodes, (uint32_t)parent1 - 1, &unused, &frame);
+			pf = o->frame_new[frame] + 1;
+		}
+		e = pairtab_intern(edges, pf, fr, &added);
+		if (e < 0 || GROW(edge_k, cap_edge_k, (size_t)e + 1) < 0)
+			goto out;
+		fputs(i ? (i % 32 ? "," : ",\n") : "", f);
+		if (!added)
+			fprintf(f, "%" PRIu32, edge_k[e]);
+		else if (fr == met)
+			fprintf(f, "%" PRIu32, under[pf]);
+		else
+			fprintf(f, "%" PRIu32, under[pf] + 1 + fr);
+		if (added)
+			edge_k[e] = under[pf]++;
+		met += fr == met;
+	}
+	fputs("],\n", f);
+	r = 0;
+out:
+	free(under);
+	free(edge_k);
+	pairtab_free(edges);
+	return r;
 }
 
 /* LEN bytes of IN in base64, lines of 76 characters. */

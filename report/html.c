@@ -196,87 +196,19 @@ static char frame_kind(const struct html_data *d, const struct session_sym *ss)
 
 /* ---- the page's order: nodes depth first, frames and stacks as the walk meets them ---- */
 
-/* Renumberings that make the data small once compressed: nodes in depth-first order (a node's
- * parent is then the last node one level up: its depth is enough), frames in the order that
- * walk first meets them (the rest after), stacks by their leaf's place in it. */
+/* Renumberings that make the data small once compressed: nodes and frames as html_tree_order()
+ * numbers them, stacks by their leaf's place in that walk. */
 struct order {
-	uint32_t *pre;	     /* place -> node */
-	uint32_t *depth;     /* place -> depth (0: an outermost frame) */
-	uint32_t *node_at;   /* node -> place */
-	uint32_t *frame_new; /* frame -> page frame */
-	uint32_t *frame_old; /* page frame -> frame */
+	struct html_tree t;
 	uint32_t *stack_new; /* stack -> page stack */
 	uint32_t *stack_old; /* page stack -> stack */
 };
 
 static void order_done(struct order *o)
 {
-	free(o->pre);
-	free(o->depth);
-	free(o->node_at);
-	free(o->frame_new);
-	free(o->frame_old);
+	html_tree_done(&o->t);
 	free(o->stack_new);
 	free(o->stack_old);
-}
-
-/* Each node's children in id order (CSR: FIRST[p]..FIRST[p + 1] into KIDS; p = N for the
- * outermost frames), then the depth-first walk into O. 0 or -ENOMEM. */
-static int order_nodes(const struct html_data *d, struct order *o)
-{
-	uint32_t n = pairtab_count(d->nodes), top = 0, k = 0;
-	uint32_t *first = calloc((size_t)n + 2, sizeof(*first)),
-		 *kids = malloc((n + 1) * sizeof(*kids));
-	uint32_t *todo = malloc((n + 1) * sizeof(*todo)),
-		 *todo_depth = malloc((n + 1) * sizeof(*todo));
-	int r = -ENOMEM;
-
-	o->pre = malloc((n + 1) * sizeof(*o->pre));
-	o->depth = malloc((n + 1) * sizeof(*o->depth));
-	o->node_at = malloc((n + 1) * sizeof(*o->node_at));
-	if (!first || !kids || !todo || !todo_depth || !o->pre || !o->depth || !o->node_at)
-		goto out;
-	for (uint32_t i = 0; i < n; i++) {
-		uint64_t parent1, frame;
-
-		pairtab_get(d->nodes, i, &parent1, &frame);
-		first[(parent1 ? parent1 - 1 : n) + 1]++;
-	}
-	for (uint32_t p = 0; p <= n; p++)
-		first[p + 1] += first[p];
-	for (uint32_t i = 0, *at = todo; i < n; i++) { /* todo: each parent's next slot */
-		uint64_t parent1, frame;
-		uint32_t p;
-
-		pairtab_get(d->nodes, i, &parent1, &frame);
-		p = parent1 ? (uint32_t)parent1 - 1 : n;
-		if (i == 0)
-			memcpy(at, first, (n + 1) * sizeof(*at));
-		kids[at[p]++] = i;
-	}
-	/* The outermost frames, then each node's children, in id order. */
-	for (uint32_t j = first[n + 1]; j-- > first[n];) {
-		todo[top] = kids[j];
-		todo_depth[top++] = 0;
-	}
-	while (top) {
-		uint32_t v = todo[--top], dep = todo_depth[top];
-
-		o->pre[k] = v;
-		o->depth[k] = dep;
-		o->node_at[v] = k++;
-		for (uint32_t j = first[v + 1]; j-- > first[v];) {
-			todo[top] = kids[j];
-			todo_depth[top++] = dep + 1;
-		}
-	}
-	r = 0;
-out:
-	free(first);
-	free(kids);
-	free(todo);
-	free(todo_depth);
-	return r;
 }
 
 static const struct html_data *sort_d;
@@ -286,8 +218,8 @@ static const struct order *sort_o;
 static int cmp_stacks(const void *a, const void *b)
 {
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	uint32_t px = sort_o->node_at[sort_d->stack_node[x]],
-		 py = sort_o->node_at[sort_d->stack_node[y]];
+	uint32_t px = sort_o->t.node_at[sort_d->stack_node[x]],
+		 py = sort_o->t.node_at[sort_d->stack_node[y]];
 	uint64_t cx, cy, unused;
 
 	if (px != py)
@@ -297,36 +229,18 @@ static int cmp_stacks(const void *a, const void *b)
 	return cx < cy ? -1 : cx > cy ? 1 : (x > y) - (x < y);
 }
 
-/* Frames as the walk meets them, then the others; stacks by leaf. 0 or -ENOMEM. */
+/* Nodes and frames in the page's order; stacks by leaf. 0 or -ENOMEM. */
 static int order_build(const struct html_data *d, struct order *o)
 {
-	uint32_t n_frames = pairtab_count(d->frames), n_stacks = pairtab_count(d->stacks), k = 0;
-	const uint32_t none = UINT32_MAX;
+	uint32_t n_stacks = pairtab_count(d->stacks);
 
 	memset(o, 0, sizeof(*o));
-	if (order_nodes(d, o) < 0)
+	if (html_tree_order(d->nodes, pairtab_count(d->frames), &o->t) < 0)
 		return -ENOMEM;
-	o->frame_new = malloc((n_frames + 1) * sizeof(*o->frame_new));
-	o->frame_old = malloc((n_frames + 1) * sizeof(*o->frame_old));
 	o->stack_new = malloc((n_stacks + 1) * sizeof(*o->stack_new));
 	o->stack_old = malloc((n_stacks + 1) * sizeof(*o->stack_old));
-	if (!o->frame_new || !o->frame_old || !o->stack_new || !o->stack_old)
+	if (!o->stack_new || !o->stack_old)
 		return -ENOMEM;
-	memset(o->frame_new, 0xff, (n_frames + 1) * sizeof(*o->frame_new));
-	for (uint32_t i = 0; i < pairtab_count(d->nodes); i++) {
-		uint64_t parent1, frame;
-
-		pairtab_get(d->nodes, o->pre[i], &parent1, &frame);
-		if (o->frame_new[frame] == none) {
-			o->frame_old[k] = (uint32_t)frame;
-			o->frame_new[frame] = k++;
-		}
-	}
-	for (uint32_t f = 0; f < n_frames; f++)
-		if (o->frame_new[f] == none) {
-			o->frame_old[k] = f;
-			o->frame_new[f] = k++;
-		}
 	for (uint32_t i = 0; i < n_stacks; i++)
 		o->stack_old[i] = i;
 	sort_d = d;
@@ -335,26 +249,6 @@ static int order_build(const struct html_data *d, struct order *o)
 	for (uint32_t i = 0; i < n_stacks; i++)
 		o->stack_new[o->stack_old[i]] = i;
 	return 0;
-}
-
-/* A frame's name as the page stores it: a number (OFF) for "[unknown] OBJECT+0xOFF", which the
- * page rebuilds from its object's name; else the name. */
-static void write_frame_name(FILE *f, const char *name, const char *obj)
-{
-	size_t len = strlen(obj);
-	char again[64];
-	unsigned long long off;
-
-	if (strncmp(name, "[unknown] ", 10) == 0 && strncmp(name + 10, obj, len) == 0 &&
-	    strncmp(name + 10 + len, "+0x", 3) == 0 && strlen(name + 13 + len) <= 12 &&
-	    sscanf(name + 13 + len, "%llx", &off) == 1) {
-		snprintf(again, sizeof(again), "%llx", off);
-		if (strcmp(again, name + 13 + len) == 0) {
-			fprintf(f, "%llu", off);
-			return;
-		}
-	}
-	html_json_str(f, name);
 }
 
 /* "objs", "comms", "units": names; the frames in columns: "frame_names" (write_frame_name()),
@@ -386,26 +280,26 @@ static void write_names(FILE *f, const struct html_data *d, const struct order *
 		for (uint32_t i = 0; i < n; i++) {
 			uint64_t sym, unused;
 			const struct session_sym *ss;
-			uint32_t old = o->frame_old[i];
+			uint32_t old = o->t.frame_old[i];
 
 			pairtab_get(d->frames, old, &sym, &unused);
 			ss = session_sym(d->s, (uint32_t)sym);
 			if (col != 2)
 				fputs(i ? (i % 32 ? "," : ",\n") : "", f);
 			if (col == 0)
-				write_frame_name(f,
-						 ss->name    ? ss->name
-						 : ss->label ? ss->label
-							     : "[unknown]",
-						 session_dso_name(d->s, ss->dso));
+				html_frame_name(f,
+						ss->name    ? ss->name
+						: ss->label ? ss->label
+							    : "[unknown]",
+						session_dso_name(d->s, ss->dso));
 			else if (col == 1)
 				fprintf(f, "%" PRId64, pairtab_find(d->objs, ss->dso, 0));
 			else if (col == 2)
 				fputc(frame_kind(d, ss), f);
-			else if (o->frame_new[d->flat[old]] == i)
+			else if (o->t.frame_new[d->flat[old]] == i)
 				fputc('0', f);
 			else
-				fprintf(f, "%" PRIu32, o->frame_new[d->flat[old]] + 1);
+				fprintf(f, "%" PRIu32, o->t.frame_new[d->flat[old]] + 1);
 		}
 	}
 	fputs("],\n", f);
@@ -472,55 +366,13 @@ static int write_counts(FILE *f, const struct html_data *d, const struct order *
 	return 0;
 }
 
-/* The nodes in depth-first order: "node_ups" (the previous node's depth + 1 less this one's:
- * its parent is the last node one level up), "node_frames" (the frame, coded against the
- * frames already met under the parent's frame: K < their number is the Kth of them; their
- * number, a frame met for the first time, the next page frame; more, the page frame K less
- * their number less 1); "stack_comms", "stack_leaves" (the leaf node's place, less the
- * previous stack's); then the counts. -ENOMEM. */
+/* The nodes (html_tree_write()); "stack_comms", "stack_leaves" (the leaf node's place, less
+ * the previous stack's); then the counts. -ENOMEM. */
 static int write_stacks(FILE *f, const struct html_data *d, const struct order *o)
 {
-	uint32_t n = pairtab_count(d->nodes), n_frames = pairtab_count(d->frames), met = 0;
-	uint32_t *under = calloc((size_t)n_frames + 1, sizeof(*under)); /* frames met under each */
-	uint32_t *edge_k = NULL;
-	size_t cap_edge_k = 0;
-	struct pairtab *edges = pairtab_new(); /* (parent page frame + 1, page frame) */
-	int r = -ENOMEM;
-
-	if (!under || !edges)
-		goto out;
-	fputs("\"node_ups\":[", f);
-	for (uint32_t i = 0; i < n; i++)
-		fprintf(f, "%s%" PRId64, i ? (i % 32 ? "," : ",\n") : "",
-			(i ? (int64_t)o->depth[i - 1] : -1) + 1 - o->depth[i]);
-	fputs("],\n\"node_frames\":[", f);
-	for (uint32_t i = 0; i < n; i++) {
-		uint64_t parent1, frame, unused;
-		uint32_t pf = 0, fr;
-		int64_t e;
-		bool added;
-
-		pairtab_get(d->nodes, o->pre[i], &parent1, &frame);
-		fr = o->frame_new[frame];
-		if (parent1) {
-			pairtab_get(d->nodes, (uint32_t)parent1 - 1, &unused, &frame);
-			pf = o->frame_new[frame] + 1;
-		}
-		e = pairtab_intern(edges, pf, fr, &added);
-		if (e < 0 || GROW(edge_k, cap_edge_k, (size_t)e + 1) < 0)
-			goto out;
-		fputs(i ? (i % 32 ? "," : ",\n") : "", f);
-		if (!added)
-			fprintf(f, "%" PRIu32, edge_k[e]);
-		else if (fr == met)
-			fprintf(f, "%" PRIu32, under[pf]);
-		else
-			fprintf(f, "%" PRIu32, under[pf] + 1 + fr);
-		if (added)
-			edge_k[e] = under[pf]++;
-		met += fr == met;
-	}
-	fputs("],\n\"stack_comms\":[", f);
+	if (html_tree_write(f, d->nodes, &o->t) < 0)
+		return -ENOMEM;
+	fputs("\"stack_comms\":[", f);
 	for (uint32_t i = 0; i < pairtab_count(d->stacks); i++) {
 		uint64_t comm, unused;
 
@@ -530,15 +382,10 @@ static int write_stacks(FILE *f, const struct html_data *d, const struct order *
 	fputs("],\n\"stack_leaves\":[", f);
 	for (uint32_t i = 0; i < pairtab_count(d->stacks); i++)
 		fprintf(f, "%s%" PRIu32, i ? (i % 32 ? "," : ",\n") : "",
-			o->node_at[d->stack_node[o->stack_old[i]]] -
-			    (i ? o->node_at[d->stack_node[o->stack_old[i - 1]]] : 0));
+			o->t.node_at[d->stack_node[o->stack_old[i]]] -
+			    (i ? o->t.node_at[d->stack_node[o->stack_old[i - 1]]] : 0));
 	fputs("],\n", f);
-	r = write_counts(f, d, o);
-out:
-	free(under);
-	free(edge_k);
-	pairtab_free(edges);
-	return r;
+	return write_counts(f, d, o);
 }
 
 /* ---- annotated source (what `ringprof annotate` shows) ---- */
@@ -655,7 +502,7 @@ static int annot_function(FILE *f, struct html_data *d, const struct order *o, s
 		return -ENOMEM;
 	fprintf(f,
 		"{\"frame\":%" PRIu32 ",\"samples\":%" PRIu64 ",\"weight\":%" PRIu64 ",\"note\":",
-		o->frame_new[d->flat[frame]], fn->count, fn->period);
+		o->t.frame_new[d->flat[frame]], fn->count, fn->period);
 	html_json_str(f, !v.n_insns	 ? (v.no_insns[0] ? v.no_insns : "no instructions")
 			 : v.no_lines[0] ? v.no_lines
 			 : !v.n_lines	 ? "no line information"

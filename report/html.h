@@ -9,6 +9,7 @@
 
 #include "profile/diff.h"
 
+struct pairtab;
 struct session;
 struct session_filter;
 
@@ -25,6 +26,35 @@ extern const char html_diff_script[];
 /* S as a JSON string, "<", ">" and "&" escaped too, so that no name can end the page's
  * script element. */
 void html_json_str(FILE *f, const char *s);
+
+/* A frame's NAME (in object OBJ) as the pages store it: a number (OFF) for
+ * "[unknown] OBJ+0xOFF", which the page rebuilds from its object's name (common.js,
+ * frameName()); else the name as a JSON string. */
+void html_frame_name(FILE *f, const char *name, const char *obj);
+
+/*
+ * A tree of frames (NODES: (parent node + 1, frame), a parent before its children) in the
+ * order that makes it small once compressed: the nodes depth first (each node's children in
+ * id order), the frames (N_FRAMES of them) numbered as that walk first meets them, then the
+ * others.
+ */
+struct html_tree {
+	uint32_t *pre;	     /* place -> node */
+	uint32_t *depth;     /* place -> depth (0: an outermost frame) */
+	uint32_t *node_at;   /* node -> place */
+	uint32_t *frame_new; /* frame -> page frame */
+	uint32_t *frame_old; /* page frame -> frame */
+};
+/* 0 or -ENOMEM (html_tree_done() in either case). */
+int html_tree_order(const struct pairtab *nodes, uint32_t n_frames, struct html_tree *t);
+void html_tree_done(struct html_tree *t);
+/* The nodes in T's order, as common.js's expandNodes() reads them: "node_ups" (the previous
+ * node's depth + 1 less this one's: its parent is the last node one level up) and
+ * "node_frames" (the page frame, coded against the frames already met under the parent's
+ * frame: K below their number is the Kth of them; their number, a frame met for the first
+ * time, the next page frame; more, the page frame K less their number less 1). 0 or
+ * -ENOMEM. */
+int html_tree_write(FILE *f, const struct pairtab *nodes, const struct html_tree *t);
 
 /* Write MARKUP to PATH ("-": stdout) with html_page_style, SCRIPT and the JSON that DATA
  * writes (0 or -ENOMEM), gzip-compressed in base64, in place of its "@STYLE@", "@SCRIPT@" and

@@ -23,15 +23,26 @@
  * offset $RP_CRAFT_OFF (hex) in it, frame 2 the second and 10 more there, frame 3 the
  * RP_REC_BUILDID of each inode ($RP_CRAFT_BID, hex), after their samples, as the recorder
  * writes them once its helper has read them.
+ *
+ * "hour" (tests/report-html-spike.sh) takes a directory instead of a file and writes into it an
+ * hour of a continuous profiler's data as ringprofd names it: 12 recordings of 5 minutes
+ * (ringprof-YYYYmmddTHHMMSSZ-NNNN.data), kernel samples of 1 ms of cpu-clock on 2 CPUs of the
+ * commands "server" (CPU 0) and "batch" (CPU 1), 10 a second on each, spread as
+ * rp_idle 50 %, rp_parse 30 % and rp_compress 20 % (and 1 in 200 of server's in rp_rare: a
+ * frame too narrow to be more than a sliver); and in the minute
+ * from 30:00 to 31:00 a spike: 100 samples a second on each CPU, all of "server", 9 in 10 in
+ * rp_spike_hot. It prints "spike SINCE UNTIL" (the minute, wall-clock ns since the epoch).
  * Every descriptor carries a correct CRC-32C, also where a case makes one of its fields absurd:
  * the reader must not be able to dismiss the damage as a bad checksum.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <linux/perf_event.h>
 
 #include "base/crc32c.h"
@@ -82,6 +93,7 @@ static const char *const cases[] = {
 	"offcpu",	       /* switch-outs and switch-ins, EXIT, LOST (test-offcpu.sh) */
 	"expand",	       /* format 2: 600 000 packed samples of an 8000-word stack */
 	"late-buildid",	       /* one binary in two inodes, build-ids after samples */
+	"hour",		       /* a directory: an hour of ringprofd files, a spike (see above) */
 	NULL,
 };
 
@@ -623,6 +635,170 @@ static void late_buildid_file(struct buf *out, struct zframe *z, struct buf *raw
 	emit_frame(out, z, raw, 3, T0 + 90 * MS, T0 + 100 * MS, 5, "late-buildid");
 }
 
+/* ---- "hour": an hour of ringprofd's recordings with a spike in the middle ---- */
+
+#define HOUR_FILES 12
+#define HOUR_FILE_S 300ull /* seconds per file */
+#define HOUR_FRAME_S 30ull /* seconds per frame */
+#define HOUR_SPIKE_S 1800ull
+#define HOUR_SPIKE_LEN_S 60ull
+#define SEC 1000000000ull
+#define HOUR_KBASE 0xffffffff81010000ull
+
+/* Kernel functions, 4 KiB apart from HOUR_KBASE; the last only bounds the others. */
+enum { H_MAIN, H_HANDLE, H_PARSE, H_COMPRESS, H_IDLE, H_SPIKE, H_RARE, H_END };
+static const char *const hour_syms[] = { "rp_main", "rp_handle",    "rp_parse", "rp_compress",
+					 "rp_idle", "rp_spike_hot", "rp_rare",	"rp_hour_end" };
+static const uint32_t hour_pids[2] = { 5001, 5002 };
+static const char *const hour_comms[2] = { "server", "batch" };
+
+static void hour_comm(struct buf *b, uint64_t t, int i)
+{
+	size_t at = start_rec(b, PERF_RECORD_COMM, 0);
+	char comm[16] = { 0 };
+
+	strcpy(comm, hour_comms[i]);
+	put32x2(b, hour_pids[i], hour_pids[i]);
+	put(b, comm, sizeof(comm));
+	put_trailer(b, hour_pids[i], t, RP_CPU_SYNTH);
+	finish_rec(b, at);
+}
+
+/* A sample of 1 ms of cpu-clock at T on CPU by command I, its leaf LEAF (under rp_main, and
+ * rp_handle but for rp_idle). */
+static void hour_sample(struct buf *b, uint64_t t, uint32_t cpu, int i, int leaf)
+{
+	size_t at = start_rec(b, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_KERNEL);
+	uint64_t chain[4] = { (uint64_t)PERF_CONTEXT_KERNEL, HOUR_KBASE + 0x1000ull * leaf + 0x10 };
+	uint64_t nr = 2;
+
+	if (leaf != H_IDLE)
+		chain[nr++] = HOUR_KBASE + 0x1000ull * H_HANDLE + 0x20;
+	chain[nr++] = HOUR_KBASE + 0x1000ull * H_MAIN + 0x30;
+	put64(b, chain[1]);
+	put32x2(b, hour_pids[i], hour_pids[i]);
+	put64(b, t);
+	put32x2(b, cpu, 0);
+	put64(b, MS);
+	put64(b, nr);
+	put(b, chain, nr * 8);
+	finish_rec(b, at);
+}
+
+/* The leaf of the background's Kth sample: rp_idle 5 in 10, rp_parse 3, rp_compress 2. */
+static int hour_leaf(uint64_t k)
+{
+	static const int mix[10] = { H_IDLE, H_PARSE, H_IDLE,	  H_COMPRESS, H_PARSE,
+				     H_IDLE, H_IDLE,  H_COMPRESS, H_IDLE,     H_PARSE };
+
+	return mix[k % 10];
+}
+
+/* Second S's samples of CPU (S from the start of the hour, T0 then), appended to B; their
+ * number. */
+static uint32_t hour_second(struct buf *b, uint64_t s, uint32_t cpu)
+{
+	bool spike = s >= HOUR_SPIKE_S && s < HOUR_SPIKE_S + HOUR_SPIKE_LEN_S;
+	uint32_t n = spike ? 100 : 10;
+
+	for (uint32_t j = 0; j < n; j++) {
+		uint64_t t = T0 + s * SEC + j * (SEC / n) + cpu * (SEC / n / 2) + 1000,
+			 k = s * n + j;
+
+		if (spike)
+			hour_sample(b, t, cpu, 0, k % 10 == 3 ? hour_leaf(k / 10) : H_SPIKE);
+		else
+			hour_sample(b, t, cpu, (int)cpu,
+				    cpu == 0 && k % 200 == 199 ? H_RARE : hour_leaf(k + cpu * 3));
+	}
+	return n;
+}
+
+/* Recording F of the hour into OUT. */
+static void hour_file(struct buf *out, struct zframe *z, struct buf *raw, uint32_t f)
+{
+	uint64_t t0 = T0 + f * HOUR_FILE_S * SEC, t_end = t0 + HOUR_FILE_S * SEC - MS, seq = 1;
+	size_t at;
+	uint64_t per_cpu[2] = { 0, 0 };
+	struct rp_ksyms_rec k = { .hdr = { .type = RP_REC_KSYMS }, .time = t0, .n = H_END + 1 };
+
+	raw->len = 0;
+	header_rec(raw, false);
+	((struct rp_header_rec *)raw->p)->time = t0;
+	at = raw->len;
+	put(raw, &k, sizeof(k));
+	for (int i = 0; i <= H_END; i++)
+		ksym(raw, HOUR_KBASE + 0x1000ull * i, hour_syms[i]);
+	finish_rec(raw, at);
+	hour_comm(raw, t0, 0);
+	hour_comm(raw, t0, 1);
+	emit_frame(out, z, raw, 0, t0, t0, 4, "hour");
+	for (uint64_t s0 = 0; s0 < HOUR_FILE_S; s0 += HOUR_FRAME_S) {
+		uint32_t n = 0;
+		uint64_t first = (t0 - T0) / SEC + s0;
+
+		raw->len = 0;
+		for (uint64_t s = first; s < first + HOUR_FRAME_S; s++)
+			for (uint32_t cpu = 0; cpu < 2; cpu++) {
+				uint32_t m = hour_second(raw, s, cpu);
+
+				per_cpu[cpu] += m;
+				n += m;
+			}
+		emit_frame(out, z, raw, seq++, T0 + first * SEC,
+			   T0 + (first + HOUR_FRAME_S) * SEC - 1, n, "hour");
+	}
+	raw->len = 0;
+	for (uint32_t cpu = 0; cpu < 2; cpu++) {
+		struct rp_cpu_stats_rec cs = { .hdr = { .type = RP_REC_CPU_STATS,
+							.size = sizeof(cs) },
+					       .time = t_end,
+					       .cpu = cpu,
+					       .samples = per_cpu[cpu] };
+
+		put(raw, &cs, sizeof(cs));
+	}
+	{
+		struct rp_finish_rec fin = { .hdr = { .type = RP_REC_FINISH, .size = sizeof(fin) },
+					     .time = t_end,
+					     .samples = per_cpu[0] + per_cpu[1],
+					     .exit_status = -1 };
+
+		put(raw, &fin, sizeof(fin));
+	}
+	emit_frame(out, z, raw, seq, t_end, t_end, 3, "hour");
+}
+
+/* "hour": the files into DIR, named as ringprofd names them. 0, or 2 with a message. */
+static int hour_dir(const char *dir, struct zframe *z)
+{
+	struct buf out = { 0 }, raw = { 0 };
+	int64_t epoch_s = 1700000000; /* the wall-clock time at T0 (header_rec()) */
+
+	for (uint32_t f = 0; f < HOUR_FILES; f++) {
+		time_t when = (time_t)(epoch_s + (int64_t)(f * HOUR_FILE_S));
+		char name[64], path[4096];
+		struct tm tm;
+		FILE *fp;
+
+		gmtime_r(&when, &tm);
+		strftime(name, sizeof(name), "ringprof-%Y%m%dT%H%M%SZ", &tm);
+		snprintf(path, sizeof(path), "%s/%s-%04u.data", dir, name, f);
+		out.len = 0;
+		hour_file(&out, z, &raw, f);
+		fp = fopen(path, "wb");
+		if (!fp || fwrite(out.p, 1, out.len, fp) != out.len || fclose(fp) != 0) {
+			fprintf(stderr, "rp-craft: cannot write %s: %s\n", path, strerror(errno));
+			return 2;
+		}
+	}
+	printf("spike %" PRId64 " %" PRId64 "\n", (epoch_s + (int64_t)HOUR_SPIKE_S) * (int64_t)SEC,
+	       (epoch_s + (int64_t)(HOUR_SPIKE_S + HOUR_SPIKE_LEN_S)) * (int64_t)SEC);
+	free(out.p);
+	free(raw.p);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct buf out = { 0 }, raw = { 0 };
@@ -637,7 +813,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (argc != 3) {
-		fprintf(stderr, "usage: rp-craft CASE FILE | rp-craft --list\n");
+		fprintf(stderr, "usage: rp-craft CASE FILE | rp-craft hour DIR | rp-craft --list\n");
 		return 2;
 	}
 	kase = argv[1];
@@ -653,6 +829,12 @@ int main(int argc, char **argv)
 	offcpu_case = !strcmp(kase, "offcpu");
 	if (!strcmp(kase, "expand"))
 		craft_major = 2;
+	if (!strcmp(kase, "hour")) {
+		int r = hour_dir(argv[2], z);
+
+		zframe_free(z);
+		return r;
+	}
 
 	if (!strcmp(kase, "late-buildid")) {
 		late_buildid_file(&out, z, &raw);

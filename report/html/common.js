@@ -13,3 +13,47 @@ async function loadData() {
 	const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'));
 	return JSON.parse(await new Response(stream).text());
 }
+
+// The tree of frames as both pages store it, written depth first: each node's depth as a step
+// up from the previous node's (its parent is the last node one level up), and its frame coded
+// against the frames already met under its parent's frame (K below their number: the Kth of
+// them; their number: a frame never met, the next; more: frame K less their number less 1).
+// Back to each node's parent (-1: an outermost frame) and frame; a parent comes before its
+// children.
+function expandNodes(ups, codes) {
+	const n = ups.length;
+	const parent = new Int32Array(n), frame = new Int32Array(n);
+	const path = [];
+	const under = new Map(); // parent frame (-1: none) -> the frames met under it
+	let depth = -1, next = 0;
+	for (let i = 0; i < n; i++) {
+		const d = depth + 1 - ups[i];
+		const p = d > 0 ? path[d - 1] : -1;
+		const pf = p >= 0 ? frame[p] : -1;
+		let met = under.get(pf);
+		if (!met) under.set(pf, (met = []));
+		const c = codes[i];
+		let f;
+		if (c < met.length) f = met[c];
+		else {
+			f = c === met.length ? next++ : c - met.length - 1;
+			met.push(f);
+		}
+		parent[i] = p;
+		frame[i] = f;
+		path[d] = i;
+		depth = d;
+	}
+	return { n, parent, frame };
+}
+
+// A frame's name as stored: a number is "[unknown] OBJ+0xNUMBER".
+function frameName(name, obj) {
+	return typeof name === 'number' ? '[unknown] ' + obj + '+0x' + name.toString(16) : name;
+}
+
+// The recordings a page was made of, as its title line names them: all of a few, the first
+// and how many more of a directory's dozens (the pages list them all in the line's tooltip).
+function inputsText(list) {
+	return list.length <= 3 ? list.join(', ') : list[0] + ' and ' + (list.length - 1) + ' more recordings';
+}

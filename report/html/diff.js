@@ -4,7 +4,7 @@
 // its own side's total: red grew, blue shrank), and the diff's table. No request of any kind.
 'use strict';
 
-loadData() // common.js
+loadData() // common.js, as expandNodes() and frameName()
 	.then(showDiff)
 	.catch((e) => {
 		document.getElementById('summary').textContent = 'cannot show the comparison: ' + e.message;
@@ -21,28 +21,25 @@ function showDiff(D) {
 	const [totalB, totalN] = D.totals;
 
 	// ---- the merged tree: a node per (parent, frame); weights of the stacks through it ----
-	const nNodes = D.nodes.length / 2;
-	const parent = new Int32Array(nNodes), frame = new Int32Array(nNodes);
-	for (let i = 0; i < nNodes; i++) {
-		parent[i] = i - D.nodes[2 * i];
-		frame[i] = D.nodes[2 * i + 1];
-	}
+	// (common.js: expandNodes(), frameName()).
+	const tree = expandNodes(D.node_ups, D.node_frames);
+	const nNodes = tree.n, parent = tree.parent, frame = tree.frame;
+	const frameObjs = D.frame_objs.map((o) => (o >= 0 ? D.objs[o] : ''));
+	const frameNames = D.frame_names.map((n, i) => frameName(n, frameObjs[i]));
 	const wB = new Float64Array(nNodes), wN = new Float64Array(nNodes);
-	for (let i = 0; i < D.leaves.length; i += 3) {
-		wB[D.leaves[i]] += D.leaves[i + 1];
-		wN[D.leaves[i]] += D.leaves[i + 2];
+	for (let i = 0, at = 0; i < D.leaf_places.length; i++) {
+		at += D.leaf_places[i];
+		wB[at] += D.leaf_base[i];
+		wN[at] += D.leaf_new[i];
 	}
-	// A parent is interned before its children: one pass from the end adds them up.
+	// Depth first, a parent comes before its children: one pass from the end adds them up.
 	for (let i = nNodes - 1; i >= 0; i--)
 		if (parent[i] >= 0) {
 			wB[parent[i]] += wB[i];
 			wN[parent[i]] += wN[i];
 		}
-	const name = (i) => D.names[D.frames[2 * frame[i]]];
-	const obj = (i) => {
-		const o = D.frames[2 * frame[i] + 1];
-		return o >= 0 ? D.objs[o] : '';
-	};
+	const name = (i) => frameNames[frame[i]];
+	const obj = (i) => frameObjs[frame[i]];
 	const kids = Array.from({ length: nNodes + 1 }, () => []); // nNodes: the root, every sample
 	for (let i = 0; i < nNodes; i++) kids[parent[i] >= 0 ? parent[i] : nNodes].push(i);
 	for (const k of kids) k.sort((a, b) => (name(a) < name(b) ? -1 : name(a) > name(b) ? 1 : 0));
@@ -186,8 +183,9 @@ function showDiff(D) {
 
 	// ---- start ----
 	$('header').textContent = D.header;
-	$('summary').textContent = D.inputs[0].join(', ') + ' → ' + D.inputs[1].join(', ');
-	document.title = 'ringprof diff · ' + D.inputs[0].join(', ') + ' → ' + D.inputs[1].join(', ');
+	$('summary').textContent = inputsText(D.inputs[0]) + ' → ' + inputsText(D.inputs[1]);
+	$('summary').title = D.inputs[0].join('\n') + '\n→\n' + D.inputs[1].join('\n');
+	document.title = 'ringprof diff · ' + inputsText(D.inputs[0]) + ' → ' + inputsText(D.inputs[1]);
 	$('diff-legend').innerHTML = 'Each frame: as wide as its share of <span id="width-side">the new side</span>\'s total, coloured by the change of its share (the weight of the stacks through it, new share − baseline share, each of its own side\'s total): <span class="grew sw-l" style="background:' + colour(maxAbs) + '">red: grew</span> <span class="shrank sw-l" style="background:' + colour(-maxAbs) + '">blue: shrank</span>, the deeper the larger (the largest change ' + fmt(maxAbs) + ' points). Totals: baseline <span id="total-base">' + D.samples[0] + '</span> samples, new <span id="total-new">' + D.samples[1] + '</span> samples' + (D.time_weighted ? ' (weighted by time)' : '') + '.';
 	for (const b of document.querySelectorAll('[data-width]'))
 		b.addEventListener('click', () => {

@@ -4,38 +4,13 @@
 // alone.
 'use strict';
 
-// loadData(): common.js.
+// loadData(), expandNodes(), frameName(), inputsText(): common.js.
 
-// The shared nodes, written depth first: each node's depth as a step up from the previous
-// node's (its parent is the last node one level up), and its frame coded against the frames
-// already met under its parent's frame (K below their number: the Kth of them; their number: a
-// frame never met, the next; more: frame K less their number less 1). The stacks: command and
-// leaf node (a distance from the previous stack's). A stack is the path from its leaf node up
-// to an outermost frame; a parent comes before its children.
+// The shared nodes (common.js, expandNodes()), and the stacks: command and leaf node (a
+// distance from the previous stack's). A stack is the path from its leaf node up to an
+// outermost frame.
 function expandStacks(D) {
-	const ups = D.node_ups, codes = D.node_frames, n = ups.length;
-	const parent = new Int32Array(n), frame = new Int32Array(n);
-	const path = [];
-	const under = new Map(); // parent frame (-1: none) -> the frames met under it
-	let depth = -1, next = 0;
-	for (let i = 0; i < n; i++) {
-		const d = depth + 1 - ups[i];
-		const p = d > 0 ? path[d - 1] : -1;
-		const pf = p >= 0 ? frame[p] : -1;
-		let met = under.get(pf);
-		if (!met) under.set(pf, (met = []));
-		const c = codes[i];
-		let f;
-		if (c < met.length) f = met[c];
-		else {
-			f = c === met.length ? next++ : c - met.length - 1;
-			met.push(f);
-		}
-		parent[i] = p;
-		frame[i] = f;
-		path[d] = i;
-		depth = d;
-	}
+	const { n, parent, frame } = expandNodes(D.node_ups, D.node_frames);
 	const m = D.stack_comms.length;
 	const comm = Int32Array.from(D.stack_comms), leaf = new Int32Array(m);
 	for (let i = 0, at = 0; i < m; i++) leaf[i] = at += D.stack_leaves[i];
@@ -62,11 +37,11 @@ function expandCounts(D) {
 	return out;
 }
 
-// The frames, from their columns: a name written as a number is "[unknown] OBJECT+0xNUMBER".
+// The frames, from their columns (a name written as a number: common.js, frameName()).
 function expandFrames(D) {
 	return D.frame_names.map((name, i) => {
 		const obj = D.objs[D.frame_objs[i]] || '';
-		return { name: typeof name === 'number' ? '[unknown] ' + obj + '+0x' + name.toString(16) : name, obj, kind: D.frame_kinds[i], flat: D.frame_flat[i] ? D.frame_flat[i] - 1 : i };
+		return { name: frameName(name, obj), obj, kind: D.frame_kinds[i], flat: D.frame_flat[i] ? D.frame_flat[i] - 1 : i };
 	});
 }
 
@@ -82,6 +57,10 @@ function show(D) {
 	const $ = (id) => document.getElementById(id);
 	const ROW = 18; // px per frame row
 	const MIN_PCT = 0.05; // frames narrower than this share of the view are not drawn
+	const DOM_PX = 4; // frames narrower than this are painted on a canvas, not elements
+	const TEXT_PX = 16; // a frame narrower than this shows no name
+	// The frames' colours on the canvas, as page.css gives the elements theirs.
+	const KIND_COLOURS = { u: 'hsl(30, 85%, 62%)', k: 'hsl(205, 65%, 68%)', j: 'hsl(110, 50%, 60%)', '?': '#c8c8c8', m: '#c4aee6', c: '#e3e6ea', r: '#eef0f2' };
 
 	// ---- the data ----
 	const frames = expandFrames(D);
@@ -147,23 +126,28 @@ function show(D) {
 			total += counts[i + 4];
 			samples += counts[i + 3];
 		}
-		return { w, c, total, samples, funcs: functions(w, c) };
+		flameWeights(w, c);
+		return { w, c, total, samples, funcs: functions() };
 	}
 
 	// A function of a command (its flat frame), as one number.
 	const funcKey = (comm, flat) => comm * frames.length + flat;
 
 	// The shared prefixes of the stacks (nodes: parent, frame, in an order where a parent comes
-	// before its children) and, for the range, each command's weights on them: W the weight
-	// of the stacks through a node, C their samples, SW the weight of those ending there.
+	// before its children), each node's function (FLAT) and whether it is the outermost frame
+	// of that function on its path (FIRST), and the stacks of each command.
 	function prefixNodes(x) {
 		const n = x.parent.length;
 		const flat = new Int32Array(n), first = new Uint8Array(n);
-		for (let k = 0; k < n; k++) {
+		// The nodes are depth first: the path from the outermost frame to a node's parent is
+		// on a stack, with how often each function is on it.
+		const path = new Int32Array(n + 1), onPath = new Int32Array(frames.length);
+		for (let k = 0, top = 0; k < n; k++) {
 			flat[k] = frames[x.frame[k]].flat;
-			let p = x.parent[k];
-			while (p >= 0 && flat[p] !== flat[k]) p = x.parent[p];
-			first[k] = p < 0; // no caller is the same function: recursion counts once
+			while (top > 0 && path[top - 1] !== x.parent[k]) onPath[flat[path[--top]]]--;
+			first[k] = onPath[flat[k]] === 0; // no caller is the same function: recursion counts once
+			onPath[flat[k]]++;
+			path[top++] = k;
 		}
 		const byComm = new Map();
 		for (let s = 0; s < nStacks; s++) {
@@ -171,60 +155,111 @@ function show(D) {
 			if (!byComm.has(comm)) byComm.set(comm, []);
 			byComm.get(comm).push(s);
 		}
-		return { n, parent: x.parent, frame: x.frame, leaf: x.leaf, flat, first, byComm, W: new Float64Array(n), C: new Float64Array(n), SW: new Float64Array(n), mark: new Uint8Array(n) };
+		return { n, parent: x.parent, frame: x.frame, leaf: x.leaf, flat, first, byComm };
 	}
-	// The nodes the stacks LIST (of one command) pass through, ascending, with their weights
-	// in W, C and SW until untouch().
-	function touch(list, w, c) {
-		const P = prefix;
-		let touched = [];
-		for (const s of list) {
+	// The flame graph's nodes, built once: one per (command, prefix node) that the command's
+	// stacks pass through, a parent before its children, each command's together: FPARENT
+	// (-1: under the command), FPREFIX, FCOMM, FFUNC (its function of the command, into FUNCS),
+	// children in CSR (FKIDS from FKID0[i] to FKID0[i + 1]; a command's outermost in
+	// COMMROOTS); STACKF each stack's leaf. For a range, FW the weight of the stacks through a
+	// node, FC their samples, FS the weight of those ending there (flameWeights()).
+	const flame = (function flameNodes() {
+		const P = prefix, funcs = [];
+		// Typed arrays grown by doubling: millions of nodes, and no garbage to collect.
+		let cap = P.n + 1024, n = 0;
+		let fparent = new Int32Array(cap), fprefix = new Int32Array(cap), fcomm = new Int32Array(cap), ffunc = new Int32Array(cap);
+		const grow = (a) => {
+			const b = new Int32Array(cap);
+			b.set(a);
+			return b;
+		};
+		const stackF = new Int32Array(nStacks);
+		const map = new Int32Array(P.n).fill(-1); // prefix node -> flame node, this command
+		const funcOf = new Int32Array(frames.length).fill(-1); // flat frame -> function, this command
+		const commRoots = new Map();
+		const chain = [];
+		for (const [comm, list] of P.byComm) {
+			const first = n, flats = [], roots = [];
+			for (const s of list) {
+				let k = P.leaf[s];
+				chain.length = 0;
+				while (k >= 0 && map[k] < 0) {
+					chain.push(k);
+					k = P.parent[k];
+				}
+				let up = k >= 0 ? map[k] : -1;
+				for (let j = chain.length - 1; j >= 0; j--) {
+					const kk = chain[j], flat = P.flat[kk];
+					if (funcOf[flat] < 0) {
+						funcOf[flat] = funcs.length;
+						funcs.push({ comm, frame: flat });
+						flats.push(flat);
+					}
+					if (n === cap) {
+						cap *= 2;
+						[fparent, fprefix, fcomm, ffunc] = [grow(fparent), grow(fprefix), grow(fcomm), grow(ffunc)];
+					}
+					fparent[n] = up;
+					fprefix[n] = kk;
+					fcomm[n] = comm;
+					ffunc[n] = funcOf[flat];
+					if (up < 0) roots.push(n);
+					map[kk] = up = n++;
+				}
+				stackF[s] = map[P.leaf[s]];
+			}
+			for (let i = first; i < n; i++) map[fprefix[i]] = -1; // this command's nodes
+			for (const f of flats) funcOf[f] = -1;
+			commRoots.set(comm, roots);
+		}
+		fparent = fparent.subarray(0, n);
+		const kid0 = new Int32Array(n + 2), kids = new Int32Array(n);
+		for (let i = 0; i < n; i++) if (fparent[i] >= 0) kid0[fparent[i] + 2]++;
+		for (let i = 0; i < n; i++) kid0[i + 2] += kid0[i + 1];
+		for (let i = 0; i < n; i++) if (fparent[i] >= 0) kids[kid0[fparent[i] + 1]++] = i;
+		return { n, fparent, fprefix: fprefix.subarray(0, n), fcomm: fcomm.subarray(0, n), ffunc: ffunc.subarray(0, n), funcs, kid0, kids, commRoots, stackF, FW: new Float64Array(n), FC: new Float64Array(n), FS: new Float64Array(n) };
+	})();
+	// The range's weights on the flame graph's nodes, from each stack's (W, C).
+	function flameWeights(w, c) {
+		const F = flame, FW = F.FW, FC = F.FC, FS = F.FS;
+		FW.fill(0);
+		FC.fill(0);
+		FS.fill(0);
+		for (let s = 0; s < nStacks; s++) {
 			if (!w[s]) continue;
-			const leaf = P.leaf[s];
-			P.W[leaf] += w[s];
-			P.C[leaf] += c[s];
-			P.SW[leaf] += w[s];
-			for (let k = leaf; k >= 0 && !P.mark[k]; k = P.parent[k]) {
-				P.mark[k] = 1;
-				touched.push(k);
-			}
+			const f = F.stackF[s];
+			FW[f] += w[s];
+			FC[f] += c[s];
+			FS[f] += w[s];
 		}
-		touched = Int32Array.from(touched).sort(); // typed: a numeric sort
-		for (let i = touched.length - 1; i >= 0; i--) {
-			const k = touched[i], p = P.parent[k];
+		for (let i = F.n - 1; i >= 0; i--) {
+			const p = F.fparent[i];
 			if (p >= 0) {
-				P.W[p] += P.W[k];
-				P.C[p] += P.C[k];
+				FW[p] += FW[i];
+				FC[p] += FC[i];
 			}
-		}
-		return touched;
-	}
-	function untouch(touched) {
-		const P = prefix;
-		for (const k of touched) {
-			P.W[k] = P.C[k] = P.SW[k] = 0;
-			P.mark[k] = 0;
 		}
 	}
 
 	// Self and Children by (command, object, symbol) as the text report counts them: unknown
 	// frames under their object's one [unknown], a function once per stack however often it
-	// recurs.
-	function functions(w, c) {
-		const map = new Map(), P = prefix;
-		for (const [comm, list] of P.byComm) {
-			const touched = touch(list, w, c);
-			for (const k of touched) {
-				const key = funcKey(comm, P.flat[k]);
-				let f = map.get(key);
-				if (!f) map.set(key, (f = { comm, frame: P.flat[k], self: 0, children: 0, samples: 0 }));
-				f.self += P.SW[k];
-				if (P.first[k]) {
-					f.children += P.W[k];
-					f.samples += P.C[k];
-				}
+	// recurs (a node counts to Children where no caller is the same function).
+	function functions() {
+		const F = flame, nf = F.funcs.length;
+		const self = new Float64Array(nf), children = new Float64Array(nf), samples = new Float64Array(nf);
+		for (let i = 0; i < F.n; i++) {
+			const fn = F.ffunc[i];
+			self[fn] += F.FS[i];
+			if (prefix.first[F.fprefix[i]]) {
+				children[fn] += F.FW[i];
+				samples[fn] += F.FC[i];
 			}
-			untouch(touched);
+		}
+		const map = new Map();
+		for (let fn = 0; fn < nf; fn++) {
+			if (!children[fn] && !self[fn]) continue;
+			const { comm, frame } = F.funcs[fn];
+			map.set(funcKey(comm, frame), { comm, frame, self: self[fn], children: children[fn], samples: samples[fn] });
 		}
 		return map;
 	}
@@ -262,55 +297,108 @@ function show(D) {
 	}
 	// Root at the bottom: everything, the command, then the outermost frame up to the leaf;
 	// inverted: everything, the command, then the leaf, up to the outermost frame.
+	// The inverted tree is built as it is drawn too: a node holds its cursors, the prefix nodes
+	// its stacks are at on this level (with their weight and samples), and its children are
+	// their callers, grouped by frame, when first asked for (kidsOf()).
 	function buildTree(inverted) {
 		if (!inverted) return buildFlame();
 		const root = node('all', -1, 'all', 'r');
-		for (let s = 0; s < nStacks; s++) {
-			const w = agg.w[s], c = agg.c[s], comm = stackComm[s];
+		for (const [comm, list] of prefix.byComm) {
+			const cursors = new Map(); // leaf prefix node -> [weight, samples]
+			let w = 0, c = 0;
+			for (const s of list) {
+				if (!agg.w[s]) continue;
+				const a = cursors.get(stackLeaf[s]);
+				if (a) {
+					a[0] += agg.w[s];
+					a[1] += agg.c[s];
+				} else cursors.set(stackLeaf[s], [agg.w[s], agg.c[s]]);
+				w += agg.w[s];
+				c += agg.c[s];
+			}
 			if (!w) continue;
+			const cn = child(root, 'c' + comm, -1, D.comms[comm], 'c');
+			cn.comm = comm;
+			cn.w = w;
+			cn.c = c;
+			cn.cursors = cursors;
+			cn.lazy = true;
 			root.w += w;
 			root.c += c;
-			let n = child(root, 'c' + comm, -1, D.comms[comm], 'c');
-			n.comm = comm;
-			n.w += w;
-			n.c += c;
-			for (let k = stackLeaf[s]; k >= 0; k = nodeParent[k]) {
-				const f = nodeFrame[k];
-				n = child(n, f, f, frames[f].name, frames[f].kind);
-				n.w += w;
-				n.c += c;
-			}
-			n.self += w;
 		}
 		return root;
 	}
-	// The flame graph straight from the shared prefixes: one tree node per prefix node a
-	// command's stacks of the range pass through.
+	// An inverted node's children: the frames one level further from the leaves.
+	function invertedKids(n) {
+		const up = n.kind !== 'c'; // a command's children are the leaves themselves
+		for (const [k, [w, c]] of n.cursors) {
+			const next = up ? nodeParent[k] : k;
+			if (next < 0) {
+				n.self += w; // the outermost frame: the stack ends here
+				continue;
+			}
+			const f = nodeFrame[next];
+			let ch = n.kids.get(f);
+			if (!ch) {
+				ch = child(n, f, f, frames[f].name, frames[f].kind);
+				ch.cursors = new Map();
+				ch.lazy = true;
+			}
+			ch.w += w;
+			ch.c += c;
+			const a = ch.cursors.get(next);
+			if (a) {
+				a[0] += w;
+				a[1] += c;
+			} else ch.cursors.set(next, [w, c]);
+		}
+		n.cursors = null;
+	}
+
+	// The flame graph from the flame nodes: the root and the commands now, a node's children when
+	// they are first asked for (kidsOf()): only what is drawn is ever built.
 	function buildFlame() {
-		const root = node('all', -1, 'all', 'r'), P = prefix;
-		for (const [comm, list] of P.byComm) {
-			const touched = touch(list, agg.w, agg.c);
-			if (!touched.length) continue;
+		const root = node('all', -1, 'all', 'r'), F = flame;
+		for (const [comm, roots] of F.commRoots) {
+			let w = 0, c = 0;
+			for (const f of roots) {
+				w += F.FW[f];
+				c += F.FC[f];
+			}
+			if (!w) continue;
 			const cn = child(root, 'c' + comm, -1, D.comms[comm], 'c');
 			cn.comm = comm;
-			const tree = new Map();
-			for (const k of touched) {
-				const p = P.parent[k], f = P.frame[k];
-				const n = child(p < 0 ? cn : tree.get(p), f, f, frames[f].name, frames[f].kind);
-				n.w += P.W[k];
-				n.c += P.C[k];
-				n.self += P.SW[k];
-				tree.set(k, n);
-				if (p < 0) {
-					cn.w += P.W[k];
-					cn.c += P.C[k];
-				}
-			}
-			root.w += cn.w;
-			root.c += cn.c;
-			untouch(touched);
+			cn.w = w;
+			cn.c = c;
+			cn.roots = roots;
+			cn.lazy = true;
+			root.w += w;
+			root.c += c;
 		}
 		return root;
+	}
+	// N's children: built now from the flame nodes if N is one (or a command) not yet expanded.
+	function kidsOf(n) {
+		if (n.lazy && n.cursors) {
+			n.lazy = false;
+			invertedKids(n);
+		} else if (n.lazy) {
+			const F = flame;
+			n.lazy = false;
+			const add = (f) => {
+				if (!F.FW[f]) return;
+				const fr = prefix.frame[F.fprefix[f]];
+				const k = child(n, fr, fr, frames[fr].name, frames[fr].kind);
+				k.w = F.FW[f];
+				k.c = F.FC[f];
+				k.self = F.FS[f];
+				k.fi = f;
+				k.lazy = true;
+			};
+			if (n.roots) for (const f of n.roots) add(f);
+			else for (let j = F.kid0[n.fi]; j < F.kid0[n.fi + 1]; j++) add(F.kids[j]);
+		}
+		return n.kids;
 	}
 
 	// The sandwich of function F (a flat frame) of command COMM: its callers (from F outwards,
@@ -342,7 +430,7 @@ function show(D) {
 	function find(root, keys) {
 		let n = root;
 		for (const k of keys) {
-			const m = n.kids.get(k);
+			const m = kidsOf(n).get(k);
 			if (!m) return n;
 			n = m;
 		}
@@ -360,12 +448,19 @@ function show(D) {
 			if (width < MIN_PCT) return;
 			items.push([n, left, width, false]);
 			if (n.depth > maxDepth) maxDepth = n.depth;
-			// Sorted once per tree: zooming in and out draws the same nodes again.
-			const kids = n.sorted || (n.sorted = [...n.kids.values()].sort((a, b) => (a.label < b.label ? -1 : a.label > b.label ? 1 : 0)));
-			let x = left;
-			for (const k of kids) {
-				walk(k, x);
-				x += (100 * k.w) / base;
+			// Once per tree (zooming in and out draws the same nodes again): the children by
+			// name, where each starts (the weight of those before it), and their order by weight,
+			// so that only those wide enough are visited.
+			if (!n.sorted) {
+				n.sorted = [...kidsOf(n).values()].sort((a, b) => (a.label < b.label ? -1 : a.label > b.label ? 1 : 0));
+				n.starts = new Float64Array(n.sorted.length);
+				for (let i = 1; i < n.sorted.length; i++) n.starts[i] = n.starts[i - 1] + n.sorted[i - 1].w;
+				n.heavy = Int32Array.from(n.sorted.keys()).sort((a, b) => n.sorted[b].w - n.sorted[a].w);
+			}
+			for (const i of n.heavy) {
+				const k = n.sorted[i];
+				if ((100 * k.w) / base < MIN_PCT) break;
+				walk(k, left + (100 * n.starts[i]) / base);
 			}
 		};
 		walk(focus, 0);
@@ -373,11 +468,66 @@ function show(D) {
 		const y = (d) => (up ? height - (d + 1) * ROW : d * ROW);
 		el.style.height = height + 'px';
 		el._nodes = items.map((it) => it[0]);
-		const html = items.map(([n, left, width, dim], i) => {
-			const cls = 'fr k-' + (n.kind === '?' ? 'q' : n.kind) + (dim ? ' dim' : '') + (isMatch(n) ? ' match' : '') + (isSelected(n) ? ' sel' : '');
-			return '<div class="' + cls + '" data-i="' + i + '" data-name="' + esc(n.label) + '" style="left:' + left.toFixed(4) + '%;width:' + width.toFixed(4) + '%;top:' + y(n.depth - root.depth) + 'px">' + esc(n.label) + '</div>';
+		// Frames narrower than DOM_PX are painted on a canvas under the others (found by
+		// position for the tooltip and clicks: itemAt()); the wider ones are elements, with their
+		// name as text where two characters fit. Most frames are slivers, and elements are what
+		// costs the browser time to lay out and paint.
+		const W = el.clientWidth || 1000, domPct = (100 * DOM_PX) / W, textPct = (100 * TEXT_PX) / W;
+		el._items = items;
+		el._up = up;
+		el._height = height;
+		el._depth0 = root.depth;
+		const html = [];
+		const slivers = [];
+		items.forEach(([n, left, width, dim], i) => {
+			const match = isMatch(n), sel = isSelected(n);
+			if (width < domPct && !dim) {
+				slivers.push([n, left, width, match, sel]);
+				return;
+			}
+			const cls = 'fr k-' + (n.kind === '?' ? 'q' : n.kind) + (dim ? ' dim' : '') + (match ? ' match' : '') + (sel ? ' sel' : '');
+			const label = n.html || (n.html = esc(n.label));
+			html.push('<div class="' + cls + '" data-i="' + i + '" data-name="' + label + '" style="left:' + left.toFixed(4) + '%;width:' + width.toFixed(4) + '%;top:' + y(n.depth - root.depth) + 'px">' + (width >= textPct ? label : '') + '</div>');
 		});
+		// The canvas stays from one drawing to the next (a new one each time costs more than
+		// the drawing): only the frames' elements are replaced.
+		const canvas = el._canvas || (el._canvas = document.createElement('canvas'));
+		canvas.className = 'slivers';
 		el.innerHTML = html.join('');
+		el.prepend(canvas);
+		const ratio = window.devicePixelRatio || 1, cw = Math.round(W * ratio), ch = Math.round(height * ratio);
+		if (canvas.width !== cw || canvas.height !== ch) {
+			canvas.width = cw;
+			canvas.height = ch;
+			canvas.style.width = W + 'px';
+			canvas.style.height = height + 'px';
+		}
+		const ctx = canvas.getContext('2d');
+		ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
+		ctx.clearRect(0, 0, W, height);
+		// One fill colour at a time: setting it costs more than a rectangle.
+		const byColour = new Map();
+		for (const [n, left, width, match, sel] of slivers) {
+			const c = sel ? '#000' : match ? '#e040c0' : KIND_COLOURS[n.kind] || KIND_COLOURS['?'];
+			let list = byColour.get(c);
+			if (!list) byColour.set(c, (list = []));
+			list.push((left * W) / 100, y(n.depth - root.depth), Math.max((width * W) / 100 - 0.5, 0.5));
+		}
+		for (const [c, list] of byColour) {
+			ctx.fillStyle = c;
+			for (let i = 0; i < list.length; i += 3) ctx.fillRect(list[i], list[i + 1], list[i + 2], ROW - 1);
+		}
+	}
+	// The frame drawn at EV's position in graph EL (a sliver of the canvas), or null.
+	function itemAt(el, ev) {
+		const r = el.getBoundingClientRect(), items = el._items || [];
+		// In the graph's content box, as the canvas and the elements are placed.
+		const x = (100 * (ev.clientX - r.left - el.clientLeft)) / (el.clientWidth || 1), py = ev.clientY - r.top - el.clientTop;
+		for (const [n, left, width] of items) {
+			const top = el._up ? el._height - (n.depth - el._depth0 + 1) * ROW : (n.depth - el._depth0) * ROW;
+			if (x >= left && x < left + width && py >= top && py < top + ROW) return n;
+		}
+		return null;
 	}
 
 	// ---- search and selection ----
@@ -452,15 +602,19 @@ function show(D) {
 		t.style.top = y + 'px';
 	}
 	function hookGraph(el, onClick) {
-		el.addEventListener('mousemove', (ev) => {
+		const at = (ev) => {
 			const d = ev.target.closest('.fr');
-			if (d) tip(ev, el._nodes[+d.dataset.i]);
+			return d ? el._nodes[+d.dataset.i] : itemAt(el, ev);
+		};
+		el.addEventListener('mousemove', (ev) => {
+			const n = at(ev);
+			if (n) tip(ev, n);
 			else $('tooltip').hidden = true;
 		});
 		el.addEventListener('mouseleave', () => ($('tooltip').hidden = true));
 		el.addEventListener('click', (ev) => {
-			const d = ev.target.closest('.fr');
-			if (d) onClick(el._nodes[+d.dataset.i]);
+			const n = at(ev);
+			if (n) onClick(n);
 		});
 	}
 
@@ -707,8 +861,9 @@ function show(D) {
 		fullSamples += counts[i + 3];
 	}
 	$('header').textContent = D.header;
-	$('summary').textContent = D.inputs.join(', ') + ' · ' + (D.event || '') + (D.weight !== 'cpu' ? ' (' + D.weight + ')' : '') + ' · ' + fullSamples + ' samples';
-	document.title = 'ringprof · ' + D.inputs.join(', ');
+	$('summary').textContent = inputsText(D.inputs) + ' · ' + (D.event || '') + (D.weight !== 'cpu' ? ' (' + D.weight + ')' : '') + ' · ' + fullSamples + ' samples';
+	$('summary').title = D.inputs.join('\n');
+	document.title = 'ringprof · ' + inputsText(D.inputs);
 	for (const b of document.querySelectorAll('[data-view]'))
 		b.addEventListener('click', () => {
 			state.view = b.dataset.view;

@@ -13,6 +13,14 @@
 //        node report-html.cjs --annotate PAGE.html OUTDIR FUNC[,FUNC...] COLD: each FUNC's
 //        frame clicked, what the source panel shows (its hottest line, share, text, file);
 //        then COLD's table row clicked, the panel's note.
+//        node report-html.cjs --spike PAGE.html OUTDIR FUNC [SLIVER]: SLIVER's frame, too narrow to
+//        be an element, found by its tooltip; the timeline's tallest bucket and the
+//        run of buckets around it at half its height or more, dragged over as a user would;
+//        what the flame graph shows on top (the widest plateau: a frame's width less the frames
+//        right above it) and the table's first row by Self, before and after.
+//        node report-html.cjs --load URL OUTDIR: for bench/html-bench.sh, another tool's page
+//        (go tool pprof -http's): ms until its load event and until the network is idle,
+//        its first contentful paint; its requests are not this page's and are not printed.
 //        node report-html.cjs --diff PAGE.html OUTDIR FUNC[,FUNC...]: a `diff --html` page: its
 //        table's rows, each FUNC's frame (its change, colour, width) with the widths of either
 //        side, a row's frames marked.
@@ -59,7 +67,7 @@ async function checkMarks(page, name) {
 	out('mark_rows', rows.join(','));
 }
 
-// The page's own timings (ms from navigation start), then a zoom into the widest frame of
+// The page's own timings (ms from navigation start), then zooms into the widest frame of
 // the third row and back out: ms from the click until the next frame is painted.
 async function measurePaint(page) {
 	const t = await page.evaluate(() => {
@@ -72,23 +80,30 @@ async function measurePaint(page) {
 	out('views_drawn_ms', t.ready.toFixed(0));
 	out('frames_drawn', t.nodes);
 	out('stacks', t.stacks);
-	const clickMs = (sel) =>
-		page.evaluate(
-			(sel) =>
-				new Promise((done) => {
-					const fr = [...document.querySelectorAll('#flame .fr')];
-					const tops = [...new Set(fr.map((d) => d.offsetTop))].sort((a, b) => b - a);
-					const row = fr.filter((d) => d.offsetTop === tops[2]).sort((a, b) => b.offsetWidth - a.offsetWidth);
-					const el = sel === 'reset' ? document.getElementById('zoom-reset') : row[0];
-					if (!el) return done(-1);
-					const t0 = performance.now();
-					el.click();
-					requestAnimationFrame(() => requestAnimationFrame(() => done(performance.now() - t0)));
-				}),
-			sel,
-		);
-	out('zoom_ms', (await clickMs('frame')).toFixed(0));
-	out('unzoom_ms', (await clickMs('reset')).toFixed(0));
+	// Ten times: a click on the widest frame of the third row, then on Reset zoom. Each: ms
+	// until the click's script returned, and until the next frame was painted; the medians.
+	const runs = await page.evaluate(async () => {
+		const paint = () => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)));
+		const res = { in: [], inJs: [], out: [], outJs: [] };
+		for (let i = 0; i < 10; i++)
+			for (const which of ['in', 'out']) {
+				const fr = [...document.querySelectorAll('#flame .fr')];
+				const tops = [...new Set(fr.map((d) => d.offsetTop))].sort((a, b) => b - a);
+				const row = fr.filter((d) => d.offsetTop === tops[2]).sort((a, b) => b.offsetWidth - a.offsetWidth);
+				const el = which === 'out' ? document.getElementById('zoom-reset') : row[0];
+				if (!el) return null;
+				const t0 = performance.now();
+				el.click();
+				res[which + 'Js'].push(performance.now() - t0);
+				await paint();
+				res[which].push(performance.now() - t0);
+			}
+		return res;
+	});
+	const median = (v) => v.sort((a, b) => a - b)[v.length >> 1].toFixed(0);
+	out('zoom_ms', runs ? median(runs.in) : -1);
+	out('unzoom_ms', runs ? median(runs.out) : -1);
+	out('zoom_script_ms', runs ? median(runs.inJs) + '/' + median(runs.outJs) : -1);
 }
 
 // --annotate: the source panel of each function of FUNCS, selected by a click on its widest
@@ -171,17 +186,124 @@ async function checkDiff(page, funcs, shot) {
 	}, fn));
 }
 
+// The frame of the flame graph with the widest plateau (its width less that of the frames
+// drawn right above it: what the eye takes for "on top"), as "name share-of-width".
+async function flameTop(page) {
+	return page.evaluate(() => {
+		const box = document.getElementById('flame');
+		const fr = [...box.querySelectorAll('.fr:not(.dim)')].filter((d) => /\bk-[ukjqm]\b/.test(d.className));
+		const rect = new Map(fr.map((d) => [d, d.getBoundingClientRect()]));
+		const tops = [...new Set([...box.querySelectorAll('.fr')].map((d) => d.offsetTop))].sort((a, b) => a - b);
+		const row = tops.length > 1 ? tops[1] - tops[0] : 0; // px from one row to the next
+		let best = null, bestW = -1;
+		for (const d of fr) {
+			const r = rect.get(d);
+			let w = r.width;
+			for (const e of fr) {
+				const q = rect.get(e);
+				if (e.offsetTop === d.offsetTop - row && q.left >= r.left - 0.5 && q.right <= r.right + 0.5) w -= q.width;
+			}
+			if (w > bestW) (bestW = w), (best = d);
+		}
+		return best ? best.dataset.name + ' ' + ((100 * bestW) / box.clientWidth).toFixed(3) : 'none';
+	});
+}
+
+// The table's first row (sorted by Self): "symbol command children self".
+async function tableTop(page) {
+	const cells = await page.locator('#table tbody tr').first().locator('td').allInnerTexts();
+	return [cells[5], cells[3], cells[0].replace('%', ''), cells[1].replace('%', '')].join(' ');
+}
+
+// A frame named NAME drawn too narrow to be an element (a sliver of the canvas): whether an
+// element has its name, and the tooltip when the pointer is where the page drew it.
+async function checkSliver(page, name) {
+	const at = await page.evaluate((name) => {
+		const el = document.getElementById('flame');
+		const it = (el._items || []).find((it) => it[0].label === name);
+		if (!it) return null;
+		const b = el.getBoundingClientRect();
+		const row = it[0].depth - el._depth0;
+		const top = el._up ? el._height - (row + 1) * 18 : row * 18;
+		// The middle of the sliver, in the content box where the page places frames.
+		return { x: b.left + el.clientLeft + ((it[1] + it[2] / 2) * el.clientWidth) / 100, y: b.top + el.clientTop + top + 8, px: (it[2] * el.clientWidth) / 100 };
+	}, name);
+	if (!at) return out('sliver_' + name, 'not drawn');
+	out('sliver_px_' + name, at.px.toFixed(2));
+	out('sliver_elements_' + name, await page.locator('#flame .fr[data-name="' + name + '"]').count());
+	await page.mouse.move(at.x, at.y);
+	out('sliver_tooltip_' + name, (await page.locator('#tooltip').innerText()).replace(/\n/g, ' | '));
+}
+
+// --spike: find the spike on the timeline, select it, say what the views show.
+async function checkSpike(page, func, shot, sliver) {
+	if (sliver) await checkSliver(page, sliver);
+	await page.click('#table th[data-sort="self"]');
+	out('full_flame_top', await flameTop(page));
+	out('full_table_top', await tableTop(page));
+	const cols = await page.evaluate(() => {
+		const svg = document.getElementById('timeline');
+		const n = +svg.getAttribute('viewBox').split(' ')[2];
+		const h = new Float64Array(n);
+		for (const r of svg.querySelectorAll('rect:not(#tl-sel)')) h[+r.getAttribute('x')] += +r.getAttribute('height');
+		return { n, h: [...h] };
+	});
+	let top = 0;
+	for (let b = 1; b < cols.n; b++) if (cols.h[b] > cols.h[top]) top = b;
+	let b0 = top, b1 = top;
+	while (b0 > 0 && cols.h[b0 - 1] >= cols.h[top] / 2) b0--;
+	while (b1 + 1 < cols.n && cols.h[b1 + 1] >= cols.h[top] / 2) b1++;
+	out('timeline_buckets', cols.n);
+	out('spike_top_bucket', top);
+	out('spike_buckets', b0 + '-' + (b1 + 1));
+	const box = await page.locator('#timeline').boundingBox();
+	const x = (b) => box.x + ((b + 0.5) * box.width) / cols.n, y = box.y + box.height / 2;
+	await page.mouse.move(x(top), y);
+	out('spike_tooltip', (await page.locator('#tooltip').innerText()).replace(/\n/g, ' | '));
+	await page.mouse.move(x(b0), y);
+	await page.mouse.down();
+	await page.mouse.move(x(b1), y, { steps: 4 });
+	await page.mouse.up();
+	const ds = await page.evaluate(() => ({ ...document.querySelector('#timeline-box').dataset }));
+	out('range_since_ns', ds.sinceNs);
+	out('range_until_ns', ds.untilNs);
+	out('range_buckets', ds.b0 + '-' + ds.b1);
+	out('range_samples', await page.locator('#range-samples').innerText());
+	out('range_text', await page.locator('#range-text').innerText());
+	out('range_flame_top', await flameTop(page));
+	out('range_flame_pct', await frameShare(page, '#flame', func));
+	out('range_table_top', await tableTop(page));
+	await shot('spike-range');
+	await page.click('[data-view="icicle"]');
+	await shot('spike-range-inverted');
+}
+
 async function main() {
 	const browser = await chromium.launch({ executablePath: chromiumPath, args: ['--no-sandbox'] });
 	const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
-	const url = require('url').pathToFileURL(path.resolve(page_path)).href;
+	const url = mode === '--load' ? page_path : require('url').pathToFileURL(path.resolve(page_path)).href;
 	page.on('request', (r) => {
-		if (r.url() !== url) out('request', r.url());
+		if (r.url() !== url && mode !== '--load') out('request', r.url());
 	});
 	page.on('pageerror', (e) => out('pageerror', e.message.replace(/\n/g, ' ')));
 	page.on('console', (m) => {
 		if (m.type() === 'error') out('console-error', m.text().replace(/\n/g, ' '));
 	});
+	if (mode === '--load') {
+		const t0 = Date.now();
+		await page.goto(page_path, { waitUntil: 'load', timeout: 300000 });
+		out('load_ms', Date.now() - t0);
+		await page.waitForLoadState('networkidle', { timeout: 300000 });
+		out('idle_ms', Date.now() - t0);
+		const fcp = await page.evaluate(() => {
+			const e = performance.getEntriesByName('first-contentful-paint')[0];
+			return e ? e.startTime.toFixed(0) : -1;
+		});
+		out('first_contentful_paint_ms', fcp);
+		await page.screenshot({ path: path.join(outdir, 'load.png') });
+		await browser.close();
+		return;
+	}
 	const t0 = Date.now();
 	await page.goto(url);
 	await page.waitForSelector('body[data-ready="1"]', { timeout: 30000 });
@@ -198,6 +320,12 @@ async function main() {
 	if (mode === '--paint') {
 		await measurePaint(page);
 		await shot('bench');
+		await browser.close();
+		return;
+	}
+	if (mode === '--spike') {
+		await shot('spike-hour');
+		await checkSpike(page, func, shot, search);
 		await browser.close();
 		return;
 	}
