@@ -18,6 +18,20 @@
 #define GIB (1024ull * 1024 * 1024)
 
 static char sources[4096];
+/* conf_check(): where every error goes, and how many there were; NULL: stop at the first. */
+static FILE *errors_to;
+static unsigned int n_errors;
+
+/* An error of a file or of the command line: said and counted when checking (0: go on),
+ * else the error R itself. */
+static int conf_error(int r, const char *why)
+{
+	if (!errors_to)
+		return r;
+	fprintf(errors_to, "ringprofd: %s\n", why);
+	n_errors++;
+	return 0;
+}
 
 enum kind {
 	K_DIR,
@@ -486,7 +500,7 @@ static int load_file(struct conf *c, const char *path, bool required, char *why,
 			return 0;
 		r = -errno;
 		snprintf(why, why_size, "%s: cannot read: %s", path, strerror(errno));
-		return r;
+		return conf_error(r, why);
 	}
 	add_source(path);
 	while (fgets(line, sizeof(line), f)) {
@@ -496,8 +510,12 @@ static int load_file(struct conf *c, const char *path, bool required, char *why,
 		if (strlen(line) > MAX_LINE) {
 			snprintf(why, why_size, "%s:%u: line longer than %d characters", path,
 				 lineno, MAX_LINE);
-			r = -EINVAL;
-			break;
+			r = conf_error(-EINVAL, why);
+			while (!strchr(line, '\n') && fgets(line, sizeof(line), f))
+				; /* the rest of the long line */
+			if (r < 0)
+				break;
+			continue;
 		}
 		s = trim(line);
 		if (!*s || *s == '#' || *s == ';')
@@ -505,19 +523,23 @@ static int load_file(struct conf *c, const char *path, bool required, char *why,
 		eq = strchr(s, '=');
 		if (!eq) {
 			snprintf(why, why_size, "%s:%u: '%s': expected KEY=VALUE", path, lineno, s);
-			r = -EINVAL;
-			break;
+			r = conf_error(-EINVAL, why);
+			if (r < 0)
+				break;
+			continue;
 		}
 		*eq = '\0';
 		r = conf_set(c, trim(s), trim(eq + 1), reason, sizeof(reason));
 		if (r < 0) {
 			snprintf(why, why_size, "%s:%u: %s", path, lineno, reason);
-			break;
+			r = conf_error(r, why);
+			if (r < 0)
+				break;
 		}
 	}
 	if (r == 0 && ferror(f)) {
-		r = -EIO;
 		snprintf(why, why_size, "%s: read error", path);
+		r = conf_error(-EIO, why);
 	}
 	fclose(f);
 	return r;
@@ -564,13 +586,27 @@ int conf_load(const char *path, bool required, const struct conf_overrides *o, s
 		r = conf_set(&c, o->v[i].key, o->v[i].value, reason, sizeof(reason));
 		if (r < 0) {
 			snprintf(why, why_size, "command line: %s", reason);
-			return r;
+			r = conf_error(r, why);
+			if (r < 0)
+				return r;
 		}
 	}
 	if (o && o->n)
 		add_source("command line");
 	*ret = c;
 	return 0;
+}
+
+unsigned int conf_check(const char *path, bool required, const struct conf_overrides *o,
+			struct conf *ret, FILE *errors)
+{
+	char why[1024];
+
+	errors_to = errors;
+	n_errors = 0;
+	conf_load(path, required, o, ret, why, sizeof(why));
+	errors_to = NULL;
+	return n_errors;
 }
 
 const char *conf_sources(void)

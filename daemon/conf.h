@@ -71,6 +71,12 @@ int conf_set(struct conf *c, const char *key, const char *value, char *why, size
 int conf_load(const char *path, bool required, const struct conf_overrides *o, struct conf *ret,
 	      char *why, size_t why_size);
 
+/* conf_load() going on past errors, for --check-config: each error written to ERRORS as
+ * "ringprofd: FILE:LINE: ...", its line ignored; *ret the configuration of the other lines.
+ * The number of errors. */
+unsigned int conf_check(const char *path, bool required, const struct conf_overrides *o,
+			struct conf *ret, FILE *errors);
+
 /* The files conf_load read, for messages: "PATH, PATH.d/10-x.conf". */
 const char *conf_sources(void);
 

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "conf.h"
+#include "check.h"
 #include "base/cpulist.h"
 #include "log.h"
 #include "notify.h"
@@ -110,8 +111,11 @@ static void usage(FILE *f)
 		"\n"
 		"  -c, --config FILE        configuration file (default " DEFAULT_CONFIG ");\n"
 		"                           drop-ins in FILE.d/*.conf are applied in lexical order\n"
-		"      --check-config       validate the configuration, print it and exit\n"
-		"                           (0, or 78 on an error)\n"
+		"      --check-config       validate the configuration: every error with its\n"
+		"                           file and line, else the effective settings, MaxUse=\n"
+		"                           and KeepFree= in bytes for the directory and whether\n"
+		"                           it is writable; exit 0, 78 (configuration) or 73\n"
+		"                           (directory not writable)\n"
 		"\n"
 		"Settings (each overrides the configuration file's; see ringprofd.conf(5)):\n"
 		"  -D, --directory DIR      Directory=: where recordings go (default\n"
@@ -976,18 +980,13 @@ int main(int argc, char **argv)
 	if (parse_args(d, argc, argv, &check_only) < 0)
 		return EXIT_USAGE;
 
+	if (check_only)
+		return check_config(d->config_path, d->config_required, &d->cli);
 	/* 1. Configuration. */
 	r = conf_load(d->config_path, d->config_required, &d->cli, &d->conf, why, sizeof(why));
 	if (r < 0) {
-		if (check_only)
-			fprintf(stderr, "ringprofd: %s\n", why);
-		else
-			log_msg(LOG_ERR, "%s", why);
+		log_msg(LOG_ERR, "%s", why);
 		return EXIT_CONFIG;
-	}
-	if (check_only) {
-		conf_print(&d->conf, stdout);
-		return 0;
 	}
 	log_set_max_level(d->conf.log_level);
 	d->cmdline = util_join_args("ringprofd", argc, argv);

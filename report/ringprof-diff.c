@@ -63,7 +63,10 @@ static void usage(FILE *f)
 		"      --folded            one line per unique stack, 'comm;outer;...;inner A B' with\n"
 		"                          the sample counts of each side (FlameGraph's difffolded.pl\n"
 		"                          format: flamegraph.pl draws the differential graph;\n"
-		"                          microseconds with --off-cpu and --wall)\n"
+		"                          microseconds with --off-cpu and --wall); the baseline's\n"
+		"                          counts scaled to the new side's total, as\n"
+		"                          difffolded.pl -n does (floor(count * NEW / BASE))\n"
+		"      --no-normalize      --folded with each side's raw counts\n"
 		"      --html FILE         the comparison as one interactive page (- for stdout),\n"
 		"                          readable offline: a differential flame graph (widths of\n"
 		"                          one side, colours by the change in share: red grew, blue\n"
@@ -90,6 +93,7 @@ enum {
 	OPT_CHILDREN,
 	OPT_NO_CHILDREN,
 	OPT_JSON,
+	OPT_NO_NORMALIZE,
 };
 
 /* What the command line asks for: the options of both sides, parsed into side[0] and copied. */
@@ -97,6 +101,7 @@ struct args {
 	struct options side[DIFF_SIDES];
 	const char *base_since, *base_until;
 	bool folded;
+	bool raw;	  /* --no-normalize */
 	bool json;	  /* --json */
 	const char *html; /* --html FILE */
 	int children;	  /* -1: with --off-cpu and --wall, 0 --no-children, 1 --children */
@@ -123,6 +128,9 @@ static int parse_own(struct args *a, int c, char *arg)
 		return 0;
 	case OPT_FOLDED:
 		a->folded = true;
+		return 0;
+	case OPT_NO_NORMALIZE:
+		a->raw = true;
 		return 0;
 	case OPT_HTML:
 		a->html = arg;
@@ -211,6 +219,7 @@ static int parse_argv(struct args *a, int argc, char **argv)
 		OPTIONS_LONGOPTS_WEIGHT,
 		{ "sort", required_argument, NULL, 's' },
 		{ "folded", no_argument, NULL, OPT_FOLDED },
+		{ "no-normalize", no_argument, NULL, OPT_NO_NORMALIZE },
 		{ "html", required_argument, NULL, OPT_HTML },
 		{ "percent-limit", required_argument, NULL, OPT_PERCENT_LIMIT },
 		{ "baseline-since", required_argument, NULL, OPT_BASE_SINCE },
@@ -244,6 +253,12 @@ static int parse_argv(struct args *a, int argc, char **argv)
 	if (!!a->html + a->folded + a->json + !!a->po.field_sep > 1) {
 		fprintf(stderr, PROG ": --html, --folded, --json and -t are different outputs: "
 				     "choose one\n");
+		return EXIT_USAGE;
+	}
+	if (a->raw && !a->folded) {
+		fprintf(stderr,
+			PROG ": --no-normalize is of --folded's counts (the table's shares are "
+			     "always of each side's own total)\n");
 		return EXIT_USAGE;
 	}
 	a->side[DIFF_BASE].so.srcline = print_has_key(&a->po, PRINT_SRCLINE);
@@ -464,6 +479,28 @@ static void print_folded_pairs(FILE *f, const struct diff_entry *e, size_t n)
 	free(order);
 }
 
+/* --folded's counts: the baseline's scaled to the new side's total unless --no-normalize, and
+ * a note on stderr either way when the totals differ. */
+static void fold_normalize(const struct args *a, struct diff *d)
+{
+	uint64_t t[DIFF_SIDES];
+
+	if (diff_normalize(d, t, !a->raw))
+		fprintf(stderr,
+			PROG ": note: the baseline's counts (%" PRIu64 " in all) are scaled to the "
+			     "new side's total (%" PRIu64 "), as difffolded.pl -n; --no-normalize "
+			     "for raw counts\n",
+			t[DIFF_BASE], t[DIFF_NEW]);
+	else if (a->raw && (t[DIFF_BASE] > t[DIFF_NEW] ? t[DIFF_BASE] - t[DIFF_NEW]
+						       : t[DIFF_NEW] - t[DIFF_BASE]) *
+				   20 >
+			       (t[DIFF_BASE] > t[DIFF_NEW] ? t[DIFF_BASE] : t[DIFF_NEW]))
+		fprintf(stderr,
+			PROG ": note: raw counts whose totals differ by more than 5 %% (%" PRIu64
+			     " and %" PRIu64 "): widths compare volumes, not shares\n",
+			t[DIFF_BASE], t[DIFF_NEW]);
+}
+
 /* Read, symbolize and aggregate one side. NULL when nothing was usable (said). */
 static struct session *read_side(struct options *o)
 {
@@ -571,6 +608,7 @@ static int compare(const struct args *a, struct session *const *s)
 	} else if (r == 0) {
 		e = diff_entries(d, &n);
 		if (a->folded) {
+			fold_normalize(a, d);
 			print_folded_pairs(stdout, e, n);
 		} else if (a->json) {
 			diff_sort(d, total);

@@ -1181,6 +1181,10 @@ static int run(struct top *t)
 		while (waitpid(t->rec, &status, 0) < 0 && errno == EINTR)
 			;
 		rc = recorder_status(t->rec, status);
+		/* Stopped by us (q, -n): the recorder ends the command it runs and exits with
+		 * that command's status, 128 + SIGTERM or SIGINT; nothing failed. */
+		if (rc == 128 + SIGTERM || rc == 128 + SIGINT)
+			rc = 0;
 	}
 	if (rc && rc != 127)
 		fprintf(stderr,

@@ -119,6 +119,71 @@ check_grep "^ringprofd: unknown option '--bogus'$" "$T/out" "... in every progra
 check_grep "^ringprofd: unknown option '--max-file-szie'; did you mean '--max-file-size'\\?$" "$T/out" \
 	"a near miss: did you mean"
 
+# --check-config goes on past an error: every bad line of every file and the command line,
+# each with its file:line, then how many; the good lines around them are not errors.
+printf 'Frequency=fast\nMaxUse=2G\nMaxUsage=1G\nKeepFree 5%%\n' >"$T/many.conf"
+mkdir -p "$T/many.conf.d"
+printf 'CPUs=3-1\nCompression=3\n' >"$T/many.conf.d/10-x.conf"
+printf 'CallChain=maybe\n' >"$T/many.conf.d/20-y.conf"
+"$RPD" -c "$T/many.conf" --frequency 0 -D "$T/rec" --check-config >"$T/many.out" 2>"$T/many.err"
+check_eq "$?" 78 "several errors: exit 78"
+check_eq "$(cat "$T/many.err")" "ringprofd: $T/many.conf:1: Frequency=fast: expected a frequency in Hz from 1 to 100000
+ringprofd: $T/many.conf:3: unknown setting 'MaxUsage'
+ringprofd: $T/many.conf:4: 'KeepFree 5%': expected KEY=VALUE
+ringprofd: $T/many.conf.d/10-x.conf:1: CPUs=3-1: expected a CPU list such as 0-3,6
+ringprofd: $T/many.conf.d/20-y.conf:1: CallChain=maybe: expected yes or no
+ringprofd: command line: Frequency=0: expected a frequency in Hz from 1 to 100000
+ringprofd: 6 errors in the configuration ($T/many.conf, $T/many.conf.d/10-x.conf, $T/many.conf.d/20-y.conf, command line)" \
+	"every error, with its file:line, in order, then their number"
+check_eq "$(wc -c <"$T/many.out")" 0 "a configuration with errors is not printed as if effective"
+
+# The budgets in bytes for the directory's file system (the nearest existing parent when the
+# directory is still to be created), as the daemon resolves them: percent of f_blocks *
+# f_frsize, capped, KeepFree at most the whole file system.
+printf 'MaxUse=7%%\nKeepFree=2G\n' >"$T/budget.conf"
+"$RPD" -c "$T/budget.conf" -D "$T/rec/sub" --check-config >"$T/budget" 2>"$T/budget.err" ||
+	fail "--check-config of a valid file: $(cat "$T/budget.err")"
+read -r blocks frsize <<<"$(stat -f -c '%b %S' "$T")"
+fs=$((blocks * frsize))
+want=$(awk -v fs="$fs" 'BEGIN { printf "%.0f", int(fs * 7 / 100) }')
+keep=$((fs < 2147483648 ? fs : 2147483648))
+check_grep "^# In $T/rec/sub \\(to be created in $T\\), a file system of " "$T/budget" \
+	"the directory to be created, and where"
+check_grep "^# MaxUse=7% of [0-9.]+ [KMGT]?i?B: $want bytes \\([0-9.]+ [KMGT]?i?B\\) here$" "$T/budget" \
+	"MaxUse=7% in bytes: 7 % of the file system's $fs bytes"
+check_grep "^# KeepFree=2G: $keep bytes " "$T/budget" "KeepFree=2G in bytes"
+"$RPD" -c /dev/null -D "$T" --check-config >"$T/dflt" 2>&1 || fail "--check-config -D $T"
+cap=$(awk -v fs="$fs" 'BEGIN { v = int(fs * 10 / 100); printf "%.0f", (v > 4294967296 ? 4294967296 : v) }')
+check_grep "^# MaxUse=10% of [0-9.]+ [KMGT]?i?B, at most 4G: $cap bytes " "$T/dflt" \
+	"the default MaxUse, 10 % at most 4G, in bytes"
+check_grep "^# In $T, a file system of" "$T/dflt" "an existing directory is named alone"
+check_grep "^# $T is writable by $(id -un) \\(uid $(id -u)\\), who runs this check$" "$T/dflt" \
+	"says the directory is writable by the user running the check"
+
+# A directory its user cannot write: said, exit 73 (as the daemon's start fails).
+mkdir -p "$T/ro"
+chmod 0755 "$T" "$T/ro"
+if [ "$(id -u)" = 0 ]; then
+	as=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+	uname=$(id -un 65534)
+else
+	chmod 0555 "$T/ro"
+	as=()
+	uname=$(id -un)
+fi
+"${as[@]}" "$RPD" -c /dev/null -D "$T/ro/rec" --check-config >"$T/ro.out" 2>"$T/ro.err"
+check_eq "$?" 73 "an unwritable directory: exit 73"
+check_grep "^ringprofd: Directory=$T/ro/rec: $T/ro is not writable by $uname \\(uid [0-9]+\\): " \
+	"$T/ro.err" "an unwritable directory: which, and by whom"
+check_grep "^# MaxUse=" "$T/ro.out" "the budgets are still resolved"
+# With configuration errors too, the directory is checked and both said.
+printf 'Frequency=fast\n' >"$T/bad1.conf"
+"${as[@]}" "$RPD" -c "$T/bad1.conf" -D "$T/ro/rec" --check-config >/dev/null 2>"$T/both.err"
+check_eq "$?" 78 "a bad file and an unwritable directory: exit 78"
+check_grep "^ringprofd: $T/bad1.conf:1: Frequency=fast" "$T/both.err" "the file's error is said"
+check_grep "is not writable by $uname" "$T/both.err" "and so is the directory's"
+chmod 0755 "$T/ro"
+
 # Not only --check-config: starting with a bad file fails the same way, before touching anything.
 printf 'MaxUse=1G\nFrequency=-5\n' >"$T/bad.conf"
 "$RPD" -c "$T/bad.conf" -D "$T/never" >"$T/out" 2>&1

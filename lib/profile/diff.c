@@ -178,6 +178,21 @@ int diff_add_folded(struct diff *d, int side, const struct session *s)
 	return 0;
 }
 
+bool diff_normalize(struct diff *d, uint64_t total[DIFF_SIDES], bool scale)
+{
+	total[DIFF_BASE] = total[DIFF_NEW] = 0;
+	for (size_t i = 0; i < d->n; i++)
+		for (int k = 0; k < DIFF_SIDES; k++)
+			total[k] += d->e[i].w[k];
+	if (!scale || !total[DIFF_BASE] || !total[DIFF_NEW] || total[DIFF_BASE] == total[DIFF_NEW])
+		return false;
+	/* 128 bits: a day of microseconds times another overflows 64. */
+	for (size_t i = 0; i < d->n; i++)
+		d->e[i].w[DIFF_BASE] = (uint64_t)((unsigned __int128)d->e[i].w[DIFF_BASE] *
+						  total[DIFF_NEW] / total[DIFF_BASE]);
+	return true;
+}
+
 const struct diff_entry *diff_entries(const struct diff *d, size_t *ret_n)
 {
 	*ret_n = d->n;

@@ -49,5 +49,12 @@ struct diff_entry {
  */
 const struct diff_entry *diff_entries(const struct diff *d, size_t *ret_n);
 void diff_sort(struct diff *d, const uint64_t total[DIFF_SIDES]);
+/*
+ * Each side's weights summed into TOTAL; with SCALE, and when both totals are non-zero and
+ * differ, every baseline weight becomes floor(w * TOTAL[NEW] / TOTAL[BASE]), as FlameGraph's
+ * difffolded.pl -n does (so the widths of a differential flame graph compare shares, not
+ * volumes). TOTAL keeps the totals before scaling. True when weights were scaled.
+ */
+bool diff_normalize(struct diff *d, uint64_t total[DIFF_SIDES], bool scale);
 
 #endif
