@@ -139,14 +139,8 @@ static int parse_own(struct args *a, int c, char *arg)
 		a->json = true;
 		return 0;
 	case 't':
-		if (!arg[0] || arg[1]) {
-			fprintf(stderr,
-				PROG ": -t takes one character to put between the columns (e.g. "
-				     "-t ',' or -t $'\\t'), not '%s'\n",
-				arg);
+		if (print_parse_field_sep(&a->po, PROG, arg) < 0)
 			return EXIT_USAGE;
-		}
-		a->po.field_sep = arg[0];
 		return 0;
 	case OPT_PERCENT_LIMIT:
 		if (util_parse_percent(arg, &a->po.percent_limit) < 0) {

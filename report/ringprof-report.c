@@ -516,14 +516,8 @@ static int parse_output(struct args *a, int c, char *arg)
 		}
 		break;
 	case 't':
-		if (!arg[0] || arg[1]) {
-			fprintf(stderr,
-				PROG ": -t takes one character to put between the columns (e.g. "
-				     "-t ',' or -t $'\\t'), not '%s'\n",
-				arg);
+		if (print_parse_field_sep(&a->po, PROG, arg) < 0)
 			return EXIT_USAGE;
-		}
-		a->po.field_sep = arg[0];
 		break;
 	case OPT_PERCENTAGE:
 		if (strcmp(arg, "relative") && strcmp(arg, "absolute")) {

@@ -1315,3 +1315,16 @@ void print_sample(FILE *f, const struct session *s, const struct session_sample 
 	funlockfile(f);
 	fputc('\n', f);
 }
+
+int print_parse_field_sep(struct print_opts *po, const char *prog, const char *arg)
+{
+	if (!arg[0] || arg[1]) {
+		fprintf(stderr,
+			"%s: -t takes one character to put between the columns (e.g. -t ',' or "
+			"-t $'\\t'), not '%s'\n",
+			prog, arg);
+		return -1;
+	}
+	po->field_sep = arg[0];
+	return 0;
+}

@@ -51,6 +51,8 @@ struct print_opts {
 const char *print_key_title(enum print_key k);
 /* -t: TEXT into F with each SEP in it written as '.', so that SEP only separates columns. */
 void print_field_sep(FILE *f, char sep, const char *text);
+/* perf's -t ARG: one character, into po->field_sep; else -1, said on stderr after PROG. */
+int print_parse_field_sep(struct print_opts *po, const char *prog, const char *arg);
 /* Whether O's keys include K. */
 bool print_has_key(const struct print_opts *o, enum print_key k);
 int print_parse_sort(const char *s, struct print_opts *o);
