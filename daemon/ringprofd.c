@@ -340,6 +340,8 @@ static void file_started(struct daemon *d)
 
 /* ---- retention ---- */
 
+#define VACUUM_DISK_WAIT_NS (500ull * 1000 * 1000) /* a retention pass waits that long at most */
+
 static void policy_of(struct daemon *d, struct store_policy *p)
 {
 	uint64_t fs_size = 0, fs_free = 0;
@@ -358,6 +360,8 @@ static void vacuum(struct daemon *d)
 	struct store_policy p;
 	int r;
 
+	/* The symbol tables the recorder's disk worker is writing count too. */
+	recorder_sync_disk(d->rec.r, VACUUM_DISK_WAIT_NS);
 	policy_of(d, &p);
 	r = store_vacuum(&d->store, &p, NULL);
 	if (r < 0)
@@ -433,6 +437,9 @@ static void rotate(struct daemon *d, const char *why)
 	uint64_t fs_size, fs_free, need = d->head_bytes * 2 + MIB;
 	int r;
 
+	/* What the disk worker still writes (symbol tables) is on disk before the space is
+	 * counted, here and in the retention pass below. */
+	recorder_sync_disk(d->rec.r, VACUUM_DISK_WAIT_NS);
 	/* A new file starts with about head_bytes; on a full disk it could not even hold that,
 	 * and the recorder would switch to a file without a readable head. */
 	if (store_fs(&d->store, &fs_size, &fs_free) == 0 && fs_free < need) {

@@ -18,6 +18,7 @@
 #include "base/procfs.h"
 #include "base/symx.h"
 #include "base/util.h"
+#include "capture/cachework.h"
 #include "capture/objreg.h"
 #include "capture/uhelper.h"
 #include "format/format.h"
@@ -59,8 +60,9 @@ struct bids {
 	struct pairtab *sym_keys; /* build-id and digest hashes -> index into syms */
 	struct bsyms *syms;
 	size_t n_syms, cap_syms;
-	size_t syms_kept; /* bytes of buf in syms */
-	char *syms_dir;	  /* tables go to files here instead of into the recordings */
+	size_t syms_kept;	/* bytes of buf in syms */
+	char *syms_dir;		/* tables go to files here instead of into the recordings */
+	struct cachework *disk; /* writes them, off the drain pass (the registry's) */
 };
 
 static void on_identified(void *arg, uint32_t i, struct uhelper_reply *r);
@@ -72,6 +74,7 @@ struct bids *bids_new(struct objreg *reg, bool syms)
 	if (!b)
 		return NULL;
 	b->reg = reg;
+	b->disk = objreg_disk(reg);
 	b->sym_keys = pairtab_new();
 	if (!b->sym_keys)
 		return bids_free(b);
@@ -200,38 +203,67 @@ static void cache_path(const struct bids *b, const struct bsyms *y, char *buf, s
 	snprintf(buf, size, "%s/%s%s.sym%s", b->syms_dir, hex, dig, suffix);
 }
 
+/* A table on its way into the symbols directory: what the disk worker writes. */
+struct sym_job {
+	struct bsyms y; /* its buf is the job's */
+	uint64_t time;
+	unsigned n_parts;
+	char path[PATH_MAX], tmp[PATH_MAX];
+};
+
 /*
- * Y's table into the symbols directory, once per build-id for all recordings there: a small
- * recording holding only its SYMTAB records, written under a temporary name and renamed, so
- * a reader never sees half a file. One that is there already (an earlier run) is kept. 0 or
- * -errno.
+ * The disk worker's part: the table into the symbols directory, once per build-id for all
+ * recordings there: a small recording holding only its SYMTAB records, written under a
+ * temporary name and renamed, so a reader never sees half a file. One that is there already
+ * (an earlier run) is kept. A table that cannot be written is lost: the binary is named while
+ * its file exists. No fsync (one per binary would cost seconds at start): a table lost in a
+ * crash is lost the same way.
  */
+static void sym_job_run(void *arg)
+{
+	struct sym_job *j = arg;
+	struct writer *w;
+
+	if (access(j->path, F_OK) != 0 && writer_open(j->tmp, 0640, 6, &w) == 0) {
+		put_symtab_parts(w, &j->y, j->time, j->n_parts);
+		if (writer_close_nosync(w) < 0 || rename(j->tmp, j->path) < 0)
+			unlink(j->tmp);
+	}
+	free(j->y.buf);
+	free(j);
+}
+
+/* A file that uses a table in the symbols directory marks it used (the cleaner keeps it). */
+static void sym_touch_run(void *arg)
+{
+	utimensat(AT_FDCWD, arg, NULL, 0);
+	free(arg);
+}
+
+/* Hand Y's table (y->buf) to the disk worker, which writes it into the symbols directory: 0
+ * (y->buf is the worker's now), or -errno (y keeps it). Never in the drain pass: the worker's
+ * thread opens and writes the file. */
 static int cache_write(struct bids *b, struct bsyms *y, uint64_t time)
 {
-	char path[PATH_MAX], tmp[PATH_MAX];
-	struct writer *w;
-	unsigned n_parts;
-	int rc;
+	struct sym_job *j;
+	unsigned n_parts = put_symtab_parts(NULL, y, time, 0);
 
-	cache_path(b, y, path, sizeof(path), "");
-	if (access(path, F_OK) == 0)
-		return 0;
-	cache_path(b, y, tmp, sizeof(tmp), ".tmp");
-	n_parts = put_symtab_parts(NULL, y, time, 0);
 	if (n_parts > UINT16_MAX)
 		return -E2BIG;
-	rc = writer_open(tmp, 0640, 6, &w);
-	if (rc < 0)
-		return rc;
-	put_symtab_parts(w, y, time, n_parts);
-	/* No fsync in the drain loop (one per binary would stall it for seconds at start): a
-	 * table lost in a crash is only a binary named while its file exists. */
-	rc = writer_close_nosync(w);
-	if (rc == 0 && rename(tmp, path) < 0)
-		rc = -errno;
-	if (rc < 0)
-		unlink(tmp);
-	return rc;
+	j = malloc(sizeof(*j));
+	if (!j)
+		return -ENOMEM;
+	j->y = *y;
+	j->time = time;
+	j->n_parts = n_parts;
+	cache_path(b, y, j->path, sizeof(j->path), "");
+	cache_path(b, y, j->tmp, sizeof(j->tmp), ".tmp");
+	if (cachework_call(b->disk, sym_job_run, j) < 0) {
+		free(j);
+		return -EAGAIN;
+	}
+	y->buf = NULL;
+	return 0;
 }
 
 /* A build-id's symbols into the current file, once per file. */
@@ -245,13 +277,14 @@ static void write_syms(struct bids *b, struct bsyms *y, uint64_t time)
 	if (y->cached) {
 		char path[PATH_MAX];
 
-		/* In use by this file: the cache keeps it as long as a recording that uses it. */
+		/* In use by this file: the cache keeps it as long as a recording that uses it
+		 * (the disk worker marks it; a table pruned over the budget while in use was
+		 * the only copy, and the binary goes without from then on). */
+		char *p;
+
 		cache_path(b, y, path, sizeof(path), "");
-		if (utimensat(AT_FDCWD, path, NULL, 0) == 0 || errno != ENOENT)
-			return;
-		/* Pruned over the budget while in use: the file was the only copy (the
-		 * recorder keeps none in memory), so the binary goes without from now on. */
-		y->cached = false;
+		if ((p = strdup(path)) && cachework_call(b->disk, sym_touch_run, p) < 0)
+			free(p);
 		return;
 	}
 	if (y->skipped) {
@@ -399,13 +432,12 @@ static void take_syms(struct bids *b, uint32_t i, struct uhelper_reply *r)
 	} else if (r->sym_status == 0 && r->buf && syms_ok(r->buf, r->size) && b->syms_dir) {
 		y->buf = r->buf;
 		y->size = r->size;
+		r->buf = NULL;
 		if (cache_write(b, y, util_now_ns()) == 0) {
-			y->cached = true;
-			y->buf = NULL; /* the file holds it */
+			y->cached = true; /* the file will hold it */
 			b->st.sym_tables++;
 			b->st.sym_bytes += y->size;
 		} else {
-			r->buf = NULL;
 			b->syms_kept += y->size; /* kept to go into the recordings instead */
 			b->st.sym_failed++;
 		}

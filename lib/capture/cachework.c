@@ -11,7 +11,7 @@
 #include "base/util.h"
 #include "unwind/proto.h"
 
-enum job_kind { JOB_LOAD, JOB_STORE };
+enum job_kind { JOB_LOAD, JOB_STORE, JOB_CALL };
 enum job_state { JOB_FREE, JOB_WAITING, JOB_DONE };
 
 struct job {
@@ -21,7 +21,8 @@ struct job {
 	uint8_t digest[UWP_DIGEST_LEN];
 	uint32_t id;
 	uint64_t seq; /* the order jobs were asked in */
-	void *buf;    /* a store's copy; a load's answer (NULL: none) */
+	void *buf;    /* a store's copy; a load's answer (NULL: none); a call's argument */
+	void (*fn)(void *arg);
 	size_t size;
 	struct utab tab;
 };
@@ -33,8 +34,11 @@ struct cachework {
 	pthread_cond_t work, done;
 	struct job jobs[CACHEWORK_JOBS];
 	uint64_t seq;
+	unsigned writes; /* stores and calls waiting or running */
 	bool stop;
 };
+
+static struct job *free_job(struct cachework *w);
 
 /* The oldest waiting job, or NULL (with the lock). */
 static struct job *next_job(struct cachework *w)
@@ -71,6 +75,9 @@ static void *worker(void *arg)
 		if (copy.kind == JOB_LOAD) {
 			copy.buf = utcache_load(&w->cache, copy.bid, copy.bid_len, copy.digest,
 						&copy.tab, &copy.size);
+		} else if (copy.kind == JOB_CALL) {
+			copy.fn(copy.buf);
+			copy.buf = NULL;
 		} else {
 			utcache_store(&w->cache, copy.bid, copy.bid_len, copy.digest, copy.buf,
 				      copy.size);
@@ -80,35 +87,79 @@ static void *worker(void *arg)
 		pthread_mutex_lock(&w->lock);
 		*j = copy;
 		j->state = copy.kind == JOB_LOAD ? JOB_DONE : JOB_FREE;
+		w->writes -= copy.kind != JOB_LOAD;
 		pthread_cond_broadcast(&w->done);
 	}
 	pthread_mutex_unlock(&w->lock);
 	return NULL;
 }
 
-struct cachework *cachework_new(const char *dir, uint64_t max_bytes, char *why, size_t why_size)
+struct cachework *cachework_new(void)
 {
 	struct cachework *w = calloc(1, sizeof(*w));
 
-	if (!w) {
-		snprintf(why, why_size, "out of memory");
+	if (!w)
 		return NULL;
-	}
-	if (utcache_open(&w->cache, dir, max_bytes, why, why_size) < 0) {
-		utcache_done(&w->cache);
-		free(w);
-		return NULL;
-	}
+	w->cache.dfd = -1;
 	pthread_mutex_init(&w->lock, NULL);
 	pthread_cond_init(&w->work, NULL);
 	pthread_cond_init(&w->done, NULL);
 	if (pthread_create(&w->thread, NULL, worker, w) != 0) {
-		snprintf(why, why_size, "cannot start a thread for the table cache");
-		utcache_done(&w->cache);
 		free(w);
 		return NULL;
 	}
 	return w;
+}
+
+int cachework_open_cache(struct cachework *w, const char *dir, uint64_t max_bytes, char *why,
+			 size_t why_size)
+{
+	int rc;
+
+	/* The worker reads w->cache only for a job, with none waiting now (set up first). */
+	pthread_mutex_lock(&w->lock);
+	utcache_done(&w->cache);
+	rc = utcache_open(&w->cache, dir, max_bytes, why, why_size);
+	pthread_mutex_unlock(&w->lock);
+	return rc;
+}
+
+bool cachework_sync(struct cachework *w, uint64_t wait_ns)
+{
+	struct timespec until;
+	bool idle;
+
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += (time_t)(wait_ns / 1000000000);
+	until.tv_nsec += (long)(wait_ns % 1000000000);
+	until.tv_sec += until.tv_nsec / 1000000000;
+	until.tv_nsec %= 1000000000;
+	pthread_mutex_lock(&w->lock);
+	while (w->writes && pthread_cond_timedwait(&w->done, &w->lock, &until) != ETIMEDOUT)
+		;
+	idle = !w->writes;
+	pthread_mutex_unlock(&w->lock);
+	return idle;
+}
+
+int cachework_call(struct cachework *w, void (*fn)(void *arg), void *arg)
+{
+	struct job *j;
+
+	pthread_mutex_lock(&w->lock);
+	j = free_job(w);
+	if (j) {
+		memset(j, 0, sizeof(*j));
+		j->kind = JOB_CALL;
+		j->state = JOB_WAITING;
+		j->fn = fn;
+		j->buf = arg;
+		j->seq = ++w->seq;
+		w->writes++;
+		pthread_cond_signal(&w->work);
+	}
+	pthread_mutex_unlock(&w->lock);
+	return j ? 0 : -EAGAIN;
 }
 
 void cachework_free(struct cachework *w)
@@ -121,7 +172,8 @@ void cachework_free(struct cachework *w)
 	pthread_mutex_unlock(&w->lock);
 	pthread_join(w->thread, NULL);
 	for (size_t i = 0; i < CACHEWORK_JOBS; i++)
-		free(w->jobs[i].buf);
+		if (w->jobs[i].kind != JOB_CALL)
+			free(w->jobs[i].buf);
 	utcache_done(&w->cache);
 	pthread_mutex_destroy(&w->lock);
 	pthread_cond_destroy(&w->work);
@@ -216,6 +268,7 @@ void cachework_store(struct cachework *w, const uint8_t *bid, size_t bid_len, co
 		j->buf = copy;
 		j->size = size;
 		j->seq = ++w->seq;
+		w->writes++;
 		copy = NULL;
 		pthread_cond_signal(&w->work);
 	}

@@ -9,6 +9,7 @@
 #include "base/hash.h"
 #include "base/intern.h"
 #include "base/util.h"
+#include "capture/cachework.h"
 #include "capture/uhelper.h"
 
 #define OBJREG_LISTENERS 2
@@ -40,7 +41,8 @@ struct objreg {
 	} ids[OBJREG_LISTENERS];
 	void (*table_fn)(void *arg, uint32_t i, struct uhelper_reply *r);
 	void (*feed)(void *arg);
-	size_t tables_busy; /* table requests not answered yet */
+	size_t tables_busy;	/* table requests not answered yet */
+	struct cachework *disk; /* the disk work of its users, off the drain pass */
 	void *table_arg;
 };
 
@@ -54,7 +56,8 @@ struct objreg *objreg_new_scripted(int (*script)(void *arg, int sock), void *arg
 		return NULL;
 	g->keys = pairtab_new();
 	g->paths = strtab_new();
-	if (!g->keys || !g->paths)
+	g->disk = cachework_new();
+	if (!g->keys || !g->paths || !g->disk)
 		return objreg_free(g);
 	g->have_helper = (script ? uhelper_start_scripted(&g->helper, script, arg, note, note_size)
 				 : uhelper_start(&g->helper, note, note_size)) == 0;
@@ -74,6 +77,7 @@ struct objreg *objreg_free(struct objreg *g)
 		return NULL;
 	if (g->have_helper)
 		uhelper_done(&g->helper);
+	cachework_free(g->disk); /* what its users left to write is written first */
 	pairtab_free(g->keys);
 	strtab_free(g->paths);
 	free(g->cur);
@@ -91,6 +95,11 @@ bool objreg_has_helper(const struct objreg *g)
 const struct uhelper *objreg_helper(const struct objreg *g)
 {
 	return &g->helper;
+}
+
+struct cachework *objreg_disk(struct objreg *g)
+{
+	return g->disk;
 }
 
 void objreg_want_build_ids(struct objreg *g, bool syms)

@@ -73,6 +73,9 @@ struct objreg *objreg_free(struct objreg *g);
 bool objreg_has_helper(const struct objreg *g);
 /* The helper, for its deaths and why it does not run. */
 const struct uhelper *objreg_helper(const struct objreg *g);
+/* The worker thread its users hand their disk work to (the table cache, symbol files). */
+struct cachework;
+struct cachework *objreg_disk(struct objreg *g);
 
 /* Ask the helper for the build-id (and, with syms, the function symbols) of each file named by
  * inode, from now on. */

@@ -17,6 +17,7 @@
 #include "base/procfs.h"
 #include "base/util.h"
 #include "capture/bids.h"
+#include "capture/cachework.h"
 #include "capture/objreg.h"
 #include "capture/evset.h"
 #include "capture/recorder.h"
@@ -375,6 +376,12 @@ uint64_t recorder_helper_deaths(const struct recorder *r, char *buf, size_t size
 	else if (n < size)
 		snprintf(buf + n, size - n, "; restarted");
 	return h->deaths;
+}
+
+void recorder_sync_disk(struct recorder *r, uint64_t wait_ns)
+{
+	if (r && r->reg && objreg_disk(r->reg))
+		cachework_sync(objreg_disk(r->reg), wait_ns);
 }
 
 bool recorder_unwind_object(const struct recorder *r, size_t i, struct unwinder_object *ret)

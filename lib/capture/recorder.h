@@ -154,6 +154,10 @@ const struct bids_stats *recorder_bids_stats(const struct recorder *r);
  * died last and whether it is paused now. */
 uint64_t recorder_helper_deaths(const struct recorder *r, char *buf, size_t size);
 
+/* Wait up to wait_ns for the files the recorder's disk worker still has to write (ringprofd's
+ * symbol tables, cached unwind tables), as before counting a directory's usage. */
+void recorder_sync_disk(struct recorder *r, uint64_t wait_ns);
+
 /* The totals since recorder_start(), brought up to date; owned by r, valid until the next call. */
 const struct recorder_totals *recorder_totals(struct recorder *r);
 

@@ -98,7 +98,8 @@ struct unwinder {
 	struct addrspace as;
 	struct objreg *reg;
 	bool wait_bids; /* build-ids of files named by inode come (the registry asks for them) */
-	struct cachework *cw; /* the disk cache, read and written by its worker; NULL: none */
+	struct cachework *cw; /* the disk cache, read and written by the registry's disk worker;
+			       * NULL: none */
 	struct uobj *objs;    /* by registry index */
 	size_t n_objs, cap_objs;
 	uint32_t vdso; /* the [vdso] object, NO_OBJ until one is mapped */
@@ -173,7 +174,6 @@ struct unwinder *unwinder_free(struct unwinder *u)
 	if (!u)
 		return NULL;
 	addrspace_done(&u->as);
-	cachework_free(u->cw);
 	for (size_t i = 0; i < u->n_objs; i++)
 		free(u->objs[i].buf);
 	free(u->objs);
@@ -186,9 +186,16 @@ struct unwinder *unwinder_free(struct unwinder *u)
 int unwinder_cache(struct unwinder *u, const char *dir, uint64_t max_bytes, char *why,
 		   size_t why_size)
 {
-	cachework_free(u->cw);
-	u->cw = cachework_new(dir, max_bytes, why, why_size);
-	return u->cw ? 0 : -EIO;
+	struct cachework *w = objreg_disk(u->reg);
+	int rc;
+
+	if (!w) {
+		snprintf(why, why_size, "no thread for the disk work");
+		return -ENOMEM;
+	}
+	rc = cachework_open_cache(w, dir, max_bytes, why, why_size);
+	u->cw = rc == 0 ? w : NULL;
+	return rc;
 }
 
 void unwinder_set_memory(struct unwinder *u, uint64_t max_bytes)
