@@ -415,6 +415,81 @@ static void test_never_and_bound(int logr, int logw)
 	done(g, u); /* the helper, stuck for good, is killed */
 }
 
+/* A sample of THREAD at TIME whose stack copy holds the return addresses STACK (n of them). */
+static size_t sample_stack(struct unwinder *u, uint64_t time, const uint64_t *stack, size_t n,
+			   uint64_t *out, bool *held)
+{
+	uint64_t regs[3] = { 0, SP, B_START + 0x100 };
+	struct perfrec_sample s = {
+		.id = { .pid = (uint32_t)getpid(), .tid = (uint32_t)getpid(), .time = t0 + time },
+		.ip = regs[2]
+	};
+	struct perfrec_user user = { PERF_SAMPLE_REGS_ABI_64, regs,  3,
+				     (const void *)stack,     n * 8, n * 8 };
+
+	return unwinder_chain(u, 0, &s, &user, out, 64, held);
+}
+
+/* Whether a chain holds RP_CONTEXT_JOINED followed by pc. */
+static bool joined_to(const uint64_t *chain, size_t nr, uint64_t pc)
+{
+	for (size_t i = 0; i + 1 < nr; i++)
+		if (chain[i] == RP_CONTEXT_JOINED && chain[i + 1] == pc)
+			return true;
+	return false;
+}
+
+/* A stack cut by the copy is completed from what a full walk of the same thread read, marked
+ * joined, and kept a moment; a full walk that then finds another caller for a frame the join
+ * went through takes the join back: the sample is stored cut where the copy ended. */
+static void test_join(int logr, int logw)
+{
+	static const uint64_t full[2] = { A_START + 0x100, A_START + 0x850 };
+	static const uint64_t other[2] = { A_START + 0x100, A_START + 0x860 };
+	struct objreg *g;
+	struct unwinder *u = setup(&g, logw, ANSWER, ANSWER);
+	struct emitted e = { 0 };
+	uint64_t out[64];
+	char log[64];
+	size_t n;
+	bool held;
+
+	if (!u)
+		return;
+	test_ctx = "joins";
+	sample_stack(u, 50, full, 2, out, &held);
+	pump(g, u, &e, 1, 60000000000ull); /* the tables come */
+	read_log(logr, log, sizeof(log));
+	n = sample_stack(u, 51, full, 2, out, &held);
+	CHECK(!held && stop_of(out, n) == UW_COMPLETE, "a full walk, remembered");
+	/* Cut: only the first return address was copied. */
+	e.n = 0;
+	n = sample_stack(u, 52, full, 1, out, &held);
+	CHECK(held, "a joined sample is kept a moment (%zu words)", n);
+	pump(g, u, &e, 1, 60000000000ull);
+	CHECK_INT(e.n, 1);
+	CHECK(stop_of(e.chain[0], e.nr[0]) == UW_JOINED && joined_to(e.chain[0], e.nr[0], full[1]),
+	      "stored joined, the inferred caller after RP_CONTEXT_JOINED");
+	CHECK_INT(unwinder_stats(u)->joins_undone, 0);
+	/* Cut again, then a full walk through the same frame with another caller. */
+	e.n = 0;
+	sample_stack(u, 53, full, 1, out, &held);
+	CHECK(held, "the next cut sample is kept too");
+	n = sample_stack(u, 54, other, 2, out, &held);
+	CHECK(!held && stop_of(out, n) == UW_COMPLETE, "a full walk with another caller");
+	pump(g, u, &e, 1, 60000000000ull);
+	CHECK_INT(e.n, 1);
+	CHECK(stop_of(e.chain[0], e.nr[0]) == UW_STACK_END &&
+		  !joined_to(e.chain[0], e.nr[0], full[1]),
+	      "the join taken back: stored cut by the copy (stop %d)",
+	      stop_of(e.chain[0], e.nr[0]));
+	CHECK_INT(unwinder_stats(u)->joins_undone, 1);
+	/* From now on the frame is ambiguous: no join through it. */
+	n = sample_stack(u, 55, full, 1, out, &held);
+	CHECK(!held && stop_of(out, n) == UW_STACK_END, "no join through an ambiguous frame");
+	done(g, u);
+}
+
 /* Tables built in one recording are kept on disk by the cache's worker, and the next
  * recording takes them from there: the helper is asked for build-ids only. */
 static void test_cache(int logr, int logw)
@@ -489,6 +564,7 @@ int main(void)
 	test_helper_dies(logp[0], logp[1]);
 	test_never_and_bound(logp[0], logp[1]);
 	test_cache(logp[0], logp[1]);
+	test_join(logp[0], logp[1]);
 	unlink(path_a);
 	unlink(path_b);
 	{
