@@ -28,7 +28,8 @@ check_eq "$(sed -n 's/^profile //p' "$T/ss.out")" "$comm pid: $pid tid: $tid" "t
 # Its frames: those of report --folded --tid (without the kernel's _[k] marks), unknown ones
 # aside (speedscope names them "??? (OBJECT)", the report "[OBJECT]").
 "$RP" report -i "$T/r.data" --tid "$tid" --folded >"$T/tid.folded" 2>/dev/null || fail "report --tid --folded"
-awk '{ sub(/^[^;]*;/, ""); print }' "$T/tid.folded" | cut -d' ' -f1 | tr ';' '\n' | sed 's/_\[k\]$//' |
+# (The count is after the last space: a C++ frame's name may hold spaces, "(unsigned long)".)
+awk '{ sub(/^[^;]*;/, ""); sub(/ [0-9]+$/, ""); print }' "$T/tid.folded" | tr ';' '\n' | sed 's/_\[k\]$//' |
 	grep -v '^\[' | sort -u >"$T/want"
 sed -n 's/^sym //p' "$T/ss.out" | grep -v '^??? ' | sort -u >"$T/got"
 [ -s "$T/want" ] || fail "report --tid $tid --folded has no frame"
