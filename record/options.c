@@ -71,6 +71,12 @@ static void usage(FILE *f)
 		"                         (default $XDG_CACHE_HOME/ringprof/unwind, else\n"
 		"                         ~/.cache/ringprof/unwind; 256M at most), so that the next\n"
 		"                         recording of the same binaries starts with them\n"
+		"      --join-cut-stacks  with dwarf: give a stack cut by the end of the copy the\n"
+		"                         callers the thread's earlier stacks had above the same\n"
+		"                         frame (marked [joined]: inferred, not read; wrong when\n"
+		"                         two callers reach that frame through frames of the same\n"
+		"                         sizes). By default such a stack stays cut, and the\n"
+		"                         report says how large a copy it needed\n"
 		"      --switch-events    record context switches (SWITCH records)\n"
 		"      --buildid-mmap     let the kernel put build-ids in MMAP2 records (by\n"
 		"                         default the helper reads them from the files): on\n"
@@ -310,6 +316,8 @@ static int set_flag(struct args *a, int c, const char *arg)
 		a->o.off_cpu = true;
 	else if (c == OPT_NO_SYMBOLS)
 		a->o.no_symbols = true;
+	else if (c == OPT_JOIN_CUT_STACKS)
+		a->o.join_cut_stacks = true;
 	return 0;
 }
 
@@ -440,6 +448,7 @@ static int parse_option(struct args *a, int c, const char *arg)
 	case 'S':
 	case OPT_BUILDID_MMAP:
 	case OPT_NO_SYMBOLS:
+	case OPT_JOIN_CUT_STACKS:
 	case 'O':
 	case OPT_OFF_CPU_RATE:
 		return set_flag(a, c, arg);
@@ -667,6 +676,7 @@ int parse_argv(struct args *a, int argc, char **argv)
 		{ "unwind-memory", required_argument, NULL, OPT_UNWIND_MEMORY },
 		{ "unwind-cache", required_argument, NULL, OPT_UNWIND_CACHE },
 		{ "no-symbols", no_argument, NULL, OPT_NO_SYMBOLS },
+		{ "join-cut-stacks", no_argument, NULL, OPT_JOIN_CUT_STACKS },
 		{ "off-cpu", no_argument, NULL, 'O' },
 		{ "off-cpu-rate", required_argument, NULL, OPT_OFF_CPU_RATE },
 		{ "mmap-pages", required_argument, NULL, 'm' },
@@ -724,6 +734,10 @@ int parse_argv(struct args *a, int argc, char **argv)
 	if (a->o.off_cpu && !a->call_graph_set) {
 		parse_call_graph(a, "dwarf");
 		a->off_cpu_stacks = true;
+	}
+	if (a->o.join_cut_stacks && !a->o.stack_user) {
+		fprintf(stderr, PROG ": --join-cut-stacks needs --call-graph dwarf (or -g)\n");
+		return EXIT_USAGE;
 	}
 	r = check_args(a);
 	return r ? r : check_lifecycle(a);

@@ -128,7 +128,7 @@ void print_unwind_summary(const struct record *x)
 {
 	const struct unwinder_stats *u = recorder_unwind_stats(x->r);
 	struct unwinder_object o, worst = { 0 };
-	char b[32], d[80], l[320];
+	char b[32], d[80], l[320], j[80] = "";
 	double n;
 
 	if (!u || !u->samples)
@@ -137,11 +137,14 @@ void print_unwind_summary(const struct record *x)
 	for (size_t i = 0; recorder_unwind_object(x->r, i, &o); i++)
 		if (o.stopped > worst.stopped)
 			worst = o;
+	if (x->a.o.join_cut_stacks)
+		snprintf(j, sizeof(j), ", %.1f%% completed by joining the thread's earlier stacks",
+			 100.0 * (double)u->stop[UW_JOINED] / n);
 	fprintf(stderr,
-		"[ user stacks: %.1f%% complete, %.1f%% completed by joining the thread's earlier stacks, %.1f%% cut "
+		"[ user stacks: %.1f%% complete%s, %.1f%% cut "
 		"by the %u-byte stack copy, %.1f%% without unwind information, %.1f%% waiting for a "
 		"table; %llu table%s built, %llu from the disk cache (%s)%s%s ]\n",
-		100.0 * (double)u->stop[UW_COMPLETE] / n, 100.0 * (double)u->stop[UW_JOINED] / n,
+		100.0 * (double)u->stop[UW_COMPLETE] / n, j,
 		100.0 * (double)u->stop[UW_STACK_END] / n, x->a.o.stack_user,
 		100.0 * (double)u->stop[UW_NO_INFO] / n, 100.0 * (double)u->stop[UW_PENDING] / n,
 		(unsigned long long)u->tables, u->tables == 1 ? "" : "s",

@@ -130,7 +130,7 @@ heads qs
 c=$(upct complete "$T/qs.head")
 ge "$c" 95
 soft_check $? "qsort: report header: user stacks $c % complete (>= 95)"
-check_grep '^\[ user stacks: [0-9.]+% complete, [0-9.]+% completed by joining' "$T/qs.err" "qsort: record prints the user-stacks summary"
+check_grep '^\[ user stacks: [0-9.]+% complete, [0-9.]+% cut by the 8192-byte stack copy' "$T/qs.err" "qsort: record prints the user-stacks summary (no joining part without --join-cut-stacks)"
 line=$(grep '^  user stacks ' "$T/qs.stats")
 [ -n "$line" ] || fail "qsort: no 'user stacks' line in --stats"
 read -r tot parts < <(echo "$line" | awk '{
@@ -177,6 +177,33 @@ soft_check $? "twopath: $wrong of $deep deep two_burn samples under path_b, whic
 c=$(upct "stack copy exhausted" "$T/twopath.head")
 ge "$c" 20
 soft_check $? "twopath: the stacks that could not be completed are said to be cut by the copy ($c %)"
+
+# twostraight: path_a goes straight down 3 levels and works only there, so no walk of path_a
+# reads the top frame's caller: only path_b's do. No check on what the recording holds can
+# tell the two callers apart. By default the cut stacks stay cut; --join-cut-stacks gives them
+# path_b's callers, and every such stack says where its inferred callers start ([joined]).
+# (3 s with two callers in turn: ~800 deep samples idle; 40 are enough to mean something.)
+twostraight() { # NAME [RECORD OPTIONS...]: deep, under path_b, under path_a, of those [joined]
+	local name=$1
+	shift
+	rec "$name" -F 999 --call-graph dwarf "$@" -- "$UW" twostraight 3
+	[ "$REC_RC" = 0 ] || fail "record of rp-unwind twostraight 3: $(tail -3 "$T/$name.err")"
+	heads "$name"
+	awk '{ n = $NF; d = gsub(/;two_descend/, "&"); if ($0 !~ /;two_burn [0-9]+$/ || d < 3) next
+		deep += n; if ($0 ~ /;path_b;/) b += n; if ($0 ~ /;path_a;/) a += n; if ($0 ~ /\[joined\]/) j += n
+	} END { print deep + 0, b + 0, a + 0, j + 0 }' "$T/$name.folded"
+}
+read -r deep wrong right joined < <(twostraight straight)
+ge "$deep" 40 || fail "twostraight: only $deep samples of two_burn 3 levels down: not the workload this test expects"
+check_eq "$wrong/$joined" "0/0" "twostraight: none of the $deep deep two_burn samples under path_b, none joined ($right under path_a)"
+c=$(upct "stack copy exhausted" "$T/straight.head")
+ge "$c" 20
+soft_check $? "twostraight: the deep stacks are said to be cut by the copy ($c %)"
+read -r deep wrong right joined < <(twostraight straight-join --join-cut-stacks)
+ge "$deep" 40 || fail "twostraight --join-cut-stacks: only $deep deep samples"
+check_eq "$joined" "$wrong" "twostraight --join-cut-stacks: each of the $wrong deep samples given path_b's callers is marked [joined] ($joined marked, $deep deep)"
+check_grep '^# user stacks: .*completed by joining' "$T/straight-join.head" \
+	"twostraight --join-cut-stacks: the header counts the joined stacks apart"
 
 # ---- 3. unprivileged: the recorder and its helper as nobody ---------------------------------
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then

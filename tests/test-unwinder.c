@@ -439,9 +439,10 @@ static bool joined_to(const uint64_t *chain, size_t nr, uint64_t pc)
 	return false;
 }
 
-/* A stack cut by the copy is completed from what a full walk of the same thread read, marked
- * joined, and kept a moment; a full walk that then finds another caller for a frame the join
- * went through takes the join back: the sample is stored cut where the copy ended. */
+/* By default a stack cut by the copy stays cut. Asked to join: it is completed from what a full
+ * walk of the same thread read, marked joined, and kept a moment; a full walk that then finds
+ * another caller for a frame the join went through takes the join back: the sample is stored cut
+ * where the copy ended. */
 static void test_join(int logr, int logw)
 {
 	static const uint64_t full[2] = { A_START + 0x100, A_START + 0x850 };
@@ -460,6 +461,14 @@ static void test_join(int logr, int logw)
 	sample_stack(u, 50, full, 2, out, &held);
 	pump(g, u, &e, 1, 60000000000ull); /* the tables come */
 	read_log(logr, log, sizeof(log));
+	/* By default nothing is joined: a stack cut by the copy stays cut. */
+	n = sample_stack(u, 51, full, 2, out, &held);
+	CHECK(!held && stop_of(out, n) == UW_COMPLETE, "a full walk");
+	n = sample_stack(u, 52, full, 1, out, &held);
+	CHECK(!held && stop_of(out, n) == UW_STACK_END && !joined_to(out, n, full[1]),
+	      "joins off (the default): a stack cut by the copy is stored cut (stop %d)",
+	      stop_of(out, n));
+	unwinder_set_join(u, true);
 	n = sample_stack(u, 51, full, 2, out, &held);
 	CHECK(!held && stop_of(out, n) == UW_COMPLETE, "a full walk, remembered");
 	/* Cut: only the first return address was copied. */

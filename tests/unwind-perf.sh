@@ -137,8 +137,8 @@ rec_rp() {
 	local name=$1 size=$2 cg
 	shift 2
 	cg=$(rp_cg "$size")
-	# shellcheck disable=SC2086 # cg is one or two words
-	"$RP" record -q -e cpu-clock -F 999 $cg -o "$T/$name.rp" -- "$@" >"$T/$name.rp.out" 2>"$T/$name.rp.err" ||
+	# shellcheck disable=SC2086 # cg is one or two words, RP_EXTRA none or more
+	"$RP" record -q -e cpu-clock -F 999 $cg ${RP_EXTRA:-} -o "$T/$name.rp" -- "$@" >"$T/$name.rp.out" 2>"$T/$name.rp.err" ||
 		fail "$name: ringprof record $cg failed: $(tail -3 "$T/$name.rp.err")"
 	"$RP" report -i "$T/$name.rp" --folded --no-demangle >"$T/$name.rp.folded" 2>"$T/$name.rp.ferr" ||
 		fail "$name: ringprof report --folded: $(cat "$T/$name.rp.ferr")"
@@ -252,22 +252,28 @@ else
 fi
 
 # ---- rp-unwind climb, default size: work at every level of 40 frames of 512 bytes --------------
-# Most samples are deeper than an 8 KB copy reaches. perf cuts them; ringprof joins a cut stack
-# to the callers its earlier walks of the same thread found above the last frame it reached.
+# Most samples are deeper than an 8 KB copy reaches. perf cuts them, and so does ringprof by
+# default. With --join-cut-stacks, ringprof joins a cut stack to the callers its earlier walks
+# of the same thread found above the last frame it reached, and marks where they start.
 climb_chain="(^|;)main;climb_phase(;climb_recurse)+(;climb_burn)?\$"
 case_run climb "" "$UW" climb "$SECS"
-root_check climb rp-unwind 90
+root_check climb rp-unwind
 hot_check climb rp-unwind climb_burn ""
+r=$(awk '/\[joined\]/ { n += $NF } END { print n + 0 }' "$T/climb.rp.folded")
+check_eq "$r" 0 "climb: by default no stack is joined (none marked [joined])"
+[ "$MODE" = dwarf ] && grep -Eq '^# user stacks: .*[1-9][0-9.]*% stack copy exhausted' "$T/climb.rp.head"
+judge $? "climb: by default the report says the stacks the copy cut: $(grep '^# user stacks' "$T/climb.rp.head")"
+[ "$MODE" = dwarf ] && RP_EXTRA=--join-cut-stacks rec_rp climb-join "" "$UW" climb "$SECS"
 p=$(an root "$T/climb.perf.u" rp-unwind)
-r=$(an chain "$T/climb.rp.u" rp-unwind climb_burn "$climb_chain")
+r=$(an chain "$T/climb-join.rp.u" rp-unwind climb_burn "$climb_chain")
 ge "$r" 90
-judge $? "climb: $r % of ringprof's stacks to climb_burn go up to main (perf's reach a root in $p %)"
-r=$(awk -F'[ ;]' '{ n = 0; for (i = 1; i <= NF; i++) n += $i == "climb_recurse"; if (n > m) m = n } END { print m + 0 }' "$T/climb.rp.u")
-check_eq "$r" 40 "climb: the deepest joined stack has the 40 climb_recurse frames, no more"
+judge $? "climb, --join-cut-stacks: $r % of ringprof's stacks to climb_burn go up to main (perf's reach a root in $p %)"
+r=$(awk -F'[ ;]' '{ n = 0; for (i = 1; i <= NF; i++) n += $i == "climb_recurse"; if (n > m) m = n } END { print m + 0 }' "$T/climb-join.rp.u")
+check_eq "$r" 40 "climb, --join-cut-stacks: the deepest joined stack has the 40 climb_recurse frames, no more"
 # The callers a join added are marked: "[joined]" stands between them and those read.
-r=$(awk '/;\[joined\];/ { n += $NF } { t += $NF } END { printf "%.1f\n", t ? 100 * n / t : 0 }' "$T/climb.rp.folded")
+r=$(awk '/;\[joined\];/ { n += $NF } { t += $NF } END { printf "%.1f\n", t ? 100 * n / t : 0 }' "$T/climb-join.rp.folded")
 ge "$r" 10
-judge $? "climb: the joined stacks ($r % of the samples) say where the inferred callers start ([joined])"
+judge $? "climb, --join-cut-stacks: the joined stacks ($r % of the samples) say where the inferred callers start ([joined])"
 
 # ---- rp-unwind-cxx: std::sort with a comparator (templates), virtual calls --------------------
 case_run cxx "" "$UWX" all "$SECS"

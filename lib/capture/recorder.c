@@ -170,6 +170,7 @@ static int start_unwinder(struct recorder *r, char *why, size_t why_size)
 			   objreg_helper(r->reg)->why);
 	if (r->ev.o.unwind_memory)
 		unwinder_set_memory(r->unw, r->ev.o.unwind_memory);
+	unwinder_set_join(r->unw, r->ev.o.join_cut_stacks);
 	if (cache && unwinder_cache(r->unw, r->ev.o.unwind_cache, r->ev.o.unwind_cache_max, note,
 				    sizeof(note)) < 0) {
 		evset_note(&r->ev, "unwind tables are not kept on disk: %s", note);

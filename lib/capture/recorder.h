@@ -53,6 +53,8 @@ struct recorder_opts {
 	uint64_t unwind_cache_max; /* bytes of them at most */
 	uint64_t unwind_memory;	   /* dwarf: bytes of unwind tables in memory at most; 0: the
 				    * default, UNWINDER_MEMORY_DEFAULT */
+	bool join_cut_stacks;	   /* dwarf: complete stacks cut by the copy from the thread's
+				    * earlier walks (unwinder_set_join(): inferred, marked) */
 	uint64_t stop_wait_ns;	   /* dwarf: recorder_stop() waits this long at most for the
 				    * tables kept samples need; 0: RECORDER_STOP_WAIT_NS */
 	bool start_disabled;	   /* events stay off after recorder_start until recorder_enable */

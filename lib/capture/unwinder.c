@@ -71,7 +71,9 @@ struct uobj {
 #define SCANS_PER_PASS 64 /* kept samples whose stack copy is scanned per drain pass */
 
 /*
- * Joining a stack cut by the copy. What the thread's walks read of its frames is kept: for a
+ * Joining a stack cut by the copy, when asked for (unwinder_set_join(): a join is inferred,
+ * never proven, so by default a stack cut by the copy stays cut, UW_STACK_END). What the
+ * thread's walks read of its frames is kept: for a
  * frame, its pc and stack pointer, which frame called it (or that it was the outermost one).
  * A walk cut by the end of the copy follows, from its last frame, the callers remembered, up
  * to the outermost frame. Two different callers can reach the same function through frames
@@ -117,6 +119,7 @@ struct unwinder {
 	uint64_t chain[UNWINDER_MAX_FRAMES + 256];
 	uint64_t sps[UNWINDER_MAX_FRAMES + 256]; /* the stack pointer of each user frame */
 	struct join_slot *join;			 /* JOIN_SLOTS, by tid */
+	bool joining;				 /* unwinder_set_join() */
 };
 
 static void join_forget(struct unwinder *u, uint32_t tid);
@@ -201,6 +204,11 @@ int unwinder_cache(struct unwinder *u, const char *dir, uint64_t max_bytes, char
 void unwinder_set_memory(struct unwinder *u, uint64_t max_bytes)
 {
 	u->max_live = max_bytes;
+}
+
+void unwinder_set_join(struct unwinder *u, bool on)
+{
+	u->joining = on;
 }
 
 const struct unwinder_stats *unwinder_stats(const struct unwinder *u)
@@ -811,9 +819,10 @@ static size_t walk_user(struct find_ctx *c, const struct perfrec_id *id, const s
 	c->last_obj = NO_OBJ;
 	out[n++] = (uint64_t)PERF_CONTEXT_USER;
 	k = uw_walk_sp(regs, st, find, c, out + n, u->sps, lim, res);
-	if (res->stop == UW_STACK_END)
+	if (u->joining && res->stop == UW_STACK_END)
 		k = join(u, id->tid, out + n, u->sps, k, lim, res);
-	if (res->stop == UW_COMPLETE || res->stop == UW_STACK_END || res->stop == UW_JOINED)
+	if (u->joining &&
+	    (res->stop == UW_COMPLETE || res->stop == UW_STACK_END || res->stop == UW_JOINED))
 		remember(u, id->tid, out + n, u->sps, k, res->stop != UW_STACK_END);
 	n += k;
 	out[n++] = RP_CONTEXT_UNWIND + (uint64_t)res->stop;

@@ -82,6 +82,16 @@ struct unwinder *unwinder_free(struct unwinder *u);
 #define UNWINDER_MEMORY_DEFAULT (64ull << 20)
 void unwinder_set_memory(struct unwinder *u, uint64_t max_bytes);
 
+/*
+ * Complete stacks cut by the end of the copy with the callers the thread's earlier walks read
+ * above the same frame (its return address and stack pointer), marked RP_CONTEXT_JOINED and
+ * ending UW_JOINED. Off by default: a join is inferred, never proven. Two callers that reach
+ * a frame through frames of the same sizes give it one (pc, sp), and nothing in the copy tells
+ * them apart; when one caller's walks are never complete (it works only deeper than the copy),
+ * its cut stacks would all be given the other's callers and nothing would ever contradict them.
+ */
+void unwinder_set_join(struct unwinder *u, bool on);
+
 /* A drain pass ended: processes that exited two passes ago are forgotten. */
 void unwinder_pass(struct unwinder *u);
 

@@ -20,6 +20,9 @@
  *           path_b goes down 2 levels and works there. The top frames' (pc, sp) pairs occur
  *           under both callers, and path_b's samples are the most: a stack cut under path_a
  *           must never be completed with path_b (no two_burn under path_b is 10 levels deep)
+ *   twostraight as twopath, but path_a goes straight down 3 levels and works only there: its
+ *           stacks (about 9.5 KB) are cut in the top frame, and no walk of path_a ever reads
+ *           that frame's caller; only path_b's do
  * Output: one line "rp-unwind: MODE: N rounds, checksum C, wall S s" on stdout. Exit 0; 2 on
  * bad usage.
  */
@@ -218,7 +221,13 @@ RP_FRAME static uint64_t two_burn(volatile char *buf, int rounds)
 	return burn(buf, rounds);
 }
 
-/* Down to level work_at, which burns DEEP_LEAF_ROUNDS; every level above it a 32nd of that. */
+/* twopath: path_a works at level 0, path_b at level TWO_LEVELS - 2, and every level above the
+ * one that works burns a 32nd of what it does (so path_a's upper frames are walked in full too).
+ * twostraight: path_a goes straight down to level TWO_LEVELS - 3 and works only there: its
+ * copies end in level TWO_LEVELS - 1, whose (pc, sp) only path_b's full walks read. */
+static volatile int two_a_at, two_b_at = TWO_LEVELS - 2, two_above = DEEP_LEAF_ROUNDS / 32;
+
+/* Down to level work_at, which burns DEEP_LEAF_ROUNDS; every level above it two_above. */
 RP_FRAME static uint64_t two_descend(int depth, int work_at)
 {
 	volatile char buf[TWO_FRAME_BYTES];
@@ -226,7 +235,9 @@ RP_FRAME static uint64_t two_descend(int depth, int work_at)
 
 	for (int i = 0; i < TWO_FRAME_BYTES; i += 64)
 		buf[i] = (char)(depth + i);
-	r = two_burn(buf, depth == work_at ? DEEP_LEAF_ROUNDS : DEEP_LEAF_ROUNDS / 32);
+	r = depth == work_at ? two_burn(buf, DEEP_LEAF_ROUNDS)
+	    : two_above	     ? two_burn(buf, two_above)
+			     : 0;
 	if (depth > work_at)
 		r += two_descend(depth - 1, work_at);
 	return r + (uint64_t)buf[(depth * 64) % TWO_FRAME_BYTES];
@@ -240,12 +251,12 @@ RP_FRAME static uint64_t two_f(int work_at)
 /* The two callers: the same code but for the constant, so the same frame size. */
 RP_FRAME static uint64_t path_a(void)
 {
-	return two_f(0) + 1;
+	return two_f(two_a_at) + 1;
 }
 
 RP_FRAME static uint64_t path_b(void)
 {
-	return two_f(TWO_LEVELS - 2) + 1;
+	return two_f(two_b_at) + 1;
 }
 
 RP_FRAME static unsigned long twopath_phase(double seconds)
@@ -334,7 +345,8 @@ static unsigned long all_phases(double seconds)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: rp-unwind qsort|deep|climb|twopath|thread|all [SECONDS]\n");
+	fprintf(stderr,
+		"usage: rp-unwind qsort|deep|climb|twopath|twostraight|thread|all [SECONDS]\n");
 	return 2;
 }
 
@@ -359,7 +371,11 @@ int main(int argc, char **argv)
 		rounds = climb_phase(seconds);
 	else if (strcmp(argv[1], "twopath") == 0)
 		rounds = twopath_phase(seconds);
-	else if (strcmp(argv[1], "thread") == 0)
+	else if (strcmp(argv[1], "twostraight") == 0) {
+		two_a_at = TWO_LEVELS - 3;
+		two_above = 0;
+		rounds = twopath_phase(seconds);
+	} else if (strcmp(argv[1], "thread") == 0)
 		rounds = thread_phase(seconds);
 	else if (strcmp(argv[1], "all") == 0)
 		rounds = all_phases(seconds);
