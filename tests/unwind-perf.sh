@@ -2,8 +2,9 @@
 # unwind-perf.sh — `ringprof record --call-graph dwarf` against `perf record --call-graph dwarf`
 # on programs built without frame pointers (issue 11): our own C and C++ workloads
 # (tests/workload/rp-unwind*.c*, -O2 -fomit-frame-pointer, stacks through libc and libstdc++) and
-# Debian's python3. Each program is recorded twice, by each tool on its own (cpu-clock, 999 Hz),
-# and both recordings are folded into user stacks (outermost first, kernel frames dropped).
+# Debian's python3. Each program runs once, recorded by both tools at once (ringprof records
+# perf's record, which runs the program; cpu-clock, 999 Hz), and both recordings are folded
+# into user stacks (outermost first, kernel frames dropped).
 # Checked per case: (i) the share of samples whose stack reaches a root frame (_start,
 # __libc_start_*, main; start_thread, clone3 for threads): ringprof's >= perf's - 3 points, and
 # >= 95 % on rp-unwind qsort; (ii) each hot function's direct callers, its chain of frames from
@@ -113,26 +114,7 @@ judge() {
 	fi
 }
 
-# rec_perf NAME SIZE CMD...: perf's recording folded into NAME.perf.u (the data file is removed:
-# dwarf,65528 writes ~65 KB per sample). perf 6.1 aborts in util/build-id.c when a system-wide
-# ringprof record starts meanwhile (bench/lib.sh): then again, 3 tries.
-rec_perf() {
-	local name=$1 size=$2 _
-	shift 2
-	for _ in 1 2 3; do
-		if perf record -q -e cpu-clock -F 999 --call-graph "dwarf${size:+,$size}" -o "$T/$name.perf" \
-			-- "$@" >"$T/$name.perf.out" 2>"$T/$name.perf.err"; then
-			perf_fold "$T/$name.perf" | ufold >"$T/$name.perf.u"
-			rm -f "$T/$name.perf"
-			[ -s "$T/$name.perf.u" ] || fail "$name: perf script printed no stacks"
-			return 0
-		fi
-		grep -q 'util/build-id.c' "$T/$name.perf.err" || break
-	done
-	fail "$name: perf record --call-graph dwarf${size:+,$size} failed: $(tail -3 "$T/$name.perf.err")"
-}
-# rec_rp NAME SIZE CMD...: ringprof's recording, folded into NAME.rp.u; its report header in
-# NAME.rp.head and --stats in NAME.rp.stats.
+# rec_rp NAME SIZE CMD...: ringprof's recording on its own (fold_rp makes the rest).
 rec_rp() {
 	local name=$1 size=$2 cg
 	shift 2
@@ -140,12 +122,25 @@ rec_rp() {
 	# shellcheck disable=SC2086 # cg is one or two words, RP_EXTRA none or more
 	"$RP" record -q -e cpu-clock -F 999 $cg ${RP_EXTRA:-} -o "$T/$name.rp" -- "$@" >"$T/$name.rp.out" 2>"$T/$name.rp.err" ||
 		fail "$name: ringprof record $cg failed: $(tail -3 "$T/$name.rp.err")"
+	fold_rp "$name"
+}
+# fold_rp NAME: ringprof's recording NAME.rp folded into NAME.rp.u; its report header in
+# NAME.rp.head and --stats in NAME.rp.stats.
+fold_rp() {
+	local name=$1
 	"$RP" report -i "$T/$name.rp" --folded --no-demangle >"$T/$name.rp.folded" 2>"$T/$name.rp.ferr" ||
 		fail "$name: ringprof report --folded: $(cat "$T/$name.rp.ferr")"
 	ufold <"$T/$name.rp.folded" >"$T/$name.rp.u"
 	"$RP" report -i "$T/$name.rp" --no-children 2>/dev/null | grep '^#' >"$T/$name.rp.head"
 	"$RP" report -i "$T/$name.rp" --stats >"$T/$name.rp.stats" 2>&1
 	[ -s "$T/$name.rp.u" ] || fail "$name: ringprof report --folded printed no stacks"
+}
+# fold_perf NAME: perf's recording NAME.perf folded into NAME.perf.u (the data file is removed:
+# dwarf,65528 writes ~65 KB per sample).
+fold_perf() {
+	perf_fold "$T/$1.perf" | ufold >"$T/$1.perf.u"
+	rm -f "$T/$1.perf"
+	[ -s "$T/$1.perf.u" ] || fail "$1: perf script printed no stacks"
 }
 
 SUMMARY=""
@@ -207,12 +202,29 @@ hot_check() {
 	judge $? "$name: perf's most common path to /$hot/ ($pc %) is in ringprof's stacks ($rc %): $top"
 }
 
-# case_run NAME SIZE CMD...: both recordings of one case
+# case_run NAME SIZE CMD...: both tools' recordings of one run of CMD: ringprof records
+# `perf record -- CMD` (and so CMD, its child), perf records CMD; each tool's samples of CMD are
+# compared (by command name: perf's own are left out). (The other way round, perf 6.1's
+# unwinding of CMD, the recorder's exec'd child, stopped in libc's msort_with_tmp: none of
+# its cmp_records stacks reached main.) perf 6.1 aborts in
+# util/build-id.c when a system-wide ringprof record starts meanwhile (bench/lib.sh): then
+# again, 3 tries.
 case_run() {
-	local name=$1 size=$2
+	local name=$1 size=$2 cg _
 	shift 2
-	rec_perf "$name" "$size" "$@"
-	rec_rp "$name" "$size" "$@"
+	cg=$(rp_cg "$size")
+	for _ in 1 2 3; do
+		# shellcheck disable=SC2086 # cg is one or two words
+		if "$RP" record -q -e cpu-clock -F 999 $cg -o "$T/$name.rp" -- \
+			perf record -q -e cpu-clock -F 999 --call-graph "dwarf${size:+,$size}" -o "$T/$name.perf" -- "$@" \
+			>"$T/$name.out" 2>"$T/$name.err"; then
+			fold_perf "$name"
+			fold_rp "$name"
+			return 0
+		fi
+		grep -q 'util/build-id.c' "$T/$name.err" || break
+	done
+	fail "$name: perf record --call-graph dwarf${size:+,$size} -- ringprof record $cg failed: $(tail -3 "$T/$name.err")"
 }
 
 # ---- rp-unwind qsort: main -> sort_phase -> qsort (libc) -> ... -> cmp_records ----------------
