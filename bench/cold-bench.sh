@@ -85,7 +85,7 @@ echo "| run | cache | time to >= 95 % complete | complete over the run | samples
 echo "|---|---|---|---|---|---|---|"
 # A build before --unwind-cache (issue 22) has no cache: cold runs only.
 CACHES="cold warm"
-"$RP" record --help 2>&1 | grep -q -- --unwind-cache || CACHES=cold
+grep -q -- --unwind-cache <<<"$("$RP" record --help 2>&1)" || CACHES=cold
 for r in $(seq 1 "$RUNS"); do
 	rm -rf "$T/cache"
 	for cache in $CACHES; do

@@ -38,7 +38,8 @@ cp "$B/tests/workload/rp-unwind" "$T/bin/"
 UW=$T/bin/rp-unwind
 
 # The interface assumed (issue 11): ringprof record --call-graph fp|dwarf[,SIZE]
-if "$RP" record --help 2>&1 | grep -q -- '--call-graph.*dwarf'; then
+# (The help read whole first: grep -q may stop reading it, and pipefail would count that.)
+if grep -q -- '--call-graph.*dwarf' <<<"$("$RP" record --help 2>&1)"; then
 	NAMES=(rpd rpf perf)
 	[ "$WITHOUT_DWARF" = 0 ] || NAMES=(rpf perf)
 elif [ "$WITHOUT_DWARF" != 0 ]; then

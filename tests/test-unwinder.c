@@ -316,6 +316,35 @@ static void test_hold_release(int logr, int logw)
 	done(g, u);
 }
 
+/* Tables are asked for by how many kept samples wait for each: one sample waits for A, then
+ * three for B (the busier process's object): B's table is asked for first. */
+static void test_most_waiting(int logr, int logw)
+{
+	struct objreg *g;
+	struct unwinder *u = setup(&g, logw, ANSWER, ANSWER);
+	struct emitted e = { 0 };
+	uint64_t out[64];
+	char log[64];
+	bool held;
+
+	if (!u)
+		return;
+	test_ctx = "most waiting first";
+	sample(u, 10, A_START + 0x100, out, &held);
+	CHECK(held, "a sample in A is kept");
+	for (uint64_t t = 11; t <= 13; t++)
+		sample(u, t, B_START + 0x100, out, &held);
+	CHECK_INT(unwinder_held(u, NULL), 4);
+	pump(g, u, &e, 4, 60000000000ull);
+	CHECK_INT(e.n, 4);
+	CHECK(e.time[0] == 10 && e.time[3] == 13, "released in the order taken: %llu .. %llu",
+	      (unsigned long long)e.time[0], (unsigned long long)e.time[3]);
+	read_log(logr, log, sizeof(log));
+	CHECK(strchr(log, 'B') && strchr(log, 'A') && strchr(log, 'B') < strchr(log, 'A'),
+	      "B's table (3 samples wait) asked for before A's (1, asked for first): '%s'", log);
+	done(g, u);
+}
+
 /* The helper dies on B: restarted, B goes without a table (the sample stops in B: no unwind
  * information), A gets its table from the new helper. */
 static void test_helper_dies(int logr, int logw)
@@ -573,6 +602,7 @@ int main(void)
 	test_helper_dies(logp[0], logp[1]);
 	test_never_and_bound(logp[0], logp[1]);
 	test_cache(logp[0], logp[1]);
+	test_most_waiting(logp[0], logp[1]);
 	test_join(logp[0], logp[1]);
 	unlink(path_a);
 	unlink(path_b);

@@ -50,7 +50,8 @@ struct uobj {
 	int way;       /* the way to the file tried next (procfs_open_mapped_from()) */
 	uint32_t size; /* of its table in memory */
 	uint32_t want; /* OBJ_NEW: when a sample first needed it (a sequence number); 0: not yet */
-	bool loading;  /* OBJ_NEW: the disk cache's worker looks for its table */
+	uint32_t waiting; /* kept samples whose walk stopped at it (its table is asked for first) */
+	bool loading;	  /* OBJ_NEW: the disk cache's worker looks for its table */
 };
 
 #define BID_WAIT_NS (1000ull * 1000 * 1000) /* how long a new object waits for its build-id */
@@ -510,17 +511,21 @@ static void on_table(void *arg, uint32_t i, struct uhelper_reply *r)
 	u->st.table_bytes += r->size;
 }
 
-/* The wanted object asked for first, whose build-id wait (if any) is over; NO_OBJ if none. */
+/* The wanted object that the most kept samples wait for (the busiest processes' first: on a
+ * loaded machine with a cold cache, many objects are wanted at once and each table takes
+ * a while), else the one asked for first; whose build-id wait (if any) is over. NO_OBJ if
+ * none. */
 static uint32_t next_wanted(struct unwinder *u)
 {
 	uint32_t best = NO_OBJ;
 	uint64_t now = 0;
 
 	for (size_t i = 0; i < u->n_objs; i++) {
-		struct uobj *o = &u->objs[i];
+		struct uobj *o = &u->objs[i], *b = best != NO_OBJ ? &u->objs[best] : NULL;
 
 		if (o->state != OBJ_NEW || !o->want || o->loading ||
-		    (best != NO_OBJ && o->want > u->objs[best].want))
+		    (b &&
+		     (o->waiting < b->waiting || (o->waiting == b->waiting && o->want > b->want))))
 			continue;
 		if (o->wait_until) {
 			if (!now)
@@ -532,6 +537,13 @@ static uint32_t next_wanted(struct unwinder *u)
 		best = (uint32_t)i;
 	}
 	return best;
+}
+
+/* A kept sample's walk stopped at object i (or stops there no more: delta -1). */
+static void count_waiting(struct unwinder *u, uint32_t i, int delta)
+{
+	if (i < u->n_objs)
+		u->objs[i].waiting += (uint32_t)delta;
 }
 
 /* Hand the helper the wanted objects, first wanted first, while the window has room (the
@@ -894,6 +906,7 @@ static bool hold(struct unwinder *u, size_t ci, const struct perfrec_sample *s, 
 	if (s->id.time < u->hold_since)
 		u->hold_since = s->id.time;
 	u->st.held++;
+	count_waiting(u, c->last_obj, 1);
 	if (c->last_obj != UNMAPPED)
 		want_stack(u, c->p, st);
 	return true;
@@ -1070,6 +1083,7 @@ void unwinder_release(struct unwinder *u, bool all, uint64_t now, uint64_t max_a
 			in += size;
 			continue;
 		}
+		count_waiting(u, e->wait, -1); /* counted again below if it is kept */
 		if (e->wait != JOINING && (late || worth_walking(u, e))) {
 			memcpy(u->chain, kc, e->nk * 8);
 			n = walk_user(&c, &s.id, &regs, &st, u->chain, e->nk, sizeof(u->chain) / 8,
@@ -1080,6 +1094,7 @@ void unwinder_release(struct unwinder *u, bool all, uint64_t now, uint64_t max_a
 			      (c.last_obj == UNMAPPED && u->pass - e->pass < UNMAPPED_PASSES))) {
 			if (s.id.time < u->hold_since)
 				u->hold_since = s.id.time;
+			count_waiting(u, e->wait, 1);
 			if (out != in)
 				memmove(u->hold + out, e, size);
 			out += size;
