@@ -40,7 +40,7 @@ CPPFLAGS="-include $B/config.h -I$ROOT/lib -I$B/lib -I$B -I$ROOT/daemon -I$ROOT/
 echo "fuzz: building in $WORK"
 objs=()
 for src in "$ROOT"/lib/*/*.c "$B"/lib/profile/pprof.pb-c.c "$ROOT"/daemon/conf.c "$ROOT"/daemon/log.c \
-	"$ROOT"/helper/build.c "$ROOT"/helper/symtab.c; do
+	"$ROOT"/helper/utabbuild.c "$ROOT"/helper/symcap.c; do
 	o=$WORK/obj/$(basename "$(dirname "$src")")-$(basename "$src" .c).o
 	clang $CFLAGS -fsanitize=fuzzer-no-link $CPPFLAGS -c "$src" -o "$o" &
 	objs+=("$o")

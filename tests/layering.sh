@@ -17,7 +17,7 @@
 # and one adapter per third-party library: <zstd.h> only in lib/format/zframe.c, libdw and
 # libelf headers (elfutils/*, gelf.h, libelf.h, dwarf.h; not glibc's elf.h) only in
 # lib/profile/symbolizer.c, lib/profile/srcinfo.c (annotate's lines and code), lib/elf/*,
-# helper/build.c and helper/symtab.c (the unprivileged helper), capstone's <capstone/*.h>
+# helper/utabbuild.c and helper/symcap.c (the unprivileged helper), capstone's <capstone/*.h>
 # only in lib/profile/disasm.c (annotate's disassembler), libiberty's
 # <libiberty/*.h> only in lib/profile/demangle.c, <protobuf-c/*.h> only in lib/profile/pprof.c
 # (the generated pprof.pb-c.h includes protobuf-c; it is not in the tree), <zlib.h> only in
@@ -76,11 +76,11 @@ for f in lib/*/*.[ch] record/*.[ch] report/*.[ch] push/*.[ch] helper/*.[ch] daem
 	done >>"$errors"
 	grep -n '^[[:space:]]*#[[:space:]]*include[[:space:]]*<\(elfutils/[^>]*\|gelf\.h\|libelf\.h\|dwarf\.h\)>' "$f" |
 		while IFS=: read -r ln _; do
-			[ "$f" = lib/profile/symbolizer.c ] || [ "$f" = helper/build.c ] ||
+			[ "$f" = lib/profile/symbolizer.c ] || [ "$f" = helper/utabbuild.c ] ||
 				[ "$f" = lib/profile/srcinfo.c ] ||
 				[ "${f%/*}" = lib/elf ] ||
-				[ "$f" = helper/symtab.c ] ||
-				echo "$f:$ln: includes a libdw/libelf header: only lib/profile/symbolizer.c, lib/profile/srcinfo.c, helper/build.c and helper/symtab.c, the libdw adapters, and lib/elf may"
+				[ "$f" = helper/symcap.c ] ||
+				echo "$f:$ln: includes a libdw/libelf header: only lib/profile/symbolizer.c, lib/profile/srcinfo.c, helper/utabbuild.c and helper/symcap.c, the libdw adapters, and lib/elf may"
 		done >>"$errors"
 	grep -n '^[[:space:]]*#[[:space:]]*include[[:space:]]*<libiberty/' "$f" | while IFS=: read -r ln _; do
 		[ "$f" = lib/profile/demangle.c ] ||
