@@ -25,8 +25,8 @@
 
 #include "base/buildid.h"
 #include "base/util.h"
-#include "utabbuild.h"
-#include "symcap.h"
+#include "elf/utabbuild.h"
+#include "elf/symcap.h"
 #include "elf/elfdigest.h"
 #include "unwind/proto.h"
 #include "unwind/utab.h"

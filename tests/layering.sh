@@ -32,7 +32,7 @@ allowed() { # allowed DIR: the lib layers a file in DIR may include
 	lib/format) echo "base format" ;;
 	lib/unwind) echo "base unwind" ;;
 	lib/capture) echo "base format unwind capture" ;;
-	lib/elf) echo "base elf" ;;
+	lib/elf) echo "base unwind elf" ;;
 	lib/profile) echo "base format elf profile" ;;
 	lib/cli) echo "base cli" ;;
 	record | daemon) echo "base format capture cli" ;;

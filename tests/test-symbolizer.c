@@ -23,7 +23,7 @@
 #include "check.h"
 #include "elf/elfdigest.h"
 #include "format/format.h"
-#include "helper/symcap.h"
+#include "elf/symcap.h"
 #include "profile/dsotab.h"
 #include "profile/symbolizer.h"
 #include "unwind/proto.h"

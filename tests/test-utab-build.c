@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "base/buildid.h"
-#include "utabbuild.h"
+#include "elf/utabbuild.h"
 #include "check.h"
 #include "unwind/proto.h"
 #include "unwind/utab.h"

@@ -10,7 +10,7 @@
 #include "base/symx.h"
 #include "elf/elfdigest.h"
 #include "fuzz.h"
-#include "symcap.h"
+#include "elf/symcap.h"
 #include "unwind/proto.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

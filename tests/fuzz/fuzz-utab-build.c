@@ -4,7 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "utabbuild.h"
+#include "elf/utabbuild.h"
 #include "fuzz.h"
 #include "unwind/utab.h"
 
