@@ -922,7 +922,7 @@ static void check_labels(struct symbolizer *s, struct sym_dso *d, const char *pa
 
 /*
  * (m) One name either way: a symbolizer that only has the symbols the helper captured
- * (helper/symcap.c, as a recording stores them for a binary that is gone) names every byte
+ * (lib/elf/symcap.c, as a recording stores them for a binary that is gone) names every byte
  * of PATH as the file on disk does: the same alias of several at one address, the same PLT
  * stubs, nothing past a symbol's end. Returns the number of named offsets compared.
  */

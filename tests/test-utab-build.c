@@ -1,4 +1,4 @@
-/* test-utab-build.c — unit test of helper/utabbuild.c on the system's real binaries and our own,
+/* test-utab-build.c — unit test of lib/elf/utabbuild.c on the system's real binaries and our own,
  * and of ringprof-unwind's --fd protocol (unwind/proto.h). */
 #define _GNU_SOURCE 1
 #include <elf.h>

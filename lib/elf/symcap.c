@@ -1,5 +1,5 @@
 /* symcap.c — function symbols of a binary for the recorder (see symcap.h). */
-#include "symcap.h"
+#include "elf/symcap.h"
 
 #include <elfutils/libdwelf.h>
 #include <errno.h>

@@ -1,6 +1,6 @@
-/* utabbuild.c — the unwind-table builder, the libdw/libelf adapter of helper/: FDEs enumerated
+/* utabbuild.c — the unwind-table builder run by the helper (a libdw adapter): FDEs enumerated
  * with dwarf_next_cfi, their rows read with libdw's CFI API and mapped to utab rules. */
-#include "utabbuild.h"
+#include "elf/utabbuild.h"
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>

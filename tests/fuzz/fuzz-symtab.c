@@ -1,5 +1,5 @@
 /* fuzz-symtab.c — fuzz target: the input as an ELF file through the helper's symbol extractor
- * (helper/symcap.c) and the digest of what the file holds (lib/elf/elfdigest.c), both run on
+ * (lib/elf/symcap.c) and the digest of what the file holds (lib/elf/elfdigest.c), both run on
  * every binary a recorded process maps, whoever wrote it. A table it returns must be what the
  * recorder accepts: the header, then exactly n entries that decode, within UWP_MAX_SYMTAB; a
  * refusal must say why and leave the outputs alone; the digest of one input is the same twice. */

@@ -1,5 +1,5 @@
 /* fuzz-utab-build.c — fuzz target: the input as an ELF file through the unwind-table builder
- * (helper/utabbuild.c); a table it builds must pass utab_check(), a refusal must say why. */
+ * (lib/elf/utabbuild.c); a table it builds must pass utab_check(), a refusal must say why. */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
