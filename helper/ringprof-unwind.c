@@ -25,6 +25,7 @@
 
 #include "base/buildid.h"
 #include "base/util.h"
+#include "cli/cli.h"
 #include "elf/utabbuild.h"
 #include "elf/symcap.h"
 #include "elf/elfdigest.h"
@@ -40,8 +41,6 @@
  * ringprof user, as the recorder) with up to UHELPER_QUEUE (64) replies each unread. The
  * seccomp filter allows no open(): descriptors come only from the recorder. */
 #define HELPER_NOFILE 160
-
-enum { EXIT_USAGE = 2 };
 
 static void usage(FILE *f)
 {

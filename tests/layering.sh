@@ -11,7 +11,7 @@
 #   record/, daemon/   base, format, capture, cli (and their own files): the privileged programs
 #   report/            base, format, profile, cli (and its own files)
 #   push/              base, format, profile, cli (and its own files): the pusher
-#   helper/            base, unwind, elf (the unprivileged unwind-table builder)
+#   helper/            base, unwind, elf, cli (the unprivileged unwind-table builder)
 #   front/             cli only
 #
 # and one adapter per third-party library: <zstd.h> only in lib/format/zframe.c, libdw and
@@ -39,7 +39,7 @@ allowed() { # allowed DIR: the lib layers a file in DIR may include
 	lib/cli) echo "base cli" ;;
 	record | daemon) echo "base format capture cli" ;;
 	report | push) echo "base format profile cli" ;;
-	helper) echo "base unwind elf" ;;
+	helper) echo "base unwind elf cli" ;;
 	front) echo "cli" ;;
 	*) echo "?" ;;
 	esac
