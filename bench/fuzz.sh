@@ -33,14 +33,13 @@ WORK=${WORK:-$(mktemp -d /tmp/ringprof-fuzz.XXXXXX)}
 mkdir -p "$WORK/obj" "$WORK/bin" "$WORK/crash" "$WORK/log"
 CFLAGS="-std=gnu11 -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined"
 # $B/lib: the pprof messages generated at build time (lib/profile/pprof.pb-c.[ch]).
-CPPFLAGS="-include $B/config.h -I$ROOT/lib -I$B/lib -I$B -I$ROOT/daemon -I$ROOT/helper"
+CPPFLAGS="-include $B/config.h -I$ROOT/lib -I$B/lib -I$B -I$ROOT/daemon"
 [ -f "$B/lib/profile/pprof.pb-c.c" ] || die "$B/lib/profile/pprof.pb-c.c is missing: run make in $B first"
 
 # ---- build: lib objects once (no main), then one binary per target ----------------------------
 echo "fuzz: building in $WORK"
 objs=()
-for src in "$ROOT"/lib/*/*.c "$B"/lib/profile/pprof.pb-c.c "$ROOT"/daemon/conf.c "$ROOT"/daemon/log.c \
-	"$ROOT"/helper/build.c "$ROOT"/helper/symtab.c; do
+for src in "$ROOT"/lib/*/*.c "$B"/lib/profile/pprof.pb-c.c "$ROOT"/daemon/conf.c "$ROOT"/daemon/log.c; do
 	o=$WORK/obj/$(basename "$(dirname "$src")")-$(basename "$src" .c).o
 	clang $CFLAGS -fsanitize=fuzzer-no-link $CPPFLAGS -c "$src" -o "$o" &
 	objs+=("$o")

@@ -25,8 +25,9 @@
 
 #include "base/buildid.h"
 #include "base/util.h"
-#include "build.h"
-#include "symtab.h"
+#include "cli/cli.h"
+#include "elf/utabbuild.h"
+#include "elf/symcap.h"
 #include "elf/elfdigest.h"
 #include "unwind/proto.h"
 #include "unwind/utab.h"
@@ -40,8 +41,6 @@
  * ringprof user, as the recorder) with up to UHELPER_QUEUE (64) replies each unread. The
  * seccomp filter allows no open(): descriptors come only from the recorder. */
 #define HELPER_NOFILE 160
-
-enum { EXIT_USAGE = 2 };
 
 static void usage(FILE *f)
 {
@@ -65,16 +64,16 @@ static void usage(FILE *f)
 
 /* ---- --build ---- */
 
-static void print_kinds(const struct uwb_stats *st)
+static void print_kinds(const struct utabbuild_stats *st)
 {
 	for (unsigned k = UTAB_CFA_SP; k < UTAB_CFA_N; k++)
-		printf("cfa-%-9s %u rows read (%.2f%%), %u table rows\n", uwb_cfa_name(k),
+		printf("cfa-%-9s %u rows read (%.2f%%), %u table rows\n", utabbuild_cfa_name(k),
 		       st->n_read_by_cfa[k],
 		       st->n_rows_read ? 100.0 * st->n_read_by_cfa[k] / st->n_rows_read : 0.0,
 		       st->n_rows_by_cfa[k]);
 }
 
-static void print_summary(const char *path, const struct utab *t, const struct uwb_stats *st,
+static void print_summary(const char *path, const struct utab *t, const struct utabbuild_stats *st,
 			  size_t size)
 {
 	char id[41] = "none";
@@ -121,7 +120,7 @@ static int write_file(const char *path, const void *buf, size_t size)
 static int cmd_build(const char *path, const char *out)
 {
 	char why[256];
-	struct uwb_stats st;
+	struct utabbuild_stats st;
 	struct utab t;
 	void *buf;
 	size_t size;
@@ -131,7 +130,7 @@ static int cmd_build(const char *path, const char *out)
 		fprintf(stderr, PROG ": %s: %s\n", path, strerror(errno));
 		return EXIT_FAILURE;
 	}
-	rc = uwb_build_fd(fd, &buf, &size, &st, why, sizeof(why));
+	rc = utabbuild_fd(fd, &buf, &size, &st, why, sizeof(why));
 	close(fd);
 	if (rc < 0) {
 		fprintf(stderr, PROG ": %s: %s\n", path, why);
@@ -162,7 +161,7 @@ static int cmd_symbols(const char *path)
 		fprintf(stderr, PROG ": %s: %s\n", path, strerror(errno));
 		return EXIT_FAILURE;
 	}
-	rc = uws_extract_fd(fd, &buf, &size, why, sizeof(why));
+	rc = symcap_extract_fd(fd, &buf, &size, why, sizeof(why));
 	close(fd);
 	if (rc < 0) {
 		fprintf(stderr, PROG ": %s: %s\n", path, why);
@@ -431,7 +430,7 @@ static int build_id_syms_reply(int bin_fd, struct uwp_reply *rep)
 	build_id_reply(bin_fd, rep);
 	if (rep->status < 0)
 		return -1;
-	rc = uws_extract_fd(bin_fd, &buf, &size, why, sizeof(why));
+	rc = symcap_extract_fd(bin_fd, &buf, &size, why, sizeof(why));
 	if (rc < 0) {
 		rep->sym_status = rc;
 		return -1;
@@ -459,7 +458,7 @@ static void append_syms(int bin_fd, struct uwp_reply *rep, void **buf, size_t si
 		rep->sym_status = -ENOENT;
 		return;
 	}
-	rc = uws_extract_fd(bin_fd, &syms, &n, why, sizeof(why));
+	rc = symcap_extract_fd(bin_fd, &syms, &n, why, sizeof(why));
 	if (rc < 0) {
 		rep->sym_status = rc;
 		return;
@@ -517,7 +516,7 @@ static int build_reply(const struct uwp_request *req, size_t n, int bin_fd, stru
 		snprintf(rep->why, sizeof(rep->why), "unknown request kind %u", req->kind);
 		return -1;
 	}
-	rc = uwb_build_fd(bin_fd, &buf, &size, NULL, rep->why, sizeof(rep->why));
+	rc = utabbuild_fd(bin_fd, &buf, &size, NULL, rep->why, sizeof(rep->why));
 	if (rc < 0) {
 		rep->status = rc;
 		return -1;

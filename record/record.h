@@ -3,25 +3,12 @@
 #ifndef RP_RECORD_H
 #define RP_RECORD_H
 
-#include <ctype.h>
-#include <errno.h>
-#include <limits.h>
-#include <fcntl.h>
-#include <fnmatch.h>
-#include <getopt.h>
-#include <signal.h>
+#include <signal.h> /* sigset_t */
 #include <stdbool.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/epoll.h>
-#include <sys/resource.h>
-#include <sys/signalfd.h>
-#include <sys/stat.h>
-#include <sys/syscall.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h> /* pid_t */
+#include <time.h>      /* time_t */
 
 #include "base/cpulist.h"
 #include "base/procfs.h"

@@ -22,9 +22,14 @@
 #include "base/grow.h"
 #include "base/intern.h"
 #include "base/util.h"
+#include "format/recdir.h"
 #include "options.h"
 #include "profile/focus.h"
 #include "profile/session.h"
+
+/* The recorder's output in the temporary directory, TOP_STEM.data, and the files it switches
+ * to (--switch-output: TOP_STEM-TIME-SEQ.data, format/recdir.h). */
+#define TOP_STEM "top"
 
 #define PROG "ringprof top"
 #define MAX_TARGET_ARGS 64
@@ -85,7 +90,7 @@ struct top {
 	struct options o; /* the shared filters and symbol options */
 	struct session *s;
 	char dir[PATH_MAX]; /* where the recorder writes */
-	char last[256];	    /* the newest recording read (names sort by time) */
+	char last[256];	    /* the newest recording read (time order: format/recdir.h) */
 	pid_t rec;
 	struct strtab *comms; /* command names -> ids (never cleared: ids stay valid) */
 	struct strtab *names; /* "OBJECT\037SYMBOL" and "OBJECT" -> ids: canon_sym(), dso rows */
@@ -400,7 +405,7 @@ static int start_recorder(struct top *t)
 	size_t n = 0;
 
 	record_path(path, sizeof(path));
-	snprintf(out, sizeof(out), "%s/top.data", t->dir);
+	snprintf(out, sizeof(out), "%s/" TOP_STEM RECDIR_SUFFIX, t->dir);
 	snprintf(every, sizeof(every), "--switch-output=%us", t->a.delay);
 	argv[n++] = "ringprof-record";
 	argv[n++] = "-q";
@@ -535,48 +540,38 @@ static void on_sample(void *arg, const struct session_sample *smp)
 		 smp->period);
 }
 
-static int cmp_names(const void *a, const void *b)
+/* The recordings of the directory in time order (format/recdir.h): with --dir every one
+ * (ringprofd's active file is NAME.data.partial), else the files the recorder switched away
+ * from (top-TIME-SEQ.data, not the active top.data). NULL (*ret_n 0) when it cannot be read. */
+static struct recdir_entry *list_dir(const struct top *t, size_t *ret_n)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	struct recdir_entry *v = NULL;
+
+	*ret_n = 0;
+	if (recdir_list_path(t->dir, t->a.follow ? NULL : TOP_STEM, &v, ret_n) < 0)
+		return NULL;
+	return v;
 }
 
-/* Whether name is a finished recording to read: with --dir any NAME.data (ringprofd's
- * active file is NAME.data.partial), else one the recorder switched away from
- * (top-TIME-SEQ.data, format/recdir.h; not the active top.data). */
-static bool finished_name(const struct top *t, const char *name)
+/* Whether the finished recording NAME comes after the newest one read (in time order). */
+static bool after_last(const struct top *t, const char *name)
 {
-	size_t len = strlen(name);
-
-	if (name[0] == '.' || len < 6 || strcmp(name + len - 5, ".data") != 0)
-		return false;
-	return t->a.follow ||
-	       (strncmp(name, "top-", 4) == 0 && len >= 10 && strcmp(name, "top.data") != 0);
+	return !t->last[0] || recdir_cmp(name, t->last) > 0;
 }
 
-/* The recordings the recorder finished (STEM.TIME.data, not the active top.data), or --dir's
- * that closed since the last look, oldest first: read each into the session, then remove it unless
- * --keep. How many were read. */
+/* The recordings the recorder finished (STEM-TIME-SEQ.data, not the active top.data), or
+ * --dir's that closed since the last look, oldest first: read each into the session, then
+ * remove it unless --keep. How many were read. */
 static size_t read_finished(struct top *t)
 {
-	char **names = NULL, why[512], path[PATH_MAX + 300];
-	size_t n = 0, cap = 0, done = 0;
-	struct dirent *e;
-	DIR *d = opendir(t->dir);
+	char why[512], path[PATH_MAX + 300];
+	size_t n, done = 0;
+	struct recdir_entry *v = list_dir(t, &n);
 
-	if (!d)
-		return 0;
-	while ((e = readdir(d)) != NULL) {
-		if (!finished_name(t, e->d_name) || strcmp(e->d_name, t->last) <= 0)
-			continue;
-		if (GROW(names, cap, n + 1) < 0 || !(names[n] = strdup(e->d_name)))
-			break;
-		n++;
-	}
-	closedir(d);
-	if (n)
-		qsort(names, n, sizeof(*names), cmp_names);
 	for (size_t i = 0; i < n; i++) {
-		snprintf(path, sizeof(path), "%s/%s", t->dir, names[i]);
+		if (v[i].n.partial || !after_last(t, v[i].name))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", t->dir, v[i].name);
 		t->o.warn_path = path;
 		if (!t->frozen && session_add_file(t->s, path, why, sizeof(why)) < 0)
 			fprintf(stderr, PROG ": %s: %s\n", path, why);
@@ -584,10 +579,9 @@ static size_t read_finished(struct top *t)
 			done++;
 		if (!t->a.keep && !t->a.follow)
 			unlink(path);
-		util_strlcpy(t->last, names[i], sizeof(t->last));
-		free(names[i]);
+		util_strlcpy(t->last, v[i].name, sizeof(t->last));
 	}
-	free(names);
+	free(v);
 	t->files += done;
 	return done;
 }
@@ -597,23 +591,17 @@ static size_t read_finished(struct top *t)
  * already closed are not read). Whether there is an active file. */
 static bool scan_dir(struct top *t, char *name, size_t size, bool skip)
 {
-	DIR *d = opendir(t->dir);
-	struct dirent *e;
+	size_t n;
+	struct recdir_entry *v = list_dir(t, &n);
 
 	name[0] = '\0';
-	if (!d)
-		return false;
-	while ((e = readdir(d)) != NULL) {
-		size_t len = strlen(e->d_name);
-
-		if (skip && finished_name(t, e->d_name) && strcmp(e->d_name, t->last) > 0)
-			util_strlcpy(t->last, e->d_name, sizeof(t->last));
-		if (e->d_name[0] != '.' && len > 13 &&
-		    strcmp(e->d_name + len - 13, ".data.partial") == 0 &&
-		    strcmp(e->d_name, name) > 0)
-			util_strlcpy(name, e->d_name, size);
+	for (size_t i = 0; i < n; i++) {
+		if (v[i].n.partial)
+			util_strlcpy(name, v[i].name, size);
+		else if (skip && after_last(t, v[i].name))
+			util_strlcpy(t->last, v[i].name, sizeof(t->last));
 	}
-	closedir(d);
+	free(v);
 	return name[0] != '\0';
 }
 
@@ -1071,7 +1059,7 @@ static void close_followed(struct top *t, const char *active)
 	t->fw = NULL;
 	t->files++;
 	t->fw_name[len - strlen(".partial")] = '\0'; /* NAME.data */
-	if (strcmp(t->fw_name, t->last) > 0)
+	if (after_last(t, t->fw_name))
 		util_strlcpy(t->last, t->fw_name, sizeof(t->last));
 }
 

@@ -5,24 +5,26 @@
 #   lib/format   base, format
 #   lib/unwind   base, unwind
 #   lib/capture  base, format, unwind, capture
-#   lib/elf      base, elf
+#   lib/elf      base, unwind, elf
 #   lib/profile  base, format, elf, profile
 #   lib/cli      base, cli
 #   record/, daemon/   base, format, capture, cli (and their own files): the privileged programs
 #   report/            base, format, profile, cli (and its own files)
 #   push/              base, format, profile, cli (and its own files): the pusher
-#   helper/            base, unwind, elf (the unprivileged unwind-table builder)
+#   helper/            base, unwind, elf, cli (the unprivileged unwind-table builder)
 #   front/             cli only
 #
 # and one adapter per third-party library: <zstd.h> only in lib/format/zframe.c, libdw and
 # libelf headers (elfutils/*, gelf.h, libelf.h, dwarf.h; not glibc's elf.h) only in
-# lib/profile/symbolizer.c, lib/profile/srcinfo.c (annotate's lines and code), lib/elf/*,
-# helper/build.c and helper/symtab.c (the unprivileged helper), capstone's <capstone/*.h>
+# lib/profile/symbolizer.c, lib/profile/srcinfo.c (annotate's lines and code) and lib/elf/*
+# (symbols, digests, the helper's unwind-table builder and symbol capture), capstone's <capstone/*.h>
 # only in lib/profile/disasm.c (annotate's disassembler), libiberty's
 # <libiberty/*.h> only in lib/profile/demangle.c, <protobuf-c/*.h> only in lib/profile/pprof.c
 # (the generated pprof.pb-c.h includes protobuf-c; it is not in the tree), <zlib.h> only in
 # lib/profile/gzip.c, <curl/curl.h> only in push/http.c (the pusher's HTTP adapter). A
 # program folder never includes another's files. Each broken rule is named with the file.
+# And the binaries: the privileged programs (ringprof-record, ringprofd) need no libdw or
+# libelf (readelf -d: their NEEDED entries), the helper does (else the check sees nothing).
 . "$(dirname "$0")/lib.sh"
 
 S=$top_srcdir
@@ -32,12 +34,12 @@ allowed() { # allowed DIR: the lib layers a file in DIR may include
 	lib/format) echo "base format" ;;
 	lib/unwind) echo "base unwind" ;;
 	lib/capture) echo "base format unwind capture" ;;
-	lib/elf) echo "base elf" ;;
+	lib/elf) echo "base unwind elf" ;;
 	lib/profile) echo "base format elf profile" ;;
 	lib/cli) echo "base cli" ;;
 	record | daemon) echo "base format capture cli" ;;
 	report | push) echo "base format profile cli" ;;
-	helper) echo "base unwind elf" ;;
+	helper) echo "base unwind elf cli" ;;
 	front) echo "cli" ;;
 	*) echo "?" ;;
 	esac
@@ -76,11 +78,9 @@ for f in lib/*/*.[ch] record/*.[ch] report/*.[ch] push/*.[ch] helper/*.[ch] daem
 	done >>"$errors"
 	grep -n '^[[:space:]]*#[[:space:]]*include[[:space:]]*<\(elfutils/[^>]*\|gelf\.h\|libelf\.h\|dwarf\.h\)>' "$f" |
 		while IFS=: read -r ln _; do
-			[ "$f" = lib/profile/symbolizer.c ] || [ "$f" = helper/build.c ] ||
-				[ "$f" = lib/profile/srcinfo.c ] ||
+			[ "$f" = lib/profile/symbolizer.c ] || [ "$f" = lib/profile/srcinfo.c ] ||
 				[ "${f%/*}" = lib/elf ] ||
-				[ "$f" = helper/symtab.c ] ||
-				echo "$f:$ln: includes a libdw/libelf header: only lib/profile/symbolizer.c, lib/profile/srcinfo.c, helper/build.c and helper/symtab.c, the libdw adapters, and lib/elf may"
+				echo "$f:$ln: includes a libdw/libelf header: only lib/profile/symbolizer.c, lib/profile/srcinfo.c, the libdw adapters, and lib/elf may"
 		done >>"$errors"
 	grep -n '^[[:space:]]*#[[:space:]]*include[[:space:]]*<libiberty/' "$f" | while IFS=: read -r ln _; do
 		[ "$f" = lib/profile/demangle.c ] ||
@@ -110,3 +110,17 @@ if [ -s "$errors" ]; then
 	fail "$(wc -l <"$errors") include(s) break the layering rules (see lib/README)"
 fi
 ok "every include follows the layering rules"
+
+# The binaries' dynamic dependencies: no ELF or DWARF library where the rings are drained.
+needed() { readelf -d "$1" 2>/dev/null | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'; }
+command -v readelf >/dev/null || fail "no readelf (binutils) to read the binaries' dynamic dependencies"
+for b in ringprof-unwind ringprof-record ringprofd; do
+	[ -x "$top_builddir/$b" ] || fail "no $b in $top_builddir: build it first"
+done
+needed "$top_builddir/ringprof-unwind" | grep -q '^libdw\.so' ||
+	fail "ringprof-unwind does not list libdw among its dynamic dependencies: cannot tell"
+for b in ringprof-record ringprofd; do
+	bad=$(needed "$top_builddir/$b" | grep -E '^lib(dw|elf)\.so' | tr '\n' ' ')
+	[ -z "$bad" ] || fail "$b links ${bad% }: the privileged programs must not (lib/README)"
+done
+ok "ringprof-record and ringprofd link neither libdw nor libelf; ringprof-unwind does"

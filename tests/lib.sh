@@ -225,3 +225,24 @@ drained_samples() {
 		for (i = 3; i <= NF; i++) if ($i ~ /^samples=/) { sub(/^samples=/, "", $i); s += $i; n++ }
 	} END { if (n) print s }'
 }
+
+# unit_slice NAME: a cgroup v2 slice of the test's own, $SLICE ($CG/NAME, CG the cgroup v2
+# mount), to make units in (as root); the test is skipped, saying why, when there is no
+# cgroup v2 hierarchy or the slice cannot be made. When the test ends, what still runs in the
+# slice's units goes back to the root cgroup and the units and the slice are removed.
+unit_slice() {
+	CG=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
+	[ -n "$CG" ] || skip "no cgroup v2 hierarchy is mounted (ringprof names units from cgroup v2)"
+	SLICE="$CG/$1"
+	mkdir "$SLICE" 2>"$T/mkdir.err" || skip "cannot create a cgroup under $CG: $(cat "$T/mkdir.err")"
+	trap 'remove_slice; cleanup' EXIT
+}
+remove_slice() {
+	local d p
+	for d in "$SLICE"/*/; do
+		[ -d "$d" ] || continue
+		while read -r p; do echo "$p" >"$CG/cgroup.procs" 2>/dev/null; done <"$d/cgroup.procs"
+		rmdir "$d" 2>/dev/null
+	done
+	rmdir "$SLICE" 2>/dev/null
+}

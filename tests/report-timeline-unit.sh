@@ -7,19 +7,7 @@
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 require_perf_events
 require_root
-CG=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
-[ -n "$CG" ] || skip "no cgroup v2 hierarchy is mounted (ringprof names units from cgroup v2)"
-SLICE="$CG/rp-tl-$$.slice"
-mkdir "$SLICE" 2>"$T/mkdir.err" || skip "cannot create a cgroup under $CG: $(cat "$T/mkdir.err")"
-cleanup_cg() {
-	for d in "$SLICE"/*/; do
-		[ -d "$d" ] || continue
-		while read -r p; do echo "$p" >"$CG/cgroup.procs" 2>/dev/null; done <"$d/cgroup.procs"
-		rmdir "$d" 2>/dev/null
-	done
-	rmdir "$SLICE" 2>/dev/null
-}
-trap 'cleanup_cg; cleanup' EXIT
+unit_slice "rp-tl-$$.slice"
 mkdir "$SLICE/rp-tla.service" "$SLICE/rp-tlb.service"
 # Each shell moves itself into its unit, then execs the workload; the second starts 0.5 s
 # after the first has ended.

@@ -11,21 +11,8 @@ require_perf_events
 require_root
 PPROF=${PPROF:-/usr/lib/go-1.19/pkg/tool/linux_amd64/pprof}
 [ -x "$PPROF" ] || fail "the pprof tool is missing ($PPROF): install golang-1.19-go (setup.sh does)"
-CG=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
-[ -n "$CG" ] || skip "no cgroup v2 hierarchy is mounted (ringprof names units from cgroup v2)"
 U=rp-test-$$.slice
-SLICE="$CG/$U"
-mkdir "$SLICE" 2>"$T/mkdir.err" || skip "cannot create a cgroup under $CG: $(cat "$T/mkdir.err")"
-cleanup_cg() {
-	for d in "$SLICE"/*/; do
-		[ -d "$d" ] || continue
-		# whatever is left in it goes back to the root before the cgroup is removed
-		while read -r p; do echo "$p" >"$CG/cgroup.procs" 2>/dev/null; done <"$d/cgroup.procs"
-		rmdir "$d" 2>/dev/null
-	done
-	rmdir "$SLICE" 2>/dev/null
-}
-trap 'cleanup_cg; cleanup' EXIT
+unit_slice "$U"
 mkdir "$SLICE/rp-pre.service"
 
 # Each workload's shell moves itself into its cgroup, then execs the workload (same pid).

@@ -23,7 +23,7 @@
 #include "check.h"
 #include "elf/elfdigest.h"
 #include "format/format.h"
-#include "helper/symtab.h"
+#include "elf/symcap.h"
 #include "profile/dsotab.h"
 #include "profile/symbolizer.h"
 #include "unwind/proto.h"
@@ -922,7 +922,7 @@ static void check_labels(struct symbolizer *s, struct sym_dso *d, const char *pa
 
 /*
  * (m) One name either way: a symbolizer that only has the symbols the helper captured
- * (helper/symtab.c, as a recording stores them for a binary that is gone) names every byte
+ * (lib/elf/symcap.c, as a recording stores them for a binary that is gone) names every byte
  * of PATH as the file on disk does: the same alias of several at one address, the same PLT
  * stubs, nothing past a symbol's end. Returns the number of named offsets compared.
  */
@@ -939,7 +939,7 @@ static size_t same_both_ways(const char *path, const struct elfinfo *ei, const c
 
 	if (fd < 0 || fstat(fd, &st) < 0)
 		die(path);
-	rc = uws_extract_fd(fd, &buf, &size, why, sizeof(why));
+	rc = symcap_extract_fd(fd, &buf, &size, why, sizeof(why));
 	close(fd);
 	if (!CHECK(rc == 0, "%s: the helper's symbols: %s", tag, why))
 		return 0;
@@ -1000,7 +1000,7 @@ static void capture_as(struct symbolizer *s, const char *file, const struct elfi
 	void *buf;
 	int fd = open(file, O_RDONLY);
 
-	if (fd < 0 || uws_extract_fd(fd, &buf, &size, why, sizeof(why)) < 0)
+	if (fd < 0 || symcap_extract_fd(fd, &buf, &size, why, sizeof(why)) < 0)
 		die(file);
 	close(fd);
 	CHECK_INT(symbolizer_add_symtab(s, ei->id, ei->id_len, digest, 0, 1,

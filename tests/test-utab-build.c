@@ -1,4 +1,4 @@
-/* test-utab-build.c — unit test of helper/build.c on the system's real binaries and our own,
+/* test-utab-build.c — unit test of lib/elf/utabbuild.c on the system's real binaries and our own,
  * and of ringprof-unwind's --fd protocol (unwind/proto.h). */
 #define _GNU_SOURCE 1
 #include <elf.h>
@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "base/buildid.h"
-#include "build.h"
+#include "elf/utabbuild.h"
 #include "check.h"
 #include "unwind/proto.h"
 #include "unwind/utab.h"
@@ -35,7 +35,7 @@ struct built {
 	void *buf;
 	size_t size;
 	struct utab t;
-	struct uwb_stats st;
+	struct utabbuild_stats st;
 };
 
 static char *builddir_path(const char *rel)
@@ -196,7 +196,7 @@ static bool build(const char *path, struct built *b)
 	b->path = path;
 	if (!CHECK(fd >= 0, "%s: %s", path, strerror(errno)))
 		return false;
-	rc = uwb_build_fd(fd, &local, &local_size, &b->st, why, sizeof(why));
+	rc = utabbuild_fd(fd, &local, &local_size, &b->st, why, sizeof(why));
 	if (!CHECK(rc == 0, "%s: %d %s", path, rc, why)) {
 		close(fd);
 		return false;
@@ -336,8 +336,8 @@ static const struct utab_rule *rule_at(const struct built *b, uint64_t off)
 	({                                                                                         \
 		const struct utab_rule *r_ = rule_at((b), (off));                                  \
 		CHECK(r_ && r_->cfa == (kind), "%s: %s at %#llx: %s, expected %s", (b)->path,      \
-		      (what), (unsigned long long)(off), r_ ? uwb_cfa_name(r_->cfa) : "no rule",   \
-		      uwb_cfa_name(kind));                                                         \
+		      (what), (unsigned long long)(off),                                           \
+		      r_ ? utabbuild_cfa_name(r_->cfa) : "no rule", utabbuild_cfa_name(kind));     \
 	})
 
 /* A function's first byte: CFA = rsp + 8, return address at CFA - 8, rbp not saved. */
@@ -658,7 +658,7 @@ static void check_static_plt(const struct built *b)
 		if (!CHECK(r && r->cfa == UTAB_CFA_SP && r->cfa_off == 8 && r->ra_off == -8 &&
 			       !r->flags,
 			   "%s: .plt+%#llx: %s", b->path, (unsigned long long)(a - off),
-			   r ? uwb_cfa_name(r->cfa) : "no rule"))
+			   r ? utabbuild_cfa_name(r->cfa) : "no rule"))
 			break;
 	}
 	test_ctx = "";
@@ -708,7 +708,7 @@ static void check_refused(const char *what, const void *data, size_t size, int w
 	test_ctx = what;
 	if (!CHECK(fd >= 0))
 		return;
-	rc = uwb_build_fd(fd, &buf, &out_size, NULL, why, sizeof(why));
+	rc = utabbuild_fd(fd, &buf, &out_size, NULL, why, sizeof(why));
 	CHECK_INT(rc, want_rc);
 	CHECK(strstr(why, want_why), "why: \"%s\", expected \"%s\" in it", why, want_why);
 	CHECK(!buf && !out_size, "outputs untouched on failure");

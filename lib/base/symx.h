@@ -14,7 +14,7 @@
  *
  * with varints unsigned LEB128. Starts are file offsets in the binary (not ELF addresses),
  * so a reader maps a sample's file offset straight to a symbol without the binary's program
- * headers. The helper (helper/symtab.c) writes one run per binary, the recorder cuts it into
+ * headers. The helper (lib/elf/symcap.c) writes one run per binary, the recorder cuts it into
  * records (RP_REC_SYMTAB, format.h), the report reads them; the same code on every side.
  */
 

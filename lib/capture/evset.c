@@ -715,7 +715,8 @@ static int add_off_cpu(struct evset *e, char *why, size_t why_size)
 	return 0;
 }
 
-int evset_open(struct evset *e, const struct recorder_opts *o, char *why, size_t why_size)
+/* What the set is, before anything is opened: the options, the events, the defaults. */
+static int evset_begin(struct evset *e, const struct recorder_opts *o, char *why, size_t why_size)
 {
 	int rc;
 
@@ -728,6 +729,13 @@ int evset_open(struct evset *e, const struct recorder_opts *o, char *why, size_t
 				why_size);
 	if (rc == 0 && o->off_cpu)
 		rc = add_off_cpu(e, why, why_size);
+	return rc;
+}
+
+int evset_open(struct evset *e, const struct recorder_opts *o, char *why, size_t why_size)
+{
+	int rc = evset_begin(e, o, why, why_size);
+
 	if (rc < 0)
 		return rc;
 	if (!e->o.ring_pages)
@@ -753,6 +761,35 @@ int evset_open(struct evset *e, const struct recorder_opts *o, char *why, size_t
 	if (rc == 0 && e->n_events > 1)
 		rc = collect_ids(e, why, why_size);
 	return rc;
+}
+
+int evset_open_rings(struct evset *e, const struct recorder_opts *o, const int *cpus,
+		     struct ring *rings, size_t n, char *why, size_t why_size)
+{
+	int rc = evset_begin(e, o, why, why_size);
+
+	if (rc == 0 && e->n_events != 1) {
+		snprintf(why, why_size, "synthetic rings carry one event, not %zu", e->n_events);
+		rc = -EINVAL;
+	}
+	if (rc < 0)
+		return rc;
+	e->cpus = calloc(n ? n : 1, sizeof(*e->cpus));
+	if (!e->cpus) {
+		snprintf(why, why_size, "out of memory");
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		e->cpus[i] = (struct evcpu){ .cpu = cpus[i], .fd = -1, .ring = rings[i] };
+		memset(&rings[i], 0, sizeof(rings[i]));
+	}
+	e->n_cpus = n;
+	e->freq_requested = o->freq;
+	if (!e->o.ring_pages)
+		e->o.ring_pages =
+		    n ? (unsigned)(e->cpus[0].ring.size / (uint64_t)sysconf(_SC_PAGESIZE)) : 1;
+	build_attr(e);
+	return 0;
 }
 
 void evset_done(struct evset *e)

@@ -71,6 +71,12 @@ int evset_parse_events(const char *list, struct evset_event *events, size_t *ret
  * names the sysctl, capability or limit involved. *e must be zeroed; evset_done() it in
  * both cases. */
 int evset_open(struct evset *e, const struct recorder_opts *o, char *why, size_t why_size);
+/* For tests: the set o asks for (one event), its attr built as evset_open() builds it, over
+ * rings the caller made (ring_init() over memory) for CPUs cpus[0..n): nothing is opened, no
+ * CPU has an fd (fd -1), nothing is enabled or read. The rings are taken over (rings[] is
+ * zeroed; evset_done() releases them). 0, or -errno with a sentence in why. */
+int evset_open_rings(struct evset *e, const struct recorder_opts *o, const int *cpus,
+		     struct ring *rings, size_t n, char *why, size_t why_size);
 /* The index of the event whose id a sample carries (PERF_SAMPLE_IDENTIFIER); 0 when the set
  * has one event, -1 when the id is none of the set's. No allocation: the drain loop calls it. */
 int evset_event_of(const struct evset *e, uint64_t id);

@@ -108,11 +108,6 @@ void objreg_want_build_ids(struct objreg *g, bool syms)
 	g->want_syms = syms;
 }
 
-size_t objreg_count(const struct objreg *g)
-{
-	return g->n_objs;
-}
-
 const struct objreg_obj *objreg_obj(const struct objreg *g, uint32_t i)
 {
 	return &g->objs[i];
@@ -262,11 +257,6 @@ int objreg_submit_table_fd(struct objreg *g, uint32_t i, int fd)
 size_t objreg_tables_busy(const struct objreg *g)
 {
 	return g->tables_busy;
-}
-
-size_t objreg_busy(const struct objreg *g)
-{
-	return g->have_helper ? uhelper_busy(&g->helper) : 0;
 }
 
 size_t objreg_ids_pending(const struct objreg *g)

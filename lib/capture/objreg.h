@@ -86,8 +86,7 @@ void objreg_want_build_ids(struct objreg *g, bool syms);
  * which the inode names from now on. OBJREG_NONE for a mapping of no file, or out of memory.
  * Calling it again for the same record gives the same object. */
 uint32_t objreg_map(struct objreg *g, const struct perfrec_mmap *m);
-/* How many objects there are; object i (i < objreg_count()). */
-size_t objreg_count(const struct objreg *g);
+/* Object i, a number objreg_map() gave. */
 const struct objreg_obj *objreg_obj(const struct objreg *g, uint32_t i);
 /* What object i holds, as a table reply said it (kept when the registry did not know). */
 void objreg_set_digest(struct objreg *g, uint32_t i, const uint8_t *digest);
@@ -113,9 +112,7 @@ int objreg_submit_table_fd(struct objreg *g, uint32_t i, int fd);
 /* A sample of process PID, which maps object i at START-END, waits for it: its build-id, if
  * not asked for yet, is asked for first, through that mapping. */
 void objreg_hurry(struct objreg *g, uint32_t i, uint32_t pid, uint64_t start, uint64_t end);
-/* Requests with the helper (queued or in flight); table requests not answered yet; build-id
- * requests not answered yet. */
-size_t objreg_busy(const struct objreg *g);
+/* Table requests not answered yet; build-id requests not answered yet. */
 size_t objreg_tables_busy(const struct objreg *g);
 size_t objreg_ids_pending(const struct objreg *g);
 /* Running, or paused after too many deaths (requests are taken and wait). */

@@ -105,6 +105,8 @@ static int add_to_epoll(struct recorder *r, char *why, size_t why_size)
 	for (size_t ci = 0; ci < r->ev.n_cpus; ci++) {
 		struct epoll_event e = { .events = EPOLLIN, .data.u64 = RECORDER_TAG_BASE + ci };
 
+		if (r->ev.cpus[ci].fd < 0)
+			continue; /* a ring given by a test (recorder_new_rings()) */
 		if (epoll_ctl(r->epfd, EPOLL_CTL_ADD, r->ev.cpus[ci].fd, &e) < 0) {
 			snprintf(why, why_size, "epoll_ctl: %s", strerror(errno));
 			return -errno;
@@ -134,7 +136,9 @@ static int start_bids(struct recorder *r, const struct recorder_opts *o, char *w
 	char note[300];
 	int rc;
 
-	r->reg = objreg_new(note, sizeof(note));
+	note[0] = '\0';
+	if (!r->reg)
+		r->reg = objreg_new(note, sizeof(note));
 	if (r->reg)
 		r->bids = bids_new(r->reg, !o->no_symbols);
 	if (!r->bids) {
@@ -238,25 +242,32 @@ static void check_pidns(struct recorder *r)
 			   "the host's PID namespace to see them");
 }
 
-int recorder_new(const struct recorder_opts *o, struct recorder **ret, char *why, size_t why_size)
+/* A recorder whose events are not open yet: its options. NULL when out of memory. */
+static struct recorder *recorder_alloc(const struct recorder_opts *o, char *why, size_t why_size)
 {
 	struct recorder *r = calloc(1, sizeof(*r));
-	int rc;
 
 	if (!r) {
 		snprintf(why, why_size, "out of memory");
-		return -ENOMEM;
+		return NULL;
 	}
 	r->epfd = -1;
 	r->flush_ns = o->flush_ns ? o->flush_ns : NSEC_PER_SEC;
 	r->stop_wait_ns = o->stop_wait_ns ? o->stop_wait_ns : RECORDER_STOP_WAIT_NS;
 	r->restack_ns = o->restack_ns ? o->restack_ns : 60 * NSEC_PER_SEC;
 	r->drop_idle_switch = o->off_cpu && !o->switch_events;
-	rc = evset_open(&r->ev, o, why, why_size);
-	if (rc == 0)
-		rc = add_to_epoll(r, why, why_size);
-	if (rc < 0)
-		goto fail;
+	return r;
+}
+
+/* The rest, once the events are open (or the rings given): kernel symbols, the encoder, the
+ * registry of mapped objects (reg, taken over; NULL: a new one with the helper), the
+ * unwinder. On failure r is freed. */
+static int recorder_setup(struct recorder *r, const struct recorder_opts *o, struct objreg *reg,
+			  struct recorder **ret, char *why, size_t why_size)
+{
+	int rc = 0;
+
+	r->reg = reg;
 	/* The kernel symbol table is big and slow to read: read it before recording starts. */
 	if (r->ev.kernel) {
 		rc = ksyms_read(o->kallsyms ? o->kallsyms : "/proc/kallsyms", &r->ksyms);
@@ -282,15 +293,55 @@ int recorder_new(const struct recorder_opts *o, struct recorder **ret, char *why
 	if (rc == 0 && (r->ring_type & PERF_SAMPLE_STACK_USER))
 		rc = start_unwinder(r, why, why_size);
 	if (!r->cpus || (compact_sample_type_ok(r->sample_type) && !r->enc) || rc < 0) {
-		rc = -ENOMEM;
 		snprintf(why, why_size, "out of memory");
-		goto fail;
+		recorder_free(r);
+		return -ENOMEM;
 	}
 	*ret = r;
 	return 0;
-fail:
-	recorder_free(r);
-	return rc;
+}
+
+int recorder_new(const struct recorder_opts *o, struct recorder **ret, char *why, size_t why_size)
+{
+	struct recorder *r = recorder_alloc(o, why, why_size);
+	int rc;
+
+	if (!r)
+		return -ENOMEM;
+	rc = evset_open(&r->ev, o, why, why_size);
+	if (rc == 0)
+		rc = add_to_epoll(r, why, why_size);
+	if (rc < 0) {
+		recorder_free(r);
+		return rc;
+	}
+	return recorder_setup(r, o, NULL, ret, why, why_size);
+}
+
+int recorder_new_rings(const struct recorder_opts *o, const int *cpus, struct ring *rings, size_t n,
+		       struct objreg *reg, struct recorder **ret, char *why, size_t why_size)
+{
+	struct recorder *r = recorder_alloc(o, why, why_size);
+	int rc;
+
+	if (!r) {
+		objreg_free(reg);
+		return -ENOMEM;
+	}
+	r->reg = reg; /* freed with r from here on */
+	rc = evset_open_rings(&r->ev, o, cpus, rings, n, why, why_size);
+	if (rc == 0)
+		rc = add_to_epoll(r, why, why_size);
+	if (rc < 0) {
+		recorder_free(r);
+		return rc;
+	}
+	return recorder_setup(r, o, reg, ret, why, why_size);
+}
+
+uint64_t recorder_ring_sample_type(const struct recorder *r)
+{
+	return r->ring_type;
 }
 
 struct recorder *recorder_free(struct recorder *r)
@@ -866,7 +917,7 @@ static void drain_ring(struct recorder *r, size_t ci)
 	struct evcpu *c = &r->ev.cpus[ci];
 	const struct perf_event_header *h;
 
-	if (c->fd < 0 || !ring_read_init(&c->ring))
+	if (!c->ring.page || !ring_read_init(&c->ring))
 		return;
 	while ((h = ring_read_event(&c->ring))) {
 		if (!take_record(r, ci, h))

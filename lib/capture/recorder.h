@@ -79,6 +79,21 @@ struct recorder;
 /* Open events and rings. On failure returns -errno, leaves *ret untouched and writes a
  * sentence for the user into why (naming the sysctl, capability or limit involved). */
 int recorder_new(const struct recorder_opts *o, struct recorder **ret, char *why, size_t why_size);
+/*
+ * For tests of the drain: a recorder over rings the caller made and fills (ring_init() over
+ * memory) for CPUs cpus[0..n), with no perf_event_open: o's one event is set up as
+ * recorder_new() sets it up (recorder_ring_sample_type() says the layout its samples must
+ * have), but no CPU has an fd, so nothing is enabled, waited for or read (the kernel's own loss
+ * counters are 0); recorder_poll() drains every ring each call. The rings are taken over
+ * (rings[] is zeroed) and so is reg, the registry of mapped objects (objreg_new_scripted();
+ * also on failure). Otherwise as recorder_new().
+ */
+struct ring;
+struct objreg;
+int recorder_new_rings(const struct recorder_opts *o, const int *cpus, struct ring *rings, size_t n,
+		       struct objreg *reg, struct recorder **ret, char *why, size_t why_size);
+/* The sample_type of the records in the rings (the stored one may lack some fields). */
+uint64_t recorder_ring_sample_type(const struct recorder *r);
 /* Accepts NULL; returns NULL. */
 struct recorder *recorder_free(struct recorder *r);
 /* The CPUs being recorded (those whose events could be opened). */

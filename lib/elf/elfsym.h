@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 /*
- * The report (profile/symbolizer.c, over the file on disk) and the helper (helper/symtab.c,
+ * The report (profile/symbolizer.c, over the file on disk) and the helper (lib/elf/symcap.c,
  * capturing symbols for when the file is gone) both build their symbol lists with these
  * functions, so a frame gets the same name either way. Addresses are in whatever space the
  * caller gives (module addresses in the report, file offsets in the helper).

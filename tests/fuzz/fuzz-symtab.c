@@ -1,5 +1,5 @@
 /* fuzz-symtab.c — fuzz target: the input as an ELF file through the helper's symbol extractor
- * (helper/symtab.c) and the digest of what the file holds (lib/elf/elfdigest.c), both run on
+ * (lib/elf/symcap.c) and the digest of what the file holds (lib/elf/elfdigest.c), both run on
  * every binary a recorded process maps, whoever wrote it. A table it returns must be what the
  * recorder accepts: the header, then exactly n entries that decode, within UWP_MAX_SYMTAB; a
  * refusal must say why and leave the outputs alone; the digest of one input is the same twice. */
@@ -10,7 +10,7 @@
 #include "base/symx.h"
 #include "elf/elfdigest.h"
 #include "fuzz.h"
-#include "symtab.h"
+#include "elf/symcap.h"
 #include "unwind/proto.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -30,7 +30,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	r2 = elfdigest_fd(fd, d2);
 	if (r1 != r2 || (r1 == 0 && memcmp(d1, d2, sizeof(d1)) != 0))
 		abort(); /* one file, one digest */
-	rc = uws_extract_fd(fd, &buf, &n, why, sizeof(why));
+	rc = symcap_extract_fd(fd, &buf, &n, why, sizeof(why));
 	close(fd);
 	if (rc < 0) {
 		if (!why[0] || buf || n)

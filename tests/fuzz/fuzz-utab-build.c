@@ -1,17 +1,17 @@
 /* fuzz-utab-build.c — fuzz target: the input as an ELF file through the unwind-table builder
- * (helper/build.c); a table it builds must pass utab_check(), a refusal must say why. */
+ * (lib/elf/utabbuild.c); a table it builds must pass utab_check(), a refusal must say why. */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "build.h"
+#include "elf/utabbuild.h"
 #include "fuzz.h"
 #include "unwind/utab.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char path[64], why[256];
-	struct uwb_stats st;
+	struct utabbuild_stats st;
 	struct utab t;
 	void *buf = NULL;
 	size_t n = 0;
@@ -19,7 +19,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (fd < 0)
 		return 0;
-	rc = uwb_build_fd(fd, &buf, &n, &st, why, sizeof(why));
+	rc = utabbuild_fd(fd, &buf, &n, &st, why, sizeof(why));
 	close(fd);
 	if (rc < 0) {
 		if (!why[0] || buf || n)

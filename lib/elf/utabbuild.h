@@ -1,4 +1,4 @@
-/* build.h — the unwind-table builder: a binary's .eh_frame and .debug_frame turned into a
+/* utabbuild.h — the unwind-table builder: a binary's .eh_frame and .debug_frame turned into a
  * compact unwind table (unwind/utab.h). The input is untrusted: every count, offset and loop
  * is bounded, and a file the builder cannot use gives -errno with a sentence. */
 #ifndef RP_UWB_BUILD_H
@@ -10,7 +10,7 @@
 #include "unwind/utab.h"
 
 /* What one build read and made. Rows "read" are libdw's CFI rows before merging. */
-struct uwb_stats {
+struct utabbuild_stats {
 	uint32_t n_fdes;		    /* FDEs read from both sections */
 	uint32_t n_fdes_eh;		    /* of which from .eh_frame */
 	uint32_t n_fdes_skipped;	    /* FDEs whose range could not be decoded or queried */
@@ -23,12 +23,12 @@ struct uwb_stats {
 	uint32_t n_plt_expanded; /* .plt expressions of another threshold written as rows */
 	uint32_t n_plt_stubs;	 /* PLT stubs without FDE given CFA = rsp + 8 (static .plt) */
 	uint64_t work;		 /* CFI instruction bytes libdw was asked to run */
-	uint64_t build_ns;	 /* wall time of uwb_build_fd */
+	uint64_t build_ns;	 /* wall time of utabbuild_fd */
 };
 
 /* The most CFI program bytes the builder lets libdw interpret for one file (libdw re-runs an
  * FDE's program from its start for each row): bounds the time a hostile file can take. */
-#define UWB_MAX_WORK (1ull << 31)
+#define UTABBUILD_MAX_WORK (1ull << 31)
 
 /*
  * Build the unwind table of the ELF file open on FD (x86_64, ELF64; FD is not consumed, its
@@ -42,10 +42,10 @@ struct uwb_stats {
  *   -ENOMEM, -EINVAL (damaged ELF headers)
  * with a sentence in why. *ret_buf and *ret_size are untouched on failure.
  */
-int uwb_build_fd(int fd, void **ret_buf, size_t *ret_size, struct uwb_stats *st, char *why,
+int utabbuild_fd(int fd, void **ret_buf, size_t *ret_size, struct utabbuild_stats *st, char *why,
 		 size_t why_size);
 
 /* "none", "sp", "bp", "plt", "end", "signal", "unknown" */
-const char *uwb_cfa_name(unsigned cfa);
+const char *utabbuild_cfa_name(unsigned cfa);
 
 #endif

@@ -1,5 +1,5 @@
-/* symtab.c — function symbols of a binary for the recorder (see symtab.h). */
-#include "symtab.h"
+/* symcap.c — function symbols of a binary for the recorder (see symcap.h). */
+#include "elf/symcap.h"
 
 #include <elfutils/libdwelf.h>
 #include <errno.h>
@@ -251,7 +251,7 @@ static int collect(Elf *elf, struct ext *x, Elf **ret_inner, int *ret_fd)
 	return rc;
 }
 
-int uws_extract_fd(int fd, void **ret_buf, size_t *ret_size, char *why, size_t why_size)
+int symcap_extract_fd(int fd, void **ret_buf, size_t *ret_size, char *why, size_t why_size)
 {
 	struct ext x = { 0 };
 	Elf *elf, *inner = NULL;

@@ -1,7 +1,7 @@
-/* symtab.h — a binary's function symbols, extracted for the recorder to store (the helper's
- * libelf adapter for symbols; build.c is the one for unwind tables). */
-#ifndef RP_UWS_SYMTAB_H
-#define RP_UWS_SYMTAB_H
+/* symcap.h — a binary's function symbols, extracted for the recorder to store (the helper's
+ * libelf adapter for symbols; utabbuild.c is the one for unwind tables). */
+#ifndef RP_SYMCAP_H
+#define RP_SYMCAP_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -19,6 +19,6 @@
  *   -E2BIG    the table would be larger than UWP_MAX_SYMTAB
  *   -ENOMEM
  */
-int uws_extract_fd(int fd, void **ret_buf, size_t *ret_size, char *why, size_t why_size);
+int symcap_extract_fd(int fd, void **ret_buf, size_t *ret_size, char *why, size_t why_size);
 
 #endif

@@ -1,6 +1,6 @@
-/* build.c — the unwind-table builder, the libdw/libelf adapter of helper/: FDEs enumerated
+/* utabbuild.c — the unwind-table builder run by the helper (a libdw adapter): FDEs enumerated
  * with dwarf_next_cfi, their rows read with libdw's CFI API and mapped to utab rules. */
-#include "build.h"
+#include "elf/utabbuild.h"
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -54,12 +54,12 @@ struct builder {
 	struct ivals src[2]; /* SRC_EH, SRC_DEBUG */
 	struct utab_row *rows;
 	size_t n_rows;
-	struct uwb_stats *st;
+	struct utabbuild_stats *st;
 	char *why;
 	size_t why_size;
 };
 
-const char *uwb_cfa_name(unsigned cfa)
+const char *utabbuild_cfa_name(unsigned cfa)
 {
 	static const char *const names[UTAB_CFA_N] = { "none", "sp",	 "bp",	   "plt",
 						       "end",  "signal", "unknown" };
@@ -463,7 +463,7 @@ static int fde_rows(struct builder *b, Dwarf_CFI *cfi, uint64_t lo, uint64_t hi,
 		bool signal = false;
 		int ra, plt_k, rc;
 
-		if (b->st->work > UWB_MAX_WORK - cost) {
+		if (b->st->work > UTABBUILD_MAX_WORK - cost) {
 			snprintf(b->why, b->why_size,
 				 "the unwind information needs more work than the builder allows (%u FDEs read)",
 				 b->st->n_fdes);
@@ -937,10 +937,10 @@ static int build_elf(struct builder *b, Elf *elf, int fd, void **ret_buf, size_t
 	return assemble(b, fd, flags, ret_buf, ret_size);
 }
 
-int uwb_build_fd(int fd, void **ret_buf, size_t *ret_size, struct uwb_stats *st, char *why,
+int utabbuild_fd(int fd, void **ret_buf, size_t *ret_size, struct utabbuild_stats *st, char *why,
 		 size_t why_size)
 {
-	struct uwb_stats local;
+	struct utabbuild_stats local;
 	struct builder b = { .why = why, .why_size = why_size };
 	uint64_t t0 = util_now_ns();
 	Elf *elf;
