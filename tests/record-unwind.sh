@@ -346,7 +346,7 @@ c=$(upct complete "$T/hostile.rp-bad.head")
 r=$(share "$T/hostile.rp-bad.folded" rp-bad root)
 ge "$(awk -v a="$ni" -v b="$bf" 'BEGIN { print a + b }')" 50
 soft_check $? "rp-bad: stacks end early: $ni % no unwind information + $bf % bad frame (>= 50)"
-# Its walks cannot reach a root: what counts as complete must start at one. (helper/build.c's
+# Its walks cannot reach a root: what counts as complete must start at one. (lib/elf/utabbuild.c's
 # entry_end() gives the 256 bytes from the entry point an END row when no FDE covers them: with
 # the FDEs gone, that row covers the functions after _start, cmp_records' first 16 bytes too.)
 ge "$(awk -v r="$r" 'BEGIN { print r + 2 }')" "$c"
