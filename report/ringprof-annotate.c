@@ -51,6 +51,8 @@ static void usage(FILE *f)
 		"      --debuginfod        fetch missing debug info from the servers in\n"
 		"                          DEBUGINFOD_URLS\n"
 		"      --debuginfod-timeout SECS  per request (default 5)\n"
+		"      --no-debug-cache    read compressed debug files as they are, not through\n"
+		"                          the cache of inflated ones (~/.cache/ringprof/debug)\n"
 		"\n"
 		"Output:\n"
 		"  -s, --symbol SYMBOL     annotate SYMBOL (perf's spelling; as an operand)\n"

@@ -249,7 +249,8 @@ static struct srcinfo *open_dso(struct annotate *a, const struct session *s, uin
 			 session_dso_name(s, dso));
 	} else {
 		sym_dso_identity(d, &id);
-		if (srcinfo_open(symfs, &id, &o->si, o->why, sizeof(o->why)) < 0)
+		if (srcinfo_open(symfs, symbolizer_debug_cache(p.symz), &id, &o->si, o->why,
+				 sizeof(o->why)) < 0)
 			o->si = NULL;
 	}
 	/* symfile's sentence is the symbolizer's: annotate may still name the function from the

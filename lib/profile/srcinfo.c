@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "base/grow.h"
+#include "elf/debugcache.h"
 #include "profile/demangle.h"
 #include "profile/symfile.h"
 
@@ -24,7 +25,10 @@ struct srcinfo {
 	Elf *elf;
 	Dwfl_Callbacks cb;
 	char *debuginfo_path;
-	int lines; /* -1 not looked yet, 0 none, 1 found */
+	char *debug_cache; /* the debug cache's directory, NULL: none */
+	char *symfs;	   /* a copy of srcinfo_open()'s, for find_debuginfo */
+	bool debug_asked;  /* find_debuginfo was called */
+	int lines;	   /* -1 not looked yet, 0 none, 1 found */
 	/* Relative file names of the line table joined to their CU's directory, once each. */
 	struct joined {
 		const char *name;
@@ -57,9 +61,36 @@ struct srcinfo *srcinfo_free(struct srcinfo *si)
 	free(si->joined);
 	free(si->inls);
 	free(si->debuginfo_path);
+	free(si->debug_cache);
+	free(si->symfs);
 	free(si->file);
 	free(si);
 	return NULL;
+}
+
+/* libdwfl's standard search, as the symbolizer's, after (the first time: later ones are for
+ * dwz alt files) the inflated copy of the file of the module's build-id in the debug cache
+ * (elf/debugcache.h). */
+static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+			  const char *file_name, const char *debuglink_file,
+			  GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+	struct srcinfo *si = *userdata;
+	const unsigned char *bits;
+	GElf_Addr vaddr;
+	int n;
+
+	if (si && si->debug_cache && !si->debug_asked) {
+		si->debug_asked = true;
+		n = dwfl_module_build_id(mod, &bits, &vaddr);
+		n = n > 0 ? debugcache_find(si->debug_cache, NULL, si->symfs, bits, (size_t)n,
+					    debuginfo_file_name)
+			  : -1;
+		if (n >= 0)
+			return n;
+	}
+	return dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name, debuglink_file,
+					    debuglink_crc, debuginfo_file_name);
 }
 
 /* Report the file FD (ours to give) to a new Dwfl at its own addresses. 0 or -errno. */
@@ -75,8 +106,12 @@ static int report(struct srcinfo *si, const char *symfs, const char *path, int f
 		close(fd);
 		return -ENOMEM;
 	}
+	if (symfs && !(si->symfs = strdup(symfs))) {
+		close(fd);
+		return -ENOMEM;
+	}
 	si->cb.find_elf = dwfl_build_id_find_elf;
-	si->cb.find_debuginfo = dwfl_standard_find_debuginfo;
+	si->cb.find_debuginfo = find_debuginfo;
 	si->cb.section_address = dwfl_offline_section_address;
 	si->cb.debuginfo_path = &si->debuginfo_path;
 	si->dwfl = dwfl_begin(&si->cb);
@@ -88,6 +123,13 @@ static int report(struct srcinfo *si, const char *symfs, const char *path, int f
 	dwfl_report_begin(si->dwfl);
 	si->mod = dwfl_report_elf(si->dwfl, path, si->file, fd, 0, true);
 	dwfl_report_end(si->dwfl, NULL, NULL);
+	if (si->mod) {
+		void **ud = NULL;
+
+		dwfl_module_info(si->mod, &ud, NULL, NULL, NULL, NULL, NULL, NULL);
+		if (ud)
+			*ud = si;
+	}
 	si->elf = si->mod ? dwfl_module_getelf(si->mod, &bias) : NULL;
 	if (!si->elf) {
 		snprintf(why, why_size, "%s: not a usable ELF file (%s)", si->file, dwfl_errmsg(-1));
@@ -96,8 +138,8 @@ static int report(struct srcinfo *si, const char *symfs, const char *path, int f
 	return 0;
 }
 
-int srcinfo_open(const char *symfs, const struct symfile_id *id, struct srcinfo **ret, char *why,
-		 size_t why_size)
+int srcinfo_open(const char *symfs, bool debug_cache, const struct symfile_id *id,
+		 struct srcinfo **ret, char *why, size_t why_size)
 {
 	struct srcinfo *si = calloc(1, sizeof(*si));
 	char warn[1024];
@@ -107,6 +149,8 @@ int srcinfo_open(const char *symfs, const struct symfile_id *id, struct srcinfo 
 		return -ENOMEM;
 	si->fd = -1;
 	si->lines = -1;
+	if (debug_cache)
+		si->debug_cache = debugcache_default_dir();
 	fd = symfile_open(symfs, id, &si->file, warn, sizeof(warn));
 	if (fd < 0) {
 		snprintf(why, why_size, "%s", warn[0] ? warn : strerror(-fd));

@@ -17,9 +17,10 @@ struct symfile_id;
 struct srcinfo;
 
 /* 0 with *ret, or -errno with a sentence in why (no usable file on this host: missing,
- * another build). */
-int srcinfo_open(const char *symfs, const struct symfile_id *id, struct srcinfo **ret, char *why,
-		 size_t why_size);
+ * another build). DEBUG_CACHE: compressed debug files are read through the per-user cache of
+ * inflated ones (elf/debugcache.h), as the symbolizer reads them. */
+int srcinfo_open(const char *symfs, bool debug_cache, const struct symfile_id *id,
+		 struct srcinfo **ret, char *why, size_t why_size);
 struct srcinfo *srcinfo_free(struct srcinfo *si);
 
 /* The file opened (a path on this host). */
