@@ -348,7 +348,8 @@ static void make_room(int dfd, uint64_t max, uint64_t need)
 		e[n++].used = st.st_mtim;
 	}
 	closedir(d);
-	qsort(e, n, sizeof(*e), cmp_used);
+	if (n)
+		qsort(e, n, sizeof(*e), cmp_used);
 	for (size_t i = 0; i < n && total + need > max; i++)
 		if (unlinkat(dfd, e[i].name, 0) == 0)
 			total -= e[i].size;
