@@ -52,7 +52,7 @@ static int open_ro(const char *p)
 /* debugcache_open() of file P with bounds B. */
 static int cache_open(const char *p, const struct debugcache_bounds *b)
 {
-	int fd = open_ro(p), r = debugcache_open(C, b, fd);
+	int fd = open_ro(p), r = debugcache_open(C, b, true, fd);
 
 	close(fd);
 	return r;
@@ -146,24 +146,31 @@ static void test_copy(void)
 	test_ctx = "below the least worth caching";
 	CHECK_INT(cache_open(Z, NULL), -ENOENT);
 
+	test_ctx = "not made when not asked to";
+	zfd = open_ro(Z);
+	CHECK_INT(debugcache_open(C, &any, false, zfd), -ENOENT);
+	CHECK_INT(entries(NULL, 0), 0);
+
 	test_ctx = "made";
 	fd = cache_open(Z, &any);
 	if (!CHECK(fd >= 0, "%s", strerror(-fd)))
 		return;
 	CHECK_INT(entries(e1, sizeof(e1)), 1);
 	CHECK_INT(compressed_sections(fd), 0);
-	zfd = open_ro(Z);
 	hz = lines_of(zfd, &nz);
 	hc = lines_of(fd, &nc);
 	CHECK(nz > 10, "%zu line rows in the original", nz);
 	CHECK_INT(nc, nz);
 	CHECK_U64(hc, hz);
+	fd2 = debugcache_open(C, &any, false, zfd);
+	CHECK(fd2 >= 0, "an entry that is there is used when not asked to make one");
+	close(fd2);
 	CHECK(fstat(fd, &a) == 0 && (a.st_mode & 0777) == 0600, "mode %o", a.st_mode & 0777);
 	CHECK(stat(C, &st) == 0 && (st.st_mode & 0777) == 0700, "dir mode %o", st.st_mode & 0777);
 	CHECK(fcntl(fd, F_GETFL) >= 0 && (fcntl(fd, F_GETFL) & O_ACCMODE) == O_RDONLY);
 
 	test_ctx = "found again";
-	fd2 = debugcache_open(C, &any, zfd);
+	fd2 = debugcache_open(C, &any, true, zfd);
 	CHECK(fd2 >= 0 && fstat(fd2, &b) == 0 && b.st_ino == a.st_ino, "the same entry");
 	CHECK_INT(entries(NULL, 0), 1);
 	close(fd2);
@@ -171,12 +178,12 @@ static void test_copy(void)
 
 	test_ctx = "the original changed";
 	sh("touch -d '2001-01-01' '%s'", Z);
-	fd = debugcache_open(C, &any, zfd);
+	fd = debugcache_open(C, &any, true, zfd);
 	CHECK(fd >= 0);
 	CHECK_INT(entries(NULL, 0), 2);
 	close(fd);
 	sh("rm -f '%s'/*.debug", C);
-	fd = debugcache_open(C, &any, zfd);
+	fd = debugcache_open(C, &any, true, zfd);
 	CHECK_INT(entries(e2, sizeof(e2)), 1);
 	close(fd);
 	close(zfd);
@@ -279,7 +286,7 @@ static void test_bounds(void)
 	fd = open_ro(p);
 	{
 		/* copy0's entry was removed: opening it makes it again, removing another. */
-		int c = debugcache_open(C, &b, fd);
+		int c = debugcache_open(C, &b, true, fd);
 
 		CHECK(c >= 0);
 		close(c);
@@ -317,7 +324,7 @@ static void test_find(void)
 		char root[300];
 
 		snprintf(root, sizeof(root), "%s/root", T);
-		fd = debugcache_find(C, &any, root, id, len, &path);
+		fd = debugcache_find(C, &any, true, root, id, len, &path);
 		CHECK(fd >= 0 && path && strstr(path, "/root/usr/lib/debug/.build-id/"), "%s",
 		      path ? path : strerror(-fd));
 		CHECK_INT(compressed_sections(fd), 0);
@@ -325,7 +332,7 @@ static void test_find(void)
 		free(path);
 		path = NULL;
 		id[0] ^= 1; /* no file of this build-id */
-		CHECK(debugcache_find(C, &any, root, id, len, &path) < 0 && !path);
+		CHECK(debugcache_find(C, &any, true, root, id, len, &path) < 0 && !path);
 	}
 }
 

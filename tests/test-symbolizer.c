@@ -458,6 +458,16 @@ static void test_debug_cache(void)
 	put_build_id_file(root, &big, dbg, ".debug");
 	o.symfs = root;
 
+	test_ctx = "debug cache: symbols only, no entry made";
+	o.inline_frames = false;
+	s = symbolizer_new(&o);
+	d = dso_of(s, bin, &big);
+	alpha_line(s, d, &big, plain, sizeof(plain));
+	symbolizer_free(s);
+	CHECK(!strncmp(plain, "sf_alpha ", 9), "%s", plain);
+	CHECK_INT(cache_entries(), 0);
+	o.inline_frames = true;
+
 	test_ctx = "debug cache off";
 	o.no_debug_cache = true;
 	s = symbolizer_new(&o);

@@ -382,7 +382,7 @@ static int make_entry(int dfd, Elf *src, const struct orig *o, uint64_t max)
 	return r;
 }
 
-int debugcache_open(const char *dir, const struct debugcache_bounds *b, int fd)
+int debugcache_open(const char *dir, const struct debugcache_bounds *b, bool make, int fd)
 {
 	static const struct debugcache_bounds defaults = { DEBUGCACHE_MAX_BYTES,
 							   DEBUGCACHE_MIN_COMPRESSED };
@@ -412,6 +412,10 @@ int debugcache_open(const char *dir, const struct debugcache_bounds *b, int fd)
 	efd = openat(dfd, o.name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (efd >= 0 && entry_usable(efd, elf, &o)) {
 		(void)futimens(efd, NULL); /* its last use, for make_room() */
+	} else if (!make) {
+		if (efd >= 0)
+			close(efd);
+		efd = -ENOENT;
 	} else {
 		if (efd >= 0) {
 			close(efd);
@@ -434,8 +438,8 @@ int debugcache_open(const char *dir, const struct debugcache_bounds *b, int fd)
 	return efd;
 }
 
-int debugcache_find(const char *dir, const struct debugcache_bounds *b, const char *symfs,
-		    const uint8_t *id, size_t len, char **ret_path)
+int debugcache_find(const char *dir, const struct debugcache_bounds *b, bool make,
+		    const char *symfs, const uint8_t *id, size_t len, char **ret_path)
 {
 	char hex[2 * ID_MAX + 1];
 
@@ -464,7 +468,7 @@ int debugcache_find(const char *dir, const struct debugcache_bounds *b, const ch
 			continue;
 		}
 		/* The first file of the build-id is libdwfl's choice too. */
-		c = debugcache_open(dir, b, fd);
+		c = debugcache_open(dir, b, make, fd);
 		close(fd);
 		if (c >= 0)
 			*ret_path = p;

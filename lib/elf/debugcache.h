@@ -3,6 +3,7 @@
 #ifndef RP_DEBUGCACHE_H
 #define RP_DEBUGCACHE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /* The bound on the cache's total size by default (the oldest used entries go first). */
@@ -27,7 +28,9 @@ char *debugcache_default_dir(void);
  * its .debug_* sections are compressed (SHF_COMPRESSED, zlib or zstd as libelf reads them) and
  * hold at least B->min_compressed bytes, returns a new read-only descriptor (the
  * caller closes it) of a copy in DIR with those sections inflated and everything else as FD
- * holds it: the entry made before for this file, or made now.
+ * holds it: the entry made before for this file, or (with MAKE) made now. Without MAKE a missing
+ * entry is -ENOENT: a caller that may need only the file's symbols, not its DWARF, does not pay
+ * for writing a copy.
  *
  * An entry's name is the file's build-id and a SHA-256 of its identity (device, inode, size,
  * modification and change times), so a changed or another file never finds it, and a file
@@ -47,7 +50,7 @@ char *debugcache_default_dir(void);
  * or writable by others, -ENOTSUP a layout not handled (.zdebug sections, extended section
  * numbering), or an error from the file system. FD is not consumed; its offset is unchanged.
  */
-int debugcache_open(const char *dir, const struct debugcache_bounds *b, int fd);
+int debugcache_open(const char *dir, const struct debugcache_bounds *b, bool make, int fd);
 
 /*
  * The separate debug file of build-id ID (LEN bytes) where libdwfl looks for it first,
@@ -58,7 +61,7 @@ int debugcache_open(const char *dir, const struct debugcache_bounds *b, int fd);
  * libdwfl keeps the ELF handle it opened to check a build-id, so a cached copy can only be
  * handed to it before it searches: the find_debuginfo callback asks this first.
  */
-int debugcache_find(const char *dir, const struct debugcache_bounds *b, const char *symfs,
-		    const uint8_t *id, size_t len, char **ret_path);
+int debugcache_find(const char *dir, const struct debugcache_bounds *b, bool make,
+		    const char *symfs, const uint8_t *id, size_t len, char **ret_path);
 
 #endif

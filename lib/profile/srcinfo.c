@@ -83,7 +83,7 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 	if (si && si->debug_cache && !si->debug_asked) {
 		si->debug_asked = true;
 		n = dwfl_module_build_id(mod, &bits, &vaddr);
-		n = n > 0 ? debugcache_find(si->debug_cache, NULL, si->symfs, bits, (size_t)n,
+		n = n > 0 ? debugcache_find(si->debug_cache, NULL, true, si->symfs, bits, (size_t)n,
 					    debuginfo_file_name)
 			  : -1;
 		if (n >= 0)

@@ -261,6 +261,13 @@ static bool debug_file_matches(Dwfl_Module *mod, int fd)
 	       !memcmp(id, bits, len);
 }
 
+/* Whether S reads DWARF (lines, inline frames), not only symbols: then a missing entry of the
+ * debug cache is worth making. */
+static bool wants_dwarf(const struct symbolizer *s)
+{
+	return s->o.lines || s->o.inline_frames || s->o.fn_lines;
+}
+
 /* Debug file FD (consumed), or its copy with the DWARF inflated from the debug cache when it
  * has one (libdw would inflate every compressed debug section at each open, ~40 ms for
  * libc's): the file's name stays FD's, for messages and dwz alt files beside it. Only for a
@@ -271,7 +278,7 @@ static int inflated(struct symbolizer *s, int fd)
 
 	if (fd < 0 || !s->debug_cache)
 		return fd;
-	c = debugcache_open(s->debug_cache, NULL, fd);
+	c = debugcache_open(s->debug_cache, NULL, wants_dwarf(s), fd);
 	if (c < 0)
 		return fd;
 	close(fd);
@@ -292,7 +299,8 @@ static int cached_by_build_id(struct sym_dso *d, Dwfl_Module *mod, char **ret_na
 	n = dwfl_module_build_id(mod, &bits, &vaddr);
 	if (n <= 0)
 		return -1;
-	n = debugcache_find(d->s->debug_cache, NULL, d->s->symfs, bits, (size_t)n, ret_name);
+	n = debugcache_find(d->s->debug_cache, NULL, wants_dwarf(d->s), d->s->symfs, bits,
+			    (size_t)n, ret_name);
 	return n < 0 ? -1 : n;
 }
 
