@@ -273,13 +273,52 @@ static const struct annotate_loc *heaviest(const struct annotate_loc *l, size_t 
 	return h;
 }
 
-/* CODE (LEN bytes at LO) disassembled into v->insns. 0, -ENOMEM, or another -errno (said in
- * no_insns). */
-static int disassemble(struct annotate_view *v, int machine, const uint8_t *code, size_t len)
+static int cmp_u64(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+
+	return (a > b) - (a < b);
+}
+
+/* Addresses known to start an instruction of [v->lo, v->hi): the line table's rows (SI, NULL
+ * for none) and the sampled addresses of L[0..N) (ELF addresses through SI, or as they are).
+ * Sorted into *ret (malloc'd, may be NULL) and *ret_n. 0 or -ENOMEM. */
+static int known_starts(const struct annotate_view *v, struct srcinfo *si,
+			const struct annotate_loc *l, size_t n, uint64_t **ret, size_t *ret_n)
+{
+	uint64_t *s = NULL;
+	size_t k = 0, cap;
+
+	if (si && srcinfo_line_starts(si, v->lo, v->hi, &s, &k) < 0)
+		return -ENOMEM;
+	cap = k;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t a = l[i].at;
+
+		if ((si && srcinfo_addr(si, l[i].at, &a) < 0) || a < v->lo || a >= v->hi)
+			continue;
+		if (GROW(s, cap, k + 1) < 0) {
+			free(s);
+			return -ENOMEM;
+		}
+		s[k++] = a;
+	}
+	if (k)
+		qsort(s, k, sizeof(*s), cmp_u64);
+	*ret = s;
+	*ret_n = k;
+	return 0;
+}
+
+/* CODE (LEN bytes at LO) disassembled into v->insns, STARTS[0..N_STARTS) the addresses known to
+ * begin an instruction (known_starts()). 0, -ENOMEM, or another -errno (said in no_insns). */
+static int disassemble(struct annotate_view *v, int machine, const uint8_t *code, size_t len,
+		       const uint64_t *starts, size_t n_starts)
 {
 	struct disasm_insn *d;
 	size_t n;
-	int r = disasm_code(machine, code, len, v->lo, &d, &n, v->no_insns, sizeof(v->no_insns));
+	int r = disasm_code(machine, code, len, v->lo, starts, n_starts, &d, &n, v->no_insns,
+			    sizeof(v->no_insns));
 
 	if (r < 0)
 		return r == -ENOMEM ? r : 0;
@@ -487,7 +526,9 @@ static int host_machine(void)
 static int view_kernel(struct annotate *a, struct annotate_view *v, const struct annotate_fn *f,
 		       const struct annotate_loc *l, size_t n)
 {
+	uint64_t *starts = NULL;
 	uint8_t *code = NULL;
+	size_t n_starts = 0;
 	int r;
 
 	snprintf(v->no_lines, sizeof(v->no_lines),
@@ -501,7 +542,10 @@ static int view_kernel(struct annotate *a, struct annotate_view *v, const struct
 		return 0;
 	}
 	v->object = "/proc/kcore";
-	r = disassemble(v, host_machine(), code, v->hi - v->lo);
+	r = known_starts(v, NULL, l, n, &starts, &n_starts);
+	if (r == 0)
+		r = disassemble(v, host_machine(), code, v->hi - v->lo, starts, n_starts);
+	free(starts);
 	free(code);
 	place(v, l, n, NULL);
 	return r;
@@ -515,8 +559,9 @@ static int view_file(struct annotate *a, const struct session *s, struct annotat
 {
 	const char *why = "";
 	struct srcinfo *si = open_dso(a, s, f->dso, symfs, &why);
-	uint64_t addr;
+	uint64_t addr, *starts = NULL;
 	uint8_t *code = NULL;
+	size_t n_starts = 0;
 	int r;
 
 	if (!si) {
@@ -539,7 +584,10 @@ static int view_file(struct annotate *a, const struct session *s, struct annotat
 		return r == -ENOMEM ? r : 0;
 	}
 	v->object = srcinfo_file(si);
-	r = disassemble(v, srcinfo_machine(si), code, v->hi - v->lo);
+	r = known_starts(v, si, l, n, &starts, &n_starts);
+	if (r == 0)
+		r = disassemble(v, srcinfo_machine(si), code, v->hi - v->lo, starts, n_starts);
+	free(starts);
 	free(code);
 	place(v, l, n, si);
 	if (r < 0)

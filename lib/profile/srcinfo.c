@@ -411,6 +411,47 @@ static const char *inline_name(struct srcinfo *si, uint64_t addr)
 	return best ? inline_die_name(si, (Dwarf_Die *)&best->die) : NULL;
 }
 
+static int cmp_u64(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+
+	return (a > b) - (a < b);
+}
+
+int srcinfo_line_starts(struct srcinfo *si, uint64_t lo, uint64_t hi, uint64_t **ret, size_t *ret_n)
+{
+	uint64_t *out = NULL;
+	size_t n = 0, cap = 0, nl = 0;
+	Dwarf_Lines *lines;
+	Dwarf_Addr bias;
+	Dwarf_Die *cu;
+
+	*ret = NULL;
+	*ret_n = 0;
+	if (!srcinfo_has_lines(si))
+		return 0;
+	cu = dwfl_module_addrdie(si->mod, lo, &bias);
+	if (!cu || dwarf_getsrclines(cu, &lines, &nl) != 0)
+		return 0;
+	for (size_t i = 0; i < nl; i++) {
+		Dwarf_Line *l = dwarf_onesrcline(lines, i);
+		Dwarf_Addr a;
+
+		if (!l || dwarf_lineaddr(l, &a) != 0 || a + bias < lo || a + bias >= hi)
+			continue;
+		if (GROW(out, cap, n + 1) < 0) {
+			free(out);
+			return -ENOMEM;
+		}
+		out[n++] = a + bias;
+	}
+	if (n)
+		qsort(out, n, sizeof(*out), cmp_u64);
+	*ret = out;
+	*ret_n = n;
+	return 0;
+}
+
 int srcinfo_line(struct srcinfo *si, uint64_t addr, const char **ret_file, int *ret_line,
 		 const char **ret_inline)
 {
