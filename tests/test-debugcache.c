@@ -324,15 +324,27 @@ static void test_find(void)
 		char root[300];
 
 		snprintf(root, sizeof(root), "%s/root", T);
-		fd = debugcache_find(C, &any, true, root, id, len, &path);
+		fd = debugcache_find(C, &any, true, root, NULL, id, len, &path);
 		CHECK(fd >= 0 && path && strstr(path, "/root/usr/lib/debug/.build-id/"), "%s",
 		      path ? path : strerror(-fd));
 		CHECK_INT(compressed_sections(fd), 0);
 		close(fd);
 		free(path);
 		path = NULL;
+		/* Where debuginfod keeps what it fetched: FETCHED/ID/debuginfo. */
+		snprintf(root, sizeof(root), "%s/fetched", T);
+		sh("mkdir -p '%s/%s' && cp '%s' '%s/%s/debuginfo'", root, hex, Z, root, hex);
+		fd = debugcache_find(C, &any, true, NULL, root, id, len, &path);
+		CHECK(fd >= 0 && path && strstr(path, "/fetched/") && strstr(path, "/debuginfo"),
+		      "%s", path ? path : strerror(-fd));
+		close(fd);
+		free(path);
+		path = NULL;
+		CHECK(debugcache_find(C, &any, true, NULL, NULL, id, len, &path) < 0 && !path,
+		      "without FETCHED, not looked in");
+		snprintf(root, sizeof(root), "%s/root", T);
 		id[0] ^= 1; /* no file of this build-id */
-		CHECK(debugcache_find(C, &any, true, root, id, len, &path) < 0 && !path);
+		CHECK(debugcache_find(C, &any, true, root, NULL, id, len, &path) < 0 && !path);
 	}
 }
 
@@ -350,9 +362,19 @@ static void test_default_dir(void)
 	d = debugcache_default_dir();
 	CHECK_STR(d, "/home/u/.cache/ringprof/debug");
 	free(d);
+	setenv("XDG_CACHE_HOME", "/x/cache", 1);
+	d = debugcache_fetched_dir();
+	CHECK_STR(d, "/x/cache/debuginfod_client");
+	free(d);
+	setenv("DEBUGINFOD_CACHE_PATH", "/d/c", 1);
+	d = debugcache_fetched_dir();
+	CHECK_STR(d, "/d/c");
+	free(d);
+	unsetenv("DEBUGINFOD_CACHE_PATH");
 	unsetenv("XDG_CACHE_HOME");
 	unsetenv("HOME");
 	CHECK(debugcache_default_dir() == NULL);
+	CHECK(debugcache_fetched_dir() == NULL);
 }
 
 int main(void)

@@ -438,31 +438,71 @@ int debugcache_open(const char *dir, const struct debugcache_bounds *b, bool mak
 	return efd;
 }
 
+char *debugcache_fetched_dir(void)
+{
+	const char *c = getenv("DEBUGINFOD_CACHE_PATH"), *x = getenv("XDG_CACHE_HOME");
+	const char *h = getenv("HOME");
+	struct stat st;
+	char *p = NULL;
+
+	if (c && *c)
+		return strdup(c);
+	if (h && h[0] == '/') {
+		if (asprintf(&p, "%s/.debuginfod_client_cache", h) < 0)
+			return NULL;
+		if (stat(p, &st) == 0 && S_ISDIR(st.st_mode))
+			return p;
+		free(p);
+		p = NULL;
+	}
+	if (x && x[0] == '/')
+		return asprintf(&p, "%s/debuginfod_client", x) < 0 ? NULL : p;
+	if (h && h[0] == '/')
+		return asprintf(&p, "%s/.cache/debuginfod_client", h) < 0 ? NULL : p;
+	return NULL;
+}
+
+/* FD (ours) when it is a regular file of build-id ID, else closed: FD or -1. */
+static int of_build_id(int fd, const uint8_t *id, size_t len)
+{
+	uint8_t got[ID_MAX];
+	struct stat st;
+	size_t got_len;
+
+	if (fd >= 0 && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+			buildid_read_fd(fd, got, sizeof(got), &got_len) < 0 || got_len != len ||
+			memcmp(got, id, len))) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
 int debugcache_find(const char *dir, const struct debugcache_bounds *b, bool make,
-		    const char *symfs, const uint8_t *id, size_t len, char **ret_path)
+		    const char *symfs, const char *fetched, const uint8_t *id, size_t len,
+		    char **ret_path)
 {
 	char hex[2 * ID_MAX + 1];
 
 	if (!dir || !id || len < 2 || len > ID_MAX)
 		return -ENOENT;
 	buildid_to_hex(id, len, hex);
-	for (int i = symfs && *symfs ? 0 : 1; i < 2; i++) {
-		uint8_t got[ID_MAX];
-		struct stat st;
-		size_t got_len;
-		char *p;
-		int fd, c;
+	for (int i = 0; i < 3; i++) {
+		char *p = NULL;
+		int fd, c, r = 0;
 
-		if (asprintf(&p, "%s/usr/lib/debug/.build-id/%.2s/%s.debug", i ? "" : symfs, hex,
-			     hex + 2) < 0)
+		if (i == 0 && symfs && *symfs)
+			r = asprintf(&p, "%s/usr/lib/debug/.build-id/%.2s/%s.debug", symfs, hex,
+				     hex + 2);
+		else if (i == 1)
+			r = asprintf(&p, "/usr/lib/debug/.build-id/%.2s/%s.debug", hex, hex + 2);
+		else if (i == 2 && fetched && *fetched)
+			r = asprintf(&p, "%s/%s/debuginfo", fetched, hex);
+		if (r < 0)
 			return -ENOMEM;
-		fd = open(p, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-		if (fd >= 0 && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
-				buildid_read_fd(fd, got, sizeof(got), &got_len) < 0 ||
-				got_len != len || memcmp(got, id, len))) {
-			close(fd);
-			fd = -1;
-		}
+		if (!p)
+			continue;
+		fd = of_build_id(open(p, O_RDONLY | O_NONBLOCK | O_CLOEXEC), id, len);
 		if (fd < 0) {
 			free(p);
 			continue;

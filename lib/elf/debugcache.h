@@ -52,16 +52,24 @@ char *debugcache_default_dir(void);
  */
 int debugcache_open(const char *dir, const struct debugcache_bounds *b, bool make, int fd);
 
+/* Where libdebuginfod keeps the files it fetched (as it picks it: DEBUGINFOD_CACHE_PATH,
+ * ~/.debuginfod_client_cache when that exists, $XDG_CACHE_HOME/debuginfod_client,
+ * ~/.cache/debuginfod_client): malloc'd, NULL when none can be named or out of memory. */
+char *debugcache_fetched_dir(void);
+
 /*
  * The separate debug file of build-id ID (LEN bytes) where libdwfl looks for it first,
  * SYMFS/usr/lib/debug/.build-id/xx/rest.debug (with a SYMFS) then /usr/lib/debug/.build-id/…,
- * when its build-id is ID, through debugcache_open(): the descriptor of the inflated copy and
- * *ret_path, the debug file's own name (malloc'd). -errno when there is no such file or it
- * is not to be cached (then libdwfl's own search finds it as before), *ret_path untouched.
- * libdwfl keeps the ELF handle it opened to check a build-id, so a cached copy can only be
- * handed to it before it searches: the find_debuginfo callback asks this first.
+ * else, with FETCHED (debugcache_fetched_dir(), for --debuginfod), FETCHED/ID/debuginfo, a file
+ * debuginfod gave before; when its build-id is ID, through debugcache_open(): the descriptor of
+ * the inflated copy and *ret_path, the debug file's own name (malloc'd). -errno when there is
+ * no such file or it is not to be cached (then libdwfl's own search finds it as before),
+ * *ret_path untouched. libdwfl keeps the ELF handle it opened to check a build-id, so a cached
+ * copy can only be handed to it before it searches: the find_debuginfo callback asks this
+ * first.
  */
 int debugcache_find(const char *dir, const struct debugcache_bounds *b, bool make,
-		    const char *symfs, const uint8_t *id, size_t len, char **ret_path);
+		    const char *symfs, const char *fetched, const uint8_t *id, size_t len,
+		    char **ret_path);
 
 #endif

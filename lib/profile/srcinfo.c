@@ -27,6 +27,7 @@ struct srcinfo {
 	char *debuginfo_path;
 	char *debug_cache; /* the debug cache's directory, NULL: none */
 	char *symfs;	   /* a copy of srcinfo_open()'s, for find_debuginfo */
+	char *fetched;	   /* where debuginfod keeps what it fetched, when it may be asked */
 	bool debug_asked;  /* find_debuginfo was called */
 	int lines;	   /* -1 not looked yet, 0 none, 1 found */
 	/* Relative file names of the line table joined to their CU's directory, once each. */
@@ -63,6 +64,7 @@ struct srcinfo *srcinfo_free(struct srcinfo *si)
 	free(si->debuginfo_path);
 	free(si->debug_cache);
 	free(si->symfs);
+	free(si->fetched);
 	free(si->file);
 	free(si);
 	return NULL;
@@ -83,8 +85,8 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 	if (si && si->debug_cache && !si->debug_asked) {
 		si->debug_asked = true;
 		n = dwfl_module_build_id(mod, &bits, &vaddr);
-		n = n > 0 ? debugcache_find(si->debug_cache, NULL, true, si->symfs, bits, (size_t)n,
-					    debuginfo_file_name)
+		n = n > 0 ? debugcache_find(si->debug_cache, NULL, true, si->symfs, si->fetched,
+					    bits, (size_t)n, debuginfo_file_name)
 			  : -1;
 		if (n >= 0)
 			return n;
@@ -151,6 +153,9 @@ int srcinfo_open(const char *symfs, bool debug_cache, const struct symfile_id *i
 	si->lines = -1;
 	if (debug_cache)
 		si->debug_cache = debugcache_default_dir();
+	/* The symbolizer leaves DEBUGINFOD_URLS set only with --debuginfod. */
+	if (si->debug_cache && getenv("DEBUGINFOD_URLS") && *getenv("DEBUGINFOD_URLS"))
+		si->fetched = debugcache_fetched_dir();
 	fd = symfile_open(symfs, id, &si->file, warn, sizeof(warn));
 	if (fd < 0) {
 		snprintf(why, why_size, "%s", warn[0] ? warn : strerror(-fd));

@@ -110,6 +110,7 @@ struct symbolizer {
 	char *symfs;
 	char *debuginfo_path;
 	char *debug_cache; /* the debug cache's directory, NULL: none */
+	char *fetched;	   /* with debuginfod: where it keeps what it fetched, or NULL */
 	Dwfl_Callbacks cb;
 
 	struct sym_dso **dsos; /* every handle, for freeing */
@@ -299,8 +300,8 @@ static int cached_by_build_id(struct sym_dso *d, Dwfl_Module *mod, char **ret_na
 	n = dwfl_module_build_id(mod, &bits, &vaddr);
 	if (n <= 0)
 		return -1;
-	n = debugcache_find(d->s->debug_cache, NULL, wants_dwarf(d->s), d->s->symfs, bits,
-			    (size_t)n, ret_name);
+	n = debugcache_find(d->s->debug_cache, NULL, wants_dwarf(d->s), d->s->symfs, d->s->fetched,
+			    bits, (size_t)n, ret_name);
 	return n < 0 ? -1 : n;
 }
 
@@ -377,6 +378,8 @@ struct symbolizer *symbolizer_new(const struct symbolizer_opts *o)
 	}
 	if (!s->o.no_debug_cache)
 		s->debug_cache = debugcache_default_dir();
+	if (s->debug_cache && s->o.debuginfod)
+		s->fetched = debugcache_fetched_dir();
 	s->cb.find_elf = find_elf;
 	s->cb.find_debuginfo = find_debuginfo;
 	s->cb.section_address = dwfl_offline_section_address;
@@ -430,6 +433,7 @@ struct symbolizer *symbolizer_free(struct symbolizer *s)
 	free(s->shown);
 	free(s->debuginfo_path);
 	free(s->debug_cache);
+	free(s->fetched);
 	free(s->symfs);
 	free(s);
 	return NULL;
