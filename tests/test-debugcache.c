@@ -244,6 +244,27 @@ static void test_hostile(void)
 	sh("chmod 0700 '%s'", C);
 	CHECK((fd = cache_open(Z, &any)) >= 0);
 	close(fd);
+
+	test_ctx = "a directory above writable by others";
+	sh("chmod 0777 '%s/cache'", T);
+	CHECK_INT(cache_open(Z, &any), -EPERM);
+	sh("chmod 0700 '%s/cache'", T);
+
+	test_ctx = "a directory above somebody else's";
+	if (geteuid() == 0) {
+		/* A root whose HOME is another user's: that user could point the way anywhere. */
+		sh("chown 65534 '%s/cache/ringprof'", T);
+		CHECK_INT(cache_open(Z, &any), -EPERM);
+		sh("chown 0 '%s/cache/ringprof'", T);
+		sh("mv '%s/cache' '%s/elsewhere' && ln -s elsewhere '%s/cache' && "
+		   "chown -h 65534 '%s/cache'",
+		   T, T, T, T);
+		CHECK_INT(cache_open(Z, &any), -EPERM);
+		sh("chown -h 0 '%s/cache'", T);
+		CHECK((fd = cache_open(Z, &any)) >= 0, "a link of one's own is followed");
+		close(fd);
+		sh("rm '%s/cache' && mv '%s/elsewhere' '%s/cache'", T, T, T);
+	}
 }
 
 static void test_bounds(void)

@@ -125,33 +125,56 @@ static int entry_name(int fd, struct orig *o)
 	return 0;
 }
 
-/* Make DIR's parent and DIR (mode 0700) when missing; open DIR when it is this user's and
- * nobody else may write in it. The descriptor, or -errno. */
+/* PATH, a directory on the way to the cache, made (mode 0700) when MAKE and missing: 0 when it
+ * is a directory of this user's or root's that nobody else may write in (a symbolic link to
+ * one, the link itself this user's or root's), or -errno. Else a directory somebody else can
+ * change (a home of another user, reached by a root with that user's HOME) could lead the
+ * cache's writes anywhere with a symbolic link. */
+static int safe_dir(const char *path, bool make)
+{
+	uid_t me = geteuid();
+	struct stat st;
+
+	if (make && mkdir(path, 0700) < 0 && errno != EEXIST)
+		return -errno;
+	if (lstat(path, &st) < 0)
+		return -errno;
+	if (S_ISLNK(st.st_mode) && st.st_uid != me && st.st_uid != 0)
+		return -EPERM;
+	if (stat(path, &st) < 0)
+		return -errno;
+	if (!S_ISDIR(st.st_mode) || (st.st_uid != me && st.st_uid != 0) || (st.st_mode & 022))
+		return -EPERM;
+	return 0;
+}
+
+/* Open DIR (…/ringprof/debug) when it is this user's and nobody else may write in it, nor in
+ * the three directories above it (~/.cache/ringprof/debug: ~ too); DIR and the two above it
+ * are made (mode 0700) when missing. The descriptor, or -errno. */
 static int open_dir(const char *dir)
 {
-	char *parent = strdup(dir), *slash;
+	char *p = strdup(dir), *cut[3] = { NULL };
 	struct stat st;
-	int fd;
+	int fd, r = 0;
 
-	if (!parent)
+	if (!p)
 		return -ENOMEM;
-	slash = strrchr(parent, '/');
-	if (slash && slash != parent) {
-		*slash = '\0';
-		if (mkdir(parent, 0700) < 0 && errno == ENOENT) {
-			char *up = strrchr(parent, '/');
-
-			if (up && up != parent) {
-				*up = '\0';
-				(void)mkdir(parent, 0700); /* ~/.cache itself */
-				*up = '/';
-			}
-			(void)mkdir(parent, 0700);
+	for (int i = 0; i < 3; i++) {
+		cut[i] = strrchr(p, '/');
+		if (!cut[i] || cut[i] == p) {
+			free(p);
+			return -EPERM; /* too near the root to be a user's cache */
 		}
+		*cut[i] = '\0';
 	}
-	free(parent);
-	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
-		return -errno;
+	for (int i = 3; i >= 0 && r == 0; i--) {
+		r = safe_dir(p, i < 3);
+		if (i > 0)
+			*cut[i - 1] = '/';
+	}
+	free(p);
+	if (r < 0)
+		return r;
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
