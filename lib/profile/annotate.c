@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "base/grow.h"
+#include "base/util.h"
 #include "profile/aggregate.h"
 #include "profile/disasm.h"
 #include "profile/dsotab.h"
@@ -273,13 +274,6 @@ static const struct annotate_loc *heaviest(const struct annotate_loc *l, size_t 
 	return h;
 }
 
-static int cmp_u64(const void *x, const void *y)
-{
-	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
-
-	return (a > b) - (a < b);
-}
-
 /* Addresses known to start an instruction of [v->lo, v->hi): the line table's rows (SI, NULL
  * for none) and the sampled addresses of L[0..N) (ELF addresses through SI, or as they are).
  * Sorted into *ret (malloc'd, may be NULL) and *ret_n. 0 or -ENOMEM. */
@@ -304,7 +298,7 @@ static int known_starts(const struct annotate_view *v, struct srcinfo *si,
 		s[k++] = a;
 	}
 	if (k)
-		qsort(s, k, sizeof(*s), cmp_u64);
+		qsort(s, k, sizeof(*s), util_cmp_u64);
 	*ret = s;
 	*ret_n = k;
 	return 0;

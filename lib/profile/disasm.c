@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "base/grow.h"
+#include "base/util.h"
 
 /* Capstone's architecture and mode for an ELF machine: false when not supported. */
 static bool arch_of(int machine, cs_arch *ret_arch, cs_mode *ret_mode)
@@ -52,17 +53,9 @@ static int add(struct disasm_insn **list, size_t *n, size_t *cap, uint64_t addr,
 /* The bytes from ADDR (LEN left) to the first of STARTS after it, or LEN. */
 static size_t bad_span(uint64_t addr, size_t len, const uint64_t *starts, size_t n_starts)
 {
-	size_t lo = 0, hi = n_starts;
+	size_t i = starts ? util_count_le(starts, n_starts, addr) : 0;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (starts[mid] <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < n_starts && starts[lo] - addr < len ? (size_t)(starts[lo] - addr) : len;
+	return i < n_starts && starts[i] - addr < len ? (size_t)(starts[i] - addr) : len;
 }
 
 int disasm_code(int machine, const uint8_t *code, size_t len, uint64_t addr, const uint64_t *starts,

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "base/grow.h"
+#include "base/util.h"
 #include "elf/debugcache.h"
 #include "profile/demangle.h"
 #include "profile/symfile.h"
@@ -416,13 +417,6 @@ static const char *inline_name(struct srcinfo *si, uint64_t addr)
 	return best ? inline_die_name(si, (Dwarf_Die *)&best->die) : NULL;
 }
 
-static int cmp_u64(const void *x, const void *y)
-{
-	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
-
-	return (a > b) - (a < b);
-}
-
 int srcinfo_line_starts(struct srcinfo *si, uint64_t lo, uint64_t hi, uint64_t **ret, size_t *ret_n)
 {
 	uint64_t *out = NULL;
@@ -451,7 +445,7 @@ int srcinfo_line_starts(struct srcinfo *si, uint64_t lo, uint64_t hi, uint64_t *
 		out[n++] = a + bias;
 	}
 	if (n)
-		qsort(out, n, sizeof(*out), cmp_u64);
+		qsort(out, n, sizeof(*out), util_cmp_u64);
 	*ret = out;
 	*ret_n = n;
 	return 0;
