@@ -431,6 +431,17 @@ static int cache_entries(void)
 	return n;
 }
 
+/* Every function of EI named in file PATH by a symbolizer reading through the debug cache. */
+static size_t expect_all_names(const char *path, const struct elfinfo *ei)
+{
+	struct symbolizer_opts o = { .lines = true };
+	struct symbolizer *s = symbolizer_new(&o);
+	size_t n = expect_all(s, dso_of(s, path, ei), ei, NULL, path);
+
+	symbolizer_free(s);
+	return n;
+}
+
 /* A separate debug file whose DWARF is compressed (as Debian's -dbg and -dbgsym packages are)
  * is read through the debug cache: the same lines, from an inflated copy made once. */
 static void test_debug_cache(void)
@@ -454,7 +465,7 @@ static void test_debug_cache(void)
 	   "objcopy --only-keep-debug --compress-debug-sections=zlib '%s' '%s'",
 	   CFLAGS, bin, SRC, bin, dbg);
 	elf_read(bin, &big);
-	sh("strip '%s'", bin);
+	sh("cp '%s' '%s/cz/unstripped' && strip '%s'", bin, T, bin);
 	put_build_id_file(root, &big, dbg, ".debug");
 	o.symfs = root;
 
@@ -505,6 +516,21 @@ static void test_debug_cache(void)
 	CHECK_STR(off, plain);
 	CHECK_INT(cache_entries(), 0);
 	sh("chmod 0700 '%s/xdg/ringprof/debug'", T);
+
+	/* The binary itself with its DWARF compressed (as -gz builds it), no separate file. */
+	test_ctx = "debug cache: a binary's own compressed DWARF";
+	sh("rm -f '%s/xdg/ringprof/debug/'*.debug && objcopy --compress-debug-sections=zlib "
+	   "'%s/cz/unstripped' '%s/cz/gz'",
+	   T, T, T);
+	snprintf(bin, sizeof(bin), "%s/cz/gz", T);
+	o.symfs = NULL;
+	s = symbolizer_new(&o);
+	d = dso_of(s, bin, &big);
+	alpha_line(s, d, &big, again, sizeof(again));
+	symbolizer_free(s);
+	CHECK_STR(again, plain);
+	CHECK_INT(cache_entries(), 1);
+	CHECK(expect_all_names(bin, &big) >= 6, "every function named from the copy");
 	free(big.f);
 }
 

@@ -172,6 +172,16 @@ int srcinfo_open(const char *symfs, bool debug_cache, const struct symfile_id *i
 		return r;
 	}
 	si->fd = dfd;
+	/* The file's own DWARF, when compressed, from the debug cache as the symbolizer reads
+	 * it; the code bytes from si->fd, the file itself. */
+	if (si->debug_cache) {
+		int c = debugcache_open(si->debug_cache, NULL, true, fd);
+
+		if (c >= 0) {
+			close(fd);
+			fd = c;
+		}
+	}
 	r = report(si, symfs, id->path, fd, why, why_size);
 	if (r < 0) {
 		srcinfo_free(si);

@@ -269,10 +269,11 @@ static bool wants_dwarf(const struct symbolizer *s)
 	return s->o.lines || s->o.inline_frames || s->o.fn_lines;
 }
 
-/* Debug file FD (consumed), or its copy with the DWARF inflated from the debug cache when it
+/* ELF file FD (consumed), or its copy with the DWARF inflated from the debug cache when it
  * has one (libdw would inflate every compressed debug section at each open, ~40 ms for
  * libc's): the file's name stays FD's, for messages and dwz alt files beside it. Only for a
- * file libdwfl did not open itself to check its build-id (it keeps that handle). */
+ * file libdwfl did not open itself to check its build-id (it keeps that handle). The copy's
+ * program headers are FD's own: file offsets map to the same addresses. */
 static int inflated(struct symbolizer *s, int fd)
 {
 	int c;
@@ -1009,6 +1010,9 @@ static void dso_open(struct sym_dso *d)
 			warnf(s, "%s", warn);
 		if (fd < 0)
 			return;
+		/* libdwfl reads a file's own DWARF (built with -gz; a debug file standing for a
+		 * missing binary) before it looks for a separate one. */
+		fd = inflated(s, fd);
 	}
 
 	d->dwfl = dwfl_begin(&s->cb);
