@@ -330,6 +330,31 @@ static int disassemble(struct annotate_view *v, int machine, const uint8_t *code
 	return 0;
 }
 
+/* The function's CODE disassembled (as disassemble()); when some bytes do not decode, again
+ * with the addresses known to start an instruction (known_starts(): SI's line table, L[0..N)'s
+ * sampled addresses), which are read only then. 0, -ENOMEM, or another -errno. */
+static int disassemble_all(struct annotate_view *v, int machine, const uint8_t *code,
+			   struct srcinfo *si, const struct annotate_loc *l, size_t n)
+{
+	uint64_t *starts = NULL;
+	size_t n_starts = 0;
+	bool bad = false;
+	int r = disassemble(v, machine, code, v->hi - v->lo, NULL, 0);
+
+	for (size_t i = 0; r == 0 && i < v->n_insns; i++)
+		bad |= !strcmp(v->insns[i].text, "(bad)");
+	if (!bad)
+		return r;
+	free(v->insns);
+	v->insns = NULL;
+	v->n_insns = 0;
+	r = known_starts(v, si, l, n, &starts, &n_starts);
+	if (r == 0)
+		r = disassemble(v, machine, code, v->hi - v->lo, starts, n_starts);
+	free(starts);
+	return r;
+}
+
 /* The instruction starting at ADDR, or NULL. */
 static struct annotate_insn *insn_at(struct annotate_view *v, uint64_t addr)
 {
@@ -520,9 +545,7 @@ static int host_machine(void)
 static int view_kernel(struct annotate *a, struct annotate_view *v, const struct annotate_fn *f,
 		       const struct annotate_loc *l, size_t n)
 {
-	uint64_t *starts = NULL;
 	uint8_t *code = NULL;
-	size_t n_starts = 0;
 	int r;
 
 	snprintf(v->no_lines, sizeof(v->no_lines),
@@ -536,10 +559,7 @@ static int view_kernel(struct annotate *a, struct annotate_view *v, const struct
 		return 0;
 	}
 	v->object = "/proc/kcore";
-	r = known_starts(v, NULL, l, n, &starts, &n_starts);
-	if (r == 0)
-		r = disassemble(v, host_machine(), code, v->hi - v->lo, starts, n_starts);
-	free(starts);
+	r = disassemble_all(v, host_machine(), code, NULL, l, n);
 	free(code);
 	place(v, l, n, NULL);
 	return r;
@@ -553,9 +573,8 @@ static int view_file(struct annotate *a, const struct session *s, struct annotat
 {
 	const char *why = "";
 	struct srcinfo *si = open_dso(a, s, f->dso, symfs, &why);
-	uint64_t addr, *starts = NULL;
+	uint64_t addr;
 	uint8_t *code = NULL;
-	size_t n_starts = 0;
 	int r;
 
 	if (!si) {
@@ -578,10 +597,7 @@ static int view_file(struct annotate *a, const struct session *s, struct annotat
 		return r == -ENOMEM ? r : 0;
 	}
 	v->object = srcinfo_file(si);
-	r = known_starts(v, si, l, n, &starts, &n_starts);
-	if (r == 0)
-		r = disassemble(v, srcinfo_machine(si), code, v->hi - v->lo, starts, n_starts);
-	free(starts);
+	r = disassemble_all(v, srcinfo_machine(si), code, si, l, n);
 	free(code);
 	place(v, l, n, si);
 	if (r < 0)
