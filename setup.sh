@@ -20,8 +20,9 @@ PACKAGES="$PACKAGES chromium nodejs"
 PACKAGES="$PACKAGES fuse3 libfuse3-dev"
 # tests/report-speedscope.sh checks report --speedscope's file against speedscope's schema.
 PACKAGES="$PACKAGES python3-jsonschema"
-# Not rustc: Debian's takes ~270 MB installed (libstd-rust-dev); tests/report-rust.sh uses one
-# when there is one (apt-get install rustc, or rustup) and says it is skipped otherwise.
+# tests/report-rust.sh builds a real Rust program (names, -s srcline and annotate against perf):
+# Debian's rustc, ~55 MB to download, ~270 MB installed with libstd-rust-dev.
+PACKAGES="$PACKAGES rustc"
 
 # The second tree of `setup.sh test`: the whole suite again under AddressSanitizer and
 # UndefinedBehaviorSanitizer (the ring's ThreadSanitizer test is built in the plain tree).

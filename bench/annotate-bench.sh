@@ -10,6 +10,10 @@
 # included: perf's objdump), the largest peak RSS and the ratios ringprof/perf:
 #   one:  the hottest function, hot_loop       (ringprof annotate hot_loop, perf annotate hot_loop)
 #   all:  every function with samples          (ringprof annotate -n 1000, perf annotate)
+#   all, no debug cache: "all" with --no-debug-cache (libc6-dbg's compressed DWARF inflated
+#         at each run, as before the cache)
+# ringprof's cache of inflated debug files is one of its own in the temp dir; the first run of
+# "all", which writes it, is timed apart (cold) before the rows.
 # Environment: RUNS, RP_BUILD (build dir, default build/), KEEP=1 keeps the temp dir.
 set -euo pipefail
 
@@ -76,8 +80,18 @@ row() {
 	printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$name" "$rs" "$ps" "$(ratio "$rs" "$ps")" \
 		"$rc" "$pc" "$(ratio "$rc" "$pc")" "$rk" "$pk" "$(ratio "$rk" "$pk")"
 }
+export XDG_CACHE_HOME=$T/xdg
+cold_t0=$EPOCHREALTIME
+perf stat -x, -e task-clock -o cold.stat -- "$B/ringprof" annotate --no-pager -i rp.data -n 1000 \
+	>cold.out 2>&1 || die "cold annotate failed"
+cold_t1=$EPOCHREALTIME
+echo "cold (the first run of all, writing the debug cache): wall $(awk -v a="$cold_t0" -v b="$cold_t1" \
+	'BEGIN { printf "%.3f", b - a }') s, CPU $(awk -F, '$3 ~ /^task-clock/ { printf "%.4f", $1 / 1000 }' \
+	cold.stat) s; cached: $(du -sh "$XDG_CACHE_HOME" 2>/dev/null | cut -f1)"
 # Each row: the ringprof command and the perf command, the same number of words.
 row one "$B/ringprof" annotate --no-pager -i rp.data hot_loop \
 	perf annotate --stdio -i perf.data hot_loop
 row all "$B/ringprof" annotate --no-pager -i rp.data -n 1000 \
 	perf annotate --stdio -i perf.data --percent-type=local-period
+row "all, no debug cache" "$B/ringprof" annotate --no-pager -i rp.data -n 1000 --no-debug-cache \
+	perf annotate --stdio -i perf.data --percent-type=local-period --stdio

@@ -10,6 +10,9 @@
 # median wall time, median CPU time (perf stat's task-clock, children included: perf's
 # addr2line; RUNS more runs), largest peak RSS, ratio ringprof/perf, for the flat -s srcline table and
 # -s sym,srcline. The top lines of both are printed side by side as a sanity check.
+# ringprof reads compressed debug files (libc6-dbg's) through its cache of inflated copies, here
+# one of its own in the temp dir: the first report, which writes the copies, is timed apart
+# (cold), the RUNS after it find them (warm), and -s srcline --no-debug-cache is timed too.
 # Environment: RUNS, RATE, RP_BUILD (build dir), COMM (the command whose samples count, default
 # CMD's name), KEEP=1 keeps the temp dir.
 set -euo pipefail
@@ -54,9 +57,21 @@ rp_n=$("$RP" report -i rp.data --comm "$comm" --no-children -s sym | sed -n 's/^
 echo "  ringprof: $rp_n samples of $comm"
 echo
 
+export XDG_CACHE_HOME=$T/xdg
+echo "== the first report, writing the debug cache (cold, one run)"
+cold_t0=$EPOCHREALTIME
+perf stat -x, -e task-clock -o cold.stat -- "$RP" report -i rp.data --no-pager --no-children \
+	-s srcline --comm "$comm" >cold.out 2>&1 || die "cold report failed"
+cold_t1=$EPOCHREALTIME
+cold_s=$(awk -v a="$cold_t0" -v b="$cold_t1" 'BEGIN { printf "%.3f", b - a }')
+cold_cpu=$(awk -F, '$3 ~ /^task-clock/ { printf "%.4f", $1 / 1000 }' cold.stat)
+echo "  wall $cold_s s, CPU $cold_cpu s; cached: $(du -sh "$XDG_CACHE_HOME" 2>/dev/null | cut -f1 || echo nothing)"
+echo
+
 echo "== report ($RUNS runs each, stdout to a file; median wall time, max peak RSS)"
 declare -A S K C
 CMDS=(
+	"nocache_ringprof|$RP report -i rp.data --no-pager --no-children -s srcline --comm $comm --no-debug-cache"
 	"srcline_ringprof|$RP report -i rp.data --no-pager --no-children -s srcline --comm $comm"
 	"srcline_perf|perf report -i perf.data --stdio --no-children -g none -s srcline --comms $comm"
 	"symline_ringprof|$RP report -i rp.data --no-pager --no-children -s sym,srcline --comm $comm"
@@ -83,6 +98,12 @@ for k in srcline symline; do
 	printf '  %-24s %9d KB %9d KB %9sx\n' "-s ${k/symline/sym,srcline}: peak RSS" \
 		"${K[${k}_ringprof]}" "${K[${k}_perf]}" "$(ratio "${K[${k}_ringprof]}" "${K[${k}_perf]}")"
 done
+printf '  %-24s %10.2f s %10s   %9sx\n' "-s srcline: cold, time" "$cold_s" "" \
+	"$(ratio "$cold_s" "${S[srcline_perf]}")"
+printf '  %-24s %10.4f s %10s   %9sx\n' "-s srcline: cold, CPU" "$cold_cpu" "" \
+	"$(ratio "$cold_cpu" "${C[srcline_perf]}")"
+printf '  %-24s %10.4f s %10s   %9sx\n' "--no-debug-cache: CPU" "${C[nocache_ringprof]}" "" \
+	"$(ratio "${C[nocache_ringprof]}" "${C[srcline_perf]}")"
 echo
 echo "== top lines (ringprof | perf, shares of all samples of $comm for ringprof, of all for perf)"
 paste <(awk '$1 ~ /%$/ { print $1, $2 }' srcline_ringprof.out | head -5) \

@@ -85,7 +85,9 @@ const char options_help_symbols[] =
     "                          not its last component (perf's)\n"
     "      --debuginfod        fetch missing debug info from the servers in\n"
     "                          DEBUGINFOD_URLS\n"
-    "      --debuginfod-timeout SECS  per request (default 5)\n";
+    "      --debuginfod-timeout SECS  per request (default 5)\n"
+    "      --no-debug-cache    read compressed debug files as they are, not through\n"
+    "                          the cache of inflated ones (~/.cache/ringprof/debug)\n";
 
 const char options_help_output[] =
     "      --no-pager          never page; by default output to a terminal goes through\n"
@@ -247,7 +249,8 @@ static int parse_filter(struct options *o, int c, char *arg)
 	return 0;
 }
 
-/* --max-stack, --symfs, --inline, --no-demangle, --debuginfod, --debuginfod-timeout. */
+/* --max-stack, --symfs, --inline, --no-demangle, --debuginfod, --debuginfod-timeout,
+ * --no-debug-cache. */
 static int parse_symbols(struct options *o, int c, char *arg)
 {
 	uint64_t v;
@@ -276,6 +279,9 @@ static int parse_symbols(struct options *o, int c, char *arg)
 		break;
 	case OPT_DEBUGINFOD:
 		o->so.debuginfod = true;
+		break;
+	case OPT_NO_DEBUG_CACHE:
+		o->so.no_debug_cache = true;
 		break;
 	case OPT_DEBUGINFOD_TIMEOUT:
 		if (util_parse_u64(arg, &v) < 0 || v == 0 || v > 3600) {
@@ -454,6 +460,7 @@ int options_parse(struct options *o, int c, char *arg, char **argv)
 	case OPT_FULL_SOURCE_PATH:
 	case OPT_DEBUGINFOD:
 	case OPT_DEBUGINFOD_TIMEOUT:
+	case OPT_NO_DEBUG_CACHE:
 		return parse_symbols(o, c, arg);
 	case '?':
 	case ':':

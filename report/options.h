@@ -41,6 +41,7 @@ enum {
 	OPT_FOCUS,
 	OPT_IGNORE,
 	OPT_FULL_SOURCE_PATH,
+	OPT_NO_DEBUG_CACHE,
 	OPT_OWN = 512,
 };
 
@@ -68,6 +69,7 @@ enum {
 	    { "full-source-path", no_argument, NULL, OPT_FULL_SOURCE_PATH },                       \
 	    { "debuginfod", no_argument, NULL, OPT_DEBUGINFOD },                                   \
 	    { "debuginfod-timeout", required_argument, NULL, OPT_DEBUGINFOD_TIMEOUT },             \
+	    { "no-debug-cache", no_argument, NULL, OPT_NO_DEBUG_CACHE },                           \
 	    { "no-pager", no_argument, NULL, OPT_NO_PAGER },                                       \
 	{                                                                                          \
 		"verbose", no_argument, NULL, 'v'                                                  \

@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/util.h"
@@ -51,6 +53,8 @@ static void usage(FILE *f)
 		"      --debuginfod        fetch missing debug info from the servers in\n"
 		"                          DEBUGINFOD_URLS\n"
 		"      --debuginfod-timeout SECS  per request (default 5)\n"
+		"      --no-debug-cache    read compressed debug files as they are, not through\n"
+		"                          the cache of inflated ones (~/.cache/ringprof/debug)\n"
 		"\n"
 		"Output:\n"
 		"  -s, --symbol SYMBOL     annotate SYMBOL (perf's spelling; as an operand)\n"
@@ -186,6 +190,7 @@ struct source {
 	char *text;
 	char **lines; /* lines[0] is line 1 */
 	size_t n;
+	struct timespec mtime; /* the file's, when read */
 };
 
 static void source_done(struct source *src)
@@ -221,6 +226,7 @@ static int source_read(const char *path, struct source *src)
 	int fd = symfile_open_regular(path);
 	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
 	size_t len = 0, cap = 0, nl = 0;
+	struct stat st;
 	char *p;
 	int r = 0;
 
@@ -231,6 +237,8 @@ static int source_read(const char *path, struct source *src)
 		return r;
 	}
 	*src = (struct source){ 0 };
+	if (fstat(fd, &st) == 0)
+		src->mtime = st.st_mtim;
 	for (;;) {
 		if (len + 4096 + 1 > cap) {
 			char *t =
@@ -294,9 +302,29 @@ static void print_line(const struct annotate_line *l, int line, const struct sou
 	putchar('\n');
 }
 
-/* The lines of one file, LINES[0..N), with up to GAP lines of context between them. */
+/* A note when SRC was modified after the binary OBJECT: its text may not be what was compiled
+ * (the line numbers are the binary's own). */
+static void note_newer(const struct source *src, const char *object)
+{
+	struct stat st;
+	char a[32], b[32];
+	struct tm tm;
+
+	if (!object || stat(object, &st) < 0 ||
+	    (src->mtime.tv_sec < st.st_mtim.tv_sec ||
+	     (src->mtime.tv_sec == st.st_mtim.tv_sec && src->mtime.tv_nsec <= st.st_mtim.tv_nsec)))
+		return;
+	strftime(a, sizeof(a), "%Y-%m-%d %H:%M:%S", localtime_r(&src->mtime.tv_sec, &tm));
+	strftime(b, sizeof(b), "%Y-%m-%d %H:%M:%S", localtime_r(&st.st_mtim.tv_sec, &tm));
+	printf("#   (modified after the binary: source %s, %s %s; the text may not be what was "
+	       "compiled, the line numbers are the binary's)\n",
+	       a, object, b);
+}
+
+/* The lines of one file, LINES[0..N), with up to GAP lines of context between them; OBJECT the
+ * binary they were read from. */
 static void print_file_lines(const struct args *a, const struct annotate_line *lines, size_t n,
-			     uint64_t total, const struct annotate_line *hot)
+			     uint64_t total, const struct annotate_line *hot, const char *object)
 {
 	char buf[4096];
 	const char *path = map_path(a, lines[0].file, buf, sizeof(buf));
@@ -308,6 +336,8 @@ static void print_file_lines(const struct args *a, const struct annotate_line *l
 		printf("#   (source not on this host: %s: %s; line numbers only%s)\n", path,
 		       r == -EINVAL ? "not a regular file" : strerror(-r),
 		       a->prefix || a->prefix_strip ? "" : "; --prefix, --prefix-strip map paths");
+	else
+		note_newer(&src, object);
 	for (size_t i = 0; i < n; i++) {
 		if (i && lines[i].line - lines[i - 1].line > 1) {
 			if (lines[i].line - lines[i - 1].line - 1 > GAP || r < 0)
@@ -338,7 +368,7 @@ static void print_lines(const struct args *a, const struct annotate_view *v, uin
 	printf("#   Percent   Line  Source\n");
 	for (size_t i = 1; i <= v->n_lines; i++)
 		if (i == v->n_lines || strcmp(v->lines[i].file, v->lines[first].file) != 0) {
-			print_file_lines(a, v->lines + first, i - first, total, hot);
+			print_file_lines(a, v->lines + first, i - first, total, hot, v->object);
 			first = i;
 		}
 }

@@ -99,7 +99,7 @@ else
 fi
 
 # A copy built here, its source then moved away: line numbers without text, and the note;
-# --prefix-strip and --prefix find it in its new place.
+# --prefix-strip and --prefix find it in its new place; edited after the build, a note.
 mkdir -p "$T/src" "$T/moved"
 cp "$SRC/rp-annotate.c" "$SRC/rp-annotate-inl.h" "$T/src/"
 (cd "$T/src" && ${CC:-cc} -std=gnu11 -g -O2 -Wl,--build-id -o "$T/rpa" rp-annotate.c) || fail "cc"
@@ -123,6 +123,15 @@ strip=$(echo "$T/src" | tr -cd / | wc -c)
 "$RP" annotate --no-pager -i "$T/c.data" --prefix "$T/moved" --prefix-strip "$strip" hot_loop \
 	>"$T/cp.txt" 2>&1 || fail "annotate --prefix: $(cat "$T/cp.txt")"
 check_grep "^>> +[0-9.]+ +$HOT[[:space:]]+.*ANNOTATE-HOT" "$T/cp.txt" "--prefix, --prefix-strip: the text found"
+check_no_grep "modified after the binary" "$T/cp.txt" "a source older than its binary: no note"
+# The source edited after the build: the text shown may not be what was compiled, and a note
+# says so (perf annotate shows it without a word).
+sed -i 's/ANNOTATE-HOT/ANNOTATE-HOT, edited/' "$T/moved/rp-annotate.c"
+touch -d '+1 min' "$T/moved/rp-annotate.c"
+"$RP" annotate --no-pager -i "$T/c.data" --prefix "$T/moved" --prefix-strip "$strip" hot_loop \
+	>"$T/ce.txt" 2>&1 || fail "annotate, source edited: $(cat "$T/ce.txt")"
+check_grep "^#   \(modified after the binary: source [0-9: -]+, $T/rpa [0-9: -]+; the text may not be what was compiled, the line numbers are the binary's\)\$" \
+	"$T/ce.txt" "a source modified after its binary: the note says its text may not be what was compiled"
 
 # No debug info (strip -g): the note says how to get it; the instructions all the same.
 cp "$T/rpa" "$T/rpa-nodebug" && strip -g "$T/rpa-nodebug" || fail "strip"

@@ -7,12 +7,12 @@
 # instance) has perf's lines above 5 % with `-s sym,srcline` (its loop in rp-rust.rs, core's
 # Range::next inlined into it), weigh perf's heaviest line; annotate of churn shows the loop's
 # line with its text (its share of churn within 5 points of perf's), the inlined one said so,
-# core's missing source said so. rustc is not in setup.sh (Debian's takes ~270 MB installed,
-# README): without one, this test is skipped and says why.
+# core's missing source said so. setup.sh installs Debian's rustc; without one (nor rustup's),
+# this test is skipped and says why.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 require_perf_events
 RUSTC=$(command -v rustc || ls "${HOME:-/root}/.cargo/bin/rustc" 2>/dev/null) ||
-	skip "rustc is not installed (rustup's or Debian's rustc package; setup.sh leaves it out: ~270 MB installed, README): no real Rust program to name"
+	skip "rustc is not installed (Debian's rustc package, which setup.sh installs, or rustup's): no real Rust program to name"
 "$RUSTC" --version >/dev/null 2>&1 || skip "rustc is installed but does not run ($RUSTC)"
 command -v perf >/dev/null || skip "perf is not installed: nothing to cross-check the names with"
 SRC="$top_srcdir/tests/namefix/rp-rust.rs"

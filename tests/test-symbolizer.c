@@ -402,6 +402,138 @@ static void test_separate_debug(void)
 	symbolizer_free(s);
 }
 
+/* The lines of sf_alpha's first instruction by symbolizer S (inline frames on). */
+static void alpha_line(struct symbolizer *s, struct sym_dso *d, const struct elfinfo *ei, char *ret,
+		       size_t size)
+{
+	const struct func *a = find_func(ei, "sf_alpha");
+	struct sym_frame fr[8];
+	int n = a ? symbolizer_lookup(s, d, a->off, fr, 8) : 0;
+
+	snprintf(ret, size, "%s %s:%d", n > 0 && fr[n - 1].name ? fr[n - 1].name : "?",
+		 n > 0 && fr[n - 1].file ? fr[n - 1].file : "?", n > 0 ? fr[n - 1].line : 0);
+}
+
+/* Entries in the debug cache of XDG_CACHE_HOME. */
+static int cache_entries(void)
+{
+	char cmd[600];
+	int n = 0;
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "ls '%s/xdg/ringprof/debug' 2>/dev/null | grep -c '[.]debug$'",
+		 T);
+	f = popen(cmd, "r");
+	if (!f || fscanf(f, "%d", &n) != 1)
+		n = -1; /* grep -c says 0 when there is no directory */
+	if (f)
+		pclose(f);
+	return n;
+}
+
+/* Every function of EI named in file PATH by a symbolizer reading through the debug cache. */
+static size_t expect_all_names(const char *path, const struct elfinfo *ei)
+{
+	struct symbolizer_opts o = { .lines = true };
+	struct symbolizer *s = symbolizer_new(&o);
+	size_t n = expect_all(s, dso_of(s, path, ei), ei, NULL, path);
+
+	symbolizer_free(s);
+	return n;
+}
+
+/* A separate debug file whose DWARF is compressed (as Debian's -dbg and -dbgsym packages are)
+ * is read through the debug cache: the same lines, from an inflated copy made once. */
+static void test_debug_cache(void)
+{
+	char bin[600], dbg[600], root[600], plain[128], cached[128], again[128], off[128];
+	struct symbolizer_opts o = { .inline_frames = true };
+	struct elfinfo big;
+	struct symbolizer *s;
+	struct sym_dso *d;
+
+	/* -g3 and many headers: macro and string DWARF worth an entry (over 64 KiB compressed);
+	 * the functions and build-id are not prog's, so its own elfinfo. */
+	mkdirs("cz");
+	snprintf(bin, sizeof(bin), "%s/cz/prog", T);
+	snprintf(dbg, sizeof(dbg), "%s/cz/prog.debug", T);
+	snprintf(root, sizeof(root), "%s/cz/root", T);
+	sh("for h in stdio stdlib string unistd signal pthread math elf fcntl sys/socket "
+	   "netinet/in sys/stat time errno ctype inttypes sys/mman dirent regex locale wchar "
+	   "netdb arpa/inet sys/ioctl termios; do i=\"$i -include $h.h\"; done; "
+	   "gcc %s -g3 $i -fPIE -pie -o '%s' '%s/prog.c' && "
+	   "objcopy --only-keep-debug --compress-debug-sections=zlib '%s' '%s'",
+	   CFLAGS, bin, SRC, bin, dbg);
+	elf_read(bin, &big);
+	sh("cp '%s' '%s/cz/unstripped' && strip '%s'", bin, T, bin);
+	put_build_id_file(root, &big, dbg, ".debug");
+	o.symfs = root;
+
+	test_ctx = "debug cache: symbols only, no entry made";
+	o.inline_frames = false;
+	s = symbolizer_new(&o);
+	d = dso_of(s, bin, &big);
+	alpha_line(s, d, &big, plain, sizeof(plain));
+	symbolizer_free(s);
+	CHECK(!strncmp(plain, "sf_alpha ", 9), "%s", plain);
+	CHECK_INT(cache_entries(), 0);
+	o.inline_frames = true;
+
+	test_ctx = "debug cache off";
+	o.no_debug_cache = true;
+	s = symbolizer_new(&o);
+	d = dso_of(s, bin, &big);
+	alpha_line(s, d, &big, plain, sizeof(plain));
+	CHECK(!symbolizer_debug_cache(s));
+	symbolizer_free(s);
+	CHECK(strstr(plain, "sf_alpha ") && !strstr(plain, "?:"), "%s", plain);
+	CHECK_INT(cache_entries(), 0);
+
+	test_ctx = "debug cache made";
+	o.no_debug_cache = false;
+	s = symbolizer_new(&o);
+	d = dso_of(s, bin, &big);
+	alpha_line(s, d, &big, cached, sizeof(cached));
+	CHECK(symbolizer_debug_cache(s));
+	symbolizer_free(s);
+	CHECK_STR(cached, plain);
+	CHECK_INT(cache_entries(), 1);
+
+	test_ctx = "debug cache used";
+	s = symbolizer_new(&o);
+	d = dso_of(s, bin, &big);
+	alpha_line(s, d, &big, again, sizeof(again));
+	symbolizer_free(s);
+	CHECK_STR(again, plain);
+	CHECK_INT(cache_entries(), 1);
+
+	test_ctx = "debug cache: a directory others may write in is not used";
+	sh("rm '%s/xdg/ringprof/debug/'*.debug && chmod 0777 '%s/xdg/ringprof/debug'", T, T);
+	s = symbolizer_new(&o);
+	d = dso_of(s, bin, &big);
+	alpha_line(s, d, &big, off, sizeof(off));
+	symbolizer_free(s);
+	CHECK_STR(off, plain);
+	CHECK_INT(cache_entries(), 0);
+	sh("chmod 0700 '%s/xdg/ringprof/debug'", T);
+
+	/* The binary itself with its DWARF compressed (as -gz builds it), no separate file. */
+	test_ctx = "debug cache: a binary's own compressed DWARF";
+	sh("rm -f '%s/xdg/ringprof/debug/'*.debug && objcopy --compress-debug-sections=zlib "
+	   "'%s/cz/unstripped' '%s/cz/gz'",
+	   T, T, T);
+	snprintf(bin, sizeof(bin), "%s/cz/gz", T);
+	o.symfs = NULL;
+	s = symbolizer_new(&o);
+	d = dso_of(s, bin, &big);
+	alpha_line(s, d, &big, again, sizeof(again));
+	symbolizer_free(s);
+	CHECK_STR(again, plain);
+	CHECK_INT(cache_entries(), 1);
+	CHECK(expect_all_names(bin, &big) >= 6, "every function named from the copy");
+	free(big.f);
+}
+
 /* (c) The file on disk was rebuilt since the recording. */
 static void test_rebuilt(void)
 {
@@ -1348,6 +1480,14 @@ int main(void)
 	if (!mkdtemp(T))
 		die("mkdtemp");
 	atexit(remove_tmp);
+	/* The debug cache of inflated debug files: this test's own. */
+	sh("mkdir -p '%s/xdg'", T);
+	{
+		char x[300];
+
+		snprintf(x, sizeof(x), "%s/xdg", T);
+		setenv("XDG_CACHE_HOME", x, 1);
+	}
 
 	snprintf(prog_path, sizeof(prog_path), "%s/prog", T);
 	snprintf(lib_path, sizeof(lib_path), "%s/libsf.so", T);
@@ -1362,6 +1502,7 @@ int main(void)
 
 	test_plain();
 	test_separate_debug();
+	test_debug_cache();
 	test_rebuilt();
 	test_missing_with_debug("bfd-objcopy", "", DBG_OBJCOPY);
 	test_missing_with_debug("bfd-noseparate", "-Wl,-z,noseparate-code", DBG_OBJCOPY);

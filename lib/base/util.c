@@ -188,6 +188,13 @@ char *util_join_args(const char *prefix, int argc, char **argv)
 	return s;
 }
 
+int util_cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 void util_strlcpy(char *dst, const char *src, size_t size)
 {
 	size_t n = strlen(src);

@@ -46,6 +46,8 @@ int util_mkdir_p(const char *path, unsigned mode, unsigned parent_mode);
 /* How many of the n ascending values of a are <= key: the index after the last one at or
  * below key (so the one at or below is that minus 1, when it is not 0). */
 size_t util_count_le(const uint64_t *a, size_t n, uint64_t key);
+/* qsort()'s comparison of two uint64_t. */
+int util_cmp_u64(const void *a, const void *b);
 
 /* Format a message and hand it to warn(arg, msg) when warn is set: how lib/ tells the program
  * about a problem it has worked around (the program decides how to print it). */

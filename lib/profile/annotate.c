@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "base/grow.h"
+#include "base/util.h"
 #include "profile/aggregate.h"
 #include "profile/disasm.h"
 #include "profile/dsotab.h"
@@ -249,7 +250,8 @@ static struct srcinfo *open_dso(struct annotate *a, const struct session *s, uin
 			 session_dso_name(s, dso));
 	} else {
 		sym_dso_identity(d, &id);
-		if (srcinfo_open(symfs, &id, &o->si, o->why, sizeof(o->why)) < 0)
+		if (srcinfo_open(symfs, symbolizer_debug_cache(p.symz), &id, &o->si, o->why,
+				 sizeof(o->why)) < 0)
 			o->si = NULL;
 	}
 	/* symfile's sentence is the symbolizer's: annotate may still name the function from the
@@ -272,13 +274,45 @@ static const struct annotate_loc *heaviest(const struct annotate_loc *l, size_t 
 	return h;
 }
 
-/* CODE (LEN bytes at LO) disassembled into v->insns. 0, -ENOMEM, or another -errno (said in
- * no_insns). */
-static int disassemble(struct annotate_view *v, int machine, const uint8_t *code, size_t len)
+/* Addresses known to start an instruction of [v->lo, v->hi): the line table's rows (SI, NULL
+ * for none) and the sampled addresses of L[0..N) (ELF addresses through SI, or as they are).
+ * Sorted into *ret (malloc'd, may be NULL) and *ret_n. 0 or -ENOMEM. */
+static int known_starts(const struct annotate_view *v, struct srcinfo *si,
+			const struct annotate_loc *l, size_t n, uint64_t **ret, size_t *ret_n)
+{
+	uint64_t *s = NULL;
+	size_t k = 0, cap;
+
+	if (si && srcinfo_line_starts(si, v->lo, v->hi, &s, &k) < 0)
+		return -ENOMEM;
+	cap = k;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t a = l[i].at;
+
+		if ((si && srcinfo_addr(si, l[i].at, &a) < 0) || a < v->lo || a >= v->hi)
+			continue;
+		if (GROW(s, cap, k + 1) < 0) {
+			free(s);
+			return -ENOMEM;
+		}
+		s[k++] = a;
+	}
+	if (k)
+		qsort(s, k, sizeof(*s), util_cmp_u64);
+	*ret = s;
+	*ret_n = k;
+	return 0;
+}
+
+/* CODE (LEN bytes at LO) disassembled into v->insns, STARTS[0..N_STARTS) the addresses known to
+ * begin an instruction (known_starts()). 0, -ENOMEM, or another -errno (said in no_insns). */
+static int disassemble(struct annotate_view *v, int machine, const uint8_t *code, size_t len,
+		       const uint64_t *starts, size_t n_starts)
 {
 	struct disasm_insn *d;
 	size_t n;
-	int r = disasm_code(machine, code, len, v->lo, &d, &n, v->no_insns, sizeof(v->no_insns));
+	int r = disasm_code(machine, code, len, v->lo, starts, n_starts, &d, &n, v->no_insns,
+			    sizeof(v->no_insns));
 
 	if (r < 0)
 		return r == -ENOMEM ? r : 0;
@@ -294,6 +328,31 @@ static int disassemble(struct annotate_view *v, int machine, const uint8_t *code
 	v->n_insns = n;
 	free(d);
 	return 0;
+}
+
+/* The function's CODE disassembled (as disassemble()); when some bytes do not decode, again
+ * with the addresses known to start an instruction (known_starts(): SI's line table, L[0..N)'s
+ * sampled addresses), which are read only then. 0, -ENOMEM, or another -errno. */
+static int disassemble_all(struct annotate_view *v, int machine, const uint8_t *code,
+			   struct srcinfo *si, const struct annotate_loc *l, size_t n)
+{
+	uint64_t *starts = NULL;
+	size_t n_starts = 0;
+	bool bad = false;
+	int r = disassemble(v, machine, code, v->hi - v->lo, NULL, 0);
+
+	for (size_t i = 0; r == 0 && i < v->n_insns; i++)
+		bad |= !strcmp(v->insns[i].text, "(bad)");
+	if (!bad)
+		return r;
+	free(v->insns);
+	v->insns = NULL;
+	v->n_insns = 0;
+	r = known_starts(v, si, l, n, &starts, &n_starts);
+	if (r == 0)
+		r = disassemble(v, machine, code, v->hi - v->lo, starts, n_starts);
+	free(starts);
+	return r;
 }
 
 /* The instruction starting at ADDR, or NULL. */
@@ -500,7 +559,7 @@ static int view_kernel(struct annotate *a, struct annotate_view *v, const struct
 		return 0;
 	}
 	v->object = "/proc/kcore";
-	r = disassemble(v, host_machine(), code, v->hi - v->lo);
+	r = disassemble_all(v, host_machine(), code, NULL, l, n);
 	free(code);
 	place(v, l, n, NULL);
 	return r;
@@ -538,7 +597,7 @@ static int view_file(struct annotate *a, const struct session *s, struct annotat
 		return r == -ENOMEM ? r : 0;
 	}
 	v->object = srcinfo_file(si);
-	r = disassemble(v, srcinfo_machine(si), code, v->hi - v->lo);
+	r = disassemble_all(v, srcinfo_machine(si), code, si, l, n);
 	free(code);
 	place(v, l, n, si);
 	if (r < 0)

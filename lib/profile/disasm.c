@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "base/grow.h"
+#include "base/util.h"
 
 /* Capstone's architecture and mode for an ELF machine: false when not supported. */
 static bool arch_of(int machine, cs_arch *ret_arch, cs_mode *ret_mode)
@@ -49,8 +50,17 @@ static int add(struct disasm_insn **list, size_t *n, size_t *cap, uint64_t addr,
 	return 0;
 }
 
-int disasm_code(int machine, const uint8_t *code, size_t len, uint64_t addr,
-		struct disasm_insn **ret, size_t *ret_n, char *why, size_t why_size)
+/* The bytes from ADDR (LEN left) to the first of STARTS after it, or LEN. */
+static size_t bad_span(uint64_t addr, size_t len, const uint64_t *starts, size_t n_starts)
+{
+	size_t i = starts ? util_count_le(starts, n_starts, addr) : 0;
+
+	return i < n_starts && starts[i] - addr < len ? (size_t)(starts[i] - addr) : len;
+}
+
+int disasm_code(int machine, const uint8_t *code, size_t len, uint64_t addr, const uint64_t *starts,
+		size_t n_starts, struct disasm_insn **ret, size_t *ret_n, char *why,
+		size_t why_size)
 {
 	struct disasm_insn *list = NULL;
 	size_t n = 0, cap = 0;
@@ -78,8 +88,13 @@ int disasm_code(int machine, const uint8_t *code, size_t len, uint64_t addr,
 		uint64_t a = addr;
 
 		if (!cs_disasm_iter(h, &p, &left, &a, insn)) {
-			r = add(&list, &n, &cap, addr, (uint32_t)len, "(bad)", NULL);
-			break;
+			size_t skip = bad_span(addr, len, starts, n_starts);
+
+			r = add(&list, &n, &cap, addr, (uint32_t)skip, "(bad)", NULL);
+			code += skip;
+			len -= skip;
+			addr += skip;
+			continue;
 		}
 		r = add(&list, &n, &cap, addr, insn->size, insn->mnemonic, insn->op_str);
 		code = p;

@@ -149,6 +149,7 @@ struct session *session_new(const struct session_opts *o)
 	so.no_demangle = o->no_demangle;
 	so.debuginfod = o->debuginfod;
 	so.debuginfod_timeout = o->debuginfod_timeout;
+	so.no_debug_cache = o->no_debug_cache;
 	so.warn = o->warn;
 	so.warn_arg = o->warn_arg;
 	s->symz = symbolizer_new(&so);

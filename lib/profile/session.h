@@ -79,6 +79,7 @@ struct session_opts {
 	bool lines;
 	bool debuginfod;
 	int debuginfod_timeout;
+	bool no_debug_cache;	/* symbolizer_opts.no_debug_cache */
 	unsigned int max_stack; /* frames kept per sample, leaf first; 0 = all */
 	/* A timeline (report --html): rows are kept apart by time bucket, bucket_ns wide from
 	 * bucket_origin (wall-clock ns, at or before the first sample; one earlier goes to

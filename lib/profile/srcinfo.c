@@ -13,6 +13,8 @@
 #include <unistd.h>
 
 #include "base/grow.h"
+#include "base/util.h"
+#include "elf/debugcache.h"
 #include "profile/demangle.h"
 #include "profile/symfile.h"
 
@@ -24,7 +26,11 @@ struct srcinfo {
 	Elf *elf;
 	Dwfl_Callbacks cb;
 	char *debuginfo_path;
-	int lines; /* -1 not looked yet, 0 none, 1 found */
+	char *debug_cache; /* the debug cache's directory, NULL: none */
+	char *symfs;	   /* a copy of srcinfo_open()'s, for find_debuginfo */
+	char *fetched;	   /* where debuginfod keeps what it fetched, when it may be asked */
+	bool debug_asked;  /* find_debuginfo was called */
+	int lines;	   /* -1 not looked yet, 0 none, 1 found */
 	/* Relative file names of the line table joined to their CU's directory, once each. */
 	struct joined {
 		const char *name;
@@ -57,9 +63,37 @@ struct srcinfo *srcinfo_free(struct srcinfo *si)
 	free(si->joined);
 	free(si->inls);
 	free(si->debuginfo_path);
+	free(si->debug_cache);
+	free(si->symfs);
+	free(si->fetched);
 	free(si->file);
 	free(si);
 	return NULL;
+}
+
+/* libdwfl's standard search, as the symbolizer's, after (the first time: later ones are for
+ * dwz alt files) the inflated copy of the file of the module's build-id in the debug cache
+ * (elf/debugcache.h). */
+static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+			  const char *file_name, const char *debuglink_file,
+			  GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+	struct srcinfo *si = *userdata;
+	const unsigned char *bits;
+	GElf_Addr vaddr;
+	int n;
+
+	if (si && si->debug_cache && !si->debug_asked) {
+		si->debug_asked = true;
+		n = dwfl_module_build_id(mod, &bits, &vaddr);
+		n = n > 0 ? debugcache_find(si->debug_cache, NULL, true, si->symfs, si->fetched,
+					    bits, (size_t)n, debuginfo_file_name)
+			  : -1;
+		if (n >= 0)
+			return n;
+	}
+	return dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name, debuglink_file,
+					    debuglink_crc, debuginfo_file_name);
 }
 
 /* Report the file FD (ours to give) to a new Dwfl at its own addresses. 0 or -errno. */
@@ -75,8 +109,12 @@ static int report(struct srcinfo *si, const char *symfs, const char *path, int f
 		close(fd);
 		return -ENOMEM;
 	}
+	if (symfs && !(si->symfs = strdup(symfs))) {
+		close(fd);
+		return -ENOMEM;
+	}
 	si->cb.find_elf = dwfl_build_id_find_elf;
-	si->cb.find_debuginfo = dwfl_standard_find_debuginfo;
+	si->cb.find_debuginfo = find_debuginfo;
 	si->cb.section_address = dwfl_offline_section_address;
 	si->cb.debuginfo_path = &si->debuginfo_path;
 	si->dwfl = dwfl_begin(&si->cb);
@@ -88,6 +126,13 @@ static int report(struct srcinfo *si, const char *symfs, const char *path, int f
 	dwfl_report_begin(si->dwfl);
 	si->mod = dwfl_report_elf(si->dwfl, path, si->file, fd, 0, true);
 	dwfl_report_end(si->dwfl, NULL, NULL);
+	if (si->mod) {
+		void **ud = NULL;
+
+		dwfl_module_info(si->mod, &ud, NULL, NULL, NULL, NULL, NULL, NULL);
+		if (ud)
+			*ud = si;
+	}
 	si->elf = si->mod ? dwfl_module_getelf(si->mod, &bias) : NULL;
 	if (!si->elf) {
 		snprintf(why, why_size, "%s: not a usable ELF file (%s)", si->file, dwfl_errmsg(-1));
@@ -96,8 +141,8 @@ static int report(struct srcinfo *si, const char *symfs, const char *path, int f
 	return 0;
 }
 
-int srcinfo_open(const char *symfs, const struct symfile_id *id, struct srcinfo **ret, char *why,
-		 size_t why_size)
+int srcinfo_open(const char *symfs, bool debug_cache, const struct symfile_id *id,
+		 struct srcinfo **ret, char *why, size_t why_size)
 {
 	struct srcinfo *si = calloc(1, sizeof(*si));
 	char warn[1024];
@@ -107,6 +152,11 @@ int srcinfo_open(const char *symfs, const struct symfile_id *id, struct srcinfo 
 		return -ENOMEM;
 	si->fd = -1;
 	si->lines = -1;
+	if (debug_cache)
+		si->debug_cache = debugcache_default_dir();
+	/* The symbolizer leaves DEBUGINFOD_URLS set only with --debuginfod. */
+	if (si->debug_cache && getenv("DEBUGINFOD_URLS") && *getenv("DEBUGINFOD_URLS"))
+		si->fetched = debugcache_fetched_dir();
 	fd = symfile_open(symfs, id, &si->file, warn, sizeof(warn));
 	if (fd < 0) {
 		snprintf(why, why_size, "%s", warn[0] ? warn : strerror(-fd));
@@ -122,6 +172,16 @@ int srcinfo_open(const char *symfs, const struct symfile_id *id, struct srcinfo 
 		return r;
 	}
 	si->fd = dfd;
+	/* The file's own DWARF, when compressed, from the debug cache as the symbolizer reads
+	 * it; the code bytes from si->fd, the file itself. */
+	if (si->debug_cache) {
+		int c = debugcache_open(si->debug_cache, NULL, true, fd);
+
+		if (c >= 0) {
+			close(fd);
+			fd = c;
+		}
+	}
 	r = report(si, symfs, id->path, fd, why, why_size);
 	if (r < 0) {
 		srcinfo_free(si);
@@ -365,6 +425,40 @@ static const char *inline_name(struct srcinfo *si, uint64_t addr)
 			best = in;
 	}
 	return best ? inline_die_name(si, (Dwarf_Die *)&best->die) : NULL;
+}
+
+int srcinfo_line_starts(struct srcinfo *si, uint64_t lo, uint64_t hi, uint64_t **ret, size_t *ret_n)
+{
+	uint64_t *out = NULL;
+	size_t n = 0, cap = 0, nl = 0;
+	Dwarf_Lines *lines;
+	Dwarf_Addr bias;
+	Dwarf_Die *cu;
+
+	*ret = NULL;
+	*ret_n = 0;
+	if (!srcinfo_has_lines(si))
+		return 0;
+	cu = dwfl_module_addrdie(si->mod, lo, &bias);
+	if (!cu || dwarf_getsrclines(cu, &lines, &nl) != 0)
+		return 0;
+	for (size_t i = 0; i < nl; i++) {
+		Dwarf_Line *l = dwarf_onesrcline(lines, i);
+		Dwarf_Addr a;
+
+		if (!l || dwarf_lineaddr(l, &a) != 0 || a + bias < lo || a + bias >= hi)
+			continue;
+		if (GROW(out, cap, n + 1) < 0) {
+			free(out);
+			return -ENOMEM;
+		}
+		out[n++] = a + bias;
+	}
+	if (n)
+		qsort(out, n, sizeof(*out), util_cmp_u64);
+	*ret = out;
+	*ret_n = n;
+	return 0;
 }
 
 int srcinfo_line(struct srcinfo *si, uint64_t addr, const char **ret_file, int *ret_line,

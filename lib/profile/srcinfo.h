@@ -17,9 +17,10 @@ struct symfile_id;
 struct srcinfo;
 
 /* 0 with *ret, or -errno with a sentence in why (no usable file on this host: missing,
- * another build). */
-int srcinfo_open(const char *symfs, const struct symfile_id *id, struct srcinfo **ret, char *why,
-		 size_t why_size);
+ * another build). DEBUG_CACHE: compressed debug files are read through the per-user cache of
+ * inflated ones (elf/debugcache.h), as the symbolizer reads them. */
+int srcinfo_open(const char *symfs, bool debug_cache, const struct symfile_id *id,
+		 struct srcinfo **ret, char *why, size_t why_size);
 struct srcinfo *srcinfo_free(struct srcinfo *si);
 
 /* The file opened (a path on this host). */
@@ -45,6 +46,11 @@ int srcinfo_code(const struct srcinfo *si, uint64_t lo, uint64_t hi, uint8_t **r
  */
 int srcinfo_line(struct srcinfo *si, uint64_t addr, const char **ret_file, int *ret_line,
 		 const char **ret_inline);
+
+/* The ELF addresses in [LO, HI) where rows of the line table begin (each an instruction's
+ * start), from the CU holding LO: *ret (malloc'd, NULL when none) and *ret_n, sorted, repeats
+ * kept. 0 (none without line information), or -ENOMEM. */
+int srcinfo_line_starts(struct srcinfo *si, uint64_t lo, uint64_t hi, uint64_t **ret, size_t *ret_n);
 
 /* Whether /proc/kcore can be read: 0, or -errno with a sentence in why. */
 int srcinfo_kcore_readable(char *why, size_t why_size);

@@ -20,6 +20,7 @@
 #include "base/hash.h"
 #include "base/intern.h"
 #include "base/util.h"
+#include "elf/debugcache.h"
 #include "elf/elfdigest.h"
 #include "elf/elfsym.h"
 #include "profile/captab.h"
@@ -85,8 +86,9 @@ struct sym_dso {
 	uint64_t ino;
 	uint64_t hash;
 	enum dso_state state;
-	bool no_dwarf; /* inline frames: DWARF was looked for and is not there */
-	int has_dwarf; /* symbolizer_has_lines(): 0 not asked yet, 1 no, 2 yes */
+	bool no_dwarf;	  /* inline frames: DWARF was looked for and is not there */
+	bool debug_asked; /* find_debuginfo was called (again: for a dwz alt file) */
+	int has_dwarf;	  /* symbolizer_has_lines(): 0 not asked yet, 1 no, 2 yes */
 
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
@@ -107,6 +109,8 @@ struct symbolizer {
 	struct symbolizer_opts o;
 	char *symfs;
 	char *debuginfo_path;
+	char *debug_cache; /* the debug cache's directory, NULL: none */
+	char *fetched;	   /* with debuginfod: where it keeps what it fetched, or NULL */
 	Dwfl_Callbacks cb;
 
 	struct sym_dso **dsos; /* every handle, for freeing */
@@ -258,6 +262,50 @@ static bool debug_file_matches(Dwfl_Module *mod, int fd)
 	       !memcmp(id, bits, len);
 }
 
+/* Whether S reads DWARF (lines, inline frames), not only symbols: then a missing entry of the
+ * debug cache is worth making. */
+static bool wants_dwarf(const struct symbolizer *s)
+{
+	return s->o.lines || s->o.inline_frames || s->o.fn_lines;
+}
+
+/* ELF file FD (consumed), or its copy with the DWARF inflated from the debug cache when it
+ * has one (libdw would inflate every compressed debug section at each open, ~40 ms for
+ * libc's): the file's name stays FD's, for messages and dwz alt files beside it. Only for a
+ * file libdwfl did not open itself to check its build-id (it keeps that handle). The copy's
+ * program headers are FD's own: file offsets map to the same addresses. */
+static int inflated(struct symbolizer *s, int fd)
+{
+	int c;
+
+	if (fd < 0 || !s->debug_cache)
+		return fd;
+	c = debugcache_open(s->debug_cache, NULL, wants_dwarf(s), fd);
+	if (c < 0)
+		return fd;
+	close(fd);
+	return c;
+}
+
+/* The first search of module MOD's debug file (later ones are for dwz alt files): its
+ * inflated copy by build-id from the debug cache, or -1 for libdwfl's own search. */
+static int cached_by_build_id(struct sym_dso *d, Dwfl_Module *mod, char **ret_name)
+{
+	const unsigned char *bits;
+	GElf_Addr vaddr;
+	int n;
+
+	if (d->debug_asked || !d->s->debug_cache)
+		return -1;
+	d->debug_asked = true;
+	n = dwfl_module_build_id(mod, &bits, &vaddr);
+	if (n <= 0)
+		return -1;
+	n = debugcache_find(d->s->debug_cache, NULL, wants_dwarf(d->s), d->s->symfs, d->s->fetched,
+			    bits, (size_t)n, ret_name);
+	return n < 0 ? -1 : n;
+}
+
 /*
  * libdwfl's standard search (build-id under each absolute debuginfo_path directory, then
  * .gnu_debuglink next to the file, in .debug/ and under the debug directories; debuginfod
@@ -273,6 +321,9 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 	char *p;
 	int fd;
 
+	fd = d ? cached_by_build_id(d, mod, debuginfo_file_name) : -1;
+	if (fd >= 0)
+		return fd;
 	fd = dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name, debuglink_file,
 					  debuglink_crc, debuginfo_file_name);
 	/* An absolute name is a dwz alt file: found by its build-id under symfs/usr/lib/debug. */
@@ -288,7 +339,7 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 		*debuginfo_file_name = p;
 	else
 		free(p);
-	return fd;
+	return inflated(d->s, fd);
 }
 
 /* ---- symbolizer ---- */
@@ -326,6 +377,10 @@ struct symbolizer *symbolizer_new(const struct symbolizer_opts *o)
 		s->debuginfo_path = NULL;
 		return symbolizer_free(s);
 	}
+	if (!s->o.no_debug_cache)
+		s->debug_cache = debugcache_default_dir();
+	if (s->debug_cache && s->o.debuginfod)
+		s->fetched = debugcache_fetched_dir();
 	s->cb.find_elf = find_elf;
 	s->cb.find_debuginfo = find_debuginfo;
 	s->cb.section_address = dwfl_offline_section_address;
@@ -378,9 +433,16 @@ struct symbolizer *symbolizer_free(struct symbolizer *s)
 		free(s->symbols_dirs[i]);
 	free(s->shown);
 	free(s->debuginfo_path);
+	free(s->debug_cache);
+	free(s->fetched);
 	free(s->symfs);
 	free(s);
 	return NULL;
+}
+
+bool symbolizer_debug_cache(const struct symbolizer *s)
+{
+	return s && s->debug_cache;
 }
 
 int symbolizer_add_image(struct symbolizer *s, const char *name, const void *image, size_t len)
@@ -948,6 +1010,9 @@ static void dso_open(struct sym_dso *d)
 			warnf(s, "%s", warn);
 		if (fd < 0)
 			return;
+		/* libdwfl reads a file's own DWARF (built with -gz; a debug file standing for a
+		 * missing binary) before it looks for a separate one. */
+		fd = inflated(s, fd);
 	}
 
 	d->dwfl = dwfl_begin(&s->cb);

@@ -45,6 +45,8 @@ struct symbolizer_opts {
 	bool no_demangle;	/* names as in the symbol table: C++ and Rust left mangled */
 	bool debuginfod;	/* allow debuginfod for separate debug info */
 	int debuginfod_timeout; /* seconds, > 0 to set; used only with debuginfod */
+	bool no_debug_cache;	/* read compressed debug files as they are, never through the
+				 * per-user cache of inflated ones (elf/debugcache.h) */
 	void (*warn)(void *arg, const char *msg); /* once-per-problem messages, no newline */
 	void *warn_arg; /* borrowed: passed to warn, must outlive the symbolizer */
 };
@@ -60,6 +62,10 @@ struct symbolizer *symbolizer_new(const struct symbolizer_opts *o);
 
 /* Frees S, its dsos and all strings it handed out; accepts NULL; returns NULL. */
 struct symbolizer *symbolizer_free(struct symbolizer *s);
+
+/* Whether S reads compressed debug files through the per-user cache of inflated ones (not
+ * turned off by no_debug_cache, and a cache directory is known). */
+bool symbolizer_debug_cache(const struct symbolizer *s);
 
 /*
  * The handle of a user-space file as the recording identifies it: one per build-id when
