@@ -88,6 +88,13 @@ cp "$T/real" "$T/real3"
 start_daemon -c "$T/rpd.conf" -D "$D"
 "$T/real3" 2
 rm -f "$T/real3"
+# The daemon writes a program's symbols once its helper has read them (from the file it opened
+# when the program mapped it): on a loaded machine that can come after the program ended. What
+# is checked is where they are kept, not how soon: wait for them (15 s at most).
+for _ in $(seq 75); do
+	[ "$(ls "$D"/symbols/"${BID#0x}"-*.sym 2>/dev/null | wc -l)" -ge 2 ] && break
+	sleep 0.2
+done
 sleep 0.5
 stop_daemon
 [ "$DRC" = 0 ] || fail "ringprofd (second run) exited $DRC"
