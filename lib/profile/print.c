@@ -1257,63 +1257,109 @@ static char *put_hex(char *end, uint64_t v, int width)
 	return p;
 }
 
-/* One frame of print_sample(), as fprintf("\t%16" PRIx64 " %s+0x%" PRIx64 " (%s)\n") or,
- * without a name, "\t%16" PRIx64 " [unknown] (%s)\n" would print it: script prints millions
- * of these, and formatting them by hand takes a fraction of the time. */
-static void put_frame(FILE *f, uint64_t addr, const char *name, uint64_t offset, const char *obj)
+/* print_sample()'s output, built in a buffer of its own and written once per sample (or when
+ * full): script prints millions of frame lines, and a few stdio calls per line cost more than
+ * the rest of the line. */
+struct obuf {
+	FILE *f;
+	size_t n;
+	char b[8192];
+};
+
+static void ob_flush(struct obuf *o)
 {
-	char a[16], o[16], *pa = put_hex(a + 16, addr, 16);
+	fwrite_unlocked(o->b, 1, o->n, o->f);
+	o->n = 0;
+}
 
-	putc_unlocked('\t', f);
-	fwrite_unlocked(pa, 1, (size_t)(a + 16 - pa), f);
-	if (name) {
-		char *po = put_hex(o + 16, offset, 0);
-
-		putc_unlocked(' ', f);
-		fputs_unlocked(name, f);
-		fputs_unlocked("+0x", f);
-		fwrite_unlocked(po, 1, (size_t)(o + 16 - po), f);
-	} else {
-		fputs_unlocked(" [unknown]", f);
+static void ob_put(struct obuf *o, const char *p, size_t len)
+{
+	if (o->n + len > sizeof(o->b)) {
+		ob_flush(o);
+		if (len > sizeof(o->b)) {
+			fwrite_unlocked(p, 1, len, o->f);
+			return;
+		}
 	}
-	fputs_unlocked(" (", f);
-	fputs_unlocked(obj, f);
-	fputs_unlocked(")\n", f);
+	memcpy(o->b + o->n, p, len);
+	o->n += len;
+}
+
+static void ob_str(struct obuf *o, const char *s)
+{
+	ob_put(o, s, strlen(s));
+}
+
+/* One frame, as fprintf("\t%16" PRIx64 " %s+0x%" PRIx64 " (%s)\n") or, without a name,
+ * "\t%16" PRIx64 " [unknown] (%s)\n" would print it. */
+static void put_frame(struct obuf *o, uint64_t addr, const char *name, uint64_t offset,
+		      const char *obj)
+{
+	char a[17], x[16], *pa = put_hex(a + 17, addr, 16), *px;
+
+	*--pa = '\t';
+	ob_put(o, pa, (size_t)(a + 17 - pa));
+	if (name) {
+		px = put_hex(x + 16, offset, 0);
+		ob_put(o, " ", 1);
+		ob_str(o, name);
+		ob_put(o, "+0x", 3);
+		ob_put(o, px, (size_t)(x + 16 - px));
+	} else {
+		ob_put(o, " [unknown]", 10);
+	}
+	ob_put(o, " (", 2);
+	ob_str(o, obj);
+	ob_put(o, ")\n", 2);
 }
 
 void print_sample(FILE *f, const struct session *s, const struct session_sample *smp)
 {
+	struct obuf o = { .f = f };
+	char head[512];
+	int n;
+
 	/* perf script's default layout (perf 6.1, -F comm,pid,tid,cpu,time,period,event,ip,sym,
 	 * symoff,dso) for an event with callchains: the command from column 0, "%5d/%-5d ",
 	 * "[%03d] ", "%12s: " for seconds.microseconds, "%10" PRIu64 " ", the event name aligned
 	 * on the recording's longest and followed by ": ", then one line per frame. */
-	fprintf(f, "%s %5d/%-5d [%03u] %5" PRIu64 ".%06" PRIu64 ": %10" PRIu64 " %*s: ", smp->comm,
-		(int)smp->pid, (int)smp->tid, smp->cpu, smp->time / 1000000000u,
-		smp->time % 1000000000u / 1000u, smp->period, smp->event_width, smp->event);
-	/* Where perf script -F +cgroup puts the cgroup; recordings without cgroups have none. */
-	if (smp->unit && strcmp(smp->unit, UNIT_UNKNOWN) != 0)
-		fprintf(f, " %s", smp->unit);
-	/* A switch-out (script --off-cpu): how long its thread then stayed off, and why. */
-	if (smp->offcpu)
-		fprintf(f, " off-cpu %" PRIu64 " ns %s", smp->offcpu_ns,
-			smp->preempted ? "preempted" : "waiting");
-	fputc('\n', f);
 	flockfile(f);
+	n = snprintf(head, sizeof(head),
+		     "%s %5d/%-5d [%03u] %5" PRIu64 ".%06" PRIu64 ": %10" PRIu64 " %*s: ",
+		     smp->comm, (int)smp->pid, (int)smp->tid, smp->cpu, smp->time / 1000000000u,
+		     smp->time % 1000000000u / 1000u, smp->period, smp->event_width, smp->event);
+	ob_put(&o, head, n < 0 ? 0 : (size_t)n < sizeof(head) ? (size_t)n : sizeof(head) - 1);
+	/* Where perf script -F +cgroup puts the cgroup; recordings without cgroups have none. */
+	if (smp->unit && strcmp(smp->unit, UNIT_UNKNOWN) != 0) {
+		ob_put(&o, " ", 1);
+		ob_str(&o, smp->unit);
+	}
+	/* A switch-out (script --off-cpu): how long its thread then stayed off, and why. */
+	if (smp->offcpu) {
+		n = snprintf(head, sizeof(head), " off-cpu %" PRIu64 " ns %s", smp->offcpu_ns,
+			     smp->preempted ? "preempted" : "waiting");
+		ob_put(&o, head, n < 0 ? 0 : (size_t)n);
+	}
+	ob_put(&o, "\n", 1);
 	for (uint32_t i = 0; i < smp->n_frames; i++) {
 		const struct session_frame *fr = &smp->frames[i];
 		const struct session_sym *sym = session_sym(s, fr->sym);
 		const char *obj = session_dso_path(s, sym->dso);
 
 		/* Where the callers inferred by joining start: a mark, not an address. */
-		if (strcmp(obj, "[joined]") == 0)
-			fprintf(f, "\t%16x [joined] ([joined])\n", 0);
+		if (obj[0] == '[' && strcmp(obj, "[joined]") == 0)
+			ob_str(&o, "\t               0 [joined] ([joined])\n");
 		else
-			put_frame(f, fr->addr, sym->name, fr->offset, obj);
-		if (sym->srcline)
-			fprintf(f, "  %s\n", sym->srcline);
+			put_frame(&o, fr->addr, sym->name, fr->offset, obj);
+		if (sym->srcline) {
+			ob_put(&o, "  ", 2);
+			ob_str(&o, sym->srcline);
+			ob_put(&o, "\n", 1);
+		}
 	}
+	ob_put(&o, "\n", 1);
+	ob_flush(&o);
 	funlockfile(f);
-	fputc('\n', f);
 }
 
 int print_parse_field_sep(struct print_opts *po, const char *prog, const char *arg)
