@@ -57,9 +57,11 @@ function show(D) {
 	const $ = (id) => document.getElementById(id);
 	const ROW = 18; // px per frame row
 	const MIN_PCT = 0.05; // frames narrower than this share of the view are not drawn
-	const DOM_PX = 4; // frames narrower than this are painted on a canvas, not elements
 	const TEXT_PX = 16; // a frame narrower than this shows no name
-	// The frames' colours on the canvas, as page.css gives the elements theirs.
+	const FRAME_FONT = '11px ui-monospace, "DejaVu Sans Mono", monospace';
+	const DIM_ALPHA = 0.45; // the zoomed frame's callers, drawn full width
+	const MATCH_COLOUR = '#e040c0'; // frames the search matches
+	// The frames' colours (the table's swatches and the legend: page.css).
 	const KIND_COLOURS = { u: 'hsl(30, 85%, 62%)', k: 'hsl(205, 65%, 68%)', j: 'hsl(110, 50%, 60%)', '?': '#c8c8c8', m: '#c4aee6', c: '#e3e6ea', r: '#eef0f2' };
 
 	// ---- the data ----
@@ -437,7 +439,12 @@ function show(D) {
 		return n;
 	}
 	// Draw ROOT into EL, zoomed on FOCUS (its ancestors full width and dimmed), growing up
-	// (flame) or down (icicle). Only frames wide enough to see are visited.
+	// (flame) or down (icicle). Only frames wide enough to see are visited. Every frame is
+	// painted on one canvas: a zoom repaints a few thousand rectangles, where as many
+	// elements cost the browser's style, layout and paint several times a frame's 16 ms. The
+	// frames drawn stay in EL._items ([node, left %, width %, dimmed]) for the pointer
+	// (itemAt()), the selected frame's name is text beside the graph (graphText()), and
+	// window.ringprof.frames() hands the drawn frames to the tests.
 	function draw(el, root, focus, up) {
 		const base = focus.w || 1;
 		const items = [];
@@ -464,39 +471,60 @@ function show(D) {
 			}
 		};
 		walk(focus, 0);
-		const height = (maxDepth - root.depth + 1) * ROW;
-		const y = (d) => (up ? height - (d + 1) * ROW : d * ROW);
-		el.style.height = height + 'px';
-		el._nodes = items.map((it) => it[0]);
-		// Frames narrower than DOM_PX are painted on a canvas under the others (found by
-		// position for the tooltip and clicks: itemAt()); the wider ones are elements, with their
-		// name as text where two characters fit. Most frames are slivers, and elements are what
-		// costs the browser time to lay out and paint.
-		const W = el.clientWidth || 1000, domPct = (100 * DOM_PX) / W, textPct = (100 * TEXT_PX) / W;
 		el._items = items;
 		el._up = up;
-		el._height = height;
+		// Zoomed in and out, a graph keeps the tallest height it had for this tree: what
+		// follows it on the page stays in place and is not laid out and painted again.
+		const height = (maxDepth - root.depth + 1) * ROW;
+		el._height = el._root === root ? Math.max(el._height, height) : height;
+		el._root = root;
 		el._depth0 = root.depth;
-		const html = [];
-		const slivers = [];
-		items.forEach(([n, left, width, dim], i) => {
-			const match = isMatch(n), sel = isSelected(n);
-			if (width < domPct && !dim) {
-				slivers.push([n, left, width, match, sel]);
-				return;
-			}
-			const cls = 'fr k-' + (n.kind === '?' ? 'q' : n.kind) + (dim ? ' dim' : '') + (match ? ' match' : '') + (sel ? ' sel' : '');
-			const label = n.html || (n.html = esc(n.label));
-			html.push('<div class="' + cls + '" data-i="' + i + '" data-name="' + label + '" style="left:' + left.toFixed(4) + '%;width:' + width.toFixed(4) + '%;top:' + y(n.depth - root.depth) + 'px">' + (width >= textPct ? label : '') + '</div>');
-		});
-		// The canvas stays from one drawing to the next (a new one each time costs more than
-		// the drawing): only the frames' elements are replaced.
-		const canvas = el._canvas || (el._canvas = document.createElement('canvas'));
-		canvas.className = 'slivers';
-		el.innerHTML = html.join('');
-		el.prepend(canvas);
+		el._focus = focus;
+		paint(el);
+		graphText(el);
+	}
+	// The top of row D (a depth below the graph's root) in EL, in px.
+	function rowTop(el, d) {
+		return el._up ? el._height - (d + 1) * ROW : d * ROW;
+	}
+	// The made-up frames' stripes, as page.css draws them.
+	let stripes = null;
+	function markPattern(ctx) {
+		if (stripes) return stripes;
+		const c = document.createElement('canvas');
+		c.width = c.height = 8;
+		const g = c.getContext('2d');
+		g.fillStyle = '#d9c8ef';
+		g.fillRect(0, 0, 8, 8);
+		g.strokeStyle = '#c4aee6';
+		g.lineWidth = 2.8;
+		g.beginPath();
+		for (let k = -8; k <= 16; k += 8) {
+			g.moveTo(k, 0);
+			g.lineTo(k + 8, 8);
+		}
+		g.stroke();
+		return (stripes = ctx.createPattern(c, 'repeat'));
+	}
+	// Paint EL's frames on its canvas (kept from one drawing to the next: a new one costs more
+	// than the painting). Each frame a rectangle less one pixel right and below (the gap that
+	// sets it apart from its neighbours), its name where two characters fit, cut with "…".
+	function paint(el) {
+		let canvas = el._canvas;
+		if (!canvas || canvas.parentNode !== el) {
+			canvas = el._canvas = canvas || document.createElement('canvas');
+			canvas.setAttribute('role', 'img');
+			el.textContent = '';
+			el.append(canvas);
+			if (el._hoverBox) el.append(el._hoverBox);
+		}
+		if (el._hoverBox) el._hoverBox.hidden = true;
+		const W = el.clientWidth || 1000, height = el._height;
+		el.style.height = height + 'px';
+		// The canvas only grows (the graph's box cuts it to the graph's height): a new size
+		// is a new bitmap, which costs more than painting a few rows more.
 		const ratio = window.devicePixelRatio || 1, cw = Math.round(W * ratio), ch = Math.round(height * ratio);
-		if (canvas.width !== cw || canvas.height !== ch) {
+		if (canvas.width !== cw || canvas.height < ch) {
 			canvas.width = cw;
 			canvas.height = ch;
 			canvas.style.width = W + 'px';
@@ -504,30 +532,80 @@ function show(D) {
 		}
 		const ctx = canvas.getContext('2d');
 		ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
-		ctx.clearRect(0, 0, W, height);
-		// One fill colour at a time: setting it costs more than a rectangle.
-		const byColour = new Map();
-		for (const [n, left, width, match, sel] of slivers) {
-			const c = sel ? '#000' : match ? '#e040c0' : KIND_COLOURS[n.kind] || KIND_COLOURS['?'];
-			let list = byColour.get(c);
-			if (!list) byColour.set(c, (list = []));
-			list.push((left * W) / 100, y(n.depth - root.depth), Math.max((width * W) / 100 - 0.5, 0.5));
+		ctx.clearRect(0, 0, W, canvas.height / ratio);
+		ctx.font = FRAME_FONT;
+		ctx.textBaseline = 'middle';
+		const charW = ctx.measureText('0000000000').width / 10;
+		const texts = [], outlines = [];
+		// Rectangles grouped by fill: setting a fill costs more than a rectangle.
+		const byFill = new Map();
+		for (const [n, left, width, dim] of el._items) {
+			const x = (left * W) / 100, w = (width * W) / 100, y = rowTop(el, n.depth - el._depth0);
+			const match = isMatch(n);
+			const fill = match ? MATCH_COLOUR : n.kind === 'm' ? 'm' : KIND_COLOURS[n.kind] || KIND_COLOURS['?'];
+			const key = dim ? 'dim ' + fill : fill;
+			let list = byFill.get(key);
+			if (!list) byFill.set(key, (list = []));
+			list.push(x, y, Math.max(w - 1, 0.5));
+			if (isSelected(n)) outlines.push(x, y, w);
+			if (w >= TEXT_PX) texts.push(n, x, y, w, match, dim);
 		}
-		for (const [c, list] of byColour) {
-			ctx.fillStyle = c;
+		for (const [key, list] of byFill) {
+			const dim = key.startsWith('dim ');
+			const fill = dim ? key.slice(4) : key;
+			ctx.globalAlpha = dim ? DIM_ALPHA : 1;
+			ctx.fillStyle = fill === 'm' ? markPattern(ctx) : fill;
 			for (let i = 0; i < list.length; i += 3) ctx.fillRect(list[i], list[i + 1], list[i + 2], ROW - 1);
 		}
+		for (let i = 0; i < texts.length; i += 6) {
+			const n = texts[i], x = texts[i + 1], w = texts[i + 3];
+			const fit = Math.floor((w - 4) / charW);
+			if (fit < 2) continue;
+			ctx.globalAlpha = texts[i + 5] ? DIM_ALPHA : 1;
+			ctx.fillStyle = texts[i + 4] ? '#fff' : '#000';
+			ctx.font = n.kind === 'm' ? 'italic ' + FRAME_FONT : FRAME_FONT;
+			ctx.fillText(n.label.length > fit ? n.label.slice(0, fit - 1) + '…' : n.label, x + 2, texts[i + 2] + (ROW - 1) / 2);
+		}
+		ctx.globalAlpha = 1;
+		ctx.strokeStyle = '#000';
+		ctx.lineWidth = 2;
+		for (let i = 0; i < outlines.length; i += 3) ctx.strokeRect(outlines[i] + 1, outlines[i + 1] + 1, Math.max(outlines[i + 2] - 2, 1), ROW - 2);
 	}
-	// The frame drawn at EV's position in graph EL (a sliver of the canvas), or null.
+	// What a screen reader and a copy of the page's text get of graph EL: its focus and the
+	// selected function's frames, as words in the element before it.
+	function graphText(el) {
+		const focus = el._focus, canvas = el._canvas;
+		const sel = state.selected && el._items.find((it) => isSelected(it[0]));
+		const name = (n) => n.label + (n.frame >= 0 && frames[n.frame].obj ? ' (' + frames[n.frame].obj + ')' : '');
+		const text = (focus.parent ? 'zoomed into ' + name(focus) + ', ' : '') + el._items.length + ' frames drawn' + (sel ? '; selected: ' + name(sel[0]) + ', ' + fmtPct(pct(sel[0].w, agg.total)) + ' of the range' : '');
+		canvas.setAttribute('aria-label', (el.dataset.label || 'flame graph') + ': ' + text);
+		const out = $(el.id + '-text');
+		if (out) out.textContent = text;
+	}
+	// The frame drawn at EV's position in graph EL (its item: node, left, width), or null.
 	function itemAt(el, ev) {
 		const r = el.getBoundingClientRect(), items = el._items || [];
-		// In the graph's content box, as the canvas and the elements are placed.
+		// In the graph's content box, as the canvas is placed.
 		const x = (100 * (ev.clientX - r.left - el.clientLeft)) / (el.clientWidth || 1), py = ev.clientY - r.top - el.clientTop;
-		for (const [n, left, width] of items) {
-			const top = el._up ? el._height - (n.depth - el._depth0 + 1) * ROW : (n.depth - el._depth0) * ROW;
-			if (x >= left && x < left + width && py >= top && py < top + ROW) return n;
+		for (const it of items) {
+			const [n, left, width] = it;
+			const top = rowTop(el, n.depth - el._depth0);
+			if (x >= left && x < left + width && py >= top && py < top + ROW) return it;
 		}
 		return null;
+	}
+	// The frames drawn in graph ID as plain data (window.ringprof.frames(): the tests read the
+	// graphs from here, as there is no element per frame): name, object, kind, left and width
+	// in % of the graph's width, row (0: the graph's root), dimmed, matched, selected, and the
+	// middle of the frame on the screen.
+	function drawnFrames(id) {
+		const el = $(id);
+		if (!el._items || el.hidden) return [];
+		const r = el.getBoundingClientRect(), W = el.clientWidth || 1;
+		return el._items.map(([n, left, width, dim]) => {
+			const row = n.depth - el._depth0;
+			return { name: n.label, obj: n.frame >= 0 ? frames[n.frame].obj : '', kind: n.kind, left, width, row, dim, match: isMatch(n), selected: isSelected(n), x: r.left + el.clientLeft + ((left + width / 2) * W) / 100, y: r.top + el.clientTop + rowTop(el, row) + ROW / 2 };
+		});
 	}
 
 	// ---- search and selection ----
@@ -601,28 +679,49 @@ function show(D) {
 		t.style.left = x + 'px';
 		t.style.top = y + 'px';
 	}
+	// The pointer over graph EL: the frame under it outlined (one element over the canvas) with
+	// its tooltip; a click hands the frame to ONCLICK.
 	function hookGraph(el, onClick) {
-		const at = (ev) => {
-			const d = ev.target.closest('.fr');
-			return d ? el._nodes[+d.dataset.i] : itemAt(el, ev);
+		const box = (el._hoverBox = document.createElement('div'));
+		box.className = 'hover-box';
+		box.hidden = true;
+		const leave = () => {
+			$('tooltip').hidden = true;
+			box.hidden = true;
+			el.style.cursor = '';
 		};
 		el.addEventListener('mousemove', (ev) => {
-			const n = at(ev);
-			if (n) tip(ev, n);
-			else $('tooltip').hidden = true;
+			const it = itemAt(el, ev);
+			if (!it) return leave();
+			tip(ev, it[0]);
+			const W = el.clientWidth || 1;
+			box.style.left = (it[1] * W) / 100 + 'px';
+			box.style.width = Math.max((it[2] * W) / 100 - 1, 1) + 'px';
+			box.style.top = rowTop(el, it[0].depth - el._depth0) + 'px';
+			box.hidden = false;
+			el.style.cursor = 'pointer';
 		});
-		el.addEventListener('mouseleave', () => ($('tooltip').hidden = true));
+		el.addEventListener('mouseleave', leave);
 		el.addEventListener('click', (ev) => {
-			const n = at(ev);
-			if (n) onClick(n);
+			const it = itemAt(el, ev);
+			if (it) onClick(it[0]);
 		});
 	}
 
 	// ---- the views ----
+	// Graph EL shows HTML instead of frames.
+	function clearGraph(el, html) {
+		el._items = [];
+		el.innerHTML = html;
+		el.style.height = 'auto';
+		const out = $(el.id + '-text');
+		if (out) out.textContent = '';
+	}
 	let trees = {}; // of the range, by view
 	function render() {
 		const inverted = state.view === 'icicle';
-		$('flame').hidden = state.view === 'sandwich';
+		$('flame').hidden = $('flame-text').hidden = state.view === 'sandwich';
+		$('flame').dataset.label = inverted ? 'inverted flame graph (bottom-up)' : 'flame graph';
 		$('sandwich').hidden = state.view !== 'sandwich';
 		for (const b of document.querySelectorAll('[data-view]')) b.classList.toggle('on', b.dataset.view === state.view);
 		if (state.view === 'sandwich') {
@@ -632,17 +731,15 @@ function show(D) {
 			performance.mark('ringprof-tree');
 			draw($('flame'), tree, find(tree, state.zoom), !inverted);
 			performance.mark('ringprof-drawn');
-			if (!agg.total) {
-				$('flame').innerHTML = '<p class="hint">No sample ' + (fullTotal ? 'in this range.' : 'passed the filters.') + '</p>';
-				$('flame').style.height = 'auto';
-			}
+			if (!agg.total) clearGraph($('flame'), '<p class="hint">No sample ' + (fullTotal ? 'in this range.' : 'passed the filters.') + '</p>');
 		}
 		showSearch();
 	}
 	function renderSandwich() {
 		const sel = state.selected;
 		if (!sel) {
-			$('callers').innerHTML = $('callees').innerHTML = '';
+			clearGraph($('callers'), '');
+			clearGraph($('callees'), '');
 			return;
 		}
 		const f = agg.funcs.get(funcKey(sel.comm, sel.frame));
@@ -675,11 +772,13 @@ function show(D) {
 	}
 	// A function selected (a frame or a row clicked): marked in the table and every view.
 	function selectFunction(comm, frame) {
+		const same = state.selected && state.selected.comm === comm && state.selected.frame === frame;
 		state.selected = { comm, frame };
+		render();
+		if (same) return; // a zoom into another frame of it: the table and source stay
 		for (const tr of document.querySelectorAll('#table tbody tr.sel')) tr.classList.remove('sel');
 		const tr = document.querySelector('#table tbody tr[data-comm="' + comm + '"][data-frame="' + frame + '"]');
 		if (tr) tr.classList.add('sel');
-		render();
 		renderSource();
 	}
 
@@ -915,6 +1014,8 @@ function show(D) {
 		selectFunction(+tr.dataset.comm, +tr.dataset.frame);
 	});
 	performance.mark('ringprof-stacks');
+	// For the tests and for whoever scripts the page: the frames each graph draws.
+	window.ringprof = { frames: drawnFrames };
 	for (const b of document.querySelectorAll('[data-timeline-by]'))
 		b.addEventListener('click', () => {
 			state.timelineBy = b.dataset.timelineBy;
