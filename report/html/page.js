@@ -70,12 +70,6 @@ function show(D) {
 	const nStacks = expanded.m, stackComm = expanded.comm, stackLeaf = expanded.leaf;
 	const nodeParent = expanded.parent, nodeFrame = expanded.frame;
 	document.body.dataset.stacks = nStacks;
-	// Stack S's frames, the outermost first.
-	const stackFrames = (s) => {
-		const st = [];
-		for (let k = stackLeaf[s]; k >= 0; k = nodeParent[k]) st.push(nodeFrame[k]);
-		return st.reverse();
-	};
 	const prefix = prefixNodes(expanded);
 	const counts = expandCounts(D); // stack, bucket, unit, samples, weight: 5 numbers each
 	let nBuckets = Math.max(1, D.n_buckets || 1);
@@ -282,21 +276,6 @@ function show(D) {
 		}
 		return n;
 	}
-	function addPath(root, path, w, c) {
-		let n = root;
-		n.w += w;
-		n.c += c;
-		for (const p of path) {
-			n = typeof p === 'number' ? child(n, p, p, frames[p].name, frames[p].kind) : child(n, p.key, -1, p.label, p.kind);
-			if (typeof p !== 'number') n.comm = p.comm;
-			n.w += w;
-			n.c += c;
-		}
-		n.self += w;
-	}
-	function commStep(comm) {
-		return { key: 'c' + comm, label: D.comms[comm], kind: 'c', comm };
-	}
 	// Root at the bottom: everything, the command, then the outermost frame up to the leaf;
 	// inverted: everything, the command, then the leaf, up to the outermost frame.
 	// The inverted tree is built as it is drawn too: a node holds its cursors, the prefix nodes
@@ -381,7 +360,10 @@ function show(D) {
 	}
 	// N's children: built now from the flame nodes if N is one (or a command) not yet expanded.
 	function kidsOf(n) {
-		if (n.lazy && n.cursors) {
+		if (n.lazy && n.sw) {
+			n.lazy = false;
+			sandwichKids(n);
+		} else if (n.lazy && n.cursors) {
 			n.lazy = false;
 			invertedKids(n);
 		} else if (n.lazy) {
@@ -404,23 +386,81 @@ function show(D) {
 	}
 
 	// The sandwich of function F (a flat frame) of command COMM: its callers (from F outwards,
-	// at its outermost occurrence in each stack) and its callees (from F inwards).
+	// at its outermost occurrence in each stack) and its callees (from F inwards), built as
+	// they are drawn: a node holds its cursors, the flame nodes it stands for (with their
+	// weight and samples), first F's outermost nodes; a node's children are the cursors'
+	// callers (callers) or callees (callees) grouped by frame (sandwichKids()).
 	function buildSandwich(sel) {
-		const callers = node('f', sel.frame, frames[sel.frame].name, frames[sel.frame].kind);
-		const callees = node('f', sel.frame, frames[sel.frame].name, frames[sel.frame].kind);
-		callers.comm = callees.comm = sel.comm;
-		for (let s = 0; s < nStacks; s++) {
-			if (!agg.w[s] || stackComm[s] !== sel.comm) continue;
-			const st = [sel.comm, ...stackFrames(s)];
-			let k = 1;
-			while (k < st.length && frames[st[k]].flat !== sel.frame) k++;
-			if (k === st.length) continue;
-			const up = st.slice(1, k).reverse();
-			up.push(commStep(st[0]));
-			addPath(callers, up, agg.w[s], agg.c[s]);
-			addPath(callees, st.slice(k + 1), agg.w[s], agg.c[s]);
+		const F = flame, cursors = new Map();
+		let fn = -1;
+		for (let i = 0; i < F.funcs.length && fn < 0; i++) if (F.funcs[i].comm === sel.comm && F.funcs[i].frame === sel.frame) fn = i;
+		let w = 0, c = 0, self = 0;
+		for (let i = 0; fn >= 0 && i < F.n; i++)
+			if (F.ffunc[i] === fn && F.FW[i] && prefix.first[F.fprefix[i]]) {
+				cursors.set(i, [F.FW[i], F.FC[i]]);
+				w += F.FW[i];
+				c += F.FC[i];
+				self += F.FS[i];
+			}
+		const root = (dir) => {
+			const n = node('f', sel.frame, frames[sel.frame].name, frames[sel.frame].kind);
+			Object.assign(n, { comm: sel.comm, w, c, self: dir === 'down' ? self : 0, cursors, sw: dir, lazy: true });
+			return n;
+		};
+		return { callers: root('up'), callees: root('down') };
+	}
+	// A sandwich node's children: one step further from F.
+	function sandwichKids(n) {
+		const F = flame;
+		const add = (key, f, label, kind, k, w, c) => {
+			let ch = n.kids.get(key);
+			if (!ch) {
+				ch = child(n, key, f, label, kind);
+				Object.assign(ch, { cursors: new Map(), sw: n.sw, lazy: true });
+			}
+			ch.w += w;
+			ch.c += c;
+			if (k < 0) return ch;
+			const a = ch.cursors.get(k);
+			if (a) {
+				a[0] += w;
+				a[1] += c;
+			} else ch.cursors.set(k, [w, c]);
+			return ch;
+		};
+		const cursors = n.below ? n.below.map((k) => [k, [0, 0]]) : n.cursors;
+		for (const [k, [w, c]] of cursors) {
+			if (n.sw === 'up') {
+				const p = F.fparent[k];
+				if (p < 0) {
+					// The outermost frame's caller: the command, where the path ends.
+					const cn = add('c' + n.comm, -1, D.comms[n.comm], 'c', -1, w, c);
+					cn.self += w;
+					cn.lazy = false;
+					continue;
+				}
+				const fr = prefix.frame[F.fprefix[p]];
+				add(fr, fr, frames[fr].name, frames[fr].kind, p, w, c);
+			} else {
+				// Callees: the cursors' children, each a flame node of its own (no two cursors
+				// share one), grouped by frame.
+				for (let j = F.kid0[k]; j < F.kid0[k + 1]; j++) {
+					const kj = F.kids[j];
+					if (!F.FW[kj]) continue;
+					const fr = prefix.frame[F.fprefix[kj]];
+					let ch = n.kids.get(fr);
+					if (!ch) {
+						ch = child(n, fr, fr, frames[fr].name, frames[fr].kind);
+						Object.assign(ch, { below: [], sw: n.sw, lazy: true });
+					}
+					ch.w += F.FW[kj];
+					ch.c += F.FC[kj];
+					ch.self += F.FS[kj];
+					ch.below.push(kj);
+				}
+			}
 		}
-		return { callers, callees };
+		n.cursors = n.below = null;
 	}
 
 	// ---- drawing a tree ----
