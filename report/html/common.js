@@ -1,6 +1,7 @@
 // common.js — what both pages of ringprof (report --html, diff --html) share; embed.sh puts it
 // before each page's own script.
 'use strict';
+/* exported loadData, expandNodes, frameName, inputsText -- used by page.js and diff.js */
 
 // The data element: gzip in base64, read with the browser's own DecompressionStream.
 async function loadData() {

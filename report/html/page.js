@@ -4,7 +4,7 @@
 // alone.
 'use strict';
 
-// loadData(), expandNodes(), frameName(), inputsText(): common.js.
+/* global loadData, expandNodes, frameName, inputsText -- common.js, before this script */
 
 // The shared nodes (common.js, expandNodes()), and the stacks: command and leaf node (a
 // distance from the previous stack's). A stack is the path from its leaf node up to an
