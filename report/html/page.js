@@ -875,16 +875,21 @@ function show(D) {
 	function drawTimeline() {
 		const svg = $('timeline');
 		const byUnit = state.timelineBy === 'unit';
-		const group = (i) => (byUnit ? counts[i + 2] : stackComm[counts[i]]);
 		const names = byUnit ? D.units : D.comms;
-		const weight = new Map();
-		for (let i = 0; i < counts.length; i += 5) weight.set(group(i), (weight.get(group(i)) || 0) + counts[i + 4]);
-		const top = [...weight.entries()].sort((a, b) => b[1] - a[1]).slice(0, TOP_GROUPS).map((e) => e[0]);
-		const slot = new Map(top.map((c, i) => [c, i]));
+		// Each count's group (a command or a unit), its weight, in typed arrays: millions.
+		const groupOf = new Int32Array(counts.length / 5);
+		for (let i = 0, k = 0; i < counts.length; i += 5) groupOf[k++] = byUnit ? counts[i + 2] : stackComm[counts[i]];
+		const weight = new Float64Array(names.length + 1);
+		for (let i = 0, k = 0; i < counts.length; i += 5) weight[groupOf[k++]] += counts[i + 4];
+		let nGroups = 0;
+		for (const w of weight) nGroups += w > 0;
+		const top = [...weight.keys()].filter((g) => weight[g] > 0).sort((a, b) => weight[b] - weight[a]).slice(0, TOP_GROUPS);
+		const slot = new Int32Array(weight.length).fill(top.length);
+		top.forEach((g, i) => (slot[g] = i));
 		const nSlots = top.length + 1;
 		const grid = new Float64Array(nBuckets * nSlots), samples = new Float64Array(nBuckets * nSlots);
-		for (let i = 0; i < counts.length; i += 5) {
-			const g = group(i), at = counts[i + 1] * nSlots + (slot.has(g) ? slot.get(g) : top.length);
+		for (let i = 0, k = 0; i < counts.length; i += 5) {
+			const at = counts[i + 1] * nSlots + slot[groupOf[k++]];
 			grid[at] += counts[i + 4];
 			samples[at] += counts[i + 3];
 		}
@@ -909,7 +914,7 @@ function show(D) {
 		parts.push('<rect class="sel" id="tl-sel" x="0" y="0" width="0" height="100" visibility="hidden"/>');
 		svg.innerHTML = parts.join('');
 		const legend = top.map((c, i) => '<span><i style="background:' + palette[i] + '"></i>' + esc(names[c]) + '</span>');
-		if (weight.size > top.length) legend.push('<span><i style="background:' + palette[top.length] + '"></i>other ' + (byUnit ? 'units' : 'commands') + '</span>');
+		if (nGroups > top.length) legend.push('<span><i style="background:' + palette[top.length] + '"></i>other ' + (byUnit ? 'units' : 'commands') + '</span>');
 		$('legend').innerHTML = legend.join('');
 		$('timeline-by').hidden = !hasUnits;
 		for (const b of document.querySelectorAll('[data-timeline-by]')) b.classList.toggle('on', b.dataset.timelineBy === (byUnit ? 'unit' : 'comm'));
