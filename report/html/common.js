@@ -44,30 +44,27 @@ function parseData(bytes) {
 	return Object.assign(JSON.parse(parts.join('')), columns);
 }
 // The integers of B from AT up to the next ']' (its place: END), or null if anything else is
-// there (then JSON.parse reads it).
+// there (then JSON.parse reads it). One pass, into room for the most numbers that many bytes
+// can hold, then copied to their number.
 function parseColumn(b, at) {
 	const end = b.indexOf(93, at);
 	if (end < 0) return null;
-	let n = 0, any = false;
+	const room = new Float64Array(((end - at) >> 1) + 1);
+	let k = 0, x = 0, neg = false, any = false;
 	for (let i = at; i < end; i++) {
 		const c = b[i];
-		if (c === 44) n++;
-		else if (c >= 48 && c <= 57) any = true;
-		else if (c !== 45 && c !== 10) return null;
-	}
-	const values = new Float64Array(any ? n + 1 : 0);
-	let k = 0, x = 0, neg = false;
-	for (let i = at; i < end; i++) {
-		const c = b[i];
-		if (c >= 48) x = x * 10 + c - 48;
-		else if (c === 44) {
-			values[k++] = neg ? -x : x;
+		if (c >= 48 && c <= 57) {
+			x = x * 10 + c - 48;
+			any = true;
+		} else if (c === 44) {
+			room[k++] = neg ? -x : x;
 			x = 0;
 			neg = false;
 		} else if (c === 45) neg = true;
+		else if (c !== 10) return null;
 	}
-	if (any) values[k] = neg ? -x : x;
-	return { values, end };
+	if (any) room[k++] = neg ? -x : x;
+	return { values: room.slice(0, k), end };
 }
 
 // The tree of frames as both pages store it, written depth first: each node's depth as a step

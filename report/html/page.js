@@ -369,15 +369,25 @@ function show(D) {
 		} else if (n.lazy) {
 			const F = flame;
 			n.lazy = false;
+			// A child narrower than MIN_PCT of N is never drawn (a graph is never wider than
+			// its focus, and N's children are drawn only from N or a caller of it as the
+			// focus): it only takes its place among them, as a name and a weight.
+			const least = (n.w * MIN_PCT) / 100;
+			n.all = []; // every child, in order: those drawn and the others
 			const add = (f) => {
 				if (!F.FW[f]) return;
 				const fr = prefix.frame[F.fprefix[f]];
+				if (F.FW[f] < least) {
+					n.all.push({ label: frames[fr].name, w: F.FW[f] });
+					return;
+				}
 				const k = child(n, fr, fr, frames[fr].name, frames[fr].kind);
 				k.w = F.FW[f];
 				k.c = F.FC[f];
 				k.self = F.FS[f];
 				k.fi = f;
 				k.lazy = true;
+				n.all.push(k);
 			};
 			if (n.roots) for (const f of n.roots) add(f);
 			else for (let j = F.kid0[n.fi]; j < F.kid0[n.fi + 1]; j++) add(F.kids[j]);
@@ -499,7 +509,8 @@ function show(D) {
 			// name, where each starts (the weight of those before it), and their order by weight,
 			// so that only those wide enough are visited.
 			if (!n.sorted) {
-				n.sorted = [...kidsOf(n).values()].sort((a, b) => (a.label < b.label ? -1 : a.label > b.label ? 1 : 0));
+				const kids = kidsOf(n);
+				n.sorted = (n.all || [...kids.values()]).sort((a, b) => (a.label < b.label ? -1 : a.label > b.label ? 1 : 0));
 				n.starts = new Float64Array(n.sorted.length);
 				for (let i = 1; i < n.sorted.length; i++) n.starts[i] = n.starts[i - 1] + n.sorted[i - 1].w;
 				n.heavy = Int32Array.from(n.sorted.keys()).sort((a, b) => n.sorted[b].w - n.sorted[a].w);
