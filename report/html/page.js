@@ -608,13 +608,17 @@ function show(D) {
 			ctx.fillStyle = fill === 'm' ? markPattern(ctx) : fill;
 			for (let i = 0; i < list.length; i += 3) ctx.fillRect(list[i], list[i + 1], list[i + 2], ROW - 1);
 		}
+		// A font, colour or alpha set only when it changes: each is parsed again when set.
+		let font = FRAME_FONT, colour = '', alpha = 1;
+		ctx.globalAlpha = 1;
 		for (let i = 0; i < texts.length; i += 6) {
 			const n = texts[i], x = texts[i + 1], w = texts[i + 3];
 			const fit = Math.floor((w - 4) / charW);
 			if (fit < 2) continue;
-			ctx.globalAlpha = texts[i + 5] ? DIM_ALPHA : 1;
-			ctx.fillStyle = texts[i + 4] ? '#fff' : '#000';
-			ctx.font = n.kind === 'm' ? 'italic ' + FRAME_FONT : FRAME_FONT;
+			const a = texts[i + 5] ? DIM_ALPHA : 1, c = texts[i + 4] ? '#fff' : '#000', f = n.kind === 'm' ? 'italic ' + FRAME_FONT : FRAME_FONT;
+			if (a !== alpha) ctx.globalAlpha = alpha = a;
+			if (c !== colour) ctx.fillStyle = colour = c;
+			if (f !== font) ctx.font = font = f;
 			ctx.fillText(n.label.length > fit ? n.label.slice(0, fit - 1) + '…' : n.label, x + 2, texts[i + 2] + (ROW - 1) / 2);
 		}
 		ctx.globalAlpha = 1;
