@@ -72,8 +72,8 @@ dimmed=$(val zoom_dimmed)
 check_range "${dimmed:-0}" 4 100 "its callers stay below it, dimmed"
 check_grep '^tooltip hot_outer_a \| object: rp-workload \| kind: user \| samples: [0-9]+ ' "$T/page.out" "the tooltip names it, its object and samples"
 # The frames are painted on a canvas: what is zoomed and selected is said in words beside it.
-check_grep "^zoom_text zoomed into hot_outer_a \\(rp-workload\\), [0-9]+ frames drawn; selected: hot_outer_a \\(rp-workload\\), $children% of the range$" \
-	"$T/page.out" "the graph's text names the zoomed and selected frame and its share"
+check_grep "^zoom_text zoomed into hot_outer_a \\(rp-workload\\), [0-9]+ frames drawn; selected: hot_outer_a \\(rp-workload\\): Children $children%, Self $self% of the range$" \
+	"$T/page.out" "the graph's text names the zoomed and selected function and its shares"
 near "$(val table_children)" "$children" 0.01 "the table's Children of hot_outer_a is the report's"
 near "$(val table_self)" "$self" 0.01 "the table's Self of hot_outer_a is the report's"
 

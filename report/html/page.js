@@ -632,7 +632,9 @@ function show(D) {
 		const focus = el._focus, canvas = el._canvas;
 		const sel = state.selected && el._items.find((it) => isSelected(it[0]));
 		const name = (n) => n.label + (n.frame >= 0 && frames[n.frame].obj ? ' (' + frames[n.frame].obj + ')' : '');
-		const text = (focus.parent ? 'zoomed into ' + name(focus) + ', ' : '') + el._items.length + ' frames drawn' + (sel ? '; selected: ' + name(sel[0]) + ', ' + fmtPct(pct(sel[0].w, agg.total)) + ' of the range' : '');
+		const f = sel && agg.funcs.get(funcKey(state.selected.comm, state.selected.frame));
+		const shares = f ? ': Children ' + fmtPct(pct(f.children, agg.total)) + ', Self ' + fmtPct(pct(f.self, agg.total)) + ' of the range' : '';
+		const text = (focus.parent ? 'zoomed into ' + name(focus) + ', ' : '') + el._items.length + ' frames drawn' + (sel ? '; selected: ' + name(sel[0]) + shares : '');
 		canvas.setAttribute('aria-label', (el.dataset.label || 'flame graph') + ': ' + text);
 		const out = $(el.id + '-text');
 		if (out) out.textContent = text;
