@@ -1078,6 +1078,16 @@ function show(D) {
 	performance.mark('ringprof-stacks');
 	// For the tests and for whoever scripts the page: the frames each graph draws.
 	window.ringprof = { frames: drawnFrames };
+	// The canvases painted again to a new width (or pixel ratio), once a frame at most.
+	let resizing = false;
+	window.addEventListener('resize', () => {
+		if (resizing) return;
+		resizing = true;
+		requestAnimationFrame(() => {
+			resizing = false;
+			for (const id of ['flame', 'callers', 'callees']) if ($(id)._items && $(id)._items.length) paint($(id));
+		});
+	});
 	for (const b of document.querySelectorAll('[data-timeline-by]'))
 		b.addEventListener('click', () => {
 			state.timelineBy = b.dataset.timelineBy;

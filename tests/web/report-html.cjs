@@ -405,6 +405,19 @@ async function main() {
 	await shot('flame-zoomed');
 	await page.click('#zoom-reset');
 
+	// A narrower window: the canvas painted again to the graph's width, the frame found where
+	// it is now drawn.
+	await page.setViewportSize({ width: 900, height: 1000 });
+	await page.waitForFunction(() => {
+		const el = document.getElementById('flame');
+		return el.querySelector('canvas').width === Math.round(el.clientWidth * (window.devicePixelRatio || 1));
+	});
+	out('resized_pct', await frameShare(page, 'flame', func));
+	await pointAt(page, 'flame', await widest(page, 'flame', func));
+	out('resized_tooltip', (await page.locator('#tooltip').innerText()).replace(/\n/g, ' | '));
+	await shot('flame-narrow');
+	await page.setViewportSize({ width: 1400, height: 1000 });
+
 	// Search: the share of samples with a matching frame, and with a matching leaf (Self).
 	await page.fill('#search', search);
 	out('search_total', (await page.locator('#search-total').innerText()).replace('%', ''));
