@@ -285,18 +285,15 @@ function show(D) {
 		if (!inverted) return buildFlame();
 		const root = node('all', -1, 'all', 'r');
 		for (const [comm, list] of prefix.byComm) {
-			const cursors = new Map(); // leaf prefix node -> [weight, samples]
+			const cursors = cursorSet(); // the stacks' leaf prefix nodes
 			let w = 0, c = 0;
 			for (const s of list) {
 				if (!agg.w[s]) continue;
-				const a = cursors.get(stackLeaf[s]);
-				if (a) {
-					a[0] += agg.w[s];
-					a[1] += agg.c[s];
-				} else cursors.set(stackLeaf[s], [agg.w[s], agg.c[s]]);
+				cursorAdd(cursors, stackLeaf[s], agg.w[s], agg.c[s]);
 				w += agg.w[s];
 				c += agg.c[s];
 			}
+			cursorsDone(cursors);
 			if (!w) continue;
 			const cn = child(root, 'c' + comm, -1, D.comms[comm], 'c');
 			cn.comm = comm;
@@ -309,31 +306,61 @@ function show(D) {
 		}
 		return root;
 	}
+	// Cursors: prefix nodes, each with a weight and samples, in three plain arrays: hundreds of
+	// thousands of them at a command, and no small array or map for each to collect. Two
+	// cursors at one node are one: cursorAt holds a node's place in the set being filled (a
+	// node goes to one set in a pass), -1 again once the pass is done (cursorsDone()).
+	let cursorAt = null;
+	function cursorSet() {
+		return { ids: [], w: [], c: [] };
+	}
+	function cursorAdd(cs, k, w, c) {
+		if (!cursorAt) cursorAt = new Int32Array(prefix.n).fill(-1);
+		const i = cursorAt[k];
+		if (i < 0) {
+			cursorAt[k] = cs.ids.length;
+			cs.ids.push(k);
+			cs.w.push(w);
+			cs.c.push(c);
+		} else {
+			cs.w[i] += w;
+			cs.c[i] += c;
+		}
+	}
+	function cursorsDone(cs) {
+		for (const k of cs.ids) cursorAt[k] = -1;
+	}
 	// An inverted node's children: the frames one level further from the leaves.
 	function invertedKids(n) {
 		const up = n.kind !== 'c'; // a command's children are the leaves themselves
-		for (const [k, [w, c]] of n.cursors) {
-			const next = up ? nodeParent[k] : k;
+		const { ids, w, c } = n.cursors;
+		for (let i = 0; i < ids.length; i++) {
+			const next = up ? nodeParent[ids[i]] : ids[i];
 			if (next < 0) {
-				n.self += w; // the outermost frame: the stack ends here
+				n.self += w[i]; // the outermost frame: the stack ends here
 				continue;
 			}
 			const f = nodeFrame[next];
 			let ch = n.kids.get(f);
 			if (!ch) {
 				ch = child(n, f, f, frames[f].name, frames[f].kind);
-				ch.cursors = new Map();
+				ch.cursors = cursorSet();
 				ch.lazy = true;
 			}
-			ch.w += w;
-			ch.c += c;
-			const a = ch.cursors.get(next);
-			if (a) {
-				a[0] += w;
-				a[1] += c;
-			} else ch.cursors.set(next, [w, c]);
+			ch.w += w[i];
+			ch.c += c[i];
+			cursorAdd(ch.cursors, next, w[i], c[i]);
 		}
 		n.cursors = null;
+		// A child narrower than MIN_PCT of N is never drawn (as for the flame graph): its
+		// cursors are not kept.
+		for (const ch of n.kids.values()) {
+			if (ch.cursors) cursorsDone(ch.cursors);
+			if (ch.w < (n.w * MIN_PCT) / 100) {
+				ch.cursors = null;
+				ch.lazy = false;
+			}
+		}
 	}
 
 	// The flame graph from the flame nodes: the root and the commands now, a node's children when
