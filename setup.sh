@@ -15,6 +15,7 @@ PACKAGES="$PACKAGES libcapstone-dev"
 # tests/report-html.sh opens report --html's page in Debian's chromium, headless, driven with
 # playwright-core from npm, and tests/script-speedscope.sh speedscope's own page, also from npm
 # (install_web below; npm comes with nodejs where that is not Debian's).
+# tests/html-lint.sh lints the pages' scripts with npm's eslint, pinned there too.
 PACKAGES="$PACKAGES chromium nodejs"
 # tests/record-fuse.sh mounts a FUSE file system whose server never answers (fusermount3, libfuse3).
 PACKAGES="$PACKAGES fuse3 libfuse3-dev"
@@ -44,7 +45,7 @@ install_missing() {
 	apt-get install -y -qq --no-install-recommends $missing >/dev/null
 }
 
-# playwright-core and speedscope, at the versions tests/web/package-lock.json pins, into
+# playwright-core, speedscope and eslint, at the versions tests/web/package-lock.json pins, into
 # tests/web/node_modules (git-ignored): once, and again when a pin changes.
 install_web() {
 	local want have
@@ -52,8 +53,8 @@ install_web() {
 		[ "$(id -u)" = 0 ] || { echo "setup.sh: npm is missing (run as root, or install it)" >&2; exit 1; }
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends npm >/dev/null
 	fi
-	want=$(sed -n 's/.*"\(playwright-core\|speedscope\)": "\([0-9.]*\)".*/\1 \2/p' tests/web/package.json)
-	have=$(for p in playwright-core speedscope; do
+	want=$(sed -n 's/.*"\(eslint\|playwright-core\|speedscope\)": "\([0-9.]*\)".*/\1 \2/p' tests/web/package.json)
+	have=$(for p in eslint playwright-core speedscope; do
 		sed -n "s/^  \"version\": \"\(.*\)\",\$/$p \1/p" tests/web/node_modules/$p/package.json 2>/dev/null
 	done || true)
 	[ "$want" = "$have" ] && return 0

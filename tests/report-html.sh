@@ -71,6 +71,11 @@ near "$(val zoom_pct)" 100 0.01 "a click on it zooms: it takes the full width"
 dimmed=$(val zoom_dimmed)
 check_range "${dimmed:-0}" 4 100 "its callers stay below it, dimmed"
 check_grep '^tooltip hot_outer_a \| object: rp-workload \| kind: user \| samples: [0-9]+ ' "$T/page.out" "the tooltip names it, its object and samples"
+# The frames are painted on a canvas: what is zoomed and selected is said in words beside it.
+check_grep "^zoom_text zoomed into hot_outer_a \\(rp-workload\\), [0-9]+ frames drawn; selected: hot_outer_a \\(rp-workload\\): Children $children%, Self $self% of the range$" \
+	"$T/page.out" "the graph's text names the zoomed and selected function and its shares"
+near "$(val resized_pct)" "$children" 0.5 "in a narrower window: hot_outer_a's width is still its Children share"
+check_grep '^resized_tooltip hot_outer_a \| ' "$T/page.out" "in a narrower window: pointing at it names it"
 near "$(val table_children)" "$children" 0.01 "the table's Children of hot_outer_a is the report's"
 near "$(val table_self)" "$self" 0.01 "the table's Self of hot_outer_a is the report's"
 
@@ -194,7 +199,7 @@ else
 	echo "# not root or no cgroup v2 to make units in: the timeline by unit is not checked"
 fi
 
-for v in flame flame-zoomed search inverted sandwich-hot_leaf sandwich-hot_outer_a timeline-range cut-stacks $units_shot; do
+for v in flame flame-zoomed flame-narrow search inverted sandwich-hot_leaf sandwich-hot_outer_a timeline-range cut-stacks $units_shot; do
 	[ -s "$SHOTS/$v.png" ] || fail "no screenshot of $v"
 done
 ok "screenshots of each view in $SHOTS"

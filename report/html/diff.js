@@ -3,6 +3,7 @@
 // side's total and coloured by the change of its share (new share minus baseline share, each of
 // its own side's total: red grew, blue shrank), and the diff's table. No request of any kind.
 'use strict';
+/* global loadData, expandNodes, frameName, inputsText -- common.js, before this script */
 
 loadData() // common.js, as expandNodes() and frameName()
 	.then(showDiff)

@@ -4,7 +4,7 @@
 // alone.
 'use strict';
 
-// loadData(), expandNodes(), frameName(), inputsText(): common.js.
+/* global loadData, expandNodes, frameName, inputsText -- common.js, before this script */
 
 // The shared nodes (common.js, expandNodes()), and the stacks: command and leaf node (a
 // distance from the previous stack's). A stack is the path from its leaf node up to an
@@ -57,9 +57,11 @@ function show(D) {
 	const $ = (id) => document.getElementById(id);
 	const ROW = 18; // px per frame row
 	const MIN_PCT = 0.05; // frames narrower than this share of the view are not drawn
-	const DOM_PX = 4; // frames narrower than this are painted on a canvas, not elements
 	const TEXT_PX = 16; // a frame narrower than this shows no name
-	// The frames' colours on the canvas, as page.css gives the elements theirs.
+	const FRAME_FONT = '11px ui-monospace, "DejaVu Sans Mono", monospace';
+	const DIM_ALPHA = 0.45; // the zoomed frame's callers, drawn full width
+	const MATCH_COLOUR = '#e040c0'; // frames the search matches
+	// The frames' colours (the table's swatches and the legend: page.css).
 	const KIND_COLOURS = { u: 'hsl(30, 85%, 62%)', k: 'hsl(205, 65%, 68%)', j: 'hsl(110, 50%, 60%)', '?': '#c8c8c8', m: '#c4aee6', c: '#e3e6ea', r: '#eef0f2' };
 
 	// ---- the data ----
@@ -68,12 +70,6 @@ function show(D) {
 	const nStacks = expanded.m, stackComm = expanded.comm, stackLeaf = expanded.leaf;
 	const nodeParent = expanded.parent, nodeFrame = expanded.frame;
 	document.body.dataset.stacks = nStacks;
-	// Stack S's frames, the outermost first.
-	const stackFrames = (s) => {
-		const st = [];
-		for (let k = stackLeaf[s]; k >= 0; k = nodeParent[k]) st.push(nodeFrame[k]);
-		return st.reverse();
-	};
 	const prefix = prefixNodes(expanded);
 	const counts = expandCounts(D); // stack, bucket, unit, samples, weight: 5 numbers each
 	let nBuckets = Math.max(1, D.n_buckets || 1);
@@ -280,21 +276,6 @@ function show(D) {
 		}
 		return n;
 	}
-	function addPath(root, path, w, c) {
-		let n = root;
-		n.w += w;
-		n.c += c;
-		for (const p of path) {
-			n = typeof p === 'number' ? child(n, p, p, frames[p].name, frames[p].kind) : child(n, p.key, -1, p.label, p.kind);
-			if (typeof p !== 'number') n.comm = p.comm;
-			n.w += w;
-			n.c += c;
-		}
-		n.self += w;
-	}
-	function commStep(comm) {
-		return { key: 'c' + comm, label: D.comms[comm], kind: 'c', comm };
-	}
 	// Root at the bottom: everything, the command, then the outermost frame up to the leaf;
 	// inverted: everything, the command, then the leaf, up to the outermost frame.
 	// The inverted tree is built as it is drawn too: a node holds its cursors, the prefix nodes
@@ -304,18 +285,15 @@ function show(D) {
 		if (!inverted) return buildFlame();
 		const root = node('all', -1, 'all', 'r');
 		for (const [comm, list] of prefix.byComm) {
-			const cursors = new Map(); // leaf prefix node -> [weight, samples]
+			const cursors = cursorSet(); // the stacks' leaf prefix nodes
 			let w = 0, c = 0;
 			for (const s of list) {
 				if (!agg.w[s]) continue;
-				const a = cursors.get(stackLeaf[s]);
-				if (a) {
-					a[0] += agg.w[s];
-					a[1] += agg.c[s];
-				} else cursors.set(stackLeaf[s], [agg.w[s], agg.c[s]]);
+				cursorAdd(cursors, stackLeaf[s], agg.w[s], agg.c[s]);
 				w += agg.w[s];
 				c += agg.c[s];
 			}
+			cursorsDone(cursors);
 			if (!w) continue;
 			const cn = child(root, 'c' + comm, -1, D.comms[comm], 'c');
 			cn.comm = comm;
@@ -328,31 +306,61 @@ function show(D) {
 		}
 		return root;
 	}
+	// Cursors: prefix nodes, each with a weight and samples, in three plain arrays: hundreds of
+	// thousands of them at a command, and no small array or map for each to collect. Two
+	// cursors at one node are one: cursorAt holds a node's place in the set being filled (a
+	// node goes to one set in a pass), -1 again once the pass is done (cursorsDone()).
+	let cursorAt = null;
+	function cursorSet() {
+		return { ids: [], w: [], c: [] };
+	}
+	function cursorAdd(cs, k, w, c) {
+		if (!cursorAt) cursorAt = new Int32Array(prefix.n).fill(-1);
+		const i = cursorAt[k];
+		if (i < 0) {
+			cursorAt[k] = cs.ids.length;
+			cs.ids.push(k);
+			cs.w.push(w);
+			cs.c.push(c);
+		} else {
+			cs.w[i] += w;
+			cs.c[i] += c;
+		}
+	}
+	function cursorsDone(cs) {
+		for (const k of cs.ids) cursorAt[k] = -1;
+	}
 	// An inverted node's children: the frames one level further from the leaves.
 	function invertedKids(n) {
 		const up = n.kind !== 'c'; // a command's children are the leaves themselves
-		for (const [k, [w, c]] of n.cursors) {
-			const next = up ? nodeParent[k] : k;
+		const { ids, w, c } = n.cursors;
+		for (let i = 0; i < ids.length; i++) {
+			const next = up ? nodeParent[ids[i]] : ids[i];
 			if (next < 0) {
-				n.self += w; // the outermost frame: the stack ends here
+				n.self += w[i]; // the outermost frame: the stack ends here
 				continue;
 			}
 			const f = nodeFrame[next];
 			let ch = n.kids.get(f);
 			if (!ch) {
 				ch = child(n, f, f, frames[f].name, frames[f].kind);
-				ch.cursors = new Map();
+				ch.cursors = cursorSet();
 				ch.lazy = true;
 			}
-			ch.w += w;
-			ch.c += c;
-			const a = ch.cursors.get(next);
-			if (a) {
-				a[0] += w;
-				a[1] += c;
-			} else ch.cursors.set(next, [w, c]);
+			ch.w += w[i];
+			ch.c += c[i];
+			cursorAdd(ch.cursors, next, w[i], c[i]);
 		}
 		n.cursors = null;
+		// A child narrower than MIN_PCT of N is never drawn (as for the flame graph): its
+		// cursors are not kept.
+		for (const ch of n.kids.values()) {
+			if (ch.cursors) cursorsDone(ch.cursors);
+			if (ch.w < (n.w * MIN_PCT) / 100) {
+				ch.cursors = null;
+				ch.lazy = false;
+			}
+		}
 	}
 
 	// The flame graph from the flame nodes: the root and the commands now, a node's children when
@@ -379,21 +387,34 @@ function show(D) {
 	}
 	// N's children: built now from the flame nodes if N is one (or a command) not yet expanded.
 	function kidsOf(n) {
-		if (n.lazy && n.cursors) {
+		if (n.lazy && n.sw) {
+			n.lazy = false;
+			sandwichKids(n);
+		} else if (n.lazy && n.cursors) {
 			n.lazy = false;
 			invertedKids(n);
 		} else if (n.lazy) {
 			const F = flame;
 			n.lazy = false;
+			// A child narrower than MIN_PCT of N is never drawn (a graph is never wider than
+			// its focus, and N's children are drawn only from N or a caller of it as the
+			// focus): it only takes its place among them, as a name and a weight.
+			const least = (n.w * MIN_PCT) / 100;
+			n.all = []; // every child, in order: those drawn and the others
 			const add = (f) => {
 				if (!F.FW[f]) return;
 				const fr = prefix.frame[F.fprefix[f]];
+				if (F.FW[f] < least) {
+					n.all.push({ label: frames[fr].name, w: F.FW[f] });
+					return;
+				}
 				const k = child(n, fr, fr, frames[fr].name, frames[fr].kind);
 				k.w = F.FW[f];
 				k.c = F.FC[f];
 				k.self = F.FS[f];
 				k.fi = f;
 				k.lazy = true;
+				n.all.push(k);
 			};
 			if (n.roots) for (const f of n.roots) add(f);
 			else for (let j = F.kid0[n.fi]; j < F.kid0[n.fi + 1]; j++) add(F.kids[j]);
@@ -402,23 +423,81 @@ function show(D) {
 	}
 
 	// The sandwich of function F (a flat frame) of command COMM: its callers (from F outwards,
-	// at its outermost occurrence in each stack) and its callees (from F inwards).
+	// at its outermost occurrence in each stack) and its callees (from F inwards), built as
+	// they are drawn: a node holds its cursors, the flame nodes it stands for (with their
+	// weight and samples), first F's outermost nodes; a node's children are the cursors'
+	// callers (callers) or callees (callees) grouped by frame (sandwichKids()).
 	function buildSandwich(sel) {
-		const callers = node('f', sel.frame, frames[sel.frame].name, frames[sel.frame].kind);
-		const callees = node('f', sel.frame, frames[sel.frame].name, frames[sel.frame].kind);
-		callers.comm = callees.comm = sel.comm;
-		for (let s = 0; s < nStacks; s++) {
-			if (!agg.w[s] || stackComm[s] !== sel.comm) continue;
-			const st = [sel.comm, ...stackFrames(s)];
-			let k = 1;
-			while (k < st.length && frames[st[k]].flat !== sel.frame) k++;
-			if (k === st.length) continue;
-			const up = st.slice(1, k).reverse();
-			up.push(commStep(st[0]));
-			addPath(callers, up, agg.w[s], agg.c[s]);
-			addPath(callees, st.slice(k + 1), agg.w[s], agg.c[s]);
+		const F = flame, cursors = new Map();
+		let fn = -1;
+		for (let i = 0; i < F.funcs.length && fn < 0; i++) if (F.funcs[i].comm === sel.comm && F.funcs[i].frame === sel.frame) fn = i;
+		let w = 0, c = 0, self = 0;
+		for (let i = 0; fn >= 0 && i < F.n; i++)
+			if (F.ffunc[i] === fn && F.FW[i] && prefix.first[F.fprefix[i]]) {
+				cursors.set(i, [F.FW[i], F.FC[i]]);
+				w += F.FW[i];
+				c += F.FC[i];
+				self += F.FS[i];
+			}
+		const root = (dir) => {
+			const n = node('f', sel.frame, frames[sel.frame].name, frames[sel.frame].kind);
+			Object.assign(n, { comm: sel.comm, w, c, self: dir === 'down' ? self : 0, cursors, sw: dir, lazy: true });
+			return n;
+		};
+		return { callers: root('up'), callees: root('down') };
+	}
+	// A sandwich node's children: one step further from F.
+	function sandwichKids(n) {
+		const F = flame;
+		const add = (key, f, label, kind, k, w, c) => {
+			let ch = n.kids.get(key);
+			if (!ch) {
+				ch = child(n, key, f, label, kind);
+				Object.assign(ch, { cursors: new Map(), sw: n.sw, lazy: true });
+			}
+			ch.w += w;
+			ch.c += c;
+			if (k < 0) return ch;
+			const a = ch.cursors.get(k);
+			if (a) {
+				a[0] += w;
+				a[1] += c;
+			} else ch.cursors.set(k, [w, c]);
+			return ch;
+		};
+		const cursors = n.below ? n.below.map((k) => [k, [0, 0]]) : n.cursors;
+		for (const [k, [w, c]] of cursors) {
+			if (n.sw === 'up') {
+				const p = F.fparent[k];
+				if (p < 0) {
+					// The outermost frame's caller: the command, where the path ends.
+					const cn = add('c' + n.comm, -1, D.comms[n.comm], 'c', -1, w, c);
+					cn.self += w;
+					cn.lazy = false;
+					continue;
+				}
+				const fr = prefix.frame[F.fprefix[p]];
+				add(fr, fr, frames[fr].name, frames[fr].kind, p, w, c);
+			} else {
+				// Callees: the cursors' children, each a flame node of its own (no two cursors
+				// share one), grouped by frame.
+				for (let j = F.kid0[k]; j < F.kid0[k + 1]; j++) {
+					const kj = F.kids[j];
+					if (!F.FW[kj]) continue;
+					const fr = prefix.frame[F.fprefix[kj]];
+					let ch = n.kids.get(fr);
+					if (!ch) {
+						ch = child(n, fr, fr, frames[fr].name, frames[fr].kind);
+						Object.assign(ch, { below: [], sw: n.sw, lazy: true });
+					}
+					ch.w += F.FW[kj];
+					ch.c += F.FC[kj];
+					ch.self += F.FS[kj];
+					ch.below.push(kj);
+				}
+			}
 		}
-		return { callers, callees };
+		n.cursors = n.below = null;
 	}
 
 	// ---- drawing a tree ----
@@ -437,7 +516,12 @@ function show(D) {
 		return n;
 	}
 	// Draw ROOT into EL, zoomed on FOCUS (its ancestors full width and dimmed), growing up
-	// (flame) or down (icicle). Only frames wide enough to see are visited.
+	// (flame) or down (icicle). Only frames wide enough to see are visited. Every frame is
+	// painted on one canvas: a zoom repaints a few thousand rectangles, where as many
+	// elements cost the browser's style, layout and paint several times a frame's 16 ms. The
+	// frames drawn stay in EL._items ([node, left %, width %, dimmed]) for the pointer
+	// (itemAt()), the selected frame's name is text beside the graph (graphText()), and
+	// window.ringprof.frames() hands the drawn frames to the tests.
 	function draw(el, root, focus, up) {
 		const base = focus.w || 1;
 		const items = [];
@@ -452,7 +536,8 @@ function show(D) {
 			// name, where each starts (the weight of those before it), and their order by weight,
 			// so that only those wide enough are visited.
 			if (!n.sorted) {
-				n.sorted = [...kidsOf(n).values()].sort((a, b) => (a.label < b.label ? -1 : a.label > b.label ? 1 : 0));
+				const kids = kidsOf(n);
+				n.sorted = (n.all || [...kids.values()]).sort((a, b) => (a.label < b.label ? -1 : a.label > b.label ? 1 : 0));
 				n.starts = new Float64Array(n.sorted.length);
 				for (let i = 1; i < n.sorted.length; i++) n.starts[i] = n.starts[i - 1] + n.sorted[i - 1].w;
 				n.heavy = Int32Array.from(n.sorted.keys()).sort((a, b) => n.sorted[b].w - n.sorted[a].w);
@@ -464,39 +549,60 @@ function show(D) {
 			}
 		};
 		walk(focus, 0);
-		const height = (maxDepth - root.depth + 1) * ROW;
-		const y = (d) => (up ? height - (d + 1) * ROW : d * ROW);
-		el.style.height = height + 'px';
-		el._nodes = items.map((it) => it[0]);
-		// Frames narrower than DOM_PX are painted on a canvas under the others (found by
-		// position for the tooltip and clicks: itemAt()); the wider ones are elements, with their
-		// name as text where two characters fit. Most frames are slivers, and elements are what
-		// costs the browser time to lay out and paint.
-		const W = el.clientWidth || 1000, domPct = (100 * DOM_PX) / W, textPct = (100 * TEXT_PX) / W;
 		el._items = items;
 		el._up = up;
-		el._height = height;
+		// Zoomed in and out, a graph keeps the tallest height it had for this tree: what
+		// follows it on the page stays in place and is not laid out and painted again.
+		const height = (maxDepth - root.depth + 1) * ROW;
+		el._height = el._root === root ? Math.max(el._height, height) : height;
+		el._root = root;
 		el._depth0 = root.depth;
-		const html = [];
-		const slivers = [];
-		items.forEach(([n, left, width, dim], i) => {
-			const match = isMatch(n), sel = isSelected(n);
-			if (width < domPct && !dim) {
-				slivers.push([n, left, width, match, sel]);
-				return;
-			}
-			const cls = 'fr k-' + (n.kind === '?' ? 'q' : n.kind) + (dim ? ' dim' : '') + (match ? ' match' : '') + (sel ? ' sel' : '');
-			const label = n.html || (n.html = esc(n.label));
-			html.push('<div class="' + cls + '" data-i="' + i + '" data-name="' + label + '" style="left:' + left.toFixed(4) + '%;width:' + width.toFixed(4) + '%;top:' + y(n.depth - root.depth) + 'px">' + (width >= textPct ? label : '') + '</div>');
-		});
-		// The canvas stays from one drawing to the next (a new one each time costs more than
-		// the drawing): only the frames' elements are replaced.
-		const canvas = el._canvas || (el._canvas = document.createElement('canvas'));
-		canvas.className = 'slivers';
-		el.innerHTML = html.join('');
-		el.prepend(canvas);
+		el._focus = focus;
+		paint(el);
+		graphText(el);
+	}
+	// The top of row D (a depth below the graph's root) in EL, in px.
+	function rowTop(el, d) {
+		return el._up ? el._height - (d + 1) * ROW : d * ROW;
+	}
+	// The made-up frames' stripes, as page.css draws them.
+	let stripes = null;
+	function markPattern(ctx) {
+		if (stripes) return stripes;
+		const c = document.createElement('canvas');
+		c.width = c.height = 8;
+		const g = c.getContext('2d');
+		g.fillStyle = '#d9c8ef';
+		g.fillRect(0, 0, 8, 8);
+		g.strokeStyle = '#c4aee6';
+		g.lineWidth = 2.8;
+		g.beginPath();
+		for (let k = -8; k <= 16; k += 8) {
+			g.moveTo(k, 0);
+			g.lineTo(k + 8, 8);
+		}
+		g.stroke();
+		return (stripes = ctx.createPattern(c, 'repeat'));
+	}
+	// Paint EL's frames on its canvas (kept from one drawing to the next: a new one costs more
+	// than the painting). Each frame a rectangle less one pixel right and below (the gap that
+	// sets it apart from its neighbours), its name where two characters fit, cut with "…".
+	function paint(el) {
+		let canvas = el._canvas;
+		if (!canvas || canvas.parentNode !== el) {
+			canvas = el._canvas = canvas || document.createElement('canvas');
+			canvas.setAttribute('role', 'img');
+			el.textContent = '';
+			el.append(canvas);
+			if (el._hoverBox) el.append(el._hoverBox);
+		}
+		if (el._hoverBox) el._hoverBox.hidden = true;
+		const W = el.clientWidth || 1000, height = el._height;
+		el.style.height = height + 'px';
+		// The canvas only grows (the graph's box cuts it to the graph's height): a new size
+		// is a new bitmap, which costs more than painting a few rows more.
 		const ratio = window.devicePixelRatio || 1, cw = Math.round(W * ratio), ch = Math.round(height * ratio);
-		if (canvas.width !== cw || canvas.height !== ch) {
+		if (canvas.width !== cw || canvas.height < ch) {
 			canvas.width = cw;
 			canvas.height = ch;
 			canvas.style.width = W + 'px';
@@ -504,30 +610,86 @@ function show(D) {
 		}
 		const ctx = canvas.getContext('2d');
 		ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
-		ctx.clearRect(0, 0, W, height);
-		// One fill colour at a time: setting it costs more than a rectangle.
-		const byColour = new Map();
-		for (const [n, left, width, match, sel] of slivers) {
-			const c = sel ? '#000' : match ? '#e040c0' : KIND_COLOURS[n.kind] || KIND_COLOURS['?'];
-			let list = byColour.get(c);
-			if (!list) byColour.set(c, (list = []));
-			list.push((left * W) / 100, y(n.depth - root.depth), Math.max((width * W) / 100 - 0.5, 0.5));
+		ctx.clearRect(0, 0, W, canvas.height / ratio);
+		ctx.font = FRAME_FONT;
+		ctx.textBaseline = 'middle';
+		const charW = ctx.measureText('0000000000').width / 10;
+		const texts = [], outlines = [];
+		// Rectangles grouped by fill: setting a fill costs more than a rectangle.
+		const byFill = new Map();
+		for (const [n, left, width, dim] of el._items) {
+			const x = (left * W) / 100, w = (width * W) / 100, y = rowTop(el, n.depth - el._depth0);
+			const match = isMatch(n);
+			const fill = match ? MATCH_COLOUR : n.kind === 'm' ? 'm' : KIND_COLOURS[n.kind] || KIND_COLOURS['?'];
+			const key = dim ? 'dim ' + fill : fill;
+			let list = byFill.get(key);
+			if (!list) byFill.set(key, (list = []));
+			list.push(x, y, Math.max(w - 1, 0.5));
+			if (isSelected(n)) outlines.push(x, y, w);
+			if (w >= TEXT_PX) texts.push(n, x, y, w, match, dim);
 		}
-		for (const [c, list] of byColour) {
-			ctx.fillStyle = c;
+		for (const [key, list] of byFill) {
+			const dim = key.startsWith('dim ');
+			const fill = dim ? key.slice(4) : key;
+			ctx.globalAlpha = dim ? DIM_ALPHA : 1;
+			ctx.fillStyle = fill === 'm' ? markPattern(ctx) : fill;
 			for (let i = 0; i < list.length; i += 3) ctx.fillRect(list[i], list[i + 1], list[i + 2], ROW - 1);
 		}
+		// A font, colour or alpha set only when it changes: each is parsed again when set.
+		let font = FRAME_FONT, colour = '', alpha = 1;
+		ctx.globalAlpha = 1;
+		for (let i = 0; i < texts.length; i += 6) {
+			const n = texts[i], x = texts[i + 1], w = texts[i + 3];
+			const fit = Math.floor((w - 4) / charW);
+			if (fit < 2) continue;
+			const a = texts[i + 5] ? DIM_ALPHA : 1, c = texts[i + 4] ? '#fff' : '#000', f = n.kind === 'm' ? 'italic ' + FRAME_FONT : FRAME_FONT;
+			if (a !== alpha) ctx.globalAlpha = alpha = a;
+			if (c !== colour) ctx.fillStyle = colour = c;
+			if (f !== font) ctx.font = font = f;
+			ctx.fillText(n.label.length > fit ? n.label.slice(0, fit - 1) + '…' : n.label, x + 2, texts[i + 2] + (ROW - 1) / 2);
+		}
+		ctx.globalAlpha = 1;
+		ctx.strokeStyle = '#000';
+		ctx.lineWidth = 2;
+		for (let i = 0; i < outlines.length; i += 3) ctx.strokeRect(outlines[i] + 1, outlines[i + 1] + 1, Math.max(outlines[i + 2] - 2, 1), ROW - 2);
 	}
-	// The frame drawn at EV's position in graph EL (a sliver of the canvas), or null.
+	// What a screen reader and a copy of the page's text get of graph EL: its focus and the
+	// selected function's frames, as words in the element before it.
+	function graphText(el) {
+		const focus = el._focus, canvas = el._canvas;
+		const sel = state.selected && el._items.find((it) => isSelected(it[0]));
+		const name = (n) => n.label + (n.frame >= 0 && frames[n.frame].obj ? ' (' + frames[n.frame].obj + ')' : '');
+		const f = sel && agg.funcs.get(funcKey(state.selected.comm, state.selected.frame));
+		const shares = f ? ': Children ' + fmtPct(pct(f.children, agg.total)) + ', Self ' + fmtPct(pct(f.self, agg.total)) + ' of the range' : '';
+		const text = (focus.parent ? 'zoomed into ' + name(focus) + ', ' : '') + el._items.length + ' frames drawn' + (sel ? '; selected: ' + name(sel[0]) + shares : '');
+		canvas.setAttribute('aria-label', (el.dataset.label || 'flame graph') + ': ' + text);
+		const out = $(el.id + '-text');
+		if (out) out.textContent = text;
+	}
+	// The frame drawn at EV's position in graph EL (its item: node, left, width), or null.
 	function itemAt(el, ev) {
 		const r = el.getBoundingClientRect(), items = el._items || [];
-		// In the graph's content box, as the canvas and the elements are placed.
+		// In the graph's content box, as the canvas is placed.
 		const x = (100 * (ev.clientX - r.left - el.clientLeft)) / (el.clientWidth || 1), py = ev.clientY - r.top - el.clientTop;
-		for (const [n, left, width] of items) {
-			const top = el._up ? el._height - (n.depth - el._depth0 + 1) * ROW : (n.depth - el._depth0) * ROW;
-			if (x >= left && x < left + width && py >= top && py < top + ROW) return n;
+		for (const it of items) {
+			const [n, left, width] = it;
+			const top = rowTop(el, n.depth - el._depth0);
+			if (x >= left && x < left + width && py >= top && py < top + ROW) return it;
 		}
 		return null;
+	}
+	// The frames drawn in graph ID as plain data (window.ringprof.frames(): the tests read the
+	// graphs from here, as there is no element per frame): name, object, kind, left and width
+	// in % of the graph's width, row (0: the graph's root), dimmed, matched, selected, and the
+	// middle of the frame on the screen.
+	function drawnFrames(id) {
+		const el = $(id);
+		if (!el._items || el.hidden) return [];
+		const r = el.getBoundingClientRect(), W = el.clientWidth || 1;
+		return el._items.map(([n, left, width, dim]) => {
+			const row = n.depth - el._depth0;
+			return { name: n.label, obj: n.frame >= 0 ? frames[n.frame].obj : '', kind: n.kind, left, width, row, dim, match: isMatch(n), selected: isSelected(n), x: r.left + el.clientLeft + ((left + width / 2) * W) / 100, y: r.top + el.clientTop + rowTop(el, row) + ROW / 2 };
+		});
 	}
 
 	// ---- search and selection ----
@@ -601,28 +763,49 @@ function show(D) {
 		t.style.left = x + 'px';
 		t.style.top = y + 'px';
 	}
+	// The pointer over graph EL: the frame under it outlined (one element over the canvas) with
+	// its tooltip; a click hands the frame to ONCLICK.
 	function hookGraph(el, onClick) {
-		const at = (ev) => {
-			const d = ev.target.closest('.fr');
-			return d ? el._nodes[+d.dataset.i] : itemAt(el, ev);
+		const box = (el._hoverBox = document.createElement('div'));
+		box.className = 'hover-box';
+		box.hidden = true;
+		const leave = () => {
+			$('tooltip').hidden = true;
+			box.hidden = true;
+			el.style.cursor = '';
 		};
 		el.addEventListener('mousemove', (ev) => {
-			const n = at(ev);
-			if (n) tip(ev, n);
-			else $('tooltip').hidden = true;
+			const it = itemAt(el, ev);
+			if (!it) return leave();
+			tip(ev, it[0]);
+			const W = el.clientWidth || 1;
+			box.style.left = (it[1] * W) / 100 + 'px';
+			box.style.width = Math.max((it[2] * W) / 100 - 1, 1) + 'px';
+			box.style.top = rowTop(el, it[0].depth - el._depth0) + 'px';
+			box.hidden = false;
+			el.style.cursor = 'pointer';
 		});
-		el.addEventListener('mouseleave', () => ($('tooltip').hidden = true));
+		el.addEventListener('mouseleave', leave);
 		el.addEventListener('click', (ev) => {
-			const n = at(ev);
-			if (n) onClick(n);
+			const it = itemAt(el, ev);
+			if (it) onClick(it[0]);
 		});
 	}
 
 	// ---- the views ----
+	// Graph EL shows HTML instead of frames.
+	function clearGraph(el, html) {
+		el._items = [];
+		el.innerHTML = html;
+		el.style.height = 'auto';
+		const out = $(el.id + '-text');
+		if (out) out.textContent = '';
+	}
 	let trees = {}; // of the range, by view
 	function render() {
 		const inverted = state.view === 'icicle';
-		$('flame').hidden = state.view === 'sandwich';
+		$('flame').hidden = $('flame-text').hidden = state.view === 'sandwich';
+		$('flame').dataset.label = inverted ? 'inverted flame graph (bottom-up)' : 'flame graph';
 		$('sandwich').hidden = state.view !== 'sandwich';
 		for (const b of document.querySelectorAll('[data-view]')) b.classList.toggle('on', b.dataset.view === state.view);
 		if (state.view === 'sandwich') {
@@ -632,17 +815,15 @@ function show(D) {
 			performance.mark('ringprof-tree');
 			draw($('flame'), tree, find(tree, state.zoom), !inverted);
 			performance.mark('ringprof-drawn');
-			if (!agg.total) {
-				$('flame').innerHTML = '<p class="hint">No sample ' + (fullTotal ? 'in this range.' : 'passed the filters.') + '</p>';
-				$('flame').style.height = 'auto';
-			}
+			if (!agg.total) clearGraph($('flame'), '<p class="hint">No sample ' + (fullTotal ? 'in this range.' : 'passed the filters.') + '</p>');
 		}
 		showSearch();
 	}
 	function renderSandwich() {
 		const sel = state.selected;
 		if (!sel) {
-			$('callers').innerHTML = $('callees').innerHTML = '';
+			clearGraph($('callers'), '');
+			clearGraph($('callees'), '');
 			return;
 		}
 		const f = agg.funcs.get(funcKey(sel.comm, sel.frame));
@@ -675,11 +856,13 @@ function show(D) {
 	}
 	// A function selected (a frame or a row clicked): marked in the table and every view.
 	function selectFunction(comm, frame) {
+		const same = state.selected && state.selected.comm === comm && state.selected.frame === frame;
 		state.selected = { comm, frame };
+		render();
+		if (same) return; // a zoom into another frame of it: the table and source stay
 		for (const tr of document.querySelectorAll('#table tbody tr.sel')) tr.classList.remove('sel');
 		const tr = document.querySelector('#table tbody tr[data-comm="' + comm + '"][data-frame="' + frame + '"]');
 		if (tr) tr.classList.add('sel');
-		render();
 		renderSource();
 	}
 
@@ -736,16 +919,21 @@ function show(D) {
 	function drawTimeline() {
 		const svg = $('timeline');
 		const byUnit = state.timelineBy === 'unit';
-		const group = (i) => (byUnit ? counts[i + 2] : stackComm[counts[i]]);
 		const names = byUnit ? D.units : D.comms;
-		const weight = new Map();
-		for (let i = 0; i < counts.length; i += 5) weight.set(group(i), (weight.get(group(i)) || 0) + counts[i + 4]);
-		const top = [...weight.entries()].sort((a, b) => b[1] - a[1]).slice(0, TOP_GROUPS).map((e) => e[0]);
-		const slot = new Map(top.map((c, i) => [c, i]));
+		// Each count's group (a command or a unit), its weight, in typed arrays: millions.
+		const groupOf = new Int32Array(counts.length / 5);
+		for (let i = 0, k = 0; i < counts.length; i += 5) groupOf[k++] = byUnit ? counts[i + 2] : stackComm[counts[i]];
+		const weight = new Float64Array(names.length + 1);
+		for (let i = 0, k = 0; i < counts.length; i += 5) weight[groupOf[k++]] += counts[i + 4];
+		let nGroups = 0;
+		for (const w of weight) nGroups += w > 0;
+		const top = [...weight.keys()].filter((g) => weight[g] > 0).sort((a, b) => weight[b] - weight[a]).slice(0, TOP_GROUPS);
+		const slot = new Int32Array(weight.length).fill(top.length);
+		top.forEach((g, i) => (slot[g] = i));
 		const nSlots = top.length + 1;
 		const grid = new Float64Array(nBuckets * nSlots), samples = new Float64Array(nBuckets * nSlots);
-		for (let i = 0; i < counts.length; i += 5) {
-			const g = group(i), at = counts[i + 1] * nSlots + (slot.has(g) ? slot.get(g) : top.length);
+		for (let i = 0, k = 0; i < counts.length; i += 5) {
+			const at = counts[i + 1] * nSlots + slot[groupOf[k++]];
 			grid[at] += counts[i + 4];
 			samples[at] += counts[i + 3];
 		}
@@ -770,7 +958,7 @@ function show(D) {
 		parts.push('<rect class="sel" id="tl-sel" x="0" y="0" width="0" height="100" visibility="hidden"/>');
 		svg.innerHTML = parts.join('');
 		const legend = top.map((c, i) => '<span><i style="background:' + palette[i] + '"></i>' + esc(names[c]) + '</span>');
-		if (weight.size > top.length) legend.push('<span><i style="background:' + palette[top.length] + '"></i>other ' + (byUnit ? 'units' : 'commands') + '</span>');
+		if (nGroups > top.length) legend.push('<span><i style="background:' + palette[top.length] + '"></i>other ' + (byUnit ? 'units' : 'commands') + '</span>');
 		$('legend').innerHTML = legend.join('');
 		$('timeline-by').hidden = !hasUnits;
 		for (const b of document.querySelectorAll('[data-timeline-by]')) b.classList.toggle('on', b.dataset.timelineBy === (byUnit ? 'unit' : 'comm'));
@@ -915,6 +1103,18 @@ function show(D) {
 		selectFunction(+tr.dataset.comm, +tr.dataset.frame);
 	});
 	performance.mark('ringprof-stacks');
+	// For the tests and for whoever scripts the page: the frames each graph draws.
+	window.ringprof = { frames: drawnFrames };
+	// The canvases painted again to a new width (or pixel ratio), once a frame at most.
+	let resizing = false;
+	window.addEventListener('resize', () => {
+		if (resizing) return;
+		resizing = true;
+		requestAnimationFrame(() => {
+			resizing = false;
+			for (const id of ['flame', 'callers', 'callees']) if ($(id)._items && $(id)._items.length) paint($(id));
+		});
+	});
 	for (const b of document.querySelectorAll('[data-timeline-by]'))
 		b.addEventListener('click', () => {
 			state.timelineBy = b.dataset.timelineBy;

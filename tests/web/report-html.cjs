@@ -34,36 +34,62 @@ const [page_path, outdir, func, search, sandwichOf, ...moreSearches] = process.a
 const chromiumPath = process.env.CHROMIUM || '/usr/bin/chromium';
 const out = (k, v) => console.log(k + ' ' + v);
 
-// The share of the container's width that the frames named NAME in graph SEL take up, in %
-// (frames dimmed as ancestors of the zoomed one left out).
-async function frameShare(page, sel, name) {
+// The frames graph ID draws, as the page hands them out (window.ringprof.frames(): the graphs
+// are painted on a canvas, with no element per frame): name, obj, kind, left and width (% of
+// the graph's width), row (0: the graph's root), dim, match, selected, x and y (the frame's
+// middle on the screen).
+function drawn(page, id) {
+	return page.evaluate((id) => window.ringprof.frames(id), id);
+}
+
+// The share of graph ID's width that the frames named NAME take up, in % (frames dimmed as
+// ancestors of the zoomed one left out).
+async function frameShare(page, id, name) {
+	const w = (await drawn(page, id)).filter((f) => !f.dim && f.name === name).reduce((a, f) => a + f.width, 0);
+	return w.toFixed(3);
+}
+
+// The widest frame named NAME in graph ID (null: none drawn).
+async function widest(page, id, name) {
+	const fr = (await drawn(page, id)).filter((f) => f.name === name).sort((a, b) => b.width - a.width);
+	return fr[0] || null;
+}
+
+// Frame FR of graph ID scrolled into the window, with where it is then.
+async function onScreen(page, id, fr) {
 	return page.evaluate(
-		([sel, name]) => {
-			const box = document.querySelector(sel);
-			let w = 0;
-			for (const d of box.querySelectorAll('.fr:not(.dim)'))
-				if (d.dataset.name === name) w += d.getBoundingClientRect().width;
-			return ((100 * w) / box.clientWidth).toFixed(3);
+		([id, fr]) => {
+			if (fr.y < 20 || fr.y > window.innerHeight - 20) window.scrollBy(0, fr.y - window.innerHeight / 2);
+			return window.ringprof.frames(id).find((f) => f.name === fr.name && f.row === fr.row && f.left === fr.left);
 		},
-		[sel, name],
+		[id, fr],
 	);
+}
+
+// The pointer moved onto frame FR of graph ID, or a click on it, where the page drew it, as
+// a user's (the page finds the frame by position).
+async function pointAt(page, id, fr) {
+	const at = await onScreen(page, id, fr);
+	await page.mouse.move(at.x, at.y);
+}
+async function clickFrame(page, id, fr) {
+	const at = await onScreen(page, id, fr);
+	await page.mouse.click(at.x, at.y);
 }
 
 // --marks: where the frames named NAME sit: "mark_rows" lists, for each, how many rows above
 // the frame of its command it is (1: right above, where a stack's outermost frame goes).
 async function checkMarks(page, name) {
-	out('mark_pct', await frameShare(page, '#flame', name));
-	const rows = await page.evaluate((name) => {
-		const fr = [...document.querySelectorAll('#flame .fr')];
-		const comms = fr.filter((d) => d.classList.contains('k-c'));
-		return fr
-			.filter((d) => d.dataset.name === name)
-			.map((d) => {
-				const x = d.getBoundingClientRect().left + 1;
-				const c = comms.find((c) => c.getBoundingClientRect().left <= x && c.getBoundingClientRect().right >= x);
-				return c ? Math.round((c.offsetTop - d.offsetTop) / d.offsetHeight) : -1;
-			});
-	}, name);
+	out('mark_pct', await frameShare(page, 'flame', name));
+	const fr = await drawn(page, 'flame');
+	const comms = fr.filter((f) => f.kind === 'c');
+	const rows = fr
+		.filter((f) => f.name === name)
+		.map((f) => {
+			const x = f.left + f.width / 2;
+			const c = comms.find((c) => c.left <= x && c.left + c.width >= x);
+			return c ? f.row - c.row : -1;
+		});
 	out('mark_rows', rows.join(','));
 }
 
@@ -73,7 +99,7 @@ async function measurePaint(page) {
 	const t = await page.evaluate(() => {
 		const fcp = performance.getEntriesByName('first-contentful-paint')[0];
 		const ready = performance.getEntriesByName('ringprof-painted')[0];
-		return { fcp: fcp ? fcp.startTime : -1, ready: ready ? ready.startTime : -1, nodes: document.querySelectorAll('#flame .fr').length, stacks: document.body.dataset.stacks };
+		return { fcp: fcp ? fcp.startTime : -1, ready: ready ? ready.startTime : -1, nodes: window.ringprof ? window.ringprof.frames('flame').length : document.querySelectorAll('#flame .fr').length, stacks: document.body.dataset.stacks };
 	});
 	out('first_contentful_paint_ms', t.fcp.toFixed(0));
 	out('phases_ms', await page.evaluate(() => ['ringprof-data', 'ringprof-stacks', 'ringprof-aggregated', 'ringprof-table', 'ringprof-tree', 'ringprof-drawn', 'ringprof-painted'].map((m) => { const e = performance.getEntriesByName(m)[0]; return m.replace('ringprof-', '') + ':' + (e ? e.startTime.toFixed(0) : '-'); }).join(',')));
@@ -81,22 +107,55 @@ async function measurePaint(page) {
 	out('frames_drawn', t.nodes);
 	out('stacks', t.stacks);
 	// Ten times: a click on the widest frame of the third row, then on Reset zoom. Each: ms
-	// until the click's script returned, and until the next frame was painted; the medians.
+	// until the click's script returned, and until the frame it changed was rendered (a message
+	// posted from that frame's animation-frame callback has run); the medians.
 	const runs = await page.evaluate(async () => {
 		const paint = () => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)));
-		const res = { in: [], inJs: [], out: [], outJs: [] };
+		// The rendering of the next frame (style, layout, paint): from its animation-frame
+		// callbacks to a message posted there, which runs once the frame is done.
+		const render = () =>
+			new Promise((done) =>
+				requestAnimationFrame(() => {
+					const t = performance.now(), ch = new MessageChannel();
+					ch.port1.onmessage = () => done(performance.now() - t);
+					ch.port2.postMessage(0);
+				}),
+			);
+		// Pages of before the graphs were painted on a canvas (for comparison): a frame was an
+		// element.
+		const oldPageRow = () => {
+			const fr = [...document.querySelectorAll('#flame .fr')];
+			const tops = [...new Set(fr.map((d) => d.offsetTop))].sort((a, b) => b - a);
+			return fr
+				.filter((d) => d.offsetTop === tops[2])
+				.sort((a, b) => b.offsetWidth - a.offsetWidth)
+				.map((el) => ({ el }));
+		};
+		const res = { in: [], inJs: [], out: [], outJs: [], inWork: [], outWork: [] };
 		for (let i = 0; i < 10; i++)
 			for (const which of ['in', 'out']) {
-				const fr = [...document.querySelectorAll('#flame .fr')];
-				const tops = [...new Set(fr.map((d) => d.offsetTop))].sort((a, b) => b - a);
-				const row = fr.filter((d) => d.offsetTop === tops[2]).sort((a, b) => b.offsetWidth - a.offsetWidth);
-				const el = which === 'out' ? document.getElementById('zoom-reset') : row[0];
-				if (!el) return null;
+				const row = window.ringprof
+					? window.ringprof
+							.frames('flame')
+							.filter((f) => f.row === 2)
+							.sort((a, b) => b.width - a.width)
+					: oldPageRow();
+				if (!row.length) return null;
+				const target = document.querySelector('#flame canvas');
+				const click = () =>
+					which === 'out'
+						? document.getElementById('zoom-reset').click()
+						: row[0].el
+							? row[0].el.click()
+							: target.dispatchEvent(new MouseEvent('click', { bubbles: true, clientX: row[0].x, clientY: row[0].y }));
 				const t0 = performance.now();
-				el.click();
-				res[which + 'Js'].push(performance.now() - t0);
-				await paint();
+				click();
+				const js = performance.now() - t0;
+				res[which + 'Js'].push(js);
+				const frame = await render();
+				res[which + 'Work'].push(js + frame);
 				res[which].push(performance.now() - t0);
+				await paint();
 			}
 		return res;
 	});
@@ -104,15 +163,17 @@ async function measurePaint(page) {
 	out('zoom_ms', runs ? median(runs.in) : -1);
 	out('unzoom_ms', runs ? median(runs.out) : -1);
 	out('zoom_script_ms', runs ? median(runs.inJs) + '/' + median(runs.outJs) : -1);
+	// The main thread's work for a zoom: its script and the rendering of the frame it changed
+	// (60 frames a second: within 16.7 ms).
+	out('zoom_work_ms', runs ? median(runs.inWork) + '/' + median(runs.outWork) : -1);
 }
 
 // --annotate: the source panel of each function of FUNCS, selected by a click on its widest
 // frame; then of COLD, selected from the table.
 async function checkSource(page, funcs, cold, shot) {
 	for (const fn of funcs) {
-		const named = page.locator('#flame .fr').filter({ hasText: new RegExp('^' + fn + '$') });
-		const widths = await named.evaluateAll((els) => els.map((e) => e.getBoundingClientRect().width));
-		await named.nth(widths.indexOf(Math.max(...widths))).click();
+		const fr = await widest(page, 'flame', fn);
+		if (fr) await clickFrame(page, 'flame', fr);
 		const v = await page.evaluate(() => {
 			const hot = document.querySelector('#source tr.hot');
 			let file = hot ? hot.previousElementSibling : null;
@@ -189,24 +250,14 @@ async function checkDiff(page, funcs, shot) {
 // The frame of the flame graph with the widest plateau (its width less that of the frames
 // drawn right above it: what the eye takes for "on top"), as "name share-of-width".
 async function flameTop(page) {
-	return page.evaluate(() => {
-		const box = document.getElementById('flame');
-		const fr = [...box.querySelectorAll('.fr:not(.dim)')].filter((d) => /\bk-[ukjqm]\b/.test(d.className));
-		const rect = new Map(fr.map((d) => [d, d.getBoundingClientRect()]));
-		const tops = [...new Set([...box.querySelectorAll('.fr')].map((d) => d.offsetTop))].sort((a, b) => a - b);
-		const row = tops.length > 1 ? tops[1] - tops[0] : 0; // px from one row to the next
-		let best = null, bestW = -1;
-		for (const d of fr) {
-			const r = rect.get(d);
-			let w = r.width;
-			for (const e of fr) {
-				const q = rect.get(e);
-				if (e.offsetTop === d.offsetTop - row && q.left >= r.left - 0.5 && q.right <= r.right + 0.5) w -= q.width;
-			}
-			if (w > bestW) (bestW = w), (best = d);
-		}
-		return best ? best.dataset.name + ' ' + ((100 * bestW) / box.clientWidth).toFixed(3) : 'none';
-	});
+	const fr = (await drawn(page, 'flame')).filter((f) => !f.dim && /^[ukj?m]$/.test(f.kind));
+	let best = null, bestW = -1;
+	for (const d of fr) {
+		let w = d.width;
+		for (const e of fr) if (e.row === d.row + 1 && e.left >= d.left - 1e-6 && e.left + e.width <= d.left + d.width + 1e-6) w -= e.width;
+		if (w > bestW) (bestW = w), (best = d);
+	}
+	return best ? best.name + ' ' + bestW.toFixed(3) : 'none';
 }
 
 // The table's first row (sorted by Self): "symbol command children self".
@@ -215,23 +266,16 @@ async function tableTop(page) {
 	return [cells[5], cells[3], cells[0].replace('%', ''), cells[1].replace('%', '')].join(' ');
 }
 
-// A frame named NAME drawn too narrow to be an element (a sliver of the canvas): whether an
-// element has its name, and the tooltip when the pointer is where the page drew it.
+// A frame named NAME drawn a few pixels wide (a sliver): its width, whether any element of
+// the page has its name (none: frames are painted on the canvas), and the tooltip when the
+// pointer is where the page drew it.
 async function checkSliver(page, name) {
-	const at = await page.evaluate((name) => {
-		const el = document.getElementById('flame');
-		const it = (el._items || []).find((it) => it[0].label === name);
-		if (!it) return null;
-		const b = el.getBoundingClientRect();
-		const row = it[0].depth - el._depth0;
-		const top = el._up ? el._height - (row + 1) * 18 : row * 18;
-		// The middle of the sliver, in the content box where the page places frames.
-		return { x: b.left + el.clientLeft + ((it[1] + it[2] / 2) * el.clientWidth) / 100, y: b.top + el.clientTop + top + 8, px: (it[2] * el.clientWidth) / 100 };
-	}, name);
+	const at = (await drawn(page, 'flame')).find((f) => f.name === name);
 	if (!at) return out('sliver_' + name, 'not drawn');
-	out('sliver_px_' + name, at.px.toFixed(2));
-	out('sliver_elements_' + name, await page.locator('#flame .fr[data-name="' + name + '"]').count());
-	await page.mouse.move(at.x, at.y);
+	const W = await page.evaluate(() => document.getElementById('flame').clientWidth);
+	out('sliver_px_' + name, ((at.width * W) / 100).toFixed(2));
+	out('sliver_elements_' + name, await page.locator('#flame *', { hasText: new RegExp('^' + name.replace(/[^\w]/g, '\\$&') + '$') }).count());
+	await pointAt(page, 'flame', at);
 	out('sliver_tooltip_' + name, (await page.locator('#tooltip').innerText()).replace(/\n/g, ' | '));
 }
 
@@ -271,7 +315,7 @@ async function checkSpike(page, func, shot, sliver) {
 	out('range_samples', await page.locator('#range-samples').innerText());
 	out('range_text', await page.locator('#range-text').innerText());
 	out('range_flame_top', await flameTop(page));
-	out('range_flame_pct', await frameShare(page, '#flame', func));
+	out('range_flame_pct', await frameShare(page, 'flame', func));
 	out('range_table_top', await tableTop(page));
 	await shot('spike-range');
 	await page.click('[data-view="icicle"]');
@@ -347,25 +391,38 @@ async function main() {
 	}
 
 	// Flame graph: the function's width, its tooltip, then a click zooms into it.
-	out('flame_pct', await frameShare(page, '#flame', func));
+	out('flame_pct', await frameShare(page, 'flame', func));
 	// The widest of its frames, as a user would point at it.
-	const named = page.locator('#flame .fr').filter({ hasText: new RegExp('^' + func + '$') });
-	const widths = await named.evaluateAll((els) => els.map((e) => e.getBoundingClientRect().width));
-	const frame = named.nth(widths.indexOf(Math.max(...widths)));
-	await frame.hover();
+	const frame = await widest(page, 'flame', func);
+	if (!frame) throw new Error(func + ': no frame drawn');
+	await pointAt(page, 'flame', frame);
 	out('tooltip', (await page.locator('#tooltip').innerText()).replace(/\n/g, ' | '));
 	await shot('flame');
-	await frame.click();
-	out('zoom_pct', await frameShare(page, '#flame', func));
-	out('zoom_dimmed', await page.locator('#flame .fr.dim').count());
+	await clickFrame(page, 'flame', frame);
+	out('zoom_pct', await frameShare(page, 'flame', func));
+	out('zoom_dimmed', (await drawn(page, 'flame')).filter((f) => f.dim).length);
+	out('zoom_text', await page.locator('#flame-text').innerText());
 	await shot('flame-zoomed');
 	await page.click('#zoom-reset');
+
+	// A narrower window: the canvas painted again to the graph's width, the frame found where
+	// it is now drawn.
+	await page.setViewportSize({ width: 900, height: 1000 });
+	await page.waitForFunction(() => {
+		const el = document.getElementById('flame');
+		return el.querySelector('canvas').width === Math.round(el.clientWidth * (window.devicePixelRatio || 1));
+	});
+	out('resized_pct', await frameShare(page, 'flame', func));
+	await pointAt(page, 'flame', await widest(page, 'flame', func));
+	out('resized_tooltip', (await page.locator('#tooltip').innerText()).replace(/\n/g, ' | '));
+	await shot('flame-narrow');
+	await page.setViewportSize({ width: 1400, height: 1000 });
 
 	// Search: the share of samples with a matching frame, and with a matching leaf (Self).
 	await page.fill('#search', search);
 	out('search_total', (await page.locator('#search-total').innerText()).replace('%', ''));
 	out('search_self', (await page.locator('#search-self').innerText()).replace('%', ''));
-	out('search_matches', await page.locator('#flame .fr.match').count());
+	out('search_matches', (await drawn(page, 'flame')).filter((f) => f.match).length);
 	await shot('search');
 	// Further searches (a regular expression, say): searchN_total and searchN_self.
 	for (const [i, text] of moreSearches.entries()) {
@@ -384,7 +441,7 @@ async function main() {
 
 	// Inverted view.
 	await page.click('[data-view="icicle"]');
-	out('icicle_pct', await frameShare(page, '#flame', func));
+	out('icicle_pct', await frameShare(page, 'flame', func));
 	await shot('inverted');
 
 	// Sandwich of each function of SANDWICHOF (comma-separated), selected from the table: the
@@ -393,19 +450,15 @@ async function main() {
 		const srow = page.locator('#table tbody tr').filter({ has: page.locator('td.sym', { hasText: new RegExp('^' + fn + '$') }) }).first();
 		await srow.click();
 		await page.click('[data-view="sandwich"]');
-		const next = await page.evaluate(() => {
-			const row = (sel, up) => {
-				const box = document.querySelector(sel);
-				const fr = [...box.querySelectorAll('.fr')];
-				const f = up ? Math.max(...fr.map((d) => d.offsetTop)) : 0;
-				const near = fr.filter((d) => (up ? d.offsetTop < f && d.offsetTop >= f - 20 : d.offsetTop > 0 && d.offsetTop <= 20));
-				return near.map((d) => d.dataset.name + ':' + ((100 * d.getBoundingClientRect().width) / box.clientWidth).toFixed(2)).join(',');
-			};
-			return { callers: row('#callers', true), callees: row('#callees', false) };
-		});
+		// The row next to the function's own (row 0 of either graph).
+		const next = async (id) =>
+			(await drawn(page, id))
+				.filter((f) => f.row === 1)
+				.map((f) => f.name + ':' + f.width.toFixed(2))
+				.join(',');
 		out('sandwich_title_' + fn, await page.locator('#sandwich-title').innerText());
-		out('sandwich_callers_' + fn, next.callers);
-		out('sandwich_callees_' + fn, next.callees);
+		out('sandwich_callers_' + fn, await next('callers'));
+		out('sandwich_callees_' + fn, await next('callees'));
 		await shot('sandwich-' + fn);
 		await page.click('[data-view="flame"]');
 	}
@@ -424,7 +477,7 @@ async function main() {
 	out('range_buckets', ds.b0 + '-' + ds.b1);
 	out('range_samples', await page.locator('#range-samples').innerText());
 	out('range_text', await page.locator('#range-text').innerText());
-	out('range_flame_pct', await frameShare(page, '#flame', func));
+	out('range_flame_pct', await frameShare(page, 'flame', func));
 	await shot('timeline-range');
 	await browser.close();
 }
