@@ -700,12 +700,14 @@ static uint64_t section_limit(Elf *symelf, GElf_Word shndx, Dwarf_Addr bias, boo
 	return sh.sh_addr + sh.sh_size + bias;
 }
 
-/* Candidates for the PLT stubs of the module's main file (elfsym_plt), in module addresses. */
+/* Candidates for the PLT stubs of the module's main file (elfsym_plt) and its unnamed entry
+ * point (elfsym_entry), in module addresses. */
 struct plt_add {
 	struct sym_dso *d;
 	GElf_Addr bias;
 	struct elfsym_cand **c;
 	size_t *nc, *cap;
+	uint32_t rank; /* a PLT stub's, or 0 (below any symbol's) for the entry point */
 };
 
 static int plt_add(void *arg, uint64_t addr, uint64_t size, uint64_t limit, const char *name)
@@ -715,17 +717,19 @@ static int plt_add(void *arg, uint64_t addr, uint64_t size, uint64_t limit, cons
 
 	if (!p || GROW(*a->c, *a->cap, *a->nc + 1) < 0)
 		return -ENOMEM;
-	(*a->c)[(*a->nc)++] = (struct elfsym_cand){ addr + a->bias,  size,	limit + a->bias, p,
-						    ELFSYM_RANK_PLT, UINT32_MAX };
+	(*a->c)[(*a->nc)++] =
+	    (struct elfsym_cand){ addr + a->bias, size, limit + a->bias, p, a->rank, UINT32_MAX };
 	return 0;
 }
 
 static int add_plt_syms(struct sym_dso *d, struct elfsym_cand **c, size_t *nc, size_t *cap)
 {
-	struct plt_add a = { d, 0, c, nc, cap };
+	struct plt_add a = { d, 0, c, nc, cap, ELFSYM_RANK_PLT };
 	Elf *elf = dwfl_module_getelf(d->mod, &a.bias);
+	int rc = elfsym_plt(elf, plt_add, &a);
 
-	return elfsym_plt(elf, plt_add, &a);
+	a.rank = 0;
+	return rc < 0 ? rc : elfsym_entry(elf, plt_add, &a);
 }
 
 /* D's symbol list from the candidates C (elfsym_select's rule); frees C. */
