@@ -16,7 +16,8 @@
 #             hot path (glibc's IRELATIVE PLT calls)
 #   node      node -e: a JS loop (JIT code) calling into JSON and string builtins
 #   all       `record -a -- sleep 1` beside 2 python3 loops and one sh loop started 1 s before
-#             (cold: a new --unwind-cache; warm: the same cache again)
+#             (cold: a new --unwind-cache; warm: the same cache again); Debian's python3 and dash
+#             run as copies named busy-py and busy-sh, and only their samples are counted
 #   forkexec  a shell script running short C programs (about 20 ms of CPU each) one after another
 #   deleted   a C program started, then removed while it runs (its file is gone mid-recording)
 # The two-call-paths-with-identical-frames kind is tests/unwind-perf.sh's and the lead's, not
@@ -273,6 +274,8 @@ gcc "${NOFP[@]}" -fPIC -shared -o "$T/bin/libbeta.so" "$S/beta.c"
 gcc "${NOFP[@]}" -o "$T/bin/victim" "$S/victim.c"
 gcc "${NOFP[@]}" -o "$T/bin/short" "$S/short.c"
 cp "$S/forkloop.sh" "$S/deleted.sh" "$T/bin/"
+cp /usr/bin/python3 "$T/bin/busy-py"
+cp /bin/dash "$T/bin/busy-sh"
 HAVE_GO=0
 if [ -x "$GO" ]; then
 	(cd "$S" && GOCACHE=$T/gocache GOPATH=$T/gopath GO111MODULE=off GOFLAGS='' "$GO" build -o "$T/bin/spin" spin.go) && HAVE_GO=1
@@ -284,7 +287,7 @@ command -v node >/dev/null && HAVE_NODE=1
 # rec NAME CG RECORD-ARGS...: one recording by TOOL (perf | rp-dwarf | rp-fp) into $T/NAME.TOOL.u
 # (folded user stacks); ringprof's report header in $T/NAME.TOOL.head, --stats in .stats.
 rec() {
-	local name=$1 tool=$2 _ cache
+	local name=$1 tool=$2 _ cache t0
 	shift 2
 	case $tool in
 	perf)
@@ -305,9 +308,11 @@ rec() {
 	rp-fp) cg=(--call-graph fp) ;;
 	esac
 	cache=${CACHE:-$T/cache.$name.$tool}
-	"$RP" record -q -e cpu-clock -F 999 "${cg[@]}" --unwind-cache "$cache" -o "$T/$name.$tool.rp" "$@" \
+	t0=$(date +%s.%N)
+	"$RP" record -e cpu-clock -F 999 "${cg[@]}" --unwind-cache "$cache" -o "$T/$name.$tool.rp" "$@" \
 		>"$T/$name.$tool.out" 2>"$T/$name.$tool.err" ||
 		echo "$name: ringprof record ${cg[*]} failed: $(tail -2 "$T/$name.$tool.err")" >&2
+	echo "ringprof record: $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s wall, load $(cut -d' ' -f1 /proc/loadavg)" >>"$T/$name.$tool.err"
 	"$RP" report -i "$T/$name.$tool.rp" --folded --no-demangle 2>/dev/null | ufold >"$T/$name.$tool.u"
 	"$RP" report -i "$T/$name.$tool.rp" --no-children 2>/dev/null | grep '^#' >"$T/$name.$tool.head" || true
 	"$RP" report -i "$T/$name.$tool.rp" --stats >"$T/$name.$tool.stats" 2>&1 || true
@@ -330,19 +335,21 @@ measure() {
 	echo "$line"
 	echo "## $name: ringprof -g report header:"
 	sed 's/^/##   /' "$T/$name.rp-dwarf.head"
-	grep -h '^# .*unwind' "$T/$name.rp-dwarf.err" 2>/dev/null | sed 's/^/##   record: /' || true
+	grep -hE '^(ringprof record|\[ user stacks)' "$T/$name.rp-dwarf.err" 2>/dev/null | sed 's/^/##   record: /' || true
 }
 
-# busy_start: 2 python3 loops and one sh loop, running before the recording starts
+# busy_start: 2 python3 loops and one sh loop, running before the recording starts. Debian's
+# python3 and dash copied as busy-py and busy-sh: their own comm, apart from other python3 and
+# sh processes on the machine (same files, same build-ids, so the warm run finds their tables).
 BUSY=()
 busy_start() {
 	local i
 	for i in 1 2; do
-		/usr/bin/python3 -c 'while True: sum(i * i for i in range(1000))' &
+		"$T/bin/busy-py" -c 'while True: sum(i * i for i in range(1000))' &
 		BUSY+=($!)
 		BG+=($!)
 	done
-	sh -c 'while :; do :; done' &
+	"$T/bin/busy-sh" -c 'while :; do :; done' &
 	BUSY+=($!)
 	BG+=($!)
 	sleep 1
@@ -372,11 +379,11 @@ for kind in $KINDS; do
 		for t in rp-dwarf rp-fp perf; do rec node $t -- node "$S/app.js" "$SECS"; done
 		measure node node 95 ;;
 	all) for t in rp-dwarf rp-fp perf; do busy_start; rec all $t -a -- sleep 1; busy_stop; done
-		measure all 'python3|sh' 95
+		measure all 'busy-py|busy-sh' 95
 		# warm: the same cache as the cold -g run, new busy processes (new pids, same binaries)
 		busy_start; CACHE=$T/cache.all.rp-dwarf rec all-warm rp-dwarf -a -- sleep 1; busy_stop
 		cp "$T/all.rp-fp.u" "$T/all-warm.rp-fp.u"; cp "$T/all.perf.u" "$T/all-warm.perf.u"
-		measure all-warm 'python3|sh' 95 ;;
+		measure all-warm 'busy-py|busy-sh' 95 ;;
 	forkexec) for t in rp-dwarf rp-fp perf; do rec forkexec $t -- "$T/bin/forkloop.sh"; done
 		measure forkexec 'short|forkloop.sh' 95 ;;
 	deleted) for t in rp-dwarf rp-fp perf; do rec deleted $t -- "$T/bin/deleted.sh"; done
