@@ -1293,6 +1293,25 @@ int symbolizer_unwind_info(struct symbolizer *s, struct sym_dso *d)
 	       (f & ELFSYM_FRAME_POINTERS ? SYMBOLIZER_FRAME_POINTERS : 0);
 }
 
+int symbolizer_eh_covers(struct symbolizer *s, struct sym_dso *d, uint64_t off)
+{
+	Dwarf_Frame *frame = NULL;
+	Dwarf_Addr bias = 0;
+	Dwarf_CFI *cfi;
+	uint64_t addr;
+	int rc;
+
+	(void)s;
+	if (d->state == DSO_NEW)
+		dso_open(d);
+	if (d->state != DSO_READY || !d->mod || !off_to_addr(d, off, &addr) ||
+	    !(cfi = dwfl_module_eh_cfi(d->mod, &bias)))
+		return -ENOENT;
+	rc = dwarf_cfi_addrframe(cfi, addr - bias, &frame) == 0;
+	free(frame);
+	return rc;
+}
+
 /* symbolizer_lookup(), with opts.lines' line only when LINES. */
 static int lookup(struct symbolizer *s, struct sym_dso *d, uint64_t off, struct sym_frame *frames,
 		  int max, bool lines)
