@@ -62,7 +62,7 @@ check_grep '^adv-fp;(.*;)?main;top;(mid;)?leaf [0-9]+$' "$T/fp.folded" "--call-g
 # .debug_frame: whatever the helper made of it, no rebuild is advised.
 check_no_grep 'build it with frame pointers' "$T/adv-dbg.rep" "no frame-pointer advice for an object with unwind information"
 if grep -q '^# note: .* stop in adv-dbg ' "$T/adv-dbg.rep"; then
-	check_grep '^# note: [0-9]+% of the user stacks stop in adv-dbg for want of unwind information: it has \.(eh|debug)_frame, but no table was used for this code while recording' \
+	check_grep '^# note: [0-9]+% of the user stacks stop in adv-dbg for want of unwind information: (it has \.(eh|debug)_frame, but no table was used for this code while recording|its \.eh_frame covers the code they stop in \([0-9]+ address(es)? checked in the file\), but no table was used for it while recording)' \
 		"$T/adv-dbg.rep" "unwind information in the file, none used: said so"
 else
 	echo "# adv-dbg's .debug_frame was used: no note"

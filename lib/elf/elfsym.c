@@ -2,6 +2,7 @@
  * elfsym.h). */
 #include "elf/elfsym.h"
 
+#include <elfutils/libdw.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -208,6 +209,106 @@ int elfsym_plt(Elf *elf, elfsym_plt_fn add, void *arg)
 			rc = plt_section(&sh, data, slots, n_slots, add, arg);
 	}
 	free(slots);
+	return rc;
+}
+
+/* Whether a symbol of ELF's .symtab or .dynsym starts at, or spans, ADDR; the end of the code
+ * section holding ADDR in *RET_LIMIT (0 when none does). */
+static bool entry_named(Elf *elf, uint64_t addr, uint64_t *ret_limit)
+{
+	Elf_Scn *scn = NULL;
+	bool named = false;
+
+	*ret_limit = 0;
+	while ((scn = elf_nextscn(elf, scn))) {
+		Elf_Data *data;
+		GElf_Shdr sh;
+		size_t n;
+
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		if (sh.sh_type == SHT_PROGBITS && (sh.sh_flags & SHF_EXECINSTR) &&
+		    addr >= sh.sh_addr && addr < sh.sh_addr + sh.sh_size)
+			*ret_limit = sh.sh_addr + sh.sh_size;
+		if ((sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) || !sh.sh_entsize ||
+		    !(data = elf_getdata(scn, NULL)))
+			continue;
+		n = sh.sh_size / sh.sh_entsize;
+		for (size_t i = 1; i < n && !named; i++) {
+			GElf_Sym sym;
+			int type;
+
+			if (!gelf_getsym(data, (int)i, &sym) || sym.st_shndx == SHN_UNDEF ||
+			    sym.st_shndx >= SHN_LORESERVE)
+				continue;
+			type = GELF_ST_TYPE(sym.st_info);
+			if (type != STT_FUNC && type != STT_GNU_IFUNC && type != STT_NOTYPE)
+				continue;
+			named = sym.st_value == addr ||
+				(sym.st_value < addr && addr - sym.st_value < sym.st_size);
+		}
+	}
+	return named;
+}
+
+static bool has_interp(Elf *elf)
+{
+	size_t phnum;
+
+	if (elf_getphdrnum(elf, &phnum) != 0)
+		return false;
+	for (size_t i = 0; i < phnum; i++) {
+		GElf_Phdr ph;
+
+		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_INTERP)
+			return true;
+	}
+	return false;
+}
+
+/* Whether CFI's row at ADDR says the code there has no caller (the return address, x86_64's
+ * DWARF register 16, undefined: the outermost frame); the row's range in [*RET_START, *RET_END). */
+static bool no_caller_row(Dwarf_CFI *cfi, uint64_t addr, Dwarf_Addr *ret_start, Dwarf_Addr *ret_end)
+{
+	Dwarf_Op ops_mem[3], *ops = NULL;
+	Dwarf_Frame *frame = NULL;
+	size_t nops = 1;
+	bool undefined;
+
+	if (dwarf_cfi_addrframe(cfi, addr, &frame) != 0)
+		return false;
+	undefined = dwarf_frame_info(frame, ret_start, ret_end, NULL) >= 0 &&
+		    dwarf_frame_register(frame, 16, ops_mem, &ops, &nops) == 0 && nops == 0 &&
+		    ops == ops_mem;
+	free(frame);
+	return undefined;
+}
+
+int elfsym_entry(Elf *elf, elfsym_plt_fn add, void *arg)
+{
+	Dwarf_Addr start, end, s, e;
+	uint64_t limit;
+	Dwarf_CFI *cfi;
+	GElf_Ehdr eh;
+	int rc = 0;
+
+	if (!elf || !gelf_getehdr(elf, &eh) || eh.e_machine != EM_X86_64 || !eh.e_entry ||
+	    (eh.e_type != ET_EXEC && (eh.e_type != ET_DYN || !has_interp(elf))) ||
+	    entry_named(elf, eh.e_entry, &limit) || !limit)
+		return 0;
+	cfi = dwarf_getcfi_elf(elf);
+	if (!cfi)
+		return 0;
+	/* The entry code: the rows from e_entry on that say "no caller" (glibc's _start is
+	 * cfi_undefined(rip) throughout), at most 16 of them. */
+	if (no_caller_row(cfi, eh.e_entry, &start, &end) && start == eh.e_entry) {
+		for (int i = 0;
+		     i < 16 && end < limit && no_caller_row(cfi, end, &s, &e) && s == end; i++)
+			end = e;
+		if (end > start && end <= limit)
+			rc = add(arg, start, end - start, limit, "_start");
+	}
+	dwarf_cfi_end(cfi);
 	return rc;
 }
 

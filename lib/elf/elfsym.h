@@ -56,6 +56,17 @@ typedef int (*elfsym_plt_fn)(void *arg, uint64_t addr, uint64_t size, uint64_t l
 			     const char *name);
 int elfsym_plt(Elf *elf, elfsym_plt_fn add, void *arg);
 
+/*
+ * The entry point of an executable (ET_EXEC, or ET_DYN with a PT_INTERP: a PIE) that no
+ * symbol of .symtab or .dynsym names, as a stripped program's is (Debian's dash), on x86_64:
+ * ADD is called once, with e_entry, the extent of the code from there whose .eh_frame rows say
+ * it has no caller (the return address undefined: the outermost frame, as glibc's _start
+ * says), the end of its section and the name "_start" (the entry symbol ld names by default).
+ * Without such rows starting at e_entry the code stays unnamed. Returns 0 or ADD's negative
+ * value.
+ */
+int elfsym_entry(Elf *elf, elfsym_plt_fn add, void *arg);
+
 /* What an ELF file has for walking its stacks, as flags (elfsym_unwind_info()). */
 enum {
 	ELFSYM_EH_FRAME = 1u << 0,    /* a .eh_frame with content */

@@ -32,6 +32,7 @@ struct ext {
 	char **plt_names; /* the names of PLT stubs, owned */
 	size_t n_plt, cap_plt;
 	uint32_t source;
+	uint32_t synth_rank; /* the rank plt_add gives: a PLT stub's, or 0 for the entry point */
 };
 
 static int read_segs(Elf *elf, struct ext *x)
@@ -101,7 +102,8 @@ static int add_table(Elf *elf, Elf_Scn *scn, struct ext *x)
 	return 0;
 }
 
-/* A PLT stub of the main file (elfsym_plt) as a candidate, its name copied. */
+/* A PLT stub of the main file (elfsym_plt), or its unnamed entry point (elfsym_entry), as a
+ * candidate, its name copied. */
 static int plt_add(void *arg, uint64_t addr, uint64_t size, uint64_t limit, const char *name)
 {
 	struct ext *x = arg;
@@ -118,9 +120,8 @@ static int plt_add(void *arg, uint64_t addr, uint64_t size, uint64_t limit, cons
 	if (!copy)
 		return -ENOMEM;
 	x->plt_names[x->n_plt++] = copy;
-	x->c[x->n++] = (struct elfsym_cand){
-		off, size, off + (limit - addr), copy, ELFSYM_RANK_PLT, UINT32_MAX
-	};
+	x->c[x->n++] = (struct elfsym_cand){ off,  size,	  off + (limit - addr),
+					     copy, x->synth_rank, UINT32_MAX };
 	return 0;
 }
 
@@ -268,8 +269,12 @@ int symcap_extract_fd(int fd, void **ret_buf, size_t *ret_size, char *why, size_
 	rc = read_segs(elf, &x);
 	if (rc == 0)
 		rc = collect(elf, &x, &inner, &mfd);
+	x.synth_rank = ELFSYM_RANK_PLT;
 	if (rc == 0)
 		rc = elfsym_plt(elf, plt_add, &x); /* as the report names them from the file */
+	x.synth_rank = 0;			   /* below any symbol's (elfsym_rank) */
+	if (rc == 0)
+		rc = elfsym_entry(elf, plt_add, &x);
 	if (rc == 0 && !x.n) {
 		rc = -ENOENT;
 		snprintf(why, why_size, "no function symbols");

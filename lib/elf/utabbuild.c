@@ -909,6 +909,151 @@ static int plt_stubs(struct builder *b, Elf *elf)
 	return 0;
 }
 
+/*
+ * Go's stack switches: runtime.systemstack, runtime.mcall, runtime.morestack and
+ * runtime.asmcgocall move rsp to another stack (the thread's g0, or the C stack) with a
+ * "mov ..., %rsp" and call a function there. Go's CFI for them (cfa = rsp + 8 throughout) no
+ * longer holds after that instruction: the words it would read as the caller are whatever the
+ * g0 stack held (on the main thread, rt0_go's call of runtime.newproc and the address of
+ * runtime.g0: a caller that never called, 1.4 % of a Go program's samples). From the first such
+ * instruction to the function's end (the whole function when none is found) the rule is
+ * UNKNOWN: the walk stops there as a bad frame rather than guess. The goroutine's own frames
+ * are on its stack, which the sample's copy does not hold.
+ * And Go's signal restorer, runtime.sigreturn (its sa_restorer: "mov $15,%eax; syscall"), has
+ * CFI of an ordinary function, which reads a word of the ucontext as a caller: it is a signal
+ * frame, as glibc's __restore_rt (rsp points at the ucontext when the handler returns to it).
+ */
+struct go_fix {
+	const char *name;
+	uint8_t cfa;	/* enum utab_cfa */
+	bool at_switch; /* from the first write of rsp on, else the whole function */
+};
+static const struct go_fix go_fixes[] = {
+	{ "runtime.systemstack.abi0", UTAB_CFA_UNKNOWN, true },
+	{ "runtime.systemstack", UTAB_CFA_UNKNOWN, true },
+	{ "runtime.mcall", UTAB_CFA_UNKNOWN, true },
+	{ "runtime.mcall.abi0", UTAB_CFA_UNKNOWN, true },
+	{ "runtime.morestack.abi0", UTAB_CFA_UNKNOWN, true },
+	{ "runtime.morestack", UTAB_CFA_UNKNOWN, true },
+	{ "runtime.asmcgocall.abi0", UTAB_CFA_UNKNOWN, true },
+	{ "runtime.asmcgocall", UTAB_CFA_UNKNOWN, true },
+	{ "runtime.sigreturn.abi0", UTAB_CFA_SIGNAL, false },
+	{ "runtime.sigreturn", UTAB_CFA_SIGNAL, false },
+	{ "runtime.sigreturn__sigaction", UTAB_CFA_SIGNAL, false },
+	{ "runtime.sigreturn__sigaction.abi0", UTAB_CFA_SIGNAL, false },
+};
+#define N_GO_FIXES (sizeof(go_fixes) / sizeof(go_fixes[0]))
+
+/* The offset in P[0, N) of the first "mov r/m64, %rsp" (REX.W 8b, reg rsp) or "mov r64, %rsp"
+ * (REX.W 89, register-direct rm rsp), or 0 when none. Bytes, not instructions: a match inside
+ * an earlier instruction only moves the start earlier (fewer frames, never a wrong one). */
+static uint64_t rsp_write_at(const uint8_t *p, uint64_t n)
+{
+	for (uint64_t i = 0; i + 3 <= n; i++) {
+		if ((p[i] == 0x48 || p[i] == 0x49) && p[i + 1] == 0x8b && ((p[i + 2] >> 3) & 7) == 4)
+			return i;
+		if ((p[i] == 0x48 || p[i] == 0x4c) && p[i + 1] == 0x89 && (p[i + 2] & 0xc7) == 0xc4)
+			return i;
+	}
+	return 0;
+}
+
+/* Rule RULE over file offsets [s, e) of the sorted, disjoint ranges IV, in place of theirs
+ * (only where they have one). */
+static int carve(struct ivals *iv, uint64_t s, uint64_t e, uint32_t rule)
+{
+	struct ivals out = { 0 };
+
+	for (size_t i = 0; i < iv->n; i++) {
+		struct ival x = iv->v[i], y[3];
+		size_t k = 0;
+
+		if (x.end <= s || x.start >= e) {
+			y[k++] = x;
+		} else {
+			if (x.start < s)
+				y[k++] = (struct ival){ x.start, s, x.rule };
+			y[k++] =
+			    (struct ival){ x.start > s ? x.start : s, x.end < e ? x.end : e, rule };
+			if (x.end > e)
+				y[k++] = (struct ival){ e, x.end, x.rule };
+		}
+		if (GROW(out.v, out.cap, out.n + k) < 0) {
+			free(out.v);
+			return -ENOMEM;
+		}
+		memcpy(out.v + out.n, y, k * sizeof(*y));
+		out.n += k;
+	}
+	free(iv->v);
+	*iv = out;
+	return 0;
+}
+
+/* The symbol table's next entry for one of go_fixes, as vaddr [*ret_start, *ret_end), one at a
+ * time: *IDX is where the search goes on. */
+static const struct go_fix *next_go_fix(Elf *elf, Elf_Data *data, size_t n, size_t strndx,
+					size_t *idx, uint64_t *ret_start, uint64_t *ret_end)
+{
+	for (; *idx < n; (*idx)++) {
+		GElf_Sym sym;
+		const char *name;
+
+		if (!gelf_getsym(data, (int)*idx, &sym) || !sym.st_size || !sym.st_value ||
+		    GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
+		    !(name = elf_strptr(elf, strndx, sym.st_name)) || strncmp(name, "runtime.", 8))
+			continue;
+		for (size_t k = 0; k < N_GO_FIXES; k++) {
+			if (strcmp(name, go_fixes[k].name))
+				continue;
+			*ret_start = sym.st_value;
+			*ret_end = sym.st_value + sym.st_size;
+			(*idx)++;
+			return &go_fixes[k];
+		}
+	}
+	return NULL;
+}
+
+static int go_rules(struct builder *b, Elf *elf)
+{
+	const struct go_fix *fx;
+	Elf_Scn *scn = find_section(elf, ".symtab");
+	size_t size = 0, n, idx = 1, n_done = 0;
+	const uint8_t *file = (const uint8_t *)elf_rawfile(elf, &size);
+	uint64_t vs, ve;
+	Elf_Data *data;
+	GElf_Shdr sh;
+	uint32_t rule;
+	int rc;
+
+	if (!file || !scn ||
+	    (!find_section(elf, ".gopclntab") && !find_section(elf, ".go.buildinfo") &&
+	     !find_section(elf, ".note.go.buildid")) ||
+	    !gelf_getshdr(scn, &sh) || !sh.sh_entsize || !(data = elf_getdata(scn, NULL)))
+		return 0;
+	n = sh.sh_size / sh.sh_entsize;
+	while (n_done < N_GO_FIXES && (fx = next_go_fix(elf, data, n, sh.sh_link, &idx, &vs, &ve))) {
+		const struct utab_rule r = { .cfa = fx->cfa };
+		const struct seg *sg = seg_find(b, vs);
+		uint64_t off, len;
+
+		if (!sg || ve > sg->end)
+			continue;
+		off = vs - sg->vaddr + sg->off;
+		len = ve - vs;
+		if (off > size || size - off < len)
+			continue;
+		if (fx->at_switch)
+			off += rsp_write_at(file + off, len);
+		if ((rc = rule_add(b, &r, &rule)) < 0 ||
+		    (rc = carve(&b->src[SRC_EH], off, vs - sg->vaddr + sg->off + len, rule)) < 0)
+			return rc;
+		n_done++;
+	}
+	return 0;
+}
+
 static int build_elf(struct builder *b, Elf *elf, int fd, void **ret_buf, size_t *ret_size)
 {
 	const struct utab_rule none = { .cfa = UTAB_CFA_NONE };
@@ -923,8 +1068,8 @@ static int build_elf(struct builder *b, Elf *elf, int fd, void **ret_buf, size_t
 		snprintf(b->why, b->why_size, "no .eh_frame or .debug_frame");
 		return -ENOENT;
 	}
-	if ((rc = merge_debug(b)) < 0 || (rc = entry_end(b, elf)) < 0 ||
-	    (rc = plt_stubs(b, elf)) < 0)
+	if ((rc = merge_debug(b)) < 0 || (rc = go_rules(b, elf)) < 0 ||
+	    (rc = entry_end(b, elf)) < 0 || (rc = plt_stubs(b, elf)) < 0)
 		return rc;
 	if (!b->src[SRC_EH].n) {
 		snprintf(b->why, b->why_size,

@@ -113,6 +113,53 @@ static void print_unwind_objects(FILE *f, const struct session *s, const struct 
 }
 
 /* How complete the user stacks unwound while recording are, what cut the others, what to do. */
+/* OBJECT has .eh_frame or .debug_frame: whether it covers the code its walks stopped in (the
+ * offsets the replay kept), checked in the file; the advice follows. */
+static void print_noinfo_cfi(FILE *f, const struct session *s, const struct session_parts *p,
+			     uint32_t dso, int info)
+{
+	const struct session_totals *t = session_totals(s);
+	const char *cfi = info & SYMBOLIZER_EH_FRAME ? ".eh_frame" : ".debug_frame";
+	unsigned in = 0, out = 0;
+
+	if ((info & SYMBOLIZER_EH_FRAME) && dso < t->n_unwind_noinfo_at) {
+		const struct session_stop_offs *at = &t->unwind_noinfo_at[dso];
+
+		for (uint32_t i = 0; i < at->n; i++) {
+			/* A return address may be just past its call's function: either byte. */
+			int a = symbolizer_eh_covers(p->symz, dsotab_sym(p->dsos, dso), at->off[i]);
+			int b = at->off[i] ? symbolizer_eh_covers(p->symz, dsotab_sym(p->dsos, dso),
+								  at->off[i] - 1)
+					   : a;
+
+			if (a > 0 || b > 0)
+				in++;
+			else if (a == 0 && b == 0)
+				out++;
+		}
+	}
+	/* Code outside .eh_frame may be in .debug_frame: then "not covered" decides nothing. */
+	if (out && !in && !(info & SYMBOLIZER_DEBUG_FRAME))
+		fprintf(f,
+			"its .eh_frame does not cover the code they stop in (%u address%s checked in "
+			"the file): that code was built without unwind tables%s\n",
+			out, out == 1 ? "" : "es",
+			info & SYMBOLIZER_FRAME_POINTERS
+			    ? "; the file keeps frame pointers: --call-graph fp walks it"
+			    : "");
+	else if (in && !out)
+		fprintf(f,
+			"its .eh_frame covers the code they stop in (%u address%s checked in the "
+			"file), but no table was used for it while recording (not built in time, or "
+			"refused)\n",
+			in, in == 1 ? "" : "es");
+	else
+		fprintf(f,
+			"it has %s, but no table was used for this code while recording (not "
+			"built, or not covering it: the recording does not say which)\n",
+			cfi);
+}
+
 /* Why OBJECT's frames had no unwind information, from its file, and what would help. */
 static void print_noinfo_object(FILE *f, const struct session *s, uint32_t dso, double pct)
 {
@@ -136,10 +183,7 @@ static void print_noinfo_object(FILE *f, const struct session *s, uint32_t dso, 
 			"it is a Go program, which keeps frame pointers, and its .debug_frame was "
 			"not used while recording: record with --call-graph fp\n");
 	else if (info & (SYMBOLIZER_EH_FRAME | SYMBOLIZER_DEBUG_FRAME))
-		fprintf(f,
-			"it has %s, but no table was used for this code while recording (not "
-			"built, or not covering it: the recording does not say which)\n",
-			info & SYMBOLIZER_EH_FRAME ? ".eh_frame" : ".debug_frame");
+		print_noinfo_cfi(f, s, &p, dso, info);
 	else if (info & SYMBOLIZER_FRAME_POINTERS)
 		fprintf(f, "it has no .eh_frame or .debug_frame but keeps frame pointers: record "
 			   "with --call-graph fp\n");

@@ -646,6 +646,39 @@ static bool leaf_dso_kept(struct replay *rp, const struct perfrec_sample *smp)
 	return false;
 }
 
+/* A walk stopped for "no unwind information" at ADDR, in map M: counted for its object, and
+ * the file offset kept among the object's first distinct ones (the report checks them against
+ * the file's CFI: built without unwind tables, or a table not used). */
+static void count_noinfo(struct session_totals *t, const struct procmodel_map *m, uint64_t addr)
+{
+	struct session_stop_offs *at;
+	uint64_t off = addr - m->start + m->pgoff;
+
+	if (m->dso >= t->n_unwind_noinfo) {
+		size_t old = t->n_unwind_noinfo;
+
+		if (GROW(t->unwind_noinfo, t->n_unwind_noinfo, (size_t)m->dso + 1) < 0)
+			return;
+		memset(t->unwind_noinfo + old, 0, (t->n_unwind_noinfo - old) * sizeof(uint64_t));
+	}
+	if (m->dso >= t->n_unwind_noinfo_at) {
+		size_t old = t->n_unwind_noinfo_at;
+
+		if (GROW(t->unwind_noinfo_at, t->n_unwind_noinfo_at, (size_t)m->dso + 1) == 0)
+			memset(t->unwind_noinfo_at + old, 0,
+			       (t->n_unwind_noinfo_at - old) * sizeof(*t->unwind_noinfo_at));
+	}
+	t->unwind_noinfo[m->dso]++;
+	if (m->dso >= t->n_unwind_noinfo_at)
+		return;
+	at = &t->unwind_noinfo_at[m->dso];
+	for (uint32_t i = 0; i < at->n; i++)
+		if (at->off[i] == off)
+			return;
+	if (at->n < SESSION_STOP_OFFS)
+		at->off[at->n++] = off;
+}
+
 static void count_unwind(struct replay *rp, const struct perfrec_sample *smp)
 {
 	struct session_totals *t = rp->t;
@@ -677,15 +710,8 @@ static void count_unwind(struct replay *rp, const struct perfrec_sample *smp)
 	}
 	t->unwind_dso[m->dso]++;
 	/* 2 is "no unwind information" (enum uw_stop): the report's advice needs those apart. */
-	if (v - RP_CONTEXT_UNWIND == 2 && m->dso >= t->n_unwind_noinfo) {
-		size_t old = t->n_unwind_noinfo;
-
-		if (GROW(t->unwind_noinfo, t->n_unwind_noinfo, (size_t)m->dso + 1) < 0)
-			return;
-		memset(t->unwind_noinfo + old, 0, (t->n_unwind_noinfo - old) * sizeof(uint64_t));
-	}
 	if (v - RP_CONTEXT_UNWIND == 2)
-		t->unwind_noinfo[m->dso]++;
+		count_noinfo(t, m, last);
 }
 
 /* The location stack STACK under a leaf frame of "[off-cpu]" that says why the thread was off:

@@ -185,6 +185,7 @@ struct session *session_free(struct session *s)
 	}
 	free(s->t.unwind_dso);
 	free(s->t.unwind_noinfo);
+	free(s->t.unwind_noinfo_at);
 	symstacks_free(s->ss);
 	aggregate_free(s->agg);
 	dsotab_free(s->dsos);

@@ -129,6 +129,14 @@ struct session_row {
 	uint32_t bucket; /* time bucket (session_opts.bucket_ns), 0 without */
 };
 
+/* The first distinct file offsets of an object's frames where walks stopped for "no unwind
+ * information" (the last frame's address: a return address or the sampled pc). */
+#define SESSION_STOP_OFFS 8
+struct session_stop_offs {
+	uint64_t off[SESSION_STOP_OFFS];
+	uint32_t n;
+};
+
 struct session_totals {
 	uint64_t samples; /* after filters */
 	uint64_t period;
@@ -157,6 +165,8 @@ struct session_totals {
 	size_t n_unwind_dso;
 	uint64_t *unwind_noinfo; /* of those, the ones stopped for "no unwind information" */
 	size_t n_unwind_noinfo;
+	struct session_stop_offs *unwind_noinfo_at; /* where in the file, by dsotab id */
+	size_t n_unwind_noinfo_at;
 	uint32_t stack_user; /* bytes of stack copied per sample (the first header's) */
 	uint64_t t_first, t_last;
 	size_t files, files_unfinished, frames_bad;

@@ -762,12 +762,14 @@ static uint64_t section_limit(Elf *symelf, GElf_Word shndx, Dwarf_Addr bias, boo
 	return sh.sh_addr + sh.sh_size + bias;
 }
 
-/* Candidates for the PLT stubs of the module's main file (elfsym_plt), in module addresses. */
+/* Candidates for the PLT stubs of the module's main file (elfsym_plt) and its unnamed entry
+ * point (elfsym_entry), in module addresses. */
 struct plt_add {
 	struct sym_dso *d;
 	GElf_Addr bias;
 	struct elfsym_cand **c;
 	size_t *nc, *cap;
+	uint32_t rank; /* a PLT stub's, or 0 (below any symbol's) for the entry point */
 };
 
 static int plt_add(void *arg, uint64_t addr, uint64_t size, uint64_t limit, const char *name)
@@ -777,17 +779,19 @@ static int plt_add(void *arg, uint64_t addr, uint64_t size, uint64_t limit, cons
 
 	if (!p || GROW(*a->c, *a->cap, *a->nc + 1) < 0)
 		return -ENOMEM;
-	(*a->c)[(*a->nc)++] = (struct elfsym_cand){ addr + a->bias,  size,	limit + a->bias, p,
-						    ELFSYM_RANK_PLT, UINT32_MAX };
+	(*a->c)[(*a->nc)++] =
+	    (struct elfsym_cand){ addr + a->bias, size, limit + a->bias, p, a->rank, UINT32_MAX };
 	return 0;
 }
 
 static int add_plt_syms(struct sym_dso *d, struct elfsym_cand **c, size_t *nc, size_t *cap)
 {
-	struct plt_add a = { d, 0, c, nc, cap };
+	struct plt_add a = { d, 0, c, nc, cap, ELFSYM_RANK_PLT };
 	Elf *elf = dwfl_module_getelf(d->mod, &a.bias);
+	int rc = elfsym_plt(elf, plt_add, &a);
 
-	return elfsym_plt(elf, plt_add, &a);
+	a.rank = 0;
+	return rc < 0 ? rc : elfsym_entry(elf, plt_add, &a);
 }
 
 /* D's symbol list from the candidates C (elfsym_select's rule); frees C. */
@@ -1352,6 +1356,25 @@ int symbolizer_unwind_info(struct symbolizer *s, struct sym_dso *d)
 	       (f & ELFSYM_DEBUG_FRAME ? SYMBOLIZER_DEBUG_FRAME : 0) |
 	       (f & ELFSYM_GO ? SYMBOLIZER_GO : 0) |
 	       (f & ELFSYM_FRAME_POINTERS ? SYMBOLIZER_FRAME_POINTERS : 0);
+}
+
+int symbolizer_eh_covers(struct symbolizer *s, struct sym_dso *d, uint64_t off)
+{
+	Dwarf_Frame *frame = NULL;
+	Dwarf_Addr bias = 0;
+	Dwarf_CFI *cfi;
+	uint64_t addr;
+	int rc;
+
+	(void)s;
+	if (d->state == DSO_NEW)
+		dso_open(d);
+	if (d->state != DSO_READY || !d->mod || !off_to_addr(d, off, &addr) ||
+	    !(cfi = dwfl_module_eh_cfi(d->mod, &bias)))
+		return -ENOENT;
+	rc = dwarf_cfi_addrframe(cfi, addr - bias, &frame) == 0;
+	free(frame);
+	return rc;
 }
 
 /* symbolizer_lookup(), with opts.lines' line only when LINES. */

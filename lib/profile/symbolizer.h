@@ -185,6 +185,10 @@ enum {
 };
 int symbolizer_unwind_info(struct symbolizer *s, struct sym_dso *d);
 
+/* Whether D's .eh_frame has a row for file offset OFF: 1 yes, 0 no, -ENOENT when it cannot say
+ * (no usable file, OFF in no PT_LOAD, no .eh_frame). */
+int symbolizer_eh_covers(struct symbolizer *s, struct sym_dso *d, uint64_t off);
+
 /* Counters for --verbose output and tests, kept up to date as the symbolizer works. */
 struct symbolizer_stats {
 	uint64_t dsos;		/* handles created */
