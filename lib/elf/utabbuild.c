@@ -910,8 +910,9 @@ static int plt_stubs(struct builder *b, Elf *elf)
 }
 
 /*
- * Go's stack switches: runtime.systemstack, runtime.mcall, runtime.morestack and
- * runtime.asmcgocall move rsp to another stack (the thread's g0, or the C stack) with a
+ * Go's stack switches: runtime.systemstack, runtime.mcall, runtime.morestack,
+ * runtime.asmcgocall(_no_g), runtime.cgocallback, and time.now and runtime.nanotime1 around
+ * their vDSO calls, move rsp to another stack (the thread's g0, or the C stack) with a
  * "mov ..., %rsp" and call a function there. Go's CFI for them (cfa = rsp + 8 throughout) no
  * longer holds after that instruction: the words it would read as the caller are whatever the
  * g0 stack held (on the main thread, rt0_go's call of runtime.newproc and the address of
@@ -937,6 +938,17 @@ static const struct go_fix go_fixes[] = {
 	{ "runtime.morestack", UTAB_CFA_UNKNOWN, true },
 	{ "runtime.asmcgocall.abi0", UTAB_CFA_UNKNOWN, true },
 	{ "runtime.asmcgocall", UTAB_CFA_UNKNOWN, true },
+	{ "runtime.asmcgocall_no_g.abi0", UTAB_CFA_UNKNOWN, true },
+	{ "runtime.asmcgocall_no_g", UTAB_CFA_UNKNOWN, true },
+	{ "runtime.cgocallback.abi0", UTAB_CFA_UNKNOWN, true },
+	{ "runtime.cgocallback", UTAB_CFA_UNKNOWN, true },
+	/* The vDSO's clock is called on the g0 stack (go 1.19: time_linux_amd64.s,
+	 * sys_linux_amd64.s): a sample in __vdso_clock_gettime under time.now read the g0
+	 * stack's words as time.now's caller ([unknown] 0xc000186e4f). */
+	{ "time.now", UTAB_CFA_UNKNOWN, true },
+	{ "time.now.abi0", UTAB_CFA_UNKNOWN, true },
+	{ "runtime.nanotime1.abi0", UTAB_CFA_UNKNOWN, true },
+	{ "runtime.nanotime1", UTAB_CFA_UNKNOWN, true },
 	{ "runtime.sigreturn.abi0", UTAB_CFA_SIGNAL, false },
 	{ "runtime.sigreturn", UTAB_CFA_SIGNAL, false },
 	{ "runtime.sigreturn__sigaction", UTAB_CFA_SIGNAL, false },
@@ -1001,7 +1013,8 @@ static const struct go_fix *next_go_fix(Elf *elf, Elf_Data *data, size_t n, size
 
 		if (!gelf_getsym(data, (int)*idx, &sym) || !sym.st_size || !sym.st_value ||
 		    GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
-		    !(name = elf_strptr(elf, strndx, sym.st_name)) || strncmp(name, "runtime.", 8))
+		    !(name = elf_strptr(elf, strndx, sym.st_name)) ||
+		    (strncmp(name, "runtime.", 8) && strncmp(name, "time.", 5)))
 			continue;
 		for (size_t k = 0; k < N_GO_FIXES; k++) {
 			if (strcmp(name, go_fixes[k].name))
