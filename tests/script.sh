@@ -25,7 +25,12 @@ awk '/^[^\t]/ { n = 0; next } /^\t/ { n++; sub(/\+0x.*/, ""); f[n] = $2; if (n =
 	"$T/all.txt" | sort | uniq -c >"$T/hot.txt"
 check_grep "hot_leaf hot_outer_a run_main" "$T/hot.txt" "hot_leaf <- hot_outer_a <- run_main"
 check_grep "hot_leaf hot_outer_b run_main" "$T/hot.txt" "hot_leaf <- hot_outer_b <- run_main"
-check_no_grep "hot_leaf (run_main|main) " "$T/hot.txt" "no hot_leaf called straight from run_main or main"
+# With frame pointers a sample taken on hot_leaf's first instructions (before it pushed rbp)
+# reads its caller's caller as its caller: perf's fp chains do the same. Such samples are rare
+# (one in a few hundred of hot_leaf's): at most 2 % of them, never the usual stack.
+read -r skipped all_hot < <(awk '{ t += $1; if ($3 == "run_main" || $3 == "main") s += $1 } END { print s + 0, t + 0 }' "$T/hot.txt")
+check_range "$((skipped * 100))" 0 "$((all_hot * 2))" \
+	"hot_leaf straight under run_main or main in at most 2 % of its samples ($skipped of $all_hot: fp at a function's entry)"
 awk '/^rp-worker / { w = 1; n = 0; next } /^[^\t]/ { w = 0 } w && /^\t/ { n++; sub(/\+0x.*/, ""); if (n <= 2) printf "%s%s", $2, n == 2 ? "\n" : " " }' \
 	"$T/all.txt" | sort | uniq -c | sort -rn | head -1 >"$T/worker.txt"
 check_grep "worker_spin worker_main$" "$T/worker.txt" "the worker's usual stack: worker_spin <- worker_main"
