@@ -945,6 +945,8 @@ static const struct go_fix go_fixes[] = {
 	/* The vDSO's clock is called on the g0 stack (go 1.19: time_linux_amd64.s,
 	 * sys_linux_amd64.s): a sample in __vdso_clock_gettime under time.now read the g0
 	 * stack's words as time.now's caller ([unknown] 0xc000186e4f). */
+	/* gogo (asm_amd64.s's file-local gogo<>) loads the goroutine's sp, then jumps to it. */
+	{ "gogo", UTAB_CFA_UNKNOWN, true },
 	{ "time.now", UTAB_CFA_UNKNOWN, true },
 	{ "time.now.abi0", UTAB_CFA_UNKNOWN, true },
 	{ "runtime.nanotime1.abi0", UTAB_CFA_UNKNOWN, true },
@@ -1014,7 +1016,8 @@ static const struct go_fix *next_go_fix(Elf *elf, Elf_Data *data, size_t n, size
 		if (!gelf_getsym(data, (int)*idx, &sym) || !sym.st_size || !sym.st_value ||
 		    GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
 		    !(name = elf_strptr(elf, strndx, sym.st_name)) ||
-		    (strncmp(name, "runtime.", 8) && strncmp(name, "time.", 5)))
+		    (strncmp(name, "runtime.", 8) && strncmp(name, "time.", 5) &&
+		     strcmp(name, "gogo")))
 			continue;
 		for (size_t k = 0; k < N_GO_FIXES; k++) {
 			if (strcmp(name, go_fixes[k].name))

@@ -27,7 +27,7 @@
  * what the builder makes of a file that the format does not show (which code is a root, which
  * stubs get a rule). A table an older builder wrote is valid but lacks that: the disk cache
  * (capture/utcache.c) drops it and has it built again. */
-#define UTAB_BUILDER_REV 3 /* 2: Go's stack switches; 3: and around vDSO calls (utabbuild.c) */
+#define UTAB_BUILDER_REV 4 /* 2: Go's stack switches; 3: vDSO calls; 4: gogo (utabbuild.c) */
 #define UTAB_MAX_ROWS (1u << 24)
 #define UTAB_MAX_RULES (1u << 16)
 
