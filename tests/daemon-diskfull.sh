@@ -47,12 +47,14 @@ kill -0 "$DPID" || fail "the daemon died on SIGUSR2 with a full disk"
 size_full=$(stat -c %s "$D/$active")
 rm -f "$M/fill"
 freed_at=$(uptime_s)
-wait_until 20 "writing resumes" grep -q 'again;' "$DLOG"
+# (How soon does not matter here, that it happens does: on a loaded machine the first frame
+# that lands can take a while after the rotation that was refused; a CI run waited 20 s.)
+wait_until 60 "writing resumes" grep -q 'again;' "$DLOG"
 check_grep "^ringprofd: writing $active again; [1-9][0-9]* records \([0-9.]+ [KMi]*B\) could not be written meanwhile$" \
 	"$DLOG" "the resumption is logged with what was lost"
-wait_until 20 "the file grows again" bigger_than "$D/$active" "$size_full"
+wait_until 60 "the file grows again" bigger_than "$D/$active" "$size_full"
 ok "new frames land after space returns"
-wait_until 20 "STATUS= after the resumption" grep -q 'records dropped earlier$' "$NLOG"
+wait_until 60 "STATUS= after the resumption" grep -q 'records dropped earlier$' "$NLOG"
 ok "STATUS= still reports the earlier drops"
 sleep 1
 stop_daemon
