@@ -10,11 +10,11 @@
 #include "conf.h"
 #include "base/cpulist.h"
 #include "capture/evset.h"
+#include "format/format.h"
 #include "log.h"
 #include "base/util.h"
 
 #define MAX_LINE 4096
-#define MAX_CPUS 4096
 #define GIB (1024ull * 1024 * 1024)
 
 static char sources[4096];
@@ -64,7 +64,7 @@ static const struct key keys[] = {
 	{ "Event", K_EVENT, F(event), "", 0, 0 },
 	{ "Frequency", K_FREQ, F(frequency), "49", 1, 100000 },
 	{ "CallChain", K_BOOL, F(callchain), "yes", 0, 0 },
-	{ "UserStackSize", K_SIZE, F(stack_size), "8K", 0, 65528 },
+	{ "UserStackSize", K_SIZE, F(stack_size), "8K", 0, RP_STACK_USER_MAX },
 	{ "UnwindCache", K_CACHE, F(unwind_cache), "", 0, 0 },
 	{ "UnwindMemory", K_SIZE, F(unwind_memory), "64M", 1024 * 1024, 0 },
 	{ "CaptureSymbols", K_BOOL, F(symbols), "yes", 0, 0 },
@@ -289,10 +289,11 @@ static int set_event(struct conf *c, const struct key *k, const char *v, char *w
 static int set_cpus(struct conf *c, const struct key *k, const char *v, char *why, size_t why_size)
 {
 	if (*v) {
-		static int cpus[MAX_CPUS];
+		static int cpus[RP_MAX_CPUS];
 		size_t n;
 
-		if (strlen(v) >= sizeof(c->cpus) || cpulist_parse(v, cpus, MAX_CPUS, &n) < 0 || !n) {
+		if (strlen(v) >= sizeof(c->cpus) || cpulist_parse(v, cpus, RP_MAX_CPUS, &n) < 0 ||
+		    !n) {
 			snprintf(why, why_size, "expected a CPU list such as 0-3,6");
 			return -EINVAL;
 		}

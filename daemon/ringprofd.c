@@ -21,6 +21,7 @@
 #include "store.h"
 #include "base/util.h"
 #include "cli/cli.h"
+#include "format/format.h"
 #include "format/recdir.h"
 #include "format/writer.h"
 
@@ -34,7 +35,6 @@
 #define EXIT_CANTCREAT 73 /* the recording directory is unusable */
 #define EXIT_CONFIG 78	  /* CONFIG */
 
-#define MAX_CPUS 4096
 #define TAG_SIGNAL 1
 #define STATUS_INTERVAL_NS (5 * NSEC_PER_SEC)
 #define VACUUM_INTERVAL_NS (60 * NSEC_PER_SEC)
@@ -213,22 +213,22 @@ static int rec_open(struct daemon *d, const struct conf *c, struct rec *ret, cha
 	struct recorder_opts o = { 0 };
 	struct rec x = { 0 };
 	char symdir[PATH_MAX + 16];
-	int online[MAX_CPUS];
+	int online[RP_MAX_CPUS];
 	size_t n_online = 0;
 	int r;
 
 	util_strlcpy(x.event, c->event, sizeof(x.event));
 	if (c->cpus[0]) {
-		x.cpus = calloc(MAX_CPUS, sizeof(int));
+		x.cpus = calloc(RP_MAX_CPUS, sizeof(int));
 		if (!x.cpus)
 			return -ENOMEM;
-		r = cpulist_parse(c->cpus, x.cpus, MAX_CPUS, &x.n_cpus);
+		r = cpulist_parse(c->cpus, x.cpus, RP_MAX_CPUS, &x.n_cpus);
 		if (r < 0) {
 			snprintf(why, why_size, "invalid CPUs=%s", c->cpus);
 			free(x.cpus);
 			return r;
 		}
-	} else if (cpulist_read_online(online, MAX_CPUS, &n_online) == 0) {
+	} else if (cpulist_read_online(online, RP_MAX_CPUS, &n_online) == 0) {
 		x.n_cpus = n_online;
 	}
 	o.event = x.event[0] ? x.event : NULL;

@@ -32,7 +32,7 @@ struct fileprof {
 	uint64_t samples;
 	uint32_t *units;
 	size_t n_units;
-	struct session_event ev; /* its first event: the session's filter points at its name */
+	struct rp_event_desc ev; /* its first event: the session's filter points at its name */
 };
 
 static void fileprof_done(struct fileprof *fp)

@@ -118,7 +118,7 @@ static int add_header(struct push *p, const char *h)
 	return 0;
 }
 
-#define HEADER_FILE_MAX 65536
+#define HEADER_FILE_MAX (64 << 10)
 
 /* --header-file: each non-empty line a header (a final CR is dropped). 0 or the exit status
  * (said). The text stays in p->header_buf, freed at exit. */

@@ -241,11 +241,11 @@ static int parse_call_graph(struct args *a, const char *arg)
 	}
 	if (strncmp(arg, "dwarf", 5) == 0 && (arg[5] == '\0' || arg[5] == ',')) {
 		if (arg[5] == ',' &&
-		    (util_parse_u64(arg + 6, &size) < 0 || size < 8 || size > 65528)) {
+		    (util_parse_u64(arg + 6, &size) < 0 || size < 8 || size > RP_STACK_USER_MAX)) {
 			fprintf(stderr,
 				PROG
-				": invalid stack copy size '%s' (bytes, 8 to 65528, e.g. dwarf,16384)\n",
-				arg + 6);
+				": invalid stack copy size '%s' (bytes, 8 to %u, e.g. dwarf,16384)\n",
+				arg + 6, RP_STACK_USER_MAX);
 			return EXIT_USAGE;
 		}
 		a->o.callchain = true;
@@ -415,7 +415,7 @@ static int parse_option(struct args *a, int c, const char *arg)
 		a->all = true;
 		break;
 	case 'C':
-		if (cpulist_parse(arg, a->cpus, MAX_CPUS, &a->n_cpus) < 0 || !a->n_cpus) {
+		if (cpulist_parse(arg, a->cpus, RP_MAX_CPUS, &a->n_cpus) < 0 || !a->n_cpus) {
 			fprintf(stderr, PROG ": invalid CPU list '%s' (expected e.g. 0-3,6)\n", arg);
 			return EXIT_USAGE;
 		}

@@ -19,11 +19,11 @@
 #include "capture/recorder.h"
 #include "capture/tracefs.h"
 #include "capture/unwinder.h"
+#include "format/format.h"
 #include "format/recdir.h"
 #include "format/writer.h"
 
 #define PROG "ringprof record"
-#define MAX_CPUS 4096
 #define MAX_PIDS 1024
 #define DEFAULT_STACK_USER 8192		       /* bytes of user stack copied per sample (-g) */
 #define RECORD_UNWIND_CACHE_MAX (256ull << 20) /* --unwind-cache's bound */
@@ -57,7 +57,7 @@ enum {
 /* What the command line asks for. */
 struct args {
 	struct recorder_opts o; /* the sampling options; the target is set when recording */
-	int cpus[MAX_CPUS];	/* -C */
+	int cpus[RP_MAX_CPUS];	/* -C */
 	size_t n_cpus;
 	bool cpus_set;
 	pid_t pids[MAX_PIDS]; /* -p */

@@ -150,13 +150,14 @@ void print_unwind_summary(const struct record *x)
 		(unsigned long long)u->tables, u->tables == 1 ? "" : "s",
 		(unsigned long long)u->cached, util_format_bytes(u->table_bytes, b, sizeof(b)),
 		dropped_note(u, x->a.o.unwind_memory, d, sizeof(d)), walk_notes(u, l, sizeof(l)));
-	if ((double)u->stop[UW_STACK_END] / n > 0.05 && x->a.o.stack_user < 65528)
+	if ((double)u->stop[UW_STACK_END] / n > 0.05 && x->a.o.stack_user < RP_STACK_USER_MAX)
 		fprintf(stderr,
 			PROG
 			": %.0f%% of the user stacks did not fit the %u-byte copy: a larger one "
 			"(--call-graph dwarf,%u) keeps more of them\n",
 			100.0 * (double)u->stop[UW_STACK_END] / n, x->a.o.stack_user,
-			x->a.o.stack_user * 4 < 65528 ? x->a.o.stack_user * 4 : 65528);
+			x->a.o.stack_user * 4 < RP_STACK_USER_MAX ? x->a.o.stack_user * 4
+								  : RP_STACK_USER_MAX);
 	if (worst.stopped && (double)worst.stopped / n > 0.05)
 		fprintf(stderr, PROG ": %.0f%% of the user stacks stop in %s%s%s\n",
 			100.0 * (double)worst.stopped / n, worst.path, worst.why[0] ? ": " : "",

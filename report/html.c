@@ -588,9 +588,9 @@ static int write_data(FILE *f, struct html_data *d, const char *const *inputs, s
 	struct order o = { 0 };
 	size_t sel[HTML_ANNOT_MAX], n_sel = 0;
 	int r = -ENOMEM;
-	const struct session_event *ev = session_selected_event(d->s);
+	const struct rp_event_desc *ev = session_selected_event(d->s);
 	size_t n_ev;
-	const struct session_event *evs = session_events(d->s, &n_ev);
+	const struct rp_event_desc *evs = session_events(d->s, &n_ev);
 
 	fputs("{\"version\":3,\n\"header\":", f);
 	write_header(f, d->s, inputs, n_inputs);

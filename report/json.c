@@ -92,7 +92,7 @@ void json_totals(FILE *f, const struct session *s, const char *const *inputs, si
 		 const char *indent)
 {
 	const struct session_totals *t = session_totals(s);
-	const struct session_event *ev = session_selected_event(s);
+	const struct rp_event_desc *ev = session_selected_event(s);
 	const struct rp_header_rec *h = session_header(s);
 	char name[sizeof(h->event_name) + 1];
 

@@ -835,7 +835,7 @@ static bool time_event(const char *name)
 
 int options_check_weight(const struct options *o)
 {
-	struct session_event evs[RP_MAX_EVENTS];
+	struct rp_event_desc evs[RP_MAX_EVENTS];
 	const char *want = o->so.filter.event;
 	const char *flag = o->so.weight == SESSION_OFFCPU ? "--off-cpu" : "--wall";
 	bool switches = false;

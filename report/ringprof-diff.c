@@ -264,7 +264,7 @@ static void print_side(FILE *f, const char *what, const struct options *o, const
 {
 	const struct session_totals *t = session_totals(s);
 	const struct rp_header_rec *h = session_header(s);
-	const struct session_event *ev = session_selected_event(s);
+	const struct rp_event_desc *ev = session_selected_event(s);
 	double all = (double)t->samples + (double)t->lost;
 
 	fprintf(f, "# %s: %s", what, o->inputs[0]);

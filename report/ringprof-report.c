@@ -844,7 +844,7 @@ static int report_one(struct args *a, bool section)
 }
 
 /* The events' names, "a, b, c", into buf. */
-static const char *event_list(const struct session_event *evs, size_t n, char *buf, size_t size)
+static const char *event_list(const struct rp_event_desc *evs, size_t n, char *buf, size_t size)
 {
 	size_t len = 0;
 
@@ -856,7 +856,7 @@ static const char *event_list(const struct session_event *evs, size_t n, char *b
 
 /* --event NAME among the events EVS of the recordings: 0, else the exit status (said, with the
  * events there are). */
-static int event_present(const struct options *o, const struct session_event *evs, size_t n)
+static int event_present(const struct options *o, const struct rp_event_desc *evs, size_t n)
 {
 	char names[1024];
 
@@ -872,7 +872,7 @@ static int event_present(const struct options *o, const struct session_event *ev
 /* --dump --event NAME: the recordings must have it, as for the report. The exit status. */
 static int dump_event_present(const struct options *o)
 {
-	struct session_event evs[RP_MAX_EVENTS];
+	struct rp_event_desc evs[RP_MAX_EVENTS];
 	size_t n = 0;
 
 	if (!o->so.filter.event)
@@ -896,7 +896,7 @@ static int report_weighted(struct args *a)
  * several events takes the first, with a note. The exit status. */
 static int report_events(struct args *a)
 {
-	struct session_event evs[RP_MAX_EVENTS];
+	struct rp_event_desc evs[RP_MAX_EVENTS];
 	char names[1024];
 	size_t n = 0;
 	int r = EXIT_SUCCESS;

@@ -137,7 +137,7 @@ static ssize_t comm_weights(const struct session *s, struct comm_weight **ret)
  * "none" (cycles, instructions, tracepoint hits). */
 static const char *value_unit(const struct session *s)
 {
-	const struct session_event *ev = session_selected_event(s);
+	const struct rp_event_desc *ev = session_selected_event(s);
 	const struct rp_header_rec *h = session_header(s);
 	const char *name = ev ? ev->name : h ? h->event_name : "";
 

@@ -1,6 +1,7 @@
 #!/bin/bash
 # style.sh — the shape rules a reviewer would otherwise check by hand: no function in lib/ or
-# the programs over 100 lines, and the tree formatted as .clang-format says.
+# the programs over 100 lines, the format's limits and stored names written out only in
+# lib/format, and the tree formatted as .clang-format says.
 . "$(dirname "$0")/lib.sh"
 
 cd "$top_srcdir" || fail "no source tree"
@@ -18,6 +19,17 @@ if [ -n "$long" ]; then
 	fail "functions over 100 lines: split them into steps with names"
 fi
 ok "no function over 100 lines"
+
+# The format owns every limit of a record (format.h: RP_RECORD_MAX, RP_RECORD_MAX8,
+# RP_STACK_USER_MAX, RP_MAX_CPUS, RP_KERNEL_FLOOR) and names the stored unwind stops
+# (format_unwind_stop_name): elsewhere they are named, not written out (--help's text aside).
+lim=$(grep -nE '\b(65535|65528)u?\b|MAX_CPUS[ \t]+[0-9]|0xffff8000{8}|"(stack copy exhausted|no unwind information|bad frame|depth limit)"' \
+	$(echo "$files" | grep -Ev '^(lib/format/format\.[ch]|tests/)') | grep -Ev '^[^:]+:[0-9]+:[[:space:]]*"' || true)
+if [ -n "$lim" ]; then
+	echo "$lim" >&2
+	fail "a record limit or a stored stop's name written out: use format.h's name for it"
+fi
+ok "record limits and stored stop names written out only in lib/format/format.[ch]"
 
 command -v clang-format >/dev/null || fail "clang-format is not installed (setup.sh installs it)"
 bad=""

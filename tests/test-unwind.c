@@ -5,10 +5,12 @@
 #include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <ucontext.h>
 
 #include "check.h"
+#include "format/format.h"
 #include "unwind/utab.h"
 #include "unwind/walk.h"
 
@@ -316,8 +318,8 @@ static size_t walk(uint64_t ip, uint64_t bp, uint64_t size, size_t max)
 /* The last walk ended with stop, with exactly the pcs want. */
 static void want_(enum uw_stop stop, const uint64_t *want, size_t n_want)
 {
-	CHECK(res.stop == stop, "stopped: %s, expected: %s", uw_stop_name(res.stop),
-	      uw_stop_name(stop));
+	CHECK(res.stop == stop, "stopped: %s, expected: %s", format_unwind_stop_name(res.stop),
+	      format_unwind_stop_name(stop));
 	CHECK_INT(res.n, n_want);
 	for (size_t i = 0; i < n_want && i < res.n; i++)
 		CHECK(pcs[i] == want[i], "pcs[%zu] = %#" PRIx64 ", expected %#" PRIx64, i, pcs[i],
@@ -598,14 +600,21 @@ static void test_ends(void)
 	walk(PC(0x1025), 0, sizeof(stk), N_OF(pcs));
 	WANT(UW_NO_INFO, PC(0x1025), 0x7ffffffff000ull);
 
+	/* The walker's stops are stored as they are: the format names them, once each. */
 	test_ctx = "stop names";
+	CHECK((int)UW_STOP_N == (int)RP_UNWIND_STOP_N && (int)UW_JOINED == (int)RP_UNWIND_JOINED);
 	for (int i = 0; i < UW_STOP_N; i++) {
-		CHECK(uw_stop_name(i) && *uw_stop_name(i));
+		const char *a = format_unwind_stop_name(i), *t = format_unwind_stop_token(i);
+
+		CHECK(a && *a && t && strlen(a) == strlen(t) && !strchr(t, ' '), "%d: %s %s", i, a,
+		      t);
 		for (int j = 0; j < i; j++)
-			CHECK(strcmp(uw_stop_name(i), uw_stop_name(j)) != 0, "%d and %d", i, j);
+			CHECK(strcmp(a, format_unwind_stop_name(j)) != 0, "%d and %d", i, j);
 	}
-	CHECK_STR(uw_stop_name(UW_COMPLETE), "complete");
-	CHECK_STR(uw_stop_name(UW_STOP_N), "unknown stop reason");
+	CHECK_STR(format_unwind_stop_name(UW_COMPLETE), "complete");
+	CHECK_STR(format_unwind_stop_name(UW_STACK_END), "stack copy exhausted");
+	CHECK_STR(format_unwind_stop_token(UW_STACK_END), "stack-copy-exhausted");
+	CHECK_STR(format_unwind_stop_name(UW_STOP_N), "unknown stop reason");
 }
 
 /* A stack at the very top of the address space: nothing may wrap. */

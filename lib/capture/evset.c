@@ -16,8 +16,6 @@
 #include "capture/evset.h"
 #include "capture/unwinder.h"
 
-#define MAX_CPUS 4096
-
 void evset_note(struct evset *e, const char *fmt, ...)
 {
 	va_list ap;
@@ -562,9 +560,9 @@ static int open_events(struct evset *e, char *why, size_t why_size)
 /* The CPUs asked for (all online ones by default), each checked to be online. */
 static int choose_cpus(struct evset *e, const struct recorder_opts *o, char *why, size_t why_size)
 {
-	int online[MAX_CPUS];
+	int online[RP_MAX_CPUS];
 	size_t n_online = 0, n = 0;
-	int rc = cpulist_read_online(online, MAX_CPUS, &n_online);
+	int rc = cpulist_read_online(online, RP_MAX_CPUS, &n_online);
 
 	if (rc < 0) {
 		snprintf(why, why_size,

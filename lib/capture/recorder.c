@@ -90,7 +90,7 @@ struct recorder {
 	size_t cap_taskcg;
 	uint64_t t_safe; /* the writer's ordering watermark, as last set */
 	uint64_t chain[UNWINDER_MAX_FRAMES + 256]; /* a sample's chain, being unwound */
-	uint64_t fixed[65536 / 8];		   /* a side-band record being repaired */
+	uint64_t fixed[(RP_RECORD_MAX + 1) / 8];   /* a side-band record being repaired */
 	struct recorder_totals totals;		   /* what recorder_totals() last computed */
 	bool drop_idle_switch; /* --off-cpu without --switch-events: see idle_switch() */
 };
@@ -457,8 +457,8 @@ static void write_header(struct recorder *r)
 	struct utsname u;
 	char boot_id[64] = "";
 
-	if (size > 65535) {
-		clen = 65535 - sizeof(*h) - 8;
+	if (size > RP_RECORD_MAX) {
+		clen = RP_RECORD_MAX - sizeof(*h) - 8;
 		size = (sizeof(*h) + clen + 1 + 7) / 8 * 8;
 	}
 	h = writer_reserve(r->w, size);

@@ -6,8 +6,10 @@
 #include <stdint.h>
 #include <linux/perf_event.h>
 
+#include "format/format.h"
+
 /* Size of ring.bounce: one maximal record (header.size is a u16) fits. */
-#define RING_BOUNCE_SIZE 65536
+#define RING_BOUNCE_SIZE (RP_RECORD_MAX + 1)
 
 /*
  * One reader per ring; the struct is not shared between threads. head and tail are the

@@ -64,7 +64,7 @@ static int on_map(const struct procfs_map *m, void *arg)
 	if (!(m->prot & PROT_EXEC) || strlen(m->path) > 4096)
 		return 0;
 	size = perfrec_mmap2_size(s->sample_type, m->path);
-	h = size <= 65535 ? writer_reserve(s->w, size) : NULL;
+	h = size <= RP_RECORD_MAX ? writer_reserve(s->w, size) : NULL;
 	if (!h)
 		return 0;
 	perfrec_mmap2_write(h, size, s->sample_type, &r, &id);
@@ -123,7 +123,7 @@ static void emit_cgroup(struct synth *s, const char *root, const char *rel)
 		return;
 	c.path = *rel ? rel : "/";
 	size = perfrec_cgroup_size(s->sample_type, c.path);
-	if (size > 65535 || !(h = writer_reserve(s->w, size)))
+	if (size > RP_RECORD_MAX || !(h = writer_reserve(s->w, size)))
 		return;
 	perfrec_cgroup_write(h, size, s->sample_type, &c, &id);
 	s->st.cgroups++;

@@ -23,6 +23,14 @@
 #include "unwind/proto.h"
 #include "unwind/utab.h"
 
+/* A walk's stop is stored as it is (RP_CONTEXT_UNWIND + res->stop): the format's values. */
+#define SAME_STOP(w, f) ((int)UW_##w == (int)RP_UNWIND_##f)
+_Static_assert(SAME_STOP(COMPLETE, COMPLETE) && SAME_STOP(STACK_END, STACK_END) &&
+		   SAME_STOP(NO_INFO, NO_INFO) && SAME_STOP(PENDING, PENDING) &&
+		   SAME_STOP(BAD_FRAME, BAD_FRAME) && SAME_STOP(MAX_DEPTH, MAX_DEPTH) &&
+		   SAME_STOP(JOINED, JOINED) && SAME_STOP(STOP_N, STOP_N),
+	       "enum uw_stop is stored as enum rp_unwind_stop");
+
 /* OBJ_DROPPED: its table was dropped for memory; asked for again when a sample needs it. */
 enum obj_state { OBJ_NEW, OBJ_PENDING, OBJ_READY, OBJ_NONE, OBJ_DROPPED };
 

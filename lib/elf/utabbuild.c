@@ -22,8 +22,8 @@
 #define REG_RSP 7
 #define REG_RIP 16 /* the return address column */
 
-#define MAX_SEGS 64	     /* PT_LOAD segments used; real files have 2-4 */
-#define PLT_EXPAND_MAX 65536 /* bytes of a .plt FDE of another threshold written as rows */
+#define MAX_SEGS 64		  /* PT_LOAD segments used; real files have 2-4 */
+#define PLT_EXPAND_MAX (64 << 10) /* bytes of a .plt FDE of another threshold written as rows */
 #define SRC_EH 0
 #define SRC_DEBUG 1
 

@@ -19,7 +19,7 @@ struct kbatch {
 	uint32_t n; /* stacks in the batch; 0: empty */
 	uint32_t first_id;
 	size_t len;
-	unsigned char buf[65528];
+	unsigned char buf[RP_RECORD_MAX8];
 };
 
 /* Add the definition of stack id. False when it does not fit or does not follow the last
@@ -48,8 +48,8 @@ int kbatch_read_next(struct kbatch_reader *br, struct kbatch_stack *ret);
 
 /* ---- a batch being packed (one per CPU in the recorder) ---- */
 
-#define SBATCH_MAX 65528u /* largest record size that is a multiple of 8 */
-#define SBATCH_MRU 8	  /* recent tasks a batch refers to by position */
+#define SBATCH_MAX RP_RECORD_MAX8
+#define SBATCH_MRU 8 /* recent tasks a batch refers to by position */
 
 struct sbatch {
 	uint32_t n; /* samples in the batch; 0: empty */

@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "format/format.h"
+
 struct order;
 struct perf_event_header;
 struct reader_stats;
@@ -54,7 +56,7 @@ void decoder_take_samples(struct decoder *d, const struct perf_event_header *h,
  * have sample_type: into buf (DECODER_SAMPLE_MAX bytes, 8-byte aligned) with the stack's
  * callchain when sample_type has one. *cached is the stack whose callchain buf holds already
  * (UINT32_MAX: none), updated. Returns the sample to hand out: buf, or h itself. */
-#define DECODER_SAMPLE_MAX 65536u
+#define DECODER_SAMPLE_MAX (RP_RECORD_MAX + 1u)
 const struct perf_event_header *decoder_sample_expand(const struct decoder *d,
 						      const struct perf_event_header *h,
 						      uint32_t stack, uint64_t sample_type,

@@ -47,16 +47,6 @@ static const char *cpumode(uint16_t misc)
 
 static const char *context_name(uint64_t v)
 {
-	/* RP_CONTEXT_UNWIND + why the walk stopped (format.h) */
-	static const char *const unwind[] = {
-		"unwind:complete",	 "unwind:stack-copy-exhausted",
-		"unwind:no-unwind-info", "unwind:table-pending",
-		"unwind:bad-frame",	 "unwind:depth-limit",
-		"unwind:joined"
-	};
-
-	if (v >= RP_CONTEXT_UNWIND && v - RP_CONTEXT_UNWIND < sizeof(unwind) / sizeof(unwind[0]))
-		return unwind[v - RP_CONTEXT_UNWIND];
 	if (v == RP_CONTEXT_JOINED)
 		return "joined";
 	switch (v) {
@@ -94,7 +84,10 @@ static void dump_sample(FILE *f, const struct perf_event_header *h, uint64_t st)
 			memcpy(&v, &s.ips[i], 8);
 			if (i)
 				fputc(',', f);
-			if (v >= (uint64_t)PERF_CONTEXT_MAX)
+			if (v >= RP_CONTEXT_UNWIND && v - RP_CONTEXT_UNWIND < RP_CONTEXT_UNWIND_N)
+				fprintf(f, "unwind:%s",
+					format_unwind_stop_token(v - RP_CONTEXT_UNWIND));
+			else if (v >= (uint64_t)PERF_CONTEXT_MAX)
 				fputs(context_name(v), f);
 			else
 				fprintf(f, "0x%" PRIx64, v);

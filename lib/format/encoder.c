@@ -168,7 +168,7 @@ static void need_ksyms(struct encoder *e, const struct perfrec_sample *s)
 
 	perfrec_chain_init(&c, s);
 	for (; more; more = perfrec_chain_next(&c, &v, &ret)) {
-		if (v < 0xffff800000000000ull + 1 || v >= (uint64_t)PERF_CONTEXT_MAX)
+		if (v < RP_KERNEL_FLOOR + 1 || v >= (uint64_t)PERF_CONTEXT_MAX)
 			continue; /* not the kernel half of the address space */
 		/* A return address just past a function's padding is an instruction interrupted at
 		 * the function's start (ksymtab_find_frame()): the report names the function,

@@ -61,15 +61,12 @@ static void count_unwind(struct filestats *s, const struct perfrec_sample *smp)
 /* The user stacks unwound while recording, by why their walk stopped. */
 static void print_unwind(FILE *f, const struct filestats *s)
 {
-	static const char *const names[] = {
-		"complete",  "stack copy exhausted", "no unwind information", "table pending",
-		"bad frame", "depth limit",	     "completed by joining"
-	};
 	uint64_t other = s->unwound;
 
 	fprintf(f, "  user stacks   %" PRIu64 " unwound while recording:", s->unwound);
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		fprintf(f, "%s %" PRIu64 " %s", i ? "," : "", s->unwind_stop[i], names[i]);
+	for (size_t i = 0; i < RP_UNWIND_STOP_N; i++) {
+		fprintf(f, "%s %" PRIu64 " %s", i ? "," : "", s->unwind_stop[i],
+			format_unwind_stop_name(i));
 		other -= s->unwind_stop[i];
 	}
 	if (other)

@@ -207,3 +207,25 @@ int format_symtab(const struct perf_event_header *h, struct rp_symtab_rec *ret, 
 	*ret_run_size = h->size - fixed;
 	return 0;
 }
+
+/* One name per stored stop reason: the report's header, --stats, --dump and the [cut: ...]
+ * frames all say it so. */
+static const char *const stop_names[RP_UNWIND_STOP_N][2] = {
+	[RP_UNWIND_COMPLETE] = { "complete", "complete" },
+	[RP_UNWIND_STACK_END] = { "stack copy exhausted", "stack-copy-exhausted" },
+	[RP_UNWIND_NO_INFO] = { "no unwind information", "no-unwind-information" },
+	[RP_UNWIND_PENDING] = { "table pending", "table-pending" },
+	[RP_UNWIND_BAD_FRAME] = { "bad frame", "bad-frame" },
+	[RP_UNWIND_MAX_DEPTH] = { "depth limit", "depth-limit" },
+	[RP_UNWIND_JOINED] = { "completed by joining", "completed-by-joining" },
+};
+
+const char *format_unwind_stop_name(uint64_t reason)
+{
+	return reason < RP_UNWIND_STOP_N ? stop_names[reason][0] : "unknown stop reason";
+}
+
+const char *format_unwind_stop_token(uint64_t reason)
+{
+	return reason < RP_UNWIND_STOP_N ? stop_names[reason][1] : "unknown";
+}

@@ -66,6 +66,14 @@
 #define RP_FORMAT_MINOR_EVENTS 1 /* the minor that added several events */
 #define RP_FORMAT_MAJOR_MIN 1	 /* oldest version this code reads */
 
+/* Limits every layer takes from here. */
+#define RP_RECORD_MAX 65535u	 /* a record's size is 16 bits (perf_event_header.size) */
+#define RP_RECORD_MAX8 65528u	 /* the largest record size that is a multiple of 8 */
+#define RP_STACK_USER_MAX 65528u /* the largest user stack copy the kernel takes */
+#define RP_MAX_CPUS 4096	 /* CPUs a recording can name */
+/* The lowest kernel address: chain words from it up are the kernel's (or context markers). */
+#define RP_KERNEL_FLOOR 0xffff800000000000ull
+
 #define RP_SKIPPABLE_MAGIC 0x184D2A5EU /* zstd skippable frame, nibble 0xE */
 #define RP_DESC_MAGIC 0x44465052U      /* "RPFD" */
 #define RP_HEADER_MAGIC "RINGPROF"
@@ -159,15 +167,29 @@ enum {
 
 /*
  * The last word of a callchain unwound while recording: RP_CONTEXT_UNWIND + the reason the
- * walk stopped (enum uw_stop in lib/unwind/walk.h: 0 complete, 1 stack copy exhausted, 2 no
- * unwind information, 3 table pending, 4 bad frame, 5 depth limit, 6 completed by joining).
- * It lies in the kernel's range of context markers (>= PERF_CONTEXT_MAX) but is none of the
- * kernel's, so a reader that does not know it stops the chain there, as it does at any
- * unknown context.
+ * walk stopped (enum rp_unwind_stop). It lies in the kernel's range of context markers
+ * (>= PERF_CONTEXT_MAX) but is none of the kernel's, so a reader that does not know it stops
+ * the chain there, as it does at any unknown context.
  */
 #define RP_CONTEXT_UNWIND ((uint64_t)-4064)
 #define RP_CONTEXT_UNWIND_N 32 /* markers reserved: RP_CONTEXT_UNWIND + 0..31 */
-#define RP_UNWIND_JOINED 6     /* the stop reason of a chain with RP_CONTEXT_JOINED in it */
+/* Why a walk stopped, as stored (values only added; lib/unwind/walk.h's enum uw_stop, the
+ * walker's result, has the same values: capture/unwinder.c checks that it does). */
+enum rp_unwind_stop {
+	RP_UNWIND_COMPLETE = 0,	 /* reached the outermost frame */
+	RP_UNWIND_STACK_END = 1, /* the next read fell outside the stack copy */
+	RP_UNWIND_NO_INFO = 2,	 /* no unwind information for the pc, no frame-pointer step */
+	RP_UNWIND_PENDING = 3,	 /* the pc's table had not come when the sample was stored */
+	RP_UNWIND_BAD_FRAME = 4, /* a rule the walker does not follow, or a frame that goes back */
+	RP_UNWIND_MAX_DEPTH = 5, /* the frame limit, with a caller left */
+	RP_UNWIND_JOINED = 6,	 /* cut by the copy, completed from the thread's earlier stacks
+				  * (the callers after RP_CONTEXT_JOINED were inferred) */
+	RP_UNWIND_STOP_N
+};
+/* The one name of a stop reason ("complete", "stack copy exhausted", ...; "unknown stop reason"
+ * past the known ones), and the same words joined by '-' for --dump ("stack-copy-exhausted"). */
+const char *format_unwind_stop_name(uint64_t reason);
+const char *format_unwind_stop_token(uint64_t reason);
 /*
  * Inside a user chain unwound while recording (format 2.3): the return addresses before it
  * were read from the sample's stack copy; those after it were not (the copy ended first) but
@@ -262,7 +284,7 @@ struct rp_image_rec {
 	/* unsigned char image[]; */
 };
 _Static_assert(sizeof(struct rp_image_rec) == 48, "rp_image_rec is 48 bytes");
-#define RP_IMAGE_MAX (65535u - 48u - 7u) /* a record's size is 16 bits */
+#define RP_IMAGE_MAX (RP_RECORD_MAX - 48u - 7u) /* a record's size is 16 bits */
 
 /*
  * The build-id of the file with this device and inode, read by the unprivileged helper from
@@ -353,7 +375,7 @@ enum {
 	RP_SYMTAB_GNU_DEBUGDATA = 1u << 2, /* from .gnu_debugdata (MiniDebugInfo) */
 	RP_SYMTAB_SKIPPED = 1u << 8,	   /* not stored: larger than the recorder's bound */
 };
-#define RP_SYMTAB_PAYLOAD_MAX (65528u - 72u) /* entry bytes one record holds */
+#define RP_SYMTAB_PAYLOAD_MAX (RP_RECORD_MAX8 - 72u) /* entry bytes one record holds */
 
 /* The same with the digest of the file the symbols come from (rp_buildid_rec.digest): the
  * entries follow it. What the recorder writes from format 2.4 on. */
@@ -457,6 +479,12 @@ _Static_assert(sizeof(struct rp_event_rec) == 392, "rp_event_rec is 392 bytes");
 
 /* The packed samples of one CPU and event: rp_samples_rec's layout with the event index
  * added, the columns following as in rp_samples_rec. */
+/* An event as a reader describes it: its name and rate (freq 0: a fixed period). */
+struct rp_event_desc {
+	char name[64];
+	uint64_t freq, period;
+};
+
 struct rp_evsamples_rec {
 	struct perf_event_header hdr; /* type RP_REC_EVSAMPLES */
 	uint64_t time;		      /* of the first sample */

@@ -165,7 +165,7 @@ int perfrec_parse_cgroup(const struct perf_event_header *h, uint64_t sample_type
 			 struct perfrec_cgroup *ret);
 
 /* Encoders for synthesized side-band: the size of the record, then the record itself written
- * at dst (size bytes, as returned; the trailer from id). Sizes above 65535 cannot be stored. */
+ * at dst (size bytes, as returned; the trailer from id). Sizes above RP_RECORD_MAX cannot be stored. */
 size_t perfrec_comm_size(uint64_t sample_type, const char *comm);
 void perfrec_comm_write(void *dst, size_t size, uint64_t sample_type, const struct perfrec_comm *c,
 			const struct perfrec_id *id);

@@ -22,9 +22,9 @@ struct reader {
 	bool eof;
 	uint32_t last_stack; /* of the record reader_next returned last */
 	uint32_t last_event;
-	struct reader_event_desc events[RP_MAX_EVENTS]; /* [0]: the header's; others from EVENT
-							 * records (name "" when lost) */
-	uint32_t n_events;				/* 1 + the highest index described */
+	struct rp_event_desc events[RP_MAX_EVENTS]; /* [0]: the header's; others from EVENT
+						     * records (name "" when lost) */
+	uint32_t n_events;			    /* 1 + the highest index described */
 	void (*warn)(void *arg, const char *msg);
 	void *warn_arg;
 	struct reader_stats st;
@@ -289,7 +289,7 @@ uint32_t reader_n_events(struct reader *r)
 	return r->n_events ? r->n_events : 1;
 }
 
-const struct reader_event_desc *reader_event_desc(struct reader *r, uint32_t i)
+const struct rp_event_desc *reader_event_desc(struct reader *r, uint32_t i)
 {
 	if (i >= reader_n_events(r))
 		return NULL;
@@ -298,7 +298,7 @@ const struct reader_event_desc *reader_event_desc(struct reader *r, uint32_t i)
 
 const char *reader_event_name(struct reader *r, uint32_t i)
 {
-	const struct reader_event_desc *d = reader_event_desc(r, i);
+	const struct rp_event_desc *d = reader_event_desc(r, i);
 
 	return d ? d->name : NULL;
 }

@@ -68,11 +68,7 @@ uint32_t reader_n_events(struct reader *r);
 const char *reader_event_name(struct reader *r, uint32_t i);
 /* Event i's name and rate (freq 0: every period-th event), NULL when its description was
  * lost; valid for the reader's lifetime. */
-struct reader_event_desc {
-	char name[64];
-	uint64_t freq, period;
-};
-const struct reader_event_desc *reader_event_desc(struct reader *r, uint32_t i);
+const struct rp_event_desc *reader_event_desc(struct reader *r, uint32_t i);
 
 /* Frames whose records all come after t (CLOCK_MONOTONIC ns) are not read: the stream ends
  * before the first of them. */

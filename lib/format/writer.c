@@ -132,7 +132,7 @@ void *writer_reserve(struct writer *w, size_t size)
 {
 	void *p;
 
-	if (size < 8 || size > 65535 || size % 8)
+	if (size < 8 || size > RP_RECORD_MAX || size % 8)
 		return NULL;
 	/* Full: close the frame. A failure is counted in the stats; the buffer is empty after it. */
 	if (w->raw_len + w->prologue_len + size > FRAME_RAW_CAP)

@@ -29,7 +29,7 @@ int writer_create(const char *path, int mode, int level, struct writer **ret);
 /* Write to an open fd positioned at offset 0; the fd is consumed on success. */
 int writer_fdopen(int fd, int level, struct writer **ret);
 
-/* Space for one record of size bytes (a multiple of 8, at most 65535) in the open frame;
+/* Space for one record of size bytes (a multiple of 8, at most RP_RECORD_MAX) in the open frame;
  * closes the frame first when it is full. NULL only for an invalid size. The caller fills
  * the space completely before the next writer call. */
 void *writer_reserve(struct writer *w, size_t size);

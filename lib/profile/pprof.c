@@ -329,9 +329,9 @@ static int add_counts(struct enc *e, const struct pprof_opts *o)
 }
 
 /* The event the profile is of: the one selected, else the first file's. */
-static void event_of(const struct session *s, struct session_event *ret)
+static void event_of(const struct session *s, struct rp_event_desc *ret)
 {
-	const struct session_event *ev = session_selected_event(s);
+	const struct rp_event_desc *ev = session_selected_event(s);
 	const struct rp_header_rec *h = session_header(s);
 
 	if (ev) {
@@ -367,7 +367,7 @@ static int describe(struct enc *e, Profile *pr, ValueType *vt, size_t *ret_n,
 {
 	const struct session_totals *t = session_totals(e->s);
 	const struct rp_header_rec *h = session_header(e->s);
-	struct session_event ev;
+	struct rp_event_desc ev;
 	char base[64];
 	bool ns;
 	size_t n = e->weight == SESSION_WALL ? N_VALS : 2;

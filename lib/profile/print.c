@@ -193,7 +193,7 @@ static void print_noinfo_object(FILE *f, const struct session *s, uint32_t dso, 
 			"frame pointers (-fno-omit-frame-pointer) to see its callers\n");
 }
 
-/* The objects most of the "no unwind information" stops are in (at most 3, each >= 1 % of the
+/* The objects most of the RP_UNWIND_NO_INFO stops are in (at most 3, each >= 1 % of the
  * user stacks), each with the advice that applies to it, and the stops in no mapping. */
 static void print_noinfo_advice(FILE *f, const struct session *s, const struct session_totals *t)
 {
@@ -220,11 +220,12 @@ static void print_noinfo_advice(FILE *f, const struct session *s, const struct s
 		done[k] = b;
 		print_noinfo_object(f, s, (uint32_t)b, 100.0 * (double)t->unwind_noinfo[b] / n);
 	}
-	if (t->unwind_stop[2] > in_objects && (double)(t->unwind_stop[2] - in_objects) >= 0.01 * n)
+	if (t->unwind_stop[RP_UNWIND_NO_INFO] > in_objects &&
+	    (double)(t->unwind_stop[RP_UNWIND_NO_INFO] - in_objects) >= 0.01 * n)
 		fprintf(f,
 			"# note: %.0f%% of the user stacks stop in code in no known mapping (JIT code "
 			"without a perf map, or mappings lost with lost records)\n",
-			100.0 * (double)(t->unwind_stop[2] - in_objects) / n);
+			100.0 * (double)(t->unwind_stop[RP_UNWIND_NO_INFO] - in_objects) / n);
 }
 
 /* Whether ringprofd made the recording (its header's command line): advice then names its
@@ -243,25 +244,29 @@ static void print_unwind_header(FILE *f, const struct session *s, const struct s
 
 	for (size_t i = 0; i < RP_CONTEXT_UNWIND_N; i++)
 		pct[i] = 100.0 * (double)t->unwind_stop[i] / n;
-	fprintf(f, "# user stacks: %.1f%% complete", pct[0]);
+	fprintf(f, "# user stacks: %.1f%% %s", pct[RP_UNWIND_COMPLETE],
+		format_unwind_stop_name(RP_UNWIND_COMPLETE));
 	if (t->unwind_stop[RP_UNWIND_JOINED])
-		fprintf(f, ", %.1f%% completed by joining the thread's earlier stacks ([joined])",
-			pct[RP_UNWIND_JOINED]);
-	if (pct[0] + pct[RP_UNWIND_JOINED] < 99.95)
-		fprintf(f,
-			"; incomplete: %.1f%% stack copy exhausted, %.1f%% no unwind information, "
-			"%.1f%% table pending, %.1f%% bad frame",
-			pct[1], pct[2], pct[3], pct[4] + pct[5]);
+		fprintf(f, ", %.1f%% %s the thread's earlier stacks ([joined])",
+			pct[RP_UNWIND_JOINED], format_unwind_stop_name(RP_UNWIND_JOINED));
+	if (pct[RP_UNWIND_COMPLETE] + pct[RP_UNWIND_JOINED] < 99.95)
+		fprintf(f, "; incomplete: %.1f%% %s, %.1f%% %s, %.1f%% %s, %.1f%% %s",
+			pct[RP_UNWIND_STACK_END], format_unwind_stop_name(RP_UNWIND_STACK_END),
+			pct[RP_UNWIND_NO_INFO], format_unwind_stop_name(RP_UNWIND_NO_INFO),
+			pct[RP_UNWIND_PENDING], format_unwind_stop_name(RP_UNWIND_PENDING),
+			pct[RP_UNWIND_BAD_FRAME] + pct[RP_UNWIND_MAX_DEPTH],
+			format_unwind_stop_name(RP_UNWIND_BAD_FRAME));
 	fputc('\n', f);
 	print_unwind_objects(f, s, t);
-	if (pct[1] >= 5.0)
+	if (pct[RP_UNWIND_STACK_END] >= 5.0)
 		fprintf(f,
 			"# note: %.0f%% of the user stacks were deeper than the %u-byte stack copy: %s%u)\n",
-			pct[1], t->stack_user,
+			pct[RP_UNWIND_STACK_END], t->stack_user,
 			by_daemon(s) ? "give ringprofd a larger one (UserStackSize="
 				     : "record with a larger one (--call-graph dwarf,",
-			t->stack_user && t->stack_user * 4 < 65528 ? t->stack_user * 4 : 65528);
-	if (pct[2] >= 5.0)
+			t->stack_user && t->stack_user * 4 < RP_STACK_USER_MAX ? t->stack_user * 4
+									       : RP_STACK_USER_MAX);
+	if (pct[RP_UNWIND_NO_INFO] >= 5.0)
 		print_noinfo_advice(f, s, t);
 }
 
@@ -446,8 +451,8 @@ void print_header(FILE *f, const struct session *s, const char *const *inputs, s
 		if (h->hdr.size > sizeof(*h) && *cmd)
 			fprintf(f, "# command: %s\n", cmd);
 		/* With several events, the one this report is of. */
-		const struct session_event *ev = session_selected_event(s);
-		struct session_event ev0 = { .freq = h->flags & RP_HDR_FREQ ? h->freq : 0,
+		const struct rp_event_desc *ev = session_selected_event(s);
+		struct rp_event_desc ev0 = { .freq = h->flags & RP_HDR_FREQ ? h->freq : 0,
 					     .period = h->period };
 
 		snprintf(ev0.name, sizeof(ev0.name), "%.63s", h->event_name);

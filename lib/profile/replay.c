@@ -94,8 +94,8 @@ struct replay {
 	uint64_t t_latest;
 	int64_t offcpu_dso;
 	int64_t joined_dso; /* "[joined]": where a chain's inferred callers start */
-	int64_t cut_dso;    /* "[cut]": session_opts.mark_cut's frames, addr the enum uw_stop */
-	int64_t wall_off;   /* the file's CLOCK_REALTIME - CLOCK_MONOTONIC, for time buckets */
+	int64_t cut_dso; /* "[cut]": session_opts.mark_cut's frames, addr the enum rp_unwind_stop */
+	int64_t wall_off; /* the file's CLOCK_REALTIME - CLOCK_MONOTONIC, for time buckets */
 	/* see replay_set_sample_hook() */
 	void (*hook)(void *arg, const struct perfrec_sample *smp, uint32_t stack, uint32_t comm,
 		     uint32_t unit);
@@ -646,7 +646,7 @@ static bool leaf_dso_kept(struct replay *rp, const struct perfrec_sample *smp)
 	return false;
 }
 
-/* A walk stopped for "no unwind information" at ADDR, in map M: counted for its object, and
+/* A walk stopped RP_UNWIND_NO_INFO at ADDR, in map M: counted for its object, and
  * the file offset kept among the object's first distinct ones (the report checks them against
  * the file's CFI: built without unwind tables, or a table not used). */
 static void count_noinfo(struct session_totals *t, const struct procmodel_map *m, uint64_t addr)
@@ -693,7 +693,7 @@ static void count_unwind(struct replay *rp, const struct perfrec_sample *smp)
 		return;
 	t->unwound++;
 	t->unwind_stop[v - RP_CONTEXT_UNWIND]++;
-	if (v == RP_CONTEXT_UNWIND || v == RP_CONTEXT_UNWIND + RP_UNWIND_JOINED)
+	if (v == RP_CONTEXT_UNWIND + RP_UNWIND_COMPLETE || v == RP_CONTEXT_UNWIND + RP_UNWIND_JOINED)
 		return;
 	memcpy(&last, &smp->ips[smp->nr - 2], 8);
 	m = last < (uint64_t)PERF_CONTEXT_MAX
@@ -709,8 +709,8 @@ static void count_unwind(struct replay *rp, const struct perfrec_sample *smp)
 		memset(t->unwind_dso + old, 0, (t->n_unwind_dso - old) * sizeof(uint64_t));
 	}
 	t->unwind_dso[m->dso]++;
-	/* 2 is "no unwind information" (enum uw_stop): the report's advice needs those apart. */
-	if (v - RP_CONTEXT_UNWIND == 2)
+	/* The report's advice needs the RP_UNWIND_NO_INFO stops apart. */
+	if (v - RP_CONTEXT_UNWIND == RP_UNWIND_NO_INFO)
 		count_noinfo(t, m, last);
 }
 

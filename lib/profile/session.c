@@ -40,7 +40,7 @@ struct session {
 	size_t n_covered;
 	struct session_totals t;
 	struct stream *stream; /* session_stream(): NULL when aggregating */
-	struct session_event events[RP_MAX_EVENTS];
+	struct rp_event_desc events[RP_MAX_EVENTS];
 	size_t n_events;
 };
 
@@ -75,10 +75,10 @@ struct stream {
 };
 
 /* Add r's events that events[] does not have yet. */
-static void merge_events(struct reader *r, struct session_event *events, size_t max, size_t *n)
+static void merge_events(struct reader *r, struct rp_event_desc *events, size_t max, size_t *n)
 {
 	for (uint32_t i = 0; i < reader_n_events(r); i++) {
-		const struct reader_event_desc *d = reader_event_desc(r, i);
+		const struct rp_event_desc *d = reader_event_desc(r, i);
 		bool seen = false;
 
 		if (!d)
@@ -94,7 +94,7 @@ static void merge_events(struct reader *r, struct session_event *events, size_t 
 	}
 }
 
-int session_list_events(const char *const *paths, size_t n_paths, struct session_event *ret,
+int session_list_events(const char *const *paths, size_t n_paths, struct rp_event_desc *ret,
 			size_t max, size_t *ret_n)
 {
 	size_t n = 0;
@@ -116,13 +116,13 @@ int session_list_events(const char *const *paths, size_t n_paths, struct session
 	return 0;
 }
 
-const struct session_event *session_events(const struct session *s, size_t *ret_n)
+const struct rp_event_desc *session_events(const struct session *s, size_t *ret_n)
 {
 	*ret_n = s->n_events;
 	return s->events;
 }
 
-const struct session_event *session_selected_event(const struct session *s)
+const struct rp_event_desc *session_selected_event(const struct session *s)
 {
 	if (!s->o.filter.event)
 		return NULL;

@@ -158,12 +158,11 @@ struct session_totals {
 	uint64_t samples_unmapped; /* samples with a user frame in no known mapping (no perf map
 				    * either), after filters */
 	/* Recordings unwound while recording (--call-graph dwarf): samples with a user stack, by
-	 * why its walk stopped (enum uw_stop: 0 complete, 1 stack copy exhausted, 2 no unwind
-	 * information, 3 table pending, 4 bad frame, 5 depth limit), after filters. */
+	 * why its walk stopped (enum rp_unwind_stop), after filters. */
 	uint64_t unwound, unwind_stop[RP_CONTEXT_UNWIND_N];
 	uint64_t *unwind_dso; /* incomplete user stacks by the dsotab id of their last frame */
 	size_t n_unwind_dso;
-	uint64_t *unwind_noinfo; /* of those, the ones stopped for "no unwind information" */
+	uint64_t *unwind_noinfo; /* of those, the ones that stopped RP_UNWIND_NO_INFO */
 	size_t n_unwind_noinfo;
 	struct session_stop_offs *unwind_noinfo_at; /* where in the file, by dsotab id */
 	size_t n_unwind_noinfo_at;
@@ -185,16 +184,10 @@ struct session_totals {
 	uint64_t offcpu_stacks, offcpu_rate;
 };
 
-/* An event of the recordings: its name and rate (freq 0: a fixed period). */
-struct session_event {
-	char name[64];
-	uint64_t freq, period;
-};
-
 /* The events of the recordings at paths (reading only their first frames), in order of first
  * appearance, at most max into ret. 0, or -errno (out of memory). Files that cannot be read
  * are left out (session_add_file says why). */
-int session_list_events(const char *const *paths, size_t n_paths, struct session_event *ret,
+int session_list_events(const char *const *paths, size_t n_paths, struct rp_event_desc *ret,
 			size_t max, size_t *ret_n);
 
 struct session;
@@ -278,8 +271,8 @@ int session_finish(struct session *s);
 const struct rp_header_rec *session_header(const struct session *s); /* first file's, or NULL */
 /* The events of the files read, as session_list_events(); the filter's event when one is set
  * (NULL when none is). */
-const struct session_event *session_events(const struct session *s, size_t *ret_n);
-const struct session_event *session_selected_event(const struct session *s);
+const struct rp_event_desc *session_events(const struct session *s, size_t *ret_n);
+const struct rp_event_desc *session_selected_event(const struct session *s);
 /* With --since/--until: the first input that had samples in the window ("" when none had)
  * and, in *ret_n, how many had some; session_header() is then that input's header. NULL
  * without a window. */

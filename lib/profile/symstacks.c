@@ -193,21 +193,19 @@ static int64_t symbolize_jit(struct symstacks *ss, uint32_t dso, uint64_t addr)
 }
 
 /* Symbols for one location, innermost first: how many (at most INLINE_MAX), or -ENOMEM. */
-/* The name of session_opts.mark_cut's frame for REASON (an enum uw_stop, as the recording's
- * RP_CONTEXT_UNWIND marker gives it). Symbols are keyed by the name's address: these are
- * static. */
+/* The name of session_opts.mark_cut's frame for REASON (an enum rp_unwind_stop, as the
+ * recording's RP_CONTEXT_UNWIND marker gives it): "[cut: " and the stop's name. Symbols are
+ * keyed by the name's address: these live as long as the program. */
 static const char *cut_name(uint64_t reason)
 {
-	static const char *const names[] = {
-		"[cut]",
-		"[cut: stack copy exhausted]",
-		"[cut: no unwind information]",
-		"[cut: unwind table pending]",
-		"[cut: bad frame]",
-		"[cut: depth limit]",
-	};
+	static char names[RP_UNWIND_STOP_N][48];
 
-	return reason < sizeof(names) / sizeof(names[0]) ? names[reason] : names[0];
+	if (reason == RP_UNWIND_COMPLETE || reason >= RP_UNWIND_STOP_N)
+		return "[cut]";
+	if (!names[reason][0])
+		snprintf(names[reason], sizeof(names[reason]), "[cut: %s]",
+			 format_unwind_stop_name(reason));
+	return names[reason];
 }
 
 /* Remember that object DSO has no DWARF lines, once. -ENOMEM. */

@@ -189,25 +189,3 @@ size_t uw_walk_sp(const struct uw_regs *regs, const struct uw_stack *st, uw_find
 	*res = (struct uw_result){ n, stop, n ? pcs[n - 1] : regs->ip, fp_steps };
 	return n;
 }
-
-const char *uw_stop_name(enum uw_stop s)
-{
-	switch (s) {
-	case UW_COMPLETE:
-		return "complete";
-	case UW_STACK_END:
-		return "stack copy exhausted";
-	case UW_NO_INFO:
-		return "no unwind information";
-	case UW_PENDING:
-		return "unwind table pending";
-	case UW_BAD_FRAME:
-		return "bad frame";
-	case UW_MAX_DEPTH:
-		return "frame limit reached";
-	case UW_JOINED:
-		return "completed by joining";
-	default:
-		return "unknown stop reason";
-	}
-}

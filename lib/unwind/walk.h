@@ -10,7 +10,8 @@
 
 #include "unwind/utab.h"
 
-/* Why a walk stopped. Stored in recordings (format.h, RP_CONTEXT_UNWIND): values only added. */
+/* Why a walk stopped. Stored in recordings as format.h's enum rp_unwind_stop, which has the
+ * same values and names them (format_unwind_stop_name()): values only added. */
 enum uw_stop {
 	UW_COMPLETE = 0, /* reached the outermost frame (an undefined or zero return address) */
 	UW_STACK_END,	 /* the next read fell outside the copied stack: SIZE too small */
@@ -78,8 +79,5 @@ size_t uw_walk(const struct uw_regs *regs, const struct uw_stack *st, uw_find_fn
  * the callers of the thread's previous stack when that one held the same pair. */
 size_t uw_walk_sp(const struct uw_regs *regs, const struct uw_stack *st, uw_find_fn find, void *arg,
 		  uint64_t *pcs, uint64_t *sps, size_t max, struct uw_result *res);
-
-/* "complete", "stack copy exhausted", ... for reports and --stats. */
-const char *uw_stop_name(enum uw_stop s);
 
 #endif
