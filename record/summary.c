@@ -128,7 +128,7 @@ void print_unwind_summary(const struct record *x)
 {
 	const struct unwinder_stats *u = recorder_unwind_stats(x->r);
 	struct unwinder_object o, worst = { 0 };
-	char b[32], d[80], l[320], j[80] = "";
+	char b[32], d[80], l[320], j[160] = "";
 	double n;
 
 	if (!u || !u->samples)
@@ -140,6 +140,10 @@ void print_unwind_summary(const struct record *x)
 	if (x->a.o.join_cut_stacks)
 		snprintf(j, sizeof(j), ", %.1f%% completed by joining the thread's earlier stacks",
 			 100.0 * (double)u->stop[UW_JOINED] / n);
+	if (u->stop[UW_FPCHAIN])
+		snprintf(j + strlen(j), sizeof(j) - strlen(j),
+			 ", %.1f%% continued by frame pointers",
+			 100.0 * (double)u->stop[UW_FPCHAIN] / n);
 	fprintf(stderr,
 		"[ user stacks: %.1f%% complete%s, %.1f%% cut "
 		"by the %u-byte stack copy, %.1f%% without unwind information, %.1f%% waiting for a "

@@ -51,7 +51,8 @@ enum html_kind {
 	HTML_KERNEL = 'k',
 	HTML_JIT = 'j',
 	HTML_UNKNOWN = '?',
-	HTML_MARK = 'm', /* made up by ringprof: [joined], [cut: ...], [waiting], [preempted] */
+	HTML_MARK = 'm', /* made up by ringprof: [joined], [frame pointers], [cut: ...], [waiting],
+			    [preempted] */
 };
 
 struct html_data {

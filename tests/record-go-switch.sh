@@ -5,14 +5,19 @@
 # walk used to read the g0 stack's stale words as callers: on the main thread rt0_go's call of
 # runtime.newproc and the address of runtime.g0 ("[unknown] 0x52f9bf"), 1.4 % of a Go
 # program's samples under a caller that never called. The helper now gives those functions'
-# code after the switch the rule "unknown": the walk stops there. Checked on a Go program that
-# collects garbage all the time (GOGC=5, goroutines allocating): the switch functions are in
-# its stacks (>= 5 samples), no sample has a frame outer than a switch function entered past
-# its switch (its inner neighbour is not gosave_systemstack_switch), none has a frame at an
-# address outside every object, >= 90 % of the user stacks without a switch reach a root of
-# Go's (runtime.goexit, runtime.mstart, runtime.rt0_go, runtime.clone), and the header gives no
-# frame-pointer advice (Go keeps them). Needs Go (golang-1.19-go, or go in PATH); the program
-# is built here. Environment: KEEP=1 keeps $T.
+# code after the switch the rule "unknown": the walk of the copy stops there. The kernel's
+# frame-pointer chain of the same sample (Go keeps frame pointers) goes on from there when it
+# agrees with every return address the walk read: those callers follow a "[frame pointers]"
+# frame (format 2.5), which says that the switch function's direct caller may be missing.
+# Checked on a Go program that collects garbage all the time (GOGC=5, goroutines allocating):
+# the switch functions are in its stacks (>= 5 samples), no sample has a frame outer than a
+# switch function entered past its switch (its inner neighbour is not
+# gosave_systemstack_switch) unless "[frame pointers]" stands between them, none has a frame
+# at an address outside every object, >= 90 % of the stacks through a switch are continued by
+# the frame-pointer chain, >= 90 % of all its user stacks reach a root of Go's
+# (runtime.goexit, runtime.mstart, runtime.rt0_go, runtime.clone), the header says how many
+# were continued, and it gives no frame-pointer advice (Go keeps them). Needs Go
+# (golang-1.19-go, or go in PATH); the program is built here. Environment: KEEP=1 keeps $T.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 
 GO=$(command -v go || true)
@@ -92,30 +97,35 @@ SW='runtime\.(systemstack|mcall|morestack|asmcgocall)(\.abi0)?'
 
 # The switch functions' samples: how many, and how many have a frame outer than a switch
 # function they were entered past the switch of.
-read -r n_sw n_bad n_tot <<<"$(awk -v sw="^($SW)\$" '{
+read -r n_sw n_bad n_tot n_fp <<<"$(awk -v sw="^($SW)\$" '{
 	n = $NF; line = substr($0, 1, length($0) - length($NF) - 1); k = split(line, f, ";")
 	if (f[1] != "rp-gc") next
-	tot += n; has = 0; bad = 0
+	tot += n; has = 0; bad = 0; fp = 0
 	for (i = 2; i <= k; i++) {
 		if (f[i] !~ sw) continue
 		has = 1
+		if (f[i - 1] == "[frame pointers]") { fp = 1; continue }
 		if (i > 2 && i < k && f[i + 1] !~ /^gosave_systemstack_switch/) bad = 1
 	}
-	nsw += has * n; nbad += bad * n
-} END { print nsw + 0, nbad + 0, tot + 0 }' "$T/g.folded")"
+	nsw += has * n; nbad += bad * n; nfp += has * fp * n
+} END { print nsw + 0, nbad + 0, tot + 0, nfp + 0 }' "$T/g.folded")"
 ge "$n_sw" 5 || { sort -k2 -nr "$T/g.folded" | head -5 >&2; fail "only $n_sw of $n_tot samples in Go's stack switches (< 5): the program does not collect garbage as this test needs"; }
 ok "$n_sw of $n_tot samples have a Go stack switch (systemstack, mcall, morestack) in their stacks"
 if [ "$n_bad" != 0 ]; then
 	awk -v sw="($SW)" '$0 ~ ";[^;]+;" sw ";" && $0 !~ sw ";gosave_systemstack_switch"' "$T/g.folded" | sort -k2 -nr | head -5 >&2
 	fail "$n_bad samples have callers read across a Go stack switch (stale g0 stack words)"
 fi
-ok "no sample has a caller read across a Go stack switch ($n_sw samples go through one)"
+ok "no sample has a caller read across a Go stack switch from the copy ($n_sw samples go through one)"
+r=$(awk -v a="$n_fp" -v b="$n_sw" 'BEGIN { printf "%.1f\n", 100 * a / b }')
+ge "$r" 90 || { grep '\[frame pointers\]' "$T/g.folded" | head -3 >&2; fail "only $r % of the stacks through a Go stack switch were continued by frame pointers (< 90)"; }
+ok "$r % of the stacks through a Go stack switch were continued by the kernel's frame-pointer chain"
+check_grep '^# user stacks: .*% continued by frame pointers .*\(\[frame pointers\]\)' "$T/g.head" "the header says how many stacks frame pointers continued"
 check_no_grep '^rp-gc;([^;]*;)*\[unknown\] 0x[0-9a-f]+(;| )' "$T/g.folded" "no frame at an address outside every object"
-r=$(awk -v sw="(^|;)($SW);" '{ n = $NF; line = substr($0, 1, length($0) - length($NF) - 1); split(line, f, ";")
-	if (f[1] != "rp-gc" || line ~ sw) next
+r=$(awk '{ n = $NF; line = substr($0, 1, length($0) - length($NF) - 1); split(line, f, ";")
+	if (f[1] != "rp-gc") next
 	t += n; if (f[2] ~ /^runtime\.(goexit|mstart|rt0_go|clone)(\.abi0)?$/) h += n }
 	END { printf "%.1f\n", t ? 100 * h / t : 0 }' "$T/g.folded")
-ge "$r" 90 || { cat "$T/g.head" >&2; fail "$r % of the Go program's stacks without a stack switch reach a root (< 90)"; }
-ok "$r % of the Go program's stacks without a stack switch reach runtime.goexit, mstart, rt0_go or clone"
+ge "$r" 90 || { cat "$T/g.head" >&2; fail "$r % of the Go program's stacks reach a root (< 90)"; }
+ok "$r % of the Go program's stacks reach runtime.goexit, mstart, rt0_go or clone"
 check_no_grep '^# note: .*frame pointers' "$T/g.head" "no frame-pointer advice for a Go program (it keeps them)"
 exit 0

@@ -137,9 +137,9 @@ read -r tot parts < <(echo "$line" | awk '{
 	sub(/^ *user stacks +/, ""); tot = $1; s = 0; n = 0
 	m = split($0, p, /[:,] +/)
 	for (i = 2; i <= m; i++) { split(p[i], w, " "); s += w[1]; n++ }
-	print tot, s "/" n }')
+	print tot, s "/" (n >= 7 ? "7+" : n) }')
 with_user=$(grep -c '^SAMPLE .*chain=.*user,' "$T/qs.dump")
-check_eq "$parts" "$tot/7" "qsort: --stats' seven user-stacks counts add up to the unwound ($line)"
+check_eq "$parts" "$tot/7+" "qsort: --stats' user-stacks counts (seven at least) add up to the unwound ($line)"
 check_eq "$tot" "$with_user" "qsort: --stats' unwound stacks = samples with a user chain ($with_user)"
 s=$(share "$T/qs.folded" rp-unwind cmp_records '(^|;)main;sort_phase;[^;]*qsort[^;]*(;msort_with_tmp[^;]*)+;cmp_records$')
 ge "$s" 95

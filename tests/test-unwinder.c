@@ -528,6 +528,111 @@ static void test_join(int logr, int logw)
 	done(g, u);
 }
 
+/* A sample whose copy holds STACK (n return addresses) and whose kernel chain holds the user
+ * frame-pointer chain FP (nfp words, fp[0] the ip). */
+static size_t sample_fp(struct unwinder *u, uint64_t time, const uint64_t *stack, size_t n,
+			const uint64_t *fp, size_t nfp, uint64_t *out, bool *held)
+{
+	uint64_t regs[3] = { 0, SP, B_START + 0x100 }, ips[16] = { PERF_CONTEXT_USER };
+	struct perfrec_sample s = {
+		.id = { .pid = (uint32_t)getpid(), .tid = (uint32_t)getpid(), .time = t0 + time },
+		.ip = regs[2],
+		.ips = ips,
+		.nr = nfp + 1,
+	};
+	struct perfrec_user user = { PERF_SAMPLE_REGS_ABI_64, regs,  3,
+				     (const void *)stack,     n * 8, n * 8 };
+
+	memcpy(ips + 1, fp, nfp * 8);
+	return unwinder_chain(u, 0, &s, &user, out, 64, held);
+}
+
+/* Whether a chain holds RP_CONTEXT_FPCHAIN followed by pc. */
+static bool fp_to(const uint64_t *chain, size_t nr, uint64_t pc)
+{
+	for (size_t i = 0; i + 1 < nr; i++)
+		if (chain[i] == RP_CONTEXT_FPCHAIN && chain[i + 1] == pc)
+			return true;
+	return false;
+}
+
+/* A walk that stops short goes on with the kernel's frame-pointer chain of the same sample only
+ * where that chain agrees with every return address the walk read and adds return addresses
+ * into mapped code; marked RP_CONTEXT_FPCHAIN, stop UW_FPCHAIN. A sample that waits for a table
+ * is not continued while it waits, only when it is stored without it. */
+static void test_fpchain(int logr, int logw)
+{
+	const uint64_t ip = B_START + 0x100, a1 = A_START + 0x100, a2 = A_START + 0x110,
+		       a3 = A_START + 0x120, outer = A_START + 0x850;
+	const uint64_t stack[3] = { a1, a2, a3 };
+	const uint64_t agree[3] = { ip, a1, outer }, other[3] = { ip, a1 + 8, outer },
+		       wild[3] = { ip, a1, 0x5000 }, skip[4] = { ip, a2, a3, outer },
+		       skip_short[3] = { ip, a1 + 8, outer };
+	struct objreg *g;
+	struct unwinder *u = setup(&g, logw, ANSWER, ANSWER);
+	struct emitted e = { 0 };
+	uint64_t out[64];
+	char log[64];
+	size_t n;
+	bool held;
+
+	if (!u)
+		return;
+	test_ctx = "frame-pointer chains";
+	sample_stack(u, 60, stack, 3, out, &held);
+	pump(g, u, &e, 1, 60000000000ull); /* the tables come */
+	read_log(logr, log, sizeof(log));
+	n = sample_fp(u, 61, stack, 1, agree, 3, out, &held);
+	CHECK(!held && stop_of(out, n) == UW_FPCHAIN && fp_to(out, n, outer) && n == 6 &&
+		  out[1] == ip && out[2] == a1,
+	      "cut by the copy, the chain agrees: continued after RP_CONTEXT_FPCHAIN (stop %d, %zu "
+	      "words)",
+	      stop_of(out, n), n);
+	n = sample_fp(u, 62, stack, 1, other, 3, out, &held);
+	CHECK(!held && stop_of(out, n) == UW_STACK_END && !fp_to(out, n, outer),
+	      "a chain that disagrees with the return address read: cut (stop %d)",
+	      stop_of(out, n));
+	n = sample_fp(u, 63, stack, 1, wild, 3, out, &held);
+	CHECK(!held && stop_of(out, n) == UW_STACK_END,
+	      "a chain whose next word is in no mapping: cut (stop %d)", stop_of(out, n));
+	n = sample_fp(u, 64, stack, 3, skip, 4, out, &held);
+	CHECK(!held && stop_of(out, n) == UW_FPCHAIN && fp_to(out, n, outer) && out[4] == a3,
+	      "the leaf had not saved its frame pointer (fp[1] is the second return address), two "
+	      "agree: continued (stop %d)",
+	      stop_of(out, n));
+	n = sample_fp(u, 65, stack, 2, skip_short, 3, out, &held);
+	CHECK(!held && stop_of(out, n) == UW_STACK_END,
+	      "the same with one return address to agree on: cut (stop %d)", stop_of(out, n));
+	n = sample_fp(u, 66, stack, 3, agree, 3, out, &held);
+	CHECK(!held && stop_of(out, n) == UW_STACK_END,
+	      "a chain shorter than the walk adds nothing: cut (stop %d)", stop_of(out, n));
+	CHECK(unwinder_stats(u)->stop[UW_FPCHAIN] == 2, "counted: %llu",
+	      (unsigned long long)unwinder_stats(u)->stop[UW_FPCHAIN]);
+	done(g, u);
+
+	/* A's table never comes: kept uncontinued while it waits, continued when stored late. */
+	u = setup(&g, logw, NEVER, ANSWER);
+	if (!u)
+		return;
+	e.n = 0;
+	sample_fp(u, 70, stack, 1, agree, 3, out, &held);
+	CHECK(held, "a sample waiting for A's table is kept, not continued");
+	for (int i = 0; i < 40; i++) { /* B's table comes meanwhile: it waits for A's */
+		usleep(5000);
+		objreg_poll(g, true);
+		unwinder_release(u, false, util_now_ns(), 60000000000ull, emit, &e);
+		unwinder_pass(u);
+	}
+	CHECK_INT(e.n, 0);
+	unwinder_release(u, true, util_now_ns(), 60000000000ull, emit, &e);
+	CHECK(e.n == 1 && stop_of(e.chain[0], e.nr[0]) == UW_FPCHAIN &&
+		  fp_to(e.chain[0], e.nr[0], outer),
+	      "stored without A's table: continued by the frame-pointer chain (stop %d)",
+	      e.n ? stop_of(e.chain[0], e.nr[0]) : -1);
+	read_log(logr, log, sizeof(log));
+	done(g, u);
+}
+
 /* Tables built in one recording are kept on disk by the cache's worker, and the next
  * recording takes them from there: the helper is asked for build-ids only. */
 static void test_cache(int logr, int logw)
@@ -604,6 +709,7 @@ int main(void)
 	test_cache(logp[0], logp[1]);
 	test_most_waiting(logp[0], logp[1]);
 	test_join(logp[0], logp[1]);
+	test_fpchain(logp[0], logp[1]);
 	unlink(path_a);
 	unlink(path_b);
 	{

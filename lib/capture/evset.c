@@ -112,7 +112,10 @@ static void build_attr_one(struct evset *e, size_t i, uint64_t ring_bytes)
 		a->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
 		a->sample_regs_user = UNWINDER_REGS_MASK;
 		a->sample_stack_user = e->o.stack_user;
-		a->exclude_callchain_user = 1;
+		/* The kernel's user frame-pointer chain stays in the sample: where the walk of the
+		 * copy stops short and that chain agrees with it, it goes on with the chain's
+		 * callers, marked (Go's switch to the goroutine's stack, a stack deeper than the
+		 * copy in code that keeps frame pointers). It is never stored as it is. */
 	}
 	a->read_format = PERF_FORMAT_ID | (e->format_lost ? PERF_FORMAT_LOST : 0);
 	a->disabled = 1;

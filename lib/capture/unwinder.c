@@ -28,7 +28,8 @@
 _Static_assert(SAME_STOP(COMPLETE, COMPLETE) && SAME_STOP(STACK_END, STACK_END) &&
 		   SAME_STOP(NO_INFO, NO_INFO) && SAME_STOP(PENDING, PENDING) &&
 		   SAME_STOP(BAD_FRAME, BAD_FRAME) && SAME_STOP(MAX_DEPTH, MAX_DEPTH) &&
-		   SAME_STOP(JOINED, JOINED) && SAME_STOP(STOP_N, STOP_N),
+		   SAME_STOP(JOINED, JOINED) && SAME_STOP(FPCHAIN, FPCHAIN) &&
+		   SAME_STOP(STOP_N, STOP_N),
 	       "enum uw_stop is stored as enum rp_unwind_stop");
 
 /* OBJ_DROPPED: its table was dropped for memory; asked for again when a sample needs it. */
@@ -127,13 +128,15 @@ struct unwinder {
 	uint64_t hold_since;
 	uint64_t chain[UNWINDER_MAX_FRAMES + 256];
 	uint64_t sps[UNWINDER_MAX_FRAMES + 256]; /* the stack pointer of each user frame */
+	uint64_t fpw[UNWINDER_FP_MAX];		 /* a sample's user frame-pointer chain */
 	struct join_slot *join;			 /* JOIN_SLOTS, by tid */
 	bool joining;				 /* unwinder_set_join() */
 };
 
 static void join_forget(struct unwinder *u, uint32_t tid);
 
-/* A kept sample; followed by nk kernel chain words and dyn bytes of stack. */
+/* A kept sample; followed by nk kernel chain words, nfp words of the kernel's user
+ * frame-pointer chain and dyn bytes of stack. */
 struct held {
 	uint32_t size; /* of the entry, a multiple of 8 */
 	uint32_t ci;
@@ -143,6 +146,7 @@ struct held {
 	uint64_t nk;
 	uint32_t pass; /* when it was kept */
 	uint32_t wait; /* the object whose table it waits for, UNMAPPED, or JOINING */
+	uint32_t nfp;  /* words of the kernel's user frame-pointer chain after the kernel chain */
 	/* JOINING: the whole chain (nk words) follows, then the stack pointers of its user
 	 * words (n_user, from chain word user_at on); res_n: the frames its walk found. */
 	uint32_t user_at, n_user, res_n, fp_steps;
@@ -824,12 +828,69 @@ static void remember(struct unwinder *u, uint32_t tid, const uint64_t *pcs, cons
 	}
 }
 
+/* The kernel's walk of the sample's user frame pointers (the words after PERF_CONTEXT_USER,
+ * the first the sample's ip) into u->fpw: how many. */
+static size_t user_fp(struct unwinder *u, const struct perfrec_sample *s)
+{
+	size_t n = 0;
+	bool user = false;
+
+	for (uint64_t i = 0; i < s->nr && n < UNWINDER_FP_MAX; i++) {
+		uint64_t v;
+
+		memcpy(&v, &s->ips[i], 8);
+		if (v >= (uint64_t)PERF_CONTEXT_MAX) {
+			if (user)
+				break;
+			user = v == (uint64_t)PERF_CONTEXT_USER;
+		} else if (user)
+			u->fpw[n++] = v;
+	}
+	return n;
+}
+
+/*
+ * A walk of k words (pcs[0] the ip) that stopped short, continued by the kernel's frame-pointer
+ * chain fp of the same sample when that chain is proven to be the same stack: it agrees with
+ * every return address the walk read, from the first one (or from the second, when the leaf
+ * had not saved its frame pointer yet: then fp[1] is pcs[2], and two must agree), and every
+ * word it adds is a return address into an executable mapping of the process. The marker and
+ * those words follow (at most lim words in all) and the walk ends UW_FPCHAIN. In code that
+ * keeps no frame pointers the chain agrees with nothing: the walk stays as it stopped.
+ */
+static size_t fp_continue(const struct find_ctx *c, const uint64_t *fp, size_t nfp, uint64_t *pcs,
+			  size_t k, size_t lim, struct uw_result *res)
+{
+	for (size_t skip = 0; skip <= 1; skip++) {
+		size_t agree = k - 1 - skip, from = k - skip, n = k + 1; /* fp[from]: the caller */
+		bool same = k >= 2 + skip && agree >= 1 + skip && nfp > from && fp[0] == pcs[0];
+
+		for (size_t i = 1; same && i <= agree; i++)
+			same = fp[i] == pcs[i + skip];
+		if (!same)
+			continue;
+		for (size_t i = from; i < nfp && n < lim; i++) {
+			const struct as_map *m = addrspace_map(c->p, fp[i]);
+
+			if (!m || fp[i] < 4096)
+				return k; /* not a return address: not a chain of frame pointers */
+			pcs[n++] = fp[i];
+		}
+		pcs[k] = RP_CONTEXT_FPCHAIN;
+		res->stop = UW_FPCHAIN;
+		return n;
+	}
+	return k;
+}
+
 /* The user part of the chain after the n words of out: PERF_CONTEXT_USER, the walk of the
- * copy, the callers a join adds, the stop marker. c (its u set) says where the walk
- * ended. Returns the words in out. */
+ * copy, the callers the kernel's frame-pointer chain fp (nfp words) or a join adds, the stop
+ * marker. A walk that stopped at a table on its way, or at a pc in no mapping yet, is
+ * continued by fp only when `final` (the sample is not kept to be walked again). c (its u
+ * set) says where the walk ended. Returns the words in out. */
 static size_t walk_user(struct find_ctx *c, const struct perfrec_id *id, const struct uw_regs *regs,
-			const struct uw_stack *st, uint64_t *out, size_t n, size_t max,
-			struct uw_result *res)
+			const struct uw_stack *st, const uint64_t *fp, size_t nfp, bool final,
+			uint64_t *out, size_t n, size_t max, struct uw_result *res)
 {
 	struct unwinder *u = c->u;
 	size_t lim = max - n - 1 < UNWINDER_MAX_FRAMES ? max - n - 1 : UNWINDER_MAX_FRAMES;
@@ -839,6 +900,9 @@ static size_t walk_user(struct find_ctx *c, const struct perfrec_id *id, const s
 	c->last_obj = NO_OBJ;
 	out[n++] = (uint64_t)PERF_CONTEXT_USER;
 	k = uw_walk_sp(regs, st, find, c, out + n, u->sps, lim, res);
+	if (nfp && c->p && res->stop != UW_COMPLETE && res->stop != UW_MAX_DEPTH &&
+	    (final || (res->stop != UW_PENDING && c->last_obj != UNMAPPED)))
+		k = fp_continue(c, fp, nfp, out + n, k, lim, res);
 	if (u->joining && res->stop == UW_STACK_END)
 		k = join(u, id->tid, out + n, u->sps, k, lim, res);
 	if (u->joining &&
@@ -856,7 +920,8 @@ static void count_walk(struct unwinder *u, const struct uw_result *res, const st
 	u->st.frames += res->n;
 	u->st.fp_steps += res->fp_steps;
 	u->st.late += c->went_late;
-	if (res->stop != UW_COMPLETE && res->stop != UW_JOINED && c->last_obj < u->n_objs)
+	if (res->stop != UW_COMPLETE && res->stop != UW_JOINED && res->stop != UW_FPCHAIN &&
+	    c->last_obj < u->n_objs)
 		u->objs[c->last_obj].stopped++;
 }
 
@@ -886,9 +951,10 @@ static void want_stack(struct unwinder *u, const struct as_proc *p, const struct
 
 /* Keep a sample for later (c: where its walk ended): false when the keep is full. */
 static bool hold(struct unwinder *u, size_t ci, const struct perfrec_sample *s, size_t nk,
-		 const struct uw_regs *regs, const struct uw_stack *st, const struct find_ctx *c)
+		 size_t nfp, const struct uw_regs *regs, const struct uw_stack *st,
+		 const struct find_ctx *c)
 {
-	size_t size = (sizeof(struct held) + nk * 8 + st->size + 7) & ~(size_t)7;
+	size_t size = (sizeof(struct held) + (nk + nfp) * 8 + st->size + 7) & ~(size_t)7;
 	struct held *e;
 
 	if (u->hold_len + size > UNWINDER_HOLD_BYTES ||
@@ -904,12 +970,15 @@ static bool hold(struct unwinder *u, size_t ci, const struct perfrec_sample *s, 
 			    .dyn = st->size,
 			    .nk = nk,
 			    .pass = u->pass,
-			    .wait = c->last_obj };
+			    .wait = c->last_obj,
+			    .nfp = (uint32_t)nfp };
 	e->s.ips = NULL;
 	if (nk)
 		memcpy(e + 1, s->ips, nk * 8);
+	if (nfp)
+		memcpy((uint64_t *)(e + 1) + nk, u->fpw, nfp * 8);
 	if (st->size)
-		memcpy((unsigned char *)(e + 1) + nk * 8, st->data, st->size);
+		memcpy((unsigned char *)(e + 1) + (nk + nfp) * 8, st->data, st->size);
 	u->hold_len += size;
 	if (s->id.time < u->hold_since)
 		u->hold_since = s->id.time;
@@ -985,7 +1054,7 @@ static bool join_holds(struct unwinder *u, uint32_t tid, const uint64_t *pcs, co
 size_t unwinder_chain(struct unwinder *u, size_t ci, const struct perfrec_sample *s,
 		      const struct perfrec_user *user, uint64_t *out, size_t max, bool *ret_held)
 {
-	size_t n = kernel_part(s, out, max), k;
+	size_t n = kernel_part(s, out, max), k, nfp;
 	struct find_ctx c = { .u = u };
 	struct uw_regs regs;
 	struct uw_stack st;
@@ -997,18 +1066,22 @@ size_t unwinder_chain(struct unwinder *u, size_t ci, const struct perfrec_sample
 	/* The mask's bits in order: bp (6), sp (7), ip (8). */
 	regs = (struct uw_regs){ user->regs[2], user->regs[1], user->regs[0] };
 	st = (struct uw_stack){ user->stack, user->stack ? user->dyn_size : 0 };
-	k = walk_user(&c, &s->id, &regs, &st, out, n, max, &res);
+	nfp = user_fp(u, s);
+	k = walk_user(&c, &s->id, &regs, &st, u->fpw, nfp, ci == SIZE_MAX, out, n, max, &res);
 	if (res.stop == UW_JOINED && ci != SIZE_MAX &&
 	    hold_joined(u, ci, s, out, k, n + 1, u->sps, &res)) {
 		*ret_held = true; /* the keep is full: stored joined now, as before */
 		return 0;
 	}
 	if ((res.stop == UW_PENDING || c.last_obj == UNMAPPED) && ci != SIZE_MAX) {
-		if (hold(u, ci, s, n, &regs, &st, &c)) {
+		if (hold(u, ci, s, n, nfp, &regs, &st, &c)) {
 			*ret_held = true;
 			return 0;
 		}
-		c.went_late = res.stop == UW_PENDING; /* the keep is full: stored cut */
+		/* The keep is full: stored now, continued by frame pointers where they agree, else
+		 * cut where the table is missing. */
+		k = walk_user(&c, &s->id, &regs, &st, u->fpw, nfp, true, out, n, max, &res);
+		c.went_late = res.stop == UW_PENDING;
 	}
 	count_walk(u, &res, &c);
 	return k;
@@ -1077,9 +1150,9 @@ void unwinder_release(struct unwinder *u, bool all, uint64_t now, uint64_t max_a
 	u->hold_since = UINT64_MAX;
 	while (in < u->hold_len) {
 		struct held *e = (struct held *)(u->hold + in);
-		const uint64_t *kc = (const uint64_t *)(e + 1);
+		const uint64_t *kc = (const uint64_t *)(e + 1), *fp = kc + e->nk;
 		struct uw_regs regs = { e->regs[0], e->regs[1], e->regs[2] };
-		struct uw_stack st = { (const unsigned char *)(kc + e->nk), e->dyn };
+		struct uw_stack st = { (const unsigned char *)(fp + e->nfp), e->dyn };
 		struct find_ctx c = { .u = u };
 		struct uw_result res = { .stop = UW_PENDING };
 		struct perfrec_sample s = e->s;
@@ -1094,8 +1167,8 @@ void unwinder_release(struct unwinder *u, bool all, uint64_t now, uint64_t max_a
 		count_waiting(u, e->wait, -1); /* counted again below if it is kept */
 		if (e->wait != JOINING && (late || worth_walking(u, e))) {
 			memcpy(u->chain, kc, e->nk * 8);
-			n = walk_user(&c, &s.id, &regs, &st, u->chain, e->nk, sizeof(u->chain) / 8,
-				      &res);
+			n = walk_user(&c, &s.id, &regs, &st, fp, e->nfp, late, u->chain, e->nk,
+				      sizeof(u->chain) / 8, &res);
 			e->wait = c.last_obj;
 		}
 		if (!late && (res.stop == UW_PENDING ||
@@ -1109,6 +1182,9 @@ void unwinder_release(struct unwinder *u, bool all, uint64_t now, uint64_t max_a
 			in += size;
 			continue;
 		}
+		if (!late && c.last_obj == UNMAPPED) /* waited long enough for its mapping */
+			n = walk_user(&c, &s.id, &regs, &st, fp, e->nfp, true, u->chain, e->nk,
+				      sizeof(u->chain) / 8, &res);
 		c.went_late = res.stop == UW_PENDING; /* its table is late: stored cut */
 		count_walk(u, &res, &c);
 		s.ips = u->chain;

@@ -25,6 +25,9 @@
 	((1ull << PERF_REG_X86_BP) | (1ull << PERF_REG_X86_SP) | (1ull << PERF_REG_X86_IP))
 #define UNWINDER_N_REGS 3
 #define UNWINDER_MAX_FRAMES 512 /* user frames per sample */
+/* Words of the kernel's user frame-pointer chain kept per sample (the kernel gives at most
+ * kernel.perf_event_max_stack, 127 by default, kernel and user frames together). */
+#define UNWINDER_FP_MAX 256
 
 struct unwinder_stats {
 	uint64_t samples;	  /* samples with a user context (registers and a stack copy) */

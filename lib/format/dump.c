@@ -49,6 +49,8 @@ static const char *context_name(uint64_t v)
 {
 	if (v == RP_CONTEXT_JOINED)
 		return "joined";
+	if (v == RP_CONTEXT_FPCHAIN)
+		return "frame-pointers";
 	switch (v) {
 	case PERF_CONTEXT_HV:
 		return "hv";

@@ -64,7 +64,10 @@ static void print_unwind(FILE *f, const struct filestats *s)
 	uint64_t other = s->unwound;
 
 	fprintf(f, "  user stacks   %" PRIu64 " unwound while recording:", s->unwound);
+	/* The stops of format 2.3 always, later ones where a file has them. */
 	for (size_t i = 0; i < RP_UNWIND_STOP_N; i++) {
+		if (i > RP_UNWIND_JOINED && !s->unwind_stop[i])
+			continue;
 		fprintf(f, "%s %" PRIu64 " %s", i ? "," : "", s->unwind_stop[i],
 			format_unwind_stop_name(i));
 		other -= s->unwind_stop[i];

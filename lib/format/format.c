@@ -218,6 +218,7 @@ static const char *const stop_names[RP_UNWIND_STOP_N][2] = {
 	[RP_UNWIND_BAD_FRAME] = { "bad frame", "bad-frame" },
 	[RP_UNWIND_MAX_DEPTH] = { "depth limit", "depth-limit" },
 	[RP_UNWIND_JOINED] = { "completed by joining", "completed-by-joining" },
+	[RP_UNWIND_FPCHAIN] = { "continued by frame pointers", "continued-by-frame-pointers" },
 };
 
 const char *format_unwind_stop_name(uint64_t reason)

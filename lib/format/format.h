@@ -59,10 +59,14 @@
  * Version 2.4 adds the digest of what a file holds to RP_REC_BUILDID (a longer record: older
  * readers read its first 64 bytes as before) and writes captured symbols as RP_REC_SYMTAB_D,
  * keyed by build-id and digest (older readers skip it and go without captured symbols).
+ *
+ * Version 2.5 adds RP_CONTEXT_FPCHAIN inside user chains (below): a walk that stopped short
+ * continued by the kernel's frame-pointer chain of the same sample, told apart from what was
+ * unwound from the stack copy. Older readers stop the chain at the marker.
  */
 
 #define RP_FORMAT_MAJOR 2
-#define RP_FORMAT_MINOR 4	 /* what this code writes */
+#define RP_FORMAT_MINOR 5	 /* what this code writes */
 #define RP_FORMAT_MINOR_EVENTS 1 /* the minor that added several events */
 #define RP_FORMAT_MAJOR_MIN 1	 /* oldest version this code reads */
 
@@ -184,6 +188,8 @@ enum rp_unwind_stop {
 	RP_UNWIND_MAX_DEPTH = 5, /* the frame limit, with a caller left */
 	RP_UNWIND_JOINED = 6,	 /* cut by the copy, completed from the thread's earlier stacks
 				  * (the callers after RP_CONTEXT_JOINED were inferred) */
+	RP_UNWIND_FPCHAIN = 7,	 /* stopped short, continued by the kernel's frame-pointer chain
+				  * (the callers after RP_CONTEXT_FPCHAIN) */
 	RP_UNWIND_STOP_N
 };
 /* The one name of a stop reason ("complete", "stack copy exhausted", ...; "unknown stop reason"
@@ -198,6 +204,17 @@ const char *format_unwind_stop_token(uint64_t reason);
  * reader that does not know it keeps what was read and stops there.
  */
 #define RP_CONTEXT_JOINED ((uint64_t)-4065)
+/*
+ * Inside a user chain unwound while recording (format 2.5): the walk of the stack copy stopped
+ * short (a frame it could not unwind, such as Go's switch from the system stack to the
+ * goroutine's, or the end of the copy), and the kernel's own walk of the saved frame pointers,
+ * taken with the same sample, agreed with every return address the walk had read: the
+ * callers after the marker are the kernel's chain's from there on. They were read, not
+ * inferred, but by following frame pointers: a function that keeps none is missing there (at
+ * Go's switch, the direct caller of systemstack). The chain ends in RP_CONTEXT_UNWIND +
+ * RP_UNWIND_FPCHAIN.
+ */
+#define RP_CONTEXT_FPCHAIN ((uint64_t)-4066)
 
 /* Synthesized records (from /proc at start) carry this CPU number in their sample_id. */
 #define RP_CPU_SYNTH 0xffffffffu

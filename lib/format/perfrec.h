@@ -44,14 +44,18 @@ struct perfrec_sample {
  * up at address - 1: a call at the very end of a function returns to the next one). Any other
  * marker (guest, hypervisor, ringprof's end-of-unwind marker) ends the walk. Past ringprof's
  * RP_CONTEXT_JOINED the user chain goes on with callers inferred from the thread's previous
- * stack: `joined` says so from the first of them on.
+ * stack, past RP_CONTEXT_FPCHAIN with the kernel's frame-pointer chain: `via` says which from
+ * the first of them on.
  */
 struct perfrec_chain {
 	const uint64_t *ips; /* possibly unaligned: read with memcpy */
 	uint64_t nr, i;
 	bool kernel; /* the context of the address last returned */
 	bool first;
-	bool joined; /* the address last returned (and every later one) was inferred */
+	/* 0: the address last returned was read from the stack copy (or is the kernel's);
+	 * RP_CONTEXT_JOINED: it (and every later one) was inferred by joining;
+	 * RP_CONTEXT_FPCHAIN: it (and every later one) is the kernel's frame-pointer chain's */
+	uint64_t via;
 };
 
 static inline void perfrec_chain_init(struct perfrec_chain *c, const struct perfrec_sample *s)
@@ -73,8 +77,9 @@ static inline bool perfrec_chain_next(struct perfrec_chain *c, uint64_t *ret_add
 
 		memcpy(&v, &c->ips[c->i++], 8);
 		if (v >= (uint64_t)PERF_CONTEXT_MAX) {
-			if (v == RP_CONTEXT_JOINED && !c->kernel && !c->first) {
-				c->joined = true;
+			if ((v == RP_CONTEXT_JOINED || v == RP_CONTEXT_FPCHAIN) && !c->kernel &&
+			    !c->first && !c->via) {
+				c->via = v;
 				continue;
 			}
 			if (v != (uint64_t)PERF_CONTEXT_KERNEL && v != (uint64_t)PERF_CONTEXT_USER)

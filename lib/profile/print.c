@@ -249,7 +249,10 @@ static void print_unwind_header(FILE *f, const struct session *s, const struct s
 	if (t->unwind_stop[RP_UNWIND_JOINED])
 		fprintf(f, ", %.1f%% %s the thread's earlier stacks ([joined])",
 			pct[RP_UNWIND_JOINED], format_unwind_stop_name(RP_UNWIND_JOINED));
-	if (pct[RP_UNWIND_COMPLETE] + pct[RP_UNWIND_JOINED] < 99.95)
+	if (t->unwind_stop[RP_UNWIND_FPCHAIN])
+		fprintf(f, ", %.1f%% %s where the copy's walk stopped ([frame pointers])",
+			pct[RP_UNWIND_FPCHAIN], format_unwind_stop_name(RP_UNWIND_FPCHAIN));
+	if (pct[RP_UNWIND_COMPLETE] + pct[RP_UNWIND_JOINED] + pct[RP_UNWIND_FPCHAIN] < 99.95)
 		fprintf(f, "; incomplete: %.1f%% %s, %.1f%% %s, %.1f%% %s, %.1f%% %s",
 			pct[RP_UNWIND_STACK_END], format_unwind_stop_name(RP_UNWIND_STACK_END),
 			pct[RP_UNWIND_NO_INFO], format_unwind_stop_name(RP_UNWIND_NO_INFO),
@@ -1395,9 +1398,12 @@ void print_sample(FILE *f, const struct session *s, const struct session_sample 
 		const struct session_sym *sym = session_sym(s, fr->sym);
 		const char *obj = session_dso_path(s, sym->dso);
 
-		/* Where the callers inferred by joining start: a mark, not an address. */
+		/* Where the callers inferred by joining, or the kernel's frame-pointer chain's,
+		 * start: a mark, not an address. */
 		if (obj[0] == '[' && strcmp(obj, "[joined]") == 0)
 			ob_str(&o, "\t               0 [joined] ([joined])\n");
+		else if (obj[0] == '[' && strcmp(obj, "[frame pointers]") == 0)
+			ob_str(&o, "\t               0 [frame pointers] ([frame pointers])\n");
 		else
 			put_frame(&o, fr->addr, sym->name, fr->offset, obj);
 		if (sym->srcline) {

@@ -93,7 +93,9 @@ struct replay {
 	struct offcpu *oc;
 	uint64_t t_latest;
 	int64_t offcpu_dso;
-	int64_t joined_dso; /* "[joined]": where a chain's inferred callers start */
+	/* "[joined]", "[frame pointers]": where a chain's callers that were not unwound from
+	 * the copy start (RP_CONTEXT_JOINED, RP_CONTEXT_FPCHAIN) */
+	int64_t joined_dso, fpchain_dso;
 	int64_t cut_dso; /* "[cut]": session_opts.mark_cut's frames, addr the enum rp_unwind_stop */
 	int64_t wall_off; /* the file's CLOCK_REALTIME - CLOCK_MONOTONIC, for time buckets */
 	/* see replay_set_sample_hook() */
@@ -122,6 +124,7 @@ struct replay *replay_new(const struct session_opts *o, struct procmodel *pm, st
 	rp->lmemo = calloc(LMEMO_SIZE, sizeof(*rp->lmemo));
 	rp->offcpu_dso = -1;
 	rp->joined_dso = -1;
+	rp->fpchain_dso = -1;
 	rp->cut_dso = -1;
 	if (o->weight != SESSION_CPU)
 		rp->oc = offcpu_new();
@@ -436,15 +439,21 @@ static bool in_kernel(const struct perfrec_sample *smp)
 	return (smp->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;
 }
 
-/* The location of the "[joined]" frame that stands between the callers read from a stack
- * copy and those the recorder inferred from the thread's earlier stacks. -ENOMEM. */
-static int64_t joined_loc(struct replay *rp)
+/* The location of the frame that stands between the callers unwound from a stack copy and
+ * those that follow VIA (perfrec_chain): "[joined]" before the callers the recorder inferred
+ * from the thread's earlier stacks, "[frame pointers]" before the kernel's frame-pointer
+ * chain's. -ENOMEM. */
+static int64_t via_loc(struct replay *rp, uint64_t via)
 {
-	if (rp->joined_dso < 0)
-		rp->joined_dso = dsotab_add_mapped(rp->dsos, "[joined]", NULL, 0, 0, 0, 0, 0, 0);
-	if (rp->joined_dso < 0)
-		return rp->joined_dso;
-	return aggregate_add_loc(rp->agg, (uint32_t)rp->joined_dso, 0);
+	bool joined = via == RP_CONTEXT_JOINED;
+	int64_t *dso = joined ? &rp->joined_dso : &rp->fpchain_dso;
+
+	if (*dso < 0)
+		*dso = dsotab_add_mapped(rp->dsos, joined ? "[joined]" : "[frame pointers]", NULL,
+					 0, 0, 0, 0, 0, 0);
+	if (*dso < 0)
+		return *dso;
+	return aggregate_add_loc(rp->agg, (uint32_t)*dso, 0);
 }
 
 /* session_opts.mark_cut: the location of the frame that says why the user stack of SMP,
@@ -459,7 +468,7 @@ static int cut_loc(struct replay *rp, const struct perfrec_sample *smp, uint32_t
 		return 0;
 	memcpy(&v, &smp->ips[smp->nr - 1], 8);
 	if (v <= RP_CONTEXT_UNWIND || v - RP_CONTEXT_UNWIND >= RP_CONTEXT_UNWIND_N ||
-	    v == RP_CONTEXT_UNWIND + RP_UNWIND_JOINED)
+	    v == RP_CONTEXT_UNWIND + RP_UNWIND_JOINED || v == RP_CONTEXT_UNWIND + RP_UNWIND_FPCHAIN)
 		return 0;
 	if (rp->cut_dso < 0)
 		rp->cut_dso = dsotab_add_mapped(rp->dsos, "[cut]", NULL, 0, 0, 0, 0, 0, 0);
@@ -479,16 +488,16 @@ static int locate_chain(struct replay *rp, const struct perfrec_sample *smp, uin
 {
 	struct perfrec_chain c;
 	uint64_t v;
-	bool ret, joined = false;
+	bool ret, marked = false;
 	uint32_t n = 0;
 
 	perfrec_chain_init(&c, smp);
 	while (n < max && perfrec_chain_next(&c, &v, &ret)) {
 		int64_t loc;
 
-		if (c.joined && !joined) {
-			joined = true;
-			if ((loc = joined_loc(rp)) < 0)
+		if (c.via && !marked) {
+			marked = true;
+			if ((loc = via_loc(rp, c.via)) < 0)
 				return (int)loc;
 			rp->loc_buf[n++] = (uint32_t)loc;
 			if (n == max)
@@ -693,7 +702,8 @@ static void count_unwind(struct replay *rp, const struct perfrec_sample *smp)
 		return;
 	t->unwound++;
 	t->unwind_stop[v - RP_CONTEXT_UNWIND]++;
-	if (v == RP_CONTEXT_UNWIND + RP_UNWIND_COMPLETE || v == RP_CONTEXT_UNWIND + RP_UNWIND_JOINED)
+	if (v == RP_CONTEXT_UNWIND + RP_UNWIND_COMPLETE ||
+	    v == RP_CONTEXT_UNWIND + RP_UNWIND_JOINED || v == RP_CONTEXT_UNWIND + RP_UNWIND_FPCHAIN)
 		return;
 	memcpy(&last, &smp->ips[smp->nr - 2], 8);
 	m = last < (uint64_t)PERF_CONTEXT_MAX

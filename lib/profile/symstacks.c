@@ -305,6 +305,8 @@ static int symbolize(struct symstacks *ss, uint32_t dso, uint64_t addr, uint32_t
 	default: /* DSOTAB_PSEUDO: nothing to read, but the off-CPU and join marks name themselves */
 		if (strcmp(dsotab_name(ss->dsos, dso), "[joined]") == 0)
 			id = intern_sym(ss, dso, addr, "[joined]", false);
+		else if (strcmp(dsotab_name(ss->dsos, dso), "[frame pointers]") == 0)
+			id = intern_sym(ss, dso, addr, "[frame pointers]", false);
 		else if (strcmp(dsotab_name(ss->dsos, dso), "[cut]") == 0)
 			id = intern_sym(ss, dso, addr, cut_name(addr), false);
 		else

@@ -24,6 +24,9 @@ enum uw_stop {
 	UW_JOINED,	 /* cut by the copy, then completed (up to the outermost frame) from the
 			  * thread's previous stack, which held the cut frame: the callers above
 			  * RP_CONTEXT_JOINED were inferred, not read (the recorder sets it) */
+	UW_FPCHAIN,	 /* stopped short, then continued by the kernel's frame-pointer chain,
+			  * which agreed with every return address read: the callers after
+			  * RP_CONTEXT_FPCHAIN are that chain's (the recorder sets it) */
 	UW_STOP_N
 };
 
