@@ -12,7 +12,8 @@
 # Checked on a Go program that collects garbage all the time (GOGC=5, goroutines allocating):
 # the switch functions are in its stacks (>= 5 samples), no sample has a frame outer than a
 # switch function entered past its switch (its inner neighbour is not
-# gosave_systemstack_switch) unless "[frame pointers]" stands between them, none has a frame
+# gosave_systemstack_switch) unless "[frame pointers]" stands between them (or the switch
+# function is one of the frame-pointer chain's, outer than that mark), none has a frame
 # at an address outside every object, >= 90 % of the stacks through a switch are continued by
 # the frame-pointer chain, >= 90 % of all its user stacks reach a root of Go's
 # (runtime.goexit, runtime.mstart, runtime.rt0_go, runtime.clone), the header says how many
@@ -100,10 +101,12 @@ SW='runtime\.(systemstack|mcall|morestack|asmcgocall)(\.abi0)?'
 read -r n_sw n_bad n_tot n_fp <<<"$(awk -v sw="^($SW)\$" '{
 	n = $NF; line = substr($0, 1, length($0) - length($NF) - 1); k = split(line, f, ";")
 	if (f[1] != "rp-gc") next
-	tot += n; has = 0; bad = 0; fp = 0
+	tot += n; has = 0; bad = 0; fp = 0; m = 0
+	for (i = 2; i <= k; i++) if (f[i] == "[frame pointers]") m = i
 	for (i = 2; i <= k; i++) {
 		if (f[i] !~ sw) continue
 		has = 1
+		if (i < m) { fp = 1; continue } # in the kernel'"'"'s frame-pointer chain
 		if (f[i - 1] == "[frame pointers]") { fp = 1; continue }
 		if (i > 2 && i < k && f[i + 1] !~ /^gosave_systemstack_switch/) bad = 1
 	}
