@@ -62,6 +62,7 @@ check_eq "$DRC" 0 "SIGTERM: exit 0 after a full disk"
 f=${active%.partial}
 [ -f "$D/$f" ] || fail "$f was not completed"
 stats "$D/$f" "$T/stats"
+grep -Eq '^  finished +yes$' "$T/stats" || { echo "--- the daemon's log:" >&2; tail -15 "$DLOG" >&2; df -k "$M" >&2; }
 check_grep '^  finished +yes$' "$T/stats" "the file is complete"
 check_grep '^  not written +[1-9][0-9]* records' "$T/stats" "the file records how much could not be written"
 "$RP" report -i "$D/$f" --dump >"$T/dump" 2>/dev/null || fail "dump"
