@@ -444,29 +444,57 @@ static void test_never_and_bound(int logr, int logw)
 	done(g, u); /* the helper, stuck for good, is killed */
 }
 
-/* A sample of THREAD at TIME whose stack copy holds the return addresses STACK (n of them). */
-static size_t sample_stack(struct unwinder *u, uint64_t time, const uint64_t *stack, size_t n,
-			   uint64_t *out, bool *held)
+/* A sample whose copy holds STACK (n return addresses) and whose kernel chain holds the user
+ * frame-pointer chain FP (nfp words, fp[0] the ip). */
+static size_t sample_fp(struct unwinder *u, uint64_t time, const uint64_t *stack, size_t n,
+			const uint64_t *fp, size_t nfp, uint64_t *out, bool *held)
 {
-	uint64_t regs[3] = { 0, SP, B_START + 0x100 };
+	uint64_t regs[3] = { 0, SP, B_START + 0x100 }, ips[16] = { PERF_CONTEXT_USER };
 	struct perfrec_sample s = {
 		.id = { .pid = (uint32_t)getpid(), .tid = (uint32_t)getpid(), .time = t0 + time },
-		.ip = regs[2]
+		.ip = regs[2],
+		.ips = ips,
+		.nr = nfp + 1,
 	};
 	struct perfrec_user user = { PERF_SAMPLE_REGS_ABI_64, regs,  3,
 				     (const void *)stack,     n * 8, n * 8 };
 
+	if (nfp)
+		memcpy(ips + 1, fp, nfp * 8);
 	return unwinder_chain(u, 0, &s, &user, out, 64, held);
 }
 
-/* Whether a chain holds RP_CONTEXT_JOINED followed by pc. */
-static bool joined_to(const uint64_t *chain, size_t nr, uint64_t pc)
+/* A sample at TIME whose stack copy holds the return addresses STACK (n of them). */
+static size_t sample_stack(struct unwinder *u, uint64_t time, const uint64_t *stack, size_t n,
+			   uint64_t *out, bool *held)
+{
+	return sample_fp(u, time, stack, n, NULL, 0, out, held);
+}
+
+/* A sample whose walk needs both tables, and the tables come (the helper's log read). */
+static void tables_come(struct objreg *g, struct unwinder *u, int logr, const uint64_t *stack,
+			size_t n)
+{
+	struct emitted e = { 0 };
+	uint64_t out[64];
+	char log[64];
+	bool held;
+
+	sample_stack(u, 40, stack, n, out, &held);
+	pump(g, u, &e, 1, 60000000000ull);
+	read_log(logr, log, sizeof(log));
+}
+
+/* Whether a chain holds MARK followed by pc. */
+static bool marked_to(const uint64_t *chain, size_t nr, uint64_t mark, uint64_t pc)
 {
 	for (size_t i = 0; i + 1 < nr; i++)
-		if (chain[i] == RP_CONTEXT_JOINED && chain[i + 1] == pc)
+		if (chain[i] == mark && chain[i + 1] == pc)
 			return true;
 	return false;
 }
+#define joined_to(c, nr, pc) marked_to(c, nr, RP_CONTEXT_JOINED, pc)
+#define fp_to(c, nr, pc) marked_to(c, nr, RP_CONTEXT_FPCHAIN, pc)
 
 /* By default a stack cut by the copy stays cut. Asked to join: it is completed from what a full
  * walk of the same thread read, marked joined, and kept a moment; a full walk that then finds
@@ -480,16 +508,13 @@ static void test_join(int logr, int logw)
 	struct unwinder *u = setup(&g, logw, ANSWER, ANSWER);
 	struct emitted e = { 0 };
 	uint64_t out[64];
-	char log[64];
 	size_t n;
 	bool held;
 
 	if (!u)
 		return;
 	test_ctx = "joins";
-	sample_stack(u, 50, full, 2, out, &held);
-	pump(g, u, &e, 1, 60000000000ull); /* the tables come */
-	read_log(logr, log, sizeof(log));
+	tables_come(g, u, logr, full, 2);
 	/* By default nothing is joined: a stack cut by the copy stays cut. */
 	n = sample_stack(u, 51, full, 2, out, &held);
 	CHECK(!held && stop_of(out, n) == UW_COMPLETE, "a full walk");
@@ -528,34 +553,6 @@ static void test_join(int logr, int logw)
 	done(g, u);
 }
 
-/* A sample whose copy holds STACK (n return addresses) and whose kernel chain holds the user
- * frame-pointer chain FP (nfp words, fp[0] the ip). */
-static size_t sample_fp(struct unwinder *u, uint64_t time, const uint64_t *stack, size_t n,
-			const uint64_t *fp, size_t nfp, uint64_t *out, bool *held)
-{
-	uint64_t regs[3] = { 0, SP, B_START + 0x100 }, ips[16] = { PERF_CONTEXT_USER };
-	struct perfrec_sample s = {
-		.id = { .pid = (uint32_t)getpid(), .tid = (uint32_t)getpid(), .time = t0 + time },
-		.ip = regs[2],
-		.ips = ips,
-		.nr = nfp + 1,
-	};
-	struct perfrec_user user = { PERF_SAMPLE_REGS_ABI_64, regs,  3,
-				     (const void *)stack,     n * 8, n * 8 };
-
-	memcpy(ips + 1, fp, nfp * 8);
-	return unwinder_chain(u, 0, &s, &user, out, 64, held);
-}
-
-/* Whether a chain holds RP_CONTEXT_FPCHAIN followed by pc. */
-static bool fp_to(const uint64_t *chain, size_t nr, uint64_t pc)
-{
-	for (size_t i = 0; i + 1 < nr; i++)
-		if (chain[i] == RP_CONTEXT_FPCHAIN && chain[i + 1] == pc)
-			return true;
-	return false;
-}
-
 /* A walk that stops short goes on with the kernel's frame-pointer chain of the same sample only
  * where that chain agrees with every return address the walk read and adds return addresses
  * into mapped code; marked RP_CONTEXT_FPCHAIN, stop UW_FPCHAIN. A sample that waits for a table
@@ -579,9 +576,7 @@ static void test_fpchain(int logr, int logw)
 	if (!u)
 		return;
 	test_ctx = "frame-pointer chains";
-	sample_stack(u, 60, stack, 3, out, &held);
-	pump(g, u, &e, 1, 60000000000ull); /* the tables come */
-	read_log(logr, log, sizeof(log));
+	tables_come(g, u, logr, stack, 3);
 	n = sample_fp(u, 61, stack, 1, agree, 3, out, &held);
 	CHECK(!held && stop_of(out, n) == UW_FPCHAIN && fp_to(out, n, outer) && n == 6 &&
 		  out[1] == ip && out[2] == a1,
