@@ -17,6 +17,7 @@
 #include "log.h"
 #include "notify.h"
 #include "reload.h"
+#include "capture/evset.h"
 #include "capture/recorder.h"
 #include "store.h"
 #include "base/util.h"
@@ -810,21 +811,20 @@ static const struct setting_opt setting_opts[] = {
  * stack copy as UserStackSize= (0 for frame pointers). 0 or -errno (said). */
 static int call_graph(struct daemon *d, const char *mode)
 {
-	const char *size = NULL;
+	char why[160], size[24];
+	uint32_t stack_user;
 
-	if (mode && strcmp(mode, "fp") == 0)
-		size = "0";
-	else if (mode && strncmp(mode, "dwarf,", 6) == 0)
-		size = mode + 6;
-	else if (mode && strcmp(mode, "dwarf") != 0) {
-		fprintf(stderr,
-			"ringprofd: unknown call-graph mode '%s': use 'dwarf[,SIZE]' or 'fp'\n"
-			"Try 'ringprofd --help'.\n",
-			mode);
+	if (mode && evset_parse_call_graph(mode, &stack_user, why, sizeof(why)) < 0) {
+		fprintf(stderr, "ringprofd: %s\nTry 'ringprofd --help'.\n", why);
 		return -EINVAL;
 	}
+	/* A bare "dwarf" keeps the configured UserStackSize=. */
+	if (mode && strcmp(mode, "dwarf") != 0)
+		snprintf(size, sizeof(size), "%u", stack_user);
+	else
+		size[0] = '\0';
 	if (add_override(d, "CallChain", "yes") < 0 ||
-	    (size && add_override(d, "UserStackSize", size) < 0)) {
+	    (size[0] && add_override(d, "UserStackSize", size) < 0)) {
 		fprintf(stderr, "ringprofd: too many options\n");
 		return -E2BIG;
 	}

@@ -231,30 +231,15 @@ static int parse_pids(const char *s, pid_t *pids, size_t *n)
 /* --call-graph fp | dwarf[,SIZE], perf's spelling. 0, or the exit status (said). */
 static int parse_call_graph(struct args *a, const char *arg)
 {
-	uint64_t size = DEFAULT_STACK_USER;
+	char why[160];
 
 	a->call_graph_set = true;
-	if (strcmp(arg, "fp") == 0) {
-		a->o.callchain = true;
-		a->o.stack_user = 0;
-		return 0;
+	if (evset_parse_call_graph(arg, &a->o.stack_user, why, sizeof(why)) < 0) {
+		fprintf(stderr, PROG ": %s\n", why);
+		return EXIT_USAGE;
 	}
-	if (strncmp(arg, "dwarf", 5) == 0 && (arg[5] == '\0' || arg[5] == ',')) {
-		if (arg[5] == ',' &&
-		    (util_parse_u64(arg + 6, &size) < 0 || size < 8 || size > RP_STACK_USER_MAX)) {
-			fprintf(stderr,
-				PROG
-				": invalid stack copy size '%s' (bytes, 8 to %u, e.g. dwarf,16384)\n",
-				arg + 6, RP_STACK_USER_MAX);
-			return EXIT_USAGE;
-		}
-		a->o.callchain = true;
-		a->o.stack_user = (uint32_t)((size + 7) & ~7ull);
-		return 0;
-	}
-	fprintf(stderr, PROG ": unknown call-graph mode '%s': use 'dwarf[,SIZE]' or 'fp'%s\n", arg,
-		strcmp(arg, "lbr") == 0 ? " (lbr needs a hardware PMU with branch records)" : "");
-	return EXIT_USAGE;
+	a->o.callchain = true;
+	return 0;
 }
 
 /* -p PID[,PID] or -t TID[,TID]. 0, or the exit status (said). */

@@ -25,7 +25,6 @@
 
 #define PROG "ringprof record"
 #define MAX_PIDS 1024
-#define DEFAULT_STACK_USER 8192		       /* bytes of user stack copied per sample (-g) */
 #define RECORD_UNWIND_CACHE_MAX (256ull << 20) /* --unwind-cache's bound */
 
 enum { TAG_SIGNAL = 1, TAG_PIDFD = 2 };

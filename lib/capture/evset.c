@@ -598,6 +598,33 @@ static int choose_cpus(struct evset *e, const struct recorder_opts *o, char *why
 	return 0;
 }
 
+int evset_parse_call_graph(const char *mode, uint32_t *ret_stack_user, char *why, size_t why_size)
+{
+	uint64_t size = EVSET_STACK_USER_DEFAULT;
+
+	if (strcmp(mode, "fp") == 0) {
+		*ret_stack_user = 0;
+		return 0;
+	}
+	if (strncmp(mode, "dwarf", 5) != 0 || (mode[5] != '\0' && mode[5] != ',')) {
+		snprintf(why, why_size,
+			 "unknown call-graph mode '%s': use 'dwarf[,SIZE]' or 'fp'%s", mode,
+			 strcmp(mode, "lbr") == 0
+			     ? " (lbr needs a hardware PMU with branch records)"
+			     : "");
+		return -EINVAL;
+	}
+	if (mode[5] == ',' &&
+	    (util_parse_size(mode + 6, &size) < 0 || size < 8 || size > RP_STACK_USER_MAX)) {
+		snprintf(why, why_size,
+			 "invalid stack copy size '%s' (bytes, 8 to %u, e.g. dwarf,16384)",
+			 mode + 6, RP_STACK_USER_MAX);
+		return -EINVAL;
+	}
+	*ret_stack_user = (uint32_t)((size + 7) & ~7ull);
+	return 0;
+}
+
 int evset_parse_events(const char *list, struct evset_event *events, size_t *ret_n, char *why,
 		       size_t why_size)
 {

@@ -66,6 +66,13 @@ struct evset {
 int evset_parse_events(const char *list, struct evset_event *events, size_t *ret_n, char *why,
 		       size_t why_size);
 
+/* --call-graph MODE, perf's spelling, for record and ringprofd alike: "fp" (*ret_stack_user 0:
+ * frame pointers) or "dwarf[,SIZE]" (SIZE bytes of user stack copied per sample, default
+ * EVSET_STACK_USER_DEFAULT, 8 to RP_STACK_USER_MAX, "16K" allowed, rounded up to 8). 0, or
+ * -EINVAL with a sentence in why. */
+#define EVSET_STACK_USER_DEFAULT 8192
+int evset_parse_call_graph(const char *mode, uint32_t *ret_stack_user, char *why, size_t why_size);
+
 /* Open the events of o on its CPUs (all online CPUs when o->cpus is NULL) and map their
  * rings; the events stay disabled. 0, or -errno with a sentence for the user in why that
  * names the sysctl, capability or limit involved. *e must be zeroed; evset_done() it in
