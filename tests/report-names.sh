@@ -262,7 +262,9 @@ awk -v ranges="$T/nosym.ranges" '
 		printf "callers_a%s\ncallers_b%s\n", callers["spin_a"], callers["spin_b"]
 	}' "$T/nosym.folded" >"$T/nosym.sum"
 read -r _ total _ na _ nb _ nother < <(head -1 "$T/nosym.sum")
-check_range "$total" 200 100000 "user-only stacks of the stripped program (--folded)"
+# (The program spins for 1 s of wall time: on a loaded machine it gets a part of a CPU, and
+# ASan's recorder a part of the rest: 129 such stacks once beside stress-ng --cpu 2.)
+check_range "$total" 50 100000 "user-only stacks of the stripped program (--folded)"
 check_range $((nother * 100 / total)) 0 2 "% of leaves that are not '[unknown] nosym+0xOFF' inside spin_a or spin_b"
 check_range $((na * 100 / (na + nb))) 60 95 "spin_a's share of the two (3 times spin_b's work), told apart by address"
 ca=$(sed -n 's/^callers_a //p' "$T/nosym.sum")
