@@ -13,8 +13,12 @@
 # -- sleep SECONDS` with an empty cache directory (cold), and again with the cache the cold run
 # left (warm). Per run, from `report --dump`: the busy processes' samples in 100-ms buckets
 # from the first sample, the first bucket from which every bucket has >= 95 % complete stacks
-# (complete or completed by joining), and the share complete over the whole run.
-# Environment: N_IDLE, RUNS, RP_BUILD, KEEP=1.
+# (complete, completed by joining or continued by frame pointers), and the share complete over
+# the whole run.
+# DAEMON=1: ringprofd (-e cpu-clock -F 999, callchains, UnwindCache= the cache directory) runs
+# SECONDS instead of record, and a second python3 loop and rp-workload start once it records
+# (the workload that starts beside a freshly started daemon); all four processes are counted.
+# Environment: N_IDLE, RUNS, RP_BUILD, DAEMON, KEEP=1.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -62,7 +66,7 @@ time_to_95() {
 		if (!t0) t0 = t
 		b = int((t - t0) * 10)
 		n[b]++; all++
-		if ($NF ~ /unwind:(complete|joined)$/) { c[b]++; good++ }
+		if ($NF ~ /unwind:(complete|joined|completed-by-joining|continued-by-frame-pointers)$/) { c[b]++; good++ }
 		if (b > last) last = b
 	}
 	END {
@@ -75,11 +79,40 @@ time_to_95() {
 	}' "$1"
 }
 
+# daemon_run NAME: ringprofd for SECS s into $T/NAME.d with the cache $T/cache, a python3 loop
+# and an rp-workload started once it records (their pids added to $pids); its dump in $T/dump,
+# its log in $T/NAME.err.
+daemon_run() {
+	local d=$T/$1.d dpid py2 w2 _
+	mkdir -p "$d"
+	echo "UnwindCache=$T/cache" >"$T/rpd.conf"
+	"$(dirname "$RP")/ringprofd" -c "$T/rpd.conf" -D "$d" -e cpu-clock -F 999 >"$T/$1.err" 2>&1 &
+	dpid=$!
+	for _ in $(seq 100); do grep -q 'ringprofd: recording' "$T/$1.err" && break; sleep 0.1; done
+	python3 -c 'import time
+def f(n): return sum(i * i for i in range(n))
+while True: f(10000)' &
+	py2=$!
+	"$WL" -d 100000 >/dev/null 2>&1 &
+	w2=$!
+	sleep "$SECS"
+	kill -INT "$dpid"
+	wait "$dpid" || true
+	kill "$py2" "$w2" 2>/dev/null || true
+	wait "$py2" "$w2" 2>/dev/null || true
+	pids="$pids $py2 $w2"
+	"$RP" report --dir "$d" --dump >"$T/dump" 2>/dev/null
+}
+
 echo "### Machine"
 echo
 echo "$MACHINE"
 echo "| workload | $N_IDLE idle binaries, python3 busy loop (pid $PY), rp-workload (pid $W), all started before the recording |"
-echo "| plan | record -a -g -e cpu-clock -F 999 -- sleep $SECS; $RUNS x (cold cache, then warm) |"
+if [ -n "${DAEMON:-}" ]; then
+	echo "| plan | ringprofd -e cpu-clock -F 999 for $SECS s (a second python3 loop and rp-workload started once it records); $RUNS x (cold cache, then warm) |"
+else
+	echo "| plan | record -a -g -e cpu-clock -F 999 -- sleep $SECS; $RUNS x (cold cache, then warm) |"
+fi
 echo
 echo "| run | cache | time to >= 95 % complete | complete over the run | samples (python3 + rp-workload) | tables built | from the cache |"
 echo "|---|---|---|---|---|---|---|"
@@ -91,10 +124,15 @@ for r in $(seq 1 "$RUNS"); do
 	for cache in $CACHES; do
 		opt=(--unwind-cache "$T/cache")
 		[ "$CACHES" = "cold warm" ] || opt=()
-		"$RP" record -a -g -e cpu-clock -F 999 "${opt[@]}" -o "$T/$r$cache.rp" -- sleep "$SECS" \
-			2>"$T/$r$cache.err" || die "record failed: $(cat "$T/$r$cache.err")"
-		"$RP" report -i "$T/$r$cache.rp" --dump >"$T/dump" 2>/dev/null
-		read -r t95 pc n < <(time_to_95 "$T/dump" "$PY $W")
+		pids="$PY $W"
+		if [ -n "${DAEMON:-}" ]; then
+			daemon_run "$r$cache"
+		else
+			"$RP" record -a -g -e cpu-clock -F 999 "${opt[@]}" -o "$T/$r$cache.rp" -- sleep "$SECS" \
+				2>"$T/$r$cache.err" || die "record failed: $(cat "$T/$r$cache.err")"
+			"$RP" report -i "$T/$r$cache.rp" --dump >"$T/dump" 2>/dev/null
+		fi
+		read -r t95 pc n < <(time_to_95 "$T/dump" "$pids")
 		built=$(sed -n 's/.*; \([0-9]*\) tables\{0,1\} built, \([0-9]*\) from the disk cache.*/\1/p' "$T/$r$cache.err")
 		hits=$(sed -n 's/.*; \([0-9]*\) tables\{0,1\} built, \([0-9]*\) from the disk cache.*/\2/p' "$T/$r$cache.err")
 		echo "| $r | $cache | ${t95} s | $pc % | $n | ${built:-?} | ${hits:-?} |"

@@ -113,8 +113,19 @@ stats() {
 	[ "$sa" -gt 0 ] || die "no samples in $PWD/perf.data"
 	R[$key,perf,samples]=$sa R[$key,perf,lost]=$lo
 	# perf's unwinding happens here: the call-graph report, timed like the recorders
-	/usr/bin/time -o perf-report.time -f '%e %U %S' perf report -i perf.data --stdio --no-children \
-		-g caller --percent-limit 1 >perf-report.out 2>perf-report.err || { tail -5 perf-report.err >&2; die "perf report failed"; }
+	rc=0
+	# (perf 6.1's report can hang on one of its addr2line children, waiting for an answer that
+	# never comes: it is killed after PERF_REPORT_MAX s, and its CPU time is then a lower bound.)
+	/usr/bin/time -o perf-report.time -f '%e %U %S' timeout -s KILL "${PERF_REPORT_MAX:-300}" \
+		perf report -i perf.data --stdio --no-children -g caller --percent-limit 1 \
+		>perf-report.out 2>perf-report.err || rc=$?
+	if [ "$rc" = 137 ]; then
+		echo "  perf report killed after ${PERF_REPORT_MAX:-300} s (hung): its CPU below is a lower bound" >&2
+		pkill -f 'addr2line -e .*/.debug/' 2>/dev/null || true
+	elif [ "$rc" != 0 ]; then
+		tail -5 perf-report.err >&2
+		die "perf report failed"
+	fi
 	read -r _ u s <perf-report.time
 	R[$key,perf,rcpu]=$(calc "print $u + $s")
 	for n in "${NAMES[@]}"; do
