@@ -254,10 +254,20 @@ static int order_build(const struct html_data *d, struct order *o)
 /* "objs", "comms", "units": names; the frames in columns: "frame_names" (write_frame_name()),
  * "frame_objs", "frame_kinds" (a letter each), "frame_flat" (the page frame flat output
  * counts it under, plus 1; 0: itself). */
+static const struct session_sym *frame_sym(const struct html_data *d, const struct order *o,
+					   uint32_t i)
+{
+	uint64_t sym, unused;
+
+	pairtab_get(d->frames, o->t.frame_old[i], &sym, &unused);
+	return session_sym(d->s, (uint32_t)sym);
+}
+
 static void write_names(FILE *f, const struct html_data *d, const struct order *o)
 {
 	uint32_t n = pairtab_count(d->frames);
 	const struct pairtab *tabs[] = { d->objs, d->comms, d->units };
+	struct html_col objs, flat;
 
 	for (int t = 0; t < 3; t++) {
 		fputs(t == 0 ? "\"objs\":[" : t == 1 ? "],\n\"comms\":[" : "],\n\"units\":[", f);
@@ -271,38 +281,36 @@ static void write_names(FILE *f, const struct html_data *d, const struct order *
 						  : session_unit(d->s, (uint32_t)id));
 		}
 	}
-	for (int col = 0; col < 4; col++) {
-		fputs(col == 0	 ? "],\n\"frame_names\":["
-		      : col == 1 ? "],\n\"frame_objs\":["
-		      : col == 2 ? "],\n\"frame_kinds\":\""
-				 : "\",\n\"frame_flat\":[",
-		      f);
-		for (uint32_t i = 0; i < n; i++) {
-			uint64_t sym, unused;
-			const struct session_sym *ss;
-			uint32_t old = o->t.frame_old[i];
+	fputs("],\n\"frame_names\":[", f);
+	for (uint32_t i = 0; i < n; i++) {
+		const struct session_sym *ss = frame_sym(d, o, i);
 
-			pairtab_get(d->frames, old, &sym, &unused);
-			ss = session_sym(d->s, (uint32_t)sym);
-			if (col != 2)
-				fputs(i ? (i % 32 ? "," : ",\n") : "", f);
-			if (col == 0)
-				html_frame_name(f,
-						ss->name    ? ss->name
-						: ss->label ? ss->label
-							    : "[unknown]",
-						session_dso_name(d->s, ss->dso));
-			else if (col == 1)
-				fprintf(f, "%" PRId64, pairtab_find(d->objs, ss->dso, 0));
-			else if (col == 2)
-				fputc(frame_kind(d, ss), f);
-			else if (o->t.frame_new[d->flat[old]] == i)
-				fputc('0', f);
-			else
-				fprintf(f, "%" PRIu32, o->t.frame_new[d->flat[old]] + 1);
-		}
+		fputs(i ? (i % 32 ? "," : ",\n") : "", f);
+		html_frame_name(f,
+				ss->name    ? ss->name
+				: ss->label ? ss->label
+					    : "[unknown]",
+				session_dso_name(d->s, ss->dso));
 	}
-	fputs("],\n", f);
+	fputs("],\n\"frame_kinds\":\"", f);
+	for (uint32_t i = 0; i < n; i++)
+		fputc(frame_kind(d, frame_sym(d, o, i)), f);
+	fputs("\",\n", f);
+	html_col_begin(&objs, "frame_objs", 'u');
+	for (uint32_t i = 0; i < n; i++)
+		html_col_put(&objs, pairtab_find(d->objs, frame_sym(d, o, i)->dso, 0));
+	html_col_end(f, &objs);
+	fputs(",\n", f);
+	html_col_begin(&flat, "frame_flat", 'u');
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t old = o->t.frame_old[i];
+
+		html_col_put(&flat, o->t.frame_new[d->flat[old]] == i
+					? 0
+					: (int64_t)o->t.frame_new[d->flat[old]] + 1);
+	}
+	html_col_end(f, &flat);
+	fputs(",\n", f);
 }
 
 /* A count's place in the page's order: by bucket, then page stack. */
@@ -321,13 +329,15 @@ static int cmp_counts(const void *a, const void *b)
 	return x->i < y->i ? -1 : x->i > y->i;
 }
 
-/* One column of numbers: NAME, then EXPR for each K below N, as FMT. */
-#define WRITE_COLUMN(f, name, n, fmt, expr)                                                        \
+/* One column of numbers (html_col_begin()): NAME of KIND, then EXPR for each K below N. */
+#define WRITE_COLUMN(f, name, kind, n, expr)                                                       \
 	do {                                                                                       \
-		fputs(",\n\"" name "\":[", f);                                                     \
+		struct html_col col_;                                                              \
+		fputs(",\n", f);                                                                   \
+		html_col_begin(&col_, name, kind);                                                 \
 		for (uint32_t k = 0; k < (n); k++)                                                 \
-			fprintf(f, "%s%" fmt, k ? (k % 32 ? "," : ",\n") : "", (expr));            \
-		fputc(']', f);                                                                     \
+			html_col_put(&col_, (int64_t)(expr));                                      \
+		html_col_end(f, &col_);                                                            \
 	} while (0)
 
 /* "weight_unit": the mean weight of a sample, and the counts in bucket order, in five columns
@@ -352,15 +362,15 @@ static int write_counts(FILE *f, const struct html_data *d, const struct order *
 	qsort(order, n, sizeof(*order), cmp_counts);
 	unit = samples ? (weight + samples / 2) / samples : 1;
 	fprintf(f, "\"weight_unit\":%" PRIu64, unit);
-	WRITE_COLUMN(f, "count_bucket", n, PRIu32, order[k].bucket - (k ? order[k - 1].bucket : 0));
-	WRITE_COLUMN(f, "count_stack", n, PRIu32,
+	WRITE_COLUMN(f, "count_bucket", 'u', n, order[k].bucket - (k ? order[k - 1].bucket : 0));
+	WRITE_COLUMN(f, "count_stack", 'u', n,
 		     k && order[k].bucket == order[k - 1].bucket
 			 ? order[k].stack - order[k - 1].stack
 			 : order[k].stack);
-	WRITE_COLUMN(f, "count_unit", n, PRIu64,
+	WRITE_COLUMN(f, "count_unit", 'u', n,
 		     (pairtab_get(d->counts, order[k].i, &stack, &unit_bucket), unit_bucket >> 32));
-	WRITE_COLUMN(f, "count_samples", n, PRIu64, d->count[order[k].i]);
-	WRITE_COLUMN(f, "count_weight", n, PRId64,
+	WRITE_COLUMN(f, "count_samples", 'U', n, d->count[order[k].i]);
+	WRITE_COLUMN(f, "count_weight", 'S', n,
 		     (int64_t)(d->period[order[k].i] - d->count[order[k].i] * unit));
 	free(order);
 	return 0;
@@ -370,21 +380,27 @@ static int write_counts(FILE *f, const struct html_data *d, const struct order *
  * the previous stack's); then the counts. -ENOMEM. */
 static int write_stacks(FILE *f, const struct html_data *d, const struct order *o)
 {
+	uint32_t n = pairtab_count(d->stacks);
+	struct html_col comms, leaves;
+
 	if (html_tree_write(f, d->nodes, &o->t) < 0)
 		return -ENOMEM;
-	fputs("\"stack_comms\":[", f);
-	for (uint32_t i = 0; i < pairtab_count(d->stacks); i++) {
+	html_col_begin(&comms, "stack_comms", 'u');
+	for (uint32_t i = 0; i < n; i++) {
 		uint64_t comm, unused;
 
 		pairtab_get(d->stacks, o->stack_old[i], &comm, &unused);
-		fprintf(f, "%s%" PRIu64, i ? (i % 32 ? "," : ",\n") : "", comm);
+		html_col_put(&comms, (int64_t)comm);
 	}
-	fputs("],\n\"stack_leaves\":[", f);
-	for (uint32_t i = 0; i < pairtab_count(d->stacks); i++)
-		fprintf(f, "%s%" PRIu32, i ? (i % 32 ? "," : ",\n") : "",
-			o->t.node_at[d->stack_node[o->stack_old[i]]] -
-			    (i ? o->t.node_at[d->stack_node[o->stack_old[i - 1]]] : 0));
-	fputs("],\n", f);
+	html_col_end(f, &comms);
+	fputs(",\n", f);
+	html_col_begin(&leaves, "stack_leaves", 'u');
+	for (uint32_t i = 0; i < n; i++)
+		html_col_put(&leaves,
+			     o->t.node_at[d->stack_node[o->stack_old[i]]] -
+				 (i ? o->t.node_at[d->stack_node[o->stack_old[i - 1]]] : 0));
+	html_col_end(f, &leaves);
+	fputs(",\n", f);
 	return write_counts(f, d, o);
 }
 
@@ -592,7 +608,7 @@ static int write_data(FILE *f, struct html_data *d, const char *const *inputs, s
 	size_t n_ev;
 	const struct session_event *evs = session_events(d->s, &n_ev);
 
-	fputs("{\"version\":3,\n\"header\":", f);
+	fputs("{\"version\":4,\n\"header\":", f);
 	write_header(f, d->s, inputs, n_inputs);
 	fputs(",\n\"inputs\":[", f);
 	for (size_t i = 0; i < n_inputs; i++) {

@@ -3,7 +3,10 @@
 'use strict';
 /* exported loadData, expandNodes, frameName, inputsText -- used by page.js and diff.js */
 
-// The data element: gzip in base64, read with the browser's own DecompressionStream.
+// The data element: gzip in base64, read with the browser's own DecompressionStream. Inside,
+// a JSON text, a NUL, then the long columns of numbers as varints (html.h, html_col_begin());
+// each member {"column": [offset, count, kind]} of the JSON becomes that column as a typed
+// array: no JSON.parse of long lists of numbers.
 async function loadData() {
 	const text = document.getElementById('data').textContent;
 	let bytes;
@@ -16,7 +19,33 @@ async function loadData() {
 	if (typeof DecompressionStream === 'undefined')
 		throw new Error('this browser has no DecompressionStream to read the data with (Chrome 80, Firefox 113, Safari 16.4 and later have it)');
 	const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'));
-	return JSON.parse(await new Response(stream).text());
+	const data = new Uint8Array(await new Response(stream).arrayBuffer());
+	const end = data.indexOf(0);
+	const D = JSON.parse(new TextDecoder().decode(data.subarray(0, end < 0 ? data.length : end)));
+	for (const key of Object.keys(D)) {
+		const v = D[key];
+		if (v && typeof v === 'object' && Array.isArray(v.column)) D[key] = readColumn(data, end + 1, v.column);
+	}
+	return D;
+}
+
+// A column of varints (LEB128, 7 bits a byte, low first; kinds 's' and 'S' zigzag-coded) from
+// BASE + OFFSET: 'u' and 's' into an Int32Array, 'U' and 'S' into a Float64Array.
+function readColumn(data, base, [offset, n, kind]) {
+	const out = kind === 'u' || kind === 's' ? new Int32Array(n) : new Float64Array(n);
+	const zigzag = kind === 's' || kind === 'S';
+	let p = base + offset;
+	for (let i = 0; i < n; i++) {
+		let b = data[p++];
+		let v = b & 127;
+		for (let scale = 128; b >= 128; scale *= 128) {
+			b = data[p++];
+			v += (b & 127) * scale;
+		}
+		out[i] = zigzag ? (v % 2 ? -(v + 1) / 2 : v / 2) : v;
+	}
+	if (p > data.length) throw new Error('the data is cut short (column at ' + offset + ')');
+	return out;
 }
 
 // The tree of frames as both pages store it, written depth first: each node's depth as a step

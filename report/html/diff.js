@@ -25,7 +25,7 @@ function showDiff(D) {
 	// (common.js: expandNodes(), frameName()).
 	const tree = expandNodes(D.node_ups, D.node_frames);
 	const nNodes = tree.n, parent = tree.parent, frame = tree.frame;
-	const frameObjs = D.frame_objs.map((o) => (o >= 0 ? D.objs[o] : ''));
+	const frameObjs = Array.from(D.frame_objs, (o) => (o >= 0 ? D.objs[o] : ''));
 	const frameNames = D.frame_names.map((n, i) => frameName(n, frameObjs[i]));
 	const wB = new Float64Array(nNodes), wN = new Float64Array(nNodes);
 	for (let i = 0, at = 0; i < D.leaf_places.length; i++) {
