@@ -1,7 +1,8 @@
 /* html-out.c — what the pages of `report --html` and `diff --html` share: JSON strings, frame
  * names, the tree of frames in its compact form, and
- * the page written from its markup with the style, the script and the data (JSON,
- * gzip-compressed in base64, which the page reads with DecompressionStream) in their places. */
+ * the page written from its markup with the style, the script and the data (JSON and columns
+ * of varints, gzip-compressed, as text of 7 bits a character: html-pack.h; the page inflates
+ * it with DecompressionStream) in their places. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
@@ -12,6 +13,7 @@
 
 #include "base/grow.h"
 #include "base/intern.h"
+#include "html-pack.h"
 #include "html.h"
 #include "profile/gzip.h"
 
@@ -204,25 +206,6 @@ out:
 	return r;
 }
 
-/* LEN bytes of IN in base64, lines of 76 characters. */
-static void write_base64(FILE *f, const uint8_t *in, size_t len)
-{
-	static const char digits[] =
-	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-	for (size_t i = 0; i < len; i += 3) {
-		uint32_t v = (uint32_t)in[i] << 16 | (i + 1 < len ? (uint32_t)in[i + 1] << 8 : 0) |
-			     (i + 2 < len ? in[i + 2] : 0);
-
-		fputc(digits[v >> 18 & 63], f);
-		fputc(digits[v >> 12 & 63], f);
-		fputc(i + 1 < len ? digits[v >> 6 & 63] : '=', f);
-		fputc(i + 2 < len ? digits[v & 63] : '=', f);
-		if ((i / 3 + 1) % 19 == 0)
-			fputc('\n', f);
-	}
-}
-
 /* The columns of the data being written (write_packed()), after its JSON. */
 static FILE *packed_cols;
 
@@ -249,7 +232,8 @@ void html_col_end(FILE *f, const struct html_col *c)
 	fprintf(f, "\"%s\":{\"column\":[%ld,%" PRIu64 ",\"%c\"]}", c->name, c->start, c->n, c->kind);
 }
 
-/* DATA's JSON, a NUL and its columns, gzip-compressed, in base64. 0 or -ENOMEM. */
+/* DATA's JSON, a NUL and its columns, gzip-compressed, as text (html_text_write()). 0 or
+ * -ENOMEM. */
 static int write_packed(FILE *f, int (*data)(FILE *, void *), void *arg)
 {
 	char *json = NULL, *cols = NULL;
@@ -278,7 +262,7 @@ static int write_packed(FILE *f, int (*data)(FILE *, void *), void *arg)
 	m = NULL;
 	r = gzip_compress((const uint8_t *)json, len, &z, &zlen);
 	if (r == 0) {
-		write_base64(f, z, zlen);
+		html_text_write(f, z, zlen);
 		free(z);
 	}
 out:

@@ -1,5 +1,5 @@
-/* html.c — `ringprof report --html`: the session's stacks and their time buckets as JSON,
- * gzip-compressed in base64, in one page with the script and style of report/html/ (no
+/* html.c — `ringprof report --html`: the session's stacks and their time buckets as JSON and
+ * columns of numbers, gzip-compressed, as text (html-out.c), in one page with the script and style of report/html/ (no
  * request leaves the page). */
 #include <errno.h>
 #include <inttypes.h>

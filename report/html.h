@@ -75,8 +75,8 @@ void html_col_put(struct html_col *c, int64_t v);
 void html_col_end(FILE *f, const struct html_col *c);
 
 /* Write MARKUP to PATH ("-": stdout) with html_page_style, SCRIPT and the data that DATA
- * writes (0 or -ENOMEM: JSON into its FILE, columns by html_col_*()), gzip-compressed in
- * base64, in place of its "@STYLE@", "@SCRIPT@" and "@DATA@" lines. 0, or -errno with a
+ * writes (0 or -ENOMEM: JSON into its FILE, columns by html_col_*()), gzip-compressed, as
+ * text (html-pack.h, html_text_write()), in place of its "@STYLE@", "@SCRIPT@" and "@DATA@" lines. 0, or -errno with a
  * sentence in why. */
 int html_page_write(const char *path, const char *markup, const char *script,
 		    int (*data)(FILE *, void *), void *arg, char *why, size_t why_size);

@@ -3,19 +3,12 @@
 'use strict';
 /* exported loadData, expandNodes, frameName, inputsText -- used by page.js and diff.js */
 
-// The data element: gzip in base64, read with the browser's own DecompressionStream. Inside,
-// a JSON text, a NUL, then the long columns of numbers as varints (html.h, html_col_begin());
-// each member {"column": [offset, count, kind]} of the JSON becomes that column as a typed
-// array: no JSON.parse of long lists of numbers.
+// The data element: gzip as text of 7 bits a character (unpackText()), inflated with the
+// browser's own DecompressionStream. Inside, a JSON text, a NUL, then the long columns of
+// numbers as varints (html.h, html_col_begin()); each member {"column": [offset, count, kind]}
+// of the JSON becomes that column as a typed array: no JSON.parse of long lists of numbers.
 async function loadData() {
-	const text = document.getElementById('data').textContent;
-	let bytes;
-	if (Uint8Array.fromBase64) bytes = Uint8Array.fromBase64(text); // skips the line breaks
-	else {
-		const bin = atob(text.replace(/\s+/g, ''));
-		bytes = new Uint8Array(bin.length);
-		for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
-	}
+	const bytes = unpackText(document.getElementById('data').textContent);
 	if (typeof DecompressionStream === 'undefined')
 		throw new Error('this browser has no DecompressionStream to read the data with (Chrome 80, Firefox 113, Safari 16.4 and later have it)');
 	const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'));
@@ -27,6 +20,28 @@ async function loadData() {
 		if (v && typeof v === 'object' && Array.isArray(v.column)) D[key] = readColumn(data, end + 1, v.column);
 	}
 	return D;
+}
+
+// The bytes of the data element's text (html-pack.h, html_text_write()): each character but a
+// line feed is 7 bits (U+0100 + V for the values NUL, LF, CR and "<"), read into bytes from the
+// top bit down; what is left at the end is padding.
+function unpackText(text) {
+	const n = text.length;
+	const out = new Uint8Array(Math.ceil((n * 7) / 8));
+	let acc = 0, bits = 0, k = 0;
+	for (let i = 0; i < n; i++) {
+		let c = text.charCodeAt(i);
+		if (c === 10) continue;
+		if (c >= 256 && c < 384) c -= 256;
+		else if (c >= 128) throw new Error('the data is damaged (character ' + c + ' at ' + i + ')');
+		acc = ((acc << 7) | c) & 0x7fff;
+		bits += 7;
+		if (bits >= 8) {
+			bits -= 8;
+			out[k++] = acc >> bits;
+		}
+	}
+	return out.subarray(0, k);
 }
 
 // A column of varints (LEB128, 7 bits a byte, low first; kinds 's' and 'S' zigzag-coded) from
