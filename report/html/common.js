@@ -72,15 +72,15 @@ function readColumn(data, base, [offset, n, kind]) {
 function expandNodes(ups, codes) {
 	const n = ups.length;
 	const parent = new Int32Array(n), frame = new Int32Array(n);
-	const path = [];
-	const under = new Map(); // parent frame (-1: none) -> the frames met under it
+	const path = new Int32Array(n + 1);
+	const under = []; // parent frame + 1 (0: none) -> the frames met under it
 	let depth = -1, next = 0;
 	for (let i = 0; i < n; i++) {
 		const d = depth + 1 - ups[i];
 		const p = d > 0 ? path[d - 1] : -1;
-		const pf = p >= 0 ? frame[p] : -1;
-		let met = under.get(pf);
-		if (!met) under.set(pf, (met = []));
+		const pf = p >= 0 ? frame[p] + 1 : 0;
+		let met = under[pf];
+		if (!met) under[pf] = met = [];
 		const c = codes[i];
 		let f;
 		if (c < met.length) f = met[c];

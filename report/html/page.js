@@ -19,22 +19,20 @@ function expandStacks(D) {
 
 // The counts as written (in bucket order, five columns; the bucket and the stack as distances
 // from the previous count's, the weight less samples times weight_unit) back to absolute
-// numbers, five to a count: stack, bucket, unit, samples, weight.
+// numbers, in five typed arrays: STACK, BUCKET, UNIT, SAMPLES, WEIGHT (N of each).
 function expandCounts(D) {
-	const cb = D.count_bucket, cs = D.count_stack, cu = D.count_unit, cn = D.count_samples, cw = D.count_weight;
-	const out = new Float64Array(cb.length * 5);
-	let bucket = 0, stack = 0;
-	for (let k = 0; k < cb.length; k++) {
-		const i = 5 * k;
-		bucket += cb[k];
-		stack = cb[k] || k === 0 ? cs[k] : stack + cs[k];
-		out[i] = stack;
-		out[i + 1] = bucket;
-		out[i + 2] = cu[k];
-		out[i + 3] = cn[k];
-		out[i + 4] = cw[k] + cn[k] * D.weight_unit;
+	const cb = D.count_bucket, cs = D.count_stack, cn = D.count_samples, cw = D.count_weight;
+	const n = cb.length;
+	const stack = new Int32Array(n), bucket = new Int32Array(n), weight = new Float64Array(n);
+	let b = 0, st = 0;
+	for (let k = 0; k < n; k++) {
+		b += cb[k];
+		st = cb[k] || k === 0 ? cs[k] : st + cs[k];
+		stack[k] = st;
+		bucket[k] = b;
+		weight[k] = cw[k] + cn[k] * D.weight_unit;
 	}
-	return out;
+	return { n, stack, bucket, unit: D.count_unit, samples: cn, weight };
 }
 
 // The frames, from their columns (a name written as a number: common.js, frameName()).
@@ -71,9 +69,8 @@ function show(D) {
 	const nodeParent = expanded.parent, nodeFrame = expanded.frame;
 	document.body.dataset.stacks = nStacks;
 	const prefix = prefixNodes(expanded);
-	const counts = expandCounts(D); // stack, bucket, unit, samples, weight: 5 numbers each
-	let nBuckets = Math.max(1, D.n_buckets || 1);
-	for (let i = 0; i < counts.length; i += 5) nBuckets = Math.max(nBuckets, counts[i + 1] + 1);
+	const counts = expandCounts(D); // in bucket order
+	const nBuckets = Math.max(1, D.n_buckets || 1, counts.n ? counts.bucket[counts.n - 1] + 1 : 1);
 	const timeWeighted = D.time_weighted;
 
 	const state = { b0: 0, b1: nBuckets, view: 'flame', zoom: [], search: null, selected: null, timelineBy: 'comm' };
@@ -110,17 +107,27 @@ function show(D) {
 	}
 
 	// ---- aggregation of a range of buckets ----
+	// The first count of bucket B or later.
+	function firstCount(b) {
+		let lo = 0, hi = counts.n;
+		while (lo < hi) {
+			const mid = (lo + hi) >> 1;
+			if (counts.bucket[mid] < b) lo = mid + 1;
+			else hi = mid;
+		}
+		return lo;
+	}
 	function aggregate(b0, b1) {
 		const n = nStacks;
 		const w = new Float64Array(n), c = new Float64Array(n);
 		let total = 0, samples = 0;
-		for (let i = 0; i < counts.length; i += 5) {
-			const b = counts[i + 1];
-			if (b < b0 || b >= b1) continue;
-			w[counts[i]] += counts[i + 4];
-			c[counts[i]] += counts[i + 3];
-			total += counts[i + 4];
-			samples += counts[i + 3];
+		const { stack, samples: cn, weight: cw } = counts;
+		// The counts are in bucket order: those of the range are one run.
+		for (let i = firstCount(b0), end = firstCount(b1); i < end; i++) {
+			w[stack[i]] += cw[i];
+			c[stack[i]] += cn[i];
+			total += cw[i];
+			samples += cn[i];
 		}
 		flameWeights(w, c);
 		return { w, c, total, samples, funcs: functions() };
@@ -145,12 +152,20 @@ function show(D) {
 			onPath[flat[k]]++;
 			path[top++] = k;
 		}
-		const byComm = new Map();
+		// The stacks of each command (in typed arrays: a million stacks), the commands in the
+		// order of their first stack.
+		let nComms = 0;
+		for (let s = 0; s < nStacks; s++) nComms = Math.max(nComms, stackComm[s] + 1);
+		const start = new Int32Array(nComms + 1), sorted = new Int32Array(nStacks), order = [];
+		for (let s = 0; s < nStacks; s++) start[stackComm[s] + 1]++;
+		for (let c = 0; c < nComms; c++) start[c + 1] += start[c];
+		const at = start.slice(0, nComms);
 		for (let s = 0; s < nStacks; s++) {
-			const comm = stackComm[s];
-			if (!byComm.has(comm)) byComm.set(comm, []);
-			byComm.get(comm).push(s);
+			const c = stackComm[s];
+			if (at[c] === start[c]) order.push(c);
+			sorted[at[c]++] = s;
 		}
+		const byComm = new Map(order.map((c) => [c, sorted.subarray(start[c], start[c + 1])]));
 		return { n, parent: x.parent, frame: x.frame, leaf: x.leaf, flat, first, byComm };
 	}
 	// The flame graph's nodes, built once: one per (command, prefix node) that the command's
@@ -921,10 +936,10 @@ function show(D) {
 		const byUnit = state.timelineBy === 'unit';
 		const names = byUnit ? D.units : D.comms;
 		// Each count's group (a command or a unit), its weight, in typed arrays: millions.
-		const groupOf = new Int32Array(counts.length / 5);
-		for (let i = 0, k = 0; i < counts.length; i += 5) groupOf[k++] = byUnit ? counts[i + 2] : stackComm[counts[i]];
+		const groupOf = new Int32Array(counts.n);
+		for (let i = 0; i < counts.n; i++) groupOf[i] = byUnit ? counts.unit[i] : stackComm[counts.stack[i]];
 		const weight = new Float64Array(names.length + 1);
-		for (let i = 0, k = 0; i < counts.length; i += 5) weight[groupOf[k++]] += counts[i + 4];
+		for (let i = 0; i < counts.n; i++) weight[groupOf[i]] += counts.weight[i];
 		let nGroups = 0;
 		for (const w of weight) nGroups += w > 0;
 		const top = [...weight.keys()].filter((g) => weight[g] > 0).sort((a, b) => weight[b] - weight[a]).slice(0, TOP_GROUPS);
@@ -932,10 +947,10 @@ function show(D) {
 		top.forEach((g, i) => (slot[g] = i));
 		const nSlots = top.length + 1;
 		const grid = new Float64Array(nBuckets * nSlots), samples = new Float64Array(nBuckets * nSlots);
-		for (let i = 0, k = 0; i < counts.length; i += 5) {
-			const at = counts[i + 1] * nSlots + slot[groupOf[k++]];
-			grid[at] += counts[i + 4];
-			samples[at] += counts[i + 3];
+		for (let i = 0; i < counts.n; i++) {
+			const at = counts.bucket[i] * nSlots + slot[groupOf[i]];
+			grid[at] += counts.weight[i];
+			samples[at] += counts.samples[i];
 		}
 		timeline = { grid, samples, nSlots, names: top.map((c) => names[c]).concat(['other ' + (byUnit ? 'units' : 'commands')]) };
 		let max = 0;
@@ -1044,9 +1059,9 @@ function show(D) {
 
 	// ---- start ----
 	let fullTotal = 0, fullSamples = 0;
-	for (let i = 0; i < counts.length; i += 5) {
-		fullTotal += counts[i + 4];
-		fullSamples += counts[i + 3];
+	for (let i = 0; i < counts.n; i++) {
+		fullTotal += counts.weight[i];
+		fullSamples += counts.samples[i];
 	}
 	$('header').textContent = D.header;
 	$('summary').textContent = inputsText(D.inputs) + ' · ' + (D.event || '') + (D.weight !== 'cpu' ? ' (' + D.weight + ')' : '') + ' · ' + fullSamples + ' samples';
