@@ -566,10 +566,14 @@ function show(D) {
 		walk(focus, 0);
 		el._items = items;
 		el._up = up;
-		// Zoomed in and out, a graph keeps the tallest height it had for this tree: what
-		// follows it on the page stays in place and is not laid out and painted again.
+		// Zooming in, a graph keeps the tallest height it had for this tree (what follows it
+		// on the page stays in place, not laid out and painted again); zooming out (to a
+		// caller of the frame zoomed, or all the way), it takes its own height again: no
+		// empty rows above the flame graph.
 		const height = (maxDepth - root.depth + 1) * ROW;
-		el._height = el._root === root ? Math.max(el._height, height) : height;
+		let deeper = false;
+		for (let n = focus; n && !deeper; n = n.parent) deeper = n === el._focus;
+		el._height = el._root === root && deeper ? Math.max(el._height, height) : height;
 		el._root = root;
 		el._depth0 = root.depth;
 		el._focus = focus;

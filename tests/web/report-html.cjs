@@ -42,6 +42,29 @@ function drawn(page, id) {
 	return page.evaluate((id) => window.ringprof.frames(id), id);
 }
 
+// Zoomed out again, the flame graph is as tall as the rows drawn (no empty rows above it): the
+// frame whose zoom draws the most rows (frames too narrow before now wide enough) zoomed into,
+// then Reset zoom. Out: deep_zoom NAME ROWS-BEFORE ROWS-ZOOMED (none: no zoom draws more
+// rows), unzoomed ROWS HEIGHT-IN-ROWS.
+async function checkZoomOut(page) {
+	const rows = async () => (await drawn(page, 'flame')).reduce((a, x) => Math.max(a, x.row + 1), 0);
+	const height = () => page.evaluate(() => document.getElementById('flame').clientHeight / 18);
+	const full = await rows();
+	let best = null;
+	for (const f of (await drawn(page, 'flame')).slice(0, 200)) {
+		await page.mouse.click(f.x, f.y);
+		const r = await rows();
+		if (r > full && (!best || r > best.r)) best = { f, r };
+		await page.click('#zoom-reset');
+	}
+	out('deep_zoom', best ? best.f.name + ' ' + full + ' ' + best.r : 'none ' + full + ' ' + full);
+	if (best) {
+		await page.mouse.click(best.f.x, best.f.y);
+		await page.click('#zoom-reset');
+	}
+	out('unzoomed', (await rows()) + ' ' + (await height()));
+}
+
 // The share of graph ID's width that the frames named NAME take up, in % (frames dimmed as
 // ancestors of the zoomed one left out).
 async function frameShare(page, id, name) {
@@ -404,6 +427,7 @@ async function main() {
 	out('zoom_text', await page.locator('#flame-text').innerText());
 	await shot('flame-zoomed');
 	await page.click('#zoom-reset');
+	await checkZoomOut(page);
 
 	// A narrower window: the canvas painted again to the graph's width, the frame found where
 	// it is now drawn.
