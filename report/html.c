@@ -1,6 +1,6 @@
 /* html.c — `ringprof report --html`: the session's stacks and their time buckets as JSON and
- * columns of numbers, gzip-compressed, as text (html-out.c), in one page with the script and style of report/html/ (no
- * request leaves the page). */
+ * columns of numbers, gzip-compressed, as text (html-out.c), in one page with the script and style
+ * of report/html/ (no request leaves the page). */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
@@ -11,6 +11,7 @@
 
 #include "base/grow.h"
 #include "base/intern.h"
+#include "html-pack.h"
 #include "html.h"
 #include "profile/annotate.h"
 #include "profile/dsotab.h"
@@ -251,9 +252,9 @@ static int order_build(const struct html_data *d, struct order *o)
 	return 0;
 }
 
-/* "objs", "comms", "units": names; the frames in columns: "frame_names" (write_frame_name()),
- * "frame_objs", "frame_kinds" (a letter each), "frame_flat" (the page frame flat output
- * counts it under, plus 1; 0: itself). */
+/* "objs", "comms", "units": names; the frames in columns: "frame_names" and "frame_offs"
+ * (write_frame_names()), "frame_objs", "frame_kinds" (a letter each), "frame_flat" (the page frame
+ * flat output counts it under, plus 1; 0: itself). */
 static const struct session_sym *frame_sym(const struct html_data *d, const struct order *o,
 					   uint32_t i)
 {
@@ -263,7 +264,58 @@ static const struct session_sym *frame_sym(const struct html_data *d, const stru
 	return session_sym(d->s, (uint32_t)sym);
 }
 
-static void write_names(FILE *f, const struct html_data *d, const struct order *o)
+/* The frames' names: "frame_names" those with a name, in order, and the column "frame_offs"
+ * for each frame, 0 for the next of those, else 1 + the zigzag of OFF less the previous OFF of
+ * the same object, for a name "[unknown] OBJ+0xOFF" (common.js, frameName()). 0 or -ENOMEM. */
+static const char *frame_name(const struct session_sym *ss)
+{
+	return ss->name ? ss->name : ss->label ? ss->label : "[unknown]";
+}
+
+/* Whether page frame I's name is "[unknown] OBJ+0xOFF": OFF in *OFF, OBJ's page object in
+ * *OBJ. */
+static bool frame_offset(const struct html_data *d, const struct order *o, uint32_t i,
+			 uint64_t *off, int64_t *obj)
+{
+	const struct session_sym *ss = frame_sym(d, o, i);
+
+	*obj = pairtab_find(d->objs, ss->dso, 0);
+	return *obj >= 0 && html_frame_offset(frame_name(ss), session_dso_name(d->s, ss->dso), off);
+}
+
+static int write_frame_names(FILE *f, const struct html_data *d, const struct order *o)
+{
+	uint32_t n = pairtab_count(d->frames), met = 0;
+	uint64_t *last = calloc(pairtab_count(d->objs) + 1, sizeof(*last)), off;
+	int64_t obj;
+	struct html_col offs;
+
+	if (!last)
+		return -ENOMEM;
+	fputs("],\n\"frame_names\":[", f);
+	for (uint32_t i = 0; i < n; i++) {
+		if (frame_offset(d, o, i, &off, &obj))
+			continue;
+		fputs(met ? (met % 32 ? "," : ",\n") : "", f);
+		html_json_str(f, frame_name(frame_sym(d, o, i)));
+		met++;
+	}
+	fputs("],\n", f);
+	html_col_begin(&offs, "frame_offs", 'U');
+	for (uint32_t i = 0; i < n; i++) {
+		if (!frame_offset(d, o, i, &off, &obj)) {
+			html_col_put(&offs, 0);
+			continue;
+		}
+		html_col_put(&offs, (int64_t)(1 + html_zigzag((int64_t)(off - last[obj]))));
+		last[obj] = off;
+	}
+	html_col_end(f, &offs);
+	free(last);
+	return 0;
+}
+
+static int write_names(FILE *f, const struct html_data *d, const struct order *o)
 {
 	uint32_t n = pairtab_count(d->frames);
 	const struct pairtab *tabs[] = { d->objs, d->comms, d->units };
@@ -281,18 +333,9 @@ static void write_names(FILE *f, const struct html_data *d, const struct order *
 						  : session_unit(d->s, (uint32_t)id));
 		}
 	}
-	fputs("],\n\"frame_names\":[", f);
-	for (uint32_t i = 0; i < n; i++) {
-		const struct session_sym *ss = frame_sym(d, o, i);
-
-		fputs(i ? (i % 32 ? "," : ",\n") : "", f);
-		html_frame_name(f,
-				ss->name    ? ss->name
-				: ss->label ? ss->label
-					    : "[unknown]",
-				session_dso_name(d->s, ss->dso));
-	}
-	fputs("],\n\"frame_kinds\":\"", f);
+	if (write_frame_names(f, d, o) < 0)
+		return -ENOMEM;
+	fputs(",\n\"frame_kinds\":\"", f);
 	for (uint32_t i = 0; i < n; i++)
 		fputc(frame_kind(d, frame_sym(d, o, i)), f);
 	fputs("\",\n", f);
@@ -311,6 +354,7 @@ static void write_names(FILE *f, const struct html_data *d, const struct order *
 	}
 	html_col_end(f, &flat);
 	fputs(",\n", f);
+	return 0;
 }
 
 /* A count's place in the page's order: by bucket, then page stack. */
@@ -632,8 +676,7 @@ static int write_data(FILE *f, struct html_data *d, const char *const *inputs, s
 	if (annot_select(d, &ann, sel, &n_sel) < 0 || order_build(d, &o) < 0 ||
 	    annot_write(f, d, &o, ann, sel, n_sel, symfs) < 0)
 		goto out;
-	write_names(f, d, &o);
-	if (write_stacks(f, d, &o) < 0)
+	if (write_names(f, d, &o) < 0 || write_stacks(f, d, &o) < 0)
 		goto out;
 	fputs("}", f);
 	r = 0;

@@ -31,6 +31,9 @@ void html_json_str(FILE *f, const char *s);
  * "[unknown] OBJ+0xOFF", which the page rebuilds from its object's name (common.js,
  * frameName()); else the name as a JSON string. */
 void html_frame_name(FILE *f, const char *name, const char *obj);
+/* Whether NAME is "[unknown] OBJ+0xOFF" as html_frame_name() writes it as a number, OFF in
+ * *OFF. */
+bool html_frame_offset(const char *name, const char *obj, uint64_t *off);
 
 /*
  * A tree of frames (NODES: (parent node + 1, frame), a parent before its children) in the
@@ -76,8 +79,8 @@ void html_col_end(FILE *f, const struct html_col *c);
 
 /* Write MARKUP to PATH ("-": stdout) with html_page_style, SCRIPT and the data that DATA
  * writes (0 or -ENOMEM: JSON into its FILE, columns by html_col_*()), gzip-compressed, as
- * text (html-pack.h, html_text_write()), in place of its "@STYLE@", "@SCRIPT@" and "@DATA@" lines. 0, or -errno with a
- * sentence in why. */
+ * text (html-pack.h, html_text_write()), in place of its "@STYLE@", "@SCRIPT@" and "@DATA@" lines.
+ * 0, or -errno with a sentence in why. */
 int html_page_write(const char *path, const char *markup, const char *script,
 		    int (*data)(FILE *, void *), void *arg, char *why, size_t why_size);
 

@@ -35,12 +35,22 @@ function expandCounts(D) {
 	return { n, stack, bucket, unit: D.count_unit, samples: cn, weight };
 }
 
-// The frames, from their columns (a name written as a number: common.js, frameName()).
+// The frames, from their columns: a name is the next of FRAME_NAMES where FRAME_OFFS is 0,
+// else "[unknown] OBJ+0xOFF" (common.js, frameName()), OFF the previous one of the same object
+// plus the zigzag-coded difference FRAME_OFFS - 1.
 function expandFrames(D) {
-	return D.frame_names.map((name, i) => {
-		const obj = D.objs[D.frame_objs[i]] || '';
-		return { name: frameName(name, obj), obj, kind: D.frame_kinds[i], flat: D.frame_flat[i] ? D.frame_flat[i] - 1 : i };
-	});
+	const offs = D.frame_offs, last = new Float64Array(D.objs.length + 1), out = new Array(offs.length);
+	for (let i = 0, next = 0; i < offs.length; i++) {
+		const o = D.frame_objs[i], obj = D.objs[o] || '';
+		let name;
+		if (!offs[i]) name = D.frame_names[next++];
+		else {
+			const z = offs[i] - 1;
+			name = frameName((last[o] += z % 2 ? -(z + 1) / 2 : z / 2), obj);
+		}
+		out[i] = { name, obj, kind: D.frame_kinds[i], flat: D.frame_flat[i] ? D.frame_flat[i] - 1 : i };
+	}
+	return out;
 }
 
 loadData()
