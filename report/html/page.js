@@ -4,7 +4,7 @@
 // alone.
 'use strict';
 
-/* global loadData, expandNodes, frameName, inputsText -- common.js, before this script */
+/* global loadData, expandNodes, frameName, inputsText, FRAME_ROW, paintFrames, frameRowTop, hookFrames -- common.js, before this script */
 
 // The shared nodes (common.js, expandNodes()), and the stacks: command and leaf node (a
 // distance from the previous stack's). A stack is the path from its leaf node up to an
@@ -63,11 +63,8 @@ loadData()
 function show(D) {
 	performance.mark('ringprof-data'); // decoded: the bench reads these marks
 	const $ = (id) => document.getElementById(id);
-	const ROW = 18; // px per frame row
+	const ROW = FRAME_ROW; // px per frame row (common.js)
 	const MIN_PCT = 0.05; // frames narrower than this share of the view are not drawn
-	const TEXT_PX = 16; // a frame narrower than this shows no name
-	const FRAME_FONT = '11px ui-monospace, "DejaVu Sans Mono", monospace';
-	const DIM_ALPHA = 0.45; // the zoomed frame's callers, drawn full width
 	const MATCH_COLOUR = '#e040c0'; // frames the search matches
 	// The frames' colours (the table's swatches and the legend: page.css).
 	const KIND_COLOURS = { u: 'hsl(30, 85%, 62%)', k: 'hsl(205, 65%, 68%)', j: 'hsl(110, 50%, 60%)', '?': '#c8c8c8', m: '#c4aee6', c: '#e3e6ea', r: '#eef0f2' };
@@ -545,7 +542,7 @@ function show(D) {
 	// painted on one canvas: a zoom repaints a few thousand rectangles, where as many
 	// elements cost the browser's style, layout and paint several times a frame's 16 ms. The
 	// frames drawn stay in EL._items ([node, left %, width %, dimmed]) for the pointer
-	// (itemAt()), the selected frame's name is text beside the graph (graphText()), and
+	// (common.js, frameItemAt()), the selected frame's name is text beside the graph (graphText()), and
 	// window.ringprof.frames() hands the drawn frames to the tests.
 	function draw(el, root, focus, up) {
 		const base = focus.w || 1;
@@ -586,101 +583,20 @@ function show(D) {
 		el._height = el._root === root && deeper ? Math.max(el._height, height) : height;
 		el._root = root;
 		el._depth0 = root.depth;
+		el._rowOf = (it) => it[0].depth - el._depth0;
 		el._focus = focus;
 		paint(el);
 		graphText(el);
 	}
 	// The top of row D (a depth below the graph's root) in EL, in px.
-	function rowTop(el, d) {
-		return el._up ? el._height - (d + 1) * ROW : d * ROW;
-	}
-	// The made-up frames' stripes, as page.css draws them.
-	let stripes = null;
-	function markPattern(ctx) {
-		if (stripes) return stripes;
-		const c = document.createElement('canvas');
-		c.width = c.height = 8;
-		const g = c.getContext('2d');
-		g.fillStyle = '#d9c8ef';
-		g.fillRect(0, 0, 8, 8);
-		g.strokeStyle = '#c4aee6';
-		g.lineWidth = 2.8;
-		g.beginPath();
-		for (let k = -8; k <= 16; k += 8) {
-			g.moveTo(k, 0);
-			g.lineTo(k + 8, 8);
-		}
-		g.stroke();
-		return (stripes = ctx.createPattern(c, 'repeat'));
-	}
-	// Paint EL's frames on its canvas (kept from one drawing to the next: a new one costs more
-	// than the painting). Each frame a rectangle less one pixel right and below (the gap that
-	// sets it apart from its neighbours), its name where two characters fit, cut with "…".
+	const rowTop = frameRowTop;
+	// Paint EL's frames on its canvas (common.js, paintFrames()): coloured by kind, the
+	// search's matches in their own colour, the selected function outlined.
 	function paint(el) {
-		let canvas = el._canvas;
-		if (!canvas || canvas.parentNode !== el) {
-			canvas = el._canvas = canvas || document.createElement('canvas');
-			canvas.setAttribute('role', 'img');
-			el.textContent = '';
-			el.append(canvas);
-			if (el._hoverBox) el.append(el._hoverBox);
-		}
-		if (el._hoverBox) el._hoverBox.hidden = true;
-		const W = el.clientWidth || 1000, height = el._height;
-		el.style.height = height + 'px';
-		// The canvas only grows (the graph's box cuts it to the graph's height): a new size
-		// is a new bitmap, which costs more than painting a few rows more.
-		const ratio = window.devicePixelRatio || 1, cw = Math.round(W * ratio), ch = Math.round(height * ratio);
-		if (canvas.width !== cw || canvas.height < ch) {
-			canvas.width = cw;
-			canvas.height = ch;
-			canvas.style.width = W + 'px';
-			canvas.style.height = height + 'px';
-		}
-		const ctx = canvas.getContext('2d');
-		ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
-		ctx.clearRect(0, 0, W, canvas.height / ratio);
-		ctx.font = FRAME_FONT;
-		ctx.textBaseline = 'middle';
-		const charW = ctx.measureText('0000000000').width / 10;
-		const texts = [], outlines = [];
-		// Rectangles grouped by fill: setting a fill costs more than a rectangle.
-		const byFill = new Map();
-		for (const [n, left, width, dim] of el._items) {
-			const x = (left * W) / 100, w = (width * W) / 100, y = rowTop(el, n.depth - el._depth0);
+		paintFrames(el, ([n]) => {
 			const match = isMatch(n);
-			const fill = match ? MATCH_COLOUR : n.kind === 'm' ? 'm' : KIND_COLOURS[n.kind] || KIND_COLOURS['?'];
-			const key = dim ? 'dim ' + fill : fill;
-			let list = byFill.get(key);
-			if (!list) byFill.set(key, (list = []));
-			list.push(x, y, Math.max(w - 1, 0.5));
-			if (isSelected(n)) outlines.push(x, y, w);
-			if (w >= TEXT_PX) texts.push(n, x, y, w, match, dim);
-		}
-		for (const [key, list] of byFill) {
-			const dim = key.startsWith('dim ');
-			const fill = dim ? key.slice(4) : key;
-			ctx.globalAlpha = dim ? DIM_ALPHA : 1;
-			ctx.fillStyle = fill === 'm' ? markPattern(ctx) : fill;
-			for (let i = 0; i < list.length; i += 3) ctx.fillRect(list[i], list[i + 1], list[i + 2], ROW - 1);
-		}
-		// A font, colour or alpha set only when it changes: each is parsed again when set.
-		let font = FRAME_FONT, colour = '', alpha = 1;
-		ctx.globalAlpha = 1;
-		for (let i = 0; i < texts.length; i += 6) {
-			const n = texts[i], x = texts[i + 1], w = texts[i + 3];
-			const fit = Math.floor((w - 4) / charW);
-			if (fit < 2) continue;
-			const a = texts[i + 5] ? DIM_ALPHA : 1, c = texts[i + 4] ? '#fff' : '#000', f = n.kind === 'm' ? 'italic ' + FRAME_FONT : FRAME_FONT;
-			if (a !== alpha) ctx.globalAlpha = alpha = a;
-			if (c !== colour) ctx.fillStyle = colour = c;
-			if (f !== font) ctx.font = font = f;
-			ctx.fillText(n.label.length > fit ? n.label.slice(0, fit - 1) + '…' : n.label, x + 2, texts[i + 2] + (ROW - 1) / 2);
-		}
-		ctx.globalAlpha = 1;
-		ctx.strokeStyle = '#000';
-		ctx.lineWidth = 2;
-		for (let i = 0; i < outlines.length; i += 3) ctx.strokeRect(outlines[i] + 1, outlines[i + 1] + 1, Math.max(outlines[i + 2] - 2, 1), ROW - 2);
+			return [match ? MATCH_COLOUR : n.kind === 'm' ? 'm' : KIND_COLOURS[n.kind] || KIND_COLOURS['?'], n.label, n.kind === 'm', isSelected(n), match];
+		});
 	}
 	// What a screen reader and a copy of the page's text get of graph EL: its focus and the
 	// selected function's frames, as words in the element before it.
@@ -694,18 +610,6 @@ function show(D) {
 		canvas.setAttribute('aria-label', (el.dataset.label || 'flame graph') + ': ' + text);
 		const out = $(el.id + '-text');
 		if (out) out.textContent = text;
-	}
-	// The frame drawn at EV's position in graph EL (its item: node, left, width), or null.
-	function itemAt(el, ev) {
-		const r = el.getBoundingClientRect(), items = el._items || [];
-		// In the graph's content box, as the canvas is placed.
-		const x = (100 * (ev.clientX - r.left - el.clientLeft)) / (el.clientWidth || 1), py = ev.clientY - r.top - el.clientTop;
-		for (const it of items) {
-			const [n, left, width] = it;
-			const top = rowTop(el, n.depth - el._depth0);
-			if (x >= left && x < left + width && py >= top && py < top + ROW) return it;
-		}
-		return null;
 	}
 	// The frames drawn in graph ID as plain data (window.ringprof.frames(): the tests read the
 	// graphs from here, as there is no element per frame): name, object, kind, left and width
@@ -792,33 +696,10 @@ function show(D) {
 		t.style.left = x + 'px';
 		t.style.top = y + 'px';
 	}
-	// The pointer over graph EL: the frame under it outlined (one element over the canvas) with
-	// its tooltip; a click hands the frame to ONCLICK.
+	// The pointer over graph EL: the frame under it outlined with its tooltip; a click hands
+	// the frame to ONCLICK (common.js, hookFrames()).
 	function hookGraph(el, onClick) {
-		const box = (el._hoverBox = document.createElement('div'));
-		box.className = 'hover-box';
-		box.hidden = true;
-		const leave = () => {
-			$('tooltip').hidden = true;
-			box.hidden = true;
-			el.style.cursor = '';
-		};
-		el.addEventListener('mousemove', (ev) => {
-			const it = itemAt(el, ev);
-			if (!it) return leave();
-			tip(ev, it[0]);
-			const W = el.clientWidth || 1;
-			box.style.left = (it[1] * W) / 100 + 'px';
-			box.style.width = Math.max((it[2] * W) / 100 - 1, 1) + 'px';
-			box.style.top = rowTop(el, it[0].depth - el._depth0) + 'px';
-			box.hidden = false;
-			el.style.cursor = 'pointer';
-		});
-		el.addEventListener('mouseleave', leave);
-		el.addEventListener('click', (ev) => {
-			const it = itemAt(el, ev);
-			if (it) onClick(it[0]);
-		});
+		hookFrames(el, (ev, it) => tip(ev, it[0]), () => ($('tooltip').hidden = true), (it) => onClick(it[0]));
 	}
 
 	// ---- the views ----
