@@ -224,15 +224,14 @@ void html_col_begin(struct html_col *c, const char *name, char kind)
 
 void html_col_put(struct html_col *c, int64_t v)
 {
-	uint64_t u =
-	    c->kind == 's' || c->kind == 'S' ? (uint64_t)v << 1 ^ (uint64_t)(v >> 63) : (uint64_t)v;
+	uint8_t buf[10];
 
 	c->n++;
-	if (!packed_cols)
-		return;
-	for (; u >= 0x80; u >>= 7)
-		putc((int)(u & 0x7f) | 0x80, packed_cols);
-	putc((int)u, packed_cols);
+	if (packed_cols)
+		fwrite(buf, 1,
+		       html_varint(buf,
+				   c->kind == 's' || c->kind == 'S' ? html_zigzag(v) : (uint64_t)v),
+		       packed_cols);
 }
 
 void html_col_end(FILE *f, const struct html_col *c)
