@@ -11,14 +11,19 @@ size_t html_varint(uint8_t *out, uint64_t v)
 	return n;
 }
 
-/* Group V (0..127) as its character. */
+/* Group V (0..127) as its character, or two for those unsafe in the element and the escape. */
 static void text_char(FILE *f, unsigned v)
 {
-	if (v == 0 || v == '\n' || v == '\r' || v == '<') {
-		/* U+0100 + V in UTF-8: 110xxxxx 10xxxxxx. */
-		putc(0xc0 | (int)((0x100 + v) >> 6), f);
-		putc(0x80 | (int)((0x100 + v) & 0x3f), f);
-	} else
+	const char *esc = v == 0      ? "\\0"
+			  : v == '\n' ? "\\n"
+			  : v == '\r' ? "\\r"
+			  : v == '<'  ? "\\l"
+			  : v == '\\' ? "\\\\"
+				      : NULL;
+
+	if (esc)
+		fputs(esc, f);
+	else
 		putc((int)v, f);
 }
 

@@ -19,12 +19,13 @@ static inline uint64_t html_zigzag(int64_t v)
 /*
  * LEN bytes of IN as text for the page's script element, 7 bits a character (8/7 of the
  * bytes, where base64 takes 4/3): the bits read from the first byte's top down, in groups of
- * 7 (the last group padded with zero bits), group V written as the character V, except for
- * the four values that would be unsafe there (NUL, line feed, carriage return, "<"), written
- * as the character U+0100 + V (two bytes of UTF-8). A line feed after every
- * HTML_TEXT_LINE characters (the reader skips them). So the text is valid UTF-8 without NUL,
- * CR or "<" (no "</script" can end the element). The reader (common.js, unpackText()) gets
- * LEN back as the number of groups times 7 divided by 8, rounded down.
+ * 7 (the last group padded with zero bits), group V written as the ASCII character V, except
+ * for the four values that would be unsafe there (NUL, line feed, carriage return, "<") and
+ * the escape itself, written as "\0", "\n", "\r", "\l" and "\\". A line feed after every
+ * HTML_TEXT_LINE groups (the reader skips them). So the text is ASCII without NUL, CR or "<"
+ * (no "</script" can end the element, whatever charset the page is read in). The reader
+ * (common.js, unpackText()) gets LEN back as the number of groups times 7 divided by 8,
+ * rounded down.
  */
 #define HTML_TEXT_LINE 128
 void html_text_write(FILE *f, const uint8_t *in, size_t len);

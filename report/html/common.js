@@ -23,17 +23,18 @@ async function loadData() {
 }
 
 // The bytes of the data element's text (html-pack.h, html_text_write()): each character but a
-// line feed is 7 bits (U+0100 + V for the values NUL, LF, CR and "<"), read into bytes from the
-// top bit down; what is left at the end is padding.
+// line feed is 7 bits ("\\0", "\\n", "\\r", "\\l" and "\\\\" the values NUL, LF, CR, "<" and
+// "\\"), read into bytes from the top bit down; what is left at the end is padding.
 function unpackText(text) {
 	const n = text.length;
 	const out = new Uint8Array(Math.ceil((n * 7) / 8));
+	const escaped = { 48: 0, 110: 10, 114: 13, 108: 60, 92: 92 }; // after "\\": 0 n r l \\
 	let acc = 0, bits = 0, k = 0;
 	for (let i = 0; i < n; i++) {
 		let c = text.charCodeAt(i);
 		if (c === 10) continue;
-		if (c >= 256 && c < 384) c -= 256;
-		else if (c >= 128) throw new Error('the data is damaged (character ' + c + ' at ' + i + ')');
+		if (c === 92) c = escaped[text.charCodeAt(++i)];
+		if (!(c < 128)) throw new Error('the data is damaged (at character ' + i + ')');
 		acc = ((acc << 7) | c) & 0x7fff;
 		bits += 7;
 		if (bits >= 8) {
