@@ -102,6 +102,7 @@ static int hd_tree(FILE *f, const struct hd *h, const struct html_tree *t)
 	uint32_t n_frames = pairtab_count(h->frames), n_leaves = pairtab_count(h->leaves);
 	uint32_t *leaf = malloc(((size_t)n_leaves + 1) * sizeof(*leaf));
 	uint64_t name, obj1, node, unused, prev = 0;
+	struct html_col col;
 
 	if (!leaf)
 		return -ENOMEM;
@@ -120,12 +121,14 @@ static int hd_tree(FILE *f, const struct hd *h, const struct html_tree *t)
 		else
 			html_json_str(f, strtab_get(h->names, (uint32_t)name));
 	}
-	fputs("],\n\"frame_objs\":[", f);
+	fputs("],\n", f);
+	html_col_begin(&col, "frame_objs", 's');
 	for (uint32_t i = 0; i < n_frames; i++) {
 		pairtab_get(h->frames, t->frame_old[i], &name, &obj1);
-		fprintf(f, "%s%" PRId64, i ? (i % 32 ? "," : ",\n") : "", (int64_t)obj1 - 1);
+		html_col_put(&col, (int64_t)obj1 - 1);
 	}
-	fputs("],\n", f);
+	html_col_end(f, &col);
+	fputs(",\n", f);
 	if (html_tree_write(f, h->nodes, t) < 0) {
 		free(leaf);
 		return -ENOMEM;
@@ -135,19 +138,21 @@ static int hd_tree(FILE *f, const struct hd *h, const struct html_tree *t)
 	leaf_tree = t;
 	leaf_hd = h;
 	qsort(leaf, n_leaves, sizeof(*leaf), cmp_leaves);
-	fputs("\"leaf_places\":[", f);
+	html_col_begin(&col, "leaf_places", 'u');
 	for (uint32_t i = 0; i < n_leaves; i++) {
 		pairtab_get(h->leaves, leaf[i], &node, &unused);
-		fprintf(f, "%s%" PRIu64, i ? (i % 32 ? "," : ",\n") : "", t->node_at[node] - prev);
+		html_col_put(&col, (int64_t)(t->node_at[node] - prev));
 		prev = t->node_at[node];
 	}
+	html_col_end(f, &col);
 	for (int side = 0; side < DIFF_SIDES; side++) {
-		fputs(side == DIFF_BASE ? "],\n\"leaf_base\":[" : "],\n\"leaf_new\":[", f);
+		fputs(",\n", f);
+		html_col_begin(&col, side == DIFF_BASE ? "leaf_base" : "leaf_new", 'U');
 		for (uint32_t i = 0; i < n_leaves; i++)
-			fprintf(f, "%s%" PRIu64, i ? (i % 32 ? "," : ",\n") : "",
-				h->w[leaf[i] * DIFF_SIDES + side]);
+			html_col_put(&col, (int64_t)h->w[leaf[i] * DIFF_SIDES + side]);
+		html_col_end(f, &col);
 	}
-	fputs("],\n", f);
+	fputs(",\n", f);
 	free(leaf);
 	return 0;
 }
@@ -189,7 +194,7 @@ static int hd_json(FILE *f, void *arg)
 	struct html_tree t;
 	int r;
 
-	fputs("{\"version\":2,\n\"header\":", f);
+	fputs("{\"version\":3,\n\"header\":", f);
 	html_json_str(f, in->header);
 	fputs(",\n\"inputs\":[", f);
 	for (int side = 0; side < DIFF_SIDES; side++) {

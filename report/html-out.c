@@ -1,7 +1,8 @@
 /* html-out.c — what the pages of `report --html` and `diff --html` share: JSON strings, frame
  * names, the tree of frames in its compact form, and
- * the page written from its markup with the style, the script and the data (JSON,
- * gzip-compressed in base64, which the page reads with DecompressionStream) in their places. */
+ * the page written from its markup with the style, the script and the data (JSON and columns
+ * of varints, gzip-compressed, as text of 7 bits a character: html-pack.h; the page inflates
+ * it with DecompressionStream) in their places. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
@@ -12,6 +13,7 @@
 
 #include "base/grow.h"
 #include "base/intern.h"
+#include "html-pack.h"
 #include "html.h"
 #include "profile/gzip.h"
 
@@ -29,22 +31,30 @@ void html_json_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-void html_frame_name(FILE *f, const char *name, const char *obj)
+bool html_frame_offset(const char *name, const char *obj, uint64_t *off)
 {
 	size_t len = strlen(obj);
 	char again[64];
-	unsigned long long off;
+	unsigned long long v;
 
 	if (strncmp(name, "[unknown] ", 10) == 0 && strncmp(name + 10, obj, len) == 0 &&
 	    strncmp(name + 10 + len, "+0x", 3) == 0 && strlen(name + 13 + len) <= 12 &&
-	    sscanf(name + 13 + len, "%llx", &off) == 1) {
-		snprintf(again, sizeof(again), "%llx", off);
-		if (strcmp(again, name + 13 + len) == 0) {
-			fprintf(f, "%llu", off);
-			return;
-		}
+	    sscanf(name + 13 + len, "%llx", &v) == 1) {
+		snprintf(again, sizeof(again), "%llx", v);
+		*off = v;
+		return strcmp(again, name + 13 + len) == 0;
 	}
-	html_json_str(f, name);
+	return false;
+}
+
+void html_frame_name(FILE *f, const char *name, const char *obj)
+{
+	uint64_t off;
+
+	if (html_frame_offset(name, obj, &off))
+		fprintf(f, "%" PRIu64, off);
+	else
+		html_json_str(f, name);
 }
 
 /* ---- the tree of frames: nodes depth first, frames as that walk meets them ---- */
@@ -153,6 +163,7 @@ int html_tree_write(FILE *f, const struct pairtab *nodes, const struct html_tree
 	uint32_t *under, *edge_k = NULL; /* frames met under each page frame; edge -> its K */
 	size_t cap_edge_k = 0;
 	struct pairtab *edges = pairtab_new(); /* (parent page frame + 1, page frame) */
+	struct html_col ups, codes;
 	int r = -ENOMEM;
 
 	for (uint32_t i = 0; i < n; i++) {
@@ -165,11 +176,11 @@ int html_tree_write(FILE *f, const struct pairtab *nodes, const struct html_tree
 	under = calloc((size_t)n_frames + 1, sizeof(*under));
 	if (!under || !edges)
 		goto out;
-	fputs("\"node_ups\":[", f);
+	html_col_begin(&ups, "node_ups", 'u');
 	for (uint32_t i = 0; i < n; i++)
-		fprintf(f, "%s%" PRId64, i ? (i % 32 ? "," : ",\n") : "",
-			(i ? (int64_t)o->depth[i - 1] : -1) + 1 - o->depth[i]);
-	fputs("],\n\"node_frames\":[", f);
+		html_col_put(&ups, (i ? (int64_t)o->depth[i - 1] : -1) + 1 - o->depth[i]);
+	html_col_end(f, &ups);
+	html_col_begin(&codes, "node_frames", 'u');
 	for (uint32_t i = 0; i < n; i++) {
 		uint64_t parent1, frame, unused;
 		uint32_t pf = 0, fr;
@@ -185,18 +196,16 @@ int html_tree_write(FILE *f, const struct pairtab *nodes, const struct html_tree
 		e = pairtab_intern(edges, pf, fr, &added);
 		if (e < 0 || GROW(edge_k, cap_edge_k, (size_t)e + 1) < 0)
 			goto out;
-		fputs(i ? (i % 32 ? "," : ",\n") : "", f);
-		if (!added)
-			fprintf(f, "%" PRIu32, edge_k[e]);
-		else if (fr == met)
-			fprintf(f, "%" PRIu32, under[pf]);
-		else
-			fprintf(f, "%" PRIu32, under[pf] + 1 + fr);
+		html_col_put(&codes, !added	 ? edge_k[e]
+				     : fr == met ? under[pf]
+						 : (int64_t)under[pf] + 1 + fr);
 		if (added)
 			edge_k[e] = under[pf]++;
 		met += fr == met;
 	}
-	fputs("],\n", f);
+	fputs(",\n", f);
+	html_col_end(f, &codes);
+	fputs(",\n", f);
 	r = 0;
 out:
 	free(under);
@@ -205,48 +214,72 @@ out:
 	return r;
 }
 
-/* LEN bytes of IN in base64, lines of 76 characters. */
-static void write_base64(FILE *f, const uint8_t *in, size_t len)
+/* The columns of the data being written (write_packed()), after its JSON. */
+static FILE *packed_cols;
+
+void html_col_begin(struct html_col *c, const char *name, char kind)
 {
-	static const char digits[] =
-	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-	for (size_t i = 0; i < len; i += 3) {
-		uint32_t v = (uint32_t)in[i] << 16 | (i + 1 < len ? (uint32_t)in[i + 1] << 8 : 0) |
-			     (i + 2 < len ? in[i + 2] : 0);
-
-		fputc(digits[v >> 18 & 63], f);
-		fputc(digits[v >> 12 & 63], f);
-		fputc(i + 1 < len ? digits[v >> 6 & 63] : '=', f);
-		fputc(i + 2 < len ? digits[v & 63] : '=', f);
-		if ((i / 3 + 1) % 19 == 0)
-			fputc('\n', f);
-	}
+	*c = (struct html_col){ name, kind, 0, packed_cols ? ftell(packed_cols) : 0 };
 }
 
-/* DATA's JSON, gzip-compressed, in base64. 0 or -ENOMEM. */
+void html_col_put(struct html_col *c, int64_t v)
+{
+	uint8_t buf[10];
+
+	c->n++;
+	if (packed_cols)
+		fwrite(buf, 1,
+		       html_varint(buf,
+				   c->kind == 's' || c->kind == 'S' ? html_zigzag(v) : (uint64_t)v),
+		       packed_cols);
+}
+
+void html_col_end(FILE *f, const struct html_col *c)
+{
+	fprintf(f, "\"%s\":{\"column\":[%ld,%" PRIu64 ",\"%c\"]}", c->name, c->start, c->n, c->kind);
+}
+
+/* DATA's JSON, a NUL and its columns, gzip-compressed, as text (html_text_write()). 0 or
+ * -ENOMEM. */
 static int write_packed(FILE *f, int (*data)(FILE *, void *), void *arg)
 {
-	char *json = NULL;
-	size_t len = 0, zlen;
+	char *json = NULL, *cols = NULL;
+	size_t len = 0, clen = 0, zlen;
 	uint8_t *z;
-	FILE *m = open_memstream(&json, &len);
-	int r;
+	FILE *m = open_memstream(&json, &len), *c = open_memstream(&cols, &clen);
+	int r = -ENOMEM;
 
-	if (!m)
-		return -ENOMEM;
+	if (!m || !c)
+		goto out;
+	packed_cols = c;
 	r = data(m, arg);
-	if ((r < 0) | ferror(m) | (fclose(m) != 0)) {
-		free(json);
-		return -ENOMEM;
+	packed_cols = NULL;
+	fputc('\0', m);
+	if ((r < 0) | ferror(m) | ferror(c) | (fclose(c) != 0)) {
+		c = NULL;
+		r = -ENOMEM;
+		goto out;
 	}
+	c = NULL;
+	if (fwrite(cols, 1, clen, m) != clen || fclose(m) != 0) {
+		m = NULL;
+		r = -ENOMEM;
+		goto out;
+	}
+	m = NULL;
 	r = gzip_compress((const uint8_t *)json, len, &z, &zlen);
+	if (r == 0) {
+		html_text_write(f, z, zlen);
+		free(z);
+	}
+out:
+	if (m)
+		fclose(m);
+	if (c)
+		fclose(c);
 	free(json);
-	if (r < 0)
-		return r;
-	write_base64(f, z, zlen);
-	free(z);
-	return 0;
+	free(cols);
+	return r < 0 ? r : 0;
 }
 
 /* MARKUP with the style, data and script in their places. 0 or -ENOMEM. */

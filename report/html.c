@@ -1,6 +1,6 @@
-/* html.c — `ringprof report --html`: the session's stacks and their time buckets as JSON,
- * gzip-compressed in base64, in one page with the script and style of report/html/ (no
- * request leaves the page). */
+/* html.c — `ringprof report --html`: the session's stacks and their time buckets as JSON and
+ * columns of numbers, gzip-compressed, as text (html-out.c), in one page with the script and style
+ * of report/html/ (no request leaves the page). */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
@@ -11,6 +11,7 @@
 
 #include "base/grow.h"
 #include "base/intern.h"
+#include "html-pack.h"
 #include "html.h"
 #include "profile/annotate.h"
 #include "profile/dsotab.h"
@@ -252,13 +253,74 @@ static int order_build(const struct html_data *d, struct order *o)
 	return 0;
 }
 
-/* "objs", "comms", "units": names; the frames in columns: "frame_names" (write_frame_name()),
- * "frame_objs", "frame_kinds" (a letter each), "frame_flat" (the page frame flat output
- * counts it under, plus 1; 0: itself). */
-static void write_names(FILE *f, const struct html_data *d, const struct order *o)
+/* "objs", "comms", "units": names; the frames in columns: "frame_names" and "frame_offs"
+ * (write_frame_names()), "frame_objs", "frame_kinds" (a letter each), "frame_flat" (the page frame
+ * flat output counts it under, plus 1; 0: itself). */
+static const struct session_sym *frame_sym(const struct html_data *d, const struct order *o,
+					   uint32_t i)
+{
+	uint64_t sym, unused;
+
+	pairtab_get(d->frames, o->t.frame_old[i], &sym, &unused);
+	return session_sym(d->s, (uint32_t)sym);
+}
+
+/* The frames' names: "frame_names" those with a name, in order, and the column "frame_offs"
+ * for each frame, 0 for the next of those, else 1 + the zigzag of OFF less the previous OFF of
+ * the same object, for a name "[unknown] OBJ+0xOFF" (common.js, frameName()). 0 or -ENOMEM. */
+static const char *frame_name(const struct session_sym *ss)
+{
+	return ss->name ? ss->name : ss->label ? ss->label : "[unknown]";
+}
+
+/* Whether page frame I's name is "[unknown] OBJ+0xOFF": OFF in *OFF, OBJ's page object in
+ * *OBJ. */
+static bool frame_offset(const struct html_data *d, const struct order *o, uint32_t i,
+			 uint64_t *off, int64_t *obj)
+{
+	const struct session_sym *ss = frame_sym(d, o, i);
+
+	*obj = pairtab_find(d->objs, ss->dso, 0);
+	return *obj >= 0 && html_frame_offset(frame_name(ss), session_dso_name(d->s, ss->dso), off);
+}
+
+static int write_frame_names(FILE *f, const struct html_data *d, const struct order *o)
+{
+	uint32_t n = pairtab_count(d->frames), met = 0;
+	uint64_t *last = calloc(pairtab_count(d->objs) + 1, sizeof(*last)), off;
+	int64_t obj;
+	struct html_col offs;
+
+	if (!last)
+		return -ENOMEM;
+	fputs("],\n\"frame_names\":[", f);
+	for (uint32_t i = 0; i < n; i++) {
+		if (frame_offset(d, o, i, &off, &obj))
+			continue;
+		fputs(met ? (met % 32 ? "," : ",\n") : "", f);
+		html_json_str(f, frame_name(frame_sym(d, o, i)));
+		met++;
+	}
+	fputs("],\n", f);
+	html_col_begin(&offs, "frame_offs", 'U');
+	for (uint32_t i = 0; i < n; i++) {
+		if (!frame_offset(d, o, i, &off, &obj)) {
+			html_col_put(&offs, 0);
+			continue;
+		}
+		html_col_put(&offs, (int64_t)(1 + html_zigzag((int64_t)(off - last[obj]))));
+		last[obj] = off;
+	}
+	html_col_end(f, &offs);
+	free(last);
+	return 0;
+}
+
+static int write_names(FILE *f, const struct html_data *d, const struct order *o)
 {
 	uint32_t n = pairtab_count(d->frames);
 	const struct pairtab *tabs[] = { d->objs, d->comms, d->units };
+	struct html_col objs, flat;
 
 	for (int t = 0; t < 3; t++) {
 		fputs(t == 0 ? "\"objs\":[" : t == 1 ? "],\n\"comms\":[" : "],\n\"units\":[", f);
@@ -272,38 +334,28 @@ static void write_names(FILE *f, const struct html_data *d, const struct order *
 						  : session_unit(d->s, (uint32_t)id));
 		}
 	}
-	for (int col = 0; col < 4; col++) {
-		fputs(col == 0	 ? "],\n\"frame_names\":["
-		      : col == 1 ? "],\n\"frame_objs\":["
-		      : col == 2 ? "],\n\"frame_kinds\":\""
-				 : "\",\n\"frame_flat\":[",
-		      f);
-		for (uint32_t i = 0; i < n; i++) {
-			uint64_t sym, unused;
-			const struct session_sym *ss;
-			uint32_t old = o->t.frame_old[i];
+	if (write_frame_names(f, d, o) < 0)
+		return -ENOMEM;
+	fputs(",\n\"frame_kinds\":\"", f);
+	for (uint32_t i = 0; i < n; i++)
+		fputc(frame_kind(d, frame_sym(d, o, i)), f);
+	fputs("\",\n", f);
+	html_col_begin(&objs, "frame_objs", 'u');
+	for (uint32_t i = 0; i < n; i++)
+		html_col_put(&objs, pairtab_find(d->objs, frame_sym(d, o, i)->dso, 0));
+	html_col_end(f, &objs);
+	fputs(",\n", f);
+	html_col_begin(&flat, "frame_flat", 'u');
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t old = o->t.frame_old[i];
 
-			pairtab_get(d->frames, old, &sym, &unused);
-			ss = session_sym(d->s, (uint32_t)sym);
-			if (col != 2)
-				fputs(i ? (i % 32 ? "," : ",\n") : "", f);
-			if (col == 0)
-				html_frame_name(f,
-						ss->name    ? ss->name
-						: ss->label ? ss->label
-							    : "[unknown]",
-						session_dso_name(d->s, ss->dso));
-			else if (col == 1)
-				fprintf(f, "%" PRId64, pairtab_find(d->objs, ss->dso, 0));
-			else if (col == 2)
-				fputc(frame_kind(d, ss), f);
-			else if (o->t.frame_new[d->flat[old]] == i)
-				fputc('0', f);
-			else
-				fprintf(f, "%" PRIu32, o->t.frame_new[d->flat[old]] + 1);
-		}
+		html_col_put(&flat, o->t.frame_new[d->flat[old]] == i
+					? 0
+					: (int64_t)o->t.frame_new[d->flat[old]] + 1);
 	}
-	fputs("],\n", f);
+	html_col_end(f, &flat);
+	fputs(",\n", f);
+	return 0;
 }
 
 /* A count's place in the page's order: by bucket, then page stack. */
@@ -322,13 +374,15 @@ static int cmp_counts(const void *a, const void *b)
 	return x->i < y->i ? -1 : x->i > y->i;
 }
 
-/* One column of numbers: NAME, then EXPR for each K below N, as FMT. */
-#define WRITE_COLUMN(f, name, n, fmt, expr)                                                        \
+/* One column of numbers (html_col_begin()): NAME of KIND, then EXPR for each K below N. */
+#define WRITE_COLUMN(f, name, kind, n, expr)                                                       \
 	do {                                                                                       \
-		fputs(",\n\"" name "\":[", f);                                                     \
+		struct html_col col_;                                                              \
+		fputs(",\n", f);                                                                   \
+		html_col_begin(&col_, name, kind);                                                 \
 		for (uint32_t k = 0; k < (n); k++)                                                 \
-			fprintf(f, "%s%" fmt, k ? (k % 32 ? "," : ",\n") : "", (expr));            \
-		fputc(']', f);                                                                     \
+			html_col_put(&col_, (int64_t)(expr));                                      \
+		html_col_end(f, &col_);                                                            \
 	} while (0)
 
 /* "weight_unit": the mean weight of a sample, and the counts in bucket order, in five columns
@@ -353,15 +407,15 @@ static int write_counts(FILE *f, const struct html_data *d, const struct order *
 	qsort(order, n, sizeof(*order), cmp_counts);
 	unit = samples ? (weight + samples / 2) / samples : 1;
 	fprintf(f, "\"weight_unit\":%" PRIu64, unit);
-	WRITE_COLUMN(f, "count_bucket", n, PRIu32, order[k].bucket - (k ? order[k - 1].bucket : 0));
-	WRITE_COLUMN(f, "count_stack", n, PRIu32,
+	WRITE_COLUMN(f, "count_bucket", 'u', n, order[k].bucket - (k ? order[k - 1].bucket : 0));
+	WRITE_COLUMN(f, "count_stack", 'u', n,
 		     k && order[k].bucket == order[k - 1].bucket
 			 ? order[k].stack - order[k - 1].stack
 			 : order[k].stack);
-	WRITE_COLUMN(f, "count_unit", n, PRIu64,
+	WRITE_COLUMN(f, "count_unit", 'u', n,
 		     (pairtab_get(d->counts, order[k].i, &stack, &unit_bucket), unit_bucket >> 32));
-	WRITE_COLUMN(f, "count_samples", n, PRIu64, d->count[order[k].i]);
-	WRITE_COLUMN(f, "count_weight", n, PRId64,
+	WRITE_COLUMN(f, "count_samples", 'U', n, d->count[order[k].i]);
+	WRITE_COLUMN(f, "count_weight", 'S', n,
 		     (int64_t)(d->period[order[k].i] - d->count[order[k].i] * unit));
 	free(order);
 	return 0;
@@ -371,21 +425,27 @@ static int write_counts(FILE *f, const struct html_data *d, const struct order *
  * the previous stack's); then the counts. -ENOMEM. */
 static int write_stacks(FILE *f, const struct html_data *d, const struct order *o)
 {
+	uint32_t n = pairtab_count(d->stacks);
+	struct html_col comms, leaves;
+
 	if (html_tree_write(f, d->nodes, &o->t) < 0)
 		return -ENOMEM;
-	fputs("\"stack_comms\":[", f);
-	for (uint32_t i = 0; i < pairtab_count(d->stacks); i++) {
+	html_col_begin(&comms, "stack_comms", 'u');
+	for (uint32_t i = 0; i < n; i++) {
 		uint64_t comm, unused;
 
 		pairtab_get(d->stacks, o->stack_old[i], &comm, &unused);
-		fprintf(f, "%s%" PRIu64, i ? (i % 32 ? "," : ",\n") : "", comm);
+		html_col_put(&comms, (int64_t)comm);
 	}
-	fputs("],\n\"stack_leaves\":[", f);
-	for (uint32_t i = 0; i < pairtab_count(d->stacks); i++)
-		fprintf(f, "%s%" PRIu32, i ? (i % 32 ? "," : ",\n") : "",
-			o->t.node_at[d->stack_node[o->stack_old[i]]] -
-			    (i ? o->t.node_at[d->stack_node[o->stack_old[i - 1]]] : 0));
-	fputs("],\n", f);
+	html_col_end(f, &comms);
+	fputs(",\n", f);
+	html_col_begin(&leaves, "stack_leaves", 'u');
+	for (uint32_t i = 0; i < n; i++)
+		html_col_put(&leaves,
+			     o->t.node_at[d->stack_node[o->stack_old[i]]] -
+				 (i ? o->t.node_at[d->stack_node[o->stack_old[i - 1]]] : 0));
+	html_col_end(f, &leaves);
+	fputs(",\n", f);
 	return write_counts(f, d, o);
 }
 
@@ -593,7 +653,7 @@ static int write_data(FILE *f, struct html_data *d, const char *const *inputs, s
 	size_t n_ev;
 	const struct rp_event_desc *evs = session_events(d->s, &n_ev);
 
-	fputs("{\"version\":3,\n\"header\":", f);
+	fputs("{\"version\":4,\n\"header\":", f);
 	write_header(f, d->s, inputs, n_inputs);
 	fputs(",\n\"inputs\":[", f);
 	for (size_t i = 0; i < n_inputs; i++) {
@@ -617,8 +677,7 @@ static int write_data(FILE *f, struct html_data *d, const char *const *inputs, s
 	if (annot_select(d, &ann, sel, &n_sel) < 0 || order_build(d, &o) < 0 ||
 	    annot_write(f, d, &o, ann, sel, n_sel, symfs) < 0)
 		goto out;
-	write_names(f, d, &o);
-	if (write_stacks(f, d, &o) < 0)
+	if (write_names(f, d, &o) < 0 || write_stacks(f, d, &o) < 0)
 		goto out;
 	fputs("}", f);
 	r = 0;

@@ -31,6 +31,9 @@ void html_json_str(FILE *f, const char *s);
  * "[unknown] OBJ+0xOFF", which the page rebuilds from its object's name (common.js,
  * frameName()); else the name as a JSON string. */
 void html_frame_name(FILE *f, const char *name, const char *obj);
+/* Whether NAME is "[unknown] OBJ+0xOFF" as html_frame_name() writes it as a number, OFF in
+ * *OFF. */
+bool html_frame_offset(const char *name, const char *obj, uint64_t *off);
 
 /*
  * A tree of frames (NODES: (parent node + 1, frame), a parent before its children) in the
@@ -56,9 +59,28 @@ void html_tree_done(struct html_tree *t);
  * -ENOMEM. */
 int html_tree_write(FILE *f, const struct pairtab *nodes, const struct html_tree *t);
 
-/* Write MARKUP to PATH ("-": stdout) with html_page_style, SCRIPT and the JSON that DATA
- * writes (0 or -ENOMEM), gzip-compressed in base64, in place of its "@STYLE@", "@SCRIPT@" and
- * "@DATA@" lines. 0, or -errno with a sentence in why. */
+/*
+ * A column of numbers in the page's data: not JSON but varints (LEB128; KIND 's' and 'S':
+ * zigzag first, for signed numbers) after the JSON text and a NUL, which common.js's
+ * loadData() reads into a typed array (KIND 'u' and 's': an Int32Array, for numbers below
+ * 2^31; 'U' and 'S': a Float64Array, exact below 2^53) in place of the member
+ * "NAME":{"column":[offset, count, kind]} that html_col_end() writes into the JSON. Only
+ * while html_page_write()'s DATA runs.
+ */
+struct html_col {
+	const char *name;
+	char kind;
+	uint64_t n;
+	long start;
+};
+void html_col_begin(struct html_col *c, const char *name, char kind);
+void html_col_put(struct html_col *c, int64_t v);
+void html_col_end(FILE *f, const struct html_col *c);
+
+/* Write MARKUP to PATH ("-": stdout) with html_page_style, SCRIPT and the data that DATA
+ * writes (0 or -ENOMEM: JSON into its FILE, columns by html_col_*()), gzip-compressed, as
+ * text (html-pack.h, html_text_write()), in place of its "@STYLE@", "@SCRIPT@" and "@DATA@" lines.
+ * 0, or -errno with a sentence in why. */
 int html_page_write(const char *path, const char *markup, const char *script,
 		    int (*data)(FILE *, void *), void *arg, char *why, size_t why_size);
 

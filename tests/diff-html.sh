@@ -72,7 +72,8 @@ near() {
 for fn in share_a share_b share_c; do
 	read -r cb cn cd <<<"$(c_row $fn)"
 	[ -n "$cd" ] || fail "$fn is not in diff --children's output"
-	read -r delta cls rgb width <<<"$(val "diff_frame_$fn")"
+	read -r delta cls rgb width pixel <<<"$(val "diff_frame_$fn")"
+	check_eq "$pixel" "$rgb" "$fn's frame is painted in its colour on the canvas"
 	check_eq "$(printf '%+.2f' "$delta")" "$cd" "$fn's frame: its change is diff --children's ($cd points)"
 	r=$(echo "$rgb" | sed 's/rgb(\([0-9]*\),.*/\1/') b=$(echo "$rgb" | sed 's/.*,\([0-9]*\))/\1/')
 	case "$cd" in
@@ -80,14 +81,17 @@ for fn in share_a share_b share_c; do
 	*) check_eq "$cls" grew "$fn grew" && [ "$r" -gt "$b" ] || fail "$fn grew but is not red: $rgb"; ok "$fn is red ($rgb)" ;;
 	esac
 	near "$width" "$cn" 0.05 "$fn's width is its share of the new side"
-	read -r _ _ _ bwidth <<<"$(val "diff_frame_base_$fn")"
+	read -r _ _ _ bwidth _ <<<"$(val "diff_frame_base_$fn")"
 	[ "$cb" = 0 ] && check_eq "$(val "diff_frame_base_$fn")" none "$fn, absent from the baseline, has no frame in its widths" ||
 		near "$bwidth" "$cb" 0.05 "$fn's width with the baseline's widths is its baseline share"
 done
 check_range "$(val diff_frame_share_a | awk '{ print -$1 * 100 }' | cut -d. -f1)" 2400 3600 "share_a lost about 30 points"
-read -r cb cn _ <<<"$(c_row share_a)"
+read -r cb cn cda <<<"$(c_row share_a)"
 near "$(val diff_search_base)" "$cb" 0.01 "search share_a: the baseline's share"
 near "$(val diff_search_new)" "$cn" 0.01 "search share_a: the new side's share"
+check_eq "$(val diff_matched)" share_a "search share_a: its frame, and no other, in the search's colour"
+check_grep "^diff_tooltip_share_a share_a \| object: .* \| change: $cda points \(shrank\)\$" "$T/page.out" \
+	"pointing at share_a's frame: its tooltip names it and gives diff's change ($cda points)"
 check_eq "$(val diff_marked_share_a)" share_a "share_a's row clicked marks its frame"
 check_eq "$(val diff_zoom_share_a)" 100.00 "a click on its frame zooms into it"
 sb=$(sed -n 's/^# baseline: .*: \([0-9]*\) samples over.*/\1/p' "$T/d.txt")
@@ -102,7 +106,7 @@ check_grep "^diff_header # baseline: .*a\.data: $sb samples .* \| # new: .*b\.da
 timeout 180 node "$WEB/report-html.cjs" --diff "$T/same.html" "$T" share_a,share_b >"$T/same.out" 2>&1 ||
 	{ cat "$T/same.out" >&2; fail "driving the page of one recording twice"; }
 check_no_grep '^diff_row (grew|shrank)' "$T/same.out" "one recording twice: no row grew or shrank"
-check_grep '^diff_frame_share_a 0\.00 same rgb\(245,245,245\)' "$T/same.out" "and share_a's frame is neither red nor blue"
+check_grep '^diff_frame_share_a 0\.00 same rgb\(245,245,245\) [0-9.]+ rgb\(245,245,245\)$' "$T/same.out" "and share_a's frame is neither red nor blue"
 for v in diff-flame diff-flame-baseline diff-search; do
 	[ -s "$SHOTS/$v.png" ] || fail "no screenshot of $v"
 done

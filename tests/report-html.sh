@@ -74,6 +74,12 @@ check_grep '^tooltip hot_outer_a \| object: rp-workload \| kind: user \| samples
 # The frames are painted on a canvas: what is zoomed and selected is said in words beside it.
 check_grep "^zoom_text zoomed into hot_outer_a \\(rp-workload\\), [0-9]+ frames drawn; selected: hot_outer_a \\(rp-workload\\): Children $children%, Self $self% of the range$" \
 	"$T/page.out" "the graph's text names the zoomed and selected function and its shares"
+# Zoomed into the frame that draws the most rows, then out: the graph its own height again.
+read -r deep full zoomed <<<"$(val deep_zoom)"
+read -r rows height <<<"$(val unzoomed)"
+[ "$deep" = none ] && echo "# no frame's zoom draws more rows in this recording: the zoom-out height check runs without one"
+check_eq "$rows $height" "$full $full" \
+	"zoomed into ${deep:-?} ($full rows, $zoomed zoomed) and out: as many rows as before, the graph as tall as they"
 near "$(val resized_pct)" "$children" 0.5 "in a narrower window: hot_outer_a's width is still its Children share"
 check_grep '^resized_tooltip hot_outer_a \| ' "$T/page.out" "in a narrower window: pointing at it names it"
 near "$(val table_children)" "$children" 0.01 "the table's Children of hot_outer_a is the report's"

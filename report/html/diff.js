@@ -3,7 +3,7 @@
 // side's total and coloured by the change of its share (new share minus baseline share, each of
 // its own side's total: red grew, blue shrank), and the diff's table. No request of any kind.
 'use strict';
-/* global loadData, expandNodes, frameName, inputsText -- common.js, before this script */
+/* global loadData, expandNodes, frameName, inputsText, FRAME_ROW, paintFrames, frameRowTop, hookFrames -- common.js, before this script */
 
 loadData() // common.js, as expandNodes() and frameName()
 	.then(showDiff)
@@ -14,7 +14,7 @@ loadData() // common.js, as expandNodes() and frameName()
 
 function showDiff(D) {
 	const $ = (id) => document.getElementById(id);
-	const ROW = 18;
+	const MATCH_COLOUR = '#e040c0'; // frames the search matches, as on the report's page
 	const MIN_PCT = 0.05; // frames narrower than this share of the view are not drawn
 	const esc = (s) => String(s).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]);
 	const fmt = (x) => x.toFixed(2);
@@ -25,7 +25,7 @@ function showDiff(D) {
 	// (common.js: expandNodes(), frameName()).
 	const tree = expandNodes(D.node_ups, D.node_frames);
 	const nNodes = tree.n, parent = tree.parent, frame = tree.frame;
-	const frameObjs = D.frame_objs.map((o) => (o >= 0 ? D.objs[o] : ''));
+	const frameObjs = Array.from(D.frame_objs, (o) => (o >= 0 ? D.objs[o] : ''));
 	const frameNames = D.frame_names.map((n, i) => frameName(n, frameObjs[i]));
 	const wB = new Float64Array(nNodes), wN = new Float64Array(nNodes);
 	for (let i = 0, at = 0; i < D.leaf_places.length; i++) {
@@ -86,19 +86,22 @@ function showDiff(D) {
 		items.forEach((it, i) => {
 			if (it[3]) it[4] = i;
 		});
-		const height = (maxDepth + 1) * ROW;
-		el.style.height = height + 'px';
-		el._nodes = items.map((it) => it[0]);
-		el.innerHTML = items
-			.map(([n, left, width, dim, depth], i) => {
-				const d = n === nNodes ? 0 : delta(n);
-				const label = n === nNodes ? 'all' : name(n);
-				const cls = 'fr ' + trend(d) + (dim ? ' dim' : '') + (matcher && n !== nNodes && matcher(label) ? ' match' : '') + (state.marked && n !== nNodes && state.marked(n) ? ' sel' : '');
-				return '<div class="' + cls + '" data-i="' + i + '" data-name="' + esc(label) + '" data-delta="' + fmt(d) + '" style="left:' + left.toFixed(4) + '%;width:' + width.toFixed(4) + '%;top:' + (height - (depth + 1) * ROW) + 'px;background:' + colour(d) + '">' + esc(label) + '</div>';
-			})
-			.join('');
+		// Painted on a canvas as the report's page paints its graphs (common.js).
+		el._items = items;
+		el._up = true;
+		el._height = (maxDepth + 1) * FRAME_ROW;
+		el._rowOf = (it) => it[4];
+		paintFrames(el, ([n]) => {
+			const d = n === nNodes ? 0 : delta(n), label = n === nNodes ? 'all' : name(n);
+			const match = isMatch(n);
+			return [match ? MATCH_COLOUR : colour(d), label, false, isMarked(n), match];
+		});
+		const zoomed = state.zoom === nNodes ? '' : 'zoomed into ' + name(state.zoom) + ', ';
+		el._canvas.setAttribute('aria-label', 'differential flame graph: ' + zoomed + items.length + ' frames drawn');
 		showSearch();
 	}
+	const isMatch = (n) => typeof matcher === 'function' && n !== nNodes && matcher(name(n));
+	const isMarked = (n) => !!(state.marked && n !== nNodes && state.marked(n));
 	function tip(ev, n) {
 		const t = $('tooltip');
 		const lines = n === nNodes ? ['<b>all</b>', 'baseline: ' + D.samples[0] + ' samples, new: ' + D.samples[1]] : ['<b>' + esc(name(n)) + '</b>', obj(n) ? 'object: ' + esc(obj(n)) : 'command', 'baseline: ' + fmt(shareB(n)) + '% of its total', 'new: ' + fmt(shareN(n)) + '% of its total', 'change: ' + signed(delta(n)) + ' points (' + trend(delta(n)) + ')'];
@@ -107,19 +110,27 @@ function showDiff(D) {
 		t.style.left = Math.min(ev.clientX + 12, window.innerWidth - t.offsetWidth - 4) + 'px';
 		t.style.top = (ev.clientY + 16 + t.offsetHeight > window.innerHeight ? ev.clientY - t.offsetHeight - 8 : ev.clientY + 16) + 'px';
 	}
-	const el = $('flame');
-	el.addEventListener('mousemove', (ev) => {
-		const d = ev.target.closest('.fr');
-		if (d) tip(ev, el._nodes[+d.dataset.i]);
-		else $('tooltip').hidden = true;
-	});
-	el.addEventListener('mouseleave', () => ($('tooltip').hidden = true));
-	el.addEventListener('click', (ev) => {
-		const d = ev.target.closest('.fr');
-		if (!d) return;
-		state.zoom = el._nodes[+d.dataset.i];
-		draw();
-	});
+	hookFrames(
+		$('flame'),
+		(ev, it) => tip(ev, it[0]),
+		() => ($('tooltip').hidden = true),
+		(it) => {
+			state.zoom = it[0];
+			draw();
+		},
+	);
+	// The frames drawn, as plain data for the tests (window.ringprof.frames()): name, object,
+	// left and width in % of the graph's width, row (0: the root), dimmed, the change in points,
+	// its trend and colour, matched, marked, the middle of the frame on the screen.
+	function drawnFrames() {
+		const el = $('flame');
+		const r = el.getBoundingClientRect(), W = el.clientWidth || 1;
+		return (el._items || []).map(([n, left, width, dim, row]) => {
+			const d = n === nNodes ? 0 : delta(n);
+			return { name: n === nNodes ? 'all' : name(n), obj: n === nNodes ? '' : obj(n), left, width, row, dim, delta: fmt(d), trend: trend(d), colour: colour(d), match: isMatch(n), selected: isMarked(n), x: r.left + el.clientLeft + ((left + width / 2) * W) / 100, y: r.top + el.clientTop + frameRowTop(el, row) + FRAME_ROW / 2 };
+		});
+	}
+	window.ringprof = { frames: drawnFrames };
 
 	// ---- search ----
 	function makeMatcher(text) {

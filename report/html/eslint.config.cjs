@@ -6,7 +6,7 @@ const path = require('path');
 const js = require(path.join(__dirname, '..', '..', 'tests', 'web', 'node_modules', '@eslint', 'js'));
 
 // What the pages use of the browser: no other global may be named (a typo, or a request).
-const browser = ['document', 'window', 'performance', 'requestAnimationFrame', 'atob', 'Blob', 'Response', 'DecompressionStream', 'MouseEvent', 'getComputedStyle'];
+const browser = ['document', 'window', 'performance', 'requestAnimationFrame', 'atob', 'Blob', 'Response', 'DecompressionStream', 'TextDecoder', 'MouseEvent', 'getComputedStyle'];
 
 module.exports = [
 	js.configs.recommended,

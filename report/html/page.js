@@ -4,7 +4,7 @@
 // alone.
 'use strict';
 
-/* global loadData, expandNodes, frameName, inputsText -- common.js, before this script */
+/* global loadData, expandNodes, frameName, inputsText, FRAME_ROW, paintFrames, frameRowTop, hookFrames -- common.js, before this script */
 
 // The shared nodes (common.js, expandNodes()), and the stacks: command and leaf node (a
 // distance from the previous stack's). A stack is the path from its leaf node up to an
@@ -19,30 +19,38 @@ function expandStacks(D) {
 
 // The counts as written (in bucket order, five columns; the bucket and the stack as distances
 // from the previous count's, the weight less samples times weight_unit) back to absolute
-// numbers, five to a count: stack, bucket, unit, samples, weight.
+// numbers, in five typed arrays: STACK, BUCKET, UNIT, SAMPLES, WEIGHT (N of each).
 function expandCounts(D) {
-	const cb = D.count_bucket, cs = D.count_stack, cu = D.count_unit, cn = D.count_samples, cw = D.count_weight;
-	const out = new Float64Array(cb.length * 5);
-	let bucket = 0, stack = 0;
-	for (let k = 0; k < cb.length; k++) {
-		const i = 5 * k;
-		bucket += cb[k];
-		stack = cb[k] || k === 0 ? cs[k] : stack + cs[k];
-		out[i] = stack;
-		out[i + 1] = bucket;
-		out[i + 2] = cu[k];
-		out[i + 3] = cn[k];
-		out[i + 4] = cw[k] + cn[k] * D.weight_unit;
+	const cb = D.count_bucket, cs = D.count_stack, cn = D.count_samples, cw = D.count_weight;
+	const n = cb.length;
+	const stack = new Int32Array(n), bucket = new Int32Array(n), weight = new Float64Array(n);
+	let b = 0, st = 0;
+	for (let k = 0; k < n; k++) {
+		b += cb[k];
+		st = cb[k] || k === 0 ? cs[k] : st + cs[k];
+		stack[k] = st;
+		bucket[k] = b;
+		weight[k] = cw[k] + cn[k] * D.weight_unit;
 	}
-	return out;
+	return { n, stack, bucket, unit: D.count_unit, samples: cn, weight };
 }
 
-// The frames, from their columns (a name written as a number: common.js, frameName()).
+// The frames, from their columns: a name is the next of FRAME_NAMES where FRAME_OFFS is 0,
+// else "[unknown] OBJ+0xOFF" (common.js, frameName()), OFF the previous one of the same object
+// plus the zigzag-coded difference FRAME_OFFS - 1.
 function expandFrames(D) {
-	return D.frame_names.map((name, i) => {
-		const obj = D.objs[D.frame_objs[i]] || '';
-		return { name: frameName(name, obj), obj, kind: D.frame_kinds[i], flat: D.frame_flat[i] ? D.frame_flat[i] - 1 : i };
-	});
+	const offs = D.frame_offs, last = new Float64Array(D.objs.length + 1), out = new Array(offs.length);
+	for (let i = 0, next = 0; i < offs.length; i++) {
+		const o = D.frame_objs[i], obj = D.objs[o] || '';
+		let name;
+		if (!offs[i]) name = D.frame_names[next++];
+		else {
+			const z = offs[i] - 1;
+			name = frameName((last[o] += z % 2 ? -(z + 1) / 2 : z / 2), obj);
+		}
+		out[i] = { name, obj, kind: D.frame_kinds[i], flat: D.frame_flat[i] ? D.frame_flat[i] - 1 : i };
+	}
+	return out;
 }
 
 loadData()
@@ -55,11 +63,8 @@ loadData()
 function show(D) {
 	performance.mark('ringprof-data'); // decoded: the bench reads these marks
 	const $ = (id) => document.getElementById(id);
-	const ROW = 18; // px per frame row
+	const ROW = FRAME_ROW; // px per frame row (common.js)
 	const MIN_PCT = 0.05; // frames narrower than this share of the view are not drawn
-	const TEXT_PX = 16; // a frame narrower than this shows no name
-	const FRAME_FONT = '11px ui-monospace, "DejaVu Sans Mono", monospace';
-	const DIM_ALPHA = 0.45; // the zoomed frame's callers, drawn full width
 	const MATCH_COLOUR = '#e040c0'; // frames the search matches
 	// The frames' colours (the table's swatches and the legend: page.css).
 	const KIND_COLOURS = { u: 'hsl(30, 85%, 62%)', k: 'hsl(205, 65%, 68%)', j: 'hsl(110, 50%, 60%)', '?': '#c8c8c8', m: '#c4aee6', c: '#e3e6ea', r: '#eef0f2' };
@@ -71,9 +76,8 @@ function show(D) {
 	const nodeParent = expanded.parent, nodeFrame = expanded.frame;
 	document.body.dataset.stacks = nStacks;
 	const prefix = prefixNodes(expanded);
-	const counts = expandCounts(D); // stack, bucket, unit, samples, weight: 5 numbers each
-	let nBuckets = Math.max(1, D.n_buckets || 1);
-	for (let i = 0; i < counts.length; i += 5) nBuckets = Math.max(nBuckets, counts[i + 1] + 1);
+	const counts = expandCounts(D); // in bucket order
+	const nBuckets = Math.max(1, D.n_buckets || 1, counts.n ? counts.bucket[counts.n - 1] + 1 : 1);
 	const timeWeighted = D.time_weighted;
 
 	const state = { b0: 0, b1: nBuckets, view: 'flame', zoom: [], search: null, selected: null, timelineBy: 'comm' };
@@ -110,17 +114,27 @@ function show(D) {
 	}
 
 	// ---- aggregation of a range of buckets ----
+	// The first count of bucket B or later.
+	function firstCount(b) {
+		let lo = 0, hi = counts.n;
+		while (lo < hi) {
+			const mid = (lo + hi) >> 1;
+			if (counts.bucket[mid] < b) lo = mid + 1;
+			else hi = mid;
+		}
+		return lo;
+	}
 	function aggregate(b0, b1) {
 		const n = nStacks;
 		const w = new Float64Array(n), c = new Float64Array(n);
 		let total = 0, samples = 0;
-		for (let i = 0; i < counts.length; i += 5) {
-			const b = counts[i + 1];
-			if (b < b0 || b >= b1) continue;
-			w[counts[i]] += counts[i + 4];
-			c[counts[i]] += counts[i + 3];
-			total += counts[i + 4];
-			samples += counts[i + 3];
+		const { stack, samples: cn, weight: cw } = counts;
+		// The counts are in bucket order: those of the range are one run.
+		for (let i = firstCount(b0), end = firstCount(b1); i < end; i++) {
+			w[stack[i]] += cw[i];
+			c[stack[i]] += cn[i];
+			total += cw[i];
+			samples += cn[i];
 		}
 		flameWeights(w, c);
 		return { w, c, total, samples, funcs: functions() };
@@ -145,24 +159,36 @@ function show(D) {
 			onPath[flat[k]]++;
 			path[top++] = k;
 		}
-		const byComm = new Map();
+		// The stacks of each command (in typed arrays: a million stacks), the commands in the
+		// order of their first stack.
+		let nComms = 0;
+		for (let s = 0; s < nStacks; s++) nComms = Math.max(nComms, stackComm[s] + 1);
+		const start = new Int32Array(nComms + 1), sorted = new Int32Array(nStacks), order = [];
+		for (let s = 0; s < nStacks; s++) start[stackComm[s] + 1]++;
+		for (let c = 0; c < nComms; c++) start[c + 1] += start[c];
+		const at = start.slice(0, nComms);
 		for (let s = 0; s < nStacks; s++) {
-			const comm = stackComm[s];
-			if (!byComm.has(comm)) byComm.set(comm, []);
-			byComm.get(comm).push(s);
+			const c = stackComm[s];
+			if (at[c] === start[c]) order.push(c);
+			sorted[at[c]++] = s;
 		}
+		const byComm = new Map(order.map((c) => [c, sorted.subarray(start[c], start[c + 1])]));
 		return { n, parent: x.parent, frame: x.frame, leaf: x.leaf, flat, first, byComm };
 	}
 	// The flame graph's nodes, built once: one per (command, prefix node) that the command's
 	// stacks pass through, a parent before its children, each command's together: FPARENT
-	// (-1: under the command), FPREFIX, FCOMM, FFUNC (its function of the command, into FUNCS),
+	// (-1: under the command), FPREFIX, FCOMM, FFUNC (its function of the command: FUNCCOMM, FUNCFRAME),
 	// children in CSR (FKIDS from FKID0[i] to FKID0[i + 1]; a command's outermost in
 	// COMMROOTS); STACKF each stack's leaf. For a range, FW the weight of the stacks through a
 	// node, FC their samples, FS the weight of those ending there (flameWeights()).
 	const flame = (function flameNodes() {
-		const P = prefix, funcs = [];
-		// Typed arrays grown by doubling: millions of nodes, and no garbage to collect.
-		let cap = P.n + 1024, n = 0;
+		const P = prefix;
+		// The functions of each command, in two typed arrays (hundreds of thousands).
+		let nFuncs = 0, funcComm = new Int32Array(1024), funcFrame = new Int32Array(1024);
+		// Typed arrays, grown by half: millions of nodes, and no garbage to collect. A prefix
+		// node shared by several commands is a flame node of each (the day set: 2.06 M flame
+		// nodes for 1.84 M prefix nodes), so a quarter more from the start.
+		let cap = P.n + (P.n >> 2) + 1024, n = 0;
 		let fparent = new Int32Array(cap), fprefix = new Int32Array(cap), fcomm = new Int32Array(cap), ffunc = new Int32Array(cap);
 		const grow = (a) => {
 			const b = new Int32Array(cap);
@@ -187,12 +213,19 @@ function show(D) {
 				for (let j = chain.length - 1; j >= 0; j--) {
 					const kk = chain[j], flat = P.flat[kk];
 					if (funcOf[flat] < 0) {
-						funcOf[flat] = funcs.length;
-						funcs.push({ comm, frame: flat });
+						if (nFuncs === funcComm.length) {
+							const c = new Int32Array(nFuncs * 2), f = new Int32Array(nFuncs * 2);
+							c.set(funcComm);
+							f.set(funcFrame);
+							[funcComm, funcFrame] = [c, f];
+						}
+						funcComm[nFuncs] = comm;
+						funcFrame[nFuncs] = flat;
+						funcOf[flat] = nFuncs++;
 						flats.push(flat);
 					}
 					if (n === cap) {
-						cap *= 2;
+						cap += cap >> 1;
 						[fparent, fprefix, fcomm, ffunc] = [grow(fparent), grow(fprefix), grow(fcomm), grow(ffunc)];
 					}
 					fparent[n] = up;
@@ -213,7 +246,7 @@ function show(D) {
 		for (let i = 0; i < n; i++) if (fparent[i] >= 0) kid0[fparent[i] + 2]++;
 		for (let i = 0; i < n; i++) kid0[i + 2] += kid0[i + 1];
 		for (let i = 0; i < n; i++) if (fparent[i] >= 0) kids[kid0[fparent[i] + 1]++] = i;
-		return { n, fparent, fprefix: fprefix.subarray(0, n), fcomm: fcomm.subarray(0, n), ffunc: ffunc.subarray(0, n), funcs, kid0, kids, commRoots, stackF, FW: new Float64Array(n), FC: new Float64Array(n), FS: new Float64Array(n) };
+		return { n, fparent, fprefix: fprefix.subarray(0, n), fcomm: fcomm.subarray(0, n), ffunc: ffunc.subarray(0, n), nFuncs, funcComm, funcFrame, kid0, kids, commRoots, stackF, FW: new Float64Array(n), FC: new Float64Array(n), FS: new Float64Array(n) };
 	})();
 	// The range's weights on the flame graph's nodes, from each stack's (W, C).
 	function flameWeights(w, c) {
@@ -241,7 +274,7 @@ function show(D) {
 	// frames under their object's one [unknown], a function once per stack however often it
 	// recurs (a node counts to Children where no caller is the same function).
 	function functions() {
-		const F = flame, nf = F.funcs.length;
+		const F = flame, nf = F.nFuncs;
 		const self = new Float64Array(nf), children = new Float64Array(nf), samples = new Float64Array(nf);
 		for (let i = 0; i < F.n; i++) {
 			const fn = F.ffunc[i];
@@ -254,7 +287,7 @@ function show(D) {
 		const map = new Map();
 		for (let fn = 0; fn < nf; fn++) {
 			if (!children[fn] && !self[fn]) continue;
-			const { comm, frame } = F.funcs[fn];
+			const comm = F.funcComm[fn], frame = F.funcFrame[fn];
 			map.set(funcKey(comm, frame), { comm, frame, self: self[fn], children: children[fn], samples: samples[fn] });
 		}
 		return map;
@@ -430,7 +463,7 @@ function show(D) {
 	function buildSandwich(sel) {
 		const F = flame, cursors = new Map();
 		let fn = -1;
-		for (let i = 0; i < F.funcs.length && fn < 0; i++) if (F.funcs[i].comm === sel.comm && F.funcs[i].frame === sel.frame) fn = i;
+		for (let i = 0; i < F.nFuncs && fn < 0; i++) if (F.funcComm[i] === sel.comm && F.funcFrame[i] === sel.frame) fn = i;
 		let w = 0, c = 0, self = 0;
 		for (let i = 0; fn >= 0 && i < F.n; i++)
 			if (F.ffunc[i] === fn && F.FW[i] && prefix.first[F.fprefix[i]]) {
@@ -520,7 +553,7 @@ function show(D) {
 	// painted on one canvas: a zoom repaints a few thousand rectangles, where as many
 	// elements cost the browser's style, layout and paint several times a frame's 16 ms. The
 	// frames drawn stay in EL._items ([node, left %, width %, dimmed]) for the pointer
-	// (itemAt()), the selected frame's name is text beside the graph (graphText()), and
+	// (common.js, frameItemAt()), the selected frame's name is text beside the graph (graphText()), and
 	// window.ringprof.frames() hands the drawn frames to the tests.
 	function draw(el, root, focus, up) {
 		const base = focus.w || 1;
@@ -551,107 +584,30 @@ function show(D) {
 		walk(focus, 0);
 		el._items = items;
 		el._up = up;
-		// Zoomed in and out, a graph keeps the tallest height it had for this tree: what
-		// follows it on the page stays in place and is not laid out and painted again.
+		// Zooming in, a graph keeps the tallest height it had for this tree (what follows it
+		// on the page stays in place, not laid out and painted again); zooming out (to a
+		// caller of the frame zoomed, or all the way), it takes its own height again: no
+		// empty rows above the flame graph.
 		const height = (maxDepth - root.depth + 1) * ROW;
-		el._height = el._root === root ? Math.max(el._height, height) : height;
+		let deeper = false;
+		for (let n = focus; n && !deeper; n = n.parent) deeper = n === el._focus;
+		el._height = el._root === root && deeper ? Math.max(el._height, height) : height;
 		el._root = root;
 		el._depth0 = root.depth;
+		el._rowOf = (it) => it[0].depth - el._depth0;
 		el._focus = focus;
 		paint(el);
 		graphText(el);
 	}
 	// The top of row D (a depth below the graph's root) in EL, in px.
-	function rowTop(el, d) {
-		return el._up ? el._height - (d + 1) * ROW : d * ROW;
-	}
-	// The made-up frames' stripes, as page.css draws them.
-	let stripes = null;
-	function markPattern(ctx) {
-		if (stripes) return stripes;
-		const c = document.createElement('canvas');
-		c.width = c.height = 8;
-		const g = c.getContext('2d');
-		g.fillStyle = '#d9c8ef';
-		g.fillRect(0, 0, 8, 8);
-		g.strokeStyle = '#c4aee6';
-		g.lineWidth = 2.8;
-		g.beginPath();
-		for (let k = -8; k <= 16; k += 8) {
-			g.moveTo(k, 0);
-			g.lineTo(k + 8, 8);
-		}
-		g.stroke();
-		return (stripes = ctx.createPattern(c, 'repeat'));
-	}
-	// Paint EL's frames on its canvas (kept from one drawing to the next: a new one costs more
-	// than the painting). Each frame a rectangle less one pixel right and below (the gap that
-	// sets it apart from its neighbours), its name where two characters fit, cut with "…".
+	const rowTop = frameRowTop;
+	// Paint EL's frames on its canvas (common.js, paintFrames()): coloured by kind, the
+	// search's matches in their own colour, the selected function outlined.
 	function paint(el) {
-		let canvas = el._canvas;
-		if (!canvas || canvas.parentNode !== el) {
-			canvas = el._canvas = canvas || document.createElement('canvas');
-			canvas.setAttribute('role', 'img');
-			el.textContent = '';
-			el.append(canvas);
-			if (el._hoverBox) el.append(el._hoverBox);
-		}
-		if (el._hoverBox) el._hoverBox.hidden = true;
-		const W = el.clientWidth || 1000, height = el._height;
-		el.style.height = height + 'px';
-		// The canvas only grows (the graph's box cuts it to the graph's height): a new size
-		// is a new bitmap, which costs more than painting a few rows more.
-		const ratio = window.devicePixelRatio || 1, cw = Math.round(W * ratio), ch = Math.round(height * ratio);
-		if (canvas.width !== cw || canvas.height < ch) {
-			canvas.width = cw;
-			canvas.height = ch;
-			canvas.style.width = W + 'px';
-			canvas.style.height = height + 'px';
-		}
-		const ctx = canvas.getContext('2d');
-		ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
-		ctx.clearRect(0, 0, W, canvas.height / ratio);
-		ctx.font = FRAME_FONT;
-		ctx.textBaseline = 'middle';
-		const charW = ctx.measureText('0000000000').width / 10;
-		const texts = [], outlines = [];
-		// Rectangles grouped by fill: setting a fill costs more than a rectangle.
-		const byFill = new Map();
-		for (const [n, left, width, dim] of el._items) {
-			const x = (left * W) / 100, w = (width * W) / 100, y = rowTop(el, n.depth - el._depth0);
+		paintFrames(el, ([n]) => {
 			const match = isMatch(n);
-			const fill = match ? MATCH_COLOUR : n.kind === 'm' ? 'm' : KIND_COLOURS[n.kind] || KIND_COLOURS['?'];
-			const key = dim ? 'dim ' + fill : fill;
-			let list = byFill.get(key);
-			if (!list) byFill.set(key, (list = []));
-			list.push(x, y, Math.max(w - 1, 0.5));
-			if (isSelected(n)) outlines.push(x, y, w);
-			if (w >= TEXT_PX) texts.push(n, x, y, w, match, dim);
-		}
-		for (const [key, list] of byFill) {
-			const dim = key.startsWith('dim ');
-			const fill = dim ? key.slice(4) : key;
-			ctx.globalAlpha = dim ? DIM_ALPHA : 1;
-			ctx.fillStyle = fill === 'm' ? markPattern(ctx) : fill;
-			for (let i = 0; i < list.length; i += 3) ctx.fillRect(list[i], list[i + 1], list[i + 2], ROW - 1);
-		}
-		// A font, colour or alpha set only when it changes: each is parsed again when set.
-		let font = FRAME_FONT, colour = '', alpha = 1;
-		ctx.globalAlpha = 1;
-		for (let i = 0; i < texts.length; i += 6) {
-			const n = texts[i], x = texts[i + 1], w = texts[i + 3];
-			const fit = Math.floor((w - 4) / charW);
-			if (fit < 2) continue;
-			const a = texts[i + 5] ? DIM_ALPHA : 1, c = texts[i + 4] ? '#fff' : '#000', f = n.kind === 'm' ? 'italic ' + FRAME_FONT : FRAME_FONT;
-			if (a !== alpha) ctx.globalAlpha = alpha = a;
-			if (c !== colour) ctx.fillStyle = colour = c;
-			if (f !== font) ctx.font = font = f;
-			ctx.fillText(n.label.length > fit ? n.label.slice(0, fit - 1) + '…' : n.label, x + 2, texts[i + 2] + (ROW - 1) / 2);
-		}
-		ctx.globalAlpha = 1;
-		ctx.strokeStyle = '#000';
-		ctx.lineWidth = 2;
-		for (let i = 0; i < outlines.length; i += 3) ctx.strokeRect(outlines[i] + 1, outlines[i + 1] + 1, Math.max(outlines[i + 2] - 2, 1), ROW - 2);
+			return [match ? MATCH_COLOUR : n.kind === 'm' ? 'm' : KIND_COLOURS[n.kind] || KIND_COLOURS['?'], n.label, n.kind === 'm', isSelected(n), match];
+		});
 	}
 	// What a screen reader and a copy of the page's text get of graph EL: its focus and the
 	// selected function's frames, as words in the element before it.
@@ -665,18 +621,6 @@ function show(D) {
 		canvas.setAttribute('aria-label', (el.dataset.label || 'flame graph') + ': ' + text);
 		const out = $(el.id + '-text');
 		if (out) out.textContent = text;
-	}
-	// The frame drawn at EV's position in graph EL (its item: node, left, width), or null.
-	function itemAt(el, ev) {
-		const r = el.getBoundingClientRect(), items = el._items || [];
-		// In the graph's content box, as the canvas is placed.
-		const x = (100 * (ev.clientX - r.left - el.clientLeft)) / (el.clientWidth || 1), py = ev.clientY - r.top - el.clientTop;
-		for (const it of items) {
-			const [n, left, width] = it;
-			const top = rowTop(el, n.depth - el._depth0);
-			if (x >= left && x < left + width && py >= top && py < top + ROW) return it;
-		}
-		return null;
 	}
 	// The frames drawn in graph ID as plain data (window.ringprof.frames(): the tests read the
 	// graphs from here, as there is no element per frame): name, object, kind, left and width
@@ -763,33 +707,10 @@ function show(D) {
 		t.style.left = x + 'px';
 		t.style.top = y + 'px';
 	}
-	// The pointer over graph EL: the frame under it outlined (one element over the canvas) with
-	// its tooltip; a click hands the frame to ONCLICK.
+	// The pointer over graph EL: the frame under it outlined with its tooltip; a click hands
+	// the frame to ONCLICK (common.js, hookFrames()).
 	function hookGraph(el, onClick) {
-		const box = (el._hoverBox = document.createElement('div'));
-		box.className = 'hover-box';
-		box.hidden = true;
-		const leave = () => {
-			$('tooltip').hidden = true;
-			box.hidden = true;
-			el.style.cursor = '';
-		};
-		el.addEventListener('mousemove', (ev) => {
-			const it = itemAt(el, ev);
-			if (!it) return leave();
-			tip(ev, it[0]);
-			const W = el.clientWidth || 1;
-			box.style.left = (it[1] * W) / 100 + 'px';
-			box.style.width = Math.max((it[2] * W) / 100 - 1, 1) + 'px';
-			box.style.top = rowTop(el, it[0].depth - el._depth0) + 'px';
-			box.hidden = false;
-			el.style.cursor = 'pointer';
-		});
-		el.addEventListener('mouseleave', leave);
-		el.addEventListener('click', (ev) => {
-			const it = itemAt(el, ev);
-			if (it) onClick(it[0]);
-		});
+		hookFrames(el, (ev, it) => tip(ev, it[0]), () => ($('tooltip').hidden = true), (it) => onClick(it[0]));
 	}
 
 	// ---- the views ----
@@ -921,10 +842,10 @@ function show(D) {
 		const byUnit = state.timelineBy === 'unit';
 		const names = byUnit ? D.units : D.comms;
 		// Each count's group (a command or a unit), its weight, in typed arrays: millions.
-		const groupOf = new Int32Array(counts.length / 5);
-		for (let i = 0, k = 0; i < counts.length; i += 5) groupOf[k++] = byUnit ? counts[i + 2] : stackComm[counts[i]];
+		const groupOf = new Int32Array(counts.n);
+		for (let i = 0; i < counts.n; i++) groupOf[i] = byUnit ? counts.unit[i] : stackComm[counts.stack[i]];
 		const weight = new Float64Array(names.length + 1);
-		for (let i = 0, k = 0; i < counts.length; i += 5) weight[groupOf[k++]] += counts[i + 4];
+		for (let i = 0; i < counts.n; i++) weight[groupOf[i]] += counts.weight[i];
 		let nGroups = 0;
 		for (const w of weight) nGroups += w > 0;
 		const top = [...weight.keys()].filter((g) => weight[g] > 0).sort((a, b) => weight[b] - weight[a]).slice(0, TOP_GROUPS);
@@ -932,10 +853,10 @@ function show(D) {
 		top.forEach((g, i) => (slot[g] = i));
 		const nSlots = top.length + 1;
 		const grid = new Float64Array(nBuckets * nSlots), samples = new Float64Array(nBuckets * nSlots);
-		for (let i = 0, k = 0; i < counts.length; i += 5) {
-			const at = counts[i + 1] * nSlots + slot[groupOf[k++]];
-			grid[at] += counts[i + 4];
-			samples[at] += counts[i + 3];
+		for (let i = 0; i < counts.n; i++) {
+			const at = counts.bucket[i] * nSlots + slot[groupOf[i]];
+			grid[at] += counts.weight[i];
+			samples[at] += counts.samples[i];
 		}
 		timeline = { grid, samples, nSlots, names: top.map((c) => names[c]).concat(['other ' + (byUnit ? 'units' : 'commands')]) };
 		let max = 0;
@@ -1044,9 +965,9 @@ function show(D) {
 
 	// ---- start ----
 	let fullTotal = 0, fullSamples = 0;
-	for (let i = 0; i < counts.length; i += 5) {
-		fullTotal += counts[i + 4];
-		fullSamples += counts[i + 3];
+	for (let i = 0; i < counts.n; i++) {
+		fullTotal += counts.weight[i];
+		fullSamples += counts.samples[i];
 	}
 	$('header').textContent = D.header;
 	$('summary').textContent = inputsText(D.inputs) + ' · ' + (D.event || '') + (D.weight !== 'cpu' ? ' (' + D.weight + ')' : '') + ' · ' + fullSamples + ' samples';

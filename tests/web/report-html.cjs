@@ -42,6 +42,29 @@ function drawn(page, id) {
 	return page.evaluate((id) => window.ringprof.frames(id), id);
 }
 
+// Zoomed out again, the flame graph is as tall as the rows drawn (no empty rows above it): the
+// frame whose zoom draws the most rows (frames too narrow before now wide enough) zoomed into,
+// then Reset zoom. Out: deep_zoom NAME ROWS-BEFORE ROWS-ZOOMED (none: no zoom draws more
+// rows), unzoomed ROWS HEIGHT-IN-ROWS.
+async function checkZoomOut(page) {
+	const rows = async () => (await drawn(page, 'flame')).reduce((a, x) => Math.max(a, x.row + 1), 0);
+	const height = () => page.evaluate(() => document.getElementById('flame').clientHeight / 18);
+	const full = await rows();
+	let best = null;
+	for (const f of (await drawn(page, 'flame')).slice(0, 200)) {
+		await page.mouse.click(f.x, f.y);
+		const r = await rows();
+		if (r > full && (!best || r > best.r)) best = { f, r };
+		await page.click('#zoom-reset');
+	}
+	out('deep_zoom', best ? best.f.name + ' ' + full + ' ' + best.r : 'none ' + full + ' ' + full);
+	if (best) {
+		await page.mouse.click(best.f.x, best.f.y);
+		await page.click('#zoom-reset');
+	}
+	out('unzoomed', (await rows()) + ' ' + (await height()));
+}
+
 // The share of graph ID's width that the frames named NAME take up, in % (frames dimmed as
 // ancestors of the zoomed one left out).
 async function frameShare(page, id, name) {
@@ -217,14 +240,20 @@ async function checkDiff(page, funcs, shot) {
 	for (const r of rows) out('diff_row', r);
 	out('diff_legend', (await page.locator('#diff-legend').innerText()).replace(/\n/g, ' '));
 	out('diff_header', (await page.locator('#header').innerText()).replace(/\n/g, ' | '));
-	const frameOf = (fn) =>
-		page.evaluate((fn) => {
-			const box = document.getElementById('flame');
-			const fr = [...box.querySelectorAll('.fr')].filter((d) => d.dataset.name === fn).sort((a, b) => b.offsetWidth - a.offsetWidth);
-			if (!fr.length) return 'none';
-			const d = fr[0];
-			return [d.dataset.delta, d.className.replace(/^fr /, ''), getComputedStyle(d).backgroundColor.replace(/ /g, ''), ((100 * d.getBoundingClientRect().width) / box.clientWidth).toFixed(3)].join(' ');
-		}, fn);
+	// The graph is painted on a canvas: its frames read from window.ringprof.frames().
+	const diffFrames = () => page.evaluate(() => window.ringprof.frames());
+	const frameOf = async (fn) => {
+		const fr = (await diffFrames()).filter((f) => f.name === fn).sort((a, b) => b.width - a.width);
+		if (!fr.length) return 'none';
+		const d = fr[0];
+		// What the canvas shows there: a pixel inside the frame, left of its name.
+		const pixel = await page.evaluate(([x, y]) => {
+			const c = document.querySelector('#flame canvas'), r = c.getBoundingClientRect(), k = c.width / r.width;
+			const p = c.getContext('2d').getImageData(Math.round((x - r.left) * k), Math.round((y - r.top) * k), 1, 1).data;
+			return 'rgb(' + p[0] + ',' + p[1] + ',' + p[2] + ')';
+		}, [d.x - (d.width / 2) * (await page.evaluate(() => document.getElementById('flame').clientWidth / 100)) + 1, d.y - 6]);
+		return [d.delta, d.trend + (d.dim ? ' dim' : ''), d.colour.replace(/ /g, ''), d.width.toFixed(3), pixel].join(' ');
+	};
 	for (const fn of funcs) out('diff_frame_' + fn, await frameOf(fn));
 	await shot('diff-flame');
 	await page.click('[data-width="base"]');
@@ -233,18 +262,20 @@ async function checkDiff(page, funcs, shot) {
 	await page.click('[data-width="new"]');
 	const fn = funcs[0];
 	await page.locator('#table tbody tr').filter({ has: page.locator('td.sym', { hasText: new RegExp(' ' + fn + '$') }) }).first().click();
-	out('diff_marked_' + fn, await page.evaluate(() => [...document.querySelectorAll('#flame .fr.sel')].map((d) => d.dataset.name).join(',')));
+	out('diff_marked_' + fn, (await diffFrames()).filter((f) => f.selected).map((f) => f.name).join(','));
 	await page.fill('#search', fn);
 	out('diff_search_base', (await page.locator('#search-base').innerText()).replace('%', ''));
 	out('diff_search_new', (await page.locator('#search-new').innerText()).replace('%', ''));
+	out('diff_matched', (await diffFrames()).filter((f) => f.match).map((f) => f.name).join(','));
 	await shot('diff-search');
-	const named = page.locator('#flame .fr').filter({ hasText: new RegExp('^' + fn + '$') }).first();
-	await named.click();
-	out('diff_zoom_' + fn, await page.evaluate((fn) => {
-		const box = document.getElementById('flame');
-		const d = [...box.querySelectorAll('.fr:not(.dim)')].find((d) => d.dataset.name === fn);
-		return d ? ((100 * d.getBoundingClientRect().width) / box.clientWidth).toFixed(2) : 'none';
-	}, fn));
+	const named = (await diffFrames()).find((f) => f.name === fn && !f.dim);
+	if (named) {
+		await page.mouse.move(named.x, named.y);
+		out('diff_tooltip_' + fn, (await page.locator('#tooltip').innerText()).replace(/\n/g, ' | '));
+		await page.mouse.click(named.x, named.y);
+	}
+	const zoomed = (await diffFrames()).find((f) => f.name === fn && !f.dim);
+	out('diff_zoom_' + fn, zoomed ? zoomed.width.toFixed(2) : 'none');
 }
 
 // The frame of the flame graph with the widest plateau (its width less that of the frames
@@ -404,6 +435,7 @@ async function main() {
 	out('zoom_text', await page.locator('#flame-text').innerText());
 	await shot('flame-zoomed');
 	await page.click('#zoom-reset');
+	await checkZoomOut(page);
 
 	// A narrower window: the canvas painted again to the graph's width, the frame found where
 	// it is now drawn.
