@@ -96,10 +96,12 @@ while True: f(10000)' &
 	"$WL" -d 100000 >/dev/null 2>&1 &
 	w2=$!
 	sleep "$SECS"
-	kill -INT "$dpid"
+	kill -INT "$dpid" 2>/dev/null || true
 	wait "$dpid" || true
-	kill "$py2" "$w2" 2>/dev/null || true
+	kill "$py2" 2>/dev/null || true
+	kill "$w2" 2>/dev/null || true
 	wait "$py2" "$w2" 2>/dev/null || true
+	grep -q 'ringprofd: recording' "$T/$1.err" || die "ringprofd did not record: $(tail -3 "$T/$1.err")"
 	pids="$pids $py2 $w2"
 	"$RP" report --dir "$d" --dump >"$T/dump" 2>/dev/null
 }

@@ -68,7 +68,7 @@ bench_init() {
 	mkdir "$T/bin"
 	# The unwind-table helper too: the recorder runs it from its own directory (without it,
 	# --call-graph dwarf falls back to frame pointers and says so).
-	cp "$B/ringprof" "$B/ringprof-record" "$B/ringprof-report" "$B/ringprof-unwind" "$T/bin/"
+	cp "$B/ringprof" "$B/ringprof-record" "$B/ringprof-report" "$B/ringprof-unwind" "$B/ringprofd" "$T/bin/"
 	cp "$B/tests/workload/rp-workload" "$B/tests/workload/librp-worklib.so" "$T/bin/" # RUNPATH $ORIGIN
 	RP=$T/bin/ringprof
 	WL=$T/bin/rp-workload
