@@ -25,7 +25,9 @@ for _ in $(seq 150); do kill -0 "$rp" 2>/dev/null || break; sleep 0.1; done
 kill -0 "$rp" 2>/dev/null && fail "record goes on with a full disk (15 s after it filled up)"
 wait "$rp"
 check_eq $? 1 "record exits 1 when the disk fills up"
-check_grep "^ringprof record: writing $M/a.data failed: No space left on device; recording stopped\. The file is readable up to the last complete frame\.$" \
+# (Under load the start-up's state of every process can still be on its way to the disk when
+# it fills: then the recording stops "before it began", with the same file left.)
+check_grep "^ringprof record: writing $M/a.data failed: No space left on device; recording stopped( before it began)?\. The file is readable up to the last complete frame\.$" \
 	"$T/a.out" "the full disk is named, with what became of the file"
 "$RP" report -i "$M/a.data" --stats >"$T/a.stats" 2>"$T/a.err" || fail "report --stats of the cut recording: $(cat "$T/a.err")"
 check_grep '^  event +' "$T/a.stats" "its header is intact"
