@@ -10,7 +10,7 @@ require_perf_events
 "$RP" record -e cpu-clock -e task-clock -F 999 -o "$T/two.data" -- "$WL" -q >"$T/two.out" 2>&1 ||
 	fail "record -e cpu-clock -e task-clock: $(cat "$T/two.out")"
 "$RP" report -i "$T/two.data" --stats >"$T/two.stats" 2>&1 || fail "--stats of two events"
-check_grep '^  format +2\.4$' "$T/two.stats" "two events: format 2.4 (2.1 added events, 2.2 stack generations, 2.3 joined chains, 2.4 file digests)"
+check_grep '^  format +2\.5$' "$T/two.stats" "two events: format 2.5 (2.1 added events, 2.2 stack generations, 2.3 joined chains, 2.4 file digests, 2.5 frame-pointer continuations)"
 check_grep '^  events +2$' "$T/two.stats" "--stats lists two events"
 cc=$(awk '$1 == "cpu-clock" && $3 == "samples" { print $2 }' "$T/two.stats")
 tc=$(awk '$1 == "task-clock" && $3 == "samples" { print $2 }' "$T/two.stats")
@@ -53,7 +53,7 @@ check_grep '^    task-clock:u +[0-9]+ samples$' "$T/list.stats" "a comma list re
 # A one-event recording has no EVENT record (a 2.0 reader reads it whole).
 "$RP" record -q -e cpu-clock -F 499 -o "$T/one.data" -- "$WL" -q -d 0.3 >/dev/null 2>&1 || fail "record of one event"
 "$RP" report -i "$T/one.data" --stats >"$T/one.stats" 2>&1
-check_grep '^  format +2\.4$' "$T/one.stats" "one event: format 2.4"
+check_grep '^  format +2\.5$' "$T/one.stats" "one event: format 2.5"
 check_no_grep '^  events ' "$T/one.stats" "one event: no events list"
 "$RP" report -i "$T/one.data" --dump >"$T/one.dump" 2>&1
 check_no_grep '^(EVENT|SAMPLE event=)' "$T/one.dump" "one event: no EVENT record, SAMPLE lines unchanged"
