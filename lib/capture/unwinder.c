@@ -876,6 +876,8 @@ static size_t fp_continue(const struct find_ctx *c, const uint64_t *fp, size_t n
 				return k; /* not a return address: not a chain of frame pointers */
 			pcs[n++] = fp[i];
 		}
+		if (n == k + 1)
+			return k; /* no room for a caller */
 		pcs[k] = RP_CONTEXT_FPCHAIN;
 		res->stop = UW_FPCHAIN;
 		return n;
