@@ -811,20 +811,21 @@ static const struct setting_opt setting_opts[] = {
  * stack copy as UserStackSize= (0 for frame pointers). 0 or -errno (said). */
 static int call_graph(struct daemon *d, const char *mode)
 {
-	char why[160], size[24];
+	const char *size = NULL; /* an override keeps its value's pointer: argv's, or a literal */
+	char why[160];
 	uint32_t stack_user;
 
 	if (mode && evset_parse_call_graph(mode, &stack_user, why, sizeof(why)) < 0) {
 		fprintf(stderr, "ringprofd: %s\nTry 'ringprofd --help'.\n", why);
 		return -EINVAL;
 	}
-	/* A bare "dwarf" keeps the configured UserStackSize=. */
-	if (mode && strcmp(mode, "dwarf") != 0)
-		snprintf(size, sizeof(size), "%u", stack_user);
-	else
-		size[0] = '\0';
+	/* A bare "dwarf" keeps the configured UserStackSize=; SIZE was checked above. */
+	if (mode && strcmp(mode, "fp") == 0)
+		size = "0";
+	else if (mode && strncmp(mode, "dwarf,", 6) == 0)
+		size = mode + 6;
 	if (add_override(d, "CallChain", "yes") < 0 ||
-	    (size[0] && add_override(d, "UserStackSize", size) < 0)) {
+	    (size && add_override(d, "UserStackSize", size) < 0)) {
 		fprintf(stderr, "ringprofd: too many options\n");
 		return -E2BIG;
 	}
