@@ -80,10 +80,15 @@ hits=$(sed -n 's/.* \([0-9]*\) from the disk cache.*/\1/p' "$T/w2.err")
 check_range "$hits" 4 100 "second run: tables from the disk cache"
 c=$(sed -n 's/^\[ user stacks: \([0-9]*\)\.[0-9]*% complete.*/\1/p' "$T/w2.err")
 check_range "$c" 95 100 "second run: % of user stacks complete with cached tables"
-# What the cache is for: no stack goes without a table. (Stacks cut by the 8 KiB copy, 0.6-2 %
-# under AddressSanitizer's larger frames, have nothing to do with it.)
-check_grep ' 0\.0% without unwind information, 0\.0% waiting for a table' "$T/w2.err" \
-	"second run: no user stack without its table"
+# What the cache is for: no stack waits for a table. (Stacks cut by the 8 KiB copy, 0.6-2 %
+# under AddressSanitizer's larger frames, have nothing to do with it; nor has a pc whose
+# mapping's record came later than the recorder waits for it: 3 of 517 samples "without unwind
+# information" once, in the ASan tree beside stress-ng --cpu 2.)
+check_grep ' 0\.0% waiting for a table' "$T/w2.err" "second run: no user stack waited for its table"
+ni=$(sed -n 's/.*, \([0-9.]*\)% without unwind information.*/\1/p' "$T/w2.err")
+awk -v n="${ni:-100}" 'BEGIN { exit !(n < 2) }' ||
+	{ cat "$T/w2.err" >&2; fail "second run: $ni % of the user stacks without unwind information (< 2)"; }
+ok "second run: $ni % of the user stacks without unwind information (< 2)"
 
 # 3. --unwind-cache no: nothing read or kept; --unwind-cache DIR: that directory.
 "$RP" record -g --unwind-cache no -e cpu-clock -F 999 -o "$T/n.rp" -- "$WL" -d 0.3 2>"$T/n.err" >/dev/null ||

@@ -416,7 +416,7 @@ if [ "$(id -u)" = 0 ] && [ -x "$RPD" ]; then
 	check_eq "$bad_names" 0 "ringprofd: every file of unwind-tables/ is BUILDID-DIGEST.utab"
 	"$RP" report --dir "$D" --comm rp-unwind --no-children | grep '^#' >"$T/rpd.1.head"
 	c=$(upct complete "$T/rpd.1.head")
-	ge "$c" 90
+	ge "$c" 90 || grep '^# user stacks' "$T/rpd.1.head" >&2
 	soft_check $? "ringprofd run 1: rp-unwind's stacks $c % complete (>= 90)"
 	cp "$libc_tab" "$T/libc.utab"
 	ino1=$(stat -c %i "$libc_tab")
@@ -432,7 +432,7 @@ if [ "$(id -u)" = 0 ] && [ -x "$RPD" ]; then
 	soft_check $? "ringprofd run 2: libc's table's mtime refreshed on use ($mt1 -> $mt2)"
 	"$RP" report --dir "$D" --comm rp-unwind --no-children | grep '^#' >"$T/rpd.2.head"
 	c=$(upct complete "$T/rpd.2.head")
-	ge "$c" 90
+	ge "$c" 90 || grep '^# user stacks' "$T/rpd.2.head" >&2
 	soft_check $? "ringprofd run 2 (tables from disk): rp-unwind's stacks $c % complete (>= 90)"
 	# A damaged table: bytes in the middle flipped.
 	sz=$(stat -c %s "$libc_tab")
@@ -449,7 +449,7 @@ if [ "$(id -u)" = 0 ] && [ -x "$RPD" ]; then
 	soft_check $? "ringprofd run 3: the rebuilt table is the one of run 1"
 	"$RP" report --dir "$D" --comm rp-unwind --no-children | grep '^#' >"$T/rpd.3.head"
 	c=$(upct complete "$T/rpd.3.head")
-	ge "$c" 90
+	ge "$c" 90 || grep '^# user stacks' "$T/rpd.3.head" >&2
 	soft_check $? "ringprofd run 3: rp-unwind's stacks $c % complete (>= 90)"
 else
 	echo "# ringprofd: skipped (needs root)"
