@@ -698,12 +698,16 @@ static enum uw_where find(void *arg, uint64_t pc, const struct utab **tab, uint6
 	}
 }
 
-/* The kernel part of the sample's own chain (up to its user part) into out. */
-static size_t kernel_part(const struct perfrec_sample *s, uint64_t *out, size_t max)
+/* The sample's own chain split where its user part starts: the kernel part into out (at most
+ * max words; returned), the kernel's walk of the user frame pointers after PERF_CONTEXT_USER
+ * (the first word the sample's ip) into u->fpw (*ret_nfp words). */
+static size_t split_chain(struct unwinder *u, const struct perfrec_sample *s, uint64_t *out,
+			  size_t max, size_t *ret_nfp)
 {
-	size_t n = 0;
+	size_t n = 0, nfp = 0;
+	uint64_t i = 0;
 
-	for (uint64_t i = 0; i < s->nr && n < max; i++) {
+	for (; i < s->nr && n < max; i++) {
 		uint64_t v;
 
 		memcpy(&v, &s->ips[i], 8);
@@ -711,6 +715,15 @@ static size_t kernel_part(const struct perfrec_sample *s, uint64_t *out, size_t 
 			break;
 		out[n++] = v;
 	}
+	for (i++; i < s->nr && nfp < UNWINDER_FP_MAX; i++) {
+		uint64_t v;
+
+		memcpy(&v, &s->ips[i], 8);
+		if (v >= (uint64_t)PERF_CONTEXT_MAX)
+			break;
+		u->fpw[nfp++] = v;
+	}
+	*ret_nfp = nfp;
 	return n;
 }
 
@@ -828,27 +841,6 @@ static void remember(struct unwinder *u, uint32_t tid, const uint64_t *pcs, cons
 	}
 }
 
-/* The kernel's walk of the sample's user frame pointers (the words after PERF_CONTEXT_USER,
- * the first the sample's ip) into u->fpw: how many. */
-static size_t user_fp(struct unwinder *u, const struct perfrec_sample *s)
-{
-	size_t n = 0;
-	bool user = false;
-
-	for (uint64_t i = 0; i < s->nr && n < UNWINDER_FP_MAX; i++) {
-		uint64_t v;
-
-		memcpy(&v, &s->ips[i], 8);
-		if (v >= (uint64_t)PERF_CONTEXT_MAX) {
-			if (user)
-				break;
-			user = v == (uint64_t)PERF_CONTEXT_USER;
-		} else if (user)
-			u->fpw[n++] = v;
-	}
-	return n;
-}
-
 /*
  * A walk of k words (pcs[0] the ip) that stopped short, continued by the kernel's frame-pointer
  * chain fp of the same sample when that chain is proven to be the same stack: it agrees with
@@ -862,8 +854,9 @@ static size_t fp_continue(const struct find_ctx *c, const uint64_t *fp, size_t n
 			  size_t k, size_t lim, struct uw_result *res)
 {
 	for (size_t skip = 0; skip <= 1; skip++) {
+		/* skip 0: fp[1..k) are pcs[1..k); skip 1: fp[1..k-1) are pcs[2..k), two at least */
 		size_t agree = k - 1 - skip, from = k - skip, n = k + 1; /* fp[from]: the caller */
-		bool same = k >= 2 + skip && agree >= 1 + skip && nfp > from && fp[0] == pcs[0];
+		bool same = k >= 2 + 2 * skip && nfp > from && fp[0] == pcs[0];
 
 		for (size_t i = 1; same && i <= agree; i++)
 			same = fp[i] == pcs[i + skip];
@@ -1056,7 +1049,7 @@ static bool join_holds(struct unwinder *u, uint32_t tid, const uint64_t *pcs, co
 size_t unwinder_chain(struct unwinder *u, size_t ci, const struct perfrec_sample *s,
 		      const struct perfrec_user *user, uint64_t *out, size_t max, bool *ret_held)
 {
-	size_t n = kernel_part(s, out, max), k, nfp;
+	size_t nfp, n = split_chain(u, s, out, max, &nfp), k;
 	struct find_ctx c = { .u = u };
 	struct uw_regs regs;
 	struct uw_stack st;
@@ -1068,7 +1061,6 @@ size_t unwinder_chain(struct unwinder *u, size_t ci, const struct perfrec_sample
 	/* The mask's bits in order: bp (6), sp (7), ip (8). */
 	regs = (struct uw_regs){ user->regs[2], user->regs[1], user->regs[0] };
 	st = (struct uw_stack){ user->stack, user->stack ? user->dyn_size : 0 };
-	nfp = user_fp(u, s);
 	k = walk_user(&c, &s->id, &regs, &st, u->fpw, nfp, ci == SIZE_MAX, out, n, max, &res);
 	if (res.stop == UW_JOINED && ci != SIZE_MAX &&
 	    hold_joined(u, ci, s, out, k, n + 1, u->sps, &res)) {
