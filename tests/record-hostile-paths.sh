@@ -15,12 +15,15 @@ U="$T/u"
 mkdir -p "$U"
 chmod 755 "$T"
 chown nobody "$U"
+# nobody runs the script from $T: the source tree may be a directory only root can enter
+# (mktemp -d makes one 0700).
+cp "$top_srcdir/tests/hostile-swap.py" "$T/" && chmod 644 "$T/hostile-swap.py"
 
 "$RP" record -a -g -e cpu-clock -d 5 -o "$T/h.rp" 2>"$T/h.err" &
 rec=$!
 BG_PIDS="$rec"
 sleep 1
-setpriv --reuid=nobody --regid=nogroup --clear-groups /usr/bin/python3 "$top_srcdir/tests/hostile-swap.py" "$U" 60 >"$T/swap.out" 2>&1 ||
+setpriv --reuid=nobody --regid=nogroup --clear-groups /usr/bin/python3 "$T/hostile-swap.py" "$U" 60 >"$T/swap.out" 2>&1 ||
 	{ cat "$T/swap.out" >&2; fail "the mapping script failed"; }
 for i in $(seq 1 300); do
 	kill -0 "$rec" 2>/dev/null || break

@@ -19,9 +19,12 @@ U="$T/u"
 mkdir -p "$U"
 chmod 755 "$T"
 chown nobody "$U"
+# nobody runs the script from $T: the source tree may be a directory only root can enter
+# (mktemp -d makes one 0700).
+cp "$top_srcdir/tests/shrink-map.py" "$T/" && chmod 644 "$T/shrink-map.py"
 
 "$RP" record -a -g --unwind-cache no -e cpu-clock -F 99 -o "$T/s.rp" -- sh -c \
-	"setpriv --reuid=nobody --regid=nogroup --clear-groups /usr/bin/python3 '$top_srcdir/tests/shrink-map.py' '$big' '$U' 8 >'$T/shrink.out'; '$WL' -d 1" \
+	"setpriv --reuid=nobody --regid=nogroup --clear-groups /usr/bin/python3 '$T/shrink-map.py' '$big' '$U' 8 >'$T/shrink.out'; '$WL' -d 1" \
 	>/dev/null 2>"$T/s.err" || { cat "$T/s.err" >&2; fail "record -a -g beside the shrinking files"; }
 check_grep '^shrunk 8$' "$T/shrink.out" "8 copies of $(basename "$big") mapped, then shrunk"
 check_no_grep 'helper died' "$T/s.err" "no helper death (before: died of signal 7, Bus error)"
