@@ -63,10 +63,12 @@ struct html_data {
 	struct pairtab *objs;	/* dso id -> page object */
 	struct pairtab *comms;	/* comm id -> page command */
 	struct pairtab *units;	/* unit id -> page unit */
-	struct pairtab *stacks; /* (page command, session stack) -> page stack */
+	struct pairtab *stacks; /* (page command, node of its leaf) -> page stack */
 	struct pairtab *nodes;	/* (parent node + 1, page frame) -> node: stacks share prefixes */
 	uint32_t *stack_node;	/* page stack -> the node of its leaf */
 	size_t cap_stack_node;
+	uint32_t *sstack_node; /* session stack -> the node of its leaf + 1 (0: not yet) */
+	size_t cap_sstack_node;
 	struct pairtab *counts; /* (page stack, page unit << 32 | bucket) -> count index */
 	uint64_t *count, *period;
 	size_t cap_count, cap_period;
@@ -83,19 +85,26 @@ static void data_done(struct html_data *d)
 	pairtab_free(d->stacks);
 	pairtab_free(d->nodes);
 	free(d->stack_node);
+	free(d->sstack_node);
 	pairtab_free(d->counts);
 	free(d->count);
 	free(d->period);
 	free(d->flat);
 }
 
-/* The page frame of session symbol SYM (and of the symbol flat output counts it under). */
+/* The page frame of session symbol SYM (and of the symbol flat output counts it under). A
+ * frame without a symbol is its object's one "[unknown]", as in the flat table: the page
+ * does not tell code it cannot name apart by address (a JIT function's return addresses
+ * would split it into as many frames; `report -g` and --folded keep the addresses). */
 static int64_t data_frame(struct html_data *d, uint32_t sym)
 {
 	const struct session_sym *ss = session_sym(d->s, sym);
 	bool added;
-	int64_t id = pairtab_intern(d->frames, sym, 0, &added), flat;
+	int64_t id, flat;
 
+	if (!ss->name && ss->flat != sym)
+		return data_frame(d, ss->flat);
+	id = pairtab_intern(d->frames, sym, 0, &added);
 	if (id < 0 || !added)
 		return id;
 	if (pairtab_intern(d->objs, ss->dso, 0, NULL) < 0)
@@ -107,14 +116,18 @@ static int64_t data_frame(struct html_data *d, uint32_t sym)
 	return id;
 }
 
-/* Page stack ID's frames, session stack SSTACK, as a path of nodes from the outermost
- * frame: each node once (parent, frame). 0 or -ENOMEM. */
-static int data_nodes(struct html_data *d, uint32_t id, uint32_t sstack)
+/* Session stack SSTACK's frames as a path of nodes from the outermost frame, each node once
+ * (parent, frame): the node of its leaf, or -ENOMEM. Stacks that differ only in frames the
+ * page shows alike share it. */
+static int64_t data_nodes(struct html_data *d, uint32_t sstack)
 {
 	uint32_t n;
-	const uint32_t *st = session_stack(d->s, sstack, &n);
+	const uint32_t *st;
 	int64_t node = -1;
 
+	if (sstack < d->cap_sstack_node && d->sstack_node[sstack])
+		return d->sstack_node[sstack] - 1;
+	st = session_stack(d->s, sstack, &n);
 	for (uint32_t k = n; k-- > 0;) {
 		int64_t frame = data_frame(d, st[k]);
 
@@ -124,24 +137,37 @@ static int data_nodes(struct html_data *d, uint32_t id, uint32_t sstack)
 		if (node < 0)
 			return -ENOMEM;
 	}
-	if (GROW(d->stack_node, d->cap_stack_node, (size_t)id + 1) < 0)
+	if (node < 0 || node >= UINT32_MAX) /* a stack has a frame at least */
 		return -ENOMEM;
-	d->stack_node[id] = (uint32_t)node; /* a stack has a frame at least */
-	return 0;
+	if (sstack >= d->cap_sstack_node) {
+		size_t old = d->cap_sstack_node;
+
+		if (GROW(d->sstack_node, d->cap_sstack_node, (size_t)sstack + 1) < 0)
+			return -ENOMEM;
+		memset(d->sstack_node + old, 0,
+		       (d->cap_sstack_node - old) * sizeof(*d->sstack_node));
+	}
+	d->sstack_node[sstack] = (uint32_t)node + 1;
+	return node;
 }
 
 /* One row into the page's stacks and counts. 0 or -ENOMEM. */
 static int data_row(struct html_data *d, const struct session_row *r)
 {
 	int64_t comm = pairtab_intern(d->comms, r->comm, 0, NULL), stack, c;
-	int64_t unit = pairtab_intern(d->units, r->unit, 0, NULL);
+	int64_t unit = pairtab_intern(d->units, r->unit, 0, NULL), node = data_nodes(d, r->stack);
 	bool added;
 
-	if (comm < 0 || unit < 0)
+	if (comm < 0 || unit < 0 || node < 0)
 		return -ENOMEM;
-	stack = pairtab_intern(d->stacks, (uint64_t)comm, r->stack, &added);
-	if (stack < 0 || (added && data_nodes(d, (uint32_t)stack, r->stack) < 0))
+	stack = pairtab_intern(d->stacks, (uint64_t)comm, (uint64_t)node, &added);
+	if (stack < 0)
 		return -ENOMEM;
+	if (added) {
+		if (GROW(d->stack_node, d->cap_stack_node, (size_t)stack + 1) < 0)
+			return -ENOMEM;
+		d->stack_node[stack] = (uint32_t)node;
+	}
 	c = pairtab_intern(d->counts, (uint64_t)stack, (uint64_t)unit << 32 | r->bucket, &added);
 	if (c < 0 || GROW(d->count, d->cap_count, (size_t)c + 1) < 0 ||
 	    GROW(d->period, d->cap_period, (size_t)c + 1) < 0)
@@ -253,9 +279,9 @@ static int order_build(const struct html_data *d, struct order *o)
 	return 0;
 }
 
-/* "objs", "comms", "units": names; the frames in columns: "frame_names" and "frame_offs"
- * (write_frame_names()), "frame_objs", "frame_kinds" (a letter each), "frame_flat" (the page frame
- * flat output counts it under, plus 1; 0: itself). */
+/* "objs", "comms", "units": names; the frames in columns: "frame_names", "frame_objs",
+ * "frame_kinds" (a letter each), "frame_flat" (the page frame flat output counts it under,
+ * plus 1; 0: itself). */
 static const struct session_sym *frame_sym(const struct html_data *d, const struct order *o,
 					   uint32_t i)
 {
@@ -265,55 +291,22 @@ static const struct session_sym *frame_sym(const struct html_data *d, const stru
 	return session_sym(d->s, (uint32_t)sym);
 }
 
-/* The frames' names: "frame_names" those with a name, in order, and the column "frame_offs"
- * for each frame, 0 for the next of those, else 1 + the zigzag of OFF less the previous OFF of
- * the same object, for a name "[unknown] OBJ+0xOFF" (common.js, frameName()). 0 or -ENOMEM. */
+/* The frames' names, in the page's order: "frame_names". */
 static const char *frame_name(const struct session_sym *ss)
 {
 	return ss->name ? ss->name : ss->label ? ss->label : "[unknown]";
 }
 
-/* Whether page frame I's name is "[unknown] OBJ+0xOFF": OFF in *OFF, OBJ's page object in
- * *OBJ. */
-static bool frame_offset(const struct html_data *d, const struct order *o, uint32_t i,
-			 uint64_t *off, int64_t *obj)
+static void write_frame_names(FILE *f, const struct html_data *d, const struct order *o)
 {
-	const struct session_sym *ss = frame_sym(d, o, i);
+	uint32_t n = pairtab_count(d->frames);
 
-	*obj = pairtab_find(d->objs, ss->dso, 0);
-	return *obj >= 0 && html_frame_offset(frame_name(ss), session_dso_name(d->s, ss->dso), off);
-}
-
-static int write_frame_names(FILE *f, const struct html_data *d, const struct order *o)
-{
-	uint32_t n = pairtab_count(d->frames), met = 0;
-	uint64_t *last = calloc(pairtab_count(d->objs) + 1, sizeof(*last)), off;
-	int64_t obj;
-	struct html_col offs;
-
-	if (!last)
-		return -ENOMEM;
 	fputs("],\n\"frame_names\":[", f);
 	for (uint32_t i = 0; i < n; i++) {
-		if (frame_offset(d, o, i, &off, &obj))
-			continue;
-		fputs(met ? (met % 32 ? "," : ",\n") : "", f);
+		fputs(i ? (i % 32 ? "," : ",\n") : "", f);
 		html_json_str(f, frame_name(frame_sym(d, o, i)));
-		met++;
 	}
-	fputs("],\n", f);
-	html_col_begin(&offs, "frame_offs", 'U');
-	for (uint32_t i = 0; i < n; i++) {
-		if (!frame_offset(d, o, i, &off, &obj)) {
-			html_col_put(&offs, 0);
-			continue;
-		}
-		html_col_put(&offs, (int64_t)(1 + html_zigzag((int64_t)(off - last[obj]))));
-		last[obj] = off;
-	}
-	html_col_end(f, &offs);
-	free(last);
-	return 0;
+	fputc(']', f);
 }
 
 static int write_names(FILE *f, const struct html_data *d, const struct order *o)
@@ -334,8 +327,7 @@ static int write_names(FILE *f, const struct html_data *d, const struct order *o
 						  : session_unit(d->s, (uint32_t)id));
 		}
 	}
-	if (write_frame_names(f, d, o) < 0)
-		return -ENOMEM;
+	write_frame_names(f, d, o);
 	fputs(",\n\"frame_kinds\":\"", f);
 	for (uint32_t i = 0; i < n; i++)
 		fputc(frame_kind(d, frame_sym(d, o, i)), f);

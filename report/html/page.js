@@ -4,7 +4,7 @@
 // alone.
 'use strict';
 
-/* global loadData, expandNodes, frameName, inputsText, FRAME_ROW, paintFrames, frameRowTop, hookFrames -- common.js, before this script */
+/* global loadData, expandNodes, inputsText, FRAME_ROW, paintFrames, frameRowTop, hookFrames -- common.js, before this script */
 
 // The shared nodes (common.js, expandNodes()), and the stacks: command and leaf node (a
 // distance from the previous stack's). A stack is the path from its leaf node up to an
@@ -35,20 +35,11 @@ function expandCounts(D) {
 	return { n, stack, bucket, unit: D.count_unit, samples: cn, weight };
 }
 
-// The frames, from their columns: a name is the next of FRAME_NAMES where FRAME_OFFS is 0,
-// else "[unknown] OBJ+0xOFF" (common.js, frameName()), OFF the previous one of the same object
-// plus the zigzag-coded difference FRAME_OFFS - 1.
+// The frames, from their columns.
 function expandFrames(D) {
-	const offs = D.frame_offs, last = new Float64Array(D.objs.length + 1), out = new Array(offs.length);
-	for (let i = 0, next = 0; i < offs.length; i++) {
-		const o = D.frame_objs[i], obj = D.objs[o] || '';
-		let name;
-		if (!offs[i]) name = D.frame_names[next++];
-		else {
-			const z = offs[i] - 1;
-			name = frameName((last[o] += z % 2 ? -(z + 1) / 2 : z / 2), obj);
-		}
-		out[i] = { name, obj, kind: D.frame_kinds[i], flat: D.frame_flat[i] ? D.frame_flat[i] - 1 : i };
+	const out = new Array(D.frame_names.length);
+	for (let i = 0; i < out.length; i++) {
+		out[i] = { name: D.frame_names[i], obj: D.objs[D.frame_objs[i]] || '', kind: D.frame_kinds[i], flat: D.frame_flat[i] ? D.frame_flat[i] - 1 : i };
 	}
 	return out;
 }
