@@ -179,6 +179,34 @@ rows=$(awk '$1 == "mark_rows" { print $2 }' "$T/cut.out")
 ok "every [cut: stack copy exhausted] frame is the outermost of its stack, above its command"
 near "$(awk '$1 == "mark_pct" { print $2 }' "$T/cut.out")" "$cut_share" 3 "the cut stacks' share is the header's"
 
+# Code without a symbol: rp-jit's generated loop with its perf map gone. The text call graph
+# keeps each address apart ("[unknown] 0xADDR"); the page draws one [unknown] frame for the
+# object at that place in the stack, as wide as the Children of the flat report's [unknown] row.
+"$RP" record -q -e cpu-clock -F 999 -g -o "$T/jit.data" -- "$top_builddir/tests/workload/rp-jit" 1 >"$T/jit.run" ||
+	fail "recording rp-jit"
+jpid=$(sed -n 's/^rp-jit: pid //p' "$T/jit.run")
+[ -n "$jpid" ] || fail "rp-jit said no pid: $(cat "$T/jit.run")"
+rm -f "/tmp/perf-$jpid.map"
+"$RP" report -i "$T/jit.data" --folded >"$T/jit.folded" 2>/dev/null || fail "report --folded of rp-jit"
+addrs=$(grep -o '\[unknown\] 0x[0-9a-f]*' "$T/jit.folded" | sort -u | wc -l)
+check_range "$addrs" 2 1000 "the text call graph keeps rp-jit's unknown addresses apart"
+"$RP" report -i "$T/jit.data" --comms rp-jit >"$T/jit.flat" 2>/dev/null || fail "report of rp-jit"
+jit_children=$(awk -v o="[JIT] pid $jpid" '$1 !~ /^#/ && index($0, " " o " ") && $NF == "[unknown]" { v = $1; sub("%", "", v); print v; exit }' "$T/jit.flat")
+[ -n "$jit_children" ] || fail "no [unknown] row of [JIT] pid $jpid in the flat report of rp-jit: $(cat "$T/jit.flat")"
+"$RP" report -i "$T/jit.data" --comms rp-jit --html "$T/jit.html" 2>/dev/null || fail "report --html of rp-jit"
+timeout 120 node "$WEB/report-html.cjs" --marks "$T/jit.html" "$SHOTS" "[unknown]" \
+	>"$T/jit.out" 2>"$T/jit.err" || { cat "$T/jit.out" "$T/jit.err" >&2; fail "driving the page of rp-jit"; }
+cat "$T/jit.out"
+# The [unknown] frames drawn, one line each: object, width. (Other objects may have their own:
+# the sanitizer's threads in the ASan tree.)
+paste -d'|' <(awk '$1 == "mark_objs" { $1 = ""; sub(/^ /, ""); print }' "$T/jit.out" | tr ',' '\n') \
+	<(awk '$1 == "mark_widths" { print $2 }' "$T/jit.out" | tr ',' '\n') >"$T/jit.frames"
+[ "$(grep -c "^\[JIT\] pid $jpid|" "$T/jit.frames")" = 1 ] ||
+	fail "rp-jit's $addrs unknown addresses are not one [unknown] frame on the page: $(tr '\n' ' ' <"$T/jit.frames")"
+ok "rp-jit's $addrs unknown addresses are one [unknown] frame on the page"
+near "$(grep "^\[JIT\] pid $jpid|" "$T/jit.frames" | cut -d'|' -f2)" "$jit_children" 0.5 \
+	"the [unknown] frame is as wide as its row's Children"
+
 # Units: two services of a slice of our own (cgroup v2, as root), the timeline stacked by
 # them on demand.
 CG=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)

@@ -5,7 +5,8 @@
 // make none). Screenshots of each view go to OUTDIR.
 // Usage: node report-html.cjs PAGE.html OUTDIR FUNC SEARCH SANDWICH_OF[,SANDWICH_OF...] [SEARCH...]
 //        node report-html.cjs --marks PAGE.html OUTDIR NAME: the frames named NAME: their
-//        share of the width, and how many rows above their command each one sits.
+//        share of the width, how many rows above their command each one sits, their objects
+//        and widths.
 //        node report-html.cjs --units PAGE.html OUTDIR: the timeline stacked by unit (its
 //        legend), where the page offers it.
 //        node report-html.cjs --paint PAGE.html OUTDIR: for bench/html-bench.sh, the times to
@@ -114,6 +115,8 @@ async function checkMarks(page, name) {
 			return c ? f.row - c.row : -1;
 		});
 	out('mark_rows', rows.join(','));
+	out('mark_objs', fr.filter((f) => f.name === name).map((f) => f.obj).join(','));
+	out('mark_widths', fr.filter((f) => f.name === name).map((f) => f.width.toFixed(3)).join(','));
 }
 
 // The page's own timings (ms from navigation start), then zooms into the widest frame of

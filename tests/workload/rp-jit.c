@@ -8,8 +8,10 @@
 #include <time.h>
 #include <unistd.h>
 
-/* x86-64: "spin: dec %rdi; jnz spin; ret" */
-static const unsigned char code_x86_64[] = { 0x48, 0xff, 0xcf, 0x75, 0xfb, 0xc3 };
+/* x86-64: "spin: dec %rdi; mov %rdi,%rax; add %rax,%rax; test %rdi,%rdi; jne spin; ret": a
+ * loop of several instructions, so that samples land at several addresses in it. */
+static const unsigned char code_x86_64[] = { 0x48, 0xff, 0xcf, 0x48, 0x89, 0xf8, 0x48, 0x01,
+					     0xc0, 0x48, 0x85, 0xff, 0x75, 0xf2, 0xc3 };
 
 int main(int argc, char **argv)
 {
