@@ -494,6 +494,46 @@ static void test_fp_fallback(void)
 	walk(NOTAB + 0x10, SA(2), sizeof(stk), N_OF(pcs));
 	WANT(UW_NO_INFO, NOTAB + 0x10, NOTAB + 0x20);
 	CHECK_INT(res.fp_steps, 1);
+
+	/* The sample's ip in code without a table, its frame not set up: rbp is still its
+	 * caller's, and a frame-pointer step would skip that caller, whose return address is at
+	 * the top of the stack. Taken as the caller, it unwinds by its own rule to where the
+	 * frame-pointer step leads: it is the caller. */
+	test_ctx = "a frameless leaf called by an rbp-based function: the caller kept";
+	stack_reset();
+	set(SA(0), PC(0x1036)); /* the leaf's return address into f_d */
+	set(SA(6), SA(12));	/* f_d's frame: rbp */
+	set(SA(7), PC(0x1044));
+	walk(NOTAB + 0x10, SA(6), sizeof(stk), N_OF(pcs));
+	WANT(UW_COMPLETE, NOTAB + 0x10, PC(0x1036), PC(0x1044));
+	LOOKED(NOTAB + 0x10, PC(0x1035), PC(0x1035), PC(0x1043));
+	CHECK_INT(res.fp_steps, 0);
+	walk(JIT + 0x10, SA(6), sizeof(stk), N_OF(pcs)); /* a leaf in no mapping: not tried */
+	WANT(UW_COMPLETE, JIT + 0x10, PC(0x1044));
+
+	test_ctx = "a frameless leaf called by an rsp-based function: the caller kept";
+	stack_reset();
+	set(SA(0), PC(0x1025)); /* into f_c: CFA = rsp + 16 */
+	set(SA(2), PC(0x1044)); /* where rbp = SA(1) leads too */
+	walk(NOTAB + 0x10, SA(1), sizeof(stk), N_OF(pcs));
+	WANT(UW_COMPLETE, NOTAB + 0x10, PC(0x1025), PC(0x1044));
+
+	test_ctx = "a frame set up, a code address at its top: the frame-pointer step stands";
+	stack_reset();
+	set(SA(0), PC(0x1025)); /* f_c's frame would be at SA(1): CFA SA(3), not rbp + 16 */
+	set(SA(6), SA(12));
+	set(SA(7), PC(0x1044));
+	walk(NOTAB + 0x10, SA(6), sizeof(stk), N_OF(pcs));
+	WANT(UW_COMPLETE, NOTAB + 0x10, PC(0x1044));
+	CHECK_INT(res.fp_steps, 1);
+	set(SA(0), NOTAB + 0x30); /* code without a table: nothing to check it with */
+	walk(NOTAB + 0x10, SA(6), sizeof(stk), N_OF(pcs));
+	WANT(UW_COMPLETE, NOTAB + 0x10, PC(0x1044));
+
+	test_ctx = "a frameless leaf whose caller's table is on its way: the walk waits";
+	set(SA(0), PEND + 0x20);
+	walk(NOTAB + 0x10, SA(6), sizeof(stk), N_OF(pcs));
+	WANT(UW_PENDING, NOTAB + 0x10);
 }
 
 static void test_plt(void)

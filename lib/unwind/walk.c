@@ -114,6 +114,49 @@ static enum uw_stop rule_step(const struct walk_mem *m, const struct utab_rule *
 	return UW_GO;
 }
 
+/*
+ * Frame f was stopped at an arbitrary instruction (f->exact) of mapped code no table
+ * describes: it may not have set up its frame yet (a frameless leaf, a stub, a prologue), so
+ * that rbp is still its caller's and the frame-pointer step via_fp (taken, a user return
+ * address) skips that caller. Its caller is then the return address at the top of the
+ * stack. When that address is in code a table describes, the two readings are checked
+ * against each other: taking it as the caller (its frame at sp + 8) and unwinding that by
+ * its own rule must lead to exactly via_fp (the same return address and frame address).
+ * Then *ret is that caller and 1 is returned; 0 when the readings do not meet (via_fp
+ * stands), -1 when the caller's table is on its way (the walk waits for it).
+ */
+static int frameless_caller(const struct walk_mem *m, uw_find_fn find, void *arg,
+			    const struct walk_frame *f, const struct walk_frame *via_fp,
+			    struct walk_frame *ret)
+{
+	const struct utab *tab = NULL;
+	const struct utab_rule *r;
+	struct walk_frame caller, via_rule;
+	uint64_t top, off = 0;
+
+	if (!mem_read(m, f->sp, 0, &top) || top < 4096 || top >= UW_KERNEL_START ||
+	    top == via_fp->pc)
+		return 0;
+	switch (find(arg, top - 1, &tab, &off)) {
+	case UW_WHERE_TABLE:
+		break;
+	case UW_WHERE_PENDING:
+		return -1;
+	default:
+		return 0;
+	}
+	if (!tab || !(r = utab_find(tab, off)) || r->cfa == UTAB_CFA_END ||
+	    r->cfa == UTAB_CFA_SIGNAL || r->cfa == UTAB_CFA_PLT)
+		return 0;
+	caller = (struct walk_frame){ top, f->sp + 8, f->bp, false };
+	via_rule = caller;
+	if (rule_step(m, r, &via_rule) != UW_GO || via_rule.pc != via_fp->pc ||
+	    via_rule.sp != via_fp->sp)
+		return 0;
+	*ret = caller;
+	return 1;
+}
+
 /* Unwind the frame f stands for into its caller's. A return address is looked up at pc - 1:
  * the call it returns from, which may be the last instruction of its function. */
 static inline enum uw_stop step(const struct walk_mem *m, uw_find_fn find, void *arg,
@@ -124,7 +167,10 @@ static inline enum uw_stop step(const struct walk_mem *m, uw_find_fn find, void 
 	uint64_t off = 0;
 	enum uw_stop s;
 
-	switch (find(arg, f->exact ? f->pc : f->pc - 1, &tab, &off)) {
+	enum uw_where where = find(arg, f->exact ? f->pc : f->pc - 1, &tab, &off);
+	struct walk_frame via_fp;
+
+	switch (where) {
 	case UW_WHERE_TABLE:
 		if (tab)
 			r = utab_find(tab, off);
@@ -140,7 +186,22 @@ static inline enum uw_stop step(const struct walk_mem *m, uw_find_fn find, void 
 	}
 	if (r)
 		return rule_step(m, r, f);
-	s = fp_step(m, f);
+	via_fp = *f;
+	s = fp_step(m, &via_fp);
+	if (s == UW_GO && f->exact && where != UW_WHERE_UNMAPPED && via_fp.pc >= 4096 &&
+	    via_fp.pc < UW_KERNEL_START) {
+		struct walk_frame caller;
+		int c = frameless_caller(m, find, arg, f, &via_fp, &caller);
+
+		if (c < 0)
+			return UW_PENDING;
+		if (c > 0) {
+			*f = caller;
+			return UW_GO;
+		}
+	}
+	if (s == UW_GO)
+		*f = via_fp;
 	*fp_steps += s == UW_GO;
 	return s;
 }

@@ -69,7 +69,10 @@ struct uw_result {
  * covers a pc (UW_WHERE_NONE, UW_WHERE_UNMAPPED, or a UTAB_CFA_NONE row), one frame-pointer
  * step is tried if rbp is 8-aligned, not below sp, and [rbp, rbp + 16) is in the copy: the
  * caller's mapping model can miss code that runs (JIT code made executable by mprotect()
- * has no MMAP record), and such code often keeps frame pointers. A walk always ends: the
+ * has no MMAP record), and such code often keeps frame pointers. At the sample's ip (or an
+ * interrupted pc) in mapped code, whose frame may not be set up yet, the return address at
+ * the top of the stack is taken as the caller instead when its own rule leads to the frame
+ * the frame-pointer step leads to (walk.c, frameless_caller()). A walk always ends: the
  * stack pointer grows with every frame but a signal frame's, and max bounds it. Returns the
  * number of pcs; *res says why it stopped.
  */
