@@ -125,7 +125,7 @@ static int gather(struct annotate *a, const struct session *s)
 		syms = symstacks_loc(p.ss, stack[0], &m);
 		sym = m ? session_sym(s, syms[m - 1]) : NULL;
 		if (!sym || !sym->name || sym->label ||
-		    !focus_keep_locs(f, s, p.ss, stack, len, &buf, &cap_buf))
+		    !focus_keep_locs(f, session_sym_text, s, p.ss, stack, len, &buf, &cap_buf))
 			continue;
 		fn = fn_of(a, &idx, &cap_idx, syms[m - 1], sym);
 		if (fn < 0 || GROW(a->entries, a->cap_entries, a->n_entries + 1) < 0) {

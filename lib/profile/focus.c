@@ -7,7 +7,6 @@
 
 #include "base/grow.h"
 #include "profile/focus.h"
-#include "profile/session.h"
 #include "profile/symstacks.h"
 
 /* A symbol's cached matches: computed once per session_sym() id. */
@@ -25,9 +24,9 @@ struct focus {
 	regex_t re_focus, re_ignore;
 	char *focus_text, *ignore_text;
 	bool have_focus, have_ignore;
-	uint8_t *cache; /* by symbol id of session cache_of */
+	uint8_t *cache; /* by symbol id of cache_of */
 	size_t cap_cache;
-	const struct session *cache_of;
+	const void *cache_of;
 };
 
 struct focus *focus_new(void)
@@ -141,9 +140,8 @@ void focus_describe(const struct focus *f, char *buf, size_t size)
 }
 
 /* Symbol SYM's matches, computed on first use; 0 when out of memory (nothing matches). */
-static uint8_t matches(struct focus *f, const struct session *s, uint32_t sym)
+static uint8_t matches(struct focus *f, focus_text_fn text, const void *s, uint32_t sym)
 {
-	const struct session_sym *ss;
 	const char *name;
 	uint8_t m = M_DONE;
 	bool leaf = !f->n_names;
@@ -163,8 +161,7 @@ static uint8_t matches(struct focus *f, const struct session *s, uint32_t sym)
 	}
 	if (f->cache[sym])
 		return f->cache[sym];
-	ss = session_sym(s, sym);
-	name = ss->name ? ss->name : ss->label ? ss->label : "[unknown]";
+	name = text(s, sym);
 	for (size_t i = 0; i < f->n_names && !leaf; i++)
 		leaf = strcmp(name, f->names[i]) == 0;
 	if (leaf && (!f->substr || strstr(name, f->substr)))
@@ -177,18 +174,18 @@ static uint8_t matches(struct focus *f, const struct session *s, uint32_t sym)
 	return m;
 }
 
-bool focus_keep(struct focus *f, const struct session *s, const uint32_t *syms, uint32_t n,
-		size_t stride)
+bool focus_keep(struct focus *f, focus_text_fn text, const void *s, const uint32_t *syms,
+		uint32_t n, size_t stride)
 {
 	const char *p = (const char *)syms;
 	bool focused = !f->have_focus;
 
 	if (!focus_active(f))
 		return true;
-	if ((f->n_names || f->substr) && (!n || !(matches(f, s, syms[0]) & M_LEAF)))
+	if ((f->n_names || f->substr) && (!n || !(matches(f, text, s, syms[0]) & M_LEAF)))
 		return false;
 	for (uint32_t k = 0; k < n; k++) {
-		uint8_t m = matches(f, s, *(const uint32_t *)(const void *)(p + k * stride));
+		uint8_t m = matches(f, text, s, *(const uint32_t *)(const void *)(p + k * stride));
 
 		if (m & M_IGNORE)
 			return false;
@@ -197,7 +194,7 @@ bool focus_keep(struct focus *f, const struct session *s, const uint32_t *syms, 
 	return focused;
 }
 
-bool focus_keep_locs(struct focus *f, const struct session *s, const struct symstacks *ss,
+bool focus_keep_locs(struct focus *f, focus_text_fn text, const void *s, const struct symstacks *ss,
 		     const uint32_t *locs, uint32_t n, uint32_t **buf, size_t *cap)
 {
 	uint32_t m = 0;
@@ -213,5 +210,5 @@ bool focus_keep_locs(struct focus *f, const struct session *s, const struct syms
 		memcpy(*buf + m, syms, n_syms * sizeof(*syms));
 		m += n_syms;
 	}
-	return focus_keep(f, s, *buf, m, sizeof(**buf));
+	return focus_keep(f, text, s, *buf, m, sizeof(**buf));
 }

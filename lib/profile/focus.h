@@ -6,8 +6,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct session;
 struct symstacks;
+
+/* The text filters match symbol id SYM of CTX by (a session's: session_sym_text()). */
+typedef const char *(*focus_text_fn)(const void *ctx, uint32_t sym);
 
 /*
  * The filters of one run. A sample is kept when its leaf symbol (the innermost frame, the
@@ -16,7 +18,7 @@ struct symstacks;
  * --ignore; a filter not given keeps every sample. Names are matched as the report shows
  * them (demangled unless asked not to); an unknown frame by its "[unknown] OBJECT+0xOFF"
  * label. Strings given are copied. Not thread-safe: matches are cached per symbol id of the
- * session last used with (a filter used with another session starts its cache afresh).
+ * CTX last used with (a filter used with another one starts its cache afresh).
  */
 struct focus;
 
@@ -38,16 +40,17 @@ bool focus_active(const struct focus *f);
 /* The filters as given, "-S hot_leaf, --focus 'x'", into buf (empty when none). */
 void focus_describe(const struct focus *f, char *buf, size_t size);
 
-/* Whether the stack of N session_sym() ids of S, leaf first, is kept: SYMS is the first, the
- * next one STRIDE bytes further (sizeof(uint32_t) for an array of ids; the sym field of an
- * array of structs works too). */
-bool focus_keep(struct focus *f, const struct session *s, const uint32_t *syms, uint32_t n,
-		size_t stride);
-/* The same for a stack of N aggregate location ids LOCS of S, leaf first (outputs that keep
+/* Whether the stack of N symbol ids of CTX (read by TEXT), leaf first, is kept: SYMS is the
+ * first, the next one STRIDE bytes further (sizeof(uint32_t) for an array of ids; the sym
+ * field of an array of structs works too). */
+bool focus_keep(struct focus *f, focus_text_fn text, const void *ctx, const uint32_t *syms,
+		uint32_t n, size_t stride);
+/* The same for a stack of N aggregate location ids LOCS, leaf first (outputs that keep
  * addresses: pprof, annotate): their symbols from SS (symstacks_loc(), inline frames as
  * symbolized) are gathered in *buf, grown as needed (the caller frees it); out of memory keeps
  * nothing. */
-bool focus_keep_locs(struct focus *f, const struct session *s, const struct symstacks *ss,
-		     const uint32_t *locs, uint32_t n, uint32_t **buf, size_t *cap);
+bool focus_keep_locs(struct focus *f, focus_text_fn text, const void *ctx,
+		     const struct symstacks *ss, const uint32_t *locs, uint32_t n, uint32_t **buf,
+		     size_t *cap);
 
 #endif

@@ -305,7 +305,8 @@ static bool kept(struct enc *e, const struct aggregate_count *c)
 	syms = symstacks_loc(e->p.ss, stack[0], &n_syms);
 	if (!n_syms || !session_dso_kept(e->s, session_sym(e->s, syms[0])->dso))
 		return false;
-	return focus_keep_locs(session_focus(e->s), e->s, e->p.ss, stack, n, &e->syms, &e->cap_syms);
+	return focus_keep_locs(session_focus(e->s), session_sym_text, e->s, e->p.ss, stack, n,
+			       &e->syms, &e->cap_syms);
 }
 
 static int add_counts(struct enc *e, const struct pprof_opts *o)

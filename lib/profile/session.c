@@ -371,7 +371,7 @@ static bool stream_kept(struct session *s, const struct session_frame *f, int64_
 	if (m <= 0)
 		return false;
 	if (s->o.filter.focus &&
-	    !focus_keep(s->o.filter.focus, s, &f[0].sym, (uint32_t)m, sizeof(*f)))
+	    !focus_keep(s->o.filter.focus, session_sym_text, s, &f[0].sym, (uint32_t)m, sizeof(*f)))
 		return false;
 	if (session_dso_kept(s, session_sym(s, f[0].sym)->dso))
 		return true;
@@ -706,7 +706,7 @@ static bool focus_row_kept(void *arg, const uint32_t *syms, uint32_t n)
 {
 	struct session *s = arg;
 
-	return focus_keep(s->o.filter.focus, s, syms, n, sizeof(*syms));
+	return focus_keep(s->o.filter.focus, session_sym_text, s, syms, n, sizeof(*syms));
 }
 
 /* With srcline_leaves: which locations are some count's leaf, a byte per location id (NULL
@@ -812,6 +812,13 @@ const uint32_t *session_stack(const struct session *s, uint32_t id, uint32_t *re
 const struct session_sym *session_sym(const struct session *s, uint32_t id)
 {
 	return symstacks_sym(s->ss, id);
+}
+
+const char *session_sym_text(const void *s, uint32_t id)
+{
+	const struct session_sym *ss = session_sym(s, id);
+
+	return ss->name ? ss->name : ss->label ? ss->label : "[unknown]";
 }
 
 const char *session_dso_name(const struct session *s, uint32_t dso)

@@ -283,6 +283,9 @@ enum session_weight session_weight(const struct session *s);
 const struct session_row *session_rows(const struct session *s, size_t *ret_n);
 const uint32_t *session_stack(const struct session *s, uint32_t id, uint32_t *ret_n);
 const struct session_sym *session_sym(const struct session *s, uint32_t id);
+/* Symbol ID's text as filters match it (profile/focus.h): its name, an unknown frame's label,
+ * or "[unknown]". S is a const struct session *, passed as a focus_text_fn's context. */
+const char *session_sym_text(const void *s, uint32_t id);
 const char *session_dso_name(const struct session *s, uint32_t dso);
 /* A file's path as recorded; other objects' names as session_dso_name() gives them. */
 const char *session_dso_path(const struct session *s, uint32_t dso);
