@@ -55,8 +55,12 @@ ok "--sort unit shows rp-wl.service ($n_wl samples) and rp-pre.service ($n_pre s
 # The workload's process (its main thread and its worker) is wholly in its unit once it runs
 # the workload (the shell before the exec was in the root cgroup until it moved itself).
 "$RP" report -i "$T/u.data" --sort pid,unit,comm -n >"$T/pids" 2>&1
-check_eq "$(awk -v p="$wl" '$3 == p && $5 ~ /^rp-/ && $4 != "rp-wl.service"' "$T/pids")" "" \
+check_eq "$(awk -v p="$wl" '$3 == p && $5 ~ /^rp-/ && $4 != "rp-wl.service" && $4 != "-"' "$T/pids")" "" \
 	"the workload's process has no samples in another unit"
+# At the exec on a loaded machine a few samples can land before the move as the process model
+# orders them (seen: 3 of 3 300, unit "-", none known): at most 1 % of the workload's.
+nowhere=$(awk -v p="$wl" '$3 == p && $5 ~ /^rp-/ && $4 == "-" { s += $2 } END { print s + 0 }' "$T/pids")
+check_range "$nowhere" 0 $((n_wl / 100)) "the workload's samples in no unit (at its exec)"
 check_range "$(awk -v p="$wl" '$3 == p && $4 == "rp-wl.service" { s += $2 } END { print s + 0 }' "$T/pids")" \
 	1 "$n_wl" "the workload's process is in rp-wl.service"
 # Both spin on a CPU each (2 CPUs, the second for 1.5 of the first's 2 s): comparable shares.
