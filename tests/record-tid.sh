@@ -6,7 +6,7 @@
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 require_perf_events
 
-"$WL" -d 9 -q >/dev/null &
+"$WL" -d 60 -q >/dev/null & # killed at the end: its worker must outlive every step, however slow
 wl=$!
 BG_PIDS="$BG_PIDS $wl"
 worker=""
@@ -52,7 +52,7 @@ check_range "${d:-0}" 800 2500 "-p PID -- COMMAND stops when the command ends (d
 check_grep '^ +[0-9.]+% +rp-worker$' "$T/pc.rep" "-p PID -- COMMAND: the process's threads are recorded"
 check_no_grep '^ +[0-9.]+% +(sh|sleep)$' "$T/pc.rep" "-p PID -- COMMAND: the command is not profiled"
 "$RP" record -q -e cpu-clock -F 499 -t "$worker" -o "$T/tc.data" -- sleep 0.5 >"$T/tc.out" 2>&1 ||
-	fail "record -t TID -- sleep 0.5: $(cat "$T/tc.out")"
+	fail "record -t TID -- sleep 0.5: exit $?$( [ -d "/proc/$wl/task/$worker" ] || echo ' (the worker thread is gone)'): $(cat "$T/tc.out")"
 "$RP" report -i "$T/tc.data" --no-children -s comm >"$T/tc.rep" 2>&1
 check_grep '^ +[0-9.]+% +rp-worker$' "$T/tc.rep" "-t TID -- COMMAND: that thread is recorded"
 check_no_grep '^ +[0-9.]+% +(rp-workload|sleep)$' "$T/tc.rep" "-t TID -- COMMAND: nothing else"
