@@ -282,21 +282,22 @@ static int order_build(const struct html_data *d, struct order *o)
 /* "objs", "comms", "units": names; the frames in columns: "frame_names", "frame_objs",
  * "frame_kinds" (a letter each), "frame_flat" (the page frame flat output counts it under,
  * plus 1; 0: itself). */
-static const struct session_sym *frame_sym(const struct html_data *d, const struct order *o,
-					   uint32_t i)
+/* The session symbol of page frame I. */
+static uint32_t frame_sym_id(const struct html_data *d, const struct order *o, uint32_t i)
 {
 	uint64_t sym, unused;
 
 	pairtab_get(d->frames, o->t.frame_old[i], &sym, &unused);
-	return session_sym(d->s, (uint32_t)sym);
+	return (uint32_t)sym;
+}
+
+static const struct session_sym *frame_sym(const struct html_data *d, const struct order *o,
+					   uint32_t i)
+{
+	return session_sym(d->s, frame_sym_id(d, o, i));
 }
 
 /* The frames' names, in the page's order: "frame_names". */
-static const char *frame_name(const struct session_sym *ss)
-{
-	return ss->name ? ss->name : ss->label ? ss->label : "[unknown]";
-}
-
 static void write_frame_names(FILE *f, const struct html_data *d, const struct order *o)
 {
 	uint32_t n = pairtab_count(d->frames);
@@ -304,7 +305,7 @@ static void write_frame_names(FILE *f, const struct html_data *d, const struct o
 	fputs("],\n\"frame_names\":[", f);
 	for (uint32_t i = 0; i < n; i++) {
 		fputs(i ? (i % 32 ? "," : ",\n") : "", f);
-		html_json_str(f, frame_name(frame_sym(d, o, i)));
+		html_json_str(f, session_sym_text(d->s, frame_sym_id(d, o, i)));
 	}
 	fputc(']', f);
 }

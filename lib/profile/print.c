@@ -65,9 +65,7 @@ int print_parse_sort(const char *s, struct print_opts *o)
 /* SYM's name as trees and --folded show it: an unknown frame with its object and address. */
 static const char *sym_name(const struct session *s, uint32_t sym)
 {
-	const struct session_sym *ss = session_sym(s, sym);
-
-	return ss->name ? ss->name : ss->label ? ss->label : "[unknown]";
+	return session_sym_text(s, sym);
 }
 
 /* SYM's srcline as a frame suffix (" FILE:LINE"), or "" without one or when not asked. */
