@@ -11,6 +11,7 @@
 
 #include "base/grow.h"
 #include "base/intern.h"
+#include "html-counts.h"
 #include "html-pack.h"
 #include "html.h"
 #include "profile/annotate.h"
@@ -30,7 +31,7 @@ void html_buckets(const char *const *paths, size_t n_paths, const struct session
 	uint64_t span, raw, w = HTML_MIN_BUCKET_NS;
 	bool some = timeline_span(paths, n_paths, f, &start, &end);
 
-	*ret = (struct html_timeline){ 0, 0, 1 };
+	*ret = (struct html_timeline){ 0, 0, 1, ret->max_counts };
 	if (!some)
 		return;
 	span = (uint64_t)(end - start);
@@ -351,72 +352,34 @@ static int write_names(FILE *f, const struct html_data *d, const struct order *o
 	return 0;
 }
 
-/* A count's place in the page's order: by bucket, then page stack. */
-struct count_ref {
-	uint32_t bucket, stack, i;
-};
-
-static int cmp_counts(const void *a, const void *b)
-{
-	const struct count_ref *x = a, *y = b;
-
-	if (x->bucket != y->bucket)
-		return x->bucket < y->bucket ? -1 : 1;
-	if (x->stack != y->stack)
-		return x->stack < y->stack ? -1 : 1;
-	return x->i < y->i ? -1 : x->i > y->i;
-}
-
-/* One column of numbers (html_col_begin()): NAME of KIND, then EXPR for each K below N. */
-#define WRITE_COLUMN(f, name, kind, n, expr)                                                       \
-	do {                                                                                       \
-		struct html_col col_;                                                              \
-		fputs(",\n", f);                                                                   \
-		html_col_begin(&col_, name, kind);                                                 \
-		for (uint32_t k = 0; k < (n); k++)                                                 \
-			html_col_put(&col_, (int64_t)(expr));                                      \
-		html_col_end(f, &col_);                                                            \
-	} while (0)
-
-/* "weight_unit": the mean weight of a sample, and the counts in bucket order, in five columns
- * of small numbers for gzip: "count_bucket" the bucket's distance from the previous count's,
- * "count_stack" the page stack's from the previous count's of the same bucket (else the
- * stack), "count_unit", "count_samples", and "count_weight", the weight less samples times
- * weight_unit. -ENOMEM. */
-static int write_counts(FILE *f, const struct html_data *d, const struct order *o)
+/* The counts (html-counts.h): each (stack, unit, bucket) with its stack's command. -ENOMEM. */
+static int write_counts(FILE *f, const struct html_data *d, const struct order *o,
+			const struct html_timeline *tl, uint64_t max)
 {
 	uint32_t n = pairtab_count(d->counts);
-	struct count_ref *order = malloc((n ? n : 1) * sizeof(*order));
-	uint64_t samples = 0, weight = 0, unit, stack, unit_bucket;
+	struct html_count *c = malloc((n ? n : 1) * sizeof(*c));
+	int r;
 
-	if (!order)
+	if (!c)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < n; i++) {
+		uint64_t stack, unit_bucket, comm, node;
+
 		pairtab_get(d->counts, i, &stack, &unit_bucket);
-		order[i] = (struct count_ref){ (uint32_t)unit_bucket, o->stack_new[stack], i };
-		samples += d->count[i];
-		weight += d->period[i];
+		pairtab_get(d->stacks, (uint32_t)stack, &comm, &node);
+		c[i] = (struct html_count){ (uint32_t)unit_bucket, o->stack_new[stack],
+					    (uint32_t)comm,	   (uint32_t)(unit_bucket >> 32),
+					    d->count[i],	   d->period[i] };
 	}
-	qsort(order, n, sizeof(*order), cmp_counts);
-	unit = samples ? (weight + samples / 2) / samples : 1;
-	fprintf(f, "\"weight_unit\":%" PRIu64, unit);
-	WRITE_COLUMN(f, "count_bucket", 'u', n, order[k].bucket - (k ? order[k - 1].bucket : 0));
-	WRITE_COLUMN(f, "count_stack", 'u', n,
-		     k && order[k].bucket == order[k - 1].bucket
-			 ? order[k].stack - order[k - 1].stack
-			 : order[k].stack);
-	WRITE_COLUMN(f, "count_unit", 'u', n,
-		     (pairtab_get(d->counts, order[k].i, &stack, &unit_bucket), unit_bucket >> 32));
-	WRITE_COLUMN(f, "count_samples", 'U', n, d->count[order[k].i]);
-	WRITE_COLUMN(f, "count_weight", 'S', n,
-		     (int64_t)(d->period[order[k].i] - d->count[order[k].i] * unit));
-	free(order);
-	return 0;
+	r = html_counts_write(f, c, n, tl, max);
+	free(c);
+	return r;
 }
 
 /* The nodes (html_tree_write()); "stack_comms", "stack_leaves" (the leaf node's place, less
  * the previous stack's); then the counts. -ENOMEM. */
-static int write_stacks(FILE *f, const struct html_data *d, const struct order *o)
+static int write_stacks(FILE *f, const struct html_data *d, const struct order *o,
+			const struct html_timeline *tl)
 {
 	uint32_t n = pairtab_count(d->stacks);
 	struct html_col comms, leaves;
@@ -439,7 +402,7 @@ static int write_stacks(FILE *f, const struct html_data *d, const struct order *
 				 (i ? o->t.node_at[d->stack_node[o->stack_old[i - 1]]] : 0));
 	html_col_end(f, &leaves);
 	fputs(",\n", f);
-	return write_counts(f, d, o);
+	return write_counts(f, d, o, tl, tl->max_counts);
 }
 
 /* ---- annotated source (what `ringprof annotate` shows) ---- */
@@ -670,7 +633,7 @@ static int write_data(FILE *f, struct html_data *d, const char *const *inputs, s
 	if (annot_select(d, &ann, sel, &n_sel) < 0 || order_build(d, &o) < 0 ||
 	    annot_write(f, d, &o, ann, sel, n_sel, symfs) < 0)
 		goto out;
-	if (write_names(f, d, &o) < 0 || write_stacks(f, d, &o) < 0)
+	if (write_names(f, d, &o) < 0 || write_stacks(f, d, &o, tl) < 0)
 		goto out;
 	fputs("}", f);
 	r = 0;

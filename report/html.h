@@ -77,6 +77,17 @@ void html_col_begin(struct html_col *c, const char *name, char kind);
 void html_col_put(struct html_col *c, int64_t v);
 void html_col_end(FILE *f, const struct html_col *c);
 
+/* One column of numbers (html_col_begin()): NAME of KIND, then EXPR for each K below N. */
+#define WRITE_COLUMN(f, name, kind, n, expr)                                                       \
+	do {                                                                                       \
+		struct html_col col_;                                                              \
+		fputs(",\n", f);                                                                   \
+		html_col_begin(&col_, name, kind);                                                 \
+		for (uint32_t k = 0; k < (n); k++)                                                 \
+			html_col_put(&col_, (int64_t)(expr));                                      \
+		html_col_end(f, &col_);                                                            \
+	} while (0)
+
 /* Write MARKUP to PATH ("-": stdout) with html_page_style, SCRIPT and the data that DATA
  * writes (0 or -ENOMEM: JSON into its FILE, columns by html_col_*()), gzip-compressed, as
  * text (html-pack.h, html_text_write()), in place of its "@STYLE@", "@SCRIPT@" and "@DATA@" lines.
@@ -85,11 +96,13 @@ int html_page_write(const char *path, const char *markup, const char *script,
 		    int (*data)(FILE *, void *), void *arg, char *why, size_t why_size);
 
 /* The timeline: N buckets of NS (0: no wall-clock span is known, one bucket) from ORIGIN
- * (wall-clock ns). */
+ * (wall-clock ns); the stacks' counts kept per bucket up to MAX_COUNTS of them (0: all), per
+ * wider steps past it (html-counts.h). */
 struct html_timeline {
 	uint64_t ns;
 	int64_t origin;
 	uint32_t n;
+	uint64_t max_counts;
 };
 
 /*

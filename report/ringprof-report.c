@@ -16,6 +16,7 @@
 #include "format/format.h"
 #include "format/perfrec.h"
 #include "format/reader.h"
+#include "html-counts.h"
 #include "html.h"
 #include "json.h"
 #include "speedscope.h"
@@ -100,6 +101,10 @@ static void usage(FILE *f)
 		"                          (it makes no request): timeline by command or unit\n"
 		"                          (drag a range), flame graph, inverted graph, sandwich,\n"
 		"                          search and the function table; '-': stdout\n"
+		"      --html-counts N     the most (stack, time bucket) counts the page keeps,\n"
+		"                          about a byte each (default 1250000; 0: all): past\n"
+		"                          them a range selected on the timeline snaps to wider\n"
+		"                          steps (the timeline itself keeps every bucket)\n"
 		"%s"
 		"%s\n"
 		"%s\n"
@@ -310,6 +315,7 @@ enum {
 	OPT_GTK,
 	OPT_HEADER_ONLY,
 	OPT_HTML,
+	OPT_HTML_COUNTS,
 	OPT_TIMELINE,
 	OPT_HEADER,
 	OPT_SRCLINE,
@@ -325,6 +331,7 @@ struct args {
 	const char *speedscope;	 /* --speedscope FILE */
 	const char *html;	 /* --html FILE */
 	struct html_timeline tl; /* its buckets */
+	bool html_counts;	 /* --html-counts given */
 	unsigned timeline;	 /* --timeline[=N]: at most N buckets; 0: not asked */
 	struct timeline_axis ax; /* its buckets */
 	bool quiet, header_only; /* perf's -q (no "#" lines) and --header-only */
@@ -486,6 +493,14 @@ static int parse_output(struct args *a, int c, char *arg)
 		a->html = arg;
 		a->o.no_pager = true; /* the page goes to a file */
 		break;
+	case OPT_HTML_COUNTS:
+		if (util_parse_u64(arg, &a->tl.max_counts) < 0) {
+			fprintf(stderr, PROG ": invalid --html-counts '%s' (a number of counts)\n",
+				arg);
+			return EXIT_USAGE;
+		}
+		a->html_counts = true;
+		break;
 	case 'G':
 		a->graph_asked = a->order_set = true;
 		a->po.graph = PRINT_GRAPH_CALLER;
@@ -619,6 +634,25 @@ static void srcline_scope(struct args *a)
 	a->o.so.srcline = a->po.srcline;
 }
 
+/* --html is an output of its own; --html-counts one of its settings. 0, or EXIT_USAGE (said). */
+static int check_html(const struct args *a)
+{
+	if (a->html && (a->o.pprof || a->stats + a->dump + a->folded)) {
+		fprintf(stderr,
+			PROG ": --html and --%s are different outputs: choose one of them\n",
+			a->o.pprof ? "pprof"
+			: a->stats ? "stats"
+			: a->dump  ? "dump"
+				   : "folded");
+		return EXIT_USAGE;
+	}
+	if (a->html_counts && !a->html) {
+		fprintf(stderr, PROG ": --html-counts is a setting of --html: give --html FILE\n");
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
 /* 0 to report, or the exit status after saying what is wrong. */
 static int parse_argv(struct args *a, int argc, char **argv)
 {
@@ -632,6 +666,7 @@ static int parse_argv(struct args *a, int argc, char **argv)
 		{ "folded", no_argument, NULL, OPT_FOLDED },
 		{ "srcline", no_argument, NULL, OPT_SRCLINE },
 		{ "html", required_argument, NULL, OPT_HTML },
+		{ "html-counts", required_argument, NULL, OPT_HTML_COUNTS },
 		{ "timeline", optional_argument, NULL, OPT_TIMELINE },
 		{ "call-graph", optional_argument, NULL, 'g' },
 		{ "inverted", no_argument, NULL, 'G' },
@@ -664,6 +699,7 @@ static int parse_argv(struct args *a, int argc, char **argv)
 				     .n_keys = 3,
 				     .graph_threshold = 0.5 };
 	a->children = -1;
+	a->tl.max_counts = HTML_MAX_COUNTS;
 	cli_options(longopts);
 	while ((c = getopt_long(argc, argv, ":" OPTIONS_SHORTS "g::Gns:F:t:qhV", longopts, NULL)) !=
 	       -1) {
@@ -676,15 +712,8 @@ static int parse_argv(struct args *a, int argc, char **argv)
 				     "one of them\n");
 		return EXIT_USAGE;
 	}
-	if (a->html && (a->o.pprof || a->stats + a->dump + a->folded)) {
-		fprintf(stderr,
-			PROG ": --html and --%s are different outputs: choose one of them\n",
-			a->o.pprof ? "pprof"
-			: a->stats ? "stats"
-			: a->dump  ? "dump"
-				   : "folded");
-		return EXIT_USAGE;
-	}
+	if ((r = check_html(a)) != 0)
+		return r;
 	if (a->header_only &&
 	    (a->o.pprof || a->html || a->stats + a->dump + a->folded || a->quiet)) {
 		fprintf(stderr,

@@ -8,7 +8,9 @@
 # the flame graph has rp_spike_hot on top and the table first by Self, with the shares of
 # report --dir --since/--until of the same range; over the whole hour something else is on top.
 # A function of 0.2 % (rp_rare) is a sliver on the page's canvas: pointed at, its tooltip says
-# what report says.
+# what report says. The same hour with a budget of counts (--html-counts 1000, a quarter of
+# what the hour has): the timeline still draws every bucket, the selection snaps to whole steps
+# of 50 s and its totals are report's for those times.
 # Screenshots go to tests/report-html-spike.shots/ beside this test's log.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 
@@ -103,3 +105,31 @@ for v in spike-hour spike-range spike-range-inverted; do
 	[ -s "$SHOTS/$v.png" ] || fail "no screenshot of $v"
 done
 ok "screenshots in $SHOTS"
+
+# The same hour, its stacks' counts kept per step of 5 buckets: dragged over the same spike.
+first_page="$(val timeline_buckets) $(val spike_top_bucket) $(val spike_tooltip)"
+"$RP" report --dir "$T/d" --html-counts 1000 >/dev/null 2>"$T/c.err" && fail "--html-counts without --html was taken"
+check_grep 'html-counts is a setting of --html' "$T/c.err" "--html-counts without --html: said"
+"$RP" report --dir "$T/d" --html-counts 1000 --html "$T/step.html" 2>"$T/html.err" || fail "report --html-counts 1000: $(cat "$T/html.err")"
+mkdir -p "$SHOTS/step"
+timeout 180 node "$WEB/report-html.cjs" --spike "$T/step.html" "$SHOTS/step" rp_spike_hot >"$T/page.out" 2>"$T/page.err" || {
+	cat "$T/page.out" "$T/page.err" >&2
+	fail "driving the stepped page in chromium failed"
+}
+sed 's/^/step: /' "$T/page.out"
+check_no_grep '^(request|pageerror|console-error|error) ' "$T/page.out" "stepped page: no request, no script error"
+check_eq "$(val timeline_buckets) $(val spike_top_bucket) $(val spike_tooltip)" "$first_page" "the stepped page's timeline keeps every bucket: as many, the tallest the same, its tooltip the same"
+step_s=$(val range_text | sed -n 's/.* in steps of \([0-9.]*\) s$/\1/p')
+check_eq "$step_s" 50 "the page says its range is chosen in steps of 50 s: $(val range_text)"
+s2=$(val range_since_ns) u2=$(val range_until_ns)
+check_eq "$((s2 % 50000000000)) $(((u2 + 1) % 50000000000))" "0 0" "the range starts and ends at multiples of 50 s"
+check_range "$s2" 0 "$since" "the snapped range starts at or before the dragged buckets"
+check_range "$u2" "$until" $((until + 50000000000)) "the snapped range ends at or after them"
+"$RP" report --dir "$T/d" --no-children --since "$(when "$s2")" --until "$(when "$u2")" >"$T/self" 2>"$T/w.err" ||
+	fail "report --since/--until: $(cat "$T/w.err")"
+n=$(sed -n 's/^# samples: \([0-9]*\)[ ,].*/\1/p' "$T/self")
+check_eq "$(val range_samples)" "$n" "the stepped range's samples are those of report --since/--until of its times"
+read -r sym comm pct <<<"$(top "$T/self")"
+read -r psym pcomm pchildren pself <<<"$(val range_table_top)"
+check_eq "$psym $pcomm" "$sym $comm" "the stepped range's table starts with report's first row ($sym)"
+near "$pself" "$pct" 0.01 "its Self in the stepped range is report --no-children's"

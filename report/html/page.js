@@ -17,22 +17,25 @@ function expandStacks(D) {
 	return { n, m, parent, frame, comm, leaf };
 }
 
-// The counts as written (in bucket order, five columns; the bucket and the stack as distances
-// from the previous count's, the weight less samples times weight_unit) back to absolute
-// numbers, in five typed arrays: STACK, BUCKET, UNIT, SAMPLES, WEIGHT (N of each).
-function expandCounts(D) {
-	const cb = D.count_bucket, cs = D.count_stack, cn = D.count_samples, cw = D.count_weight;
+// Rows as written (PREFIX_bucket, PREFIX_KEY, PREFIX_unit, PREFIX_samples, PREFIX_weight: in
+// bucket order, the bucket a distance from the previous row's, a stack (KEY 'stack') a
+// distance from the previous row's of the same bucket, the weight less samples times
+// weight_unit) back to absolute numbers in typed arrays: KEY, BUCKET, UNIT, SAMPLES, WEIGHT (N
+// of each). The timeline's series ('tl': by bucket, command and unit) and the stacks' counts
+// ('count': by step of the range selection, stack and unit).
+function expandRows(D, prefix, key) {
+	const cb = D[prefix + '_bucket'], ck = D[prefix + '_' + key], cn = D[prefix + '_samples'], cw = D[prefix + '_weight'];
 	const n = cb.length;
-	const stack = new Int32Array(n), bucket = new Int32Array(n), weight = new Float64Array(n);
-	let b = 0, st = 0;
+	const keys = new Int32Array(n), bucket = new Int32Array(n), weight = new Float64Array(n);
+	let b = 0, k0 = 0;
 	for (let k = 0; k < n; k++) {
 		b += cb[k];
-		st = cb[k] || k === 0 ? cs[k] : st + cs[k];
-		stack[k] = st;
+		k0 = key !== 'stack' || cb[k] || k === 0 ? ck[k] : k0 + ck[k];
+		keys[k] = k0;
 		bucket[k] = b;
 		weight[k] = cw[k] + cn[k] * D.weight_unit;
 	}
-	return { n, stack, bucket, unit: D.count_unit, samples: cn, weight };
+	return { n, [key]: keys, bucket, unit: D[prefix + '_unit'], samples: cn, weight };
 }
 
 // The frames, from their columns.
@@ -67,8 +70,18 @@ function show(D) {
 	const nodeParent = expanded.parent, nodeFrame = expanded.frame;
 	document.body.dataset.stacks = nStacks;
 	const prefix = prefixNodes(expanded);
-	const counts = expandCounts(D); // in bucket order
-	const nBuckets = Math.max(1, D.n_buckets || 1, counts.n ? counts.bucket[counts.n - 1] + 1 : 1);
+	const counts = expandRows(D, 'count', 'stack'); // in step order
+	const series = expandRows(D, 'tl', 'comm'); // in bucket order
+	const nBuckets = Math.max(1, D.n_buckets || 1, series.n ? series.bucket[series.n - 1] + 1 : 1);
+	// The range selection's step: the stacks' counts are kept per STEP buckets (more than one
+	// where the page would have grown past its budget of counts), bucket b in step
+	// floor((b + SHIFT) / STEP).
+	const STEP = D.range_step || 1, SHIFT = D.range_shift || 0;
+	const stepOf = (b) => Math.floor((b + SHIFT) / STEP);
+	// The buckets [B0, B1) widened to whole steps.
+	function snapRange(b0, b1) {
+		return [Math.max(0, stepOf(b0) * STEP - SHIFT), Math.min(nBuckets, (stepOf(b1 - 1) + 1) * STEP - SHIFT)];
+	}
 	const timeWeighted = D.time_weighted;
 
 	const state = { b0: 0, b1: nBuckets, view: 'flame', zoom: [], search: null, selected: null, timelineBy: 'comm' };
@@ -105,7 +118,7 @@ function show(D) {
 	}
 
 	// ---- aggregation of a range of buckets ----
-	// The first count of bucket B or later.
+	// The first count of step S or later.
 	function firstCount(b) {
 		let lo = 0, hi = counts.n;
 		while (lo < hi) {
@@ -120,8 +133,8 @@ function show(D) {
 		const w = new Float64Array(n), c = new Float64Array(n);
 		let total = 0, samples = 0;
 		const { stack, samples: cn, weight: cw } = counts;
-		// The counts are in bucket order: those of the range are one run.
-		for (let i = firstCount(b0), end = firstCount(b1); i < end; i++) {
+		// The counts are in step order: those of the range (whole steps) are one run.
+		for (let i = firstCount(stepOf(b0)), end = firstCount(stepOf(b1 - 1) + 1); i < end; i++) {
 			w[stack[i]] += cw[i];
 			c[stack[i]] += cn[i];
 			total += cw[i];
@@ -832,11 +845,10 @@ function show(D) {
 		const svg = $('timeline');
 		const byUnit = state.timelineBy === 'unit';
 		const names = byUnit ? D.units : D.comms;
-		// Each count's group (a command or a unit), its weight, in typed arrays: millions.
-		const groupOf = new Int32Array(counts.n);
-		for (let i = 0; i < counts.n; i++) groupOf[i] = byUnit ? counts.unit[i] : stackComm[counts.stack[i]];
+		// Each row's group (a command or a unit), its weight, in typed arrays.
+		const groupOf = byUnit ? series.unit : series.comm;
 		const weight = new Float64Array(names.length + 1);
-		for (let i = 0; i < counts.n; i++) weight[groupOf[i]] += counts.weight[i];
+		for (let i = 0; i < series.n; i++) weight[groupOf[i]] += series.weight[i];
 		let nGroups = 0;
 		for (const w of weight) nGroups += w > 0;
 		const top = [...weight.keys()].filter((g) => weight[g] > 0).sort((a, b) => weight[b] - weight[a]).slice(0, TOP_GROUPS);
@@ -844,10 +856,10 @@ function show(D) {
 		top.forEach((g, i) => (slot[g] = i));
 		const nSlots = top.length + 1;
 		const grid = new Float64Array(nBuckets * nSlots), samples = new Float64Array(nBuckets * nSlots);
-		for (let i = 0; i < counts.n; i++) {
-			const at = counts.bucket[i] * nSlots + slot[groupOf[i]];
-			grid[at] += counts.weight[i];
-			samples[at] += counts.samples[i];
+		for (let i = 0; i < series.n; i++) {
+			const at = series.bucket[i] * nSlots + slot[groupOf[i]];
+			grid[at] += series.weight[i];
+			samples[at] += series.samples[i];
 		}
 		timeline = { grid, samples, nSlots, names: top.map((c) => names[c]).concat(['other ' + (byUnit ? 'units' : 'commands')]) };
 		let max = 0;
@@ -887,6 +899,7 @@ function show(D) {
 		return Math.max(0, Math.min(nBuckets - 1, Math.floor(((ev.clientX - r.left) / r.width) * nBuckets)));
 	}
 	function showSelection(b0, b1) {
+		[b0, b1] = snapRange(b0, b1);
 		const sel = $('tl-sel');
 		const all = b0 === 0 && b1 === nBuckets;
 		sel.setAttribute('visibility', all ? 'hidden' : 'visible');
@@ -933,7 +946,11 @@ function show(D) {
 			start = -1;
 		});
 	}
+	// A range is chosen in whole steps: said where a step is wider than a bucket.
+	const stepWidth = (STEP * D.bucket_ns) / 1e9;
+	const stepText = STEP > 1 && D.bucket_ns ? ' <span id="range-step" title="this page keeps the stacks\' samples per ' + stepWidth + ' s (report --html-counts): a range starts and ends at a multiple of it">· in steps of ' + stepWidth + ' s</span>' : '';
 	function setRange(b0, b1) {
+		[b0, b1] = snapRange(b0, b1);
 		state.b0 = b0;
 		state.b1 = b1;
 		state.zoom = [];
@@ -948,7 +965,7 @@ function show(D) {
 		box.dataset.b1 = b1;
 		box.dataset.sinceNs = since.toString();
 		box.dataset.untilNs = (until - 1n).toString();
-		$('range-text').innerHTML = (!D.bucket_ns ? 'all time: ' : (all ? 'all time: ' : 'range: ') + fmtTime(since, true) + ' – ' + fmtTime(until, false) + ' (' + (Number(until - since) / 1e9).toFixed(3) + ' s): ') + '<span id="range-samples">' + agg.samples + '</span> samples' + (timeWeighted ? ', ' + fmtWeight(agg.total) : '') + (all ? '' : ', ' + fmtPct(pct(agg.total, fullTotal)) + ' of all');
+		$('range-text').innerHTML = (!D.bucket_ns ? 'all time: ' : (all ? 'all time: ' : 'range: ') + fmtTime(since, true) + ' – ' + fmtTime(until, false) + ' (' + (Number(until - since) / 1e9).toFixed(3) + ' s): ') + '<span id="range-samples">' + agg.samples + '</span> samples' + (timeWeighted ? ', ' + fmtWeight(agg.total) : '') + (all ? '' : ', ' + fmtPct(pct(agg.total, fullTotal)) + ' of all') + stepText;
 		renderTable();
 		performance.mark('ringprof-table');
 		render();
