@@ -60,13 +60,13 @@ static int hd_side(struct hd *h, int side)
 		bool added;
 
 		for (uint32_t k = n; node >= 0 && k-- > 0;) {
-			const struct session_sym *ss = session_sym(s, st[k]);
+			/* Code without a name is its object's one "[unknown]", as on the
+			 * report's page and in the diff's table. */
+			uint32_t sym =
+			    session_sym(s, st[k])->name ? st[k] : session_sym(s, st[k])->flat;
 
-			node = hd_node(h, node,
-				       ss->name	   ? ss->name
-				       : ss->label ? ss->label
-						   : "[unknown]",
-				       session_dso_name(s, ss->dso));
+			node = hd_node(h, node, session_sym_text(s, sym),
+				       session_dso_name(s, session_sym(s, sym)->dso));
 		}
 		leaf = node < 0 ? node : pairtab_intern(h->leaves, (uint64_t)node, 0, &added);
 		if (leaf < 0 || GROW(h->w, h->cap_w, (size_t)(leaf + 1) * DIFF_SIDES) < 0)
@@ -93,7 +93,7 @@ static int cmp_leaves(const void *a, const void *b)
 	       (leaf_tree->node_at[nx] < leaf_tree->node_at[ny]);
 }
 
-/* "objs"; the frames in T's order, in columns: "frame_names" (html_frame_name()),
+/* "objs"; the frames in T's order: "frame_names", and in columns
  * "frame_objs" (-1: a command); the nodes (html_tree_write()); the leaves by place, in
  * columns: "leaf_places" (the node's place less the previous leaf's), "leaf_base" and
  * "leaf_new" (the weight of the stacks ending there on each side). 0 or -ENOMEM. */
@@ -115,11 +115,7 @@ static int hd_tree(FILE *f, const struct hd *h, const struct html_tree *t)
 	for (uint32_t i = 0; i < n_frames; i++) {
 		pairtab_get(h->frames, t->frame_old[i], &name, &obj1);
 		fputs(i ? (i % 16 ? "," : ",\n") : "", f);
-		if (obj1)
-			html_frame_name(f, strtab_get(h->names, (uint32_t)name),
-					strtab_get(h->objs, (uint32_t)obj1 - 1));
-		else
-			html_json_str(f, strtab_get(h->names, (uint32_t)name));
+		html_json_str(f, strtab_get(h->names, (uint32_t)name));
 	}
 	fputs("],\n", f);
 	html_col_begin(&col, "frame_objs", 's');

@@ -31,32 +31,6 @@ void html_json_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-bool html_frame_offset(const char *name, const char *obj, uint64_t *off)
-{
-	size_t len = strlen(obj);
-	char again[64];
-	unsigned long long v;
-
-	if (strncmp(name, "[unknown] ", 10) == 0 && strncmp(name + 10, obj, len) == 0 &&
-	    strncmp(name + 10 + len, "+0x", 3) == 0 && strlen(name + 13 + len) <= 12 &&
-	    sscanf(name + 13 + len, "%llx", &v) == 1) {
-		snprintf(again, sizeof(again), "%llx", v);
-		*off = v;
-		return strcmp(again, name + 13 + len) == 0;
-	}
-	return false;
-}
-
-void html_frame_name(FILE *f, const char *name, const char *obj)
-{
-	uint64_t off;
-
-	if (html_frame_offset(name, obj, &off))
-		fprintf(f, "%" PRIu64, off);
-	else
-		html_json_str(f, name);
-}
-
 /* ---- the tree of frames: nodes depth first, frames as that walk meets them ---- */
 
 /* Each node's children in id order (CSR: FIRST[p]..FIRST[p + 1] into KIDS; p = N for the

@@ -27,14 +27,6 @@ extern const char html_diff_script[];
  * script element. */
 void html_json_str(FILE *f, const char *s);
 
-/* A frame's NAME (in object OBJ) as the pages store it: a number (OFF) for
- * "[unknown] OBJ+0xOFF", which the page rebuilds from its object's name (common.js,
- * frameName()); else the name as a JSON string. */
-void html_frame_name(FILE *f, const char *name, const char *obj);
-/* Whether NAME is "[unknown] OBJ+0xOFF" as html_frame_name() writes it as a number, OFF in
- * *OFF. */
-bool html_frame_offset(const char *name, const char *obj, uint64_t *off);
-
 /*
  * A tree of frames (NODES: (parent node + 1, frame), a parent before its children) in the
  * order that makes it small once compressed: the nodes depth first (each node's children in

@@ -206,6 +206,14 @@ paste -d'|' <(awk '$1 == "mark_objs" { $1 = ""; sub(/^ /, ""); print }' "$T/jit.
 ok "rp-jit's $addrs unknown addresses are one [unknown] frame on the page"
 near "$(grep "^\[JIT\] pid $jpid|" "$T/jit.frames" | cut -d'|' -f2)" "$jit_children" 0.5 \
 	"the [unknown] frame is as wide as its row's Children"
+# The differential page of the recording against itself draws it so too.
+"$RP" diff --html "$T/jit-diff.html" "$T/jit.data" "$T/jit.data" 2>/dev/null || fail "diff --html of rp-jit"
+timeout 120 node "$WEB/report-html.cjs" --diff "$T/jit-diff.html" "$T" "[unknown]" >"$T/jit-diff.out" 2>&1 ||
+	{ cat "$T/jit-diff.out" >&2; fail "driving the diff page of rp-jit"; }
+awk '$1 == "diff_frames_[unknown]" { $1 = ""; sub(/^ /, ""); print }' "$T/jit-diff.out" | tr ',' '\n' >"$T/jit-diff.frames"
+[ "$(grep -c "^\[JIT\] pid $jpid|" "$T/jit-diff.frames")" = 1 ] ||
+	fail "rp-jit's unknown addresses are not one [unknown] frame on the diff page: $(tr '\n' ' ' <"$T/jit-diff.frames")"
+ok "rp-jit's unknown addresses are one [unknown] frame on the diff page"
 
 # Units: two services of a slice of our own (cgroup v2, as root), the timeline stacked by
 # them on demand.

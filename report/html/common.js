@@ -1,7 +1,7 @@
 // common.js — what both pages of ringprof (report --html, diff --html) share; embed.sh puts it
 // before each page's own script.
 'use strict';
-/* exported loadData, expandNodes, frameName, inputsText, FRAME_ROW, paintFrames, frameRowTop, frameItemAt, hookFrames -- used by page.js and diff.js */
+/* exported loadData, expandNodes, inputsText, FRAME_ROW, paintFrames, frameRowTop, frameItemAt, hookFrames -- used by page.js and diff.js */
 
 // The data element: gzip as text of 7 bits a character (unpackText()), inflated with the
 // browser's own DecompressionStream. Inside, a JSON text, a NUL, then the long columns of
@@ -95,11 +95,6 @@ function expandNodes(ups, codes) {
 		depth = d;
 	}
 	return { n, parent, frame };
-}
-
-// A frame's name as stored: a number is "[unknown] OBJ+0xNUMBER".
-function frameName(name, obj) {
-	return typeof name === 'number' ? '[unknown] ' + obj + '+0x' + name.toString(16) : name;
 }
 
 // The recordings a page was made of, as its title line names them: all of a few, the first

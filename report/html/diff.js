@@ -3,9 +3,9 @@
 // side's total and coloured by the change of its share (new share minus baseline share, each of
 // its own side's total: red grew, blue shrank), and the diff's table. No request of any kind.
 'use strict';
-/* global loadData, expandNodes, frameName, inputsText, FRAME_ROW, paintFrames, frameRowTop, hookFrames -- common.js, before this script */
+/* global loadData, expandNodes, inputsText, FRAME_ROW, paintFrames, frameRowTop, hookFrames -- common.js, before this script */
 
-loadData() // common.js, as expandNodes() and frameName()
+loadData() // common.js, as expandNodes()
 	.then(showDiff)
 	.catch((e) => {
 		document.getElementById('summary').textContent = 'cannot show the comparison: ' + e.message;
@@ -22,11 +22,11 @@ function showDiff(D) {
 	const [totalB, totalN] = D.totals;
 
 	// ---- the merged tree: a node per (parent, frame); weights of the stacks through it ----
-	// (common.js: expandNodes(), frameName()).
+	// (common.js: expandNodes()).
 	const tree = expandNodes(D.node_ups, D.node_frames);
 	const nNodes = tree.n, parent = tree.parent, frame = tree.frame;
 	const frameObjs = Array.from(D.frame_objs, (o) => (o >= 0 ? D.objs[o] : ''));
-	const frameNames = D.frame_names.map((n, i) => frameName(n, frameObjs[i]));
+	const frameNames = D.frame_names;
 	const wB = new Float64Array(nNodes), wN = new Float64Array(nNodes);
 	for (let i = 0, at = 0; i < D.leaf_places.length; i++) {
 		at += D.leaf_places[i];

@@ -258,13 +258,27 @@ async function checkDiff(page, funcs, shot) {
 		return [d.delta, d.trend + (d.dim ? ' dim' : ''), d.colour.replace(/ /g, ''), d.width.toFixed(3), pixel].join(' ');
 	};
 	for (const fn of funcs) out('diff_frame_' + fn, await frameOf(fn));
+	// Every frame drawn of each name: its object and width (code without a name is one frame
+	// of its object at each place, not one per address).
+	for (const fn of funcs)
+		out(
+			'diff_frames_' + fn,
+			(await diffFrames())
+				.filter((f) => f.name === fn)
+				.map((f) => f.obj + '|' + f.width.toFixed(3))
+				.join(','),
+		);
 	await shot('diff-flame');
 	await page.click('[data-width="base"]');
 	for (const fn of funcs) out('diff_frame_base_' + fn, await frameOf(fn));
 	await shot('diff-flame-baseline');
 	await page.click('[data-width="new"]');
 	const fn = funcs[0];
-	await page.locator('#table tbody tr').filter({ has: page.locator('td.sym', { hasText: new RegExp(' ' + fn + '$') }) }).first().click();
+	await page
+		.locator('#table tbody tr')
+		.filter({ has: page.locator('td.sym', { hasText: new RegExp(' ' + fn.replace(/[.*+?^${}()|[\]\\]/g, '\\$&') + '$') }) })
+		.first()
+		.click();
 	out('diff_marked_' + fn, (await diffFrames()).filter((f) => f.selected).map((f) => f.name).join(','));
 	await page.fill('#search', fn);
 	out('diff_search_base', (await page.locator('#search-base').innerText()).replace('%', ''));
