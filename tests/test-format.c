@@ -778,6 +778,85 @@ static void test_header_only(void)
 	}
 }
 
+/* zframe_decompress_head(): the first bytes of a frame, whole frames when they are shorter,
+ * an error for a frame cut before the head asked. reader_head_only(): the header of a frame 0
+ * much longer than READER_HEAD, without a warning about the record the head cuts. */
+static void test_head_only(void)
+{
+	enum { N = 256 << 10 };
+	unsigned char *raw = malloc(N), *z = malloc(zframe_bound(N)), *back = malloc(N);
+	struct zframe *zf = zframe_new(3);
+	struct recording rec = { 0 };
+	struct warns warns = { 0 };
+	struct reader *rd = NULL;
+	struct writer *w;
+	size_t zn = 0, got = 0, n_comms = 0;
+	uint64_t buf[128];
+	char why[256] = "";
+	int r;
+
+	test_ctx = "head only";
+	if (!CHECK(raw && z && back && zf))
+		goto out;
+	for (size_t i = 0; i < N; i++)
+		raw[i] = (unsigned char)(mix(i / 16) & 0xff);
+	if (!CHECK(zframe_compress(zf, z, zframe_bound(N), raw, N, &zn) == 0))
+		goto out;
+	CHECK(zframe_decompress_head(zf, back, 4096, z, zn, &got) == 0 && got == 4096 &&
+		  memcmp(back, raw, 4096) == 0,
+	      "head of 4096: %zu", got);
+	CHECK(zframe_decompress_head(zf, back, N, z, zn, &got) == 0 && got == N &&
+		  memcmp(back, raw, N) == 0,
+	      "head of all: %zu", got);
+	CHECK(zframe_decompress_head(zf, back, N, z, zn / 2, &got) == -EBADMSG,
+	      "a frame cut in half is not a head of its length");
+	CHECK(zframe_decompress(zf, back, N, z, zn, &got) == 0 && got == N,
+	      "the context decompresses whole frames after heads");
+
+	tmp_path(rec.path, sizeof(rec.path), "head-only.rp");
+	r = writer_open(rec.path, 0644, 3, &w);
+	if (!CHECK(r == 0, "writer_open: %d", r))
+		goto out;
+	writer_set_clock(w, fake_clock);
+	fake_now = T_START;
+	writer_set_safe_time(w, T_START);
+	put(w, &rec, buf, make_header(buf, T_START), T_START);
+	for (uint64_t i = 0; i < 8000; i++) /* about 400 KiB of records after the header */
+		put(w, &rec, buf, make_comm(buf, i, 0, T_START), T_START);
+	CHECK(writer_close(w) == 0);
+	layout_scan(&rec);
+	CHECK(rec.units[0].d.raw_size > 4 * READER_HEAD, "frame 0 holds %u bytes",
+	      rec.units[0].d.raw_size);
+	if (!CHECK(reader_open(rec.path, &rd, why, sizeof(why)) == 0, "%s", why))
+		goto out;
+	reader_set_warn(rd, on_warn, &warns);
+	reader_head_only(rd);
+	CHECK(reader_header(rd) && reader_header(rd)->time == T_START, "the header is read");
+	CHECK_INT(reader_n_events(rd), 1);
+	for (const struct perf_event_header *h; (h = reader_next(rd)) != NULL;)
+		n_comms += h->type == PERF_RECORD_COMM;
+	CHECK(n_comms > 0 && n_comms < 8000, "the head's records alone: %zu comms", n_comms);
+	CHECK(warns.n == 0, "no warning: %s", first_warn(&warns));
+	CHECK_INT(reader_stats(rd)->records_bad, 0);
+	reader_free(rd);
+	rd = NULL;
+	if (CHECK(reader_open(rec.path, &rd, why, sizeof(why)) == 0, "%s", why)) {
+		n_comms = 0;
+		for (const struct perf_event_header *h; (h = reader_next(rd)) != NULL;)
+			n_comms += h->type == PERF_RECORD_COMM;
+		CHECK_INT(n_comms, 8000); /* a whole read still has them all */
+	}
+out:
+	reader_free(rd);
+	if (rec.path[0])
+		unlink(rec.path);
+	recording_free(&rec);
+	zframe_free(zf);
+	free(raw);
+	free(z);
+	free(back);
+}
+
 /* Records of the maximum size fill frames to the writer's raw cap; each full frame is
  * closed before the record that does not fit. */
 static void test_full_frames(void)
@@ -1527,6 +1606,7 @@ int main(void)
 	test_round_trip();
 	test_image();
 	test_header_only();
+	test_head_only();
 	test_full_frames();
 
 	write_recording(&medium, &rec, "medium.rp");

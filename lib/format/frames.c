@@ -292,6 +292,11 @@ void frames_set_follow(struct frames *f, bool follow)
 	f->follow = follow;
 }
 
+void frames_set_head(struct frames *f, size_t head)
+{
+	f->head = head;
+}
+
 bool frames_grow(struct frames *f)
 {
 	struct stat sb;
@@ -313,7 +318,7 @@ size_t frames_next(struct frames *f)
 {
 	while (f->off < f->size) {
 		struct rp_frame_desc d;
-		size_t got;
+		size_t got, want;
 		int err, rc;
 
 		rc = next_desc(f, &d);
@@ -358,8 +363,11 @@ size_t frames_next(struct frames *f)
 			cut_short(f, f->off, err);
 			break;
 		}
-		err = zframe_decompress(f->z, f->raw, d.raw_size, f->zbuf, d.zsize, &got);
-		if (err < 0 || got != d.raw_size) {
+		want = f->head && f->head < d.raw_size ? f->head : d.raw_size;
+		err = want < d.raw_size
+			  ? zframe_decompress_head(f->z, f->raw, want, f->zbuf, d.zsize, &got)
+			  : zframe_decompress(f->z, f->raw, d.raw_size, f->zbuf, d.zsize, &got);
+		if (err < 0 || got != want) {
 			util_warnf(f->warn, f->warn_arg,
 				   "frame %llu at offset %zu is corrupt (%s); its %u records are skipped",
 				   (unsigned long long)d.seq, f->off,

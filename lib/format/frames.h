@@ -30,6 +30,8 @@ struct frames {
 	bool have_desc;
 	uint64_t until;		 /* frames starting after this are not read */
 	bool follow;		 /* the file grows: an incomplete last frame is waited for */
+	size_t head;		 /* not 0: only the first HEAD bytes of a frame are decompressed
+				  * (its checksum unchecked): frames_set_head() */
 	struct reader_stats *st; /* borrowed: the reader's counters */
 	void (*warn)(void *arg, const char *msg);
 	void *warn_arg;
@@ -53,6 +55,10 @@ size_t frames_next(struct frames *f);
  * then takes in what was appended since (the file's size again). Whether it grew. */
 void frames_set_follow(struct frames *f, bool follow);
 bool frames_grow(struct frames *f);
+
+/* Only the first HEAD bytes of each frame are wanted (0: whole frames): frames_next() gives
+ * those, decompressing no more (a frame's records then end cut). */
+void frames_set_head(struct frames *f, size_t head);
 
 /* The lowest t_lo and highest t_hi of the intact descriptors, without decompressing.
  * -ENODATA when there is none. */

@@ -31,6 +31,7 @@ struct reader {
 	size_t frame_pos, frame_len; /* what of the frame in fr.raw is taken */
 	bool told_parts;
 	bool skip_samples;		       /* reader_skip_samples() */
+	bool head_only;			       /* reader_head_only(): frames end cut */
 	uint32_t x_stack;		       /* whose callchain xbuf holds */
 	uint64_t xbuf[DECODER_SAMPLE_MAX / 8]; /* the sample handed out, with its callchain */
 };
@@ -133,6 +134,11 @@ static void take_frame(struct reader *r)
 		const struct perf_event_header *h = (const void *)(r->fr.raw + pos);
 		void *p;
 
+		if (r->head_only && h->size >= sizeof(*h) && h->size % 8 == 0 &&
+		    h->size > len - pos) {
+			pos = len; /* the head read ends inside this record */
+			break;
+		}
 		if (h->size < sizeof(*h) || h->size % 8 || h->size > len - pos) {
 			warnf(r,
 			      "frame %llu holds a record of impossible size %u at byte %zu; the rest of the frame is skipped",
@@ -213,6 +219,13 @@ static void read_frame(struct reader *r)
 void reader_skip_samples(struct reader *r)
 {
 	r->skip_samples = true;
+}
+
+void reader_head_only(struct reader *r)
+{
+	r->skip_samples = true;
+	r->head_only = true;
+	frames_set_head(&r->fr, READER_HEAD);
 }
 
 const struct perf_event_header *reader_next(struct reader *r)

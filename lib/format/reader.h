@@ -46,6 +46,12 @@ const char *reader_path(const struct reader *r);
 /* From now on, hand out no packed samples (nor read their stacks): for a second reader that
  * only wants the side tables of a file. */
 void reader_skip_samples(struct reader *r);
+/* Only the header and the event descriptions are wanted (reader_header(), reader_n_events(),
+ * reader_event_desc(), reader_time_bounds()): as reader_skip_samples(), and of each frame only
+ * the head that holds them is decompressed (READER_HEAD bytes: a recorder writes them first
+ * in every file). Call before anything is read. */
+#define READER_HEAD (64u << 10)
+void reader_head_only(struct reader *r);
 
 /* Next record in time order, or NULL at the end. The record is 8-byte aligned and valid
  * until the next reader_next() call. */

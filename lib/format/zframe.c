@@ -87,6 +87,41 @@ int zframe_decompress(struct zframe *z, void *dst, size_t cap, const void *src, 
 	return 0;
 }
 
+int zframe_decompress_head(struct zframe *z, void *dst, size_t cap, const void *src, size_t n,
+			   size_t *ret_size)
+{
+	ZSTD_inBuffer in = { src, n, 0 };
+	ZSTD_outBuffer out = { dst, cap, 0 };
+	int rc = 0;
+
+	if (!z->dctx) {
+		z->dctx = ZSTD_createDCtx();
+		if (!z->dctx)
+			return -ENOMEM;
+	}
+	ZSTD_DCtx_reset(z->dctx, ZSTD_reset_session_only);
+	while (out.pos < out.size) {
+		size_t was_in = in.pos, was_out = out.pos;
+		size_t r = ZSTD_decompressStream(z->dctx, &out, &in);
+
+		if (ZSTD_isError(r)) {
+			z->last_error = ZSTD_getErrorName(r);
+			rc = -EBADMSG;
+			break;
+		}
+		if (r == 0)
+			break; /* the frame ended */
+		if (in.pos == was_in && out.pos == was_out) {
+			z->last_error = "the frame ends early";
+			rc = -EBADMSG;
+			break;
+		}
+	}
+	ZSTD_DCtx_reset(z->dctx, ZSTD_reset_session_only);
+	*ret_size = out.pos;
+	return rc;
+}
+
 const char *zframe_last_error(const struct zframe *z)
 {
 	return z->last_error;

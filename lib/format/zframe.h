@@ -23,6 +23,12 @@ int zframe_compress(struct zframe *z, void *dst, size_t cap, const void *src, si
 int zframe_decompress(struct zframe *z, void *dst, size_t cap, const void *src, size_t n,
 		      size_t *ret_size);
 
+/* The first bytes of one frame of n bytes, until dst's CAP are filled or the frame ends (its
+ * checksum is then not checked: the whole frame was not read). 0 and *ret_size, or -EBADMSG
+ * when what was read is corrupt or the frame ends early. */
+int zframe_decompress_head(struct zframe *z, void *dst, size_t cap, const void *src, size_t n,
+			   size_t *ret_size);
+
 /* Text of the last zstd error seen by z, for messages. */
 const char *zframe_last_error(const struct zframe *z);
 

@@ -108,7 +108,7 @@ int session_list_events(const char *const *paths, size_t n_paths, struct rp_even
 			return rc;
 		if (rc < 0)
 			continue;
-		reader_skip_samples(r); /* the descriptions alone are wanted */
+		reader_head_only(r); /* the descriptions alone are wanted */
 		merge_events(r, ret, max, &n);
 		reader_free(r);
 	}
@@ -208,7 +208,7 @@ int session_file_bounds(const char *path, int64_t *ret_start, int64_t *ret_end, 
 
 	if (rc < 0)
 		return rc;
-	reader_skip_samples(r); /* the header alone is wanted */
+	reader_head_only(r); /* the header alone is wanted */
 	h = reader_header(r);
 	if (!h) {
 		snprintf(why, why_size, "its header is lost, so its wall-clock time is unknown");
