@@ -1365,9 +1365,12 @@ static void put_frame(struct obuf *o, uint64_t addr, const char *name, uint64_t 
 
 void print_sample(FILE *f, const struct session *s, const struct session_sample *smp)
 {
-	struct obuf o = { .f = f };
+	struct obuf o; /* not zeroed: an initializer would clear its 8 KiB for every sample */
 	char head[512];
 	int n;
+
+	o.f = f;
+	o.n = 0;
 
 	/* perf script's default layout (perf 6.1, -F comm,pid,tid,cpu,time,period,event,ip,sym,
 	 * symoff,dso) for an event with callchains: the command from column 0, "%5d/%-5d ",
