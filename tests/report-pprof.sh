@@ -1,7 +1,7 @@
 #!/bin/bash
 # report-pprof.sh — `ringprof report --pprof FILE` read by the real pprof (golang-1.19-go): the
 # same flat shares as ringprof's own report, the sample types and period, build-ids, the pid,
-# tid and comm labels, filters applied, C++ names demangled with the mangled system_name, and
+# tid and comm labels (and unit where there is one), the program as pprof's File:, filters applied, C++ names demangled with the mangled system_name, and
 # clear errors for an output path that cannot be written.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 require_perf_events
@@ -48,6 +48,15 @@ for c in rp-workload rp-worker rp-child; do
 done
 check_grep '^ pid: Total' "$T/tags" "pid labels"
 check_grep '^ tid: Total' "$T/tags" "tid labels"
+# A recording of no unit (the root cgroup, or none recorded) gives its samples no unit label.
+unit_rows=$("$RP" report -i "$T/wl.data" --sort unit -n 2>/dev/null | awk '$1 !~ /^#/ && NF { print $NF }' | sort -u | tr '\n' ' ')
+case "$unit_rows" in
+"- " | "[unknown] " | "- [unknown] ") check_no_grep '^ unit:' "$T/tags" "no unit label where there is none (report --sort unit: $unit_rows)" ;;
+*) check_grep '^ unit: Total' "$T/tags" "a unit label: the samples are in units ($unit_rows)" ;;
+esac
+# pprof names the first mapping's file as the profile's: the program the heaviest command runs.
+"$PPROF" -top "$T/wl.pb.gz" 2>/dev/null | head -1 >"$T/file"
+check_grep '^File: rp-workload$' "$T/file" "pprof's File: is the program, rp-workload ($(cat "$T/file"))"
 wpid=$(awk '/^ +[0-9.]+m?s \(/ && in_pid { print $NF; exit } /^ pid:/ { in_pid = 1 }' "$T/tags")
 
 # ---- filters apply --------------------------------------------------------------------------

@@ -2,6 +2,7 @@
  * adapter; gzip.c compresses it). */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,7 @@
 #include "profile/session.h"
 #include "profile/symbolizer.h"
 #include "profile/symstacks.h"
+#include "profile/unit.h"
 
 #define INLINE_MAX 16
 
@@ -309,6 +311,79 @@ static bool kept(struct enc *e, const struct aggregate_count *c)
 			       &e->syms, &e->cap_syms);
 }
 
+/* Whether mapping file PATH is the program COMM runs: its base name starts with COMM (the
+ * kernel keeps 15 characters of it: "python3" runs python3.11). */
+static bool runs(const char *path, const char *comm)
+{
+	const char *base = strrchr(path, '/');
+
+	return comm[0] && path[0] == '/' && strncmp(base + 1, comm, strlen(comm)) == 0;
+}
+
+/* The mapping of the program that the heaviest command of the profile runs, index MI, made
+ * mapping 0 (pprof names the first mapping's file as the profile's "File:"): the locations'
+ * references follow it. Where none is found the order stays. -ENOMEM. */
+static int program_first(struct enc *e)
+{
+	uint64_t *by_comm = NULL, *by_map = calloc(e->n_maps + 1, sizeof(*by_map));
+	size_t cap = 0, mi = 0;
+	uint32_t heavy = 0;
+	const char *comm;
+
+	if (!by_map)
+		return -ENOMEM;
+	for (size_t i = 0; i < e->n_smps; i++) {
+		uint32_t c = e->smps[i].comm;
+
+		if (c >= cap) {
+			size_t old = cap;
+
+			if (GROW(by_comm, cap, (size_t)c + 1) < 0) {
+				free(by_map);
+				return -ENOMEM;
+			}
+			memset(by_comm + old, 0, (cap - old) * sizeof(*by_comm));
+		}
+		by_comm[c] += (uint64_t)e->smps[i].val[0];
+		if (by_comm[c] > by_comm[heavy]) /* heavy < cap: cap > 0 from here on */
+			heavy = c;
+	}
+	comm = e->n_smps ? session_comm(e->s, heavy) : "";
+	for (size_t i = 0; i < e->n_smps; i++) {
+		const struct psample *ps = &e->smps[i];
+
+		for (uint32_t k = 0; ps->comm == heavy && k < ps->n; k++) {
+			size_t m = (size_t)e->locs[e->ids[ps->first + k] - 1].mapping_id - 1;
+
+			if (m < e->n_maps &&
+			    runs(strtab_get(e->strs, (uint32_t)e->maps[m].filename), comm))
+				by_map[m] += (uint64_t)ps->val[0];
+		}
+	}
+	for (size_t m = 1; m < e->n_maps; m++)
+		mi = by_map[m] > by_map[mi] ? m : mi;
+	if (mi > 0 && by_map[mi]) {
+		Mapping t = e->maps[0];
+
+		e->maps[0] = e->maps[mi];
+		e->maps[mi] = t;
+		e->maps[0].id = 1;
+		e->maps[mi].id = mi + 1;
+		for (size_t l = 0; l < e->n_locs; l++)
+			e->locs[l].mapping_id = e->locs[l].mapping_id == 1 ? mi + 1
+						: e->locs[l].mapping_id == mi + 1
+						    ? 1
+						    : e->locs[l].mapping_id;
+		for (size_t d = 0; d < e->cap_map_of_dso; d++)
+			e->map_of_dso[d] = e->map_of_dso[d] == 1	? (uint32_t)mi + 1
+					   : e->map_of_dso[d] == mi + 1 ? 1
+									: e->map_of_dso[d];
+	}
+	free(by_comm);
+	free(by_map);
+	return 0;
+}
+
 static int add_counts(struct enc *e, const struct pprof_opts *o)
 {
 	size_t n = aggregate_n_counts(e->p.agg);
@@ -326,7 +401,7 @@ static int add_counts(struct enc *e, const struct pprof_opts *o)
 		if (kept(e, &c) && add_count(e, &c) < 0)
 			return -ENOMEM;
 	}
-	return 0;
+	return program_first(e);
 }
 
 /* The event the profile is of: the one selected, else the first file's. */
@@ -413,8 +488,13 @@ static int describe(struct enc *e, Profile *pr, ValueType *vt, size_t *ret_n,
 	return 0;
 }
 
-/* Each sample's labels: pid, tid, comm, unit. */
+/* Each sample's labels: pid, tid, comm, unit (the last left out where there is none). */
 #define N_LABELS 4
+
+static bool has_unit(const char *unit)
+{
+	return strcmp(unit, "-") != 0 && strcmp(unit, UNIT_UNKNOWN) != 0;
+}
 
 /* Every array has its final place: point the messages at their parts and at each other.
  * 0 or -ENOMEM. */
@@ -444,7 +524,8 @@ static int link_samples(struct enc *e, Profile *pr, Sample *smps, Sample **smpp,
 		smps[i].location_id = e->ids + ps->first;
 		smps[i].n_value = e->weight == SESSION_WALL ? N_VALS : 2;
 		smps[i].value = ps->val;
-		smps[i].n_label = N_LABELS;
+		/* No unit label where there is none: the root cgroup ("-"), or none recorded. */
+		smps[i].n_label = has_unit(session_unit(e->s, ps->unit)) ? N_LABELS : N_LABELS - 1;
 		smps[i].label = labp + N_LABELS * i;
 		smpp[i] = &smps[i];
 	}
