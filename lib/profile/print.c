@@ -1363,6 +1363,27 @@ static void put_frame(struct obuf *o, uint64_t addr, const char *name, uint64_t 
 	ob_put(o, ")\n", 2);
 }
 
+/* V in decimal, at least WIDTH characters: padded with PAD on the left ('0' after a sign, as
+ * "%0*d"), or with spaces on the right when LEFT (as "%-*d"). V below 0 only with ' '. */
+static void put_dec(struct obuf *o, int64_t v, int width, char pad, bool left)
+{
+	char b[24], *end = b + sizeof(b), *p = end;
+	uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+
+	do {
+		*--p = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	if (v < 0)
+		*--p = '-';
+	if (!left)
+		while (end - p < width && p > b)
+			*--p = pad;
+	ob_put(o, p, (size_t)(end - p));
+	for (int k = (int)(end - p); left && k < width; k++)
+		ob_put(o, " ", 1);
+}
+
 void print_sample(FILE *f, const struct session *s, const struct session_sample *smp)
 {
 	struct obuf o; /* not zeroed: an initializer would clear its 8 KiB for every sample */
@@ -1377,11 +1398,26 @@ void print_sample(FILE *f, const struct session *s, const struct session_sample 
 	 * "[%03d] ", "%12s: " for seconds.microseconds, "%10" PRIu64 " ", the event name aligned
 	 * on the recording's longest and followed by ": ", then one line per frame. */
 	flockfile(f);
-	n = snprintf(head, sizeof(head),
-		     "%s %5d/%-5d [%03u] %5" PRIu64 ".%06" PRIu64 ": %10" PRIu64 " %*s: ",
-		     smp->comm, (int)smp->pid, (int)smp->tid, smp->cpu, smp->time / 1000000000u,
-		     smp->time % 1000000000u / 1000u, smp->period, smp->event_width, smp->event);
-	ob_put(&o, head, n < 0 ? 0 : (size_t)n < sizeof(head) ? (size_t)n : sizeof(head) - 1);
+	/* As "%s %5d/%-5d [%03u] %5lu.%06lu: %10lu %*s: " would print it, without printf's cost
+	 * on every sample. */
+	ob_str(&o, smp->comm);
+	ob_put(&o, " ", 1);
+	put_dec(&o, smp->pid, 5, ' ', false);
+	ob_put(&o, "/", 1);
+	put_dec(&o, smp->tid, 5, ' ', true);
+	ob_put(&o, " [", 2);
+	put_dec(&o, smp->cpu, 3, '0', false);
+	ob_put(&o, "] ", 2);
+	put_dec(&o, (int64_t)(smp->time / 1000000000u), 5, ' ', false);
+	ob_put(&o, ".", 1);
+	put_dec(&o, (int64_t)(smp->time % 1000000000u / 1000u), 6, '0', false);
+	ob_put(&o, ": ", 2);
+	put_dec(&o, (int64_t)smp->period, 10, ' ', false);
+	ob_put(&o, " ", 1);
+	for (int k = (int)strlen(smp->event); k < smp->event_width; k++)
+		ob_put(&o, " ", 1);
+	ob_str(&o, smp->event);
+	ob_put(&o, ": ", 2);
 	/* Where perf script -F +cgroup puts the cgroup; recordings without cgroups have none. */
 	if (smp->unit && strcmp(smp->unit, UNIT_UNKNOWN) != 0) {
 		ob_put(&o, " ", 1);
