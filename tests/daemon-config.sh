@@ -40,7 +40,9 @@ n_printed=$(grep -Ec '^[A-Z][A-Za-z]+=' "$T/defaults")
 check_eq "$n_keys" "$n_printed" "the shipped ringprofd.conf shows every setting"
 sed -n 's/^#\([A-Z][A-Za-z]*=\)/\1/p' "$CONF" >"$T/uncommented.conf"
 "$RPD" -c "$T/uncommented.conf" --check-config >"$T/uncommented" || fail "the shipped defaults do not parse: $(cat "$T/uncommented")"
-diff -u <(grep -v '^# ringprofd:' "$T/defaults") <(grep -v '^# ringprofd:' "$T/uncommented") >&2 ||
+# The settings alone: the comments around them say the file system's free space, which other
+# writers change between the two runs.
+diff -u <(grep -E '^[A-Z][A-Za-z]+=' "$T/defaults") <(grep -E '^[A-Z][A-Za-z]+=' "$T/uncommented") >&2 ||
 	fail "the shipped ringprofd.conf's values differ from the built-in defaults"
 ok "the shipped ringprofd.conf's values are the built-in defaults"
 
