@@ -10,17 +10,21 @@
 #include "profile/session.h"
 #include "profile/symstacks.h"
 
-/* The count of one (location stack, task, cpu, time bucket). */
+/* The count of one (location stack, task, cpu, time bucket): its key is in agg_ids. */
 struct agg {
-	uint32_t stack, task, cpu, bucket;
 	uint64_t count, period;
+};
+
+/* The key of a count. */
+struct agg_key {
+	uint32_t stack, task, cpu, bucket;
 };
 
 struct aggregate {
 	struct pairtab *locs;	 /* (dso, address or offset) -> location id */
 	struct seqtab *stacks;	 /* location ids, leaf first */
 	struct pairtab *tasks;	 /* (pid << 32 | tid, unit << 32 | comm) -> task id */
-	struct pairtab *agg_ids; /* (bucket << 32 | stack, task << 20 | cpu) -> agg index */
+	struct pairtab *agg_ids; /* (bucket << 32 | stack, task << 32 | cpu) -> agg index */
 	struct agg *aggs;
 	size_t n_aggs, cap_aggs;
 	struct session_row *rows;
@@ -81,7 +85,7 @@ int64_t aggregate_add_task(struct aggregate *a, int32_t pid, int32_t tid, uint32
 int aggregate_add_sample(struct aggregate *a, uint32_t stack, uint32_t task, uint32_t cpu,
 			 uint32_t bucket, uint64_t period)
 {
-	uint64_t key = (uint64_t)task << 20 | (cpu & 0xfffff);
+	uint64_t key = (uint64_t)task << 32 | cpu;
 	uint64_t sb = (uint64_t)bucket << 32 | stack;
 	int64_t id = pairtab_find(a->agg_ids, sb, key);
 
@@ -92,12 +96,21 @@ int aggregate_add_sample(struct aggregate *a, uint32_t stack, uint32_t task, uin
 		id = pairtab_intern(a->agg_ids, sb, key, NULL);
 		if (id < 0)
 			return -ENOMEM;
-		a->aggs[id] = (struct agg){ stack, task, cpu, bucket, 0, 0 };
+		a->aggs[id] = (struct agg){ 0, 0 };
 		a->n_aggs++;
 	}
 	a->aggs[id].count++;
 	a->aggs[id].period += period;
 	return 0;
+}
+
+static struct agg_key agg_key(const struct aggregate *a, size_t i)
+{
+	uint64_t sb, key;
+
+	pairtab_get(a->agg_ids, (uint32_t)i, &sb, &key);
+	return (struct agg_key){ (uint32_t)sb, (uint32_t)(key >> 32), (uint32_t)key,
+				 (uint32_t)(sb >> 32) };
 }
 
 uint32_t aggregate_n_locs(const struct aggregate *a)
@@ -113,51 +126,80 @@ void aggregate_loc(const struct aggregate *a, uint32_t id, uint32_t *ret_dso, ui
 	*ret_dso = (uint32_t)dso;
 }
 
+/* A location stack's symbol stack, its length and its frames without a name: computed once
+ * per location stack, which several counts (tasks, CPUs, buckets) share. */
+struct symmemo {
+	uint32_t st, n, unknown;
+};
+
+static int64_t stack_syms(const struct aggregate *a, struct symstacks *ss, struct symmemo *memo,
+			  uint32_t stack, uint32_t *ret_n, uint32_t *ret_unknown)
+{
+	struct symmemo *e = &memo[stack];
+
+	if (e->st == UINT32_MAX) {
+		uint32_t n;
+		const uint32_t *locs = seqtab_get(a->stacks, stack, &n);
+		int64_t st = symstacks_add_stack(ss, locs, n, &e->n, &e->unknown);
+
+		if (st < 0)
+			return st;
+		e->st = (uint32_t)st;
+	}
+	*ret_n = e->n;
+	*ret_unknown = e->unknown;
+	return e->st;
+}
+
 /* Each aggregated stack becomes a symbol stack; rows merge what now looks the same. */
 int aggregate_build_rows(struct aggregate *a, struct symstacks *ss, struct session_totals *t)
 {
+	size_t n_stacks = seqtab_count(a->stacks), cap_rows = 0;
+	struct symmemo *memo = malloc((n_stacks ? n_stacks : 1) * sizeof(*memo));
 	struct pairtab *row_ids = pairtab_new();
-	size_t cap_rows = 0;
 
-	if (!row_ids)
-		return -ENOMEM;
+	if (!row_ids || !memo)
+		goto oom;
+	memset(memo, 0xff, n_stacks * sizeof(*memo));
 	for (size_t i = 0; i < a->n_aggs; i++) {
 		const struct agg *g = &a->aggs[i];
-		uint32_t n, m, unknown;
-		const uint32_t *locs = seqtab_get(a->stacks, g->stack, &n);
+		struct agg_key k = agg_key(a, i);
+		uint32_t m, unknown;
 		uint64_t pidtid, comm;
 		int64_t st, rid;
 		bool added;
 
-		st = symstacks_add_stack(ss, locs, n, &m, &unknown);
+		st = stack_syms(a, ss, memo, k.stack, &m, &unknown);
 		if (st < 0)
 			goto oom;
 		t->frames += g->count * m;
 		t->frames_unknown += g->count * unknown;
-		rid = pairtab_intern(row_ids, (uint64_t)g->bucket << 32 | (uint64_t)st,
-				     (uint64_t)g->task << 20 | (g->cpu & 0xfffff), &added);
+		rid = pairtab_intern(row_ids, (uint64_t)k.bucket << 32 | (uint64_t)st,
+				     (uint64_t)k.task << 32 | k.cpu, &added);
 		if (rid < 0)
 			goto oom;
 		if (added) {
 			if (GROW(a->rows, cap_rows, a->n_rows + 1) < 0)
 				goto oom;
-			pairtab_get(a->tasks, g->task, &pidtid, &comm);
+			pairtab_get(a->tasks, k.task, &pidtid, &comm);
 			a->rows[a->n_rows++] = (struct session_row){ (uint32_t)st,
 								     (uint32_t)comm,
 								     (int32_t)(pidtid >> 32),
 								     (int32_t)(uint32_t)pidtid,
-								     g->cpu,
+								     k.cpu,
 								     0,
 								     0,
 								     (uint32_t)(comm >> 32),
-								     g->bucket };
+								     k.bucket };
 		}
 		a->rows[rid].count += g->count;
 		a->rows[rid].period += g->period;
 	}
+	free(memo);
 	pairtab_free(row_ids);
 	return 0;
 oom:
+	free(memo);
 	pairtab_free(row_ids);
 	return -ENOMEM;
 }
@@ -248,16 +290,17 @@ size_t aggregate_n_counts(const struct aggregate *a)
 void aggregate_count(const struct aggregate *a, size_t i, struct aggregate_count *ret)
 {
 	const struct agg *g = &a->aggs[i];
+	struct agg_key k = agg_key(a, i);
 	uint64_t pidtid, comm;
 
-	pairtab_get(a->tasks, g->task, &pidtid, &comm);
-	*ret = (struct aggregate_count){ .stack = g->stack,
+	pairtab_get(a->tasks, k.task, &pidtid, &comm);
+	*ret = (struct aggregate_count){ .stack = k.stack,
 					 .comm = (uint32_t)comm,
 					 .unit = (uint32_t)(comm >> 32),
 					 .pid = (int32_t)(pidtid >> 32),
 					 .tid = (int32_t)(uint32_t)pidtid,
-					 .cpu = g->cpu,
-					 .bucket = g->bucket,
+					 .cpu = k.cpu,
+					 .bucket = k.bucket,
 					 .count = g->count,
 					 .period = g->period };
 }
