@@ -532,10 +532,39 @@ struct table {
 	struct seqtab *ids;
 	struct entry *e;
 	size_t n, cap;
+	/* A frame's entry by (its row's key fields, its symbol): parts interns the rows' fields,
+	 * pairs the (part, symbol) pairs, entry_of[pair] is the entry's id in ids. */
+	struct seqtab *parts;
+	struct pairtab *pairs;
+	uint32_t *entry_of;
+	size_t cap_entry_of;
+	/* Per entry id: the last row (+ 1) that counted it, so a row counts an entry once. */
+	uint32_t *stamp;
+	size_t cap_stamp;
 };
 
-static void frame_key(const struct print_opts *o, const struct session *s,
-		      const struct session_row *r, uint32_t sym, uint32_t *key)
+/* The fields of KEY that a frame's symbol SYM decides (object, symbol, source line). */
+static void sym_key(const struct print_opts *o, const struct session *s, uint32_t sym, uint32_t *key)
+{
+	for (size_t i = 0; i < o->n_keys; i++) {
+		switch (o->keys[i]) {
+		case PRINT_DSO:
+			key[PRINT_DSO] = session_sym(s, sym)->dso;
+			break;
+		case PRINT_SYM:
+			key[PRINT_SYM] = session_sym(s, sym)->flat; /* one [unknown] per object */
+			break;
+		case PRINT_SRCLINE:
+			key[PRINT_SRCLINE] = session_sym(s, sym)->line_rep;
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+/* The fields of KEY that row R decides (the task, CPU, unit); the others unset. */
+static void row_key(const struct print_opts *o, const struct session_row *r, uint32_t *key)
 {
 	memset(key, 0xff, PRINT_N_KEYS * sizeof(uint32_t));
 	for (size_t i = 0; i < o->n_keys; i++) {
@@ -549,25 +578,23 @@ static void frame_key(const struct print_opts *o, const struct session *s,
 		case PRINT_TID:
 			key[PRINT_TID] = (uint32_t)r->tid;
 			break;
-		case PRINT_DSO:
-			key[PRINT_DSO] = session_sym(s, sym)->dso;
-			break;
-		case PRINT_SYM:
-			key[PRINT_SYM] = session_sym(s, sym)->flat; /* one [unknown] per object */
-			break;
 		case PRINT_CPU:
 			key[PRINT_CPU] = r->cpu;
 			break;
 		case PRINT_UNIT:
 			key[PRINT_UNIT] = r->unit;
 			break;
-		case PRINT_SRCLINE:
-			key[PRINT_SRCLINE] = session_sym(s, sym)->line_rep;
-			break;
 		default:
 			break;
 		}
 	}
+}
+
+static void frame_key(const struct print_opts *o, const struct session *s,
+		      const struct session_row *r, uint32_t sym, uint32_t *key)
+{
+	row_key(o, r, key);
+	sym_key(o, s, sym, key);
 }
 
 static int64_t table_entry(struct table *t, const uint32_t *key)
@@ -587,6 +614,63 @@ static int64_t table_entry(struct table *t, const uint32_t *key)
 		t->n++;
 	}
 	return id;
+}
+
+static void table_free(struct table *t)
+{
+	seqtab_free(t->ids);
+	seqtab_free(t->parts);
+	pairtab_free(t->pairs);
+	free(t->e);
+	free(t->entry_of);
+	free(t->stamp);
+}
+
+/* The id of row R's key fields in the table's parts. */
+static int64_t table_part(struct table *t, const struct print_opts *o, const struct session_row *r)
+{
+	uint32_t key[PRINT_N_KEYS];
+
+	row_key(o, r, key);
+	return seqtab_intern(t->parts, key, PRINT_N_KEYS);
+}
+
+/* The id of the entry of frame SYM of a row whose key fields are PART, adding it when new. */
+static int64_t frame_entry(struct table *t, const struct print_opts *o, const struct session *s,
+			   const struct session_row *r, uint32_t part, uint32_t sym)
+{
+	uint32_t key[PRINT_N_KEYS];
+	bool added;
+	int64_t pair = pairtab_intern(t->pairs, part, sym, &added), id;
+
+	if (pair < 0)
+		return pair;
+	if (!added)
+		return t->entry_of[pair];
+	if (GROW(t->entry_of, t->cap_entry_of, (size_t)pair + 1) < 0)
+		return -ENOMEM;
+	frame_key(o, s, r, sym, key);
+	id = table_entry(t, key);
+	if (id < 0)
+		return id;
+	t->entry_of[pair] = (uint32_t)id;
+	return id;
+}
+
+/* Whether row I has not counted entry ID yet (and now has). -ENOMEM. */
+static int first_in_row(struct table *t, int64_t id, size_t i)
+{
+	size_t cap = t->cap_stamp;
+
+	if ((size_t)id >= cap) {
+		if (GROW(t->stamp, t->cap_stamp, (size_t)id + 1) < 0)
+			return -ENOMEM;
+		memset(t->stamp + cap, 0, (t->cap_stamp - cap) * sizeof(*t->stamp));
+	}
+	if (t->stamp[id] == i + 1)
+		return 0;
+	t->stamp[id] = (uint32_t)(i + 1);
+	return 1;
 }
 
 static const struct print_opts *sort_opts;
@@ -777,7 +861,6 @@ static int graph_lists(const struct session *s, const struct print_opts *o, stru
 	const struct session_row *rows;
 	size_t n_rows, n_graphs = 0;
 	uint32_t *by_id = NULL, *fill = NULL, *seen = NULL;
-	size_t cap_seen = 0;
 	int rc = -ENOMEM;
 
 	rows = session_rows(s, &n_rows);
@@ -796,37 +879,32 @@ static int graph_lists(const struct session *s, const struct print_opts *o, stru
 	}
 	gl->start = calloc(n_graphs + 2, sizeof(*gl->start));
 	fill = calloc(n_graphs + 1, sizeof(*fill));
-	if (!gl->start || !fill)
+	seen = calloc(n_graphs + 1, sizeof(*seen)); /* per graph: the last row (+ 1) in it */
+	if (!gl->start || !fill || !seen)
 		goto out;
 	/* Two passes over the rows: count, then fill. */
 	for (int pass = 0; pass < 2; pass++) {
+		memset(seen, 0, (n_graphs + 1) * sizeof(*seen));
 		for (size_t i = 0; i < n_rows; i++) {
-			uint32_t n, key[PRINT_N_KEYS], n_seen = 0;
+			uint32_t n;
 			const uint32_t *st = session_stack(s, rows[i].stack, &n);
+			int64_t part = table_part(t, o, &rows[i]);
 
-			if (GROW(seen, cap_seen, n) < 0)
+			if (part < 0)
 				goto out;
 			/* Self only: a tree takes the rows whose leaf is the entry. */
 			for (uint32_t k = 0; k < (o->children ? n : 1); k++) {
-				int64_t id;
+				int64_t id = frame_entry(t, o, s, &rows[i], (uint32_t)part, st[k]);
 				uint32_t g;
-				bool dup = false;
 
-				frame_key(o, s, &rows[i], st[k], key);
-				id = seqtab_intern(t->ids, key,
-						   PRINT_N_KEYS); /* present: a lookup */
 				if (id < 0)
 					goto out;
 				if ((size_t)id >= t->n)
 					continue; /* cannot happen: every key was counted */
 				g = by_id[id];
-				if (!g)
+				if (!g || seen[g] == i + 1)
 					continue;
-				for (uint32_t j = 0; j < n_seen && !dup; j++)
-					dup = seen[j] == g;
-				if (dup)
-					continue;
-				seen[n_seen++] = g;
+				seen[g] = (uint32_t)(i + 1);
 				if (pass == 0)
 					gl->start[g]++;
 				else
@@ -869,46 +947,32 @@ static double entry_share(const struct print_opts *o, const struct entry *e, dou
 static int count_entries(const struct session *s, const struct print_opts *o, struct table *t)
 {
 	const struct session_row *rows;
-	size_t n_rows, cap_seen = 0;
-	int64_t *seen = NULL;
-	int rc = 0;
+	size_t n_rows;
 
 	rows = session_rows(s, &n_rows);
-	for (size_t i = 0; i < n_rows && rc == 0; i++) {
+	for (size_t i = 0; i < n_rows; i++) {
 		const struct session_row *r = &rows[i];
-		uint32_t n, key[PRINT_N_KEYS];
+		uint32_t n;
 		const uint32_t *st = session_stack(s, r->stack, &n);
-		int64_t id;
-		size_t n_seen = 0;
+		int64_t part = table_part(t, o, r), id;
 
-		frame_key(o, s, r, st[0], key);
-		id = table_entry(t, key);
-		if (id < 0 || (o->children && GROW(seen, cap_seen, n) < 0)) {
-			rc = -ENOMEM;
-			break;
-		}
+		if (part < 0 || (id = frame_entry(t, o, s, r, (uint32_t)part, st[0])) < 0)
+			return -ENOMEM;
 		t->e[id].self += r->period;
 		t->e[id].n_self += r->count;
 		for (uint32_t k = 0; k < n && o->children; k++) {
-			bool dup = false;
+			int first;
 
-			frame_key(o, s, r, st[k], key);
-			id = table_entry(t, key);
-			if (id < 0) {
-				rc = -ENOMEM;
-				break;
-			}
-			for (size_t j = 0; j < n_seen && !dup; j++)
-				dup = seen[j] == id;
-			if (dup)
+			id = frame_entry(t, o, s, r, (uint32_t)part, st[k]);
+			if (id < 0 || (first = first_in_row(t, id, i)) < 0)
+				return -ENOMEM;
+			if (!first)
 				continue;
-			seen[n_seen++] = id;
 			t->e[id].children += r->period;
 			t->e[id].n_children += r->count;
 		}
 	}
-	free(seen);
-	return rc;
+	return 0;
 }
 
 /* An entry's srcline key as text. */
@@ -1115,15 +1179,17 @@ static int print_entries(FILE *f, const struct session *s, const struct print_op
 int print_flat(FILE *f, const struct session *s, const struct print_opts *o)
 {
 	const struct session_totals *tot = session_totals(s);
-	struct table t = { seqtab_new(), NULL, 0, 0 };
+	struct table t = { .ids = seqtab_new(), .parts = seqtab_new(), .pairs = pairtab_new() };
 	uint64_t all = o->absolute ? tot->period_window : tot->period;
 	double total = all ? (double)all : 1.0;
 	struct graph_lists gl = { NULL, NULL };
 	bool has_sym = print_has_key(o, PRINT_SYM) || print_has_key(o, PRINT_SRCLINE);
 	int rc;
 
-	if (!t.ids)
+	if (!t.ids || !t.parts || !t.pairs) {
+		table_free(&t);
 		return -ENOMEM;
+	}
 	rc = count_entries(s, o, &t);
 	sort_opts = o;
 	if (rc == 0 && t.n) /* t.e is NULL when nothing was counted; qsort must not see NULL */
@@ -1138,10 +1204,9 @@ int print_flat(FILE *f, const struct session *s, const struct print_opts *o)
 		rc = print_entries(f, s, o, &t, &gl, total);
 	if (rc == 0 && !t.n)
 		fprintf(f, "# no samples%s\n", tot->samples_seen ? " match the filters" : "");
-	free(t.e);
+	table_free(&t);
 	free(gl.rows);
 	free(gl.start);
-	seqtab_free(t.ids);
 	return rc;
 }
 
@@ -1149,13 +1214,15 @@ int print_each_entry(const struct session *s, const struct print_opts *o,
 		     void (*fn)(void *arg, const struct print_entry *e, double total), void *arg)
 {
 	const struct session_totals *tot = session_totals(s);
-	struct table t = { seqtab_new(), NULL, 0, 0 };
+	struct table t = { .ids = seqtab_new(), .parts = seqtab_new(), .pairs = pairtab_new() };
 	uint64_t all = o->absolute ? tot->period_window : tot->period;
 	double total = all ? (double)all : 1.0;
 	int rc;
 
-	if (!t.ids)
+	if (!t.ids || !t.parts || !t.pairs) {
+		table_free(&t);
 		return -ENOMEM;
+	}
 	rc = count_entries(s, o, &t);
 	sort_opts = o;
 	if (rc == 0 && t.n)
@@ -1172,8 +1239,7 @@ int print_each_entry(const struct session *s, const struct print_opts *o,
 		memcpy(pe.key, e->key, sizeof(pe.key));
 		fn(arg, &pe, total);
 	}
-	free(t.e);
-	seqtab_free(t.ids);
+	table_free(&t);
 	return rc;
 }
 
