@@ -427,7 +427,9 @@ if [ "$(id -u)" = 0 ] && [ -x "$RPD" ]; then
 	check_grep 'stopped: [0-9]+ samples' "$T/rpd.2.log" "ringprofd run 2 stops cleanly"
 	ino2=$(stat -c %i "$libc_tab")
 	mt2=$(stat -c %.9Y "$libc_tab")
-	check_eq "$ino2" "$ino1" "ringprofd run 2: libc's table is the same file (read, not rebuilt)"
+	# Read from the cache, or (on a busy machine, when libc's build-id came after the wait for
+	# it) built again and found there: the file is not written again either way.
+	check_eq "$ino2" "$ino1" "ringprofd run 2: libc's table is the same file (not written again)"
 	lt "$mt1" "$mt2"
 	soft_check $? "ringprofd run 2: libc's table's mtime refreshed on use ($mt1 -> $mt2)"
 	"$RP" report --dir "$D" --comm rp-unwind --no-children | grep '^#' >"$T/rpd.2.head"

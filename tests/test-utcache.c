@@ -2,6 +2,7 @@
  * (a file claiming the same build-id with other contents gets none of them), and a table an
  * older builder wrote (utab_hdr.builder) dropped, so that it is built again. */
 #define _GNU_SOURCE 1
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -67,6 +68,30 @@ int main(void)
 	}
 	free(buf);
 	CHECK_INT(c.hits, 1);
+
+	/* The same table stored again (built again while the cache's copy was on its way): the
+	 * file stays, marked used; another table under the name replaces it. */
+	{
+		struct stat a, b;
+
+		snprintf(path, sizeof(path), "%s/%s-%s.utab", dir,
+			 "c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1",
+			 "d1d1d1d1d1d1d1d1d1d1d1d1d1d1d1d1");
+		CHECK_INT(stat(path, &a), 0);
+		utimensat(AT_FDCWD, path, (struct timespec[]){ { 1, 0 }, { 1, 0 } }, 0);
+		utcache_store(&c, cur, 20, dig, &t, sizeof(t));
+		CHECK_INT(c.stores, 1);
+		CHECK_INT(c.kept, 1);
+		CHECK(stat(path, &b) == 0 && b.st_ino == a.st_ino, "the same file");
+		CHECK(b.st_mtime > 1, "its mtime refreshed");
+		((unsigned char *)&t)[sizeof(t) - 1] ^= 1;
+		utcache_store(&c, cur, 20, dig, &t, sizeof(t));
+		((unsigned char *)&t)[sizeof(t) - 1] ^= 1;
+		CHECK_INT(c.stores, 2);
+		CHECK_INT(c.kept, 1);
+		CHECK(stat(path, &b) == 0 && b.st_ino != a.st_ino, "other bytes: written anew");
+		utcache_store(&c, cur, 20, dig, &t, sizeof(t)); /* the good one back */
+	}
 
 	/* The same build-id with another digest (a file that copied the build-id note): none. */
 	CHECK(utcache_load(&c, cur, 20, forged, &u, &size) == NULL,

@@ -2,6 +2,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -146,6 +147,31 @@ static void trim(struct utcache *c)
 	free(v);
 }
 
+/* Whether the cache's file NAME holds BUF (SIZE bytes) already: then it is marked used now. */
+static bool holds(struct utcache *c, const char *name, const void *buf, size_t size)
+{
+	int fd = openat(c->dfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	unsigned char chunk[16384];
+	struct stat st;
+	size_t off = 0;
+	bool same;
+
+	if (fd < 0)
+		return false;
+	same = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size == size;
+	while (same && off < size) {
+		size_t want = size - off < sizeof(chunk) ? size - off : sizeof(chunk);
+		ssize_t r = pread(fd, chunk, want, (off_t)off);
+
+		same = r > 0 && memcmp(chunk, (const unsigned char *)buf + off, (size_t)r) == 0;
+		off += r > 0 ? (size_t)r : 0;
+	}
+	if (same)
+		futimens(fd, NULL); /* recently used */
+	close(fd);
+	return same;
+}
+
 void utcache_store(struct utcache *c, const uint8_t *bid, size_t bid_len, const uint8_t *digest,
 		   const void *buf, size_t size)
 {
@@ -155,6 +181,12 @@ void utcache_store(struct utcache *c, const uint8_t *bid, size_t bid_len, const 
 	if (c->dfd < 0 || !bid_len || bid_len > 20 || !digest || size > c->max_bytes)
 		return;
 	file_name(bid, bid_len, digest, name);
+	/* A table built again while the cache's copy was on its way (a slow disk or a busy
+	 * machine) is the same bytes: the file stays as it is. */
+	if (holds(c, name, buf, size)) {
+		c->kept++;
+		return;
+	}
 	snprintf(tmp, sizeof(tmp), ".%s.%d", name, (int)getpid());
 	fd = openat(c->dfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd < 0)

@@ -15,6 +15,7 @@ struct utcache {
 	uint64_t max_bytes;
 	uint64_t bytes; /* the tables' size as of the last scan, plus what was stored since */
 	uint64_t hits, stores, evicted, refused;
+	uint64_t kept; /* stores of a table the cache held already: not written again */
 };
 
 /* Use (and create, mode 0700) the directory dir. 0, or -errno with why; *c is then a cache
@@ -30,7 +31,8 @@ void utcache_done(struct utcache *c);
  * builder wrote (utab_hdr.builder), which is removed and counted as refused). */
 void *utcache_load(struct utcache *c, const uint8_t *bid, size_t bid_len, const uint8_t *digest,
 		   struct utab *ret, size_t *ret_size);
-/* Keep a checked table; then trim the directory to max_bytes. Failures are only counted. */
+/* Keep a checked table (a file that holds it already is left as it is, marked used); then trim
+ * the directory to max_bytes. Failures are only counted. */
 void utcache_store(struct utcache *c, const uint8_t *bid, size_t bid_len, const uint8_t *digest,
 		   const void *buf, size_t size);
 
