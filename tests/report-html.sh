@@ -20,6 +20,16 @@ node --check "$top_srcdir/report/html/common.js" 2>"$T/check.err" || fail "repor
 check_no_grep '(^|[^A-Za-z0-9_$])(fetch|XMLHttpRequest|WebSocket|EventSource|importScripts|eval|Function|Worker|SharedWorker)\(|\.(sendBeacon|open|write)\(|import\(|\.(src|href) *=|https?:' \
 	"$top_srcdir/report/html/common.js" "common.js (before both pages' scripts): parses; no request, nothing loaded or evaluated"
 check_no_grep 'https?:|url\(|@import|@font-face' "$top_srcdir/report/html/page.css" "page.css: no font, image or style from elsewhere"
+# The pages print shares as the text does (C's printf, ties to the even digit: 0.125 -> 0.12):
+# every share of k in 4000 samples, and the same negated (a delta).
+awk 'BEGIN { for (k = 1; k <= 4000; k++) printf "%.2f %.2f\n", 100 * k / 4000, -100 * k / 4000 }' >"$T/fixed.c"
+node -e 'const vm = require("vm"), fs = require("fs"); const c = {}; vm.createContext(c);
+	vm.runInContext(fs.readFileSync(process.argv[1], "utf8"), c);
+	const out = []; for (let k = 1; k <= 4000; k++) out.push(c.fixed(100 * k / 4000, 2) + " " + c.fixed(-100 * k / 4000, 2));
+	fs.writeFileSync(process.argv[2], out.join("\n") + "\n");' "$top_srcdir/report/html/common.js" "$T/fixed.js" ||
+	fail "common.js's fixed() did not run"
+cmp -s "$T/fixed.c" "$T/fixed.js" || { diff "$T/fixed.c" "$T/fixed.js" | head -5 >&2; fail "common.js's fixed() differs from printf's %.2f"; }
+ok "common.js's fixed(): every share of k/4000 as printf's %.2f writes it (0.125 -> 0.12)"
 
 SHOTS="$top_builddir/tests/report-html.shots"
 rm -rf "$SHOTS"

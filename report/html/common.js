@@ -1,7 +1,18 @@
 // common.js — what both pages of ringprof (report --html, diff --html) share; embed.sh puts it
 // before each page's own script.
 'use strict';
-/* exported loadData, expandNodes, inputsText, FRAME_ROW, paintFrames, frameRowTop, frameItemAt, hookFrames -- used by page.js and diff.js */
+/* exported fixed, loadData, expandNodes, inputsText, FRAME_ROW, paintFrames, frameRowTop, frameItemAt, hookFrames -- used by page.js and diff.js */
+
+// X with D decimals as C's printf writes it in the text outputs: a value exactly halfway (0.125
+// is one, 0.025 is not: its double is above) goes to the even digit, where toFixed() goes away
+// from zero. toFixed(100) gives the double's exact digits (a tie has fewer than 60).
+function fixed(x, d) {
+	const exact = Math.abs(x).toFixed(100);
+	const cut = exact.indexOf('.') + 1 + d;
+
+	if (/^50*$/.test(exact.slice(cut)) && Number(exact[cut - 1]) % 2 === 0) return (x < 0 ? '-' : '') + exact.slice(0, d ? cut : cut - 1);
+	return x.toFixed(d);
+}
 
 // The data element: gzip as text of 7 bits a character (unpackText()), inflated with the
 // browser's own DecompressionStream. Inside, a JSON text, a NUL, then the long columns of

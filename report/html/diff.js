@@ -3,7 +3,7 @@
 // side's total and coloured by the change of its share (new share minus baseline share, each of
 // its own side's total: red grew, blue shrank), and the diff's table. No request of any kind.
 'use strict';
-/* global loadData, expandNodes, inputsText, FRAME_ROW, paintFrames, frameRowTop, hookFrames -- common.js, before this script */
+/* global fixed, loadData, expandNodes, inputsText, FRAME_ROW, paintFrames, frameRowTop, hookFrames -- common.js, before this script */
 
 loadData() // common.js, as expandNodes()
 	.then(showDiff)
@@ -17,8 +17,8 @@ function showDiff(D) {
 	const MATCH_COLOUR = '#e040c0'; // frames the search matches, as on the report's page
 	const MIN_PCT = 0.05; // frames narrower than this share of the view are not drawn
 	const esc = (s) => String(s).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]);
-	const fmt = (x) => x.toFixed(2);
-	const signed = (x) => (x >= 0 ? '+' : '') + x.toFixed(2);
+	const fmt = (x) => fixed(x, 2);
+	const signed = (x) => (x >= 0 ? '+' : '') + fixed(x, 2);
 	const [totalB, totalN] = D.totals;
 
 	// ---- the merged tree: a node per (parent, frame); weights of the stacks through it ----

@@ -4,7 +4,7 @@
 // alone.
 'use strict';
 
-/* global loadData, expandNodes, inputsText, FRAME_ROW, paintFrames, frameRowTop, hookFrames -- common.js, before this script */
+/* global fixed, loadData, expandNodes, inputsText, FRAME_ROW, paintFrames, frameRowTop, hookFrames -- common.js, before this script */
 
 // The shared nodes (common.js, expandNodes()), and the stacks: command and leaf node (a
 // distance from the previous stack's). A stack is the path from its leaf node up to an
@@ -92,7 +92,7 @@ function show(D) {
 		return total > 0 ? (100 * x) / total : 0;
 	}
 	function fmtPct(x) {
-		return x.toFixed(2) + '%';
+		return fixed(x, 2) + '%';
 	}
 	function fmtWeight(w) {
 		if (!timeWeighted) return '';
@@ -809,7 +809,7 @@ function show(D) {
 				}
 				const share = l[1] >= 0 ? pct(l[1], a.weight) : -1;
 				const cls = (l[1] >= 0 ? 'code' : 'ctx') + (l === hot ? ' hot' : '');
-				rows.push('<tr class="' + cls + '" data-line="' + l[0] + '"' + (share >= 0 ? ' data-pct="' + share.toFixed(2) + '"' : '') + '><td class="mark">' + (l === hot ? '&gt;&gt;' : '') + '</td><td class="num pct"' + (share >= 0 ? ' style="--w:' + share.toFixed(1) + '%"' : '') + '>' + (share >= 0 ? share.toFixed(2) : '') + '</td><td class="num">' + l[0] + '</td><td class="text">' + esc(l[3] === null ? '' : l[3]) + (l[4] ? '    <span class="inl">[inlined ' + esc(l[4]) + ']</span>' : '') + '</td></tr>');
+				rows.push('<tr class="' + cls + '" data-line="' + l[0] + '"' + (share >= 0 ? ' data-pct="' + fixed(share, 2) + '"' : '') + '><td class="mark">' + (l === hot ? '&gt;&gt;' : '') + '</td><td class="num pct"' + (share >= 0 ? ' style="--w:' + share.toFixed(1) + '%"' : '') + '>' + (share >= 0 ? fixed(share, 2) : '') + '</td><td class="num">' + l[0] + '</td><td class="text">' + esc(l[3] === null ? '' : l[3]) + (l[4] ? '    <span class="inl">[inlined ' + esc(l[4]) + ']</span>' : '') + '</td></tr>');
 			}
 		}
 		return rows.join('');
