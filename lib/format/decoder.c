@@ -79,6 +79,8 @@ static void define_stack(struct decoder *d, const struct kbatch_stack *k, uint64
 	    GROW(d->ids, d->cap_ids, (size_t)k->id + 1) < 0) {
 		if (d->cap_ids > old_ids)
 			memset(d->ids + old_ids, 0, (d->cap_ids - old_ids) * sizeof(*d->ids));
+		if (k->id < d->cap_ids)
+			d->ids[k->id] = 0; /* not the callchain of the id's older definition */
 		util_warnf(d->warn, d->warn_arg,
 			   "out of memory for stack %u of frame %llu; its samples will have no callchain",
 			   k->id, (unsigned long long)seq);
