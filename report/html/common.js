@@ -7,6 +7,9 @@
 // is one, 0.025 is not: its double is above) goes to the even digit, where toFixed() goes away
 // from zero. toFixed(100) gives the double's exact digits (a tie has fewer than 60).
 function fixed(x, d) {
+	const y = Math.abs(x) * 10 ** d;
+
+	if (Math.abs(y - Math.floor(y) - 0.5) > 1e-6) return x.toFixed(d); // far from a tie
 	const exact = Math.abs(x).toFixed(100);
 	const cut = exact.indexOf('.') + 1 + d;
 
