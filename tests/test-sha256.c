@@ -1,6 +1,10 @@
 /* test-sha256.c — unit test of lib/base/sha256.c: the FIPS 180-4 example vectors, a million
  * 'a's fed in uneven pieces, and every length around the block boundaries against a
- * reference kept in the test (computed once with Python's hashlib). */
+ * reference kept in the test (computed once with Python's hashlib); each with the CPU's SHA
+ * instructions where it has them and in portable C, and the two on random lengths and
+ * offsets. */
+#include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "check.h"
@@ -22,7 +26,7 @@ static const char *hex_of(const void *data, size_t len, size_t piece)
 	return out;
 }
 
-int main(void)
+static void vectors(void)
 {
 	static char million[1000000];
 	static char ramp[200];
@@ -74,5 +78,38 @@ int main(void)
 		  "471fb943aa23c511f6f72f8d1652d9c880cfa392ad80503120547703e56a2be5");
 	CHECK_STR(hex_of(ramp, 128, 13),
 		  "471fb943aa23c511f6f72f8d1652d9c880cfa392ad80503120547703e56a2be5");
+}
+
+int main(void)
+{
+	static unsigned char buf[70000];
+	uint64_t x = 0x9e3779b97f4a7c15ULL;
+	bool fast;
+
+	sha256_portable(false);
+	fast = sha256_accelerated();
+	printf("# SHA instructions: %s\n", fast ? "yes, both paths tested" : "no, portable C only");
+	vectors();
+	sha256_portable(true);
+	CHECK(!sha256_accelerated());
+	vectors();
+
+	test_ctx = "the CPU's instructions and portable C agree";
+	for (size_t i = 0; i < sizeof(buf); i++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		buf[i] = (unsigned char)x;
+	}
+	for (int round = 0; round < 64; round++) {
+		size_t off = (size_t)(x % 61), len, piece;
+		char a[2 * SHA256_LEN + 1];
+
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		len = (size_t)(x % (sizeof(buf) - 64));
+		piece = 1 + (size_t)((x >> 20) % 300);
+		sha256_portable(true);
+		strcpy(a, hex_of(buf + off, len, piece));
+		sha256_portable(false);
+		CHECK_STR(hex_of(buf + off, len, len ? len : 1), a);
+	}
 	return check_done("test-sha256");
 }

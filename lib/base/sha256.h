@@ -3,6 +3,7 @@
 #ifndef RP_SHA256_H
 #define RP_SHA256_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -17,5 +18,9 @@ struct sha256 {
 void sha256_init(struct sha256 *s);
 void sha256_update(struct sha256 *s, const void *data, size_t len);
 void sha256_final(struct sha256 *s, uint8_t out[SHA256_LEN]);
+/* Whether the CPU's SHA instructions do the work (x86-64 with SHA-NI), else portable C. */
+bool sha256_accelerated(void);
+/* Tests: on, the portable C only; off, the CPU's instructions again where there are some. */
+void sha256_portable(bool on);
 
 #endif
