@@ -703,6 +703,8 @@ struct tree {
 	 * the pair's id is the node's index less the root. The siblings' list stays as it was
 	 * (newest first) for the order of equal weights; only the search goes by the index. */
 	struct pairtab *idx;
+	uint32_t *last; /* the nodes of the path added last, from the root's child */
+	size_t len_last, cap_last;
 };
 
 static int64_t tree_child(struct tree *t, uint32_t parent, uint32_t sym)
@@ -767,27 +769,68 @@ static bool row_matches(const struct print_opts *o, const struct session *s,
 	return memcmp(key, e->key, sizeof(key)) == 0;
 }
 
-/* The rows whose stacks hold entry e: only those can add to its tree. */
+/* Add the path st[from..] (callee: outward from at + 1; caller: inward from at - 1; self only:
+ * the whole stack from its outermost frame) with weight w. Paths added one after the other
+ * often begin alike: as long as this one goes the previous one's way (t->last), its nodes are
+ * taken from there without a search. 0 or -ENOMEM. */
+static int tree_add(struct tree *t, const struct print_opts *o, const uint32_t *st, uint32_t n,
+		    uint32_t at, uint64_t w)
+{
+	bool callee = o->graph == PRINT_GRAPH_CALLEE;
+	uint32_t from = callee ? at + 1 : o->children ? at : n;
+	uint32_t end = callee ? n : o->children ? 0 : 1;
+	uint32_t len = callee ? end - from : from - end, cur = 0, d = 0;
+
+	if (GROW(t->last, t->cap_last, len) < 0)
+		return -ENOMEM;
+	t->n[0].weight += w;
+	for (; d < len; d++) {
+		uint32_t sym = st[callee ? from + d : from - 1 - d];
+		int64_t c;
+
+		if (d < t->len_last && t->n[t->last[d]].sym == sym) {
+			c = t->last[d];
+		} else {
+			t->len_last = 0; /* the rest of the previous path is another branch */
+			c = tree_child(t, cur, sym);
+			if (c < 0)
+				return -ENOMEM;
+		}
+		t->n[c].weight += w;
+		t->last[d] = (uint32_t)c;
+		cur = (uint32_t)c;
+	}
+	t->len_last = len;
+	return 0;
+}
+
+/* The rows whose stacks hold entry e: only those can add to its tree. Rows that differ only
+ * in fields the tree does not show (pid, CPU, ...) add the same path: each distinct (stack,
+ * where the entry is on it) is summed first and added once, in the order first met, which
+ * makes the nodes in the same order as adding row by row. */
 static int print_graph(FILE *f, const struct session *s, const struct print_opts *o,
 		       const struct entry *e, double total, const uint32_t *list, size_t n_list)
 {
 	const struct session_row *rows;
 	size_t n_rows;
-	struct tree t = { NULL, 0, 0, pairtab_new() };
+	struct tree t = { .idx = pairtab_new() };
+	struct pairtab *paths = pairtab_new(); /* (stack, at) -> its weight's index */
+	uint64_t *pw = NULL;
+	size_t cap_pw = 0;
 	uint32_t sym = e->key[PRINT_SYM];
 	char prefix[1024] = "            ";
 
 	rows = session_rows(s, &n_rows);
-	if (!t.idx || GROW(t.n, t.cap, 1) < 0) {
-		pairtab_free(t.idx);
-		return -ENOMEM;
-	}
+	if (!t.idx || !paths || GROW(t.n, t.cap, 1) < 0)
+		goto oom;
 	t.n[0] = (struct node){ 0 }; /* the root */
 	t.len = 1;
 	for (size_t li = 0; li < n_list; li++) {
 		size_t i = list[li];
-		uint32_t n, at = UINT32_MAX, from, cur = 0;
+		uint32_t n, at = UINT32_MAX;
 		const uint32_t *st = session_stack(s, rows[i].stack, &n);
+		int64_t id;
+		bool added;
 
 		for (uint32_t k = 0; k < n; k++) {
 			if ((sym == UINT32_MAX || session_sym(s, st[k])->flat == sym) &&
@@ -800,36 +843,22 @@ static int print_graph(FILE *f, const struct session *s, const struct print_opts
 		}
 		if (at == UINT32_MAX || (!o->children && at != 0))
 			continue;
-		t.n[0].weight += rows[i].period;
-		if (o->graph == PRINT_GRAPH_CALLEE) {
-			for (from = at + 1; from < n; from++) {
-				int64_t c = tree_child(&t, cur, st[from]);
+		id = pairtab_intern(paths, rows[i].stack, at, &added);
+		if (id < 0 || (added && GROW(pw, cap_pw, (size_t)id + 1) < 0))
+			goto oom;
+		if (added)
+			pw[id] = 0;
+		pw[id] += rows[i].period;
+	}
+	for (uint32_t id = 0, n_paths = pairtab_count(paths); id < n_paths; id++) {
+		uint64_t stack, at;
+		uint32_t n;
+		const uint32_t *st;
 
-				if (c < 0)
-					goto oom;
-				t.n[c].weight += rows[i].period;
-				cur = (uint32_t)c;
-			}
-		} else if (o->children) {
-			for (from = at; from-- > 0;) {
-				int64_t c = tree_child(&t, cur, st[from]);
-
-				if (c < 0)
-					goto oom;
-				t.n[c].weight += rows[i].period;
-				cur = (uint32_t)c;
-			}
-		} else {
-			/* Self only: the whole path from the outermost caller down to the entry. */
-			for (from = n; from-- > 1;) {
-				int64_t c = tree_child(&t, cur, st[from]);
-
-				if (c < 0)
-					goto oom;
-				t.n[c].weight += rows[i].period;
-				cur = (uint32_t)c;
-			}
-		}
+		pairtab_get(paths, id, &stack, &at);
+		st = session_stack(s, (uint32_t)stack, &n);
+		if (tree_add(&t, o, st, n, (uint32_t)at, pw[id]) < 0)
+			goto oom;
 	}
 	bool any = false;
 
@@ -841,11 +870,17 @@ static int print_graph(FILE *f, const struct session *s, const struct print_opts
 		fputc('\n', f);
 	}
 	free(t.n);
+	free(t.last);
+	free(pw);
 	pairtab_free(t.idx);
+	pairtab_free(paths);
 	return 0;
 oom:
 	free(t.n);
+	free(t.last);
+	free(pw);
 	pairtab_free(t.idx);
+	pairtab_free(paths);
 	return -ENOMEM;
 }
 
