@@ -7,6 +7,7 @@
 #include <linux/perf_event.h>
 
 #include "check.h"
+#include "recfile.h"
 #include "format/compact.h"
 #include "format/stacktab.h"
 #include "format/format.h"
@@ -124,21 +125,6 @@ static void test_batch(void)
 }
 
 /* A file's header record (sample_type st, time 100) into w, the watermark at its time. */
-static void put_header(struct writer *w, uint64_t st)
-{
-	struct rp_header_rec hr;
-
-	memset(&hr, 0, sizeof(hr));
-	hr.hdr.type = RP_REC_HEADER;
-	hr.hdr.size = sizeof(hr);
-	hr.time = 100;
-	memcpy(hr.magic, RP_HEADER_MAGIC, 8);
-	hr.major = RP_FORMAT_MAJOR;
-	hr.sample_type = st;
-	writer_set_safe_time(w, 100);
-	writer_add(w, &hr, sizeof(hr));
-}
-
 /* A file as the recorder writes it, read back through the reader. */
 static void test_reader(void)
 {
@@ -159,7 +145,7 @@ static void test_reader(void)
 	test_ctx = "reader";
 	if (!CHECK(fd >= 0) || !CHECK_INT(writer_fdopen(fd, 3, &w), 0))
 		return;
-	put_header(w, st);
+	recfile_put_header(w, st);
 	/* Stacks 0 and 1 (user: the chain repeats the ip; kernel: it does not), four samples. */
 	kb.n = 0;
 	CHECK(kbatch_add(&kb, 0, PERF_RECORD_MISC_USER, chain[0][1], chain[0], 3));
@@ -268,7 +254,7 @@ static void test_generations(void)
 	test_ctx = "generations";
 	if (!CHECK(fd >= 0) || !CHECK_INT(writer_fdopen(fd, 3, &w), 0))
 		return;
-	put_header(w, st);
+	recfile_put_header(w, st);
 	/* Generation 1, said in the open frame after the header: ids 0 and 1, used at once. */
 	format_stackgen_put(&g, 0, 1);
 	writer_set_prologue(w, &g, sizeof(g));

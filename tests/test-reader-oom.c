@@ -4,10 +4,9 @@
  * A recorder numbers its stacks again (format.h: a stack whose id is already defined replaces
  * the old definition from there on). When the reader cannot store the new definition, the
  * samples that use the id must not take the old one's callchain: that would be a wrong stack.
- * This program replaces malloc, calloc and realloc (as test-session.c does) with versions that
- * fail the Nth allocation after the reader is opened, and reads a recording with each N in
- * turn: stack 0 is a short chain (A) for the first samples, then a long one (B) for the later
- * ones, long enough that storing it must allocate.
+ * Its allocations fail on demand (failalloc.h): it reads a recording with the Nth allocation
+ * after the reader is opened failing, for each N in turn: stack 0 is a short chain (A) for the
+ * first samples, then a long one (B) for the later ones, long enough that storing it must allocate.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -18,78 +17,19 @@
 #include <linux/perf_event.h>
 
 #include "check.h"
+#include "failalloc.h"
+#include "recfile.h"
 #include "format/compact.h"
 #include "format/format.h"
 #include "format/perfrec.h"
 #include "format/reader.h"
 #include "format/writer.h"
 
-#if defined(__SANITIZE_ADDRESS__)
-#define HAVE_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define HAVE_ASAN 1
-#endif
-#endif
-
-static long countdown = -1; /* allocations left before the one that fails; -1: none fails */
-static long n_allocs;
-
-#ifndef HAVE_ASAN
-void *__libc_malloc(size_t n);
-void *__libc_calloc(size_t n, size_t size);
-void *__libc_realloc(void *p, size_t n);
-
-static bool fail_now(void)
-{
-	n_allocs++;
-	if (countdown < 0)
-		return false;
-	if (countdown > 0) {
-		countdown--;
-		return false;
-	}
-	countdown = -1;
-	errno = ENOMEM;
-	return true;
-}
-
-void *malloc(size_t n)
-{
-	return fail_now() ? NULL : __libc_malloc(n);
-}
-
-void *calloc(size_t n, size_t size)
-{
-	return fail_now() ? NULL : __libc_calloc(n, size);
-}
-
-void *realloc(void *p, size_t n)
-{
-	return fail_now() ? NULL : __libc_realloc(p, n);
-}
-#endif
-
 #define LONG_NR 2000 /* words of chain B */
 #define T_LATER 2000 /* samples from this time on use B */
 
 static uint64_t chain_a[3] = { (uint64_t)PERF_CONTEXT_USER, 0x401000, 0x402000 };
 static uint64_t chain_b[LONG_NR];
-
-static void put_header(struct writer *w, uint64_t st)
-{
-	struct rp_header_rec hr;
-
-	memset(&hr, 0, sizeof(hr));
-	hr.hdr.type = RP_REC_HEADER;
-	hr.hdr.size = sizeof(hr);
-	hr.time = 100;
-	memcpy(hr.magic, RP_HEADER_MAGIC, 8);
-	hr.major = RP_FORMAT_MAJOR;
-	hr.sample_type = st;
-	writer_set_safe_time(w, 100);
-	writer_add(w, &hr, sizeof(hr));
-}
 
 /* Stack 0 = A, two samples; stack 0 = B, two samples. */
 static bool write_recording(int fd, uint64_t st)
@@ -104,7 +44,7 @@ static bool write_recording(int fd, uint64_t st)
 		chain_b[i] = 0x500000 + i * 16;
 	if (writer_fdopen(fd, 3, &w) < 0)
 		return false;
-	put_header(w, st);
+	recfile_put_header(w, st);
 	kb.n = 0;
 	kbatch_add(&kb, 0, PERF_RECORD_MISC_USER, chain_a[1], chain_a, 3);
 	h = kbatch_finish(&kb);
@@ -138,7 +78,7 @@ static void read_failing(const char *path, uint64_t st, long n, struct tally *t)
 
 	if (reader_open(path, &r, why, sizeof(why)) < 0)
 		return;
-	countdown = n;
+	failalloc_arm(n, false);
 	while ((h = reader_next(r))) {
 		struct perfrec_sample s;
 
@@ -155,7 +95,7 @@ static void read_failing(const char *path, uint64_t st, long n, struct tally *t)
 			t->later_none += s.nr == 0;
 		}
 	}
-	countdown = -1;
+	failalloc_disarm();
 	reader_free(r);
 }
 
@@ -167,20 +107,18 @@ int main(void)
 	struct tally all = { 0 };
 	long total;
 
-#ifdef HAVE_ASAN
-	fprintf(stderr, "SKIP: test-reader-oom: AddressSanitizer owns malloc, so this test cannot "
-			"make allocations fail (its own malloc would mix two heaps)\n");
-	return 77;
+#ifdef FAILALLOC_NONE
+	return failalloc_skip("test-reader-oom");
 #endif
 	if (!CHECK(fd >= 0) || !CHECK(write_recording(fd, st)))
 		return check_done("test-reader-oom");
 	test_ctx = "no allocation failing";
 	{
 		struct tally t = { 0 };
-		long before = n_allocs;
+		long before = failalloc_count;
 
 		read_failing(path, st, -1, &t);
-		total = n_allocs - before;
+		total = failalloc_count - before;
 		CHECK_INT(t.later_b, 2);
 		CHECK_INT(t.earlier_bad, 0);
 	}

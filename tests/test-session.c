@@ -1,8 +1,7 @@
 /* test-session.c — a session whose allocations fail: every sample is counted or counted as lost.
  *
- * This program replaces malloc, calloc and realloc (glibc lets a program do that; they forward
- * to __libc_malloc & co., so glibc's free still matches) with versions that fail on demand:
- * the Nth allocation from the moment the test arms them, and optionally every one after it.
+ * Its allocations fail on demand (failalloc.h): the Nth from the moment the test arms them,
+ * and optionally every one after it.
  * For each N up to the number of allocations that reading a golden recording takes, it reads
  * the recording with that allocation failing, then disarms and finishes and prints the
  * report, checking that:
@@ -20,70 +19,10 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "failalloc.h"
 #include "golden.h"
 #include "profile/print.h"
 #include "profile/session.h"
-
-#if defined(__SANITIZE_ADDRESS__)
-#define HAVE_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define HAVE_ASAN 1
-#endif
-#endif
-
-static long countdown = -1; /* allocations left before the one that fails; -1: none fails */
-static bool sticky;	    /* then every later one fails too */
-static long n_failed, n_allocs;
-
-#ifndef HAVE_ASAN
-void *__libc_malloc(size_t n);
-void *__libc_calloc(size_t n, size_t size);
-void *__libc_realloc(void *p, size_t n);
-
-static bool fail_now(void)
-{
-	n_allocs++;
-	if (countdown < 0)
-		return false;
-	if (countdown > 0) {
-		countdown--;
-		return false;
-	}
-	n_failed++;
-	if (!sticky)
-		countdown = -1;
-	errno = ENOMEM;
-	return true;
-}
-
-void *malloc(size_t n)
-{
-	return fail_now() ? NULL : __libc_malloc(n);
-}
-
-void *calloc(size_t n, size_t size)
-{
-	return fail_now() ? NULL : __libc_calloc(n, size);
-}
-
-void *realloc(void *p, size_t n)
-{
-	return fail_now() ? NULL : __libc_realloc(p, n);
-}
-#endif
-
-static void arm(long nth, bool and_after)
-{
-	n_failed = 0;
-	sticky = and_after;
-	countdown = nth;
-}
-
-static void disarm(void)
-{
-	countdown = -1;
-}
 
 static const char *const comm_worker[] = { "rp-worker" };
 
@@ -201,9 +140,9 @@ static void fail_each(bool and_after, bool only_worker, struct tally *ty)
 	struct session *s = open_session(only_worker);
 
 	/* An undisturbed run: how many allocations reading takes, and the samples. */
-	n_allocs = 0;
+	failalloc_count = 0;
 	CHECK_INT(session_add_file(s, rec_path, why, sizeof(why)), 0);
-	total = n_allocs;
+	total = failalloc_count;
 	CHECK_INT(session_finish(s), 0);
 	seen_ok = session_totals(s)->samples_seen;
 	CHECK(session_totals(s)->samples_nomem == 0 && session_totals(s)->sideband_nomem == 0);
@@ -215,11 +154,12 @@ static void fail_each(bool and_after, bool only_worker, struct tally *ty)
 		s = open_session(only_worker);
 		if (!CHECK(s != NULL))
 			return;
-		arm(nth, and_after);
+		failalloc_arm(nth, and_after);
 		rc = session_add_file(s, rec_path, why, sizeof(why));
-		disarm();
+		failalloc_disarm();
 		ty->runs++;
-		if (!CHECK(n_failed > 0, "allocation %ld of %ld did not happen", nth, total)) {
+		if (!CHECK(failalloc_failed > 0, "allocation %ld of %ld did not happen", nth,
+			   total)) {
 			session_free(s);
 			break;
 		}
@@ -244,10 +184,8 @@ int main(void)
 {
 	struct tally one = { 0 }, rest = { 0 }, comm = { 0 };
 
-#ifdef HAVE_ASAN
-	fprintf(stderr, "SKIP: test-session: AddressSanitizer owns malloc, so this test cannot "
-			"make allocations fail (its own malloc would mix two heaps)\n");
-	return 77;
+#ifdef FAILALLOC_NONE
+	return failalloc_skip("test-session");
 #endif
 	setvbuf(stdout, NULL, _IOLBF, 0); /* in order with the failures on stderr */
 	find_golden();
