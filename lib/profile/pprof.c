@@ -23,8 +23,6 @@
 #include "profile/symstacks.h"
 #include "profile/unit.h"
 
-#define INLINE_MAX 16
-
 typedef Perftools__Profiles__Profile Profile;
 typedef Perftools__Profiles__ValueType ValueType;
 typedef Perftools__Profiles__Sample Sample;
@@ -173,14 +171,14 @@ static void update_range(struct enc *e, Mapping *m, uint32_t dso, uint64_t addr)
  * 0 or -ENOMEM. Unknown code has none (a backend may symbolize it by build-id). */
 static int loc_lines(struct enc *e, uint32_t loc, uint32_t dso, uint64_t addr, Mapping *m)
 {
-	struct sym_frame fr[INLINE_MAX];
+	struct sym_frame fr[SYM_INLINE_MAX];
 	uint32_t n;
 	const uint32_t *syms = symstacks_loc(e->p.ss, loc, &n);
 	const char *file;
 	int k = 0, line;
 
 	if (dsotab_kind(e->p.dsos, dso) == DSOTAB_FILE)
-		k = symbolizer_lookup(e->p.symz, dsotab_sym(e->p.dsos, dso), addr, fr, INLINE_MAX);
+		k = symbolizer_lookup(e->p.symz, dsotab_sym(e->p.dsos, dso), addr, fr, SYM_INLINE_MAX);
 	for (uint32_t i = 0; i < n; i++) {
 		const char *name = session_sym(e->s, syms[i])->name;
 		bool have = (int)i < k && fr[i].name == name;

@@ -44,7 +44,6 @@ struct session {
 	size_t n_events;
 };
 
-#define INLINE_MAX 16
 #define HELD_MAX_NR 256 /* callchain words kept of a switch-out sample waiting for its time */
 
 /* Streaming: each location symbolized once, when first met, with the offsets in its symbols. */
@@ -243,7 +242,7 @@ static void preload(struct session *s, const char *path)
  * how many; symstacks names the same symbols. */
 static int loc_offsets(struct session *s, uint32_t dso, uint64_t addr, uint64_t *out, int max)
 {
-	struct sym_frame fr[INLINE_MAX];
+	struct sym_frame fr[SYM_INLINE_MAX];
 	const struct perfmap *pmap;
 	int k;
 
@@ -254,7 +253,7 @@ static int loc_offsets(struct session *s, uint32_t dso, uint64_t addr, uint64_t 
 		return 1;
 	case DSOTAB_FILE:
 		k = symbolizer_lookup(s->symz, dsotab_sym(s->dsos, dso), addr, fr,
-				      max < INLINE_MAX ? max : INLINE_MAX);
+				      max < SYM_INLINE_MAX ? max : SYM_INLINE_MAX);
 		for (int i = 0; i < k; i++)
 			out[i] = fr[i].offset;
 		return k > 0 ? k : 1;
@@ -276,7 +275,7 @@ static int stream_locs(struct session *s)
 	ksymtab_finish(s->ksyms); /* nothing to do unless symbols came in */
 	for (uint32_t l = (uint32_t)st->n_locs; l < n_locs; l++) {
 		uint32_t dso, n, unknown;
-		uint64_t addr, tmp[INLINE_MAX];
+		uint64_t addr, tmp[SYM_INLINE_MAX];
 		int64_t id;
 		int k;
 
@@ -284,7 +283,7 @@ static int stream_locs(struct session *s)
 		if (symstacks_add_loc(s->ss, dso, addr, true) < 0)
 			return -ENOMEM;
 		id = symstacks_add_stack(s->ss, &l, 1, &n, &unknown);
-		k = loc_offsets(s, dso, addr, tmp, INLINE_MAX);
+		k = loc_offsets(s, dso, addr, tmp, SYM_INLINE_MAX);
 		if (id < 0 || GROW(st->locs, st->cap_locs, st->n_locs + 1) < 0 ||
 		    GROW(st->offs, st->cap_offs, st->n_offs + n) < 0)
 			return -ENOMEM;

@@ -142,6 +142,10 @@ const char *sym_dso_path(const struct sym_dso *d);
 /* The build-id it was asked for with (borrowed, *ret_len bytes; NULL and 0 without one). */
 const uint8_t *sym_dso_build_id(const struct sym_dso *d, size_t *ret_len);
 
+/* The frames of one address a stack shows at most (its inline chain): what the report's
+ * stacks, --pprof and the session ask symbolizer_lookup() for. */
+#define SYM_INLINE_MAX 16
+
 /*
  * Frames for the code at file offset OFF of D (the caller has already applied the
  * return-address - 1 rule). The offset is mapped to an ELF address through the PT_LOAD

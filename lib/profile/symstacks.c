@@ -14,8 +14,6 @@
 #include "profile/symbolizer.h"
 #include "profile/symstacks.h"
 
-#define INLINE_MAX 16
-
 struct symstacks {
 	struct dsotab *dsos;	     /* borrowed */
 	struct symbolizer *symz;     /* borrowed */
@@ -192,7 +190,7 @@ static int64_t symbolize_jit(struct symstacks *ss, uint32_t dso, uint64_t addr)
 	return intern_sym(ss, dso, addr, name, false);
 }
 
-/* Symbols for one location, innermost first: how many (at most INLINE_MAX), or -ENOMEM. */
+/* Symbols for one location, innermost first: how many (at most SYM_INLINE_MAX), or -ENOMEM. */
 /* The name of session_opts.mark_cut's frame for REASON (an enum rp_unwind_stop, as the
  * recording's RP_CONTEXT_UNWIND marker gives it): "[cut: " and the stop's name. Symbols are
  * keyed by the name's address: these live as long as the program. */
@@ -265,7 +263,7 @@ static int64_t with_line(struct symstacks *ss, int64_t id, uint64_t addr, const 
 /* The symbols at ADDR of DSO into OUT, kept apart by line with srcline when LINE. */
 static int symbolize(struct symstacks *ss, uint32_t dso, uint64_t addr, uint32_t *out, bool line)
 {
-	struct sym_frame fr[INLINE_MAX];
+	struct sym_frame fr[SYM_INLINE_MAX];
 	bool srcline = ss->srcline && line;
 	int64_t id;
 	int k;
@@ -279,7 +277,7 @@ static int symbolize(struct symstacks *ss, uint32_t dso, uint64_t addr, uint32_t
 		k = (srcline || !ss->srcline ? symbolizer_lookup
 					     : symbolizer_lookup_name)(ss->symz,
 								       dsotab_sym(ss->dsos, dso),
-								       addr, fr, INLINE_MAX);
+								       addr, fr, SYM_INLINE_MAX);
 		/* Files only: [vdso] has no debug info to install. */
 		if (srcline && k > 0 && !fr[0].file &&
 		    sym_dso_path(dsotab_sym(ss->dsos, dso))[0] == '/' &&
@@ -339,7 +337,7 @@ const uint32_t *symstacks_nolines(const struct symstacks *ss, size_t *ret_n)
 
 int symstacks_add_loc(struct symstacks *ss, uint32_t dso, uint64_t addr, bool line)
 {
-	uint32_t tmp[INLINE_MAX];
+	uint32_t tmp[SYM_INLINE_MAX];
 	int k = symbolize(ss, dso, addr, tmp, line);
 
 	if (k < 0)
