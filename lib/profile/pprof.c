@@ -178,7 +178,8 @@ static int loc_lines(struct enc *e, uint32_t loc, uint32_t dso, uint64_t addr, M
 	int k = 0, line;
 
 	if (dsotab_kind(e->p.dsos, dso) == DSOTAB_FILE)
-		k = symbolizer_lookup(e->p.symz, dsotab_sym(e->p.dsos, dso), addr, fr, SYM_INLINE_MAX);
+		k = symbolizer_lookup(e->p.symz, dsotab_sym(e->p.dsos, dso), addr, fr,
+				      SYM_INLINE_MAX);
 	for (uint32_t i = 0; i < n; i++) {
 		const char *name = session_sym(e->s, syms[i])->name;
 		bool have = (int)i < k && fr[i].name == name;
