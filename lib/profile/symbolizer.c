@@ -21,6 +21,7 @@
 #include "base/intern.h"
 #include "base/util.h"
 #include "elf/debugcache.h"
+#include "elf/dwscopes.h"
 #include "elf/elfdigest.h"
 #include "elf/elfsym.h"
 #include "profile/captab.h"
@@ -86,9 +87,10 @@ struct sym_dso {
 	uint64_t ino;
 	uint64_t hash;
 	enum dso_state state;
-	bool no_dwarf;	  /* inline frames: DWARF was looked for and is not there */
-	bool debug_asked; /* find_debuginfo was called (again: for a dwz alt file) */
-	int has_dwarf;	  /* symbolizer_has_lines(): 0 not asked yet, 1 no, 2 yes */
+	bool no_dwarf;		 /* inline frames: DWARF was looked for and is not there */
+	struct dwscopes *scopes; /* inline frames: its units' functions by address */
+	bool debug_asked;	 /* find_debuginfo was called (again: for a dwz alt file) */
+	int has_dwarf;		 /* symbolizer_has_lines(): 0 not asked yet, 1 no, 2 yes */
 
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
@@ -413,6 +415,7 @@ static void dso_free(struct sym_dso *d)
 	free(d->starts);
 	free(d->cache);
 	free(d->frames);
+	dwscopes_free(d->scopes);
 	free(d->path);
 	free(d);
 }
@@ -1138,7 +1141,7 @@ static const char *src_path(struct symbolizer *s, const char *file, const char *
 static int inline_chain(struct symbolizer *s, struct sym_dso *d, uint64_t addr,
 			const struct sym *sym, struct sym_frame *out)
 {
-	Dwarf_Die *scopes = NULL, *chain = NULL, cu;
+	Dwarf_Die *scopes = NULL, *chain = NULL, cu, here[INLINE_MAX];
 	Dwarf_Files *files = NULL;
 	Dwarf_Addr bias = 0;
 	Dwfl_Line *ln;
@@ -1157,10 +1160,17 @@ static int inline_chain(struct symbolizer *s, struct sym_dso *d, uint64_t addr,
 		return 0;
 	}
 	comp_dir = dwarf_formstring(dwarf_attr(cudie, DW_AT_comp_dir, &cda));
-	n = dwarf_getscopes(cudie, addr - bias, &scopes);
-	if (n <= 0)
-		goto out;
-	n = dwarf_getscopes_die(&scopes[0], &chain);
+	if (!d->scopes)
+		d->scopes = dwscopes_new();
+	n = d->scopes ? dwscopes_chain(d->scopes, cudie, addr - bias, here, INLINE_MAX) : -1;
+	if (n >= 0) {
+		chain = here;
+	} else { /* a unit too large to index: libdw's walk */
+		n = dwarf_getscopes(cudie, addr - bias, &scopes);
+		if (n <= 0)
+			goto out;
+		n = dwarf_getscopes_die(&scopes[0], &chain);
+	}
 	if (n <= 0)
 		goto out;
 	if (dwarf_diecu(&chain[0], &cu, NULL, NULL))
@@ -1217,7 +1227,8 @@ static int inline_chain(struct symbolizer *s, struct sym_dso *d, uint64_t addr,
 		nf++;
 	}
 out:
-	free(chain);
+	if (chain != here)
+		free(chain);
 	free(scopes);
 	return nf;
 }
