@@ -130,28 +130,32 @@ static int parse_argv(struct options *o, int argc, char **argv)
 
 static void on_sample(void *arg, const struct session_sample *smp)
 {
-	const struct session *s = arg;
+	struct print_script *ps = arg;
 	struct session_sample shown = *smp;
 
 	if (!show_unit)
 		shown.unit = NULL;
-	print_sample(stdout, s, &shown);
+	print_script_sample(ps, &shown);
 }
 
 /* Read and print every input. The exit status. */
 static int script(struct options *o)
 {
 	struct session *s = options_session(o);
+	struct print_script *ps;
 	size_t usable;
 
 	if (!s)
 		return EXIT_FAILURE;
-	if (session_stream(s, on_sample, s) < 0) {
+	ps = print_script_new(stdout, s);
+	if (!ps || session_stream(s, on_sample, ps) < 0) {
 		fprintf(stderr, PROG ": out of memory\n");
+		print_script_free(ps);
 		session_free(s);
 		return EXIT_FAILURE;
 	}
 	usable = options_read(o, s);
+	print_script_free(ps);
 	options_note_nolines(o, s);
 	if (session_totals(s)->samples_nomem)
 		fprintf(stderr, PROG ": note: %llu samples not printed (out of memory)\n",

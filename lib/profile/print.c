@@ -1393,82 +1393,228 @@ int print_folded(FILE *f, const struct session *s, bool srcline)
 
 /* ---- samples one by one (ringprof script) ---- */
 
-/* V in hex into the end of BUF (room for 16 digits, right-aligned in WIDTH columns with
- * spaces; WIDTH 0: no padding): where it starts. */
-static char *put_hex(char *end, uint64_t v, int width)
-{
-	char *p = end;
+/*
+ * `ringprof script`'s printer. Script prints millions of frame lines: a few stdio calls per
+ * line cost more than the rest of the line, so the output is built in a buffer of the
+ * printer's own and written when it fills; and each symbol's text around the offset (" NAME+0x"
+ * and " (OBJECT)\n", or a mark's whole line) is formatted once, the first time a frame shows it,
+ * so that a frame line is two copies and two numbers.
+ */
+#define PS_BUF (64u << 10)
 
-	do {
-		*--p = "0123456789abcdef"[v & 15];
-		v >>= 4;
-	} while (v);
-	while (end - p < width)
-		*--p = ' ';
-	return p;
-}
-
-/* print_sample()'s output, built in a buffer of its own and written once per sample (or when
- * full): script prints millions of frame lines, and a few stdio calls per line cost more than
- * the rest of the line. */
-struct obuf {
-	FILE *f;
-	size_t n;
-	char b[8192];
+struct sym_text {
+	uint32_t off;	    /* in texts; UINT32_MAX: not formatted yet */
+	uint32_t pre, post; /* lengths of " NAME+0x" (or " [unknown]") and " (OBJECT)\n" */
+	bool mark;	    /* a mark's whole line: pre holds it, no address or offset */
 };
 
-static void ob_flush(struct obuf *o)
+struct print_script {
+	FILE *f;
+	const struct session *s;
+	struct sym_text *sym; /* by session_sym() id */
+	size_t cap_sym;
+	char *texts;
+	size_t n_texts, cap_texts;
+	size_t n;
+	char b[PS_BUF];
+};
+
+struct print_script *print_script_new(FILE *f, const struct session *s)
 {
-	fwrite_unlocked(o->b, 1, o->n, o->f);
-	o->n = 0;
+	struct print_script *ps = malloc(sizeof(*ps));
+
+	if (ps)
+		*ps = (struct print_script){ .f = f, .s = s };
+	return ps;
 }
 
-static void ob_put(struct obuf *o, const char *p, size_t len)
+static void ps_flush(struct print_script *ps)
 {
-	if (o->n + len > sizeof(o->b)) {
-		ob_flush(o);
-		if (len > sizeof(o->b)) {
-			fwrite_unlocked(p, 1, len, o->f);
+	fwrite(ps->b, 1, ps->n, ps->f);
+	ps->n = 0;
+}
+
+void print_script_free(struct print_script *ps)
+{
+	if (!ps)
+		return;
+	ps_flush(ps);
+	free(ps->sym);
+	free(ps->texts);
+	free(ps);
+}
+
+static void ps_put(struct print_script *ps, const char *p, size_t len)
+{
+	if (ps->n + len > sizeof(ps->b)) {
+		ps_flush(ps);
+		if (len > sizeof(ps->b)) {
+			fwrite(p, 1, len, ps->f);
 			return;
 		}
 	}
-	memcpy(o->b + o->n, p, len);
-	o->n += len;
+	memcpy(ps->b + ps->n, p, len);
+	ps->n += len;
 }
 
-static void ob_str(struct obuf *o, const char *s)
+static void ps_str(struct print_script *ps, const char *s)
 {
-	ob_put(o, s, strlen(s));
+	ps_put(ps, s, strlen(s));
+}
+
+/* Append len bytes to the texts: 0, or -ENOMEM. */
+static int text_add(struct print_script *ps, const char *p, size_t len)
+{
+	if (GROW(ps->texts, ps->cap_texts, ps->n_texts + len) < 0)
+		return -ENOMEM;
+	memcpy(ps->texts + ps->n_texts, p, len);
+	ps->n_texts += len;
+	return 0;
+}
+
+/* Symbol ID's texts, formatted when first asked for; NULL without memory (the caller then
+ * formats the frame itself). */
+static const struct sym_text *sym_text(struct print_script *ps, uint32_t id)
+{
+	const struct session_sym *sym;
+	const char *obj;
+	struct sym_text *t;
+	size_t cap = ps->cap_sym, start = ps->n_texts;
+	int rc = 0;
+
+	if (id >= cap) {
+		if (GROW(ps->sym, ps->cap_sym, (size_t)id + 1) < 0)
+			return NULL;
+		for (size_t i = cap; i < ps->cap_sym; i++)
+			ps->sym[i].off = UINT32_MAX;
+	}
+	t = &ps->sym[id];
+	if (t->off != UINT32_MAX)
+		return t;
+	if (start > UINT32_MAX - 8192)
+		return NULL;
+	sym = session_sym(ps->s, id);
+	obj = session_dso_path(ps->s, sym->dso);
+	/* Where the callers inferred by joining, or the kernel's frame-pointer chain's, start: a
+	 * mark, not an address. */
+	if (obj[0] == '[' &&
+	    (strcmp(obj, "[joined]") == 0 || strcmp(obj, "[frame pointers]") == 0)) {
+		rc = text_add(ps, "\t               0 ", 18);
+		rc = rc ? rc : text_add(ps, obj, strlen(obj));
+		rc = rc ? rc : text_add(ps, " (", 2);
+		rc = rc ? rc : text_add(ps, obj, strlen(obj));
+		rc = rc ? rc : text_add(ps, ")\n", 2);
+		if (rc)
+			return NULL;
+		*t = (struct sym_text){ (uint32_t)start, (uint32_t)(ps->n_texts - start), 0, true };
+		return t;
+	}
+	if (sym->name) {
+		rc = text_add(ps, " ", 1);
+		rc = rc ? rc : text_add(ps, sym->name, strlen(sym->name));
+		rc = rc ? rc : text_add(ps, "+0x", 3);
+	} else {
+		rc = text_add(ps, " [unknown]", 10);
+	}
+	if (rc)
+		return NULL;
+	t->pre = (uint32_t)(ps->n_texts - start);
+	rc = text_add(ps, " (", 2);
+	rc = rc ? rc : text_add(ps, obj, strlen(obj));
+	rc = rc ? rc : text_add(ps, ")\n", 2);
+	if (rc)
+		return NULL;
+	t->post = (uint32_t)(ps->n_texts - start - t->pre);
+	t->mark = false;
+	t->off = (uint32_t)start;
+	return t;
+}
+
+/* Two hex digits a byte: "000102...ff". */
+static const char hex2[513] = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+			      "202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f"
+			      "404142434445464748494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f"
+			      "606162636465666768696a6b6c6d6e6f707172737475767778797a7b7c7d7e7f"
+			      "808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9f"
+			      "a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf"
+			      "c0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9dadbdcdddedf"
+			      "e0e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff";
+
+/* V in hex at W, as "%" PRIx64 (WIDTH 0) or "%16" PRIx64 (WIDTH 16) prints it: past its end. */
+static char *hex_at(char *w, uint64_t v, int width)
+{
+	int digits = v ? (64 - __builtin_clzll(v) + 3) / 4 : 1;
+	char *end;
+
+	for (int k = digits; k < width; k++)
+		*w++ = ' ';
+	end = w + digits;
+	w = end;
+	for (; v >= 0x100; v >>= 8) {
+		w -= 2;
+		memcpy(w, hex2 + 2 * (v & 0xff), 2);
+	}
+	if (v >= 0x10) {
+		w -= 2;
+		memcpy(w, hex2 + 2 * v, 2);
+	} else {
+		*--w = "0123456789abcdef"[v];
+	}
+	return end;
 }
 
 /* One frame, as fprintf("\t%16" PRIx64 " %s+0x%" PRIx64 " (%s)\n") or, without a name,
- * "\t%16" PRIx64 " [unknown] (%s)\n" would print it. */
-static void put_frame(struct obuf *o, uint64_t addr, const char *name, uint64_t offset,
-		      const char *obj)
+ * "\t%16" PRIx64 " [unknown] (%s)\n" would print it: into the buffer directly when the
+ * symbol's texts are there, else piece by piece. */
+static void put_frame(struct print_script *ps, const struct session_frame *fr)
 {
-	char a[17], x[16], *pa = put_hex(a + 17, addr, 16), *px;
+	const struct sym_text *t = sym_text(ps, fr->sym);
+	const struct session_sym *sym = session_sym(ps->s, fr->sym);
+	size_t need;
+	char a[17], *w;
 
-	*--pa = '\t';
-	ob_put(o, pa, (size_t)(a + 17 - pa));
-	if (name) {
-		px = put_hex(x + 16, offset, 0);
-		ob_put(o, " ", 1);
-		ob_str(o, name);
-		ob_put(o, "+0x", 3);
-		ob_put(o, px, (size_t)(x + 16 - px));
-	} else {
-		ob_put(o, " [unknown]", 10);
+	if (t && t->mark) {
+		ps_put(ps, ps->texts + t->off, t->pre);
+		return;
 	}
-	ob_put(o, " (", 2);
-	ob_str(o, obj);
-	ob_put(o, ")\n", 2);
+	if (t) {
+		need = 1 + 16 + t->pre + 16 + t->post;
+		if (ps->n + need > sizeof(ps->b))
+			ps_flush(ps);
+		if (need <= sizeof(ps->b)) {
+			w = ps->b + ps->n;
+			*w++ = '\t';
+			w = hex_at(w, fr->addr, 16);
+			memcpy(w, ps->texts + t->off, t->pre);
+			w += t->pre;
+			if (sym->name)
+				w = hex_at(w, fr->offset, 0);
+			memcpy(w, ps->texts + t->off + t->pre, t->post);
+			ps->n = (size_t)(w + t->post - ps->b);
+			return;
+		}
+	}
+	/* No memory for the symbol's texts, or a name longer than the buffer. */
+	a[0] = '\t';
+	ps_put(ps, a, (size_t)(hex_at(a + 1, fr->addr, 16) - a));
+	if (sym->name) {
+		ps_put(ps, " ", 1);
+		ps_str(ps, sym->name);
+		ps_put(ps, "+0x", 3);
+		ps_put(ps, a, (size_t)(hex_at(a, fr->offset, 0) - a));
+	} else {
+		ps_put(ps, " [unknown]", 10);
+	}
+	ps_put(ps, " (", 2);
+	ps_str(ps, session_dso_path(ps->s, sym->dso));
+	ps_put(ps, ")\n", 2);
 }
 
 /* V in decimal, at least WIDTH characters: padded with PAD on the left ('0' after a sign, as
  * "%0*d"), or with spaces on the right when LEFT (as "%-*d"). V below 0 only with ' '. */
-static void put_dec(struct obuf *o, int64_t v, int width, char pad, bool left)
+static void put_dec(struct print_script *ps, int64_t v, int width, char pad, bool left)
 {
-	char b[24], *end = b + sizeof(b), *p = end;
+	char b[48], *end = b + 24, *p = end;
 	uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
 
 	do {
@@ -1480,79 +1626,65 @@ static void put_dec(struct obuf *o, int64_t v, int width, char pad, bool left)
 	if (!left)
 		while (end - p < width && p > b)
 			*--p = pad;
-	ob_put(o, p, (size_t)(end - p));
-	for (int k = (int)(end - p); left && k < width; k++)
-		ob_put(o, " ", 1);
+	while (left && end - p < width && end < b + sizeof(b))
+		*end++ = ' ';
+	ps_put(ps, p, (size_t)(end - p));
 }
 
-void print_sample(FILE *f, const struct session *s, const struct session_sample *smp)
+void print_script_sample(struct print_script *ps, const struct session_sample *smp)
 {
-	struct obuf o; /* not zeroed: an initializer would clear its 8 KiB for every sample */
 	char head[512];
 	int n;
-
-	o.f = f;
-	o.n = 0;
 
 	/* perf script's default layout (perf 6.1, -F comm,pid,tid,cpu,time,period,event,ip,sym,
 	 * symoff,dso) for an event with callchains: the command from column 0, "%5d/%-5d ",
 	 * "[%03d] ", "%12s: " for seconds.microseconds, "%10" PRIu64 " ", the event name aligned
-	 * on the recording's longest and followed by ": ", then one line per frame. */
-	flockfile(f);
-	/* As "%s %5d/%-5d [%03u] %5lu.%06lu: %10lu %*s: " would print it, without printf's cost
-	 * on every sample. */
-	ob_str(&o, smp->comm);
-	ob_put(&o, " ", 1);
-	put_dec(&o, smp->pid, 5, ' ', false);
-	ob_put(&o, "/", 1);
-	put_dec(&o, smp->tid, 5, ' ', true);
-	ob_put(&o, " [", 2);
-	put_dec(&o, smp->cpu, 3, '0', false);
-	ob_put(&o, "] ", 2);
-	put_dec(&o, (int64_t)(smp->time / 1000000000u), 5, ' ', false);
-	ob_put(&o, ".", 1);
-	put_dec(&o, (int64_t)(smp->time % 1000000000u / 1000u), 6, '0', false);
-	ob_put(&o, ": ", 2);
-	put_dec(&o, (int64_t)smp->period, 10, ' ', false);
-	ob_put(&o, " ", 1);
+	 * on the recording's longest and followed by ": ", then one line per frame. As
+	 * "%s %5d/%-5d [%03u] %5lu.%06lu: %10lu %*s: " would print it, without printf's cost on
+	 * every sample. */
+	ps_str(ps, smp->comm);
+	ps_put(ps, " ", 1);
+	put_dec(ps, smp->pid, 5, ' ', false);
+	ps_put(ps, "/", 1);
+	put_dec(ps, smp->tid, 5, ' ', true);
+	ps_put(ps, " [", 2);
+	put_dec(ps, smp->cpu, 3, '0', false);
+	ps_put(ps, "] ", 2);
+	put_dec(ps, (int64_t)(smp->time / 1000000000u), 5, ' ', false);
+	ps_put(ps, ".", 1);
+	put_dec(ps, (int64_t)(smp->time % 1000000000u / 1000u), 6, '0', false);
+	ps_put(ps, ": ", 2);
+	put_dec(ps, (int64_t)smp->period, 10, ' ', false);
+	ps_put(ps, " ", 1);
 	for (int k = (int)strlen(smp->event); k < smp->event_width; k++)
-		ob_put(&o, " ", 1);
-	ob_str(&o, smp->event);
-	ob_put(&o, ": ", 2);
+		ps_put(ps, " ", 1);
+	ps_str(ps, smp->event);
+	ps_put(ps, ": ", 2);
 	/* Where perf script -F +cgroup puts the cgroup; recordings without cgroups have none. */
 	if (smp->unit && strcmp(smp->unit, UNIT_UNKNOWN) != 0) {
-		ob_put(&o, " ", 1);
-		ob_str(&o, smp->unit);
+		ps_put(ps, " ", 1);
+		ps_str(ps, smp->unit);
 	}
 	/* A switch-out (script --off-cpu): how long its thread then stayed off, and why. */
 	if (smp->offcpu) {
 		n = snprintf(head, sizeof(head), " off-cpu %" PRIu64 " ns %s", smp->offcpu_ns,
 			     smp->preempted ? "preempted" : "waiting");
-		ob_put(&o, head, n < 0 ? 0 : (size_t)n);
+		ps_put(ps, head, n < 0 ? 0 : (size_t)n);
 	}
-	ob_put(&o, "\n", 1);
+	ps_put(ps, "\n", 1);
 	for (uint32_t i = 0; i < smp->n_frames; i++) {
 		const struct session_frame *fr = &smp->frames[i];
-		const struct session_sym *sym = session_sym(s, fr->sym);
-		const char *obj = session_dso_path(s, sym->dso);
+		const struct session_sym *sym;
 
-		/* Where the callers inferred by joining, or the kernel's frame-pointer chain's,
-		 * start: a mark, not an address. */
-		if (obj[0] == '[' && strcmp(obj, "[joined]") == 0)
-			ob_str(&o, "\t               0 [joined] ([joined])\n");
-		else if (obj[0] == '[' && strcmp(obj, "[frame pointers]") == 0)
-			ob_str(&o, "\t               0 [frame pointers] ([frame pointers])\n");
-		else
-			put_frame(&o, fr->addr, sym->name, fr->offset, obj);
+		put_frame(ps, fr);
+		sym = session_sym(ps->s, fr->sym);
 		if (sym->srcline) {
-			ob_put(&o, "  ", 2);
-			ob_str(&o, sym->srcline);
-			ob_put(&o, "\n", 1);
+			ps_put(ps, "  ", 2);
+			ps_str(ps, sym->srcline);
+			ps_put(ps, "\n", 1);
 		}
 	}
-	ob_put(&o, "\n", 1);
-	ob_flush(&o);
-	funlockfile(f);
+	ps_put(ps, "\n", 1);
 }
 
 int print_parse_field_sep(struct print_opts *po, const char *prog, const char *arg)

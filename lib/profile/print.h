@@ -86,11 +86,16 @@ int print_each_entry(const struct session *s, const struct print_opts *o,
 const char *print_key_text(const struct session *s, enum print_key k, uint32_t key);
 
 struct session_sample;
-/* One sample as `ringprof script` prints it, perf script's layout: "comm pid/tid [cpu]
- * seconds: period event: " with perf 6.1's widths, the command from column 0 (then " unit"
+/* `ringprof script`'s printer of samples, one by one, on f (buffered: nothing else writes to f
+ * until print_script_free()). Each in perf script's layout: "comm pid/tid [cpu] seconds:
+ * period event: " with perf 6.1's widths, the command from column 0 (then " unit"
  * where the recording has cgroups), then a line per frame, leaf first,
  * "\t<addr> <sym>+0x<off> (<object path>)" (followed, when the session has source lines, by
  * "  FILE:LINE" on a line of its own, as perf script -F +srcline), then a blank line. */
-void print_sample(FILE *f, const struct session *s, const struct session_sample *smp);
+struct print_script;
+struct print_script *print_script_new(FILE *f, const struct session *s); /* NULL: no memory */
+void print_script_sample(struct print_script *ps, const struct session_sample *smp);
+/* Writes what is still buffered, and frees. */
+void print_script_free(struct print_script *ps);
 
 #endif
