@@ -205,6 +205,19 @@ void decoder_take_samples(struct decoder *d, const struct perf_event_header *h, 
 	}
 }
 
+bool decoder_stack_chain(const struct decoder *d, uint32_t stack, const uint64_t **ret_ips,
+			 uint64_t *ret_nr)
+{
+	const struct decoder_stack *k;
+
+	if (stack >= d->n_stacks || !d->stacks[stack].nr)
+		return false;
+	k = &d->stacks[stack];
+	*ret_nr = k->nr - 1;
+	*ret_ips = d->words + k->off + 1;
+	return true;
+}
+
 const struct perf_event_header *decoder_sample_expand(const struct decoder *d,
 						      const struct perf_event_header *h,
 						      uint32_t stack, uint64_t st, void *buf,

@@ -3,6 +3,7 @@
 #ifndef RP_DECODER_H
 #define RP_DECODER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -57,6 +58,11 @@ void decoder_take_samples(struct decoder *d, const struct perf_event_header *h,
  * callchain when sample_type has one. *cached is the stack whose callchain buf holds already
  * (UINT32_MAX: none), updated. Returns the sample to hand out: buf, or h itself. */
 #define DECODER_SAMPLE_MAX (RP_RECORD_MAX + 1u)
+/* The callchain decoder_sample_expand() would put into a sample of stack (an index into
+ * d->stacks): *ret_nr words at *ret_ips, where d keeps them (valid until d takes more
+ * stacks): true; false when there is no such stack. */
+bool decoder_stack_chain(const struct decoder *d, uint32_t stack, const uint64_t **ret_ips,
+			 uint64_t *ret_nr);
 const struct perf_event_header *decoder_sample_expand(const struct decoder *d,
 						      const struct perf_event_header *h,
 						      uint32_t stack, uint64_t sample_type,

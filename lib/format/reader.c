@@ -228,22 +228,35 @@ void reader_head_only(struct reader *r)
 	frames_set_head(&r->fr, READER_HEAD);
 }
 
-const struct perf_event_header *reader_next(struct reader *r)
+const struct perf_event_header *reader_next_packed(struct reader *r)
 {
 	for (;;) {
 		const struct perf_event_header *h =
 		    order_next(&r->ord, &r->last_stack, &r->last_event);
 
 		if (h)
-			return r->last_stack == READER_NO_STACK
-				   ? h
-				   : decoder_sample_expand(&r->dec, h, r->last_stack,
-							   r->sample_type, r->xbuf, &r->x_stack);
+			return h;
 		if (r->eof && order_drained(&r->ord))
 			return NULL;
 		order_carry(&r->ord);
 		read_frame(r);
 	}
+}
+
+bool reader_packed_chain(const struct reader *r, const uint64_t **ret_ips, uint64_t *ret_nr)
+{
+	return r->last_stack != READER_NO_STACK && (r->sample_type & PERF_SAMPLE_CALLCHAIN) &&
+	       decoder_stack_chain(&r->dec, r->last_stack, ret_ips, ret_nr);
+}
+
+const struct perf_event_header *reader_next(struct reader *r)
+{
+	const struct perf_event_header *h = reader_next_packed(r);
+
+	if (!h || r->last_stack == READER_NO_STACK)
+		return h;
+	return decoder_sample_expand(&r->dec, h, r->last_stack, r->sample_type, r->xbuf,
+				     &r->x_stack);
 }
 
 const struct rp_header_rec *reader_header(struct reader *r)

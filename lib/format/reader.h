@@ -57,6 +57,16 @@ void reader_head_only(struct reader *r);
  * until the next reader_next() call. */
 const struct perf_event_header *reader_next(struct reader *r);
 
+/* reader_next() without rebuilding a packed sample's callchain into it: such a sample comes
+ * as packed (its fields as if the recording's samples had no callchain) and
+ * reader_packed_chain() gives its callchain where the reader keeps it. Every other record as
+ * reader_next() gives it. */
+const struct perf_event_header *reader_next_packed(struct reader *r);
+/* For the sample reader_next_packed() returned last: when it came packed against a stack and
+ * the recording's samples have callchains, its callchain (*ret_nr words at *ret_ips, valid
+ * until the next reader call): true. False when the sample is whole as it is. */
+bool reader_packed_chain(const struct reader *r, const uint64_t **ret_ips, uint64_t *ret_nr);
+
 /* For the record reader_next() returned last: when it is a sample rebuilt from a packed
  * batch, a number for its stack (ip, misc and callchain): equal numbers mean equal stacks
  * within this reader. READER_NO_STACK for every other record. */

@@ -890,11 +890,23 @@ static void on_sample(struct replay *rp, const struct perf_event_header *h)
 {
 	struct perfrec_sample smp;
 	const struct task_memo *memo;
+	const uint64_t *ips;
+	uint64_t nr;
 	int64_t stack;
+	/* A packed sample: its fields as if it had no callchain, the chain where the reader
+	 * keeps its stack (not copied into every sample). */
+	bool packed = reader_packed_chain(rp->rd, &ips, &nr);
 
-	if (perfrec_parse_sample(h, rp->sample_type, &smp) < 0) {
+	if (perfrec_parse_sample(h,
+				 packed ? rp->sample_type & ~(uint64_t)PERF_SAMPLE_CALLCHAIN
+					: rp->sample_type,
+				 &smp) < 0) {
 		rp->t->samples_malformed++;
 		return;
+	}
+	if (packed) {
+		smp.nr = nr;
+		smp.ips = ips;
 	}
 	rp->t->samples_seen++;
 	if (smp.id.time < rp->since || smp.id.time > rp->until)
@@ -1157,7 +1169,7 @@ void replay_more(struct replay *rp, struct reader *r)
 	const struct perf_event_header *h;
 
 	rp->rd = r;
-	while ((h = reader_next(r)))
+	while ((h = reader_next_packed(r)))
 		on_record(rp, h);
 	rp->rd = NULL;
 }
