@@ -29,8 +29,6 @@ done || fail "perf record of ringprof record: $(tail -3 "$T/perf.err")"
 
 # rows FILE: "PCT<TAB>REST" of a table's entries, REST being what follows "[.] ".
 rows() { awk '$1 ~ /%$/ && /\[\.\] / { p = $1; sub(/^.*\[\.\] +/, ""); sub(/ +$/, ""); print p "\t" $0 }' "$1"; }
-# within A B D: whether percentages A and B differ by at most D points.
-within() { awk -v a="${1%\%}" -v b="${2%\%}" -v d="$3" 'BEGIN { x = a - b; exit !(x <= d && x >= -d) }'; }
 
 # ---- names: every function perf shows above 1 % in rp-cxx, verbatim ------------------------
 perf report -i "$T/perf.data" --stdio -q --no-children -g none -s dso,sym --comms rp-cxx \
@@ -98,11 +96,12 @@ for f in "$U32" "$U64"; do
 	check_grep '^#   /.*/tests/workload/rp-cxx\.h$' "$T/sec" "$f: its source lines are the template's file"
 	check_grep "^>> +[0-9.]+ +$TPL[[:space:]]+for \(T i = 0; i < n; i\+\+\) x = x \* static_cast<T>" "$T/sec" \
 		"$f: the hottest line is the template's loop, with its text"
-	# perf annotate on the same run: each instruction perf gives 5 % or more is one ringprof
-	# gives 5 % or more, and together they hold the same share within 5 points. Not each one
+	# perf annotate on the same run: each instruction perf gives 5 % or more has samples here
+	# too (1 % or more), and together they hold the same share within 5 points. Not each one
 	# within 5 points: how a tight loop's samples split between its instructions is where each
 	# sampler's timer interrupt lands in the pipeline. On an AMD EPYC guest two samplers of one
-	# run gave the loop's two hot instructions 55.5/35.5 % and 44/62 % while their sum agreed.
+	# run gave the loop's two hot instructions 55.5/35.5 % and 44/62 %, a third 6.3/4.5 %,
+	# while their sum agreed.
 	perf annotate --stdio -i "$T/perf.data" "$f" 2>/dev/null |
 		awk '/^ +[0-9.]+ : +[0-9a-f]+:/ && $1 >= 5 { a = $3; sub(/:$/, "", a); print a, $1 }' >"$T/perf.insn"
 	check_range "$(wc -l <"$T/perf.insn")" 1 20 "$f: perf annotate shows its hot instructions"
@@ -110,12 +109,12 @@ for f in "$U32" "$U64"; do
 	while read -r addr p; do
 		r=$(awk -v a="$addr:" '{ sub(/^>>/, "") } /^ +[0-9.]+ +[0-9a-f]+: / && $2 == a { print $1; exit }' "$T/sec")
 		[ -n "$r" ] || fail "$f: perf's instruction $addr is not in ringprof's"
-		awk -v r="$r" 'BEGIN { exit !(r >= 5) }' || fail "$f: instruction $addr: perf $p %, ringprof only $r %"
+		awk -v r="$r" 'BEGIN { exit !(r >= 1) }' || fail "$f: instruction $addr: perf $p %, ringprof only $r %"
 		psum=$(awk -v a="$psum" -v b="$p" 'BEGIN { printf "%.2f", a + b }')
 		rsum=$(awk -v a="$rsum" -v b="$r" 'BEGIN { printf "%.2f", a + b }')
 	done <"$T/perf.insn"
 	within "$psum" "$rsum" 5 || fail "$f: perf's hot instructions: perf $psum %, ringprof $rsum %"
-	ok "$f: the $(wc -l <"$T/perf.insn") instructions perf annotate gives 5 % or more, 5 % or more here too, together $rsum % (perf $psum %)"
+	ok "$f: the $(wc -l <"$T/perf.insn") instructions perf annotate gives 5 % or more have samples here, together $rsum % (perf $psum %)"
 done
 section rpcxx::user_a >"$T/sec"
 check_grep "^>> +[0-9.]+ +$INL[[:space:]]+.*CXX-INLINE.*\[inlined rpcxx::mix\]\$" "$T/sec" \
