@@ -48,6 +48,8 @@ check_no_grep() {
 	[ "$rc" = 1 ] || fail "$3 (grep failed on $(basename "$2"): status $rc)"
 	ok "$3"
 }
+# within A B D: whether numbers A and B (a trailing % is dropped) differ by at most D.
+within() { awk -v a="${1%\%}" -v b="${2%\%}" -v d="$3" 'BEGIN { x = a - b; exit !(x <= d && x >= -d) }'; }
 # check_range VALUE LO HI WHAT (integers)
 check_range() {
 	[ "$1" -ge "$2" ] && [ "$1" -le "$3" ] || fail "$4: $1 not in [$2, $3]"
@@ -156,7 +158,7 @@ check_pprof_report() {
 		p=$(awk -v n="$name" 'started && NF >= 6 { v = $2; sub(/%/, "", v); $1 = $2 = $3 = $4 = $5 = "";
 			sub(/^ +/, ""); if ($0 == n) { print v; exit } } / flat +flat% / { started = 1 }' "$base.pprof")
 		[ -n "$p" ] || { cat "$base.pprof" >&2; fail "$what: pprof -top has no $name"; }
-		awk -v a="$pct" -v b="$p" 'BEGIN { d = a - b; exit !(d <= 1 && d >= -1) }' ||
+		within "$pct" "$p" 1 ||
 			fail "$what: $name: ringprof ${pct}%, pprof ${p}%: more than 1 point apart"
 	done <"$base.top"
 	ok "$what: pprof's flat shares of $(wc -l <"$base.top") top functions within 1 point of ringprof's ($(head -1 "$base.top"))"

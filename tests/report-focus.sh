@@ -50,7 +50,7 @@ if [ -n "$perf_ok" ]; then
 	# perf's shares are of all samples: hot_outer_a's part of hot_leaf's, both ways.
 	pa=$(awk '$1 == "hot_outer_a" { a = $2 } $1 == "hot_outer_b" { b = $2 } END { printf "%.1f", 100 * a / (a + b) }' "$T/perf.callers")
 	ra=$(awk '$1 == "hot_outer_a" { a = $2 } $1 == "hot_outer_b" { b = $2 } END { printf "%.1f", 100 * a / (a + b) }' "$T/callers")
-	awk -v a="$pa" -v b="$ra" 'BEGIN { d = a - b; exit !(d <= 6 && d >= -6) }' ||
+	within "$pa" "$ra" 6 ||
 		fail "hot_outer_a's part of hot_leaf: perf $pa %, ringprof $ra %"
 	ok "hot_outer_a's part of hot_leaf's samples: perf $pa %, ringprof $ra % (75 % by design)"
 else

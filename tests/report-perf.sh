@@ -34,7 +34,7 @@ head -5 "$T/perf.txt" | while read -r pct comm dso mark sym; do
 	p=${pct%\%}
 	r=$(awk -v c="$comm" -v d="$dso" -v s="$sym" '$2 == c && $3 == d && $5 == s { sub("%", "", $1); print $1; exit }' "$T/rp.txt")
 	[ -n "$r" ] || { cat "$T/perf.txt" "$T/rp.txt" >&2; fail "perf's $sym ($comm, $dso) is missing from ringprof's report"; }
-	awk -v a="$p" -v b="$r" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 4) }' \
+	within "$p" "$r" 4 \
 		|| { cat "$T/perf.txt" "$T/rp.txt" >&2; fail "$sym: perf $p %, ringprof $r %"; }
 	echo "ok - $sym ($comm, $dso): perf $p %, ringprof $r %"
 done || exit 1

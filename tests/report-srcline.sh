@@ -103,7 +103,7 @@ if [ -n "$perf_ok" ]; then
 	for fn in $(head -5 "$T/perf.txt" | while read -r _ line; do fn_of "${line#rp-workload.c:}"; done | sort -u); do
 		p=$(fn_share "$T/perf.txt" "$fn")
 		r=$(fn_share "$T/rp.txt" "$fn")
-		awk -v a="$p" -v b="$r" 'BEGIN { d = a - b; exit !(d <= 2 && d >= -2) }' ||
+		within "$p" "$r" 2 ||
 			fail "$fn's lines: perf $p %, ringprof $r %"
 		ok "$fn's lines: perf $p %, ringprof $r %, within 2 points"
 	done

@@ -51,7 +51,7 @@ for f in worker_spin hot_leaf; do
 	a=$(awk -v f="$f" '$4 == f { sub("%", "", $1); print $1; exit }' "$T/r3")
 	b=$(awk -v f="$f" '!/^#/ && $NF == f { sub("%", "", $1); print $1; exit }' "$T/rep")
 	[ -n "$a" ] && [ -n "$b" ] || fail "$f: top says '$a', report says '$b'"
-	awk -v a="$a" -v b="$b" 'BEGIN { d = a - b; exit !(d <= 0.5 && d >= -0.5) }' ||
+	within "$a" "$b" 0.5 ||
 		fail "$f: top $a % against report $b % of the same recordings"
 	ok "$f: top's share $a % is report's ($b %)"
 done
@@ -91,7 +91,7 @@ for c in hot_outer_a hot_outer_b; do
 	b=$(awk -v c=";$c;hot_leaf" -v t="$n_leaf" 'index($1, c) && substr($1, length($1) - length(c) + 1) == c { n += $2 }
 		END { printf "%.2f", 100 * n / t }' "$T/g.folded")
 	[ -n "$a" ] || { cat "$T/g.out" >&2; fail "top -g shows no caller $c under hot_leaf"; }
-	awk -v a="$a" -v b="$b" 'BEGIN { d = a - b; exit !(d <= 2 && d >= -2) }' ||
+	within "$a" "$b" 2 ||
 		fail "hot_leaf called from $c: top -g $a %, the recordings' stacks $b %"
 	ok "-g: hot_leaf called from $c in $a % of its samples, as in the recordings ($b %)"
 done
@@ -112,7 +112,7 @@ for c in rp-worker rp-workload; do
 	a=$(awk -v c="$c" '/^# ringprof top, refresh / { r++ } r == 2 && $3 == c { sub("%", "", $1); print $1 }' "$T/c.out")
 	b=$(awk -v c="$c" '!/^#/ && $2 == c { sub("%", "", $1); print $1 }' "$T/c.rep")
 	[ -n "$a" ] && [ -n "$b" ] || fail "$c: top -s comm says '$a', report -s comm '$b'"
-	awk -v a="$a" -v b="$b" 'BEGIN { d = a - b; exit !(d <= 0.5 && d >= -0.5) }' ||
+	within "$a" "$b" 0.5 ||
 		fail "$c: top -s comm $a % against report -s comm $b %"
 	ok "-s comm: $c $a %, as report -s comm ($b %)"
 done
