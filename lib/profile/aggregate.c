@@ -87,15 +87,17 @@ int aggregate_add_sample(struct aggregate *a, uint32_t stack, uint32_t task, uin
 {
 	uint64_t key = (uint64_t)task << 32 | cpu;
 	uint64_t sb = (uint64_t)bucket << 32 | stack;
-	int64_t id = pairtab_find(a->agg_ids, sb, key);
+	bool added;
+	int64_t id;
 
-	if (id < 0) {
-		/* Room first: an id in agg_ids always has its count. */
-		if (GROW(a->aggs, a->cap_aggs, a->n_aggs + 1) < 0)
-			return -ENOMEM;
-		id = pairtab_intern(a->agg_ids, sb, key, NULL);
-		if (id < 0)
-			return -ENOMEM;
+	/* Room first: an id in agg_ids always has its count. One probe: half the samples of a
+	 * diverse day are a new count. */
+	if (GROW(a->aggs, a->cap_aggs, a->n_aggs + 1) < 0)
+		return -ENOMEM;
+	id = pairtab_intern(a->agg_ids, sb, key, &added);
+	if (id < 0)
+		return -ENOMEM;
+	if (added) {
 		a->aggs[id] = (struct agg){ 0, 0 };
 		a->n_aggs++;
 	}
