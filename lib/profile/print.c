@@ -759,16 +759,6 @@ static void tree_print(FILE *f, const struct session *s, const struct tree *t, u
 	}
 }
 
-/* Does row r belong to entry e on every key but the symbol? */
-static bool row_matches(const struct print_opts *o, const struct session *s,
-			const struct session_row *r, const struct entry *e, uint32_t sym)
-{
-	uint32_t key[PRINT_N_KEYS];
-
-	frame_key(o, s, r, sym, key);
-	return memcmp(key, e->key, sizeof(key)) == 0;
-}
-
 /* Add the path st[from..] (callee: outward from at + 1; caller: inward from at - 1; self only:
  * the whole stack from its outermost frame) with weight w. Paths added one after the other
  * often begin alike: as long as this one goes the previous one's way (t->last), its nodes are
@@ -804,12 +794,13 @@ static int tree_add(struct tree *t, const struct print_opts *o, const uint32_t *
 	return 0;
 }
 
-/* The rows whose stacks hold entry e: only those can add to its tree. Rows that differ only
- * in fields the tree does not show (pid, CPU, ...) add the same path: each distinct (stack,
+/* An entry's tree from the rows whose stacks hold it (list; at_list: where on each row's stack,
+ * graph_lists()): only those can add to it. Rows that differ only in fields the tree does not
+ * show (pid, CPU, ...) add the same path: each distinct (stack,
  * where the entry is on it) is summed first and added once, in the order first met, which
  * makes the nodes in the same order as adding row by row. */
-static int print_graph(FILE *f, const struct session *s, const struct print_opts *o,
-		       const struct entry *e, double total, const uint32_t *list, size_t n_list)
+static int print_graph(FILE *f, const struct session *s, const struct print_opts *o, double total,
+		       const uint32_t *list, const uint16_t *at_list, size_t n_list)
 {
 	const struct session_row *rows;
 	size_t n_rows;
@@ -817,7 +808,6 @@ static int print_graph(FILE *f, const struct session *s, const struct print_opts
 	struct pairtab *paths = pairtab_new(); /* (stack, at) -> its weight's index */
 	uint64_t *pw = NULL;
 	size_t cap_pw = 0;
-	uint32_t sym = e->key[PRINT_SYM];
 	char prefix[1024] = "            ";
 
 	rows = session_rows(s, &n_rows);
@@ -827,23 +817,10 @@ static int print_graph(FILE *f, const struct session *s, const struct print_opts
 	t.len = 1;
 	for (size_t li = 0; li < n_list; li++) {
 		size_t i = list[li];
-		uint32_t n, at = UINT32_MAX;
-		const uint32_t *st = session_stack(s, rows[i].stack, &n);
 		int64_t id;
 		bool added;
 
-		for (uint32_t k = 0; k < n; k++) {
-			if ((sym == UINT32_MAX || session_sym(s, st[k])->flat == sym) &&
-			    row_matches(o, s, &rows[i], e, st[k])) {
-				/* Callers: from the innermost occurrence; callees: from the
-				 * outermost. */
-				if (at == UINT32_MAX || o->graph == PRINT_GRAPH_CALLER)
-					at = k;
-			}
-		}
-		if (at == UINT32_MAX || (!o->children && at != 0))
-			continue;
-		id = pairtab_intern(paths, rows[i].stack, at, &added);
+		id = pairtab_intern(paths, rows[i].stack, at_list[li], &added);
 		if (id < 0 || (added && GROW(pw, cap_pw, (size_t)id + 1) < 0))
 			goto oom;
 		if (added)
@@ -888,6 +865,9 @@ oom:
 struct graph_lists {
 	uint32_t *start; /* per graph entry g, its rows are rows[start[g] .. start[g + 1]) */
 	uint32_t *rows;
+	uint16_t *at; /* beside rows: where on the row's stack the entry is (the frame its tree
+		       * starts from: the outermost of its places for callers, else the
+		       * innermost); symbol stacks are at most 514 locations of 16 frames */
 };
 
 static int graph_lists(const struct session *s, const struct print_opts *o, struct table *t,
@@ -928,7 +908,7 @@ static int graph_lists(const struct session *s, const struct print_opts *o, stru
 			if (part < 0)
 				goto out;
 			/* Self only: a tree takes the rows whose leaf is the entry. */
-			for (uint32_t k = 0; k < (o->children ? n : 1); k++) {
+			for (uint32_t k = 0; k < (o->children ? n : 1) && k <= UINT16_MAX; k++) {
 				int64_t id = frame_entry(t, o, s, &rows[i], (uint32_t)part, st[k]);
 				uint32_t g;
 
@@ -937,13 +917,23 @@ static int graph_lists(const struct session *s, const struct print_opts *o, stru
 				if ((size_t)id >= t->n)
 					continue; /* cannot happen: every key was counted */
 				g = by_id[id];
-				if (!g || seen[g] == i + 1)
+				if (!g)
 					continue;
+				if (seen[g] == i + 1) {
+					/* Again on this row's stack: callers are drawn from its
+					 * outermost place (the row's slot is g's last). */
+					if (pass == 1 && o->graph == PRINT_GRAPH_CALLER)
+						gl->at[gl->start[g - 1] + fill[g - 1] - 1] =
+						    (uint16_t)k;
+					continue;
+				}
 				seen[g] = (uint32_t)(i + 1);
-				if (pass == 0)
+				if (pass == 0) {
 					gl->start[g]++;
-				else
+				} else {
+					gl->at[gl->start[g - 1] + fill[g - 1]] = (uint16_t)k;
 					gl->rows[gl->start[g - 1] + fill[g - 1]++] = (uint32_t)i;
+				}
 			}
 		}
 		if (pass == 0) {
@@ -951,7 +941,9 @@ static int graph_lists(const struct session *s, const struct print_opts *o, stru
 				gl->start[g] += gl->start[g - 1];
 			gl->rows = malloc((gl->start[n_graphs] ? gl->start[n_graphs] : 1) *
 					  sizeof(*gl->rows));
-			if (!gl->rows)
+			gl->at = malloc((gl->start[n_graphs] ? gl->start[n_graphs] : 1) *
+					sizeof(*gl->at));
+			if (!gl->rows || !gl->at)
 				goto out;
 		}
 	}
@@ -1204,7 +1196,8 @@ static int print_entries(FILE *f, const struct session *s, const struct print_op
 		}
 		print_entry(f, s, o, e, w, total);
 		/* A branch never weighs more than its entry: below the threshold there is no tree. */
-		if (e->graph && print_graph(f, s, o, e, total, gl->rows + gl->start[e->graph - 1],
+		if (e->graph && print_graph(f, s, o, total, gl->rows + gl->start[e->graph - 1],
+					    gl->at + gl->start[e->graph - 1],
 					    gl->start[e->graph] - gl->start[e->graph - 1]) < 0)
 			return -ENOMEM;
 	}
@@ -1217,7 +1210,7 @@ int print_flat(FILE *f, const struct session *s, const struct print_opts *o)
 	struct table t = { .ids = seqtab_new(), .parts = seqtab_new(), .pairs = pairtab_new() };
 	uint64_t all = o->absolute ? tot->period_window : tot->period;
 	double total = all ? (double)all : 1.0;
-	struct graph_lists gl = { NULL, NULL };
+	struct graph_lists gl = { NULL, NULL, NULL };
 	bool has_sym = print_has_key(o, PRINT_SYM) || print_has_key(o, PRINT_SRCLINE);
 	int rc;
 
@@ -1241,6 +1234,7 @@ int print_flat(FILE *f, const struct session *s, const struct print_opts *o)
 		fprintf(f, "# no samples%s\n", tot->samples_seen ? " match the filters" : "");
 	table_free(&t);
 	free(gl.rows);
+	free(gl.at);
 	free(gl.start);
 	return rc;
 }
