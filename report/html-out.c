@@ -241,7 +241,7 @@ static int write_packed(FILE *f, int (*data)(FILE *, void *), void *arg)
 		goto out;
 	}
 	m = NULL;
-	r = gzip_compress((const uint8_t *)json, len, &z, &zlen);
+	r = gzip_compress((const uint8_t *)json, len, GZIP_SMALL, &z, &zlen);
 	if (r == 0) {
 		html_text_write(f, z, zlen);
 		free(z);

@@ -1,6 +1,6 @@
 /* test-gzip.c — profile/gzip.h: what it compresses inflates back to the same bytes as a gzip
  * member (as pprof readers and the browser's DecompressionStream("gzip") read it), empty
- * input included, and repetitive data shrinks. */
+ * input included, and repetitive data shrinks, at both levels; the fast one is larger. */
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
@@ -26,15 +26,17 @@ static long inflate_gzip(const uint8_t *z, size_t zlen, uint8_t *out, size_t cap
 	return n;
 }
 
-static void round_trip(const char *what, const uint8_t *in, size_t len, size_t max_zlen)
+/* Compress at LEVEL, inflate back: the compressed length, or 0 on a failed check. */
+static size_t round_trip(const char *what, const uint8_t *in, size_t len, size_t max_zlen,
+			 enum gzip_level level)
 {
 	uint8_t *z = NULL, *back = malloc(len + 16);
 	size_t zlen = 0;
 
 	test_ctx = what;
-	if (!CHECK(back) || !CHECK_INT(gzip_compress(in, len, &z, &zlen), 0)) {
+	if (!CHECK(back) || !CHECK_INT(gzip_compress(in, len, level, &z, &zlen), 0)) {
 		free(back);
-		return;
+		return 0;
 	}
 	CHECK(zlen >= 18 && z[0] == 0x1f && z[1] == 0x8b, "a gzip member starts 1f 8b");
 	CHECK(zlen <= max_zlen, "%zu bytes compressed to %zu, expected at most %zu", len, zlen,
@@ -43,6 +45,7 @@ static void round_trip(const char *what, const uint8_t *in, size_t len, size_t m
 	CHECK(len == 0 || memcmp(back, in, len) == 0, "the same bytes back");
 	free(z);
 	free(back);
+	return zlen;
 }
 
 int main(void)
@@ -56,8 +59,19 @@ int main(void)
 		x = x * 1103515245u + 12345u;
 		noise[i] = (uint8_t)(x >> 16);
 	}
-	round_trip("empty", (const uint8_t *)"", 0, 64);
-	round_trip("repetitive text", text, sizeof(text), sizeof(text) / 50);
-	round_trip("random bytes", noise, sizeof(noise), sizeof(noise) + 64);
+	for (int l = GZIP_FAST; l <= GZIP_SMALL; l++) {
+		round_trip("empty", (const uint8_t *)"", 0, 64, l);
+		round_trip("repetitive text", text, sizeof(text), sizeof(text) / 50, l);
+		round_trip("random bytes", noise, sizeof(noise), sizeof(noise) + 64, l);
+	}
+	/* The two levels are two: fast is larger on text with some variety. */
+	for (size_t i = 0; i < sizeof(text); i++) {
+		x = x * 1103515245u + 12345u;
+		text[i] = "0123456789,[]\nabcdef"[(x >> 16) % (i % 7 + 14)];
+	}
+	test_ctx = "levels";
+	CHECK(round_trip("varied text, fast", text, sizeof(text), sizeof(text), GZIP_FAST) >
+		  round_trip("varied text, small", text, sizeof(text), sizeof(text), GZIP_SMALL),
+	      "GZIP_FAST gives more bytes than GZIP_SMALL");
 	return check_done("test-gzip");
 }

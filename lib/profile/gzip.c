@@ -6,7 +6,8 @@
 
 #include "profile/gzip.h"
 
-int gzip_compress(const uint8_t *in, size_t len, uint8_t **ret_buf, size_t *ret_len)
+int gzip_compress(const uint8_t *in, size_t len, enum gzip_level level, uint8_t **ret_buf,
+		  size_t *ret_len)
 {
 	z_stream z;
 	uint8_t *out;
@@ -16,8 +17,8 @@ int gzip_compress(const uint8_t *in, size_t len, uint8_t **ret_buf, size_t *ret_
 		return -ENOMEM;
 	memset(&z, 0, sizeof(z));
 	/* windowBits 15 + 16: a gzip header and trailer rather than zlib's. */
-	if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) !=
-	    Z_OK)
+	if (deflateInit2(&z, level == GZIP_FAST ? Z_BEST_SPEED : Z_DEFAULT_COMPRESSION, Z_DEFLATED,
+			 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
 		return -ENOMEM;
 	cap = deflateBound(&z, (uLong)len) + 32; /* + the gzip header deflateBound may omit */
 	out = malloc(cap);

@@ -678,7 +678,7 @@ int pprof_encode(const struct session *s, const struct pprof_opts *o, uint8_t **
 		rc = pack(&e, o, &raw, &len);
 	enc_done(&e);
 	if (rc == 0)
-		rc = gzip_compress(raw, len, ret_buf, ret_len);
+		rc = gzip_compress(raw, len, GZIP_FAST, ret_buf, ret_len);
 	free(raw);
 	return rc;
 }
