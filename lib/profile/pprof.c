@@ -497,39 +497,115 @@ static bool has_unit(const char *unit)
 
 /* Every array has its final place: point the messages at their parts and at each other.
  * 0 or -ENOMEM. */
-static int link_samples(struct enc *e, Profile *pr, Sample *smps, Sample **smpp, Label *labs,
-			Label **labp)
+/*
+ * The samples, encoded by hand. They are most of a profile's messages: protobuf-c's structs
+ * for each (a Sample, its four Labels and their pointers, ~350 bytes) would all be held at
+ * once before packing. They are written after the rest of the Profile instead, as the
+ * repeated field 2 they are (a reader takes a message's fields in any order), in the wire
+ * format of profile.proto's Sample and Label (proto3: zero scalars left out, as protobuf-c
+ * leaves them, repeated numbers packed).
+ */
+static size_t varint_len(uint64_t v)
 {
-	for (size_t i = 0; i < e->n_smps; i++) {
-		struct psample *ps = &e->smps[i];
-		Label *l = &labs[N_LABELS * i];
+	size_t n = 1;
 
-		perftools__profiles__sample__init(&smps[i]);
-		for (int k = 0; k < N_LABELS; k++) {
-			perftools__profiles__label__init(&l[k]);
-			labp[N_LABELS * i + k] = &l[k];
-		}
-		l[0].key = e->k_pid;
-		l[0].num = ps->pid;
-		l[1].key = e->k_tid;
-		l[1].num = ps->tid;
-		l[2].key = e->k_comm;
-		l[2].str = str(e, session_comm(e->s, ps->comm));
-		l[3].key = e->k_unit;
-		l[3].str = str(e, session_unit(e->s, ps->unit));
-		if (l[2].str < 0 || l[3].str < 0)
-			return -ENOMEM;
-		smps[i].n_location_id = ps->n;
-		smps[i].location_id = e->ids + ps->first;
-		smps[i].n_value = e->weight == SESSION_WALL ? N_VALS : 2;
-		smps[i].value = ps->val;
-		/* No unit label where there is none: the root cgroup ("-"), or none recorded. */
-		smps[i].n_label = has_unit(session_unit(e->s, ps->unit)) ? N_LABELS : N_LABELS - 1;
-		smps[i].label = labp + N_LABELS * i;
-		smpp[i] = &smps[i];
+	for (; v >= 0x80; v >>= 7)
+		n++;
+	return n;
+}
+
+static uint8_t *put_varint(uint8_t *p, uint64_t v)
+{
+	for (; v >= 0x80; v >>= 7)
+		*p++ = (uint8_t)(v | 0x80);
+	*p++ = (uint8_t)v;
+	return p;
+}
+
+/* A field of wire type 0 (varint) when V is not zero: its size, and its bytes at P. */
+static size_t num_field_len(uint64_t v)
+{
+	return v ? 1 + varint_len(v) : 0;
+}
+
+static uint8_t *put_num_field(uint8_t *p, unsigned field, uint64_t v)
+{
+	if (!v)
+		return p;
+	*p++ = (uint8_t)(field << 3);
+	return put_varint(p, v);
+}
+
+struct slabel {
+	int64_t key, str, num;
+};
+
+/* Sample I's labels into L (pid, tid, comm and, where there is one, unit): how many, or
+ * -ENOMEM. Their strings are interned, so call it once before the string table is packed. */
+static int sample_labels(struct enc *e, const struct psample *ps, struct slabel *l)
+{
+	const char *unit = session_unit(e->s, ps->unit);
+
+	l[0] = (struct slabel){ e->k_pid, 0, ps->pid };
+	l[1] = (struct slabel){ e->k_tid, 0, ps->tid };
+	l[2] = (struct slabel){ e->k_comm, str(e, session_comm(e->s, ps->comm)), 0 };
+	l[3] = (struct slabel){ e->k_unit, str(e, unit), 0 };
+	if (l[2].str < 0 || l[3].str < 0)
+		return -ENOMEM;
+	/* No unit label where there is none: the root cgroup ("-"), or none recorded. */
+	return has_unit(unit) ? N_LABELS : N_LABELS - 1;
+}
+
+static size_t label_len(const struct slabel *l)
+{
+	return num_field_len((uint64_t)l->key) + num_field_len((uint64_t)l->str) +
+	       num_field_len((uint64_t)l->num);
+}
+
+/* Sample PS's message (without its tag and length): its size; its bytes at P when P. */
+static size_t sample_msg(struct enc *e, const struct psample *ps, uint8_t *p)
+{
+	struct slabel l[N_LABELS];
+	int n_labels = sample_labels(e, ps, l); /* strings already there: cannot fail */
+	size_t n_vals = e->weight == SESSION_WALL ? N_VALS : 2, ids = 0, vals = 0, len;
+
+	for (uint32_t k = 0; k < ps->n; k++)
+		ids += varint_len(e->ids[ps->first + k]);
+	for (size_t k = 0; k < n_vals; k++)
+		vals += varint_len((uint64_t)ps->val[k]);
+	len = (ps->n ? 1 + varint_len(ids) + ids : 0) + 1 + varint_len(vals) + vals;
+	for (int k = 0; k < n_labels; k++)
+		len += 1 + varint_len(label_len(&l[k])) + label_len(&l[k]);
+	if (!p)
+		return len;
+	if (ps->n) {
+		*p++ = 1 << 3 | 2;
+		p = put_varint(p, ids);
+		for (uint32_t k = 0; k < ps->n; k++)
+			p = put_varint(p, e->ids[ps->first + k]);
 	}
-	pr->n_sample = e->n_smps;
-	pr->sample = smpp;
+	*p++ = 2 << 3 | 2;
+	p = put_varint(p, vals);
+	for (size_t k = 0; k < n_vals; k++)
+		p = put_varint(p, (uint64_t)ps->val[k]);
+	for (int k = 0; k < n_labels; k++) {
+		*p++ = 3 << 3 | 2;
+		p = put_varint(p, label_len(&l[k]));
+		p = put_num_field(p, 1, (uint64_t)l[k].key);
+		p = put_num_field(p, 2, (uint64_t)l[k].str);
+		p = put_num_field(p, 3, (uint64_t)l[k].num);
+	}
+	return len;
+}
+
+/* Intern every sample's label strings (before the string table is packed). 0 or -ENOMEM. */
+static int label_strings(struct enc *e)
+{
+	struct slabel l[N_LABELS];
+
+	for (size_t i = 0; i < e->n_smps; i++)
+		if (sample_labels(e, &e->smps[i], l) < 0)
+			return -ENOMEM;
 	return 0;
 }
 
@@ -541,10 +617,6 @@ struct ptrs {
 	Line **lines;
 	Function **fns;
 	char **strs;
-	Sample *smps;
-	Sample **smpp;
-	Label *labs;
-	Label **labp;
 };
 
 static void ptrs_free(struct ptrs *p)
@@ -554,10 +626,6 @@ static void ptrs_free(struct ptrs *p)
 	free(p->lines);
 	free(p->fns);
 	free(p->strs);
-	free(p->smps);
-	free(p->smpp);
-	free(p->labs);
-	free(p->labp);
 }
 
 static int tables(struct enc *e, Profile *pr, struct ptrs *p)
@@ -568,12 +636,7 @@ static int tables(struct enc *e, Profile *pr, struct ptrs *p)
 	p->locs = calloc(e->n_locs + 1, sizeof(*p->locs));
 	p->lines = calloc(e->n_lines + 1, sizeof(*p->lines));
 	p->fns = calloc(e->n_fns + 1, sizeof(*p->fns));
-	p->smps = calloc(e->n_smps + 1, sizeof(*p->smps));
-	p->smpp = calloc(e->n_smps + 1, sizeof(*p->smpp));
-	p->labs = calloc(N_LABELS * e->n_smps + 1, sizeof(*p->labs));
-	p->labp = calloc(N_LABELS * e->n_smps + 1, sizeof(*p->labp));
-	if (!p->maps || !p->locs || !p->lines || !p->fns || !p->smps || !p->smpp || !p->labs ||
-	    !p->labp || link_samples(e, pr, p->smps, p->smpp, p->labs, p->labp) < 0)
+	if (!p->maps || !p->locs || !p->lines || !p->fns || label_strings(e) < 0)
 		return -ENOMEM;
 	/* The labels' strings are in: the string table is complete. */
 	n_strs = strtab_count(e->strs);
@@ -631,7 +694,7 @@ static int pack(struct enc *e, const struct pprof_opts *o, uint8_t **ret_buf, si
 	size_t n_types = 2;
 	struct ptrs p = { 0 };
 	uint8_t *buf = NULL;
-	size_t len;
+	size_t len, head = 0;
 	int rc;
 
 	e->k_pid = str(e, "pid");
@@ -647,12 +710,26 @@ static int pack(struct enc *e, const struct pprof_opts *o, uint8_t **ret_buf, si
 	if (rc == 0) {
 		pr.n_sample_type = n_types;
 		pr.sample_type = vtp;
-		len = perftools__profiles__profile__get_packed_size(&pr);
+		head = len = perftools__profiles__profile__get_packed_size(&pr);
+		for (size_t i = 0; i < e->n_smps; i++) {
+			size_t m = sample_msg(e, &e->smps[i], NULL);
+
+			len += 1 + varint_len(m) + m;
+		}
 		buf = malloc(len ? len : 1);
 		rc = buf ? 0 : -ENOMEM;
 	}
 	if (rc == 0) {
-		perftools__profiles__profile__pack(&pr, buf);
+		uint8_t *w = buf + perftools__profiles__profile__pack(&pr, buf);
+
+		for (size_t i = 0; i < e->n_smps; i++) {
+			size_t m = sample_msg(e, &e->smps[i], NULL);
+
+			*w++ = 2 << 3 | 2; /* Profile.sample */
+			w = put_varint(w, m);
+			w += sample_msg(e, &e->smps[i], w);
+		}
+		rc = (size_t)(w - buf) == len && head <= len ? 0 : -EIO;
 		*ret_buf = buf;
 		*ret_len = len;
 	}
