@@ -4,7 +4,7 @@
 # callers: the hottest line is the loop's, the hottest instruction lies in the loop (addr2line
 # says so, not our own line reading), the inlined loop counts on the header's line in both
 # callers; perf annotate --stdio on a perf recording of the same program agrees (hottest line
-# and instruction, shares within a few points); a rebuilt and a deleted binary give one note
+# within a few points; its heavy instructions have samples here, their sum within 8 points); a rebuilt and a deleted binary give one note
 # and no instructions or lines; a source missing on this host gives line numbers without
 # text, and --prefix/--prefix-strip find it elsewhere; --comm filters; a kernel function gets
 # its instructions from /proc/kcore, or a note where that cannot be read.
@@ -86,13 +86,30 @@ if perf_rec; then
 	read -r path line pct <<<"$(hot_line "$T/a.txt" hot_loop)"
 	d=$(($(points "$pct") - $(points "${pl##* }")))
 	check_range "${d#-}" 0 300 "the hot line's share within 3 points of perf's ($pct vs ${pl##* })"
+	# Instructions: perf's heavy ones (5 % or more) have samples here too, and together the
+	# same share within 8 points. Not the same hottest one: how a tight loop's samples split
+	# between its instructions is where each sampler's timer interrupt lands in the pipeline
+	# (on an AMD EPYC guest two instructions of one loop went 58/37 % in one run, 38/62 % in
+	# another), so the hottest of two near-equal ones is a coin toss between two runs.
 	for f in hot_loop caller_a; do
 		perf annotate -i "$T/p.data" --stdio $f >"$T/p-$f.txt" 2>/dev/null
 		read -r paddr ppct <<<"$(perf_hot_insn "$T/p-$f.txt")"
-		read -r addr ipct isrc <<<"$(hot_insn "$T/a.txt" $f)"
-		check_eq "$addr" "$paddr" "$f: perf annotate's hottest instruction is ours (0x$addr)"
-		d=$(($(points "$ipct") - $(points "$ppct")))
-		check_range "${d#-}" 0 800 "$f: its share within 8 points of perf's ($ipct vs $ppct)"
+		[ -n "$paddr" ] || fail "$f: perf annotate shows no instruction"
+		section "$T/a.txt" $f | awk '/^# Instructions/ { on = 1 } on { sub(/^>>/, "") }
+			on && /^ +[0-9.]+ +[0-9a-f]+: / { a = $2; sub(/:$/, "", a); print a, $1 }' >"$T/ours-$f"
+		awk '/^ +[0-9.]+ : +[0-9a-f]+:/ && $1 >= 5 { a = $3; sub(/:$/, "", a); print a, $1 }' \
+			"$T/p-$f.txt" >"$T/heavy-$f"
+		psum=0 rsum=0
+		while read -r a p; do
+			r=$(awk -v a="$a" '$1 == a { print $2; exit }' "$T/ours-$f")
+			[ -n "$r" ] || fail "$f: perf's instruction $a is not in ours"
+			awk -v r="$r" 'BEGIN { exit !(r >= 1) }' || fail "$f: instruction $a: perf $p %, ours only $r %"
+			psum=$(awk -v a="$psum" -v b="$p" 'BEGIN { printf "%.2f", a + b }')
+			rsum=$(awk -v a="$rsum" -v b="$r" 'BEGIN { printf "%.2f", a + b }')
+		done <"$T/heavy-$f"
+		ok "$f: perf's $(wc -l <"$T/heavy-$f") instructions of 5 % or more (hottest 0x$paddr, $ppct %) have samples here"
+		within "$psum" "$rsum" 8 || fail "$f: perf's heavy instructions: perf $psum %, ours $rsum %"
+		ok "$f: together $rsum % here, $psum % in perf's, within 8 points"
 	done
 else
 	echo "# perf record failed ($(head -1 "$T/perf.err")): perf's cross-check skipped"
